@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import pg from 'pg';
+import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
+import { migrate } from '../src/platform/migrate.js';
+
+/**
+ * `npm test`: starts a throwaway PostgreSQL (embedded, or the one named by
+ * TEST_DATABASE_URL), migrates a template database once, then runs every
+ * `*.test.ts` with Node's test runner. Each test file clones the template into
+ * a database of its own, so files run in parallel without seeing each other.
+ *
+ * Arguments are passed to the runner: `npm test -- src/modules/points` runs
+ * the tests under that folder only.
+ */
+const TEMPLATE = 'loyalty_template';
+const root = path.resolve(import.meta.dirname, '..');
+
+function findTests(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...findTests(full));
+    else if (entry.name.endsWith('.test.ts')) found.push(full);
+  }
+  return found;
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const targets = args.filter((a) => !a.startsWith('-'));
+  const runnerFlags = args.filter((a) => a.startsWith('-'));
+  const files = (targets.length ? targets : ['src', 'test', 'packages'])
+    .map((t) => path.resolve(root, t))
+    .filter((t) => fs.existsSync(t))
+    .flatMap((t) => (fs.statSync(t).isDirectory() ? findTests(t) : [t]))
+    .sort();
+  if (files.length === 0) {
+    process.stderr.write('no test files found\n');
+    return 1;
+  }
+
+  let baseUrl = process.env.TEST_DATABASE_URL ?? null;
+  let stop = async () => undefined as void;
+  if (!baseUrl) {
+    const dataDir = path.join(root, '.test-data', String(process.pid));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    const port = 55_000 + (process.pid % 4000);
+    const server = await startEmbeddedPostgres({ dataDir, port, fast: true });
+    baseUrl = server.ownerUrl;
+    stop = async () => {
+      await server.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    };
+  }
+  try {
+    const admin = new pg.Client({ connectionString: withCredentials(baseUrl, decodeURIComponent(new URL(baseUrl).username), decodeURIComponent(new URL(baseUrl).password), 'postgres') });
+    await admin.connect();
+    await admin.query(`UPDATE pg_database SET datistemplate = false WHERE datname = '${TEMPLATE}'`).catch(() => undefined);
+    await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${TEMPLATE}`);
+    const templateUrl = withCredentials(baseUrl, decodeURIComponent(new URL(baseUrl).username), decodeURIComponent(new URL(baseUrl).password), TEMPLATE);
+    await migrate(templateUrl, deriveAppPassword(templateUrl, null));
+    await admin.query(`UPDATE pg_database SET datistemplate = true WHERE datname = '${TEMPLATE}'`);
+    await admin.end();
+
+    const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...runnerFlags, ...files],
+      { stdio: 'inherit', env: { ...process.env, APP_ENV: 'test', TEST_PG_URL: templateUrl, TEST_PG_TEMPLATE: TEMPLATE } },
+    );
+    return await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
+  } finally {
+    await stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,260 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import client from 'prom-client';
+import type { Config } from './config.js';
+import type { Database } from './platform/db.js';
+import type { Logger } from './platform/logger.js';
+import { ADMIN_SCOPES, Authenticator, requireAnyScope, type AuthContext } from './platform/auth.js';
+import { RateLimits, type Decision } from './platform/rate-limit.js';
+import { ErrorResponse, installErrorHandlers, installValidators, markDeprecated, withErrorResponses, clientIp, type AuthMode } from './platform/http.js';
+import { AppError, unauthenticated, forbidden } from './platform/errors.js';
+import { uuid } from './platform/ids.js';
+import { loadModules, type ServiceModule } from './platform/module.js';
+
+/**
+ * Builds the Fastify application: external plugins first, then the shared
+ * hooks (credentials, rate limits, deprecation, metrics), then every module's
+ * routes. `main.ts` and the tests both build it through here.
+ */
+export interface ServiceContext {
+  config: Config;
+  db: Database;
+  log: Logger;
+  authenticator: Authenticator;
+  rateLimits: RateLimits;
+  /** The owner connection URL, for LISTEN connections (live stream, key-change notices). */
+  systemUrl: string;
+  metrics: client.Registry;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: ServiceContext;
+  }
+}
+
+export type App = FastifyInstance;
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function presentedKey(request: FastifyRequest): { kind: 'key' | 'jwt'; token: string } | null {
+  const apiKey = request.headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey !== '') return { kind: 'key', token: apiKey.trim() };
+  const authorization = request.headers.authorization;
+  if (typeof authorization === 'string' && authorization !== '') {
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
+    if (!match) throw unauthenticated('the Authorization header must be "Bearer <credential>"');
+    const token = match[1];
+    return { kind: token.startsWith('lk_') ? 'key' : 'jwt', token };
+  }
+  return null;
+}
+
+function sessionParameters(request: FastifyRequest): { sessionId: unknown; engagementId: unknown } {
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const pick = (name: string) => (typeof body === 'object' && body !== null && name in body ? body[name] : query[name]);
+  return { sessionId: pick('session_id'), engagementId: pick('engagement_id') };
+}
+
+const SECURITY_BY_MODE: Record<AuthMode, Array<Record<string, string[]>>> = {
+  public: [],
+  key: [{ ApiKey: [] }, { Bearer: [] }],
+  admin: [{ ApiKey: [] }, { Bearer: [] }],
+  jwt: [{ AdminToken: [] }],
+  session: [{ Session: [] }],
+};
+
+export async function buildApp(ctx: Omit<ServiceContext, 'metrics' | 'rateLimits' | 'authenticator'> & { jwtKey: Uint8Array }): Promise<App> {
+  const { config } = ctx;
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: process.env.TRUST_PROXY === 'true',
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : uuid();
+    },
+    ajv: { customOptions: { removeAdditional: false } },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const metrics = new client.Registry();
+  client.collectDefaultMetrics({ register: metrics });
+  const requestDuration = new client.Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [metrics],
+  });
+
+  const authenticator = new Authenticator(ctx.db, ctx.jwtKey, config.jwtTtlSeconds);
+  const rateLimits = new RateLimits(config);
+  const serviceContext: ServiceContext = { ...ctx, authenticator, rateLimits, metrics };
+  app.decorate('ctx', serviceContext);
+  app.decorateRequest('auth', null);
+  await authenticator.listenForKeyChanges(ctx.systemUrl);
+  app.addHook('onClose', async () => {
+    await authenticator.close();
+    await rateLimits.close();
+  });
+
+  const modules: ServiceModule[] = await loadModules();
+  const sharedSchemas = [ErrorResponse, ...modules.flatMap((m) => m.schemas ?? [])];
+  installValidators(app, sharedSchemas);
+  for (const schema of sharedSchemas) app.addSchema(schema);
+  installErrorHandlers(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Engagement and Loyalty Service',
+        version: '1.0.0',
+        description:
+          'Multi-tenant engagement and loyalty backend. Every path is under `/api/v1` unless shown otherwise. ' +
+          'Errors share one body: `detail`, `code` and `error_version: 1`. See docs/decisions.md for the choices made where the specification is silent.',
+      },
+      servers: [{ url: config.publicBaseUrl ?? '/' }],
+      components: {
+        securitySchemes: {
+          ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key: `lk_live_` or `lk_test_` followed by 32 hex characters.' },
+          Bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API key as a bearer credential, optionally with `X-Service-Tenant: <tenant id or slug>`, which must name the key\'s tenant.',
+          },
+          AdminToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An admin login token from `POST /api/v1/auth/login`.' },
+          Session: {
+            type: 'apiKey',
+            in: 'query',
+            name: 'session_id',
+            description: 'A participant session from `POST /api/v1/sessions`, passed as `session_id` in the body or the query, with the `engagement_id` it was issued for.',
+          },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+
+  // Every route documents its credential and its errors.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs')) return;
+    const auth = route.config?.auth;
+    const schema = (route.schema ??= {}) as Record<string, unknown> & { response?: Record<string | number, unknown> };
+    if (schema.hide) return;
+    withErrorResponses(schema, auth);
+    if (auth) schema.security = SECURITY_BY_MODE[auth];
+    if (route.config?.deprecated) schema.deprecated = true;
+  });
+
+  function applyRateLimitHeaders(reply: { header(name: string, value: string | number): unknown }, decision: Decision): void {
+    reply.header('X-RateLimit-Limit', decision.limit);
+    reply.header('X-RateLimit-Remaining', decision.remaining);
+    reply.header('X-RateLimit-Reset', decision.resetAtSeconds);
+  }
+
+  async function limit(request: FastifyRequest, reply: Parameters<typeof applyRateLimitHeaders>[0], auth: AuthContext | null): Promise<void> {
+    const decision = await rateLimits.check(clientIp(request), auth, request.routeOptions.config.rateLimit ?? 'default');
+    applyRateLimitHeaders(reply, decision);
+    if (!decision.allowed) {
+      throw new AppError('rate_limited', 'RATE_LIMITED', `rate limit exceeded (${decision.scope}: ${decision.limit} requests per window); retry after ${decision.retryAfterSeconds} s`, {}, {
+        'Retry-After': String(decision.retryAfterSeconds),
+      });
+    }
+  }
+
+  // Credentials from headers, then rate limits, before the body is even read.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+    const routeConfig = request.routeOptions.config ?? {};
+    const mode: AuthMode = routeConfig.auth ?? 'public';
+    if (mode === 'session') return;
+    if (mode === 'public') {
+      await limit(request, reply, null);
+      return;
+    }
+    let auth: AuthContext;
+    try {
+      const presented = presentedKey(request);
+      if (!presented) {
+        const query = (request.query ?? {}) as Record<string, unknown>;
+        if ('session_id' in query) throw forbidden('participant sessions cannot call this route; it needs an API key or an admin token');
+        throw unauthenticated(mode === 'jwt' ? 'this route needs an admin login token (Authorization: Bearer <jwt>)' : 'this route needs an API key (X-API-Key)');
+      }
+      if (mode === 'jwt' && presented.kind !== 'jwt') throw unauthenticated('this route needs an admin login token, not an API key');
+      auth = presented.kind === 'key' ? await authenticator.fromApiKey(presented.token) : await authenticator.fromJwt(presented.token);
+    } catch (error) {
+      await limit(request, reply, null);
+      throw error;
+    }
+    request.auth = auth;
+    await limit(request, reply, auth);
+    const tenantHeader = request.headers['x-service-tenant'];
+    await authenticator.checkTenantHeader(auth, typeof tenantHeader === 'string' ? tenantHeader : undefined);
+    const scopes = routeConfig.scopes ?? (mode === 'admin' ? ADMIN_SCOPES : []);
+    requireAnyScope(auth, scopes);
+  });
+
+  // Sessions travel in the body or the query, so they are resolved once the body is parsed.
+  app.addHook('preValidation', async (request, reply) => {
+    if (request.routeOptions.config?.auth !== 'session') return;
+    if (presentedKey(request)) {
+      await limit(request, reply, null);
+      throw forbidden('API keys and admin tokens cannot act as a participant; use a session_id');
+    }
+    const { sessionId, engagementId } = sessionParameters(request);
+    let auth: AuthContext;
+    try {
+      if (sessionId === undefined || sessionId === null || sessionId === '') throw unauthenticated('session_id is required');
+      if (typeof sessionId !== 'string') throw unauthenticated('session_id must be a string');
+      auth = await authenticator.fromSession(sessionId, typeof engagementId === 'string' ? engagementId : undefined);
+    } catch (error) {
+      await limit(request, reply, null);
+      throw error;
+    }
+    request.auth = auth;
+    await limit(request, reply, auth);
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const deprecation = request.routeOptions.config?.deprecated;
+    if (deprecation) markDeprecated(reply, deprecation);
+    return payload;
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    requestDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  // Operations routes, outside /api/v1.
+  const hidden = { hide: true } as Record<string, unknown>;
+  app.get('/healthz', { schema: { ...hidden, response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
+  app.get('/readyz', { schema: hidden }, async (_request, reply) => {
+    try {
+      await ctx.db.app.query('SELECT 1');
+      return { status: 'ready' };
+    } catch {
+      return reply.status(503).send({ status: 'unavailable', detail: 'the database does not answer', code: 'DATABASE_UNAVAILABLE', error_version: 1 });
+    }
+  });
+  app.get('/metrics', { schema: hidden }, async (_request, reply) => {
+    reply.header('Content-Type', metrics.contentType);
+    return metrics.metrics();
+  });
+  app.get('/openapi.json', { schema: hidden }, async () => app.swagger());
+
+  for (const module of modules) {
+    if (module.routes) await app.register(module.routes, { prefix: '/api/v1' });
+    if (module.rootRoutes) await app.register(module.rootRoutes);
+  }
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,124 @@
+import path from 'node:path';
+
+/**
+ * Every setting of the service, read once from the environment and validated.
+ * Defaults are the spec's values; the timing settings exist so that tests and
+ * demos can run schedules in seconds instead of hours.
+ */
+export type Role = 'all' | 'api' | 'worker';
+export type AppEnv = 'production' | 'development' | 'test';
+
+export interface Config {
+  env: AppEnv;
+  role: Role;
+  host: string;
+  port: number;
+  dataDir: string;
+  /** Set when an external PostgreSQL is used; unset means the embedded server. */
+  databaseUrl: string | null;
+  embeddedPostgresPort: number;
+  dbPoolSize: number;
+  appDbPassword: string | null;
+  jwtSecret: string | null;
+  jwtTtlSeconds: number;
+  redisUrl: string | null;
+  logLevel: string;
+  publicBaseUrl: string | null;
+  bodyLimitBytes: number;
+  rateLimits: {
+    ipPerMinute: number;
+    keyPerMinute: number;
+    ingestBurstPerSecond: number;
+  };
+  /** Multiplies every schedule interval (webhook backoff, lifecycle ticks). 1 is the spec's timing. */
+  timeScale: number;
+  /** Development only: lets webhook destinations point at loopback receivers. */
+  allowLoopbackWebhooks: boolean;
+  /** Development only: accept plain http:// webhook URLs (for local receivers). */
+  allowHttpWebhooks: boolean;
+  sessionTtlSeconds: number;
+  jobConcurrency: number;
+  /** How long a job queue worker may be silent before its jobs are handed to another. */
+  workerStaleAfterSeconds: number;
+}
+
+export class ConfigError extends Error {}
+
+function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function readNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function readBool(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = (env[name] ?? '').toLowerCase();
+  if (raw === '' || raw === '0' || raw === 'false' || raw === 'no') return false;
+  if (raw === '1' || raw === 'true' || raw === 'yes') return true;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const appEnv = (env.APP_ENV ?? (env.NODE_ENV === 'production' ? 'production' : 'development')) as AppEnv;
+  if (!['production', 'development', 'test'].includes(appEnv)) {
+    throw new ConfigError(`APP_ENV must be production, development or test, got "${appEnv}"`);
+  }
+  const role = (env.SERVICE_ROLE ?? 'all') as Role;
+  if (!['all', 'api', 'worker'].includes(role)) {
+    throw new ConfigError(`SERVICE_ROLE must be all, api or worker, got "${role}"`);
+  }
+  const config: Config = {
+    env: appEnv,
+    role,
+    host: env.HOST || '127.0.0.1',
+    port: readInt(env, 'PORT', 3000, 0, 65535),
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl: env.DATABASE_URL || null,
+    embeddedPostgresPort: readInt(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
+    dbPoolSize: readInt(env, 'DB_POOL_SIZE', 20, 1, 500),
+    appDbPassword: env.DB_APP_PASSWORD || null,
+    jwtSecret: env.JWT_SECRET || null,
+    jwtTtlSeconds: readInt(env, 'JWT_TTL_SECONDS', 3600, 60, 7 * 24 * 3600),
+    redisUrl: env.REDIS_URL || null,
+    logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info'),
+    publicBaseUrl: env.PUBLIC_BASE_URL || null,
+    bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    rateLimits: {
+      ipPerMinute: readInt(env, 'RATE_LIMIT_IP_PER_MINUTE', 100, 1, 10_000_000),
+      keyPerMinute: readInt(env, 'RATE_LIMIT_KEY_PER_MINUTE', 1000, 1, 10_000_000),
+      ingestBurstPerSecond: readInt(env, 'RATE_LIMIT_INGEST_BURST_PER_SECOND', 100, 1, 10_000_000),
+    },
+    timeScale: readNumber(env, 'TIME_SCALE', 1, 0.0001, 1),
+    allowLoopbackWebhooks: readBool(env, 'ALLOW_LOOPBACK_WEBHOOKS'),
+    allowHttpWebhooks: readBool(env, 'ALLOW_HTTP_WEBHOOKS'),
+    sessionTtlSeconds: readInt(env, 'SESSION_TTL_SECONDS', 24 * 3600, 60, 90 * 24 * 3600),
+    jobConcurrency: readInt(env, 'JOB_CONCURRENCY', 8, 1, 100),
+    workerStaleAfterSeconds: readInt(env, 'WORKER_STALE_AFTER_SECONDS', 30, 5, 3600),
+  };
+  if (config.env === 'production') {
+    const unsafe: string[] = [];
+    if (config.timeScale !== 1) unsafe.push('TIME_SCALE');
+    if (config.allowLoopbackWebhooks) unsafe.push('ALLOW_LOOPBACK_WEBHOOKS');
+    if (config.allowHttpWebhooks) unsafe.push('ALLOW_HTTP_WEBHOOKS');
+    if (unsafe.length > 0) {
+      throw new ConfigError(`${unsafe.join(', ')} may not be set in production (APP_ENV=production)`);
+    }
+    if (!config.jwtSecret || config.jwtSecret.length < 32) {
+      throw new ConfigError('JWT_SECRET of at least 32 characters is required in production');
+    }
+  }
+  return config;
+}

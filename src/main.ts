@@ -1,0 +1,34 @@
+import { loadConfig, ConfigError } from './config.js';
+import { startService } from './service.js';
+
+/** `npm start`: the whole service in one process, or one role of it (SERVICE_ROLE=api|worker). */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const service = await startService({ config });
+  const address = service.app ? `http://${config.host}:${(service.app.server.address() as { port: number }).port}` : null;
+  service.log.info({ role: config.role, address, docs: address ? `${address}/docs` : undefined }, 'service started');
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    service.log.info({ signal }, 'shutting down');
+    await service.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((error) => {
+  process.stderr.write(`failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,9 @@
+import type { ServiceModule } from '../../platform/module.js';
+import routes from './routes.js';
+import { ApiKeyRecord } from './schemas.js';
+
+/** Access: tenants, admin login, API keys and participant sessions. */
+export { createTenant } from './service.js';
+
+const accessModule: ServiceModule = { name: 'access', routes, schemas: [ApiKeyRecord] };
+export default accessModule;

@@ -1,0 +1,115 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { SCOPES } from '../../platform/auth.js';
+import { ParticipantId } from '../participants/index.js';
+
+export const Scope = Type.Union(SCOPES.map((s) => Type.Literal(s)), {
+  description: '`admin` and `gamify:admin`: administration; `read:pii`: unmasked personal data; `ingest`: server integration routes (events, sessions, referrals).',
+});
+
+export const LoginBody = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    password: Type.String({ minLength: 1, maxLength: 256 }),
+  },
+  { additionalProperties: false },
+);
+
+export const LoginResponse = Type.Object({
+  token: Type.String({ description: 'Send as `Authorization: Bearer <token>`.' }),
+  token_type: Type.Literal('Bearer'),
+  expires_at: Type.String({ format: 'date-time' }),
+  tenant_id: Type.String({ format: 'uuid' }),
+});
+
+export const ApiKeyRecord = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+    prefix: Type.String({ description: 'The first 16 characters of the key; the rest is never shown again.' }),
+    scopes: Type.Array(Scope),
+    rate_limit_per_minute: Type.Union([Type.Integer(), Type.Null()], { description: 'Per-key limit; null uses the default of 1,000 per 60 s.' }),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+    last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { $id: 'ApiKey', title: 'ApiKey' },
+);
+export type ApiKeyRecord = Static<typeof ApiKeyRecord>;
+
+export const CreatedApiKey = Type.Intersect([
+  Type.Ref('ApiKey'),
+  Type.Object({ key: Type.String({ description: 'The plaintext key. Shown once; store it now.' }) }),
+]);
+
+const KeyName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
+const KeyRateLimit = Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Requests per 60 s for this key.' });
+
+export const CreateApiKeyBody = Type.Object(
+  {
+    name: KeyName,
+    environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')], { default: 'live' })),
+    scopes: Type.Array(Scope, { minItems: 1, uniqueItems: true }),
+    rate_limit_per_minute: Type.Optional(KeyRateLimit),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateApiKeyBody = Type.Object(
+  {
+    name: Type.Optional(KeyName),
+    scopes: Type.Optional(Type.Array(Scope, { minItems: 1, uniqueItems: true })),
+    rate_limit_per_minute: Type.Optional(Type.Union([KeyRateLimit, Type.Null()])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const KeyIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+export const ListApiKeysQuery = Type.Object(
+  {
+    include_revoked: Type.Optional(Type.Boolean({ default: false })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ApiKeyList = Type.Object({
+  api_keys: Type.Array(Type.Ref('ApiKey')),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const CreateSessionBody = Type.Object(
+  {
+    participant_id: ParticipantId,
+    engagement_id: Type.String({ format: 'uuid' }),
+    display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 90 * 24 * 3600, description: 'Lifetime; default 24 hours.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const SessionResponse = Type.Object({
+  session_id: Type.String({ description: 'Pass as `session_id` to participant-facing routes. Keep it as secret as a password.' }),
+  participant_id: Type.String(),
+  engagement_id: Type.String({ format: 'uuid' }),
+  expires_at: Type.String({ format: 'date-time' }),
+});
+
+export const TenantResponse = Type.Object({
+  tenant_id: Type.String({ format: 'uuid' }),
+  slug: Type.String(),
+  name: Type.String(),
+  plan: Type.String(),
+  timezone: Type.String(),
+  requests_per_minute: Type.Integer(),
+  quotas: Type.Object({
+    participants_per_month: Type.Union([Type.Integer(), Type.Null()]),
+    api_keys: Type.Union([Type.Integer(), Type.Null()]),
+    event_ingestion_per_day: Type.Union([Type.Integer(), Type.Null()]),
+    headless_sdk: Type.Boolean(),
+    concurrent_engagements: Type.Union([Type.Integer(), Type.Null()]),
+  }),
+});

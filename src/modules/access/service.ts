@@ -1,0 +1,191 @@
+import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
+import type { Database } from '../../platform/db.js';
+import { KEY_CHANGE_CHANNEL, generateApiKey, type Authenticator } from '../../platform/auth.js';
+import { AppError, notFound, ruleViolation, unauthenticated } from '../../platform/errors.js';
+import { randomToken, sha256Hex, uuid } from '../../platform/ids.js';
+import { clock } from '../../platform/clock.js';
+import { PLAN_QUOTAS, tenantRequestsPerMinute, type Plan } from '../../platform/plans.js';
+import { decodeCursor, encodeCursor } from '../../platform/http.js';
+import { ensureParticipant } from '../participants/index.js';
+import * as store from './store.js';
+import type { ApiKeyRecord } from './schemas.js';
+
+/**
+ * Tenants, admin users, API keys and participant sessions: who may call the
+ * service, and as whom.
+ */
+
+// A hash of no real password, so that an unknown email costs as much time as a wrong password.
+let dummyPasswordHash: Promise<string> | null = null;
+
+export async function login(db: Database, authenticator: Authenticator, email: string, password: string) {
+  const { rows } = await db.system.query('SELECT * FROM auth_find_admin_user($1)', [email]);
+  const user = rows[0];
+  dummyPasswordHash ??= argonHash(randomToken(18));
+  const passwordOk = await argonVerify(user?.password_hash ?? (await dummyPasswordHash), password).catch(() => false);
+  if (!user || !passwordOk) throw unauthenticated('email or password is wrong');
+  const { token, expiresAt } = await authenticator.issueJwt(user.tenant_id, user.id);
+  return { token, token_type: 'Bearer' as const, expires_at: expiresAt.toISOString(), tenant_id: user.tenant_id as string };
+}
+
+export interface CreateTenantInput {
+  name: string;
+  slug: string;
+  plan: Plan;
+  adminEmail?: string;
+  timezone?: string;
+  requestsPerMinute?: number | null;
+}
+
+/** Creates a tenant with its first admin user and a first API key holding every admin scope. */
+export async function createTenant(db: Database, input: CreateTenantInput) {
+  const tenantId = uuid();
+  const adminEmail = input.adminEmail ?? `admin@${input.slug}.example`;
+  const adminPassword = randomToken(18);
+  const passwordHash = await argonHash(adminPassword);
+  const generated = generateApiKey('live');
+  const scopes = ['admin', 'gamify:admin', 'read:pii'];
+  await db.systemTx(async (tx) => {
+    const taken = await tx.query('SELECT 1 FROM tenants WHERE slug = $1', [input.slug]);
+    if (taken.rowCount) throw new AppError('conflict', 'TENANT_SLUG_TAKEN', `a tenant with the slug "${input.slug}" already exists`);
+    const emailTaken = await tx.query('SELECT 1 FROM admin_users WHERE lower(email) = lower($1)', [adminEmail]);
+    if (emailTaken.rowCount) throw new AppError('conflict', 'ADMIN_EMAIL_TAKEN', `an admin user with the email "${adminEmail}" already exists`);
+    await tx.query(
+      `INSERT INTO tenants (id, slug, name, plan, rate_limit_per_minute, timezone) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [tenantId, input.slug, input.name, input.plan, input.requestsPerMinute ?? null, input.timezone ?? 'UTC'],
+    );
+    await tx.query(`INSERT INTO admin_users (tenant_id, id, email, password_hash) VALUES ($1, $2, $3, $4)`, [tenantId, uuid(), adminEmail, passwordHash]);
+    await store.insertApiKey(tx, tenantId, {
+      id: uuid(),
+      name: 'first admin key',
+      environment: 'live',
+      prefix: generated.prefix,
+      hash: generated.hash,
+      scopes,
+      rateLimitPerMinute: null,
+    });
+  });
+  return {
+    tenant_id: tenantId,
+    slug: input.slug,
+    name: input.name,
+    plan: input.plan,
+    admin_email: adminEmail,
+    admin_password: adminPassword,
+    api_key: generated.key,
+    api_key_scopes: scopes,
+  };
+}
+
+async function announceKeyChange(tx: { query: (sql: string, values: unknown[]) => Promise<unknown> }, keyId: string): Promise<void> {
+  await tx.query(`SELECT pg_notify('${KEY_CHANGE_CHANNEL}', $1)`, [keyId]);
+}
+
+export async function createApiKey(
+  db: Database,
+  tenantId: string,
+  input: { name: string; environment?: 'live' | 'test'; scopes: string[]; rate_limit_per_minute?: number },
+) {
+  const environment = input.environment ?? 'live';
+  const generated = generateApiKey(environment);
+  const record = await db.tenant(tenantId, async (tx) => {
+    const tenant = await store.readTenant(tx, tenantId);
+    const quota = PLAN_QUOTAS[tenant.plan as Plan].apiKeys;
+    if (quota !== null && (await store.countActiveKeysLocked(tx, tenantId)) >= quota) {
+      throw ruleViolation(`the ${tenant.plan} plan allows ${quota} API keys; revoke one or change plan`, 'PLAN_QUOTA_EXCEEDED', { quota });
+    }
+    return store.insertApiKey(tx, tenantId, {
+      id: uuid(),
+      name: input.name,
+      environment,
+      prefix: generated.prefix,
+      hash: generated.hash,
+      scopes: input.scopes,
+      rateLimitPerMinute: input.rate_limit_per_minute ?? null,
+    });
+  });
+  return { ...record, key: generated.key };
+}
+
+export async function listApiKeys(db: Database, tenantId: string, query: { include_revoked?: boolean; limit?: number; cursor?: string }) {
+  const limit = query.limit ?? 50;
+  const after = decodeCursor<{ created_at: string; id: string }>(query.cursor);
+  const rows = await db.tenant(tenantId, (tx) => store.listApiKeys(tx, tenantId, query.include_revoked ?? false, after, limit));
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { api_keys: page, next_cursor: rows.length > limit && last ? encodeCursor({ created_at: last.created_at, id: last.id }) : null };
+}
+
+export async function updateApiKey(
+  db: Database,
+  authenticator: Authenticator,
+  tenantId: string,
+  id: string,
+  changes: { name?: string; scopes?: string[]; rate_limit_per_minute?: number | null },
+): Promise<ApiKeyRecord> {
+  const record = await db.tenant(tenantId, async (tx) => {
+    const updated = await store.updateApiKey(tx, tenantId, id, {
+      name: changes.name,
+      scopes: changes.scopes,
+      rateLimitPerMinute: changes.rate_limit_per_minute,
+    });
+    if (updated) await announceKeyChange(tx, id);
+    return updated;
+  });
+  if (!record) throw notFound('API key');
+  authenticator.forgetKeys();
+  return record;
+}
+
+export async function revokeApiKey(db: Database, authenticator: Authenticator, tenantId: string, id: string): Promise<ApiKeyRecord> {
+  const record = await db.tenant(tenantId, async (tx) => {
+    const revoked = await store.revokeApiKey(tx, tenantId, id);
+    if (revoked) await announceKeyChange(tx, id);
+    return revoked;
+  });
+  if (!record) throw notFound('API key');
+  authenticator.forgetKeys();
+  return record;
+}
+
+export async function createSession(
+  db: Database,
+  tenantId: string,
+  input: { participant_id: string; engagement_id: string; display_name?: string; ttl_seconds?: number },
+  defaultTtlSeconds: number,
+) {
+  const token = `ses_${randomToken(24)}`;
+  const expiresAt = new Date(clock.nowMs() + (input.ttl_seconds ?? defaultTtlSeconds) * 1000);
+  await db.tenant(tenantId, async (tx) => {
+    await ensureParticipant(tx, tenantId, input.participant_id, input.display_name);
+    await store.insertSession(tx, tenantId, {
+      id: uuid(),
+      tokenHash: sha256Hex(token),
+      participantId: input.participant_id,
+      engagementId: input.engagement_id,
+      expiresAt,
+    });
+  });
+  return { session_id: token, participant_id: input.participant_id, engagement_id: input.engagement_id, expires_at: expiresAt.toISOString() };
+}
+
+export async function readTenant(db: Database, tenantId: string) {
+  const tenant = await db.tenant(tenantId, (tx) => store.readTenant(tx, tenantId));
+  if (!tenant) throw notFound('tenant');
+  const quotas = PLAN_QUOTAS[tenant.plan as Plan];
+  return {
+    tenant_id: tenant.id,
+    slug: tenant.slug,
+    name: tenant.name,
+    plan: tenant.plan,
+    timezone: tenant.timezone,
+    requests_per_minute: tenantRequestsPerMinute(tenant.plan, tenant.rate_limit_per_minute),
+    quotas: {
+      participants_per_month: quotas.participantsPerMonth,
+      api_keys: quotas.apiKeys,
+      event_ingestion_per_day: quotas.eventIngestionPerDay,
+      headless_sdk: quotas.headlessSdk,
+      concurrent_engagements: quotas.concurrentEngagements,
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import type { Tx } from '../../platform/db.js';
+import type { ApiKeyRecord } from './schemas.js';
+
+const KEY_COLUMNS = 'id, name, environment, prefix, scopes, rate_limit_per_minute, created_at, updated_at, last_used_at, revoked_at';
+
+function toRecord(row: Record<string, unknown>): ApiKeyRecord {
+  const iso = (value: unknown) => (value === null ? null : (value as Date).toISOString());
+  return {
+    id: row.id as string,
+    name: row.name as string,
+    environment: row.environment as 'live' | 'test',
+    prefix: row.prefix as string,
+    scopes: row.scopes as ApiKeyRecord['scopes'],
+    rate_limit_per_minute: row.rate_limit_per_minute as number | null,
+    created_at: (row.created_at as Date).toISOString(),
+    updated_at: (row.updated_at as Date).toISOString(),
+    last_used_at: iso(row.last_used_at),
+    revoked_at: iso(row.revoked_at),
+  };
+}
+
+export async function insertApiKey(
+  tx: Tx,
+  tenantId: string,
+  key: { id: string; name: string; environment: string; prefix: string; hash: string; scopes: string[]; rateLimitPerMinute: number | null },
+): Promise<ApiKeyRecord> {
+  const { rows } = await tx.query(
+    `INSERT INTO api_keys (tenant_id, id, name, environment, prefix, key_hash, scopes, rate_limit_per_minute)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${KEY_COLUMNS}`,
+    [tenantId, key.id, key.name, key.environment, key.prefix, key.hash, key.scopes, key.rateLimitPerMinute],
+  );
+  return toRecord(rows[0]);
+}
+
+/** Counts the keys that are not revoked, under a lock on the tenant row so that concurrent creations cannot pass the quota together. */
+export async function countActiveKeysLocked(tx: Tx, tenantId: string): Promise<number> {
+  await tx.query('SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
+  const { rows } = await tx.query('SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL', [tenantId]);
+  return rows[0].n as number;
+}
+
+export async function listApiKeys(tx: Tx, tenantId: string, includeRevoked: boolean, after: { created_at: string; id: string } | null, limit: number) {
+  const { rows } = await tx.query(
+    `SELECT ${KEY_COLUMNS} FROM api_keys
+     WHERE tenant_id = $1 AND ($2 OR revoked_at IS NULL)
+       AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4::uuid))
+     ORDER BY created_at, id LIMIT $5`,
+    [tenantId, includeRevoked, after?.created_at ?? null, after?.id ?? null, limit + 1],
+  );
+  return rows.map(toRecord);
+}
+
+export async function updateApiKey(
+  tx: Tx,
+  tenantId: string,
+  id: string,
+  changes: { name?: string; scopes?: string[]; rateLimitPerMinute?: number | null },
+): Promise<ApiKeyRecord | null> {
+  const { rows } = await tx.query(
+    `UPDATE api_keys SET
+       name = COALESCE($3, name),
+       scopes = COALESCE($4, scopes),
+       rate_limit_per_minute = CASE WHEN $5 THEN $6::int ELSE rate_limit_per_minute END,
+       updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL
+     RETURNING ${KEY_COLUMNS}`,
+    [tenantId, id, changes.name ?? null, changes.scopes ?? null, changes.rateLimitPerMinute !== undefined, changes.rateLimitPerMinute ?? null],
+  );
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+export async function revokeApiKey(tx: Tx, tenantId: string, id: string): Promise<ApiKeyRecord | null> {
+  const { rows } = await tx.query(
+    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()), updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 RETURNING ${KEY_COLUMNS}`,
+    [tenantId, id],
+  );
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+export async function insertSession(
+  tx: Tx,
+  tenantId: string,
+  session: { id: string; tokenHash: string; participantId: string; engagementId: string; expiresAt: Date },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO sessions (tenant_id, id, token_hash, participant_id, engagement_id, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [tenantId, session.id, session.tokenHash, session.participantId, session.engagementId, session.expiresAt],
+  );
+}
+
+export async function readTenant(tx: Tx, tenantId: string) {
+  const { rows } = await tx.query('SELECT id, slug, name, plan, rate_limit_per_minute, timezone FROM tenants WHERE id = $1', [tenantId]);
+  return rows[0] ?? null;
+}

@@ -1,0 +1,215 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import type { Database } from './db.js';
+import { sha256Hex, isUuid } from './ids.js';
+import { clock } from './clock.js';
+import { AppError, forbidden, unauthenticated } from './errors.js';
+import type { Plan } from './plans.js';
+
+/**
+ * Credentials and what they may do.
+ *
+ * - API keys (`X-API-Key: lk_live_…`, or `Authorization: Bearer lk_live_…`
+ *   with an optional `X-Service-Tenant` that must name the key's tenant).
+ * - Admin JWTs from `POST /api/v1/auth/login` (`Authorization: Bearer <jwt>`).
+ * - Participant sessions (`session_id` in the body or query), issued to the
+ *   tenant's server by `POST /api/v1/sessions`.
+ */
+export const SCOPES = ['admin', 'gamify:admin', 'read:pii', 'ingest'] as const;
+export type Scope = (typeof SCOPES)[number];
+export const ADMIN_SCOPES: readonly Scope[] = ['admin', 'gamify:admin'];
+
+export interface AuthContext {
+  kind: 'key' | 'jwt' | 'session';
+  tenantId: string;
+  scopes: ReadonlySet<string>;
+  /** Key id, admin user id, or session id: who acts, for logs and audit rows. */
+  actorId: string;
+  plan: Plan;
+  tenantRequestsPerMinute: number | null;
+  keyRequestsPerMinute: number | null;
+  participantId?: string;
+  engagementId?: string;
+}
+
+export const KEY_PATTERN = /^lk_(live|test)_[0-9a-f]{32}$/;
+
+export function generateApiKey(environment: 'live' | 'test'): { key: string; prefix: string; hash: string } {
+  const key = `lk_${environment}_${randomBytes(16).toString('hex')}`;
+  return { key, prefix: key.slice(0, 16), hash: sha256Hex(key) };
+}
+
+interface KeyRecord {
+  tenantId: string;
+  id: string;
+  scopes: string[];
+  keyRequestsPerMinute: number | null;
+  revoked: boolean;
+  plan: Plan;
+  tenantRequestsPerMinute: number | null;
+}
+
+const KEY_CACHE_TTL_MS = 10_000;
+const KEY_CACHE_ENTRIES_MAX = 10_000;
+export const KEY_CHANGE_CHANNEL = 'api_key_changed';
+
+/**
+ * Key look-ups are cached for a few seconds. A change to a key (revoke, new
+ * scopes, new limit) drops the entry in this process at once and in every
+ * other process through NOTIFY, so a revoked key fails on the next request.
+ */
+export class Authenticator {
+  private readonly keyCache = new Map<string, { record: KeyRecord | null; at: number }>();
+  private listener: pg.Client | null = null;
+
+  constructor(
+    private readonly db: Database,
+    private readonly jwtKey: Uint8Array,
+    private readonly jwtTtlSeconds: number,
+  ) {}
+
+  async listenForKeyChanges(systemUrl: string): Promise<void> {
+    const client = new pg.Client({ connectionString: systemUrl });
+    client.on('error', () => undefined);
+    await client.connect();
+    client.on('notification', () => this.keyCache.clear());
+    await client.query(`LISTEN ${KEY_CHANGE_CHANNEL}`);
+    this.listener = client;
+  }
+
+  forgetKeys(): void {
+    this.keyCache.clear();
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  async fromApiKey(key: string): Promise<AuthContext> {
+    if (!KEY_PATTERN.test(key)) throw unauthenticated('the API key is malformed');
+    const hash = sha256Hex(key);
+    const now = Date.now();
+    let cached = this.keyCache.get(hash);
+    if (!cached || now - cached.at > KEY_CACHE_TTL_MS) {
+      const { rows } = await this.db.system.query('SELECT * FROM auth_find_api_key($1)', [hash]);
+      const row = rows[0];
+      const record: KeyRecord | null = row
+        ? {
+            tenantId: row.tenant_id,
+            id: row.id,
+            scopes: row.scopes,
+            keyRequestsPerMinute: row.rate_limit_per_minute,
+            revoked: row.revoked_at !== null,
+            plan: row.plan,
+            tenantRequestsPerMinute: row.tenant_rate_limit_per_minute,
+          }
+        : null;
+      if (this.keyCache.size >= KEY_CACHE_ENTRIES_MAX) this.keyCache.clear();
+      cached = { record, at: now };
+      this.keyCache.set(hash, cached);
+    }
+    const record = cached.record;
+    if (!record) throw unauthenticated('the API key is not valid');
+    if (record.revoked) throw unauthenticated('the API key has been revoked');
+    return {
+      kind: 'key',
+      tenantId: record.tenantId,
+      scopes: new Set(record.scopes),
+      actorId: record.id,
+      plan: record.plan,
+      tenantRequestsPerMinute: record.tenantRequestsPerMinute,
+      keyRequestsPerMinute: record.keyRequestsPerMinute,
+    };
+  }
+
+  async issueJwt(tenantId: string, userId: string): Promise<{ token: string; expiresAt: Date }> {
+    const issuedAt = Math.floor(clock.nowMs() / 1000);
+    const expiresAt = new Date((issuedAt + this.jwtTtlSeconds) * 1000);
+    const token = await new SignJWT({ tid: tenantId, scopes: ['admin', 'gamify:admin', 'read:pii'] })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(userId)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + this.jwtTtlSeconds)
+      .setIssuer('loyalty-service')
+      .setAudience('loyalty-admin')
+      .sign(this.jwtKey);
+    return { token, expiresAt };
+  }
+
+  async fromJwt(token: string): Promise<AuthContext> {
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, this.jwtKey, {
+        issuer: 'loyalty-service',
+        audience: 'loyalty-admin',
+        algorithms: ['HS256'],
+        currentDate: clock.now(),
+      }));
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) throw unauthenticated('the admin token has expired; log in again');
+      throw unauthenticated('the admin token is not valid');
+    }
+    const tenantId = payload.tid;
+    if (typeof tenantId !== 'string' || !isUuid(tenantId) || typeof payload.sub !== 'string') {
+      throw unauthenticated('the admin token is not valid');
+    }
+    const { rows } = await this.db.system.query('SELECT * FROM auth_find_tenant($1)', [tenantId]);
+    if (!rows[0]) throw unauthenticated('the admin token names a tenant that no longer exists');
+    return {
+      kind: 'jwt',
+      tenantId,
+      scopes: new Set(Array.isArray(payload.scopes) ? (payload.scopes as string[]) : []),
+      actorId: payload.sub,
+      plan: rows[0].plan,
+      tenantRequestsPerMinute: rows[0].rate_limit_per_minute,
+      keyRequestsPerMinute: null,
+    };
+  }
+
+  async fromSession(sessionToken: string, engagementId: string | undefined): Promise<AuthContext> {
+    if (typeof sessionToken !== 'string' || !/^ses_[A-Za-z0-9_-]{32}$/.test(sessionToken)) {
+      throw unauthenticated('session_id is not a valid session');
+    }
+    const { rows } = await this.db.system.query('SELECT * FROM auth_find_session($1)', [sha256Hex(sessionToken)]);
+    const row = rows[0];
+    if (!row || row.revoked_at !== null) throw unauthenticated('session_id is not a valid session');
+    if (new Date(row.expires_at).getTime() <= clock.nowMs()) throw unauthenticated('the session has expired; ask the tenant server for a new one');
+    if (engagementId !== undefined && engagementId !== row.engagement_id) {
+      throw new AppError('forbidden', 'SESSION_ENGAGEMENT_MISMATCH', 'the session belongs to another engagement');
+    }
+    return {
+      kind: 'session',
+      tenantId: row.tenant_id,
+      scopes: new Set(),
+      actorId: row.id,
+      plan: row.plan,
+      tenantRequestsPerMinute: row.tenant_rate_limit_per_minute,
+      keyRequestsPerMinute: null,
+      participantId: row.participant_id,
+      engagementId: row.engagement_id,
+    };
+  }
+
+  /** Resolves `X-Service-Tenant` (a tenant id or slug) and checks it names the credential's tenant. */
+  async checkTenantHeader(auth: AuthContext, header: string | undefined): Promise<void> {
+    if (header === undefined || header === '') return;
+    if (isUuid(header)) {
+      if (header.toLowerCase() !== auth.tenantId) throw new AppError('forbidden', 'AUTH_TENANT_MISMATCH', 'X-Service-Tenant names another tenant than the credential');
+      return;
+    }
+    const { rows } = await this.db.system.query('SELECT id FROM auth_find_tenant_by_slug($1)', [header]);
+    if (rows[0]?.id !== auth.tenantId) throw new AppError('forbidden', 'AUTH_TENANT_MISMATCH', 'X-Service-Tenant names another tenant than the credential');
+  }
+}
+
+export function requireAnyScope(auth: AuthContext, scopes: readonly string[]): void {
+  if (scopes.length === 0) return;
+  if (!scopes.some((scope) => auth.scopes.has(scope))) {
+    throw forbidden(`this route needs one of the scopes ${scopes.map((s) => `"${s}"`).join(', ')}`);
+  }
+}
+
+export function hasScope(auth: AuthContext | null | undefined, scope: string): boolean {
+  return !!auth && auth.scopes.has(scope);
+}

@@ -1,0 +1,87 @@
+import pg from 'pg';
+import { isUuid } from './ids.js';
+
+/**
+ * The database layer. Two pools:
+ *
+ * - `app` connects as the application role, which owns nothing and cannot
+ *   bypass row-level security. Every tenant-owned statement runs through
+ *   `tenant(tenantId, fn)`, which sets the tenant for that one transaction
+ *   with `set_config(..., true)` (the `SET LOCAL` form), never for the session.
+ * - `system` connects as the schema owner. It runs migrations, the job queue and
+ *   the few scans that must look across tenants to find work (due lots, due
+ *   contests); those scans return tenant ids and the work itself is then done
+ *   per tenant through `tenant()`.
+ */
+export type Tx = pg.PoolClient;
+
+// BIGINT (int8) columns hold points and counts; they stay far below 2^53, so
+// they are read as numbers instead of strings.
+pg.types.setTypeParser(20, (value) => Number(value));
+// NUMERIC is read as a number too (multipliers, weights, scores).
+pg.types.setTypeParser(1700, (value) => Number(value));
+
+const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
+const TX_ATTEMPTS_MAX = 4;
+
+export class Database {
+  readonly app: pg.Pool;
+  readonly system: pg.Pool;
+
+  constructor(appUrl: string, systemUrl: string, poolSize: number) {
+    this.app = new pg.Pool({ connectionString: appUrl, max: poolSize, application_name: 'loyalty-app' });
+    this.system = new pg.Pool({ connectionString: systemUrl, max: Math.max(4, Math.ceil(poolSize / 2)), application_name: 'loyalty-system' });
+    // An idle client that loses its connection must not crash the process.
+    for (const pool of [this.app, this.system]) {
+      pool.on('error', () => undefined);
+      pool.on('connect', (client) => client.on('error', () => undefined));
+    }
+  }
+
+  /**
+   * Runs `fn` in one transaction with the tenant set. Serialization failures
+   * and deadlocks are retried a bounded number of times; every other error
+   * rolls back and propagates.
+   */
+  async tenant<T>(tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
+    // The tenant id is a checked UUID, so it can be inlined: BEGIN and the
+    // tenant setting then travel in one round trip.
+    return this.transaction(`BEGIN; SELECT set_config('app.tenant_id', '${tenantId}', true)`, fn);
+  }
+
+  /** A transaction on the owner pool, for cross-tenant system work only. */
+  async systemTx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.transaction('BEGIN', fn, this.system);
+  }
+
+  private async transaction<T>(begin: string, fn: (tx: Tx) => Promise<T>, pool: pg.Pool = this.app): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await pool.connect();
+      let released = false;
+      try {
+        await client.query(begin);
+        const result = await fn(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          // The connection is broken; drop it instead of returning it to the pool.
+          client.release(true);
+          released = true;
+        }
+        const code = (error as { code?: string }).code;
+        if (code && RETRYABLE_SQLSTATES.has(code) && attempt < TX_ATTEMPTS_MAX) continue;
+        throw error;
+      } finally {
+        if (!released) client.release();
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([this.app.end(), this.system.end()]);
+  }
+}

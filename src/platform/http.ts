@@ -1,0 +1,177 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import Ajv, { type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, errorBody, ERROR_VERSION_FIELD } from './errors.js';
+import type { AuthContext } from './auth.js';
+import type { RateLimitGroup } from './rate-limit.js';
+
+/**
+ * HTTP plumbing shared by every route: how a route declares its credential,
+ * the error schema, the validators, and the one error handler.
+ */
+export type AuthMode = 'public' | 'key' | 'admin' | 'jwt' | 'session';
+
+export interface Deprecation {
+  /** When the route stops answering (the `Sunset` header). */
+  sunset: Date;
+  /** Where to go instead (a `Link` header with rel="successor-version"). */
+  successor?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+    /** Any one of these scopes is enough. `admin` routes default to `admin` or `gamify:admin`. */
+    scopes?: readonly string[];
+    rateLimit?: RateLimitGroup;
+    deprecated?: Deprecation;
+  }
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+}
+
+export const ErrorResponse = Type.Object(
+  {
+    detail: Type.String({ description: 'What is wrong, for a human.' }),
+    code: Type.String({ description: 'A stable machine-readable code. New codes may appear; tolerate unknown ones.' }),
+    [ERROR_VERSION_FIELD]: Type.Literal(1, { description: 'Version of the coded error envelope.' }),
+  },
+  { additionalProperties: true, $id: 'ErrorResponse', title: 'Error' },
+);
+
+export const errorRef = Type.Ref('ErrorResponse');
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid parameters or request body.',
+  401: 'Missing or invalid credential.',
+  403: 'The credential lacks the required scope, or belongs to another kind of caller.',
+  404: 'The resource does not exist (or belongs to another tenant).',
+  409: 'Duplicate action or a conflicting request in progress.',
+  413: 'The request body is larger than the limit.',
+  415: 'The request body is not JSON.',
+  422: 'Validation failure or guarded operation failure.',
+  429: 'Rate limit exceeded; see Retry-After.',
+  500: 'Server error.',
+};
+
+/** Adds the standard error responses to a route's schema so that OpenAPI documents every error. */
+export function withErrorResponses(schema: { response?: Record<string | number, unknown> }, auth: AuthMode | undefined): void {
+  schema.response ??= {};
+  const statuses = [400, 404, 409, 413, 415, 422, 429, 500];
+  if (auth && auth !== 'public') statuses.push(401, 403);
+  for (const status of statuses) {
+    if (!(status in schema.response)) {
+      schema.response[status] = { ...Type.Ref('ErrorResponse'), description: ERROR_DESCRIPTIONS[status] };
+    }
+  }
+}
+
+/**
+ * Bodies are validated strictly: no type coercion, no silently removed
+ * properties. Query strings, params and headers arrive as text, so those are
+ * coerced to the declared types.
+ */
+export function installValidators(app: FastifyInstance, schemas: TSchema[]): void {
+  const base = { allErrors: false, useDefaults: true, removeAdditional: false as const, strict: false, allowUnionTypes: true };
+  const bodyAjv = new Ajv.default({ ...base, coerceTypes: false });
+  const textAjv = new Ajv.default({ ...base, coerceTypes: 'array' });
+  for (const ajv of [bodyAjv, textAjv]) {
+    addFormats.default(ajv);
+    for (const schema of schemas) ajv.addSchema(schema);
+  }
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+    return ajv.compile(schema);
+  });
+}
+
+function describeValidationError(error: ErrorObject, part: string): string {
+  const where = `${part}${error.instancePath.replaceAll('/', '.')}`;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return `${where} has a property that is not allowed: "${(error.params as { additionalProperty: string }).additionalProperty}"`;
+    case 'required':
+      return `${where} is missing the required property "${(error.params as { missingProperty: string }).missingProperty}"`;
+    case 'type':
+      return `${where} must be of type ${(error.params as { type: string }).type}`;
+    case 'enum':
+      return `${where} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return `${where} ${error.message ?? 'is invalid'}`;
+  }
+}
+
+const PG_INPUT_ERRORS = new Set(['22P02', '22003', '22007', '22008', '22023', '22001', '22021', '22P05', '2201X', '2201W', '22004']);
+
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError & { validation?: ErrorObject[]; validationContext?: string }, request, reply) => {
+    if (error instanceof AppError) {
+      for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+      return reply.status(error.status).send(errorBody(error.code, error.message, error.extra));
+    }
+    if (error.validation) {
+      const detail = error.validation.map((e) => describeValidationError(e, error.validationContext ?? 'request')).join('; ');
+      return reply.status(400).send(errorBody('VALIDATION_INVALID_REQUEST', detail));
+    }
+    const pgCode = (error as { code?: string }).code;
+    if (pgCode && PG_INPUT_ERRORS.has(pgCode)) {
+      return reply.status(400).send(errorBody('VALIDATION_INVALID_REQUEST', `a value in the request cannot be stored: ${error.message}`));
+    }
+    switch (error.code) {
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return reply.status(400).send(errorBody('INVALID_JSON', `the request body is not valid JSON: ${error.message}`));
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return reply.status(413).send(errorBody('PAYLOAD_TOO_LARGE', error.message));
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return reply.status(415).send(errorBody('UNSUPPORTED_MEDIA_TYPE', 'send the request body as application/json'));
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return reply.status(400).send(errorBody('INVALID_CONTENT_LENGTH', error.message));
+      default:
+        break;
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.status(error.statusCode).send(errorBody(error.code ?? 'BAD_REQUEST', error.message));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.status(500).send(errorBody('INTERNAL_ERROR', 'internal server error'));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send(errorBody('ROUTE_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`));
+  });
+}
+
+/** Sets the Deprecation and Sunset headers (RFC 9745, RFC 8594) of a deprecated route. */
+export function markDeprecated(reply: FastifyReply, deprecation: Deprecation, deprecatedSince = new Date('2026-11-01T00:00:00Z')): void {
+  reply.header('Deprecation', `@${Math.floor(deprecatedSince.getTime() / 1000)}`);
+  reply.header('Sunset', deprecation.sunset.toUTCString());
+  if (deprecation.successor) reply.header('Link', `<${deprecation.successor}>; rel="successor-version"`);
+}
+
+/** The caller's address as the service sees it (behind a proxy, set TRUST_PROXY so Fastify reads X-Forwarded-For). */
+export function clientIp(request: FastifyRequest): string {
+  return request.ip;
+}
+
+/** Common pieces of query and body schemas. */
+export const Pagination = {
+  limit: (max: number, fallback: number) =>
+    Type.Integer({ minimum: 1, maximum: max, default: fallback, description: `Page size, 1 to ${max} (default ${fallback}).` }),
+  cursor: () => Type.Optional(Type.String({ maxLength: 512, description: 'Opaque cursor from the previous page\'s `next_cursor`.' })),
+};
+
+export function encodeCursor(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+export function decodeCursor<T>(cursor: string | undefined): T | null {
+  if (!cursor) return null;
+  try {
+    return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as T;
+  } catch {
+    throw new AppError('invalid', 'INVALID_CURSOR', 'cursor is not a cursor this service issued');
+  }
+}

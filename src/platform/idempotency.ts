@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto';
+import type { Tx } from './db.js';
+import { clock } from './clock.js';
+import { conflict, ruleViolation } from './errors.js';
+
+/**
+ * Idempotency keys. `(tenant, scope, key)` is stored with a fingerprint of the
+ * request and its response for 24 hours, in the same transaction as the
+ * change. A concurrent repeat of a key that is still running blocks on the
+ * unique index until the first transaction ends, then reads its response: the
+ * caller waits instead of getting an error. After 24 hours a key is new again.
+ */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export function fingerprint(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
+}
+
+export type Claim<T> = { fresh: true } | { fresh: false; response: T };
+
+/** Claims a key for this transaction, or returns the stored response of an earlier use. */
+export async function claimKey<T>(tx: Tx, tenantId: string, scope: string, key: string, requestFingerprint: string): Promise<Claim<T>> {
+  const now = clock.now();
+  const expires = new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS);
+  const claimed = await tx.query(
+    `INSERT INTO idempotency_keys (tenant_id, scope, key, fingerprint, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (tenant_id, scope, key) DO UPDATE
+       SET fingerprint = EXCLUDED.fingerprint, response = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+       WHERE idempotency_keys.expires_at <= EXCLUDED.created_at
+     RETURNING 1`,
+    [tenantId, scope, key, requestFingerprint, now, expires],
+  );
+  if (claimed.rowCount === 1) return { fresh: true };
+  const stored = await tx.query('SELECT fingerprint, response FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key = $3', [
+    tenantId,
+    scope,
+    key,
+  ]);
+  const row = stored.rows[0];
+  if (!row) throw conflict('the idempotency key is in use by a request that is still running', 'IDEMPOTENCY_IN_PROGRESS');
+  if (row.fingerprint !== requestFingerprint) {
+    throw ruleViolation('this idempotency key was already used with a different request body', 'IDEMPOTENCY_KEY_REUSED');
+  }
+  if (row.response === null) throw conflict('the idempotency key is in use by a request that is still running', 'IDEMPOTENCY_IN_PROGRESS');
+  return { fresh: false, response: row.response as T };
+}
+
+/** Stores the response of a fresh claim; call it in the same transaction. */
+export async function storeResponse(tx: Tx, tenantId: string, scope: string, key: string, response: unknown): Promise<void> {
+  await tx.query('UPDATE idempotency_keys SET response = $4 WHERE tenant_id = $1 AND scope = $2 AND key = $3', [
+    tenantId,
+    scope,
+    key,
+    JSON.stringify(response),
+  ]);
+}

@@ -1,0 +1,154 @@
+import os from 'node:os';
+import { Logger as WorkerLogger, makeWorkerUtils, parseCrontab, run, type Runner, type Task, type TaskList, type WorkerUtils } from 'graphile-worker';
+import type { Database, Tx } from './db.js';
+import type { Config } from '../config.js';
+import type { Logger } from './logger.js';
+
+/**
+ * Background work runs on graphile-worker: jobs are rows in PostgreSQL, added
+ * inside the caller's transaction (`addJob(tx, …)`), picked up at once through
+ * LISTEN/NOTIFY, retried with backoff, scheduled with `run_at`, and recurring
+ * through its crontab.
+ *
+ * graphile-worker only frees the jobs of a crashed process after four hours.
+ * Each process therefore records a heartbeat for its workers, and every
+ * process sweeps: jobs locked by a worker whose heartbeat is older than
+ * WORKER_STALE_AFTER_SECONDS are unlocked through the library's own
+ * `forceUnlockWorkers`, so another process runs them within a minute.
+ */
+export interface JobContext {
+  db: Database;
+  config: Config;
+  log: Logger;
+}
+
+export type JobHandler = (payload: unknown, context: JobContext) => Promise<void>;
+
+const HEARTBEAT_INTERVAL_MS = 5_000;
+const SWEEP_INTERVAL_MS = 10_000;
+
+export interface AddJobOptions {
+  runAt?: Date;
+  jobKey?: string;
+  jobKeyMode?: 'replace' | 'preserve_run_at' | 'unsafe_dedupe';
+  maxAttempts?: number;
+  queueName?: string;
+  priority?: number;
+}
+
+/** Adds a job inside the caller's transaction: it exists only if the transaction commits. */
+export async function addJob(tx: Tx, task: string, payload: unknown, options: AddJobOptions = {}): Promise<void> {
+  await tx.query(
+    `SELECT graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6, priority => $7, job_key_mode => $8)`,
+    [
+      task,
+      JSON.stringify(payload ?? {}),
+      options.queueName ?? null,
+      options.runAt ?? null,
+      options.maxAttempts ?? 25,
+      options.jobKey ?? null,
+      options.priority ?? 0,
+      options.jobKeyMode ?? 'replace',
+    ],
+  );
+}
+
+/** Routes graphile-worker's own messages into the service's log. */
+function workerLogger(log: Logger): WorkerLogger {
+  return new WorkerLogger(() => (level, message, meta) => {
+    const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';
+    log[method]({ component: 'job-queue', ...meta }, message);
+  });
+}
+
+export interface JobRunner {
+  stop(): Promise<void>;
+}
+
+export async function startJobRunner(
+  db: Database,
+  config: Config,
+  log: Logger,
+  handlers: Record<string, JobHandler>,
+  crontab: string,
+): Promise<JobRunner> {
+  const context: JobContext = { db, config, log };
+  const taskList: TaskList = {};
+  for (const [name, handler] of Object.entries(handlers)) {
+    const task: Task = async (payload) => handler(payload, context);
+    taskList[name] = task;
+  }
+  const liveWorkers = new Set<string>();
+  const runner: Runner = await run({
+    pgPool: db.system,
+    taskList,
+    parsedCronItems: parseCrontab(crontab),
+    concurrency: config.jobConcurrency,
+    noHandleSignals: true,
+    pollInterval: 1000,
+    logger: workerLogger(log),
+  });
+  runner.events.on('worker:create', ({ worker }) => {
+    liveWorkers.add(worker.workerId);
+    void heartbeat();
+  });
+  runner.events.on('worker:stop', ({ worker }) => {
+    liveWorkers.delete(worker.workerId);
+  });
+  runner.events.on('job:error', ({ job, error }) => {
+    log.warn({ task: job.task_identifier, jobId: job.id, attempts: job.attempts, err: error }, 'job failed; it will be retried');
+  });
+  const utils: WorkerUtils = await makeWorkerUtils({ pgPool: db.system, logger: workerLogger(log) });
+
+  async function heartbeat(): Promise<void> {
+    if (liveWorkers.size === 0) return;
+    await db.system
+      .query(
+        `INSERT INTO worker_heartbeats (worker_id, last_seen_at)
+         SELECT unnest($1::text[]), now()
+         ON CONFLICT (worker_id) DO UPDATE SET last_seen_at = now()`,
+        [[...liveWorkers]],
+      )
+      .catch((error) => log.warn({ err: error }, 'worker heartbeat failed'));
+  }
+
+  async function sweep(): Promise<void> {
+    try {
+      const stale = await db.system.query(
+        `SELECT DISTINCT j.locked_by
+         FROM graphile_worker._private_jobs j
+         LEFT JOIN worker_heartbeats h ON h.worker_id = j.locked_by
+         WHERE j.locked_by IS NOT NULL
+           AND j.locked_at < now() - make_interval(secs => $1)
+           AND (h.worker_id IS NULL OR h.last_seen_at < now() - make_interval(secs => $1))
+           AND NOT (j.locked_by = ANY($2::text[]))`,
+        [config.workerStaleAfterSeconds, [...liveWorkers]],
+      );
+      const workerIds = stale.rows.map((row) => row.locked_by as string);
+      if (workerIds.length > 0) {
+        log.warn({ workerIds }, 'unlocking the jobs of workers that stopped checking in');
+        await utils.forceUnlockWorkers(workerIds);
+        await db.system.query('DELETE FROM worker_heartbeats WHERE worker_id = ANY($1::text[])', [workerIds]);
+      }
+      await db.system.query(`DELETE FROM worker_heartbeats WHERE last_seen_at < now() - interval '1 day'`);
+    } catch (error) {
+      log.warn({ err: error }, 'stale worker sweep failed');
+    }
+  }
+
+  const heartbeatTimer = setInterval(() => void heartbeat(), HEARTBEAT_INTERVAL_MS);
+  const sweepTimer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
+  heartbeatTimer.unref();
+  sweepTimer.unref();
+  void sweep();
+  log.info({ host: os.hostname(), concurrency: config.jobConcurrency, tasks: Object.keys(handlers).length }, 'job runner started');
+
+  return {
+    async stop() {
+      clearInterval(heartbeatTimer);
+      clearInterval(sweepTimer);
+      await runner.stop();
+      await utils.release();
+    },
+  };
+}

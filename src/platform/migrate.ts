@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { runMigrations as runJobQueueMigrations } from 'graphile-worker';
+
+/**
+ * Applies the numbered SQL files of `migrations/` in name order, each in its own
+ * transaction, under an advisory lock so that several processes starting at
+ * once apply each file exactly once. Before the files, it makes sure the
+ * application role exists; after them, it installs the job queue's schema.
+ */
+export const APP_ROLE = 'loyalty_app';
+const MIGRATION_LOCK_ID = 7_401_221;
+const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+
+function quoteLiteral(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+async function ensureAppRole(client: pg.Client, password: string): Promise<void> {
+  const roleExists = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [APP_ROLE]);
+  // The role owns nothing, cannot bypass row-level security and is no superuser.
+  const attributes = `LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE PASSWORD ${quoteLiteral(password)}`;
+  await client.query(roleExists.rowCount === 0 ? `CREATE ROLE ${APP_ROLE} ${attributes}` : `ALTER ROLE ${APP_ROLE} ${attributes}`);
+  const database = (await client.query('SELECT current_database() AS name')).rows[0].name as string;
+  await client.query(`GRANT CONNECT ON DATABASE "${database}" TO ${APP_ROLE}`);
+  await client.query(`GRANT USAGE ON SCHEMA public TO ${APP_ROLE}`);
+  await client.query(`ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${APP_ROLE}`);
+  await client.query(`ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO ${APP_ROLE}`);
+  await client.query(`ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT EXECUTE ON FUNCTIONS TO ${APP_ROLE}`);
+}
+
+export function migrationFiles(): string[] {
+  return fs
+    .readdirSync(migrationsDir)
+    .filter((name) => /^\d{4}_[a-z0-9_]+\.sql$/.test(name))
+    .sort();
+}
+
+export async function migrate(ownerUrl: string, appPassword: string, log: (message: string) => void = () => undefined): Promise<string[]> {
+  const client = new pg.Client({ connectionString: ownerUrl });
+  await client.connect();
+  const applied: string[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    await ensureAppRole(client, appPassword);
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      name text PRIMARY KEY,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    const done = new Set((await client.query('SELECT name FROM schema_migrations')).rows.map((row) => row.name as string));
+    for (const name of migrationFiles()) {
+      if (done.has(name)) continue;
+      const sql = fs.readFileSync(path.join(migrationsDir, name), 'utf8');
+      await client.query('BEGIN');
+      try {
+        await client.query(sql);
+        await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [name]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw new Error(`migration ${name} failed: ${(error as Error).message}`);
+      }
+      applied.push(name);
+      log(`applied migration ${name}`);
+    }
+    await runJobQueueMigrations({ connectionString: ownerUrl, logger: undefined });
+    // Services add jobs inside their own transactions, as the application role.
+    await client.query(`GRANT USAGE ON SCHEMA graphile_worker TO ${APP_ROLE}`);
+    await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA graphile_worker TO ${APP_ROLE}`);
+    await client.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA graphile_worker TO ${APP_ROLE}`);
+    await client.query(`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA graphile_worker TO ${APP_ROLE}`);
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
+    await client.end();
+  }
+  return applied;
+}

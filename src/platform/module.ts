@@ -1,0 +1,43 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { FastifyPluginAsync } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
+import type { JobHandler } from './jobs.js';
+
+/**
+ * What a module of `src/modules/<area>/` offers the service. Each module's
+ * `index.ts` default-exports one of these; the app finds them by listing the
+ * folder, so adding a module touches no shared file.
+ */
+export interface ServiceModule {
+  name: string;
+  /** Routes under `/api/v1`. */
+  routes?: FastifyPluginAsync;
+  /** Routes outside `/api/v1` (for example `/.well-known/events.json`). */
+  rootRoutes?: FastifyPluginAsync;
+  /** Shared schemas referenced with `Type.Ref` (each has an `$id`). */
+  schemas?: TSchema[];
+  /** Background jobs by task name (`points.expire`, …). */
+  tasks?: Record<string, JobHandler>;
+  /** graphile-worker crontab lines for recurring jobs. */
+  crontab?: string[];
+}
+
+const modulesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../modules');
+
+export async function loadModules(): Promise<ServiceModule[]> {
+  const names = fs
+    .readdirSync(modulesDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .filter((name) => fs.existsSync(path.join(modulesDir, name, 'index.ts')))
+    .sort();
+  const modules: ServiceModule[] = [];
+  for (const name of names) {
+    const imported = (await import(pathToFileURL(path.join(modulesDir, name, 'index.ts')).href)) as { default?: ServiceModule };
+    if (!imported.default) throw new Error(`src/modules/${name}/index.ts must default-export a ServiceModule`);
+    modules.push(imported.default);
+  }
+  return modules;
+}

@@ -1,0 +1,111 @@
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Config } from '../config.js';
+import type { AuthContext } from './auth.js';
+import { tenantRequestsPerMinute } from './plans.js';
+
+/**
+ * The five request-rate scopes of the spec (Limits, Request rate):
+ *
+ * | scope                     | limit                         | applies to                           |
+ * |---------------------------|-------------------------------|--------------------------------------|
+ * | per IP                    | 100 / 60 s                    | unauthenticated and session callers  |
+ * | per API key               | 1,000 / 60 s, per-key override| key and admin-token callers          |
+ * | per tenant, public routes | the plan's requests / minute  | session and public callers of a tenant|
+ * | per tenant, aggregate     | the plan's requests / minute  | every keyed caller of the tenant     |
+ * | ingestion burst           | 100 / 1 s per tenant          | ingestion routes                     |
+ *
+ * Counters live in memory, or in Redis when REDIS_URL is set so that several
+ * API processes share them (with an in-memory insurance limiter if Redis
+ * fails). The tightest scope decides the X-RateLimit-* headers.
+ */
+export type RateLimitGroup = 'default' | 'ingest';
+
+export interface Decision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  resetAtSeconds: number;
+  retryAfterSeconds: number;
+  scope: string;
+}
+
+const WINDOW_SECONDS = 60;
+
+export class RateLimits {
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly redis: Redis | null;
+
+  constructor(private readonly config: Config) {
+    this.redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : null;
+    this.redis?.on('error', () => undefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.redis) await this.redis.quit().catch(() => undefined);
+  }
+
+  /** One limiter per (scope, size, window); rate-limiter-flexible fixes the size per limiter. */
+  private limiter(scope: string, points: number, durationSeconds: number): RateLimiterAbstract {
+    const name = `${scope}:${points}:${durationSeconds}`;
+    let limiter = this.limiters.get(name);
+    if (!limiter) {
+      const keyPrefix = `rl:${name}`;
+      limiter = this.redis
+        ? new RateLimiterRedis({
+            storeClient: this.redis,
+            keyPrefix,
+            points,
+            duration: durationSeconds,
+            insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration: durationSeconds }),
+          })
+        : new RateLimiterMemory({ keyPrefix, points, duration: durationSeconds });
+      this.limiters.set(name, limiter);
+    }
+    return limiter;
+  }
+
+  private async consume(scope: string, key: string, points: number, durationSeconds: number): Promise<Decision> {
+    const limiter = this.limiter(scope, points, durationSeconds);
+    let result: RateLimiterRes;
+    let allowed = true;
+    try {
+      result = await limiter.consume(key);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      result = rejection;
+      allowed = false;
+    }
+    const nowMs = Date.now();
+    return {
+      allowed,
+      limit: points,
+      remaining: Math.max(0, result.remainingPoints),
+      resetAtSeconds: Math.ceil((nowMs + result.msBeforeNext) / 1000),
+      retryAfterSeconds: Math.max(1, Math.ceil(result.msBeforeNext / 1000)),
+      scope,
+    };
+  }
+
+  /** Counts one request against every scope that applies and returns the binding decision. */
+  async check(ip: string, auth: AuthContext | null, group: RateLimitGroup): Promise<Decision> {
+    const checks: Promise<Decision>[] = [];
+    const keyed = auth !== null && (auth.kind === 'key' || auth.kind === 'jwt');
+    if (!keyed) checks.push(this.consume('ip', ip, this.config.rateLimits.ipPerMinute, WINDOW_SECONDS));
+    if (auth) {
+      const tenantLimit = tenantRequestsPerMinute(auth.plan, auth.tenantRequestsPerMinute);
+      if (keyed) {
+        const keyLimit = auth.keyRequestsPerMinute ?? this.config.rateLimits.keyPerMinute;
+        checks.push(this.consume('key', auth.actorId, keyLimit, WINDOW_SECONDS));
+        checks.push(this.consume('tenant', auth.tenantId, tenantLimit, WINDOW_SECONDS));
+      } else {
+        checks.push(this.consume('tenant-public', auth.tenantId, tenantLimit, WINDOW_SECONDS));
+      }
+      if (group === 'ingest') checks.push(this.consume('ingest-burst', auth.tenantId, this.config.rateLimits.ingestBurstPerSecond, 1));
+    }
+    const decisions = await Promise.all(checks);
+    const refused = decisions.find((d) => !d.allowed);
+    if (refused) return refused;
+    return decisions.reduce((tightest, d) => (d.remaining < tightest.remaining ? d : tightest));
+  }
+}

@@ -1,0 +1,79 @@
+import type { Config } from './config.js';
+import { Database } from './platform/db.js';
+import { openDatabaseServer, type DatabaseServer } from './platform/database-server.js';
+import { migrate } from './platform/migrate.js';
+import { createLogger, type Logger } from './platform/logger.js';
+import { loadJwtKey } from './platform/secrets.js';
+import { buildApp, type App } from './app.js';
+import { startJobRunner, type JobRunner, type JobHandler } from './platform/jobs.js';
+import { loadModules } from './platform/module.js';
+
+/**
+ * Starts the parts of the service that the role asks for: the database
+ * (embedded or external), migrations, the HTTP API and the job runner.
+ * `main.ts`, the command-line tools and the tests all start it through here.
+ */
+export interface RunningService {
+  app: App | null;
+  db: Database;
+  jobs: JobRunner | null;
+  server: DatabaseServer;
+  log: Logger;
+  stop(): Promise<void>;
+}
+
+export async function collectJobs(): Promise<{ handlers: Record<string, JobHandler>; crontab: string }> {
+  const modules = await loadModules();
+  const handlers: Record<string, JobHandler> = {};
+  const lines: string[] = [];
+  for (const module of modules) {
+    for (const [name, handler] of Object.entries(module.tasks ?? {})) {
+      if (handlers[name]) throw new Error(`two modules define the job ${name}`);
+      handlers[name] = handler;
+    }
+    lines.push(...(module.crontab ?? []));
+  }
+  return { handlers, crontab: lines.join('\n') };
+}
+
+export interface StartOptions {
+  config: Config;
+  log?: Logger;
+  /** An already running database server (tests share one). */
+  server?: DatabaseServer;
+  listen?: boolean;
+}
+
+export async function startService(options: StartOptions): Promise<RunningService> {
+  const { config } = options;
+  const log = options.log ?? createLogger(config.logLevel);
+  const server = options.server ?? (await openDatabaseServer(config));
+  const appPassword = new URL(server.appUrl).password;
+  await migrate(server.ownerUrl, decodeURIComponent(appPassword), (message) => log.info(message));
+  const db = new Database(server.appUrl, server.ownerUrl, config.dbPoolSize);
+  const jwtKey = await loadJwtKey(db.system, config.jwtSecret);
+
+  let app: App | null = null;
+  if (config.role !== 'worker') {
+    app = await buildApp({ config, db, log, systemUrl: server.ownerUrl, jwtKey });
+    if (options.listen !== false) await app.listen({ host: config.host, port: config.port });
+  }
+  let jobs: JobRunner | null = null;
+  if (config.role !== 'api') {
+    const { handlers, crontab } = await collectJobs();
+    jobs = await startJobRunner(db, config, log, handlers, crontab);
+  }
+  return {
+    app,
+    db,
+    jobs,
+    server,
+    log,
+    async stop() {
+      await app?.close();
+      await jobs?.stop();
+      await db.close();
+      if (!options.server) await server.stop();
+    },
+  };
+}

@@ -1,0 +1,149 @@
+import type { TestContext } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { loadConfig, type Config } from '../src/config.js';
+import { deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
+import { APP_ROLE } from '../src/platform/migrate.js';
+import { startService, type RunningService } from '../src/service.js';
+import { createTenant } from '../src/modules/access/index.js';
+import { createLogger } from '../src/platform/logger.js';
+import type { Plan } from '../src/platform/plans.js';
+
+/**
+ * The test builder: a database of the test file's own (cloned from the
+ * migrated template), the service listening on a loopback port, and helpers
+ * to make tenants and send real HTTP requests. It closes everything itself
+ * when the test ends.
+ */
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** A raw body sent as is (for malformed JSON tests). */
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+  key?: string;
+  bearer?: string;
+}
+
+export interface TestTenant {
+  tenantId: string;
+  slug: string;
+  apiKey: string;
+  adminEmail: string;
+  adminPassword: string;
+}
+
+export interface TestService {
+  service: RunningService;
+  baseUrl: string;
+  ownerUrl: string;
+  config: Config;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  createTenant(options?: { plan?: Plan; requestsPerMinute?: number | null; slug?: string }): Promise<TestTenant>;
+  login(tenant: TestTenant): Promise<string>;
+  /** A query as the schema owner (bypasses row-level security): for assertions only. */
+  sql<T = any>(text: string, values?: unknown[]): Promise<T[]>;
+}
+
+export async function startTestService(t: TestContext | { after(fn: () => Promise<void>): void }, options: { config?: Record<string, string>; jobs?: boolean } = {}): Promise<TestService> {
+  const templateUrl = process.env.TEST_PG_URL;
+  const template = process.env.TEST_PG_TEMPLATE;
+  if (!templateUrl || !template) throw new Error('run the tests with `npm test` (it prepares the database)');
+  const databaseName = `test_${randomBytes(6).toString('hex')}`;
+  const parsed = new URL(templateUrl);
+  const user = decodeURIComponent(parsed.username);
+  const password = decodeURIComponent(parsed.password);
+  const admin = new pg.Client({ connectionString: withCredentials(templateUrl, user, password, 'postgres') });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${databaseName} TEMPLATE ${template}`);
+  await admin.end();
+  const ownerUrl = withCredentials(templateUrl, user, password, databaseName);
+  const appUrl = withCredentials(ownerUrl, APP_ROLE, deriveAppPassword(templateUrl, null));
+
+  const config = loadConfig({
+    APP_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: ownerUrl,
+    DB_APP_PASSWORD: deriveAppPassword(templateUrl, null),
+    RATE_LIMIT_IP_PER_MINUTE: '1000000',
+    DB_POOL_SIZE: '20',
+    SERVICE_ROLE: options.jobs ? 'all' : 'api',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...options.config,
+  });
+  const service = await startService({
+    config,
+    log: createLogger(config.logLevel),
+    server: { ownerUrl, appUrl, stop: async () => undefined },
+  });
+  const address = service.app!.server.address() as { port: number };
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+  const ownerPool = new pg.Pool({ connectionString: ownerUrl, max: 4 });
+
+  t.after(async () => {
+    await service.stop();
+    await ownerPool.end();
+    const cleanup = new pg.Client({ connectionString: withCredentials(templateUrl, user, password, 'postgres') });
+    await cleanup.connect();
+    await cleanup.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+    await cleanup.end();
+  });
+
+  async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse<T>> {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers['x-api-key'] = opts.key;
+    if (opts.bearer) headers.authorization = `Bearer ${opts.bearer}`;
+    let body: string | Buffer | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body: body as BodyInit | undefined });
+    const text = await response.text();
+    let parsedBody: any = text;
+    try {
+      parsedBody = text ? JSON.parse(text) : null;
+    } catch {
+      // Not JSON: keep the text.
+    }
+    return { status: response.status, headers: response.headers, body: parsedBody as T, text };
+  }
+
+  let tenantCounter = 0;
+  return {
+    service,
+    baseUrl,
+    ownerUrl,
+    config,
+    request,
+    async createTenant(tenantOptions = {}) {
+      tenantCounter += 1;
+      const slug = tenantOptions.slug ?? `t${tenantCounter}-${randomBytes(4).toString('hex')}`;
+      const created = await createTenant(service.db, {
+        name: `Tenant ${slug}`,
+        slug,
+        plan: tenantOptions.plan ?? 'enterprise',
+        adminEmail: `admin@${slug}.example`,
+        requestsPerMinute: tenantOptions.requestsPerMinute === undefined ? 10_000_000 : tenantOptions.requestsPerMinute,
+      });
+      return { tenantId: created.tenant_id, slug, apiKey: created.api_key, adminEmail: created.admin_email, adminPassword: created.admin_password };
+    },
+    async login(tenant) {
+      const response = await request<{ token: string }>('POST', '/api/v1/auth/login', { body: { email: tenant.adminEmail, password: tenant.adminPassword } });
+      if (response.status !== 200) throw new Error(`login failed: ${response.status} ${response.text}`);
+      return response.body.token;
+    },
+    async sql(text, values) {
+      const result = await ownerPool.query(text, values);
+      return result.rows;
+    },
+  };
+}
