@@ -14,7 +14,8 @@ import { migrate } from '../src/platform/migrate.js';
  * Arguments are passed to the runner: `npm test -- src/modules/points` runs
  * the tests under that folder only.
  */
-const TEMPLATE = 'loyalty_template';
+// One template per run, so that several runs can share a server.
+const TEMPLATE = `loyalty_template_${process.pid}`;
 const root = path.resolve(import.meta.dirname, '..');
 
 function findTests(dir: string): string[] {
@@ -72,7 +73,13 @@ async function main(): Promise<number> {
       ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...runnerFlags, ...files],
       { stdio: 'inherit', env: { ...process.env, APP_ENV: 'test', TEST_PG_URL: templateUrl, TEST_PG_TEMPLATE: TEMPLATE } },
     );
-    return await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
+    const code = await new Promise<number>((resolve) => child.on('close', (exitCode) => resolve(exitCode ?? 1)));
+    const cleanup = new pg.Client({ connectionString: withCredentials(baseUrl, decodeURIComponent(new URL(baseUrl).username), decodeURIComponent(new URL(baseUrl).password), 'postgres') });
+    await cleanup.connect();
+    await cleanup.query(`UPDATE pg_database SET datistemplate = false WHERE datname = '${TEMPLATE}'`);
+    await cleanup.query(`DROP DATABASE IF EXISTS ${TEMPLATE} WITH (FORCE)`);
+    await cleanup.end();
+    return code;
   } finally {
     await stop();
   }

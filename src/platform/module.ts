@@ -4,6 +4,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import type { JobHandler } from './jobs.js';
+import type { Tx } from './db.js';
+import type { AuthContext } from './auth.js';
+import { registerFactHandler, type FactHandler } from './facts.js';
 
 /**
  * What a module of `src/modules/<area>/` offers the service. Each module's
@@ -22,7 +25,16 @@ export interface ServiceModule {
   tasks?: Record<string, JobHandler>;
   /** graphile-worker crontab lines for recurring jobs. */
   crontab?: string[];
+  /** Reactions to facts (processed events, activity completions, custom facts); see platform/facts.ts. */
+  factHandler?: FactHandler;
+  /**
+   * Parts of the canonical participant state read (`GET /gamify/state/{participant_id}?include=…`),
+   * by include name. Each returns the part's JSON for one participant, already masked for the caller.
+   */
+  stateParts?: Record<string, StatePart>;
 }
+
+export type StatePart = (tx: Tx, tenantId: string, participantId: string, auth: AuthContext) => Promise<unknown>;
 
 const modulesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../modules');
 
@@ -38,6 +50,7 @@ export async function loadModules(): Promise<ServiceModule[]> {
     const imported = (await import(pathToFileURL(path.join(modulesDir, name, 'index.ts')).href)) as { default?: ServiceModule };
     if (!imported.default) throw new Error(`src/modules/${name}/index.ts must default-export a ServiceModule`);
     modules.push(imported.default);
+    if (imported.default.factHandler) registerFactHandler(imported.default.name, imported.default.factHandler);
   }
   return modules;
 }
