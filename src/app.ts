@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -7,7 +7,8 @@ import type { Config } from './config.js';
 import type { Database } from './platform/db.js';
 import type { Logger } from './platform/logger.js';
 import { ADMIN_SCOPES, Authenticator, requireAnyScope, type AuthContext } from './platform/auth.js';
-import { RateLimits, type Decision } from './platform/rate-limit.js';
+import { RateLimits, bindingDecision, type Decision } from './platform/rate-limit.js';
+import { tenantRequestsPerMinute } from './platform/plans.js';
 import { ErrorResponse, installErrorHandlers, installValidators, markDeprecated, withErrorResponses, clientIp, type AuthMode } from './platform/http.js';
 import { AppError, unauthenticated, forbidden } from './platform/errors.js';
 import { uuid } from './platform/ids.js';
@@ -27,6 +28,17 @@ export interface ServiceContext {
   /** The owner connection URL, for LISTEN connections (live stream, key-change notices). */
   systemUrl: string;
   metrics: client.Registry;
+  /**
+   * For public routes that name a tenant (a site slug, a referral code): counts
+   * the request against the tenant's public-route limit, sets the headers and
+   * throws 429 when it is used up. Unknown tenants are not counted.
+   */
+  limitPublicTenant(request: FastifyRequest, reply: FastifyReply, tenantId: string): Promise<void>;
+}
+
+export interface BuildOptions {
+  /** Extra routes under `/api/v1`; tests use them to exercise hooks that no module route needs yet. */
+  extraRoutes?: FastifyPluginAsync;
 }
 
 declare module 'fastify' {
@@ -67,7 +79,10 @@ const SECURITY_BY_MODE: Record<AuthMode, Array<Record<string, string[]>>> = {
   session: [{ Session: [] }],
 };
 
-export async function buildApp(ctx: Omit<ServiceContext, 'metrics' | 'rateLimits' | 'authenticator'> & { jwtKey: Uint8Array }): Promise<App> {
+export async function buildApp(
+  ctx: Omit<ServiceContext, 'metrics' | 'rateLimits' | 'authenticator' | 'limitPublicTenant'> & { jwtKey: Uint8Array },
+  options: BuildOptions = {},
+): Promise<App> {
   const { config } = ctx;
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
@@ -93,7 +108,7 @@ export async function buildApp(ctx: Omit<ServiceContext, 'metrics' | 'rateLimits
 
   const authenticator = new Authenticator(ctx.db, ctx.jwtKey, config.jwtTtlSeconds);
   const rateLimits = new RateLimits(config);
-  const serviceContext: ServiceContext = { ...ctx, authenticator, rateLimits, metrics };
+  const serviceContext: ServiceContext = { ...ctx, authenticator, rateLimits, metrics, limitPublicTenant };
   app.decorate('ctx', serviceContext);
   app.decorateRequest('auth', null);
   await authenticator.listenForKeyChanges(ctx.systemUrl);
@@ -158,14 +173,31 @@ export async function buildApp(ctx: Omit<ServiceContext, 'metrics' | 'rateLimits
     reply.header('X-RateLimit-Reset', decision.resetAtSeconds);
   }
 
-  async function limit(request: FastifyRequest, reply: Parameters<typeof applyRateLimitHeaders>[0], auth: AuthContext | null): Promise<void> {
-    const decision = await rateLimits.check(clientIp(request), auth, request.routeOptions.config.rateLimit ?? 'default');
-    applyRateLimitHeaders(reply, decision);
-    if (!decision.allowed) {
-      throw new AppError('rate_limited', 'RATE_LIMITED', `rate limit exceeded (${decision.scope}: ${decision.limit} requests per window); retry after ${decision.retryAfterSeconds} s`, {}, {
-        'Retry-After': String(decision.retryAfterSeconds),
+  // The decision already applied to a request, so that a later scope (a session
+  // resolved after the body) only replaces the headers when it binds tighter.
+  const appliedDecisions = new WeakMap<FastifyRequest, Decision>();
+
+  function enforce(request: FastifyRequest, reply: FastifyReply, decision: Decision): void {
+    const earlier = appliedDecisions.get(request);
+    const binding = earlier ? bindingDecision([earlier, decision]) : decision;
+    appliedDecisions.set(request, binding);
+    applyRateLimitHeaders(reply, binding);
+    if (!binding.allowed) {
+      throw new AppError('rate_limited', 'RATE_LIMITED', `rate limit exceeded (${binding.scope}: ${binding.limit} requests per window); retry after ${binding.retryAfterSeconds} s`, {}, {
+        'Retry-After': String(binding.retryAfterSeconds),
       });
     }
+  }
+
+  async function limit(request: FastifyRequest, reply: FastifyReply, auth: AuthContext | null, countAddress = true): Promise<void> {
+    const decision = await rateLimits.check(countAddress ? clientIp(request) : null, auth, request.routeOptions.config?.rateLimit ?? 'default');
+    enforce(request, reply, decision);
+  }
+
+  async function limitPublicTenant(request: FastifyRequest, reply: FastifyReply, tenantId: string): Promise<void> {
+    const limits = await authenticator.tenantLimits(tenantId);
+    if (!limits) return;
+    enforce(request, reply, await rateLimits.checkPublicTenant(tenantId, tenantRequestsPerMinute(limits.plan, limits.requestsPerMinute)));
   }
 
   // Credentials from headers, then rate limits, before the body is even read.
@@ -173,8 +205,10 @@ export async function buildApp(ctx: Omit<ServiceContext, 'metrics' | 'rateLimits
     reply.header('X-Request-Id', request.id);
     const routeConfig = request.routeOptions.config ?? {};
     const mode: AuthMode = routeConfig.auth ?? 'public';
-    if (mode === 'session') return;
-    if (mode === 'public') {
+    if (mode === 'public' || mode === 'session') {
+      // Session callers are counted per address before the body is read (so
+      // that even a 413 carries the headers), and per tenant once the session
+      // is known.
       await limit(request, reply, null);
       return;
     }
@@ -204,21 +238,14 @@ export async function buildApp(ctx: Omit<ServiceContext, 'metrics' | 'rateLimits
   app.addHook('preValidation', async (request, reply) => {
     if (request.routeOptions.config?.auth !== 'session') return;
     if (presentedKey(request)) {
-      await limit(request, reply, null);
       throw forbidden('API keys and admin tokens cannot act as a participant; use a session_id');
     }
     const { sessionId, engagementId } = sessionParameters(request);
-    let auth: AuthContext;
-    try {
-      if (sessionId === undefined || sessionId === null || sessionId === '') throw unauthenticated('session_id is required');
-      if (typeof sessionId !== 'string') throw unauthenticated('session_id must be a string');
-      auth = await authenticator.fromSession(sessionId, typeof engagementId === 'string' ? engagementId : undefined);
-    } catch (error) {
-      await limit(request, reply, null);
-      throw error;
-    }
+    if (sessionId === undefined || sessionId === null || sessionId === '') throw unauthenticated('session_id is required');
+    if (typeof sessionId !== 'string') throw unauthenticated('session_id must be a string');
+    const auth = await authenticator.fromSession(sessionId, typeof engagementId === 'string' ? engagementId : undefined);
     request.auth = auth;
-    await limit(request, reply, auth);
+    await limit(request, reply, auth, false);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -255,6 +282,7 @@ export async function buildApp(ctx: Omit<ServiceContext, 'metrics' | 'rateLimits
     if (module.routes) await app.register(module.routes, { prefix: '/api/v1' });
     if (module.rootRoutes) await app.register(module.rootRoutes);
   }
+  if (options.extraRoutes) await app.register(options.extraRoutes, { prefix: '/api/v1' });
   await app.ready();
   return app;
 }

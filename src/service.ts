@@ -4,7 +4,7 @@ import { openDatabaseServer, type DatabaseServer } from './platform/database-ser
 import { migrate } from './platform/migrate.js';
 import { createLogger, type Logger } from './platform/logger.js';
 import { loadJwtKey } from './platform/secrets.js';
-import { buildApp, type App } from './app.js';
+import { buildApp, type App, type BuildOptions } from './app.js';
 import { startJobRunner, type JobRunner, type JobHandler } from './platform/jobs.js';
 import { loadModules } from './platform/module.js';
 
@@ -42,6 +42,8 @@ export interface StartOptions {
   /** An already running database server (tests share one). */
   server?: DatabaseServer;
   listen?: boolean;
+  /** Extra routes under `/api/v1` (tests only). */
+  extraRoutes?: BuildOptions['extraRoutes'];
 }
 
 export async function startService(options: StartOptions): Promise<RunningService> {
@@ -55,7 +57,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
 
   let app: App | null = null;
   if (config.role !== 'worker') {
-    app = await buildApp({ config, db, log, systemUrl: server.ownerUrl, jwtKey });
+    app = await buildApp({ config, db, log, systemUrl: server.ownerUrl, jwtKey }, { extraRoutes: options.extraRoutes });
     if (options.listen !== false) await app.listen({ host: config.host, port: config.port });
   }
   let jobs: JobRunner | null = null;

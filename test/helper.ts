@@ -1,6 +1,7 @@
 import type { TestContext } from 'node:test';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
+import type { FastifyPluginAsync } from 'fastify';
 import { loadConfig, type Config } from '../src/config.js';
 import { deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
 import { APP_ROLE } from '../src/platform/migrate.js';
@@ -39,6 +40,12 @@ export interface TestTenant {
   adminPassword: string;
 }
 
+export interface TestSession {
+  sessionId: string;
+  participantId: string;
+  engagementId: string;
+}
+
 export interface TestService {
   service: RunningService;
   baseUrl: string;
@@ -47,11 +54,17 @@ export interface TestService {
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   createTenant(options?: { plan?: Plan; requestsPerMinute?: number | null; slug?: string }): Promise<TestTenant>;
   login(tenant: TestTenant): Promise<string>;
+  /**
+   * A participant session issued through `POST /api/v1/sessions` with the
+   * tenant's first key. Once a module owns engagements, pass an engagement
+   * that exists (sessions for unknown engagements are refused).
+   */
+  createSession(tenant: TestTenant, options?: { participantId?: string; engagementId?: string; ttlSeconds?: number }): Promise<TestSession>;
   /** A query as the schema owner (bypasses row-level security): for assertions only. */
   sql<T = any>(text: string, values?: unknown[]): Promise<T[]>;
 }
 
-export async function startTestService(t: TestContext | { after(fn: () => Promise<void>): void }, options: { config?: Record<string, string>; jobs?: boolean } = {}): Promise<TestService> {
+export async function startTestService(t: TestContext | { after(fn: () => Promise<void>): void }, options: { config?: Record<string, string>; jobs?: boolean; routes?: FastifyPluginAsync } = {}): Promise<TestService> {
   const templateUrl = process.env.TEST_PG_URL;
   const template = process.env.TEST_PG_TEMPLATE;
   if (!templateUrl || !template) throw new Error('run the tests with `npm test` (it prepares the database)');
@@ -82,6 +95,7 @@ export async function startTestService(t: TestContext | { after(fn: () => Promis
     config,
     log: createLogger(config.logLevel),
     server: { ownerUrl, appUrl, stop: async () => undefined },
+    extraRoutes: options.routes,
   });
   const address = service.app!.server.address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;
@@ -140,6 +154,16 @@ export async function startTestService(t: TestContext | { after(fn: () => Promis
       const response = await request<{ token: string }>('POST', '/api/v1/auth/login', { body: { email: tenant.adminEmail, password: tenant.adminPassword } });
       if (response.status !== 200) throw new Error(`login failed: ${response.status} ${response.text}`);
       return response.body.token;
+    },
+    async createSession(tenant, sessionOptions = {}) {
+      const participantId = sessionOptions.participantId ?? `p-${randomBytes(4).toString('hex')}`;
+      const engagementId = sessionOptions.engagementId ?? randomUUID();
+      const response = await request<{ session_id: string }>('POST', '/api/v1/sessions', {
+        key: tenant.apiKey,
+        body: { participant_id: participantId, engagement_id: engagementId, ...(sessionOptions.ttlSeconds ? { ttl_seconds: sessionOptions.ttlSeconds } : {}) },
+      });
+      if (response.status !== 201) throw new Error(`session creation failed: ${response.status} ${response.text}`);
+      return { sessionId: response.body.session_id, participantId, engagementId };
     },
     async sql(text, values) {
       const result = await ownerPool.query(text, values);

@@ -61,6 +61,7 @@ export const KEY_CHANGE_CHANNEL = 'api_key_changed';
  */
 export class Authenticator {
   private readonly keyCache = new Map<string, { record: KeyRecord | null; at: number }>();
+  private readonly tenantCache = new Map<string, { limits: { plan: Plan; requestsPerMinute: number | null } | null; at: number }>();
   private listener: pg.Client | null = null;
 
   constructor(
@@ -73,13 +74,14 @@ export class Authenticator {
     const client = new pg.Client({ connectionString: systemUrl });
     client.on('error', () => undefined);
     await client.connect();
-    client.on('notification', () => this.keyCache.clear());
+    client.on('notification', () => this.forgetKeys());
     await client.query(`LISTEN ${KEY_CHANGE_CHANNEL}`);
     this.listener = client;
   }
 
   forgetKeys(): void {
     this.keyCache.clear();
+    this.tenantCache.clear();
   }
 
   async close(): Promise<void> {
@@ -108,6 +110,7 @@ export class Authenticator {
       if (this.keyCache.size >= KEY_CACHE_ENTRIES_MAX) this.keyCache.clear();
       cached = { record, at: now };
       this.keyCache.set(hash, cached);
+      if (record && !record.revoked) this.noteKeyUse(record);
     }
     const record = cached.record;
     if (!record) throw unauthenticated('the API key is not valid');
@@ -121,6 +124,30 @@ export class Authenticator {
       tenantRequestsPerMinute: record.tenantRequestsPerMinute,
       keyRequestsPerMinute: record.keyRequestsPerMinute,
     };
+  }
+
+  /**
+   * Records when a key was last used. It runs on cache misses only (at most
+   * every KEY_CACHE_TTL_MS per key and process), outside the request's path,
+   * so `last_used_at` is accurate to a few seconds and costs no round trip.
+   */
+  private noteKeyUse(record: KeyRecord): void {
+    this.db.system
+      .query('UPDATE api_keys SET last_used_at = now() WHERE tenant_id = $1 AND id = $2', [record.tenantId, record.id])
+      .catch(() => undefined);
+  }
+
+  /** The plan and request limit of a tenant named by a public route (cached like keys). */
+  async tenantLimits(tenantId: string): Promise<{ plan: Plan; requestsPerMinute: number | null } | null> {
+    const now = Date.now();
+    let cached = this.tenantCache.get(tenantId);
+    if (!cached || now - cached.at > KEY_CACHE_TTL_MS) {
+      const { rows } = await this.db.system.query('SELECT plan, rate_limit_per_minute FROM auth_find_tenant($1)', [tenantId]);
+      if (this.tenantCache.size >= KEY_CACHE_ENTRIES_MAX) this.tenantCache.clear();
+      cached = { limits: rows[0] ? { plan: rows[0].plan as Plan, requestsPerMinute: rows[0].rate_limit_per_minute as number | null } : null, at: now };
+      this.tenantCache.set(tenantId, cached);
+    }
+    return cached.limits;
   }
 
   async issueJwt(tenantId: string, userId: string): Promise<{ token: string; expiresAt: Date }> {

@@ -7,6 +7,7 @@ import type { JobHandler } from './jobs.js';
 import type { Tx } from './db.js';
 import type { AuthContext } from './auth.js';
 import { registerFactHandler, type FactHandler } from './facts.js';
+import { registerEngagementCheck, type EngagementCheck } from './engagements.js';
 
 /**
  * What a module of `src/modules/<area>/` offers the service. Each module's
@@ -32,6 +33,11 @@ export interface ServiceModule {
    * by include name. Each returns the part's JSON for one participant, already masked for the caller.
    */
   stateParts?: Record<string, StatePart>;
+  /**
+   * The module that owns engagements answers whether one exists, so that
+   * `POST /sessions` refuses sessions for unknown engagements (404).
+   */
+  engagementExists?: EngagementCheck;
 }
 
 export type StatePart = (tx: Tx, tenantId: string, participantId: string, auth: AuthContext) => Promise<unknown>;
@@ -51,6 +57,7 @@ export async function loadModules(): Promise<ServiceModule[]> {
     if (!imported.default) throw new Error(`src/modules/${name}/index.ts must default-export a ServiceModule`);
     modules.push(imported.default);
     if (imported.default.factHandler) registerFactHandler(imported.default.name, imported.default.factHandler);
+    if (imported.default.engagementExists) registerEngagementCheck(imported.default.name, imported.default.engagementExists);
   }
   return modules;
 }

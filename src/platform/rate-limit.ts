@@ -87,11 +87,15 @@ export class RateLimits {
     };
   }
 
-  /** Counts one request against every scope that applies and returns the binding decision. */
-  async check(ip: string, auth: AuthContext | null, group: RateLimitGroup): Promise<Decision> {
+  /**
+   * Counts one request against every scope that applies and returns the
+   * binding decision. `ip` null skips the per-IP scope (a session route counts
+   * the address before it reads the body, and the session after).
+   */
+  async check(ip: string | null, auth: AuthContext | null, group: RateLimitGroup): Promise<Decision> {
     const checks: Promise<Decision>[] = [];
     const keyed = auth !== null && (auth.kind === 'key' || auth.kind === 'jwt');
-    if (!keyed) checks.push(this.consume('ip', ip, this.config.rateLimits.ipPerMinute, WINDOW_SECONDS));
+    if (!keyed && ip !== null) checks.push(this.consume('ip', ip, this.config.rateLimits.ipPerMinute, WINDOW_SECONDS));
     if (auth) {
       const tenantLimit = tenantRequestsPerMinute(auth.plan, auth.tenantRequestsPerMinute);
       if (keyed) {
@@ -103,9 +107,19 @@ export class RateLimits {
       }
       if (group === 'ingest') checks.push(this.consume('ingest-burst', auth.tenantId, this.config.rateLimits.ingestBurstPerSecond, 1));
     }
-    const decisions = await Promise.all(checks);
-    const refused = decisions.find((d) => !d.allowed);
-    if (refused) return refused;
-    return decisions.reduce((tightest, d) => (d.remaining < tightest.remaining ? d : tightest));
+    if (checks.length === 0) throw new Error('a rate-limit check needs an address or a credential');
+    return bindingDecision(await Promise.all(checks));
   }
+
+  /** Counts one request of a public route that names a tenant (the per-tenant public scope). */
+  async checkPublicTenant(tenantId: string, requestsPerMinute: number): Promise<Decision> {
+    return this.consume('tenant-public', tenantId, requestsPerMinute, WINDOW_SECONDS);
+  }
+}
+
+/** A refusal wins; otherwise the scope with the fewest requests left decides the headers. */
+export function bindingDecision(decisions: Decision[]): Decision {
+  const refused = decisions.find((d) => !d.allowed);
+  if (refused) return refused;
+  return decisions.reduce((tightest, d) => (d.remaining < tightest.remaining ? d : tightest));
 }

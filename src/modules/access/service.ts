@@ -7,6 +7,7 @@ import { clock } from '../../platform/clock.js';
 import { PLAN_QUOTAS, tenantRequestsPerMinute, type Plan } from '../../platform/plans.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { ensureParticipant } from '../participants/index.js';
+import { engagementExists } from '../../platform/engagements.js';
 import * as store from './store.js';
 import type { ApiKeyRecord } from './schemas.js';
 
@@ -157,6 +158,8 @@ export async function createSession(
   const token = `ses_${randomToken(24)}`;
   const expiresAt = new Date(clock.nowMs() + (input.ttl_seconds ?? defaultTtlSeconds) * 1000);
   await db.tenant(tenantId, async (tx) => {
+    // Until a module owns engagements, the id is taken on trust (see docs/decisions/foundation.md).
+    if ((await engagementExists(tx, tenantId, input.engagement_id)) === false) throw notFound('engagement', 'ENGAGEMENT_NOT_FOUND');
     await ensureParticipant(tx, tenantId, input.participant_id, input.display_name);
     await store.insertSession(tx, tenantId, {
       id: uuid(),

@@ -1,0 +1,305 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { startTestService, type TestResponse } from './helper.js';
+import { probeRoutes } from './probe-routes.js';
+import { clock } from '../src/platform/clock.js';
+
+/** Every refusal carries the coded envelope, and nothing else decides the status. */
+function assertRefused(response: TestResponse, status: number, code: string): void {
+  assert.equal(response.status, status, `expected ${status} ${code}, got ${response.status} ${response.text}`);
+  assert.equal(response.body.code, code);
+  assert.equal(response.body.error_version, 1);
+  assert.equal(typeof response.body.detail, 'string');
+  assert.ok(response.body.detail.length > 0);
+}
+
+test('tenant isolation and credentials', async (t) => {
+  const svc = await startTestService(t, { routes: probeRoutes });
+  const tenantA = await svc.createTenant();
+  const tenantB = await svc.createTenant();
+  const jwtA = await svc.login(tenantA);
+  const jwtB = await svc.login(tenantB);
+  const keyOfB = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwtB, body: { name: 'b server', scopes: ['admin'] } });
+  assert.equal(keyOfB.status, 201);
+
+  await t.test("tenant A's admin token cannot read, patch or revoke tenant B's key: 404", async () => {
+    const patched = await svc.request('PATCH', `/api/v1/events/api-keys/${keyOfB.body.id}`, { bearer: jwtA, body: { name: 'stolen' } });
+    assertRefused(patched, 404, 'RESOURCE_NOT_FOUND');
+    const revoked = await svc.request('DELETE', `/api/v1/events/api-keys/${keyOfB.body.id}`, { bearer: jwtA });
+    assertRefused(revoked, 404, 'RESOURCE_NOT_FOUND');
+    const listed = await svc.request('GET', '/api/v1/events/api-keys?include_revoked=true', { bearer: jwtA });
+    assert.equal(listed.status, 200);
+    assert.ok(!listed.body.api_keys.some((k: { id: string }) => k.id === keyOfB.body.id));
+    const [row] = await svc.sql('SELECT name, revoked_at FROM api_keys WHERE id = $1', [keyOfB.body.id]);
+    assert.deepEqual(row, { name: 'b server', revoked_at: null });
+    assert.equal((await svc.request('GET', '/api/v1/tenant', { key: keyOfB.body.key })).status, 200);
+  });
+
+  await t.test('the application role sees no rows without a tenant, and only its tenant with one', async () => {
+    const appPool = svc.service.db.app;
+    for (const table of ['tenants', 'api_keys', 'admin_users', 'participants', 'sessions', 'idempotency_keys', 'outbox_events']) {
+      const { rows } = await appPool.query(`SELECT * FROM ${table}`);
+      assert.equal(rows.length, 0, `${table} leaked ${rows.length} rows without a tenant`);
+    }
+    const seen = await svc.service.db.tenant(tenantA.tenantId, async (tx) => (await tx.query('SELECT DISTINCT tenant_id FROM api_keys')).rows);
+    assert.deepEqual(seen, [{ tenant_id: tenantA.tenantId }]);
+    // Writing a row of another tenant is refused by the policy's WITH CHECK.
+    await assert.rejects(
+      svc.service.db.tenant(tenantA.tenantId, (tx) => tx.query(`INSERT INTO participants (tenant_id, participant_id) VALUES ($1, 'intruder')`, [tenantB.tenantId])),
+      /row-level security/,
+    );
+    await assert.rejects(appPool.query('SELECT * FROM service_secrets'), /permission denied/);
+  });
+
+  await t.test('every table with a tenant_id column has row-level security enabled and forced, and the app role cannot bypass it', async () => {
+    const tables = await svc.sql(
+      `SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
+         AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant_id' AND NOT a.attisdropped)`,
+    );
+    assert.ok(tables.length >= 6);
+    for (const table of tables) {
+      assert.ok(table.relrowsecurity && table.relforcerowsecurity, `${table.relname} lacks forced row-level security`);
+    }
+    const [role] = await svc.sql(`SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = 'loyalty_app'`);
+    assert.deepEqual(role, { rolsuper: false, rolbypassrls: false });
+    const owned = await svc.sql(`SELECT tablename FROM pg_tables WHERE tableowner = 'loyalty_app'`);
+    assert.deepEqual(owned, []);
+  });
+
+  await t.test('bodies that carry tenant_id, scopes or balances they may not set are rejected and change nothing', async () => {
+    const before = await svc.sql('SELECT count(*)::int AS n FROM api_keys');
+    const cases: Array<[string, string, unknown]> = [
+      ['POST', '/api/v1/events/api-keys', { name: 'x', scopes: ['admin'], tenant_id: tenantB.tenantId }],
+      ['POST', '/api/v1/events/api-keys', { name: 'x', scopes: ['admin'], key_hash: 'a'.repeat(64) }],
+      ['POST', '/api/v1/events/api-keys', { name: 'x', scopes: ['admin'], revoked_at: null, id: keyOfB.body.id }],
+      ['PATCH', `/api/v1/events/api-keys/${keyOfB.body.id}`, { tenant_id: tenantA.tenantId }],
+    ];
+    for (const [method, path, body] of cases) {
+      assertRefused(await svc.request(method, path, { bearer: method === 'PATCH' ? jwtB : jwtA, body }), 400, 'VALIDATION_INVALID_REQUEST');
+    }
+    const sessionCases = [
+      { participant_id: 'p1', engagement_id: '6f1c8f7e-1b1a-4c4b-9a0e-0a0b0c0d0e0f', tenant_id: tenantB.tenantId },
+      { participant_id: 'p1', engagement_id: '6f1c8f7e-1b1a-4c4b-9a0e-0a0b0c0d0e0f', scopes: ['admin'] },
+      { participant_id: 'p1', engagement_id: '6f1c8f7e-1b1a-4c4b-9a0e-0a0b0c0d0e0f', available: 1000, lifetime: 1000 },
+    ];
+    for (const body of sessionCases) {
+      const response = await svc.request('POST', '/api/v1/sessions', { key: tenantA.apiKey, body });
+      assertRefused(response, 400, 'VALIDATION_INVALID_REQUEST');
+      assert.match(response.body.detail, /not allowed/);
+    }
+    assert.deepEqual(await svc.sql('SELECT count(*)::int AS n FROM api_keys'), before);
+    assert.deepEqual(await svc.sql(`SELECT count(*)::int AS n FROM participants WHERE participant_id = 'p1'`), [{ n: 0 }]);
+  });
+
+  await t.test('API keys: missing, malformed, unknown and revoked keys get 401', async () => {
+    assertRefused(await svc.request('GET', '/api/v1/tenant'), 401, 'AUTH_UNAUTHENTICATED');
+    for (const bad of ['lk_live_123', 'lk_prod_' + 'a'.repeat(32), 'lk_live_' + 'A'.repeat(32), 'lk_live_' + 'a'.repeat(33), "lk_live_' OR 1=1 --"]) {
+      assertRefused(await svc.request('GET', '/api/v1/tenant', { key: bad }), 401, 'AUTH_UNAUTHENTICATED');
+    }
+    const unknown = `lk_live_${randomBytes(16).toString('hex')}`;
+    assertRefused(await svc.request('GET', '/api/v1/tenant', { key: unknown }), 401, 'AUTH_UNAUTHENTICATED');
+    assertRefused(await svc.request('GET', '/api/v1/tenant', { bearer: unknown }), 401, 'AUTH_UNAUTHENTICATED');
+    assertRefused(await svc.request('GET', '/api/v1/tenant', { headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } }), 401, 'AUTH_UNAUTHENTICATED');
+
+    const created = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwtA, body: { name: 'to revoke', scopes: ['admin'] } });
+    assert.equal((await svc.request('GET', '/api/v1/tenant', { key: created.body.key })).status, 200);
+    assert.equal((await svc.request('DELETE', `/api/v1/events/api-keys/${created.body.id}`, { bearer: jwtA })).status, 200);
+    const revoked = await svc.request('GET', '/api/v1/tenant', { key: created.body.key });
+    assertRefused(revoked, 401, 'AUTH_UNAUTHENTICATED');
+    assert.match(revoked.body.detail, /revoked/);
+  });
+
+  await t.test('admin tokens: expired, forged, tampered and unsigned tokens get 401; an API key on a token route gets 401', async () => {
+    const jwt = await svc.login(tenantA);
+    assert.equal((await svc.request('GET', '/api/v1/events/api-keys', { bearer: jwt })).status, 200);
+    clock.advance((svc.config.jwtTtlSeconds + 60) * 1000);
+    try {
+      const expired = await svc.request('GET', '/api/v1/events/api-keys', { bearer: jwt });
+      assertRefused(expired, 401, 'AUTH_UNAUTHENTICATED');
+      assert.match(expired.body.detail, /expired/);
+    } finally {
+      clock.reset();
+    }
+    const forged = await new SignJWT({ tid: tenantA.tenantId, scopes: ['admin'] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('someone')
+      .setIssuer('loyalty-service')
+      .setAudience('loyalty-admin')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(randomBytes(32));
+    assertRefused(await svc.request('GET', '/api/v1/events/api-keys', { bearer: forged }), 401, 'AUTH_UNAUTHENTICATED');
+    const [header, payload, signature] = jwt.split('.');
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const tampered = `${header}.${Buffer.from(JSON.stringify({ ...claims, tid: tenantB.tenantId })).toString('base64url')}.${signature}`;
+    assertRefused(await svc.request('GET', '/api/v1/events/api-keys', { bearer: tampered }), 401, 'AUTH_UNAUTHENTICATED');
+    const unsigned = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${payload}.`;
+    assertRefused(await svc.request('GET', '/api/v1/events/api-keys', { bearer: unsigned }), 401, 'AUTH_UNAUTHENTICATED');
+    assertRefused(await svc.request('GET', '/api/v1/events/api-keys', { key: tenantA.apiKey }), 401, 'AUTH_UNAUTHENTICATED');
+    assertRefused(await svc.request('GET', '/api/v1/events/api-keys', { bearer: tenantA.apiKey }), 401, 'AUTH_UNAUTHENTICATED');
+    assertRefused(await svc.request('GET', '/api/v1/events/api-keys'), 401, 'AUTH_UNAUTHENTICATED');
+  });
+
+  await t.test('login: a wrong password and an unknown email get the same 401', async () => {
+    const wrong = await svc.request('POST', '/api/v1/auth/login', { body: { email: tenantA.adminEmail, password: 'not-it' } });
+    const unknown = await svc.request('POST', '/api/v1/auth/login', { body: { email: 'nobody@nowhere.example', password: 'not-it' } });
+    assertRefused(wrong, 401, 'AUTH_UNAUTHENTICATED');
+    assertRefused(unknown, 401, 'AUTH_UNAUTHENTICATED');
+    assert.equal(wrong.body.detail, unknown.body.detail);
+    const [user] = await svc.sql('SELECT password_hash FROM admin_users WHERE email = $1', [tenantA.adminEmail]);
+    assert.match(user.password_hash, /^\$argon2id\$/);
+  });
+
+  await t.test('a missing scope gets 403; a scope change applies to the next request', async () => {
+    const piiOnly = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwtA, body: { name: 'pii reader', scopes: ['read:pii'] } });
+    assertRefused(await svc.request('GET', '/api/v1/tenant', { key: piiOnly.body.key }), 403, 'AUTH_FORBIDDEN');
+    assertRefused(
+      await svc.request('POST', '/api/v1/sessions', { key: piiOnly.body.key, body: { participant_id: 'p', engagement_id: '6f1c8f7e-1b1a-4c4b-9a0e-0a0b0c0d0e0f' } }),
+      403,
+      'AUTH_FORBIDDEN',
+    );
+    const ingestOnly = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwtA, body: { name: 'ingest', scopes: ['ingest'] } });
+    assertRefused(await svc.request('GET', '/api/v1/tenant', { key: ingestOnly.body.key }), 403, 'AUTH_FORBIDDEN');
+    const issued = await svc.request('POST', '/api/v1/sessions', {
+      key: ingestOnly.body.key,
+      body: { participant_id: 'p-ingest', engagement_id: '6f1c8f7e-1b1a-4c4b-9a0e-0a0b0c0d0e0f' },
+    });
+    assert.equal(issued.status, 201);
+    const widened = await svc.request('PATCH', `/api/v1/events/api-keys/${piiOnly.body.id}`, { bearer: jwtA, body: { scopes: ['admin', 'read:pii'] } });
+    assert.equal(widened.status, 200);
+    assert.deepEqual(widened.body.scopes, ['admin', 'read:pii']);
+    assert.equal((await svc.request('GET', '/api/v1/tenant', { key: piiOnly.body.key })).status, 200);
+    await svc.request('PATCH', `/api/v1/events/api-keys/${piiOnly.body.id}`, { bearer: jwtA, body: { scopes: ['read:pii'] } });
+    assertRefused(await svc.request('GET', '/api/v1/tenant', { key: piiOnly.body.key }), 403, 'AUTH_FORBIDDEN');
+  });
+
+  await t.test('the tenant header must name the credential\'s tenant (by id or slug): otherwise 403', async () => {
+    for (const header of [tenantB.tenantId, tenantB.slug, 'no-such-tenant', '00000000-0000-4000-8000-000000000000']) {
+      assertRefused(await svc.request('GET', '/api/v1/tenant', { bearer: tenantA.apiKey, headers: { 'x-service-tenant': header } }), 403, 'AUTH_TENANT_MISMATCH');
+    }
+    for (const header of [tenantA.tenantId, tenantA.tenantId.toUpperCase(), tenantA.slug]) {
+      assert.equal((await svc.request('GET', '/api/v1/tenant', { bearer: tenantA.apiKey, headers: { 'x-service-tenant': header } })).status, 200);
+    }
+    assertRefused(await svc.request('GET', '/api/v1/events/api-keys', { bearer: jwtA, headers: { 'x-service-tenant': tenantB.tenantId } }), 403, 'AUTH_TENANT_MISMATCH');
+  });
+
+  await t.test('participant sessions: issued by a key, accepted in query or body, and refused everywhere else', async () => {
+    const session = await svc.createSession(tenantA, { participantId: 'alice' });
+    assert.match(session.sessionId, /^ses_[A-Za-z0-9_-]{32}$/);
+    const query = `session_id=${session.sessionId}&engagement_id=${session.engagementId}`;
+    const viaQuery = await svc.request('GET', `/api/v1/probe/session?${query}`);
+    assert.equal(viaQuery.status, 200);
+    assert.deepEqual(viaQuery.body, { tenant_id: tenantA.tenantId, participant_id: 'alice', engagement_id: session.engagementId });
+    const viaBody = await svc.request('POST', '/api/v1/probe/session', { body: { session_id: session.sessionId, engagement_id: session.engagementId } });
+    assert.equal(viaBody.status, 200);
+    assert.equal(viaBody.body.participant_id, 'alice');
+    // The token is stored hashed only.
+    const [stored] = await svc.sql('SELECT token_hash FROM sessions WHERE participant_id = $1', ['alice']);
+    assert.equal(stored.token_hash, createHash('sha256').update(session.sessionId).digest('hex'));
+
+    // Participant credentials cannot call admin or key routes.
+    assertRefused(await svc.request('GET', `/api/v1/tenant?${query}`), 403, 'AUTH_FORBIDDEN');
+    assertRefused(await svc.request('GET', `/api/v1/events/api-keys?${query}`), 403, 'AUTH_FORBIDDEN');
+    // Admin keys and tokens cannot act as participants.
+    assertRefused(await svc.request('GET', `/api/v1/probe/session?${query}`, { key: tenantA.apiKey }), 403, 'AUTH_FORBIDDEN');
+    assertRefused(await svc.request('GET', `/api/v1/probe/session?${query}`, { bearer: jwtA }), 403, 'AUTH_FORBIDDEN');
+    // Missing, unknown, malformed and mismatched sessions.
+    assertRefused(await svc.request('GET', `/api/v1/probe/session?engagement_id=${session.engagementId}`), 401, 'AUTH_UNAUTHENTICATED');
+    assertRefused(await svc.request('GET', `/api/v1/probe/session?session_id=ses_${'x'.repeat(32)}&engagement_id=${session.engagementId}`), 401, 'AUTH_UNAUTHENTICATED');
+    assertRefused(await svc.request('GET', `/api/v1/probe/session?session_id=${tenantA.apiKey}&engagement_id=${session.engagementId}`), 401, 'AUTH_UNAUTHENTICATED');
+    assertRefused(
+      await svc.request('GET', `/api/v1/probe/session?session_id=${session.sessionId}&engagement_id=6f1c8f7e-1b1a-4c4b-9a0e-0a0b0c0d0e0f`),
+      403,
+      'SESSION_ENGAGEMENT_MISMATCH',
+    );
+    assertRefused(await svc.request('POST', '/api/v1/probe/session', { body: { session_id: 12345, engagement_id: session.engagementId } }), 401, 'AUTH_UNAUTHENTICATED');
+  });
+
+  await t.test('a session expires after its lifetime', async () => {
+    const session = await svc.createSession(tenantA, { ttlSeconds: 60 });
+    const path = `/api/v1/probe/session?session_id=${session.sessionId}&engagement_id=${session.engagementId}`;
+    assert.equal((await svc.request('GET', path)).status, 200);
+    clock.advance(61_000);
+    try {
+      const expired = await svc.request('GET', path);
+      assertRefused(expired, 401, 'AUTH_UNAUTHENTICATED');
+      assert.match(expired.body.detail, /expired/);
+    } finally {
+      clock.reset();
+    }
+  });
+});
+
+test('API keys: format, hashing, listing and the plan quota', async (t) => {
+  const svc = await startTestService(t);
+  const starter = await svc.createTenant({ plan: 'starter' });
+  const jwt = await svc.login(starter);
+
+  await t.test('keys are a live or test prefix and 32 hex characters; the plaintext is nowhere in the database', async () => {
+    const live = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: 'live', scopes: ['admin'] } });
+    assert.equal(live.status, 201);
+    assert.match(live.body.key, /^lk_live_[0-9a-f]{32}$/);
+    assert.equal(live.body.prefix, live.body.key.slice(0, 16));
+    await svc.request('DELETE', `/api/v1/events/api-keys/${live.body.id}`, { bearer: jwt });
+    const testKey = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: 'test', environment: 'test', scopes: ['ingest'] } });
+    assert.equal(testKey.status, 201);
+    assert.match(testKey.body.key, /^lk_test_[0-9a-f]{32}$/);
+
+    const [stored] = await svc.sql('SELECT key_hash FROM api_keys WHERE id = $1', [testKey.body.id]);
+    assert.equal(stored.key_hash, createHash('sha256').update(testKey.body.key).digest('hex'));
+    const secrets = [live.body.key, testKey.body.key, starter.apiKey, starter.adminPassword];
+    const tables = await svc.sql(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`);
+    for (const { tablename } of tables) {
+      const rows = await svc.sql(`SELECT t::text AS row FROM ${tablename} t`);
+      for (const { row } of rows) {
+        for (const secret of secrets) assert.ok(!row.includes(secret) && !row.includes(secret.slice(16)), `${tablename} holds a plaintext secret`);
+      }
+    }
+    const listing = await svc.request('GET', '/api/v1/events/api-keys?include_revoked=true', { bearer: jwt });
+    assert.equal(listing.status, 200);
+    assert.equal(listing.body.api_keys.length, 3);
+    for (const secret of secrets) assert.ok(!listing.text.includes(secret.slice(16)));
+    for (const key of listing.body.api_keys) assert.equal(key.key, undefined);
+  });
+
+  await t.test('name, scopes and rate limit are updatable; a revoked key cannot be updated', async () => {
+    const created = await svc.request('GET', '/api/v1/events/api-keys', { bearer: jwt });
+    const id = created.body.api_keys.find((k: { name: string }) => k.name === 'test').id;
+    const updated = await svc.request('PATCH', `/api/v1/events/api-keys/${id}`, { bearer: jwt, body: { name: 'renamed', scopes: ['ingest', 'read:pii'], rate_limit_per_minute: 42 } });
+    assert.equal(updated.status, 200);
+    assert.equal(updated.body.name, 'renamed');
+    assert.deepEqual(updated.body.scopes, ['ingest', 'read:pii']);
+    assert.equal(updated.body.rate_limit_per_minute, 42);
+    const cleared = await svc.request('PATCH', `/api/v1/events/api-keys/${id}`, { bearer: jwt, body: { rate_limit_per_minute: null } });
+    assert.equal(cleared.body.rate_limit_per_minute, null);
+    assert.equal(cleared.body.name, 'renamed');
+  });
+
+  await t.test('the starter plan allows 2 active keys: the third gets 422 PLAN_QUOTA_EXCEEDED until one is revoked', async () => {
+    // The first admin key and the test key are active.
+    const third = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: 'third', scopes: ['admin'] } });
+    assertRefused(third, 422, 'PLAN_QUOTA_EXCEEDED');
+    assert.match(third.body.detail, /starter plan allows 2 API keys/);
+    assert.equal(third.body.quota, 2);
+    const list = await svc.request('GET', '/api/v1/events/api-keys', { bearer: jwt });
+    const spare = list.body.api_keys.find((k: { name: string }) => k.name === 'renamed');
+    await svc.request('DELETE', `/api/v1/events/api-keys/${spare.id}`, { bearer: jwt });
+    const again = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: 'third', scopes: ['admin'] } });
+    assert.equal(again.status, 201);
+  });
+
+  await t.test('concurrent creations cannot pass the quota together', async () => {
+    const fresh = await svc.createTenant({ plan: 'starter' });
+    const token = await svc.login(fresh);
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => svc.request('POST', '/api/v1/events/api-keys', { bearer: token, body: { name: `k${i}`, scopes: ['ingest'] } })),
+    );
+    assert.equal(results.filter((r) => r.status === 201).length, 1);
+    assert.equal(results.filter((r) => r.status === 422).length, 5);
+    assert.deepEqual(await svc.sql('SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL', [fresh.tenantId]), [{ n: 2 }]);
+  });
+});
