@@ -71,6 +71,19 @@ export async function migrate(ownerUrl: string, appPassword: string, log: (messa
     await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA graphile_worker TO ${APP_ROLE}`);
     await client.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA graphile_worker TO ${APP_ROLE}`);
     await client.query(`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA graphile_worker TO ${APP_ROLE}`);
+    // graphile-worker enables row-level security on its private tables with no
+    // policy, which would refuse every job the application role adds
+    // (`emit`, `addJob`). The job queue is not tenant data: let the role in.
+    await client.query(`DO $$
+      DECLARE t text;
+      BEGIN
+        FOREACH t IN ARRAY ARRAY['_private_jobs', '_private_tasks', '_private_job_queues'] LOOP
+          IF to_regclass('graphile_worker.' || t) IS NOT NULL THEN
+            EXECUTE format('DROP POLICY IF EXISTS app_role_access ON graphile_worker.%I', t);
+            EXECUTE format('CREATE POLICY app_role_access ON graphile_worker.%I TO ${APP_ROLE} USING (true) WITH CHECK (true)', t);
+          END IF;
+        END LOOP;
+      END $$`);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
     await client.end();

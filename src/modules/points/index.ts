@@ -1,0 +1,13 @@
+import type { ServiceModule } from '../../platform/module.js';
+import routes from './routes.js';
+
+/**
+ * Points: the ledger, balances, lots and expiry, multipliers, tiers, bulk
+ * grants and the participant state read. This file is the module's public
+ * surface; other modules import only what is exported here.
+ */
+export { grantInTx, deductInTx, readBalanceInTx, multiplierForEventInTx } from './service.js';
+export type { GrantInput, DeductInput, LedgerResult, Source, SourceKind, GrantType, DeductType } from './service.js';
+
+const pointsModule: ServiceModule = { name: 'points', routes };
+export default pointsModule;
