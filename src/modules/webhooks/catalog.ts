@@ -1,0 +1,173 @@
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+
+/**
+ * The event catalog: the 25 subscribable events, published at
+ * `GET /.well-known/events.json`. Each `data` schema lists the fields the
+ * event contract requires; emitters may add fields (`additionalProperties`
+ * stays open), never remove or reshape one. Legacy activity events are frozen.
+ */
+export type EventKind = 'progression' | 'activity' | 'reminder' | 'contest' | 'fraud' | 'privacy';
+export type EventStatus = 'active' | 'deferred';
+
+export interface CatalogEntry {
+  name: string;
+  kind: EventKind;
+  status: EventStatus;
+  /** Unversioned legacy events: their shape never changes. */
+  legacy: boolean;
+  frozen: boolean;
+  /** The module that emits it (null when deferred: no emitter yet). */
+  emitter: string | null;
+  description: string;
+  /**
+   * Canonical personal-data fields (see the participant masking table) the
+   * payload may carry. Every catalog payload carries ids only, so each list is
+   * empty; a delivery that nevertheless carries one of PERSONAL_DATA_FIELDS is
+   * logged in pii_access_log.
+   */
+  personal_data: string[];
+  schema: Record<string, unknown>;
+}
+
+/** Standard participant fields whose full read needs `read:pii` (spec: masking on read). */
+export const PERSONAL_DATA_FIELDS = ['email', 'mobile_number', 'first_name', 'last_name', 'full_name', 'date_of_birth', 'gender'] as const;
+
+type Field = Record<string, unknown>;
+const str: Field = { type: 'string' };
+const int: Field = { type: 'integer' };
+const num: Field = { type: 'number' };
+const bool: Field = { type: 'boolean' };
+const time: Field = { type: 'string', format: 'date-time' };
+const nullable = (schema: Field): Field => ({ anyOf: [schema, { type: 'null' }] });
+
+/** A `data` schema: the required fields with their types, participant_id included unless told otherwise. */
+function data(fields: Record<string, Field>, options: { participant?: 'required' | 'nullable' } = {}): Record<string, unknown> {
+  const participant = options.participant ?? 'required';
+  const properties: Record<string, Field> = {
+    participant_id: participant === 'required' ? { type: 'string', minLength: 1 } : nullable(str),
+    ...fields,
+  };
+  const required = participant === 'required' ? ['participant_id', ...Object.keys(fields)] : Object.keys(fields);
+  return { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties, required, additionalProperties: true };
+}
+
+function entry(
+  name: string,
+  kind: EventKind,
+  emitter: string | null,
+  description: string,
+  schema: Record<string, unknown>,
+  options: { deferred?: boolean; legacy?: boolean } = {},
+): CatalogEntry {
+  return {
+    name,
+    kind,
+    status: options.deferred ? 'deferred' : 'active',
+    legacy: options.legacy ?? false,
+    frozen: options.legacy ?? false,
+    emitter,
+    description,
+    personal_data: [],
+    schema,
+  };
+}
+
+export const CATALOG: readonly CatalogEntry[] = [
+  entry('points.awarded.v1', 'progression', 'points', 'Points were awarded (grant, rule, activity, bulk, challenge, contest, referral or reward).', data({
+    amount: { type: 'integer', minimum: 1 }, available: int, lifetime: int, reason: str, ledger_entry_id: str, source_kind: str, multiplier: nullable(num),
+  })),
+  entry('points.deducted.v1', 'progression', 'points', 'Points were deducted (redemption or adjustment).', data({
+    amount: { type: 'integer', minimum: 1 }, available: int, lifetime: int, reason: str, ledger_entry_id: str,
+  })),
+  entry('reward.points_expired.v1', 'progression', 'points', 'Points expired; available decreased by the expired batch, lifetime is unchanged.', data({
+    expired_points: { type: 'integer', minimum: 1 }, available: int, lifetime: int,
+  })),
+  entry('points.expiring.v1', 'reminder', 'points', 'Points will expire soon: reminders at 60, 30, 7 and 1 days before expiry.', data({
+    points: { type: 'integer', minimum: 1 }, expires_at: time, days_before: { type: 'integer', enum: [60, 30, 7, 1] },
+  })),
+  entry('tier.changed.v1', 'progression', 'points', 'The participant\'s tier changed (qualification reads lifetime points).', data({
+    previous_tier: nullable(str), tier: str, lifetime: int,
+  })),
+  entry('badge.earned.v1', 'progression', 'rules', 'A badge was earned.', data({ badge_code: str, badge_name: str, earned_at: time })),
+  entry('streak.continued.v1', 'progression', 'rules', 'A streak continued.', data({ streak_code: str, current_length: int, longest_length: int })),
+  entry('streak.broken.v1', 'progression', 'rules', 'A streak was broken.', data({ streak_code: str, previous_length: int })),
+  entry('reward.claimed.v1', 'progression', 'activities', 'A reward was claimed through an on-completion action.', data({
+    reward_id: str, claim_id: str, reward_type: str, code: nullable(str),
+  })),
+  entry('reward.expired.v1', 'progression', null, 'A claimed reward expired. Deferred: subscribable, no emitter yet; do not wait on it.', data({
+    reward_id: str, claim_id: str, expired_at: time,
+  }), { deferred: true }),
+  entry('game.completed', 'activity', null, 'Legacy game completion. Deferred and frozen: subscribable, no emitter.', data({ activity_id: str }), { deferred: true, legacy: true }),
+  entry('activity.completed', 'activity', 'activities', 'Legacy activity completion. Unversioned and frozen.', data({ activity_id: str, activity_type: str, fact_id: str }), { legacy: true }),
+  entry('quiz.completed', 'activity', 'activities', 'Legacy quiz completion. Unversioned and frozen.', data({ activity_id: str, score: num, passed: bool, fact_id: str }), { legacy: true }),
+  entry('challenge.enrolled.v1', 'progression', 'challenges', 'The participant enrolled in a challenge.', data({ challenge_id: str, enrolled_at: time })),
+  entry('challenge.milestone_reached.v1', 'progression', 'challenges', 'A challenge milestone was reached.', data({ challenge_id: str, milestone: str, threshold: num })),
+  entry('challenge.completed.v1', 'progression', 'challenges', 'A challenge was completed.', data({ challenge_id: str, completed_at: time, score: num })),
+  entry('referral.converted.v1', 'progression', 'referrals', 'A referral converted; participant_id is the referrer.', data({
+    referrer_id: str, conversion_id: str, code: str, referred_session_id: str,
+  })),
+  entry('contest.completed.v1', 'contest', 'contests', 'A contest completed: final ranks are frozen. Not about one participant (participant_id is null).', data({
+    contest_id: str, completed_at: time, total_entries: int,
+  }, { participant: 'nullable' })),
+  entry('contest.prize_allocated.v1', 'progression', 'contests', 'A contest prize was allocated to a winner after verification (one delivery per winner).', data({
+    contest_id: str, rank: { type: 'integer', minimum: 1 }, reward_type: str, reward_value: num, prize_code: str,
+  })),
+  entry('fraud.velocity_breach', 'fraud', 'contests', 'A participant exceeded a contest score velocity cap; the payload holds the cap, the observed value and 5 minutes of history.', data({
+    contest_id: str,
+    cap: { type: 'string', enum: ['per_minute', 'per_hour'] },
+    limit: num,
+    observed: num,
+    history: { type: 'array', items: { type: 'object', properties: { at: time, score: num }, required: ['at', 'score'] } },
+  })),
+  entry('fraud.suspicious_rank_jump', 'fraud', 'contests', 'A contest entry climbed faster than the rank-jump cap allows.', data({
+    contest_id: str, from_rank: int, to_rank: int, window_minutes: int,
+  })),
+  entry('fraud.review_required', 'fraud', 'contests', 'A high-value contest reward is held for manual review before it is paid.', data({ contest_id: str, entry_id: str, reason: str })),
+  entry('reward.disqualified', 'fraud', 'contests', 'A contest reward was denied after review.', data({ contest_id: str, entry_id: str, reason: str })),
+  entry('participant.anonymized.v1', 'privacy', 'participants', 'A participant was anonymized: personal data nulled, events and ledger kept; row_counts per table is the audit evidence.', data({
+    anonymized_at: time, row_counts: { type: 'object', additionalProperties: { type: 'integer' } },
+  })),
+  entry('participant.deleted.v1', 'privacy', 'participants', 'A participant was hard-deleted.', data({ deleted_at: time })),
+];
+
+export const CATALOG_SIZE = 25;
+export const PING_EVENT = 'ping';
+
+const byName = new Map(CATALOG.map((e) => [e.name, e]));
+
+export function catalogEntry(name: string): CatalogEntry | undefined {
+  return byName.get(name);
+}
+
+export function isCatalogEvent(name: string): boolean {
+  return byName.has(name);
+}
+
+const ajv = new Ajv.default({ allErrors: true, strict: false });
+addFormats.default(ajv);
+const validators = new Map<string, ValidateFunction>();
+
+/** Checks an event's `data` against its published schema; returns the problems (empty when valid). */
+export function validateEventData(name: string, payload: unknown): string[] {
+  const catalogued = byName.get(name);
+  if (!catalogued) return [`"${name}" is not in the event catalog`];
+  let validate = validators.get(name);
+  if (!validate) {
+    const { $schema: _ignored, ...schema } = catalogued.schema;
+    validate = ajv.compile(schema);
+    validators.set(name, validate);
+  }
+  if (validate(payload)) return [];
+  return (validate.errors ?? []).map((e) => `data${e.instancePath.replaceAll('/', '.')} ${e.message ?? 'is invalid'}`);
+}
+
+/** The personal-data fields present at the top level of a payload. */
+export function personalDataIn(payload: Record<string, unknown>): string[] {
+  return PERSONAL_DATA_FIELDS.filter((field) => payload[field] !== undefined && payload[field] !== null);
+}
+
+/** The document served at `/.well-known/events.json`. */
+export function catalogDocument(): { version: number; events: CatalogEntry[] } {
+  return { version: 1, events: [...CATALOG] };
+}

@@ -1,0 +1,193 @@
+import { createHmac } from 'node:crypto';
+import type { Database } from '../../platform/db.js';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../platform/logger.js';
+import { clock } from '../../platform/clock.js';
+import { addJob } from '../../platform/jobs.js';
+import { randomToken } from '../../platform/ids.js';
+import { safePost, type SafeHttpPolicy } from '../../platform/safe-http.js';
+import * as participants from '../participants/index.js';
+import { PING_EVENT, personalDataIn } from './catalog.js';
+import * as store from './store.js';
+import type { DeliveryStatus } from './schemas.js';
+
+/**
+ * One delivery attempt: claim the delivery, POST the signed envelope outside
+ * any transaction, then record the outcome and schedule the next attempt.
+ *
+ * A delivery is held by at most one attempt at a time (an attempt token and
+ * a deadline on the row). When a worker dies mid-attempt, the job queue hands
+ * the delivery job to another process; that process finds the deadline passed,
+ * logs the lost attempt as `interrupted` (it does not count against
+ * retry_count, since nobody knows whether the receiver got it) and tries again.
+ * So every committed event reaches its receivers at least once.
+ */
+/** Delay before attempt n (index n - 1): immediate, +30 s, +5 min, +30 min; the last step repeats for attempts 5 and 6. */
+export const BACKOFF_SECONDS = [0, 30, 300, 1800] as const;
+/** Time allowed past timeout_seconds before an unfinished attempt counts as abandoned. */
+const ATTEMPT_DEADLINE_GRACE_SECONDS = 5;
+const USER_AGENT = 'loyalty-service-webhooks/1';
+
+export function backoffSecondsBefore(attempt: number): number {
+  return BACKOFF_SECONDS[Math.min(Math.max(attempt, 1), BACKOFF_SECONDS.length) - 1];
+}
+
+export interface Envelope {
+  id: string;
+  event: string;
+  timestamp: string;
+  tenant_id: string;
+  engagement_id: string | null;
+  participant_id: string | null;
+  data: Record<string, unknown>;
+}
+
+/** `t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the whole secret string (as Stripe does). */
+export function signatureHeader(secret: string, timestamp: number, rawBody: string): string {
+  const digest = createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest('hex');
+  return `t=${timestamp},v1=${digest}`;
+}
+
+export function policyOf(config: Config): SafeHttpPolicy {
+  return { allowLoopback: config.allowLoopbackWebhooks, allowHttp: config.allowHttpWebhooks };
+}
+
+interface Context {
+  db: Database;
+  config: Config;
+  log: Logger;
+}
+
+export type AttemptResult = 'not_found' | 'not_due' | 'cancelled' | 'superseded' | DeliveryStatus;
+
+/**
+ * Runs one attempt of the delivery. Returns what happened; never throws for
+ * receiver failures (only for database failures, which the job queue retries).
+ */
+export async function attemptDelivery(context: Context, tenantId: string, deliveryId: string): Promise<AttemptResult> {
+  const { db, config, log } = context;
+  const token = randomToken(12);
+  const claimed = await db.tenant(tenantId, async (tx) => {
+    const work = await store.lockDeliveryWork(tx, tenantId, deliveryId);
+    if (!work) return { result: 'not_found' as const };
+    const { delivery, destination } = work;
+    if (delivery.status === 'DELIVERING' && !work.deadlineExpired) {
+      // Another attempt holds the delivery. Its worker may have died with the
+      // job (the job queue then hands the job on early): look again once the
+      // attempt's deadline has passed, so the delivery is never left behind.
+      await addJob(tx, store.DELIVER_TASK, { tenant_id: tenantId, delivery_id: deliveryId }, { runAt: new Date(new Date(delivery.attempt_deadline!).getTime() + 1000) });
+      return { result: 'not_due' as const };
+    }
+    if (!['PENDING', 'RETRYING', 'DELIVERING'].includes(delivery.status)) return { result: 'not_due' as const };
+    const now = clock.now();
+    if (delivery.status === 'DELIVERING') {
+      await store.insertAttempt(tx, tenantId, deliveryId, {
+        attempt: delivery.attempts + 1,
+        outcome: 'interrupted',
+        startedAt: now,
+        durationMs: 0,
+        responseStatus: null,
+        responseBody: null,
+        error: 'the worker making this attempt stopped before it finished; the attempt is repeated',
+      });
+    }
+    if (!destination.active) {
+      await store.cancelDelivery(tx, tenantId, deliveryId, 'the destination was deactivated before the delivery was made', now);
+      return { result: 'cancelled' as const };
+    }
+    await store.startAttempt(tx, tenantId, deliveryId, token, destination.timeout_seconds + ATTEMPT_DEADLINE_GRACE_SECONDS, now);
+    return { result: 'claimed' as const, work };
+  });
+  if (claimed.result !== 'claimed') return claimed.result;
+
+  const { delivery, destination } = claimed.work;
+  const data = claimed.work.data ?? (delivery.event === PING_EVENT ? pingData(destination.id) : {});
+  const envelope: Envelope = {
+    id: delivery.event_id,
+    event: delivery.event,
+    timestamp: new Date(delivery.occurred_at).toISOString(),
+    tenant_id: tenantId,
+    engagement_id: delivery.engagement_id,
+    participant_id: delivery.participant_id,
+    data,
+  };
+  const rawBody = JSON.stringify(envelope);
+  const startedAt = clock.now();
+  const timestamp = Math.floor(startedAt.getTime() / 1000);
+  const headers: Record<string, string> = {
+    ...destination.custom_headers,
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'x-service-signature': signatureHeader(destination.secret, timestamp, rawBody),
+    'x-service-event': delivery.event,
+    'x-service-timestamp': String(timestamp),
+    'x-service-delivery-id': delivery.event_id,
+  };
+  const response = await safePost(destination.url, headers, rawBody, destination.timeout_seconds * 1000, policyOf(config));
+  const succeeded = response.status !== null && response.status >= 200 && response.status < 300;
+  const attemptNumber = delivery.attempts + 1;
+  const status: DeliveryStatus = succeeded ? 'SUCCEEDED' : attemptNumber >= delivery.max_attempts ? 'EXHAUSTED' : 'RETRYING';
+  const error = succeeded ? null : (response.error ?? `the receiver answered HTTP ${response.status}`);
+
+  return db.tenant(tenantId, async (tx) => {
+    const now = clock.now();
+    const nextAttemptAt = status === 'RETRYING' ? new Date(now.getTime() + backoffSecondsBefore(attemptNumber + 1) * 1000 * config.timeScale) : null;
+    const recorded = await store.finishAttempt(tx, tenantId, deliveryId, token, {
+      status,
+      nextAttemptAt,
+      now,
+      record: {
+        attempt: attemptNumber,
+        outcome: succeeded ? 'succeeded' : 'failed',
+        startedAt,
+        durationMs: response.durationMs,
+        responseStatus: response.status,
+        responseBody: response.body,
+        error,
+      },
+    });
+    if (!recorded) {
+      log.warn({ tenantId, deliveryId }, 'a delivery attempt finished after its deadline; another worker had taken over');
+      return 'superseded' as const;
+    }
+    if (nextAttemptAt) await addJob(tx, store.DELIVER_TASK, { tenant_id: tenantId, delivery_id: deliveryId }, { runAt: nextAttemptAt });
+    await logPersonalDataAccess(tx, tenantId, destination.id, delivery.participant_id, data, response.address);
+    return status;
+  });
+}
+
+function pingData(destinationId: string): Record<string, unknown> {
+  return { destination_id: destinationId, message: 'This is a test delivery.' };
+}
+
+type RecordPiiAccess = (tx: unknown, tenantId: string, entry: Record<string, unknown>) => Promise<unknown>;
+
+/**
+ * A payload that carries personal data leaves an audit row (actor `webhook`,
+ * the destination id as actor). Catalog payloads carry ids only, so this
+ * fires only when an emitter adds a personal field. The access log belongs to
+ * the participants module; its `recordPiiAccessInTx` is used once it exists.
+ */
+async function logPersonalDataAccess(
+  tx: Parameters<typeof store.insertAttempt>[0],
+  tenantId: string,
+  destinationId: string,
+  participantId: string | null,
+  data: Record<string, unknown>,
+  address: string | null,
+): Promise<void> {
+  if (!participantId) return;
+  const fields = personalDataIn(data);
+  if (fields.length === 0) return;
+  const record = (participants as Record<string, unknown>).recordPiiAccessInTx as RecordPiiAccess | undefined;
+  if (typeof record !== 'function') return;
+  await record(tx, tenantId, {
+    actorType: 'webhook',
+    actorId: destinationId,
+    participantId,
+    fieldsAccessed: fields,
+    rowCount: 1,
+    exportFormat: null,
+    ipAddress: address,
+  });
+}

@@ -1,0 +1,268 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AppError } from '../../platform/errors.js';
+import * as service from './service.js';
+import { catalogDocument } from './catalog.js';
+import { LiveStreamHub, toEnvelope } from './stream.js';
+import { participantEventsAfter, type StreamEventRow } from './store.js';
+import {
+  BulkReplayBody,
+  CatalogDocument,
+  CreateDestinationBody,
+  CreatedDestination,
+  DeliveryList,
+  DeliveryParams,
+  DestinationIdParams,
+  DestinationList,
+  ListDestinationsQuery,
+  LogsQuery,
+  ReplayJobParams,
+  StreamQuery,
+  UpdateDestinationBody,
+} from './schemas.js';
+
+const tags = ['webhooks'];
+const admin = { auth: 'admin' as const };
+/** Events sent on resume before the live feed takes over. */
+const STREAM_CATCH_UP_MAX = 500;
+/** A comment line keeps proxies from closing an idle stream, and a catch-up read covers a missed notification. */
+const STREAM_HEARTBEAT_MS = 15_000;
+/** Envelope ids a stream remembers to avoid sending one twice. */
+const STREAM_SENT_IDS_MAX = 2_000;
+
+export const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, config, log, systemUrl } = app.ctx;
+  const context = { db, config, log };
+
+  app.get(
+    '/gamify/webhooks',
+    { config: admin, schema: { tags, summary: 'List webhook destinations', querystring: ListDestinationsQuery, response: { 200: DestinationList } } },
+    async (request) => service.listDestinations(context, request.auth!.tenantId, request.query),
+  );
+
+  app.post(
+    '/gamify/webhooks',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Create a webhook destination; returns the signing secret once',
+        description:
+          'Rule violations (name outside 1–100 characters or with the reserved `[system]` prefix, a URL that is not https or points at a ' +
+          'private, loopback, link-local or otherwise non-public address, unknown event names, retry_count outside 0–5, timeout_seconds ' +
+          'outside 3–60) answer 422 `VALIDATION_INVALID_VALUE`.',
+        body: CreateDestinationBody,
+        response: { 201: CreatedDestination },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await service.createDestination(context, request.auth!.tenantId, request.body)),
+  );
+
+  app.get(
+    '/gamify/webhooks/:destination_id',
+    { config: admin, schema: { tags, summary: 'Read a webhook destination', params: DestinationIdParams, response: { 200: Type.Ref('WebhookDestination') } } },
+    async (request) => service.readDestination(context, request.auth!.tenantId, request.params.destination_id),
+  );
+
+  app.patch(
+    '/gamify/webhooks/:destination_id',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Update the url, events, retry_count, timeout_seconds or active state of a destination',
+        description: 'The URL is re-validated against the same forgery rules as at creation.',
+        params: DestinationIdParams,
+        body: UpdateDestinationBody,
+        response: { 200: Type.Ref('WebhookDestination') },
+      },
+    },
+    async (request) => service.updateDestination(context, request.auth!.tenantId, request.params.destination_id, request.body),
+  );
+
+  app.delete(
+    '/gamify/webhooks/:destination_id',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Delete a destination (its pending deliveries and logs go with it)',
+        params: DestinationIdParams,
+        response: { 204: Type.Null({ description: 'Deleted.' }) },
+      },
+    },
+    async (request, reply) => {
+      await service.deleteDestination(context, request.auth!.tenantId, request.params.destination_id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/gamify/webhooks/:destination_id/test',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Send a signed test delivery (event `ping`) now and report its outcome',
+        description: 'One attempt, no retries. The answer is the delivery record with the attempt (status, response code, duration, error).',
+        params: DestinationIdParams,
+        response: { 200: Type.Ref('WebhookDelivery') },
+      },
+    },
+    async (request) => service.sendTestDelivery(context, request.auth!.tenantId, request.params.destination_id),
+  );
+
+  app.get(
+    '/gamify/webhooks/:destination_id/logs',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Delivery history of a destination, newest first, with every attempt',
+        params: DestinationIdParams,
+        querystring: LogsQuery,
+        response: { 200: DeliveryList },
+      },
+    },
+    async (request) => service.listLogs(context, request.auth!.tenantId, request.params.destination_id, request.query),
+  );
+
+  app.post(
+    '/gamify/webhooks/:destination_id/deliveries/:log_id/replay',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Replay one finished delivery as a new delivery',
+        description:
+          'The new delivery has its own `log_id` and a fresh attempt budget; its envelope id and X-Service-Delivery-Id stay the ' +
+          'event\'s, so receivers that dedupe by delivery id recognise it. A delivery still in progress answers 409.',
+        params: DeliveryParams,
+        response: { 202: Type.Ref('WebhookDelivery') },
+      },
+    },
+    async (request, reply) =>
+      reply.status(202).send(await service.replayDelivery(context, request.auth!.tenantId, request.params.destination_id, request.params.log_id)),
+  );
+
+  app.post(
+    '/gamify/webhooks/:destination_id/replay',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Bulk replay: a job that replays every event whose latest delivery ended in the given states',
+        description: 'Filters: `since`/`until` on the event time, `statuses` (default `["EXHAUSTED"]`), `events`. At most 10,000 deliveries per job.',
+        params: DestinationIdParams,
+        body: BulkReplayBody,
+        response: { 202: Type.Ref('WebhookReplayJob') },
+      },
+    },
+    async (request, reply) =>
+      reply.status(202).send(await service.startBulkReplay(context, request.auth!.tenantId, request.params.destination_id, request.body ?? {})),
+  );
+
+  app.get(
+    '/gamify/webhooks/:destination_id/replay-jobs/:job_id',
+    {
+      config: admin,
+      schema: { tags, summary: 'Status of a bulk replay job', params: ReplayJobParams, response: { 200: Type.Ref('WebhookReplayJob') } },
+    },
+    async (request) => service.readReplayJob(context, request.auth!.tenantId, request.params.destination_id, request.params.job_id),
+  );
+
+  const hub = new LiveStreamHub(db, systemUrl, log);
+  const openStreams = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const end of openStreams) end();
+    await hub.close();
+  });
+
+  app.get(
+    '/public/events/stream',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags,
+        summary: "The participant's live event stream (server-sent events)",
+        description:
+          'Each message is one envelope (the same JSON, with the same `id`, as a webhook delivery) as `data:`, with `id:` set to the ' +
+          'envelope id. Reconnect with the `Last-Event-ID` header (browsers send it) or `last_event_id` to receive what was missed. ' +
+          'Events of other engagements are not shown; events without an engagement are.',
+        querystring: StreamQuery,
+        response: { 200: Type.String({ description: 'text/event-stream' }) },
+      },
+    },
+    async (request, reply) => {
+      const auth = request.auth!;
+      const tenantId = auth.tenantId;
+      const participantId = auth.participantId!;
+      const engagementId = auth.engagementId!;
+      const header = request.headers['last-event-id'];
+      const resumeFrom = (typeof header === 'string' && header !== '' ? header : request.query.last_event_id) ?? null;
+      const catchUp = async (afterId: string): Promise<StreamEventRow[] | null> =>
+        db.tenant(tenantId, (tx) => participantEventsAfter(tx, tenantId, participantId, engagementId, afterId, STREAM_CATCH_UP_MAX));
+      const missed = resumeFrom ? await catchUp(resumeFrom) : [];
+      if (missed === null) throw new AppError('not_found', 'STREAM_EVENT_NOT_FOUND', `Last-Event-ID "${resumeFrom}" is not an event of this participant`);
+
+      const sent = new Set<string>();
+      let lastId = resumeFrom;
+      const raw = reply.raw;
+      const write = (rows: StreamEventRow[]) => {
+        for (const row of rows) {
+          if (sent.has(row.id)) continue;
+          sent.add(row.id);
+          if (sent.size > STREAM_SENT_IDS_MAX) sent.delete(sent.values().next().value as string);
+          lastId = row.id;
+          raw.write(`id: ${row.id}\ndata: ${JSON.stringify(toEnvelope(tenantId, row))}\n\n`);
+        }
+      };
+      let unsubscribe: () => void;
+      try {
+        unsubscribe = await hub.subscribe({ tenantId, participantId, engagementId, push: write });
+      } catch (error) {
+        throw new AppError('rate_limited', 'STREAM_LIMIT_REACHED', (error as Error).message, {}, { 'Retry-After': '5' });
+      }
+      reply.hijack();
+      raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+        'x-request-id': request.id,
+      });
+      raw.write('retry: 3000\n\n');
+      write(missed);
+      const heartbeat = setInterval(() => {
+        raw.write(': keep-alive\n\n');
+        if (lastId) void catchUp(lastId).then((rows) => rows && write(rows)).catch(() => undefined);
+      }, STREAM_HEARTBEAT_MS);
+      const end = () => {
+        clearInterval(heartbeat);
+        unsubscribe();
+        openStreams.delete(end);
+        if (!raw.writableEnded) raw.end();
+      };
+      openStreams.add(end);
+      request.raw.on('close', end);
+    },
+  );
+};
+
+export const rootRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/.well-known/events.json',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'The event catalog: the 25 subscribable events with the JSON Schema of each event\'s data',
+        response: { 200: CatalogDocument },
+      },
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=300');
+      return catalogDocument();
+    },
+  );
+};

@@ -1,0 +1,183 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Pagination } from '../../platform/http.js';
+
+/**
+ * Request and response schemas of the webhook routes. The destination rules
+ * of the spec (name length and `[system]` prefix, https and forgery rules,
+ * catalog event names, retry and timeout ranges) are checked by the service
+ * so that a violation answers 422 VALIDATION_INVALID_VALUE as Errors 4 asks;
+ * the schemas here only fix the types and close the bodies.
+ */
+export const DELIVERY_STATUSES = ['PENDING', 'DELIVERING', 'RETRYING', 'SUCCEEDED', 'EXHAUSTED', 'CANCELLED'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const DestinationIdParams = Type.Object({ destination_id: Type.String({ maxLength: 64 }) });
+export const DeliveryParams = Type.Object({ destination_id: Type.String({ maxLength: 64 }), log_id: Type.String({ maxLength: 64 }) });
+export const ReplayJobParams = Type.Object({ destination_id: Type.String({ maxLength: 64 }), job_id: Type.String({ maxLength: 64 }) });
+
+const CustomHeaders = Type.Record(Type.String(), Type.String(), {
+  description: 'Extra headers added to every delivery (at most 20; names other than the X-Service-* and transport headers).',
+});
+
+export const CreateDestinationBody = Type.Object(
+  {
+    name: Type.String({ description: '1 to 100 characters; the prefix `[system]` is reserved.' }),
+    url: Type.String({ description: 'An https URL whose host resolves to public addresses only.' }),
+    events: Type.Array(Type.String(), { description: 'Event names from `/.well-known/events.json` (at least one).' }),
+    engagement_id: Type.Optional(Type.String({ format: 'uuid', description: 'Deliver only events of this engagement; omitted means all.' })),
+    custom_headers: Type.Optional(CustomHeaders),
+    retry_count: Type.Optional(Type.Integer({ description: '0 to 5 (default 3); attempts = retry_count + 1.' })),
+    timeout_seconds: Type.Optional(Type.Integer({ description: '3 to 60 (default 10).' })),
+    active: Type.Optional(Type.Boolean({ description: 'Default true.' })),
+  },
+  { additionalProperties: false },
+);
+export type CreateDestinationInput = Static<typeof CreateDestinationBody>;
+
+export const UpdateDestinationBody = Type.Object(
+  {
+    url: Type.Optional(Type.String({ description: 'Re-validated against the same forgery rules.' })),
+    events: Type.Optional(Type.Array(Type.String())),
+    retry_count: Type.Optional(Type.Integer()),
+    timeout_seconds: Type.Optional(Type.Integer()),
+    active: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateDestinationInput = Static<typeof UpdateDestinationBody>;
+
+export const Destination = Type.Object(
+  {
+    id: Type.String({ description: 'Destination id (`whk_…`).' }),
+    name: Type.String(),
+    url: Type.String(),
+    events: Type.Array(Type.String()),
+    engagement_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    custom_headers: CustomHeaders,
+    retry_count: Type.Integer(),
+    timeout_seconds: Type.Integer(),
+    active: Type.Boolean(),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'WebhookDestination', title: 'Webhook destination' },
+);
+export type DestinationView = Static<typeof Destination>;
+
+export const CreatedDestination = Type.Object({
+  ...Destination.properties,
+  secret: Type.String({ description: 'The signing secret (`whsec_…`). Shown once; store it.' }),
+});
+
+export const ListDestinationsQuery = Type.Object({ limit: Pagination.limit(100, 50), cursor: Pagination.cursor() }, { additionalProperties: false });
+export const DestinationList = Type.Object({ destinations: Type.Array(Type.Ref('WebhookDestination')), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+
+export const Attempt = Type.Object({
+  attempt: Type.Integer({ description: '1-based attempt number.' }),
+  outcome: Type.Union([Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('interrupted')]),
+  started_at: Type.String({ format: 'date-time' }),
+  duration_ms: Type.Integer(),
+  response_status: Type.Union([Type.Integer(), Type.Null()]),
+  response_body: Type.Union([Type.String(), Type.Null()], { description: 'The first 1,024 bytes of the response body.' }),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const Delivery = Type.Object(
+  {
+    log_id: Type.String({ description: 'Id of this delivery record (`dlv_…`); a replay gets a new one.' }),
+    delivery_id: Type.String({ description: 'The envelope id and X-Service-Delivery-Id (`evt_…`); the same for retries and replays.' }),
+    destination_id: Type.String(),
+    event: Type.String(),
+    participant_id: Type.Union([Type.String(), Type.Null()]),
+    engagement_id: Type.Union([Type.String(), Type.Null()]),
+    status: Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s))),
+    attempts: Type.Integer({ description: 'Attempts that finished with an outcome.' }),
+    max_attempts: Type.Integer({ description: 'retry_count + 1 at the time the delivery was created.' }),
+    next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    last_response_status: Type.Union([Type.Integer(), Type.Null()]),
+    last_error: Type.Union([Type.String(), Type.Null()]),
+    replay_of: Type.Union([Type.String(), Type.Null()], { description: 'The log_id this delivery replays.' }),
+    replay_job_id: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+    completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    attempt_log: Type.Array(Attempt),
+  },
+  { $id: 'WebhookDelivery', title: 'Webhook delivery' },
+);
+export type DeliveryView = Static<typeof Delivery>;
+
+export const LogsQuery = Type.Object(
+  {
+    limit: Pagination.limit(100, 50),
+    cursor: Pagination.cursor(),
+    status: Type.Optional(Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s)))),
+    event: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+export const DeliveryList = Type.Object({ deliveries: Type.Array(Type.Ref('WebhookDelivery')), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+
+export const BulkReplayBody = Type.Object(
+  {
+    since: Type.Optional(Type.String({ format: 'date-time', description: 'Events that occurred at or after this time.' })),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'Events that occurred before this time.' })),
+    statuses: Type.Optional(
+      Type.Array(Type.Union(['SUCCEEDED', 'EXHAUSTED', 'CANCELLED'].map((s) => Type.Literal(s))), {
+        minItems: 1,
+        uniqueItems: true,
+        description: 'Replay events whose latest delivery ended in one of these states (default ["EXHAUSTED"]).',
+      }),
+    ),
+    events: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: 25, description: 'Only these event names.' })),
+  },
+  { additionalProperties: false },
+);
+export type BulkReplayInput = Static<typeof BulkReplayBody>;
+
+export const ReplayJob = Type.Object(
+  {
+    job_id: Type.String({ description: 'Replay job id (`wrj_…`).' }),
+    destination_id: Type.String(),
+    status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]),
+    filter: Type.Object({
+      since: Type.Union([Type.String(), Type.Null()]),
+      until: Type.Union([Type.String(), Type.Null()]),
+      statuses: Type.Array(Type.String()),
+      events: Type.Union([Type.Array(Type.String()), Type.Null()]),
+    }),
+    matched: Type.Integer({ description: 'Events whose latest delivery matched the filter (at most 10,000 per job).' }),
+    replayed: Type.Integer({ description: 'New deliveries created.' }),
+    error: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+    started_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { $id: 'WebhookReplayJob', title: 'Bulk replay job' },
+);
+export type ReplayJobView = Static<typeof ReplayJob>;
+
+export const StreamQuery = Type.Object(
+  {
+    session_id: Type.String(),
+    engagement_id: Type.String({ format: 'uuid' }),
+    last_event_id: Type.Optional(Type.String({ maxLength: 64, description: 'Resume after this envelope id (the Last-Event-ID header wins when both are sent).' })),
+  },
+  { additionalProperties: false },
+);
+
+export const CatalogDocument = Type.Object({
+  version: Type.Integer(),
+  events: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      kind: Type.String(),
+      status: Type.Union([Type.Literal('active'), Type.Literal('deferred')]),
+      legacy: Type.Boolean(),
+      frozen: Type.Boolean(),
+      emitter: Type.Union([Type.String(), Type.Null()]),
+      description: Type.String(),
+      personal_data: Type.Array(Type.String()),
+      schema: Type.Unknown({ description: 'JSON Schema (2020-12) of the event\'s `data`.' }),
+    }),
+  ),
+});

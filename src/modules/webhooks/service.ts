@@ -1,0 +1,350 @@
+import { randomBytes } from 'node:crypto';
+import type { Database, Tx } from '../../platform/db.js';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../platform/logger.js';
+import { clock } from '../../platform/clock.js';
+import { addJob } from '../../platform/jobs.js';
+import { prefixedId } from '../../platform/ids.js';
+import { AppError, conflict, notFound, ruleViolation } from '../../platform/errors.js';
+import { decodeCursor, encodeCursor } from '../../platform/http.js';
+import { resolveSafeTarget, UnsafeUrlError, type Resolver } from '../../platform/safe-http.js';
+import { catalogEntry, PING_EVENT } from './catalog.js';
+import { attemptDelivery, policyOf } from './delivery.js';
+import * as store from './store.js';
+import type {
+  BulkReplayInput,
+  CreateDestinationInput,
+  DeliveryView,
+  DestinationView,
+  ReplayJobView,
+  UpdateDestinationInput,
+} from './schemas.js';
+
+/**
+ * The webhook use-cases: destinations (with the spec's validation rules),
+ * delivery logs, test deliveries, and single and bulk replay.
+ */
+export const NAME_LENGTH_MAX = 100;
+export const RESERVED_NAME_PREFIX = '[system]';
+export const RETRY_COUNT_MIN = 0;
+export const RETRY_COUNT_MAX = 5;
+export const RETRY_COUNT_DEFAULT = 3;
+export const TIMEOUT_SECONDS_MIN = 3;
+export const TIMEOUT_SECONDS_MAX = 60;
+export const TIMEOUT_SECONDS_DEFAULT = 10;
+const EVENTS_PER_DESTINATION_MAX = 25;
+const CUSTOM_HEADERS_MAX = 20;
+const CUSTOM_HEADER_VALUE_LENGTH_MAX = 1024;
+/** Deliveries one bulk replay job may create. */
+export const BULK_REPLAY_DELIVERIES_MAX = 10_000;
+/** Headers the service sets itself; a custom header may not replace them. */
+const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'user-agent', 'transfer-encoding', 'connection', 'expect', 'upgrade', 'keep-alive', 'te', 'trailer']);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+interface Context {
+  db: Database;
+  config: Config;
+  log: Logger;
+  /** Tests give a fake resolver; production uses the system's. */
+  resolver?: Resolver;
+}
+
+function checkName(name: string): void {
+  const length = [...name].length;
+  if (length < 1 || length > NAME_LENGTH_MAX) throw ruleViolation(`name must be 1 to ${NAME_LENGTH_MAX} characters (got ${length})`);
+  if (name.trimStart().toLowerCase().startsWith(RESERVED_NAME_PREFIX)) throw ruleViolation(`name may not start with the reserved prefix "${RESERVED_NAME_PREFIX}"`);
+}
+
+function checkEvents(events: string[]): string[] {
+  if (events.length === 0) throw ruleViolation('events must name at least one event from the catalog');
+  const unique = [...new Set(events)];
+  if (unique.length > EVENTS_PER_DESTINATION_MAX) throw ruleViolation(`events may list at most ${EVENTS_PER_DESTINATION_MAX} names`);
+  const unknown = unique.filter((name) => !catalogEntry(name));
+  if (unknown.length > 0) {
+    throw ruleViolation(`unknown event name${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => JSON.stringify(n)).join(', ')}; see /.well-known/events.json`);
+  }
+  return unique;
+}
+
+function checkRange(field: string, value: number, min: number, max: number): void {
+  if (value < min || value > max) throw ruleViolation(`${field} must be from ${min} to ${max} (got ${value})`);
+}
+
+function checkCustomHeaders(headers: Record<string, string>): Record<string, string> {
+  const entries = Object.entries(headers);
+  if (entries.length > CUSTOM_HEADERS_MAX) throw ruleViolation(`custom_headers may hold at most ${CUSTOM_HEADERS_MAX} headers`);
+  const seen = new Set<string>();
+  for (const [name, value] of entries) {
+    const lower = name.toLowerCase();
+    if (!HEADER_NAME.test(name)) throw ruleViolation(`custom_headers: "${name}" is not a valid header name`);
+    if (RESERVED_HEADERS.has(lower) || lower.startsWith('x-service-')) throw ruleViolation(`custom_headers: "${name}" is set by the service and cannot be replaced`);
+    if (seen.has(lower)) throw ruleViolation(`custom_headers: "${name}" appears twice`);
+    seen.add(lower);
+    if (value.length > CUSTOM_HEADER_VALUE_LENGTH_MAX || !HEADER_VALUE.test(value)) {
+      throw ruleViolation(`custom_headers: the value of "${name}" must be at most ${CUSTOM_HEADER_VALUE_LENGTH_MAX} characters without control characters`);
+    }
+  }
+  return headers;
+}
+
+/** The URL rules: https, no credentials, and a host that is (or resolves only to) public addresses. */
+async function checkUrl(context: Context, url: string): Promise<string> {
+  try {
+    const target = await resolveSafeTarget(url, policyOf(context.config), context.resolver);
+    return target.url.toString();
+  } catch (error) {
+    if (error instanceof UnsafeUrlError) throw ruleViolation(`url is not allowed: ${error.message}`);
+    throw error;
+  }
+}
+
+export function toDestinationView(row: store.DestinationRow): DestinationView {
+  return {
+    id: row.id,
+    name: row.name,
+    url: row.url,
+    events: row.events,
+    engagement_id: row.engagement_id,
+    custom_headers: row.custom_headers,
+    retry_count: row.retry_count,
+    timeout_seconds: row.timeout_seconds,
+    active: row.active,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
+
+export function toDeliveryView(row: store.DeliveryWithAttempts): DeliveryView {
+  return {
+    log_id: row.id,
+    delivery_id: row.event_id,
+    destination_id: row.destination_id,
+    event: row.event,
+    participant_id: row.participant_id,
+    engagement_id: row.engagement_id,
+    status: row.status,
+    attempts: row.attempts,
+    max_attempts: row.max_attempts,
+    next_attempt_at: row.status === 'RETRYING' || row.status === 'PENDING' ? iso(row.next_attempt_at) : null,
+    last_response_status: row.last_response_status,
+    last_error: row.last_error,
+    replay_of: row.replay_of,
+    replay_job_id: row.replay_job_id,
+    created_at: iso(row.created_at)!,
+    completed_at: iso(row.completed_at),
+    attempt_log: row.attempt_log.map((a) => ({ ...a, started_at: iso(a.started_at)! })),
+  };
+}
+
+function toReplayJobView(row: store.ReplayJobRow): ReplayJobView {
+  return {
+    job_id: row.id,
+    destination_id: row.destination_id,
+    status: row.status,
+    filter: row.filter,
+    matched: row.matched,
+    replayed: row.replayed,
+    error: row.error,
+    created_at: iso(row.created_at)!,
+    started_at: iso(row.started_at),
+    completed_at: iso(row.completed_at),
+  };
+}
+
+function newSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+async function requireDestination(tx: Tx, tenantId: string, id: string, lock = false): Promise<store.DestinationRow> {
+  const destination = await store.findDestination(tx, tenantId, id, lock);
+  if (!destination) throw notFound(`webhook destination "${id}"`, 'WEBHOOK_DESTINATION_NOT_FOUND');
+  return destination;
+}
+
+export async function createDestination(context: Context, tenantId: string, input: CreateDestinationInput): Promise<DestinationView & { secret: string }> {
+  checkName(input.name);
+  const events = checkEvents(input.events);
+  const retryCount = input.retry_count ?? RETRY_COUNT_DEFAULT;
+  const timeoutSeconds = input.timeout_seconds ?? TIMEOUT_SECONDS_DEFAULT;
+  checkRange('retry_count', retryCount, RETRY_COUNT_MIN, RETRY_COUNT_MAX);
+  checkRange('timeout_seconds', timeoutSeconds, TIMEOUT_SECONDS_MIN, TIMEOUT_SECONDS_MAX);
+  const customHeaders = checkCustomHeaders(input.custom_headers ?? {});
+  const url = await checkUrl(context, input.url);
+  const now = clock.now();
+  const row = await context.db.tenant(tenantId, (tx) =>
+    store.insertDestination(tx, {
+      tenant_id: tenantId,
+      id: prefixedId('whk', 12),
+      name: input.name,
+      url,
+      events,
+      engagement_id: input.engagement_id ?? null,
+      custom_headers: customHeaders,
+      retry_count: retryCount,
+      timeout_seconds: timeoutSeconds,
+      active: input.active ?? true,
+      secret: newSecret(),
+      created_at: now,
+      updated_at: now,
+    }),
+  );
+  return { ...toDestinationView(row), secret: row.secret };
+}
+
+export async function listDestinations(context: Context, tenantId: string, query: { limit: number; cursor?: string }) {
+  const after = decodeCursor<{ created_at: string; id: string }>(query.cursor);
+  const rows = await context.db.tenant(tenantId, (tx) => store.listDestinations(tx, tenantId, query.limit + 1, after));
+  const page = rows.slice(0, query.limit);
+  const last = page[page.length - 1];
+  return {
+    destinations: page.map(toDestinationView),
+    next_cursor: rows.length > query.limit && last ? encodeCursor({ created_at: new Date(last.created_at).toISOString(), id: last.id }) : null,
+  };
+}
+
+export async function readDestination(context: Context, tenantId: string, id: string): Promise<DestinationView> {
+  return context.db.tenant(tenantId, async (tx) => toDestinationView(await requireDestination(tx, tenantId, id)));
+}
+
+export async function updateDestination(context: Context, tenantId: string, id: string, input: UpdateDestinationInput): Promise<DestinationView> {
+  const events = input.events === undefined ? undefined : checkEvents(input.events);
+  if (input.retry_count !== undefined) checkRange('retry_count', input.retry_count, RETRY_COUNT_MIN, RETRY_COUNT_MAX);
+  if (input.timeout_seconds !== undefined) checkRange('timeout_seconds', input.timeout_seconds, TIMEOUT_SECONDS_MIN, TIMEOUT_SECONDS_MAX);
+  // The existence check comes first so that another tenant's id is a 404 whatever the body says.
+  await readDestination(context, tenantId, id);
+  const url = input.url === undefined ? undefined : await checkUrl(context, input.url);
+  return context.db.tenant(tenantId, async (tx) => {
+    const row = await store.updateDestination(tx, tenantId, id, { ...input, url, events }, clock.now());
+    if (!row) throw notFound(`webhook destination "${id}"`, 'WEBHOOK_DESTINATION_NOT_FOUND');
+    return toDestinationView(row);
+  });
+}
+
+export async function deleteDestination(context: Context, tenantId: string, id: string): Promise<void> {
+  const deleted = await context.db.tenant(tenantId, (tx) => store.deleteDestination(tx, tenantId, id));
+  if (!deleted) throw notFound(`webhook destination "${id}"`, 'WEBHOOK_DESTINATION_NOT_FOUND');
+}
+
+/** Sends a signed `ping` now, once (no retries), and answers with the delivery and its attempt. */
+export async function sendTestDelivery(context: Context, tenantId: string, destinationId: string): Promise<DeliveryView> {
+  const deliveryId = prefixedId('dlv', 16);
+  await context.db.tenant(tenantId, async (tx) => {
+    const destination = await requireDestination(tx, tenantId, destinationId);
+    if (!destination.active) throw conflict('the destination is inactive; activate it before sending a test delivery', 'WEBHOOK_DESTINATION_INACTIVE');
+    const now = clock.now();
+    await store.insertDelivery(tx, {
+      tenant_id: tenantId,
+      id: deliveryId,
+      destination_id: destinationId,
+      event_id: prefixedId('evt'),
+      event: PING_EVENT,
+      participant_id: null,
+      engagement_id: destination.engagement_id,
+      occurred_at: now,
+      max_attempts: 1,
+      created_at: now,
+    });
+    // Should this process die during the attempt, the job finishes the delivery.
+    const safetyNet = new Date(now.getTime() + (destination.timeout_seconds + 10) * 1000);
+    await addJob(tx, store.DELIVER_TASK, { tenant_id: tenantId, delivery_id: deliveryId }, { runAt: safetyNet });
+  });
+  await attemptDelivery(context, tenantId, deliveryId);
+  return readDelivery(context, tenantId, deliveryId);
+}
+
+async function readDelivery(context: Context, tenantId: string, deliveryId: string): Promise<DeliveryView> {
+  const row = await context.db.tenant(tenantId, (tx) => store.findDeliveryWithAttempts(tx, tenantId, deliveryId));
+  if (!row) throw notFound(`delivery "${deliveryId}"`, 'WEBHOOK_DELIVERY_NOT_FOUND');
+  return toDeliveryView(row);
+}
+
+export async function listLogs(
+  context: Context,
+  tenantId: string,
+  destinationId: string,
+  query: { limit: number; cursor?: string; status?: string; event?: string },
+) {
+  const before = decodeCursor<{ created_at: string; id: string }>(query.cursor);
+  return context.db.tenant(tenantId, async (tx) => {
+    await requireDestination(tx, tenantId, destinationId);
+    const rows = await store.listDeliveries(tx, tenantId, destinationId, { status: query.status, event: query.event }, query.limit + 1, before);
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      deliveries: page.map(toDeliveryView),
+      next_cursor: rows.length > query.limit && last ? encodeCursor({ created_at: new Date(last.created_at).toISOString(), id: last.id }) : null,
+    };
+  });
+}
+
+const IN_PROGRESS = new Set(['PENDING', 'DELIVERING', 'RETRYING']);
+
+/** A new delivery of the same event (same envelope id and X-Service-Delivery-Id) with a fresh attempt budget. */
+export async function replayDelivery(context: Context, tenantId: string, destinationId: string, logId: string): Promise<DeliveryView> {
+  const newId = prefixedId('dlv', 16);
+  await context.db.tenant(tenantId, async (tx) => {
+    const destination = await requireDestination(tx, tenantId, destinationId, true);
+    const original = await store.findDelivery(tx, tenantId, destinationId, logId);
+    if (!original) throw notFound(`delivery "${logId}" of destination "${destinationId}"`, 'WEBHOOK_DELIVERY_NOT_FOUND');
+    if (!destination.active) throw conflict('the destination is inactive; activate it before replaying', 'WEBHOOK_DESTINATION_INACTIVE');
+    if (IN_PROGRESS.has(original.status)) {
+      throw new AppError('conflict', 'WEBHOOK_DELIVERY_IN_PROGRESS', `delivery "${logId}" is ${original.status}; only finished deliveries can be replayed`);
+    }
+    await store.insertReplay(tx, tenantId, original, destination, newId, clock.now());
+  });
+  return readDelivery(context, tenantId, newId);
+}
+
+export async function startBulkReplay(context: Context, tenantId: string, destinationId: string, input: BulkReplayInput): Promise<ReplayJobView> {
+  if (input.since && input.until && new Date(input.since) >= new Date(input.until)) throw ruleViolation('since must be before until');
+  const events = input.events ? checkEvents(input.events) : null;
+  return context.db.tenant(tenantId, async (tx) => {
+    const destination = await requireDestination(tx, tenantId, destinationId);
+    if (!destination.active) throw conflict('the destination is inactive; activate it before replaying', 'WEBHOOK_DESTINATION_INACTIVE');
+    const job = await store.insertReplayJob(tx, {
+      tenant_id: tenantId,
+      id: prefixedId('wrj', 12),
+      destination_id: destinationId,
+      filter: {
+        since: input.since ? new Date(input.since).toISOString() : null,
+        until: input.until ? new Date(input.until).toISOString() : null,
+        statuses: input.statuses ?? ['EXHAUSTED'],
+        events,
+      },
+      created_at: clock.now(),
+    });
+    await addJob(tx, store.BULK_REPLAY_TASK, { tenant_id: tenantId, job_id: job.id }, { jobKey: `webhooks.bulk_replay:${job.id}`, maxAttempts: 3 });
+    return toReplayJobView(job);
+  });
+}
+
+export async function readReplayJob(context: Context, tenantId: string, destinationId: string, jobId: string): Promise<ReplayJobView> {
+  return context.db.tenant(tenantId, async (tx) => {
+    await requireDestination(tx, tenantId, destinationId);
+    const job = await store.findReplayJob(tx, tenantId, destinationId, jobId);
+    if (!job) throw notFound(`replay job "${jobId}"`, 'WEBHOOK_REPLAY_JOB_NOT_FOUND');
+    return toReplayJobView(job);
+  });
+}
+
+/** The bulk replay job: one statement creates every replay (bounded) and completes the job. */
+export async function runBulkReplay(context: Context, tenantId: string, jobId: string): Promise<void> {
+  await context.db.tenant(tenantId, async (tx) => {
+    const job = await store.startReplayJob(tx, tenantId, jobId, clock.now());
+    if (!job) return;
+    const destination = await store.findDestination(tx, tenantId, job.destination_id);
+    if (!destination || !destination.active) {
+      await store.failReplayJob(tx, tenantId, jobId, 'the destination was deleted or deactivated before the replay ran', clock.now());
+      return;
+    }
+    await store.runBulkReplay(tx, tenantId, job, destination, BULK_REPLAY_DELIVERIES_MAX, clock.now());
+  });
+}
+
+/** The dispatcher: outbox events to deliveries (and live-stream notifications). */
+export async function dispatch(context: Context, tenantId: string, eventIds: string[]): Promise<{ events: number; deliveries: number }> {
+  return context.db.tenant(tenantId, (tx) => store.fanOut(tx, tenantId, eventIds, clock.now()));
+}

@@ -1,0 +1,462 @@
+import type { Tx } from '../../platform/db.js';
+import type { DeliveryStatus } from './schemas.js';
+
+/**
+ * Every SQL statement on the webhook tables. Each takes the transaction and
+ * the tenant first and filters by the tenant.
+ */
+export const DELIVER_TASK = 'webhooks.deliver';
+export const BULK_REPLAY_TASK = 'webhooks.bulk_replay';
+/** The channel the dispatcher notifies on commit; live streams listen to it. */
+export const DISPATCHED_CHANNEL = 'outbox_dispatched';
+/** Event ids per notification, so a payload stays far below PostgreSQL's 8,000-byte limit. */
+const NOTIFY_EVENT_IDS_MAX = 40;
+const DELIVER_JOB_ATTEMPTS_MAX = 25;
+
+export interface DestinationRow {
+  tenant_id: string;
+  id: string;
+  name: string;
+  url: string;
+  events: string[];
+  engagement_id: string | null;
+  custom_headers: Record<string, string>;
+  retry_count: number;
+  timeout_seconds: number;
+  active: boolean;
+  secret: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export async function insertDestination(tx: Tx, row: DestinationRow): Promise<DestinationRow> {
+  const { rows } = await tx.query<DestinationRow>(
+    `INSERT INTO webhook_destinations (tenant_id, id, name, url, events, engagement_id, custom_headers, retry_count, timeout_seconds, active, secret, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
+     RETURNING *`,
+    [row.tenant_id, row.id, row.name, row.url, row.events, row.engagement_id, JSON.stringify(row.custom_headers), row.retry_count, row.timeout_seconds, row.active, row.secret, row.created_at],
+  );
+  return rows[0];
+}
+
+export async function findDestination(tx: Tx, tenantId: string, id: string, lock = false): Promise<DestinationRow | null> {
+  const { rows } = await tx.query<DestinationRow>(
+    `SELECT * FROM webhook_destinations WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`,
+    [tenantId, id],
+  );
+  return rows[0] ?? null;
+}
+
+export async function listDestinations(tx: Tx, tenantId: string, limit: number, after: { created_at: string; id: string } | null): Promise<DestinationRow[]> {
+  const { rows } = await tx.query<DestinationRow>(
+    `SELECT * FROM webhook_destinations
+     WHERE tenant_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::text))
+     ORDER BY created_at, id
+     LIMIT $4`,
+    [tenantId, after?.created_at ?? null, after?.id ?? null, limit],
+  );
+  return rows;
+}
+
+export async function updateDestination(
+  tx: Tx,
+  tenantId: string,
+  id: string,
+  patch: { url?: string; events?: string[]; retry_count?: number; timeout_seconds?: number; active?: boolean },
+  now: Date,
+): Promise<DestinationRow | null> {
+  const { rows } = await tx.query<DestinationRow>(
+    `UPDATE webhook_destinations SET
+       url = COALESCE($3, url),
+       events = COALESCE($4, events),
+       retry_count = COALESCE($5, retry_count),
+       timeout_seconds = COALESCE($6, timeout_seconds),
+       active = COALESCE($7, active),
+       updated_at = $8
+     WHERE tenant_id = $1 AND id = $2
+     RETURNING *`,
+    [tenantId, id, patch.url ?? null, patch.events ?? null, patch.retry_count ?? null, patch.timeout_seconds ?? null, patch.active ?? null, now],
+  );
+  return rows[0] ?? null;
+}
+
+export async function deleteDestination(tx: Tx, tenantId: string, id: string): Promise<boolean> {
+  const { rowCount } = await tx.query('DELETE FROM webhook_destinations WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+  return rowCount === 1;
+}
+
+/**
+ * The dispatcher's one statement: for the given outbox events, one delivery
+ * per matching active destination (subscribed to the event, and scoped to its
+ * engagement when the destination has one), a delivery job for each, and a
+ * notification per participant for the live streams. Running it twice for the
+ * same events creates nothing new (the unique original-delivery index).
+ */
+export async function fanOut(tx: Tx, tenantId: string, eventIds: string[], now: Date): Promise<{ events: number; deliveries: number }> {
+  const { rows } = await tx.query(
+    `WITH ev AS (
+       SELECT e.id, e.event, e.participant_id, e.engagement_id, e.created_at
+       FROM outbox_events e
+       WHERE e.tenant_id = $1 AND e.id = ANY ($2::text[])
+     ), inserted AS (
+       INSERT INTO webhook_deliveries (tenant_id, id, destination_id, event_id, event, participant_id, engagement_id, occurred_at,
+                                       status, max_attempts, next_attempt_at, created_at, updated_at)
+       SELECT $1, 'dlv_' || replace(gen_random_uuid()::text, '-', ''), d.id, ev.id, ev.event, ev.participant_id, ev.engagement_id, ev.created_at,
+              'PENDING', d.retry_count + 1, $3, $3, $3
+       FROM ev
+       JOIN webhook_destinations d
+         ON d.tenant_id = $1 AND d.active AND ev.event = ANY (d.events)
+        AND (d.engagement_id IS NULL OR d.engagement_id = ev.engagement_id)
+       ON CONFLICT (tenant_id, destination_id, event_id) WHERE replay_of IS NULL DO NOTHING
+       RETURNING id
+     ), jobs AS (
+       SELECT graphile_worker.add_job($4, json_build_object('tenant_id', $1::uuid, 'delivery_id', inserted.id), max_attempts => $5) AS job
+       FROM inserted
+     ), chunks AS (
+       SELECT participant_id, (row_number() OVER (PARTITION BY participant_id ORDER BY id) - 1) / $7 AS chunk, id
+       FROM ev WHERE participant_id IS NOT NULL
+     ), notified AS (
+       SELECT pg_notify($6, json_build_object('tenant_id', $1::uuid, 'participant_id', participant_id, 'event_ids', json_agg(id))::text) AS sent
+       FROM chunks GROUP BY participant_id, chunk
+     )
+     SELECT (SELECT count(*) FROM ev)::int AS events,
+            (SELECT count(job) FROM jobs)::int AS deliveries,
+            (SELECT count(*) FROM notified)::int AS notifications`,
+    [tenantId, eventIds, now, DELIVER_TASK, DELIVER_JOB_ATTEMPTS_MAX, DISPATCHED_CHANNEL, NOTIFY_EVENT_IDS_MAX],
+  );
+  return { events: rows[0].events, deliveries: rows[0].deliveries };
+}
+
+export interface DeliveryRow {
+  tenant_id: string;
+  id: string;
+  destination_id: string;
+  event_id: string;
+  event: string;
+  participant_id: string | null;
+  engagement_id: string | null;
+  occurred_at: Date;
+  status: DeliveryStatus;
+  attempts: number;
+  max_attempts: number;
+  next_attempt_at: Date | null;
+  attempt_token: string | null;
+  attempt_deadline: Date | null;
+  last_response_status: number | null;
+  last_error: string | null;
+  replay_of: string | null;
+  replay_job_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+export interface DeliveryWork {
+  delivery: DeliveryRow;
+  destination: DestinationRow;
+  /** The outbox event's data, or null when the outbox row is gone (pruned or erased). */
+  data: Record<string, unknown> | null;
+  /** True when the previous attempt's deadline passed without an outcome (its worker died). */
+  deadlineExpired: boolean;
+}
+
+/** Reads a delivery with its destination and event data, locking the delivery row. */
+export async function lockDeliveryWork(tx: Tx, tenantId: string, deliveryId: string): Promise<DeliveryWork | null> {
+  const { rows } = await tx.query(
+    `SELECT to_jsonb(w) AS delivery, to_jsonb(d) AS destination, o.data, (w.attempt_deadline < now()) AS deadline_expired
+     FROM webhook_deliveries w
+     JOIN webhook_destinations d ON d.tenant_id = w.tenant_id AND d.id = w.destination_id
+     LEFT JOIN outbox_events o ON o.tenant_id = w.tenant_id AND o.id = w.event_id
+     WHERE w.tenant_id = $1 AND w.id = $2
+     FOR UPDATE OF w`,
+    [tenantId, deliveryId],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const delivery = row.delivery as DeliveryRow;
+  return { delivery, destination: row.destination as DestinationRow, data: row.data ?? null, deadlineExpired: row.deadline_expired === true };
+}
+
+/** Marks an attempt as in flight until `deadlineSeconds` from now (database time, shared by every process). */
+export async function startAttempt(tx: Tx, tenantId: string, deliveryId: string, token: string, deadlineSeconds: number, now: Date): Promise<void> {
+  await tx.query(
+    `UPDATE webhook_deliveries
+     SET status = 'DELIVERING', attempt_token = $3, attempt_deadline = now() + make_interval(secs => $4), updated_at = $5
+     WHERE tenant_id = $1 AND id = $2`,
+    [tenantId, deliveryId, token, deadlineSeconds, now],
+  );
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  outcome: 'succeeded' | 'failed' | 'interrupted';
+  startedAt: Date;
+  durationMs: number;
+  responseStatus: number | null;
+  responseBody: string | null;
+  error: string | null;
+}
+
+export async function insertAttempt(tx: Tx, tenantId: string, deliveryId: string, record: AttemptRecord): Promise<void> {
+  await tx.query(
+    `INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, outcome, started_at, duration_ms, response_status, response_body, error)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT DO NOTHING`,
+    [tenantId, deliveryId, record.attempt, record.outcome, record.startedAt, record.durationMs, record.responseStatus, record.responseBody, record.error],
+  );
+}
+
+/**
+ * Records the outcome of the attempt that holds `token`, with its log row, in
+ * one statement. Returns false when the attempt no longer holds the delivery
+ * (another worker took over after the deadline): its result is then dropped.
+ */
+export async function finishAttempt(
+  tx: Tx,
+  tenantId: string,
+  deliveryId: string,
+  token: string,
+  outcome: { status: DeliveryStatus; nextAttemptAt: Date | null; now: Date; record: AttemptRecord },
+): Promise<boolean> {
+  const { record } = outcome;
+  const terminal = outcome.status === 'SUCCEEDED' || outcome.status === 'EXHAUSTED' || outcome.status === 'CANCELLED';
+  const { rows } = await tx.query(
+    `WITH updated AS (
+       UPDATE webhook_deliveries
+       SET status = $4, attempts = attempts + 1, next_attempt_at = $5, attempt_token = NULL, attempt_deadline = NULL,
+           last_response_status = $6, last_error = $7, updated_at = $8, completed_at = $9
+       WHERE tenant_id = $1 AND id = $2 AND attempt_token = $3
+       RETURNING id, attempts
+     ), logged AS (
+       INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, outcome, started_at, duration_ms, response_status, response_body, error)
+       SELECT $1, id, attempts, $10, $11, $12, $6, $13, $7 FROM updated
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT count(*) FROM logged)::int AS logged`,
+    [
+      tenantId,
+      deliveryId,
+      token,
+      outcome.status,
+      outcome.nextAttemptAt,
+      record.responseStatus,
+      record.error,
+      outcome.now,
+      terminal ? outcome.now : null,
+      record.outcome,
+      record.startedAt,
+      record.durationMs,
+      record.responseBody,
+    ],
+  );
+  return rows[0].updated === 1;
+}
+
+/** Ends a delivery without an attempt (its destination was deactivated meanwhile). */
+export async function cancelDelivery(tx: Tx, tenantId: string, deliveryId: string, reason: string, now: Date): Promise<void> {
+  await tx.query(
+    `UPDATE webhook_deliveries SET status = 'CANCELLED', attempt_token = NULL, attempt_deadline = NULL, next_attempt_at = NULL,
+       last_error = $3, updated_at = $4, completed_at = $4
+     WHERE tenant_id = $1 AND id = $2`,
+    [tenantId, deliveryId, reason, now],
+  );
+}
+
+export async function insertDelivery(
+  tx: Tx,
+  row: Pick<DeliveryRow, 'tenant_id' | 'id' | 'destination_id' | 'event_id' | 'event' | 'participant_id' | 'engagement_id' | 'occurred_at' | 'max_attempts' | 'created_at'>,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO webhook_deliveries (tenant_id, id, destination_id, event_id, event, participant_id, engagement_id, occurred_at,
+                                     status, max_attempts, next_attempt_at, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'PENDING', $9, $10, $10, $10)`,
+    [row.tenant_id, row.id, row.destination_id, row.event_id, row.event, row.participant_id, row.engagement_id, row.occurred_at, row.max_attempts, row.created_at],
+  );
+}
+
+/** A new delivery of an earlier delivery's event (same envelope id), with its job. */
+export async function insertReplay(tx: Tx, tenantId: string, original: DeliveryRow, destination: DestinationRow, newId: string, now: Date): Promise<void> {
+  await tx.query(
+    `WITH inserted AS (
+       INSERT INTO webhook_deliveries (tenant_id, id, destination_id, event_id, event, participant_id, engagement_id, occurred_at,
+                                       status, max_attempts, next_attempt_at, replay_of, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'PENDING', $9, $10, $11, $10, $10)
+       RETURNING id
+     )
+     SELECT graphile_worker.add_job($12, json_build_object('tenant_id', $1::uuid, 'delivery_id', id), max_attempts => $13) FROM inserted`,
+    [
+      tenantId, newId, destination.id, original.event_id, original.event, original.participant_id, original.engagement_id, original.occurred_at,
+      destination.retry_count + 1, now, original.id, DELIVER_TASK, DELIVER_JOB_ATTEMPTS_MAX,
+    ],
+  );
+}
+
+export async function findDelivery(tx: Tx, tenantId: string, destinationId: string, deliveryId: string): Promise<DeliveryRow | null> {
+  const { rows } = await tx.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE tenant_id = $1 AND destination_id = $2 AND id = $3', [tenantId, destinationId, deliveryId]);
+  return rows[0] ?? null;
+}
+
+export interface DeliveryWithAttempts extends DeliveryRow {
+  attempt_log: Array<{
+    attempt: number;
+    outcome: 'succeeded' | 'failed' | 'interrupted';
+    started_at: string;
+    duration_ms: number;
+    response_status: number | null;
+    response_body: string | null;
+    error: string | null;
+  }>;
+}
+
+const WITH_ATTEMPTS = `
+  SELECT w.*, COALESCE((
+    SELECT json_agg(json_build_object('attempt', a.attempt, 'outcome', a.outcome, 'started_at', a.started_at, 'duration_ms', a.duration_ms,
+                                      'response_status', a.response_status, 'response_body', a.response_body, 'error', a.error)
+                    ORDER BY a.started_at, a.attempt)
+    FROM webhook_delivery_attempts a WHERE a.tenant_id = w.tenant_id AND a.delivery_id = w.id
+  ), '[]'::json) AS attempt_log
+  FROM webhook_deliveries w`;
+
+export async function findDeliveryWithAttempts(tx: Tx, tenantId: string, deliveryId: string): Promise<DeliveryWithAttempts | null> {
+  const { rows } = await tx.query<DeliveryWithAttempts>(`${WITH_ATTEMPTS} WHERE w.tenant_id = $1 AND w.id = $2`, [tenantId, deliveryId]);
+  return rows[0] ?? null;
+}
+
+export async function listDeliveries(
+  tx: Tx,
+  tenantId: string,
+  destinationId: string,
+  filter: { status?: string; event?: string },
+  limit: number,
+  before: { created_at: string; id: string } | null,
+): Promise<DeliveryWithAttempts[]> {
+  const { rows } = await tx.query<DeliveryWithAttempts>(
+    `${WITH_ATTEMPTS}
+     WHERE w.tenant_id = $1 AND w.destination_id = $2
+       AND ($3::text IS NULL OR w.status = $3) AND ($4::text IS NULL OR w.event = $4)
+       AND ($5::timestamptz IS NULL OR (w.created_at, w.id) < ($5::timestamptz, $6::text))
+     ORDER BY w.created_at DESC, w.id DESC
+     LIMIT $7`,
+    [tenantId, destinationId, filter.status ?? null, filter.event ?? null, before?.created_at ?? null, before?.id ?? null, limit],
+  );
+  return rows;
+}
+
+export interface ReplayJobRow {
+  tenant_id: string;
+  id: string;
+  destination_id: string;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  filter: { since: string | null; until: string | null; statuses: string[]; events: string[] | null };
+  matched: number;
+  replayed: number;
+  error: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+export async function insertReplayJob(tx: Tx, row: Pick<ReplayJobRow, 'tenant_id' | 'id' | 'destination_id' | 'filter' | 'created_at'>): Promise<ReplayJobRow> {
+  const { rows } = await tx.query<ReplayJobRow>(
+    `INSERT INTO webhook_replay_jobs (tenant_id, id, destination_id, status, filter, created_at)
+     VALUES ($1, $2, $3, 'queued', $4, $5) RETURNING *`,
+    [row.tenant_id, row.id, row.destination_id, JSON.stringify(row.filter), row.created_at],
+  );
+  return rows[0];
+}
+
+export async function findReplayJob(tx: Tx, tenantId: string, destinationId: string, jobId: string): Promise<ReplayJobRow | null> {
+  const { rows } = await tx.query<ReplayJobRow>('SELECT * FROM webhook_replay_jobs WHERE tenant_id = $1 AND destination_id = $2 AND id = $3', [tenantId, destinationId, jobId]);
+  return rows[0] ?? null;
+}
+
+/** Claims a queued replay job; null when it is not queued (already run, or running elsewhere). */
+export async function startReplayJob(tx: Tx, tenantId: string, jobId: string, now: Date): Promise<ReplayJobRow | null> {
+  const { rows } = await tx.query<ReplayJobRow>(
+    `UPDATE webhook_replay_jobs SET status = 'running', started_at = $3
+     WHERE tenant_id = $1 AND id = $2 AND status IN ('queued', 'running')
+     RETURNING *`,
+    [tenantId, jobId, now],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * The bulk replay in one statement: for each event of the destination in the
+ * filter, the latest delivery; those whose latest delivery ended in one of the
+ * chosen states get a new delivery and a job; the replay job records the counts.
+ */
+export async function runBulkReplay(tx: Tx, tenantId: string, job: ReplayJobRow, destination: DestinationRow, limit: number, now: Date): Promise<{ matched: number; replayed: number }> {
+  const { rows } = await tx.query(
+    `WITH latest AS (
+       SELECT DISTINCT ON (w.event_id) w.*
+       FROM webhook_deliveries w
+       WHERE w.tenant_id = $1 AND w.destination_id = $2
+         AND ($3::timestamptz IS NULL OR w.occurred_at >= $3::timestamptz)
+         AND ($4::timestamptz IS NULL OR w.occurred_at < $4::timestamptz)
+         AND ($5::text[] IS NULL OR w.event = ANY ($5::text[]))
+       ORDER BY w.event_id, w.created_at DESC, w.id DESC
+     ), chosen AS (
+       SELECT * FROM latest WHERE status = ANY ($6::text[]) ORDER BY occurred_at, event_id LIMIT $7
+     ), inserted AS (
+       INSERT INTO webhook_deliveries (tenant_id, id, destination_id, event_id, event, participant_id, engagement_id, occurred_at,
+                                       status, max_attempts, next_attempt_at, replay_of, replay_job_id, created_at, updated_at)
+       SELECT $1, 'dlv_' || replace(gen_random_uuid()::text, '-', ''), $2, c.event_id, c.event, c.participant_id, c.engagement_id, c.occurred_at,
+              'PENDING', $8, $9, c.id, $10, $9, $9
+       FROM chosen c
+       RETURNING id
+     ), jobs AS (
+       SELECT graphile_worker.add_job($11, json_build_object('tenant_id', $1::uuid, 'delivery_id', id), max_attempts => $12) AS job FROM inserted
+     ), counts AS (
+       SELECT (SELECT count(*) FROM chosen)::int AS matched, (SELECT count(job) FROM jobs)::int AS replayed
+     )
+     UPDATE webhook_replay_jobs r SET status = 'completed', matched = counts.matched, replayed = counts.replayed, completed_at = $9
+     FROM counts
+     WHERE r.tenant_id = $1 AND r.id = $10
+     RETURNING r.matched, r.replayed`,
+    [
+      tenantId, destination.id, job.filter.since, job.filter.until, job.filter.events, job.filter.statuses, limit,
+      destination.retry_count + 1, now, job.id, DELIVER_TASK, DELIVER_JOB_ATTEMPTS_MAX,
+    ],
+  );
+  return { matched: rows[0].matched, replayed: rows[0].replayed };
+}
+
+export async function failReplayJob(tx: Tx, tenantId: string, jobId: string, error: string, now: Date): Promise<void> {
+  await tx.query(`UPDATE webhook_replay_jobs SET status = 'failed', error = $3, completed_at = $4 WHERE tenant_id = $1 AND id = $2`, [tenantId, jobId, error, now]);
+}
+
+export interface StreamEventRow {
+  id: string;
+  seq: number;
+  event: string;
+  participant_id: string | null;
+  engagement_id: string | null;
+  data: Record<string, unknown>;
+  created_at: Date;
+}
+
+/** Events of one participant by id (for a live notification), in outbox order. */
+export async function participantEventsByIds(tx: Tx, tenantId: string, participantId: string, engagementId: string, ids: string[]): Promise<StreamEventRow[]> {
+  const { rows } = await tx.query<StreamEventRow>(
+    `SELECT id, seq, event, participant_id, engagement_id, data, created_at FROM outbox_events
+     WHERE tenant_id = $1 AND participant_id = $2 AND id = ANY ($4::text[]) AND (engagement_id IS NULL OR engagement_id = $3)
+     ORDER BY seq`,
+    [tenantId, participantId, engagementId, ids],
+  );
+  return rows;
+}
+
+/** The events of one participant after the one with id `afterId` (catch-up on resume). */
+export async function participantEventsAfter(tx: Tx, tenantId: string, participantId: string, engagementId: string, afterId: string, limit: number): Promise<StreamEventRow[] | null> {
+  const { rows: marker } = await tx.query('SELECT seq FROM outbox_events WHERE tenant_id = $1 AND participant_id = $2 AND id = $3', [tenantId, participantId, afterId]);
+  if (!marker[0]) return null;
+  const { rows } = await tx.query<StreamEventRow>(
+    `SELECT id, seq, event, participant_id, engagement_id, data, created_at FROM outbox_events
+     WHERE tenant_id = $1 AND participant_id = $2 AND seq > $4 AND (engagement_id IS NULL OR engagement_id = $3)
+     ORDER BY seq
+     LIMIT $5`,
+    [tenantId, participantId, engagementId, marker[0].seq, limit],
+  );
+  return rows;
+}
