@@ -14,7 +14,7 @@ export interface ReceivedRequest {
   receivedAt: number;
 }
 
-export type Responder = (request: ReceivedRequest, res: http.ServerResponse) => void | Promise<void>;
+export type Responder = (request: ReceivedRequest, res: http.ServerResponse) => unknown;
 
 export interface Receiver {
   url: string;
