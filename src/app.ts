@@ -108,6 +108,7 @@ export async function buildApp(
 
   const authenticator = new Authenticator(ctx.db, ctx.jwtKey, config.jwtTtlSeconds);
   const rateLimits = new RateLimits(config);
+  if (!(await rateLimits.ready())) ctx.log.warn('Redis (REDIS_URL) does not answer; rate limits count in this process until it does');
   const serviceContext: ServiceContext = { ...ctx, authenticator, rateLimits, metrics, limitPublicTenant };
   app.decorate('ctx', serviceContext);
   app.decorateRequest('auth', null);
@@ -122,6 +123,8 @@ export async function buildApp(
   installValidators(app, sharedSchemas);
   for (const schema of sharedSchemas) app.addSchema(schema);
   installErrorHandlers(app);
+  // Bodies are JSON only: a text/plain body would otherwise reach validation as a string.
+  app.removeContentTypeParser('text/plain');
 
   await app.register(swagger, {
     openapi: {

@@ -76,7 +76,7 @@ export const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get('/probe/crash', { config: { auth: 'public' } }, async () => {
+  app.get('/probe/crash', { config: { auth: 'public' }, schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => {
     throw new Error('an unexpected failure with a secret inside: s3cr3t');
   });
 };

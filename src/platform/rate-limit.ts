@@ -31,6 +31,7 @@ export interface Decision {
 }
 
 const WINDOW_SECONDS = 60;
+const REDIS_CONNECT_WAIT_MS = 5_000;
 
 export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
@@ -41,8 +42,32 @@ export class RateLimits {
     this.redis?.on('error', () => undefined);
   }
 
+  /**
+   * Waits (bounded) until Redis answers, so that a starting process counts in
+   * the shared store from its first request instead of in its own memory.
+   * When Redis stays away, the in-memory insurance limiter serves meanwhile.
+   */
+  async ready(timeoutMs = REDIS_CONNECT_WAIT_MS): Promise<boolean> {
+    const redis = this.redis;
+    if (!redis) return true;
+    if (redis.status === 'ready') return true;
+    return new Promise((resolve) => {
+      const done = (connected: boolean) => {
+        clearTimeout(timer);
+        redis.off('ready', onReady);
+        resolve(connected);
+      };
+      const onReady = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      redis.once('ready', onReady);
+    });
+  }
+
   async close(): Promise<void> {
-    if (this.redis) await this.redis.quit().catch(() => undefined);
+    if (!this.redis) return;
+    // quit() waits for the server's answer; a server that is gone would hold the process, so it is bounded.
+    await Promise.race([this.redis.quit().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, REDIS_CONNECT_WAIT_MS).unref())]);
+    this.redis.disconnect();
   }
 
   /** One limiter per (scope, size, window); rate-limiter-flexible fixes the size per limiter. */
