@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
 import { emit, type OutboxEvent } from '../../platform/outbox.js';
+import Stripe from 'stripe';
 import { startReceiver, verifySignature, waitFor, type Receiver } from './test-support.js';
 
 /**
@@ -338,6 +339,16 @@ test('webhooks: delivery contract, retries, logs, replays', async (t) => {
     assert.equal(received.headers['x-service-event'], 'ping');
     assert.equal(received.body.event, 'ping');
     assert.ok(verifySignature(destination.secret, String(received.headers['x-service-signature']), received.rawBody));
+  });
+
+  await t.test("the signature verifies with Stripe's own verifier (same t=…,v1=… scheme)", async () => {
+    const destination = await createDestination(svc, tenant, { url: `${receiver.url}/stripe-style` });
+    const response = await svc.request('POST', `${BASE}/${destination.id}/test`, { key: tenant.apiKey });
+    const received = receiver.received.find((r) => r.body?.id === response.body.delivery_id)!;
+    const stripe = new Stripe('sk_test_unused');
+    const verified = stripe.webhooks.constructEvent(received.rawBody, String(received.headers['x-service-signature']), destination.secret) as unknown as { id: string };
+    assert.equal(verified.id, response.body.delivery_id);
+    assert.throws(() => stripe.webhooks.constructEvent(received.rawBody, String(received.headers['x-service-signature']), 'whsec_wrong'));
   });
 
   await t.test('bulk replay is a job with a status that replays the exhausted deliveries', async () => {
