@@ -1,0 +1,259 @@
+/**
+ * Webhook delivery benchmark: `npx tsx bench/webhooks.bench.ts`
+ *
+ * Starts its own embedded PostgreSQL (or uses BENCH_DATABASE_URL, an owner
+ * URL of an empty database), a local HTTPS receiver with a throwaway
+ * self-signed certificate, and the service's job runner in this process.
+ * Measures, in one run:
+ *
+ * - baseline: signed POSTs straight through safe-http to the same receiver,
+ *   at the job runner's concurrency, with no database or queue;
+ * - one destination: events committed in a burst, deliveries/s, and
+ *   commit → receipt latency (p50/p99) both for the burst and for events
+ *   committed at a paced rate;
+ * - fan-out to 20 destinations: deliveries/s and latency;
+ * - the receiver answering 500: attempts/s through retry scheduling until
+ *   every delivery is EXHAUSTED.
+ *
+ * Loopback only; bounded in time; prints a markdown table and exits.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import https from 'node:https';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../src/config.js';
+import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
+import { APP_ROLE } from '../src/platform/migrate.js';
+import { startService } from '../src/service.js';
+import { createLogger } from '../src/platform/logger.js';
+import { emit, type OutboxEvent } from '../src/platform/outbox.js';
+import { safePost } from '../src/platform/safe-http.js';
+import { createTenant } from '../src/modules/access/index.js';
+import { createDestination } from '../src/modules/webhooks/service.js';
+import { signatureHeader } from '../src/modules/webhooks/delivery.js';
+
+const BURST_EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
+const EVENTS_PER_TRANSACTION = 20;
+const FANOUT_DESTINATIONS = 20;
+const FANOUT_EVENTS = Math.round(BURST_EVENTS / 10);
+const PACED_EVENTS = 200;
+const PACED_INTERVAL_MS = 20;
+const FAILING_EVENTS = 500;
+const FAILING_RETRY_COUNT = 1;
+const JOB_CONCURRENCY = 8;
+const SCENARIO_TIMEOUT_MS = 120_000;
+
+/** The receiver's certificate must be trusted by this process, which Node reads only at start: re-run with it. */
+function ensureTrustedCertificate(): { key: string; cert: string } {
+  const certFile = process.env.BENCH_TLS_CERT;
+  if (certFile && process.env.NODE_EXTRA_CA_CERTS === certFile) {
+    return { key: fs.readFileSync(process.env.BENCH_TLS_KEY!, 'utf8'), cert: fs.readFileSync(certFile, 'utf8') };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webhooks-bench-tls-'));
+  const keyFile = path.join(dir, 'key.pem');
+  const cert = path.join(dir, 'cert.pem');
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
+    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', cert,
+  ], { stdio: 'ignore' });
+  const child = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: cert, BENCH_TLS_CERT: cert, BENCH_TLS_KEY: keyFile },
+  });
+  fs.rmSync(dir, { recursive: true, force: true });
+  process.exit(child.status ?? 1);
+}
+
+interface Receipt {
+  id: string;
+  path: string;
+  at: number;
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function waitUntil(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + SCENARIO_TIMEOUT_MS;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+async function main(): Promise<void> {
+  const tls = ensureTrustedCertificate();
+  const log = createLogger('warn');
+
+  let ownerUrl = process.env.BENCH_DATABASE_URL ?? null;
+  let stopDatabase = async () => undefined as void;
+  let dataDir: string | null = null;
+  if (!ownerUrl) {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'webhooks-bench-pg-'));
+    const server = await startEmbeddedPostgres({ dataDir, port: 56_000 + (process.pid % 3000) });
+    ownerUrl = server.ownerUrl;
+    stopDatabase = server.stop;
+  }
+  const appPassword = deriveAppPassword(ownerUrl, null);
+  const appUrl = withCredentials(ownerUrl, APP_ROLE, appPassword);
+  const config = loadConfig({
+    APP_ENV: 'development',
+    DATABASE_URL: ownerUrl,
+    DB_APP_PASSWORD: appPassword,
+    SERVICE_ROLE: 'worker',
+    ALLOW_LOOPBACK_WEBHOOKS: 'true',
+    TIME_SCALE: '0.0001',
+    JOB_CONCURRENCY: String(JOB_CONCURRENCY),
+    LOG_LEVEL: 'warn',
+  });
+  const service = await startService({ config, log, server: { ownerUrl, appUrl, stop: async () => undefined }, listen: false });
+  const { db } = service;
+  const context = { db, config, log };
+
+  const receipts: Receipt[] = [];
+  let failing = false;
+  const receiver = https.createServer({ key: tls.key, cert: tls.cert, keepAliveTimeout: 30_000 }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const at = Date.now();
+      try {
+        receipts.push({ id: JSON.parse(Buffer.concat(chunks).toString('utf8')).id, path: req.url ?? '/', at });
+      } catch {
+        // Not an envelope.
+      }
+      res.statusCode = failing ? 500 : 200;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiverUrl = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+
+  const tenant = await createTenant(db, { name: 'Bench', slug: `bench-${randomBytes(3).toString('hex')}`, plan: 'enterprise' });
+  const tenantId = tenant.tenant_id;
+  const event = (i: number, label: string): OutboxEvent => ({
+    event: 'points.awarded.v1',
+    participantId: `${label}-${i}`,
+    data: { participant_id: `${label}-${i}`, amount: 10, available: 10, lifetime: 10, reason: 'bench', ledger_entry_id: `led_${i}`, source_kind: 'grant', multiplier: null },
+  });
+  const commitTimes = new Map<string, number>();
+  async function commit(events: OutboxEvent[]): Promise<void> {
+    const ids = await db.tenant(tenantId, (tx) => emit(tx, tenantId, events));
+    const at = Date.now();
+    for (const id of ids) commitTimes.set(id, at);
+  }
+  async function destinations(count: number, label: string, retryCount = 3): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const created = await createDestination(context, tenantId, { name: `${label}-${i}`, url: `${receiverUrl}/${label}/${i}`, events: ['points.awarded.v1'], retry_count: retryCount });
+      ids.push(created.id);
+    }
+    return ids;
+  }
+  async function deactivate(ids: string[]): Promise<void> {
+    await db.tenant(tenantId, (tx) => tx.query('UPDATE webhook_destinations SET active = false WHERE tenant_id = $1 AND id = ANY($2)', [tenantId, ids]));
+  }
+  function latencies(label: string): number[] {
+    return receipts.filter((r) => r.path.startsWith(`/${label}/`) && commitTimes.has(r.id)).map((r) => r.at - commitTimes.get(r.id)!);
+  }
+  async function burst(label: string, count: number, expectedDeliveries: number): Promise<{ seconds: number; perSecond: number }> {
+    const started = Date.now();
+    for (let i = 0; i < count; i += EVENTS_PER_TRANSACTION) {
+      await commit(Array.from({ length: Math.min(EVENTS_PER_TRANSACTION, count - i) }, (_, j) => event(i + j, label)));
+    }
+    await waitUntil(`${label} deliveries`, () => receipts.filter((r) => r.path.startsWith(`/${label}/`)).length >= expectedDeliveries);
+    const seconds = (Date.now() - started) / 1000;
+    return { seconds, perSecond: expectedDeliveries / seconds };
+  }
+
+  const rows: string[][] = [];
+  const ms = (value: number) => `${Math.round(value)} ms`;
+
+  // Baseline: the same signed HTTPS POSTs without the queue and the database.
+  {
+    const body = JSON.stringify({ id: 'evt_baseline', event: 'points.awarded.v1', data: {} });
+    let sent = 0;
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: JOB_CONCURRENCY }, async () => {
+        while (sent < BURST_EVENTS) {
+          sent += 1;
+          const t = Math.floor(Date.now() / 1000);
+          const result = await safePost(`${receiverUrl}/baseline/0`, { 'content-type': 'application/json', 'x-service-signature': signatureHeader('whsec_bench', t, body) }, body, 10_000, { allowLoopback: true, allowHttp: false });
+          if (result.status !== 200) throw new Error(`baseline POST failed: ${result.error}`);
+        }
+      }),
+    );
+    const seconds = (Date.now() - started) / 1000;
+    rows.push(['baseline: signed HTTPS POSTs, no queue, no database', String(BURST_EVENTS), `${Math.round(BURST_EVENTS / seconds)}/s`, '–', '–']);
+  }
+
+  // One destination.
+  {
+    const ids = await destinations(1, 'one');
+    const result = await burst('one', BURST_EVENTS, BURST_EVENTS);
+    const burstLatency = latencies('one');
+    rows.push([`1 destination, burst of ${BURST_EVENTS} events (${EVENTS_PER_TRANSACTION} per commit)`, String(BURST_EVENTS), `${Math.round(result.perSecond)}/s`, ms(percentile(burstLatency, 50)), ms(percentile(burstLatency, 99))]);
+    await deactivate(ids);
+    const paced = await destinations(1, 'paced');
+    for (let i = 0; i < PACED_EVENTS; i++) {
+      await commit([event(i, 'paced')]);
+      await new Promise((resolve) => setTimeout(resolve, PACED_INTERVAL_MS));
+    }
+    await waitUntil('paced deliveries', () => latencies('paced').length >= PACED_EVENTS);
+    const pacedLatency = latencies('paced');
+    rows.push([`1 destination, ${PACED_EVENTS} events paced one per ${PACED_INTERVAL_MS} ms`, String(PACED_EVENTS), '–', ms(percentile(pacedLatency, 50)), ms(percentile(pacedLatency, 99))]);
+    await deactivate(paced);
+  }
+
+  // Fan-out to 20 destinations.
+  {
+    const ids = await destinations(FANOUT_DESTINATIONS, 'fan');
+    const expected = FANOUT_EVENTS * FANOUT_DESTINATIONS;
+    const result = await burst('fan', FANOUT_EVENTS, expected);
+    const fanLatency = latencies('fan');
+    rows.push([`fan-out to ${FANOUT_DESTINATIONS} destinations, burst of ${FANOUT_EVENTS} events`, String(expected), `${Math.round(result.perSecond)}/s`, ms(percentile(fanLatency, 50)), ms(percentile(fanLatency, 99))]);
+    await deactivate(ids);
+  }
+
+  // The receiver answers 500: every delivery retried, then EXHAUSTED.
+  {
+    failing = true;
+    const [id] = await destinations(1, 'fail', FAILING_RETRY_COUNT);
+    const attempts = FAILING_EVENTS * (FAILING_RETRY_COUNT + 1);
+    const started = Date.now();
+    for (let i = 0; i < FAILING_EVENTS; i += EVENTS_PER_TRANSACTION) {
+      await commit(Array.from({ length: EVENTS_PER_TRANSACTION }, (_, j) => event(i + j, 'fail')));
+    }
+    await waitUntil('exhaustion', async () => {
+      const { rows: counted } = await db.system.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE destination_id = $1 AND status = 'EXHAUSTED'`, [id]);
+      return counted[0].n === FAILING_EVENTS;
+    });
+    const seconds = (Date.now() - started) / 1000;
+    rows.push([`receiver answers 500: ${FAILING_EVENTS} events × ${FAILING_RETRY_COUNT + 1} attempts until EXHAUSTED`, String(attempts), `${Math.round(attempts / seconds)} attempts/s`, '–', '–']);
+  }
+
+  process.stdout.write(`\nWebhook delivery (${os.cpus().length} cores, job concurrency ${JOB_CONCURRENCY}, HTTPS receiver on loopback)\n\n`);
+  process.stdout.write('| scenario | deliveries | throughput | commit→receipt p50 | p99 |\n|---|---|---|---|---|\n');
+  for (const row of rows) process.stdout.write(`| ${row.join(' | ')} |\n`);
+
+  receiver.closeAllConnections();
+  receiver.close();
+  await service.stop();
+  await stopDatabase();
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);
