@@ -1,0 +1,21 @@
+import type { ServiceModule } from '../../platform/module.js';
+import routes from './routes.js';
+import { sharedSchemas } from './schemas.js';
+import { tasks, crontab } from './jobs.js';
+import { scoreFactInTx, statePart } from './service.js';
+
+/**
+ * Contests: time-bound competitions scored in real time from facts, with
+ * leaderboards, a server-driven lifecycle, prize allocation after a
+ * verification hold, and fraud controls. Decisions: docs/decisions/contests.md.
+ */
+const contestsModule: ServiceModule = {
+  name: 'contests',
+  routes,
+  schemas: sharedSchemas,
+  tasks,
+  crontab,
+  factHandler: scoreFactInTx,
+  stateParts: { contests: (tx, tenantId, participantId) => statePart(tx, tenantId, participantId) },
+};
+export default contestsModule;

@@ -1,0 +1,755 @@
+import type { Tx } from '../../platform/db.js';
+
+/** The largest score one fact may add; larger values are ignored as implausible (and would overflow). */
+export const SCORE_DELTA_MAX = 1_000_000_000_000;
+
+/**
+ * Every SQL statement on the contest tables. Each function takes the
+ * transaction and the tenant first and filters by the tenant.
+ */
+export interface ContestRow {
+  tenant_id: string;
+  id: string;
+  title: string;
+  description: string | null;
+  status: 'draft' | 'scheduled' | 'active' | 'scoring' | 'completed';
+  starts_at: Date;
+  ends_at: Date;
+  event_type: string;
+  score_attribute: string;
+  weight: number;
+  prize_structure: PrizeTierDefinition[];
+  max_reward_liability: number;
+  fraud_rules: Record<string, unknown>;
+  verification_window_hours: number;
+  entry_count: number;
+  created_at: Date;
+  updated_at: Date;
+  published_at: Date | null;
+  activated_at: Date | null;
+  scoring_started_at: Date | null;
+  completed_at: Date | null;
+  final_sweep_ms: number | null;
+  verification_ends_at: Date | null;
+  prizes_issued_at: Date | null;
+  liability_allocated: number;
+  tie_break: Record<string, unknown> | null;
+}
+
+export interface PrizeTierDefinition {
+  rank_from: number;
+  rank_to: number;
+  label?: string;
+  reward: { type: string; value: number; name?: string };
+}
+
+export interface EntryRow {
+  tenant_id: string;
+  contest_id: string;
+  participant_id: string;
+  entry_id: string;
+  display_name: string | null;
+  entered_at: Date;
+  status: string;
+  score: number;
+  score_events: number;
+  reached_at: Date;
+  last_scored_at: Date | null;
+  rank: number | null;
+  final_rank: number | null;
+  email: string | null;
+  payment_method: string | null;
+  device_fingerprint: string | null;
+  publish_consent: boolean;
+}
+
+export interface NewContest {
+  id: string;
+  title: string;
+  description: string | null;
+  startsAt: Date;
+  endsAt: Date;
+  eventType: string;
+  scoreAttribute: string;
+  weight: number;
+  prizeStructure: PrizeTierDefinition[];
+  maxRewardLiability: number;
+  fraudRules: Record<string, unknown>;
+  verificationWindowHours: number;
+  now: Date;
+}
+
+export async function insertContest(tx: Tx, tenantId: string, c: NewContest): Promise<ContestRow | null> {
+  const { rows } = await tx.query<ContestRow>(
+    `INSERT INTO contests (tenant_id, id, title, description, starts_at, ends_at, event_type, score_attribute, weight,
+                           prize_structure, max_reward_liability, fraud_rules, verification_window_hours, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12::jsonb, $13, $14, $14)
+     ON CONFLICT (tenant_id, id) DO NOTHING
+     RETURNING *`,
+    [
+      tenantId, c.id, c.title, c.description, c.startsAt, c.endsAt, c.eventType, c.scoreAttribute, c.weight,
+      JSON.stringify(c.prizeStructure), c.maxRewardLiability, JSON.stringify(c.fraudRules), c.verificationWindowHours, c.now,
+    ],
+  );
+  return rows[0] ?? null;
+}
+
+export async function readContest(tx: Tx, tenantId: string, id: string, lock = false): Promise<ContestRow | null> {
+  const { rows } = await tx.query<ContestRow>(`SELECT * FROM contests WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [tenantId, id]);
+  return rows[0] ?? null;
+}
+
+/** Column names that `updateContest` may set, mapped from the service's field names. */
+const UPDATABLE_COLUMNS = {
+  title: 'title',
+  description: 'description',
+  startsAt: 'starts_at',
+  endsAt: 'ends_at',
+  eventType: 'event_type',
+  scoreAttribute: 'score_attribute',
+  weight: 'weight',
+  prizeStructure: 'prize_structure',
+  maxRewardLiability: 'max_reward_liability',
+  fraudRules: 'fraud_rules',
+  verificationWindowHours: 'verification_window_hours',
+  status: 'status',
+  publishedAt: 'published_at',
+  activatedAt: 'activated_at',
+  scoringStartedAt: 'scoring_started_at',
+  completedAt: 'completed_at',
+  finalSweepMs: 'final_sweep_ms',
+  verificationEndsAt: 'verification_ends_at',
+  prizesIssuedAt: 'prizes_issued_at',
+  liabilityAllocated: 'liability_allocated',
+  tieBreak: 'tie_break',
+} as const;
+export type ContestUpdate = Partial<Record<keyof typeof UPDATABLE_COLUMNS, unknown>>;
+const JSON_COLUMNS = new Set(['prize_structure', 'fraud_rules', 'tie_break']);
+
+export async function updateContest(tx: Tx, tenantId: string, id: string, update: ContestUpdate, now: Date): Promise<ContestRow> {
+  const sets: string[] = [];
+  const values: unknown[] = [tenantId, id, now];
+  for (const [field, value] of Object.entries(update)) {
+    if (value === undefined) continue;
+    const column = UPDATABLE_COLUMNS[field as keyof typeof UPDATABLE_COLUMNS];
+    values.push(JSON_COLUMNS.has(column) ? JSON.stringify(value) : value);
+    sets.push(`${column} = $${values.length}${JSON_COLUMNS.has(column) ? '::jsonb' : ''}`);
+  }
+  const { rows } = await tx.query<ContestRow>(
+    `UPDATE contests SET ${[...sets, 'updated_at = $3'].join(', ')} WHERE tenant_id = $1 AND id = $2 RETURNING *`,
+    values,
+  );
+  return rows[0];
+}
+
+export async function listContests(
+  tx: Tx,
+  tenantId: string,
+  filter: { status?: string; limit: number; after?: { created_at: string; id: string } | null },
+): Promise<ContestRow[]> {
+  const { rows } = await tx.query<ContestRow>(
+    `SELECT * FROM contests
+     WHERE tenant_id = $1 AND ($2::text IS NULL OR status = $2)
+       AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
+     ORDER BY created_at DESC, id DESC
+     LIMIT $5`,
+    [tenantId, filter.status ?? null, filter.after?.created_at ?? null, filter.after?.id ?? null, filter.limit],
+  );
+  return rows;
+}
+
+export async function listActiveContests(tx: Tx, tenantId: string, limit: number): Promise<ContestRow[]> {
+  const { rows } = await tx.query<ContestRow>(
+    `SELECT * FROM contests WHERE tenant_id = $1 AND status = 'active' ORDER BY ends_at, id LIMIT $2`,
+    [tenantId, limit],
+  );
+  return rows;
+}
+
+// ---------------------------------------------------------------- entries
+
+export interface NewEntry {
+  contestId: string;
+  participantId: string;
+  entryId: string;
+  displayName: string | null;
+  email: string | null;
+  paymentMethod: string | null;
+  deviceFingerprint: string | null;
+  publishConsent: boolean | null;
+  now: Date;
+  actor: string;
+}
+
+/**
+ * Enters once: a repeat returns the existing entry (refreshing the signals the
+ * caller supplied) and creates nothing. The entry count and the first status
+ * history row are written in the same statement.
+ */
+export async function insertEntry(tx: Tx, tenantId: string, e: NewEntry): Promise<{ entry: EntryRow; created: boolean }> {
+  const { rows } = await tx.query<EntryRow & { created: boolean }>(
+    `WITH inserted AS (
+       INSERT INTO contest_entries (tenant_id, contest_id, participant_id, entry_id, display_name, entered_at, reached_at,
+                                    email, payment_method, device_fingerprint, publish_consent)
+       VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $9, coalesce($10, false))
+       ON CONFLICT (tenant_id, contest_id, participant_id) DO NOTHING
+       RETURNING *
+     ),
+     counted AS (
+       UPDATE contests SET entry_count = entry_count + 1
+       WHERE tenant_id = $1 AND id = $2 AND EXISTS (SELECT 1 FROM inserted)
+       RETURNING 1
+     ),
+     history AS (
+       INSERT INTO contest_entry_status_history (tenant_id, contest_id, participant_id, from_status, to_status, reason, actor, changed_at)
+       SELECT $1, $2, $3, NULL, 'active', 'entered', $11, $6 FROM inserted
+       RETURNING 1
+     ),
+     refreshed AS (
+       UPDATE contest_entries SET
+         display_name = coalesce($5, display_name),
+         email = coalesce($7, email),
+         payment_method = coalesce($8, payment_method),
+         device_fingerprint = coalesce($9, device_fingerprint),
+         publish_consent = coalesce($10, publish_consent)
+       WHERE tenant_id = $1 AND contest_id = $2 AND participant_id = $3 AND NOT EXISTS (SELECT 1 FROM inserted)
+       RETURNING *
+     )
+     SELECT *, true AS created FROM inserted
+     UNION ALL
+     SELECT *, false AS created FROM refreshed`,
+    [tenantId, e.contestId, e.participantId, e.entryId, e.displayName, e.now, e.email, e.paymentMethod, e.deviceFingerprint, e.publishConsent, e.actor],
+  );
+  const { created, ...entry } = rows[0];
+  return { entry, created };
+}
+
+export async function readEntry(tx: Tx, tenantId: string, contestId: string, participantId: string): Promise<EntryRow | null> {
+  const { rows } = await tx.query<EntryRow>('SELECT * FROM contest_entries WHERE tenant_id = $1 AND contest_id = $2 AND participant_id = $3', [
+    tenantId,
+    contestId,
+    participantId,
+  ]);
+  return rows[0] ?? null;
+}
+
+export async function readEntryById(tx: Tx, tenantId: string, entryId: string): Promise<EntryRow | null> {
+  const { rows } = await tx.query<EntryRow>('SELECT * FROM contest_entries WHERE tenant_id = $1 AND entry_id = $2', [tenantId, entryId]);
+  return rows[0] ?? null;
+}
+
+/** Other entries of the contest that share a signal value (repeat devices and payment methods). */
+export async function countSharedSignal(
+  tx: Tx,
+  tenantId: string,
+  contestId: string,
+  participantId: string,
+  column: 'device_fingerprint' | 'payment_method',
+  value: string,
+): Promise<number> {
+  const { rows } = await tx.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM contest_entries
+     WHERE tenant_id = $1 AND contest_id = $2 AND ${column} = $3 AND participant_id <> $4`,
+    [tenantId, contestId, value, participantId],
+  );
+  return rows[0].n;
+}
+
+/** The live rank: one plus the ranked entries ahead in the leaderboard order (an index range scan). */
+export async function liveRank(tx: Tx, tenantId: string, entry: EntryRow): Promise<number> {
+  const { rows } = await tx.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM contest_entries
+     WHERE tenant_id = $1 AND contest_id = $2 AND status <> 'disqualified'
+       AND (score > $3 OR (score = $3 AND (reached_at, entry_id) < ($4, $5)))`,
+    [tenantId, entry.contest_id, entry.score, entry.reached_at, entry.entry_id],
+  );
+  return rows[0].n + 1;
+}
+
+export async function setEntryStatus(
+  tx: Tx,
+  tenantId: string,
+  changes: Array<{ contestId: string; participantId: string; to: string; reason: string }>,
+  actor: string,
+  now: Date,
+  onlyFrom: string[] | null = null,
+): Promise<Array<{ contest_id: string; participant_id: string; entry_id: string; from_status: string; to_status: string }>> {
+  if (changes.length === 0) return [];
+  const { rows } = await tx.query(
+    `WITH wanted AS (
+       SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS w (contest_id, participant_id, to_status, reason)
+     ),
+     old AS (
+       SELECT e.contest_id, e.participant_id, e.status FROM contest_entries e
+       JOIN wanted w ON w.contest_id = e.contest_id AND w.participant_id = e.participant_id
+       WHERE e.tenant_id = $1 AND e.status <> w.to_status AND ($7::text[] IS NULL OR e.status = ANY($7))
+       FOR UPDATE OF e
+     ),
+     changed AS (
+       UPDATE contest_entries e SET status = w.to_status
+       FROM wanted w, old o
+       WHERE e.tenant_id = $1 AND e.contest_id = w.contest_id AND e.participant_id = w.participant_id
+         AND o.contest_id = e.contest_id AND o.participant_id = e.participant_id
+       RETURNING e.contest_id, e.participant_id, e.entry_id, o.status AS from_status, e.status AS to_status, w.reason
+     ),
+     history AS (
+       INSERT INTO contest_entry_status_history (tenant_id, contest_id, participant_id, from_status, to_status, reason, actor, changed_at)
+       SELECT $1, contest_id, participant_id, from_status, to_status, reason, $6, $8 FROM changed
+     )
+     SELECT contest_id, participant_id, entry_id, from_status, to_status FROM changed`,
+    [
+      tenantId,
+      changes.map((c) => c.contestId),
+      changes.map((c) => c.participantId),
+      changes.map((c) => c.to),
+      changes.map((c) => c.reason),
+      actor,
+      onlyFrom,
+      now,
+    ],
+  );
+  return rows;
+}
+
+export async function statusHistory(tx: Tx, tenantId: string, contestId: string, participantId: string, limit: number) {
+  const { rows } = await tx.query(
+    `SELECT from_status, to_status, reason, actor, changed_at FROM contest_entry_status_history
+     WHERE tenant_id = $1 AND contest_id = $2 AND participant_id = $3 ORDER BY seq LIMIT $4`,
+    [tenantId, contestId, participantId, limit],
+  );
+  return rows as Array<{ from_status: string | null; to_status: string; reason: string; actor: string; changed_at: Date }>;
+}
+
+export async function entriesOfParticipant(tx: Tx, tenantId: string, participantId: string, limit: number): Promise<EntryRow[]> {
+  const { rows } = await tx.query<EntryRow>(
+    `SELECT * FROM contest_entries WHERE tenant_id = $1 AND participant_id = $2 ORDER BY entered_at DESC LIMIT $3`,
+    [tenantId, participantId, limit],
+  );
+  return rows;
+}
+
+// ---------------------------------------------------------------- leaderboards
+
+export interface RankedRow {
+  rank: number;
+  participant_id: string;
+  entry_id: string;
+  display_name: string | null;
+  score: number;
+  reached_at: Date;
+  last_scored_at: Date | null;
+  status: string;
+}
+
+/** The live order: score, then earliest to reach it; a walk of the leaderboard index from the top. */
+export async function liveLeaderboard(tx: Tx, tenantId: string, contestId: string, limit: number, offset: number): Promise<RankedRow[]> {
+  const { rows } = await tx.query<RankedRow>(
+    `SELECT (row_number() OVER (ORDER BY score DESC, reached_at, entry_id) + $4)::int AS rank,
+            participant_id, entry_id, display_name, score, reached_at, last_scored_at, status
+     FROM (
+       SELECT * FROM contest_entries
+       WHERE tenant_id = $1 AND contest_id = $2 AND status <> 'disqualified'
+       ORDER BY score DESC, reached_at, entry_id
+       LIMIT $3 OFFSET $4
+     ) page
+     ORDER BY score DESC, reached_at, entry_id`,
+    [tenantId, contestId, limit, offset],
+  );
+  return rows;
+}
+
+export async function finalLeaderboard(tx: Tx, tenantId: string, contestId: string, limit: number, offset: number): Promise<RankedRow[]> {
+  const { rows } = await tx.query<RankedRow>(
+    `SELECT final_rank AS rank, participant_id, entry_id, display_name, score, reached_at, last_scored_at, status
+     FROM contest_entries
+     WHERE tenant_id = $1 AND contest_id = $2 AND final_rank IS NOT NULL
+     ORDER BY final_rank
+     LIMIT $3 OFFSET $4`,
+    [tenantId, contestId, limit, offset],
+  );
+  return rows;
+}
+
+export async function rankedCount(tx: Tx, tenantId: string, contestId: string): Promise<number> {
+  const { rows } = await tx.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM contest_entries WHERE tenant_id = $1 AND contest_id = $2 AND status <> 'disqualified'`,
+    [tenantId, contestId],
+  );
+  return rows[0].n;
+}
+
+// ---------------------------------------------------------------- scoring
+
+export interface ScoredEntry {
+  contest_id: string;
+  participant_id: string;
+  entry_id: string;
+  status: string;
+  score: number;
+  delta: number;
+  fraud_rules: Record<string, unknown>;
+}
+
+/**
+ * Scores one fact against every running contest of its name in one statement:
+ * reads the attribute, records the (contest, fact) pair — the idempotency key —
+ * and adds the points to the entry. Facts outside a window, before the entry,
+ * for disqualified entries, or without a positive numeric attribute score nothing.
+ */
+export async function scoreFact(
+  tx: Tx,
+  tenantId: string,
+  fact: { id: string; name: string; participantId: string; properties: Record<string, unknown>; occurredAt: Date },
+  now: Date,
+): Promise<ScoredEntry[]> {
+  const { rows } = await tx.query<ScoredEntry>(
+    `WITH running AS (
+       SELECT id, fraud_rules, CASE WHEN raw BETWEEN 0 AND $8 THEN round(raw)::bigint END AS delta
+       FROM (
+         SELECT c.id, c.fraud_rules,
+                CASE WHEN jsonb_typeof($4::jsonb -> c.score_attribute) = 'number'
+                     THEN (($4::jsonb ->> c.score_attribute)::numeric) * c.weight END AS raw
+         FROM contests c
+         WHERE c.tenant_id = $1 AND c.event_type = $2 AND c.status IN ('active', 'scoring')
+           AND c.starts_at <= $5 AND c.ends_at > $5
+       ) matched
+     ),
+     recorded AS (
+       INSERT INTO contest_score_events (tenant_id, contest_id, fact_id, participant_id, delta, occurred_at, recorded_at)
+       SELECT $1, r.id, $6, e.participant_id, r.delta, $5, $7
+       FROM running r
+       JOIN contest_entries e ON e.tenant_id = $1 AND e.contest_id = r.id AND e.participant_id = $3
+       WHERE r.delta > 0 AND e.status NOT IN ('disqualified') AND e.entered_at <= $5
+       ON CONFLICT (tenant_id, contest_id, fact_id) DO NOTHING
+       RETURNING contest_id, delta
+     )
+     UPDATE contest_entries e
+     SET score = e.score + rec.delta,
+         score_events = e.score_events + 1,
+         reached_at = greatest(e.reached_at, $5),
+         last_scored_at = greatest(coalesce(e.last_scored_at, $5), $5)
+     FROM recorded rec, running r
+     WHERE e.tenant_id = $1 AND e.contest_id = rec.contest_id AND e.participant_id = $3 AND r.id = rec.contest_id
+     RETURNING e.contest_id, e.participant_id, e.entry_id, e.status, e.score, rec.delta, r.fraud_rules`,
+    [tenantId, fact.name, fact.participantId, JSON.stringify(fact.properties ?? {}), fact.occurredAt, fact.id, now, SCORE_DELTA_MAX],
+  );
+  return rows;
+}
+
+/** Score gained in the minute and the hour up to `at`, and the five-minute history, for the velocity caps. */
+export async function velocity(tx: Tx, tenantId: string, contestId: string, participantId: string, at: Date, historyMax: number) {
+  const { rows } = await tx.query<{ per_minute: number; per_hour: number; history: Array<{ at: string; score: number }> }>(
+    `SELECT
+       coalesce(sum(delta) FILTER (WHERE occurred_at > $4::timestamptz - interval '1 minute'), 0)::bigint AS per_minute,
+       coalesce(sum(delta), 0)::bigint AS per_hour,
+       coalesce((SELECT jsonb_agg(jsonb_build_object('at', h.occurred_at, 'score', h.delta) ORDER BY h.occurred_at)
+                 FROM (SELECT occurred_at, delta FROM contest_score_events
+                       WHERE tenant_id = $1 AND contest_id = $2 AND participant_id = $3
+                         AND occurred_at > $4::timestamptz - interval '5 minutes' AND occurred_at <= $4
+                       ORDER BY occurred_at DESC LIMIT $5) h), '[]'::jsonb) AS history
+     FROM contest_score_events
+     WHERE tenant_id = $1 AND contest_id = $2 AND participant_id = $3
+       AND occurred_at > $4::timestamptz - interval '1 hour' AND occurred_at <= $4`,
+    [tenantId, contestId, participantId, at, historyMax],
+  );
+  return rows[0];
+}
+
+// ---------------------------------------------------------------- lifecycle
+
+/**
+ * Recomputes every entry's live rank and returns the entries whose climb since
+ * the start of their rank window exceeds the cap. The window restarts once it
+ * is an hour old, from the rank the entry had at the previous tick.
+ */
+export async function tickRanks(tx: Tx, tenantId: string, contestId: string, now: Date, rankJumpCap: number | null) {
+  const { rows } = await tx.query<{ participant_id: string; entry_id: string; from_rank: number; to_rank: number; window_at: Date }>(
+    `WITH ranked AS (
+       SELECT participant_id, row_number() OVER (ORDER BY score DESC, reached_at, entry_id)::int AS new_rank
+       FROM contest_entries
+       WHERE tenant_id = $1 AND contest_id = $2 AND status <> 'disqualified'
+     ),
+     calc AS (
+       SELECT e.participant_id, e.entry_id, e.rank, r.new_rank, e.rank_window_rank, e.rank_window_at, e.rank_jump_flagged_at,
+              (e.rank_window_at IS NULL OR e.rank_window_at <= $3::timestamptz - interval '1 hour') AS restart
+       FROM contest_entries e JOIN ranked r ON r.participant_id = e.participant_id
+       WHERE e.tenant_id = $1 AND e.contest_id = $2
+     ),
+     next AS (
+       SELECT participant_id, entry_id, rank, new_rank, restart,
+              CASE WHEN restart THEN coalesce(rank, new_rank) ELSE rank_window_rank END AS window_rank,
+              CASE WHEN restart THEN $3::timestamptz ELSE rank_window_at END AS window_at,
+              CASE WHEN restart THEN NULL ELSE rank_jump_flagged_at END AS flagged_at
+       FROM calc
+     ),
+     judged AS (
+       SELECT *, ($4::numeric IS NOT NULL AND flagged_at IS NULL AND window_rank - new_rank > $4::numeric) AS jumped FROM next
+     ),
+     updated AS (
+       UPDATE contest_entries e SET
+         rank = j.new_rank,
+         rank_window_rank = j.window_rank,
+         rank_window_at = j.window_at,
+         rank_jump_flagged_at = CASE WHEN j.jumped THEN $3::timestamptz ELSE j.flagged_at END
+       FROM judged j
+       WHERE e.tenant_id = $1 AND e.contest_id = $2 AND e.participant_id = j.participant_id
+         AND (j.rank IS DISTINCT FROM j.new_rank OR j.restart OR j.jumped)
+       RETURNING 1
+     )
+     SELECT participant_id, entry_id, window_rank AS from_rank, new_rank AS to_rank, window_at FROM judged WHERE jumped`,
+    [tenantId, contestId, now, rankJumpCap],
+  );
+  return rows;
+}
+
+/**
+ * The final sweep: freezes the final ranks in one statement. Order: score, then
+ * earliest to reach it, then lifetime score, then a draw seeded per contest
+ * (md5 of the seed and the entry id), so the same seed always gives the same order.
+ */
+export async function freezeFinalRanks(tx: Tx, tenantId: string, contestId: string, seed: string, lifetime: Map<string, number>) {
+  const participants = [...lifetime.keys()];
+  await tx.query(
+    `WITH lifetime AS (
+       SELECT * FROM unnest($4::text[], $5::bigint[]) AS l (participant_id, lifetime)
+     ),
+     ranked AS (
+       SELECT e.participant_id,
+              row_number() OVER (ORDER BY e.score DESC, e.reached_at, coalesce(l.lifetime, 0) DESC, md5($3 || e.entry_id), e.entry_id)::int AS final_rank
+       FROM contest_entries e LEFT JOIN lifetime l ON l.participant_id = e.participant_id
+       WHERE e.tenant_id = $1 AND e.contest_id = $2 AND e.status <> 'disqualified'
+     )
+     UPDATE contest_entries e SET final_rank = r.final_rank, rank = r.final_rank
+     FROM ranked r
+     WHERE e.tenant_id = $1 AND e.contest_id = $2 AND e.participant_id = r.participant_id`,
+    [tenantId, contestId, seed, participants, participants.map((p) => lifetime.get(p) ?? 0)],
+  );
+}
+
+/** Entries that share score and reach time with another entry: the groups the later tie-breakers decide. */
+export async function tiedGroups(tx: Tx, tenantId: string, contestId: string, groupsMax: number) {
+  const { rows } = await tx.query<{ score: number; reached_at: Date; participants: string[]; entry_ids: string[] }>(
+    `SELECT score, reached_at, array_agg(participant_id ORDER BY entry_id) AS participants, array_agg(entry_id ORDER BY entry_id) AS entry_ids
+     FROM contest_entries
+     WHERE tenant_id = $1 AND contest_id = $2 AND status <> 'disqualified'
+     GROUP BY score, reached_at
+     HAVING count(*) > 1
+     ORDER BY score DESC, reached_at
+     LIMIT $3`,
+    [tenantId, contestId, groupsMax],
+  );
+  return rows;
+}
+
+export async function finalRanksOf(tx: Tx, tenantId: string, contestId: string, participantIds: string[]) {
+  const { rows } = await tx.query<{ participant_id: string; final_rank: number }>(
+    `SELECT participant_id, final_rank FROM contest_entries WHERE tenant_id = $1 AND contest_id = $2 AND participant_id = ANY($3::text[]) ORDER BY final_rank`,
+    [tenantId, contestId, participantIds],
+  );
+  return rows;
+}
+
+export async function entriesUpToRank(tx: Tx, tenantId: string, contestId: string, rankMax: number): Promise<EntryRow[]> {
+  const { rows } = await tx.query<EntryRow>(
+    `SELECT * FROM contest_entries WHERE tenant_id = $1 AND contest_id = $2 AND final_rank IS NOT NULL AND final_rank <= $3 ORDER BY final_rank`,
+    [tenantId, contestId, rankMax],
+  );
+  return rows;
+}
+
+/** Entries outside the prizes leave `active`/`flagged` for `finished` in one statement. */
+export async function finishUnplaced(tx: Tx, tenantId: string, contestId: string, placed: string[], now: Date) {
+  await tx.query(
+    `WITH changed AS (
+       UPDATE contest_entries e SET status = 'finished'
+       FROM (SELECT participant_id, status FROM contest_entries
+             WHERE tenant_id = $1 AND contest_id = $2 AND status IN ('active', 'flagged') AND NOT (participant_id = ANY($3::text[]))
+             FOR UPDATE) old
+       WHERE e.tenant_id = $1 AND e.contest_id = $2 AND e.participant_id = old.participant_id
+       RETURNING e.participant_id, old.status AS from_status
+     )
+     INSERT INTO contest_entry_status_history (tenant_id, contest_id, participant_id, from_status, to_status, reason, actor, changed_at)
+     SELECT $1, $2, participant_id, from_status, 'finished', 'ranked outside the prizes', 'lifecycle', $4 FROM changed`,
+    [tenantId, contestId, placed, now],
+  );
+}
+
+export interface AllocationRow {
+  participant_id: string;
+  entry_id: string;
+  rank: number;
+  reward_type: string;
+  reward_value: number;
+  reward_name: string;
+  status: string;
+  prize_code: string | null;
+  issued_at: Date | null;
+}
+
+export async function insertAllocations(tx: Tx, tenantId: string, contestId: string, allocations: AllocationRow[], now: Date) {
+  if (allocations.length === 0) return;
+  await tx.query(
+    `INSERT INTO contest_prize_allocations (tenant_id, contest_id, participant_id, entry_id, rank, reward_type, reward_value, reward_name, status, allocated_at)
+     SELECT $1, $2, a.participant_id, a.entry_id, a.rank, a.reward_type, a.reward_value, a.reward_name, a.status, $9
+     FROM unnest($3::text[], $4::text[], $5::int[], $6::text[], $7::numeric[], $8::text[], $10::text[])
+       AS a (participant_id, entry_id, rank, reward_type, reward_value, reward_name, status)`,
+    [
+      tenantId,
+      contestId,
+      allocations.map((a) => a.participant_id),
+      allocations.map((a) => a.entry_id),
+      allocations.map((a) => a.rank),
+      allocations.map((a) => a.reward_type),
+      allocations.map((a) => a.reward_value),
+      allocations.map((a) => a.reward_name),
+      now,
+      allocations.map((a) => a.status),
+    ],
+  );
+}
+
+export async function insertReviews(
+  tx: Tx,
+  tenantId: string,
+  reviews: Array<{ id: string; contestId: string; participantId: string; entryId: string; reasons: string[] }>,
+  now: Date,
+) {
+  if (reviews.length === 0) return;
+  await tx.query(
+    `INSERT INTO contest_reviews (tenant_id, id, contest_id, participant_id, entry_id, reasons, created_at)
+     SELECT $1, r.id, r.contest_id, r.participant_id, r.entry_id, string_to_array(r.reasons, ','), $7
+     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS r (id, contest_id, participant_id, entry_id, reasons)`,
+    [
+      tenantId,
+      reviews.map((r) => r.id),
+      reviews.map((r) => r.contestId),
+      reviews.map((r) => r.participantId),
+      reviews.map((r) => r.entryId),
+      reviews.map((r) => r.reasons.join(',')),
+      now,
+    ],
+  );
+}
+
+/**
+ * Issues the prize codes of verified allocations: pending ones whose entry is
+ * not held. The guarded UPDATE returns each allocation once, so each winner
+ * gets exactly one prize event even when two workers race.
+ */
+export async function issuePrizes(tx: Tx, tenantId: string, contestId: string, participantIds: string[] | null, codes: (n: number) => string[], now: Date) {
+  const { rows: pending } = await tx.query<{ participant_id: string }>(
+    `SELECT participant_id FROM contest_prize_allocations
+     WHERE tenant_id = $1 AND contest_id = $2 AND status = 'pending_verification'
+       AND ($3::text[] IS NULL OR participant_id = ANY($3::text[]))
+     ORDER BY rank FOR UPDATE`,
+    [tenantId, contestId, participantIds],
+  );
+  if (pending.length === 0) return [] as AllocationRow[];
+  const generated = codes(pending.length);
+  const { rows } = await tx.query<AllocationRow>(
+    `UPDATE contest_prize_allocations a SET status = 'issued', prize_code = c.code, issued_at = $5
+     FROM unnest($3::text[], $4::text[]) AS c (participant_id, code)
+     WHERE a.tenant_id = $1 AND a.contest_id = $2 AND a.participant_id = c.participant_id AND a.status = 'pending_verification'
+     RETURNING a.participant_id, a.entry_id, a.rank, a.reward_type, a.reward_value, a.reward_name, a.status, a.prize_code, a.issued_at`,
+    [tenantId, contestId, pending.map((p) => p.participant_id), generated, now],
+  );
+  return rows.sort((a, b) => a.rank - b.rank);
+}
+
+export async function setAllocationStatus(tx: Tx, tenantId: string, contestId: string, participantId: string, from: string[], to: string) {
+  const { rows } = await tx.query<AllocationRow>(
+    `UPDATE contest_prize_allocations SET status = $5
+     WHERE tenant_id = $1 AND contest_id = $2 AND participant_id = $3 AND status = ANY($4::text[])
+     RETURNING participant_id, entry_id, rank, reward_type, reward_value, reward_name, status, prize_code, issued_at`,
+    [tenantId, contestId, participantId, from, to],
+  );
+  return rows[0] ?? null;
+}
+
+export async function readAllocation(tx: Tx, tenantId: string, contestId: string, participantId: string): Promise<AllocationRow | null> {
+  const { rows } = await tx.query<AllocationRow>(
+    `SELECT participant_id, entry_id, rank, reward_type, reward_value, reward_name, status, prize_code, issued_at
+     FROM contest_prize_allocations WHERE tenant_id = $1 AND contest_id = $2 AND participant_id = $3`,
+    [tenantId, contestId, participantId],
+  );
+  return rows[0] ?? null;
+}
+
+export async function issuedWinners(tx: Tx, tenantId: string, contestId: string, limit: number) {
+  const { rows } = await tx.query<{ rank: number; display_name: string | null; publish_consent: boolean; reward_type: string; reward_name: string }>(
+    `SELECT a.rank, e.display_name, e.publish_consent, a.reward_type, a.reward_name
+     FROM contest_prize_allocations a
+     JOIN contest_entries e ON e.tenant_id = a.tenant_id AND e.contest_id = a.contest_id AND e.participant_id = a.participant_id
+     WHERE a.tenant_id = $1 AND a.contest_id = $2 AND a.status = 'issued'
+     ORDER BY a.rank LIMIT $3`,
+    [tenantId, contestId, limit],
+  );
+  return rows;
+}
+
+// ---------------------------------------------------------------- reviews
+
+export interface ReviewRow {
+  id: string;
+  contest_id: string;
+  participant_id: string;
+  entry_id: string;
+  reasons: string[];
+  status: 'pending' | 'approved' | 'disqualified';
+  created_at: Date;
+  decided_at: Date | null;
+  decided_by: string | null;
+  note: string | null;
+  score: number;
+  final_rank: number | null;
+}
+
+const REVIEW_SELECT = `SELECT r.id, r.contest_id, r.participant_id, r.entry_id, r.reasons, r.status, r.created_at, r.decided_at, r.decided_by, r.note,
+                              e.score, e.final_rank
+                       FROM contest_reviews r
+                       JOIN contest_entries e ON e.tenant_id = r.tenant_id AND e.contest_id = r.contest_id AND e.participant_id = r.participant_id`;
+
+export async function listReviews(
+  tx: Tx,
+  tenantId: string,
+  filter: { contestId?: string; status?: string; limit: number; after?: { created_at: string; id: string } | null },
+): Promise<ReviewRow[]> {
+  const { rows } = await tx.query<ReviewRow>(
+    `${REVIEW_SELECT}
+     WHERE r.tenant_id = $1 AND ($2::text IS NULL OR r.contest_id = $2) AND ($3::text IS NULL OR r.status = $3)
+       AND ($4::timestamptz IS NULL OR (r.created_at, r.id) > ($4, $5))
+     ORDER BY r.created_at, r.id
+     LIMIT $6`,
+    [tenantId, filter.contestId ?? null, filter.status ?? null, filter.after?.created_at ?? null, filter.after?.id ?? null, filter.limit],
+  );
+  return rows;
+}
+
+export async function findReview(tx: Tx, tenantId: string, by: { reviewId?: string; contestId?: string; entryId?: string }, lock: boolean): Promise<ReviewRow | null> {
+  const { rows } = await tx.query<ReviewRow>(
+    `${REVIEW_SELECT}
+     WHERE r.tenant_id = $1 AND ($2::text IS NULL OR r.id = $2) AND ($3::text IS NULL OR r.contest_id = $3) AND ($4::text IS NULL OR r.entry_id = $4)
+     ORDER BY (r.status = 'pending') DESC, r.created_at DESC
+     LIMIT 1${lock ? ' FOR UPDATE OF r' : ''}`,
+    [tenantId, by.reviewId ?? null, by.contestId ?? null, by.entryId ?? null],
+  );
+  return rows[0] ?? null;
+}
+
+export async function decideReview(tx: Tx, tenantId: string, id: string, status: 'approved' | 'disqualified', decidedBy: string, note: string | null, now: Date) {
+  await tx.query(
+    `UPDATE contest_reviews SET status = $3, decided_by = $4, note = $5, decided_at = $6 WHERE tenant_id = $1 AND id = $2 AND status = 'pending'`,
+    [tenantId, id, status, decidedBy, note, now],
+  );
+}
+
+// ---------------------------------------------------------------- due work (system pool)
+
+/** Contests whose next lifecycle step is due, across tenants (the safety sweep). */
+export const DUE_CONTESTS_SQL = `
+  SELECT tenant_id, id FROM contests
+  WHERE (status = 'scheduled' AND starts_at <= $1)
+     OR (status = 'active')
+     OR (status = 'scoring')
+     OR (status = 'completed' AND prizes_issued_at IS NULL AND verification_ends_at <= $1)
+  LIMIT $2`;

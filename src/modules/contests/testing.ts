@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import type { TestService, TestTenant } from '../../../test/helper.js';
+import { runFactHandlers, type Fact } from '../../platform/facts.js';
+import { clock } from '../../platform/clock.js';
+
+/**
+ * Test-only helpers for the contest tests. `recordFact` records a fact the way
+ * the ingestion and activity paths do (runFactHandlers inside the tenant's
+ * transaction), so contest scoring can be driven before and alongside the
+ * ingestion routes.
+ */
+export async function recordFact(
+  svc: TestService,
+  tenantId: string,
+  fact: { id?: string; name: string; participantId: string; properties: Record<string, unknown>; occurredAt?: Date },
+): Promise<string> {
+  const id = fact.id ?? `fct_${randomUUID().replaceAll('-', '')}`;
+  const full: Fact = {
+    id,
+    name: fact.name,
+    participantId: fact.participantId,
+    engagementId: null,
+    properties: fact.properties,
+    occurredAt: fact.occurredAt ?? clock.now(),
+    source: 'event',
+    evaluateChallenges: true,
+  };
+  await svc.service.db.tenant(tenantId, (tx) => runFactHandlers(tx, tenantId, full));
+  return id;
+}
+
+export const ENGAGEMENT_ID = '00000000-0000-4000-8000-0000000000e1';
+
+export async function sessionFor(svc: TestService, tenant: TestTenant, participantId: string, displayName?: string): Promise<string> {
+  const response = await svc.request('POST', '/api/v1/sessions', {
+    key: tenant.apiKey,
+    body: { participant_id: participantId, engagement_id: ENGAGEMENT_ID, ...(displayName ? { display_name: displayName } : {}) },
+  });
+  if (response.status !== 201) throw new Error(`session failed: ${response.status} ${response.text}`);
+  return response.body.session_id as string;
+}
+
+export function contestDefinition(id: string, overrides: Record<string, unknown> = {}) {
+  const now = clock.nowMs();
+  return {
+    id,
+    title: `Contest ${id}`,
+    description: 'Spend to climb',
+    starts_at: new Date(now + 3_600_000).toISOString(),
+    ends_at: new Date(now + 7 * 24 * 3_600_000).toISOString(),
+    scoring: { event_type: 'purchase', score_attribute: 'amount', weight: 1 },
+    prize_structure: [
+      { rank_from: 1, rank_to: 1, label: 'Winner', reward: { type: 'cash', value: 500, name: '500 EUR' } },
+      { rank_from: 2, rank_to: 3, reward: { type: 'voucher', value: 100 } },
+    ],
+    max_reward_liability: 1000,
+    fraud_rules: {
+      max_score_per_minute: 1000,
+      max_score_per_hour: 5000,
+      max_rank_jump_per_hour: 10,
+      block_disposable_emails: true,
+      block_repeat_payment_methods: true,
+      block_repeat_devices: true,
+      review_threshold_score: 10_000,
+      auto_disqualify_on_velocity_breach: false,
+    },
+    verification_window_hours: 48,
+    ...overrides,
+  };
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
