@@ -207,4 +207,49 @@ test('contests: definition, publication, entries and scoring', async (t) => {
     assert.equal(patch.status, 422);
     assert.equal(await advanceContest(svc.service.db, svc.config, tenant.tenantId, 'spring-1'), 'completed', 'nothing moves back');
   });
+
+  await t.test('with auto_disqualify_on_velocity_breach the breaching entry is disqualified and scores no more', async () => {
+    const body = contestDefinition('auto', {
+      starts_at: new Date(clock.nowMs() - 60_000).toISOString(),
+      ends_at: new Date(clock.nowMs() + 3_600_000).toISOString(),
+      fraud_rules: { max_score_per_hour: 100, auto_disqualify_on_velocity_breach: true, review_threshold_score: 10 },
+    });
+    assert.equal((await svc.request('POST', '/api/v1/admin/contests', { key, body })).status, 201);
+    assert.equal((await svc.request('POST', '/api/v1/admin/contests/auto/publish', { key })).status, 200);
+    assert.equal(await advanceContest(svc.service.db, svc.config, tenant.tenantId, 'auto'), 'active');
+    for (const p of ['fast', 'steady']) {
+      assert.equal((await svc.request('POST', '/api/v1/admin/contests/auto/entries', { key, body: { participant_id: p } })).status, 201);
+    }
+    await recordFact(svc, tenant.tenantId, { name: 'purchase', participantId: 'fast', properties: { amount: 60 } });
+    await recordFact(svc, tenant.tenantId, { name: 'purchase', participantId: 'fast', properties: { amount: 60 } });
+    await recordFact(svc, tenant.tenantId, { name: 'purchase', participantId: 'fast', properties: { amount: 60 } });
+    await recordFact(svc, tenant.tenantId, { name: 'purchase', participantId: 'steady', properties: { amount: 50 } });
+    const breaches = await svc.sql(`SELECT data FROM outbox_events WHERE event = 'fraud.velocity_breach' AND data->>'contest_id' = 'auto'`);
+    assert.equal(breaches.length, 1);
+    assert.equal(breaches[0].data.cap, 'per_hour');
+    assert.equal(breaches[0].data.observed, 120);
+    assert.equal(breaches[0].data.action, 'disqualified');
+    const [fast] = await svc.sql(`SELECT status, score FROM contest_entries WHERE contest_id = 'auto' AND participant_id = 'fast'`);
+    assert.deepEqual([fast.status, fast.score], ['disqualified', 120]);
+    const board = await svc.request('GET', '/api/v1/contests/auto/leaderboard', { key });
+    assert.deepEqual(board.body.rows.map((r: { participant_id: string }) => r.participant_id), ['steady']);
+
+    // Completion sends the remaining winner to review (score at or above review_threshold_score).
+    await svc.sql(`UPDATE contests SET ends_at = $1 WHERE id = 'auto'`, [new Date(clock.nowMs() - 1)]);
+    assert.equal(await advanceContest(svc.service.db, svc.config, tenant.tenantId, 'auto'), 'completed');
+    const queue = await svc.request('GET', '/api/v1/admin/fraud/reviews?status=pending&contest_id=auto', { key });
+    assert.equal(queue.body.reviews.length, 1);
+    const review = queue.body.reviews[0];
+    assert.equal(review.participant_id, 'steady');
+    const crossTenant = await svc.request('POST', '/api/v1/admin/fraud/decisions', { key: other.apiKey, body: { review_id: review.review_id, decision: 'approve' } });
+    assert.equal(crossTenant.status, 404);
+    const otherQueue = await svc.request('GET', '/api/v1/admin/fraud/reviews?status=pending', { key: other.apiKey });
+    assert.equal(otherQueue.body.reviews.length, 0);
+    const unnamed = await svc.request('POST', '/api/v1/admin/fraud/decisions', { key, body: { decision: 'approve' } });
+    assert.equal(unnamed.status, 400);
+    const unknownDecision = await svc.request('POST', '/api/v1/admin/fraud/decisions', { key, body: { review_id: review.review_id, decision: 'maybe' } });
+    assert.equal(unknownDecision.status, 400);
+    const [stillPending] = await svc.sql(`SELECT status FROM contest_reviews WHERE id = $1`, [review.review_id]);
+    assert.equal(stillPending.status, 'pending');
+  });
 });

@@ -5,7 +5,7 @@ import { ADVANCE_TASK, SWEEP_TASK, advanceContest, enqueueDueContests } from './
  * The lifecycle worker. Each published contest has one pending
  * `contests.advance` job, scheduled with run_at at its next due moment
  * (starts_at, the next rank tick, ends_at, the end of verification). The
- * `contests.sweep` cron job runs every minute as a safety net: it re-queues
+ * `contests:sweep` cron job runs every minute as a safety net: it re-queues
  * any contest whose step is due, should a job have been lost.
  */
 export const tasks: Record<string, JobHandler> = {

@@ -10,6 +10,7 @@ import { conflict, forbidden, invalid, notFound, ruleViolation } from '../../pla
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { prefixedId } from '../../platform/ids.js';
 import { ensureParticipant } from '../participants/index.js';
+import { readBalanceInTx } from '../points/index.js';
 import * as store from './store.js';
 import type { ContestRow, EntryRow, PrizeTierDefinition, AllocationRow } from './store.js';
 import type { CreateContestBody, UpdateContestBody, EnterBody, ServerEnterBody, FraudDecisionBody, FraudRules } from './schemas.js';
@@ -21,7 +22,8 @@ import type { CreateContestBody, UpdateContestBody, EnterBody, ServerEnterBody, 
  * verification hold with manual review, and the fraud controls.
  */
 export const ADVANCE_TASK = 'contests.advance';
-export const SWEEP_TASK = 'contests.sweep';
+// graphile-worker's crontab does not accept dots in task names, so the cron task uses a colon.
+export const SWEEP_TASK = 'contests:sweep';
 /** How often an active contest recomputes its ranks (spec time; scaled by TIME_SCALE). */
 export const RANK_TICK_MS = 60_000;
 /** Ticks are never closer than this in real time, however small TIME_SCALE is. */
@@ -36,6 +38,7 @@ export const STATE_PART_ENTRIES_MAX = 50;
 export const WINNERS_MAX = 1000;
 export const TIE_GROUPS_AUDITED_MAX = 100;
 export const SWEEP_BATCH_MAX = 500;
+export const LIFETIME_LOOKUPS_MAX = 1000;
 
 type ContestStatus = ContestRow['status'];
 
@@ -669,34 +672,17 @@ async function checkRankJumps(tx: Tx, tenantId: string, contest: ContestRow, now
 }
 
 /**
- * The lifetime score of tied participants, for the second tie-breaker. It is
- * the participant's lifetime points, read through the points module's public
- * surface when that module is installed; without it every lifetime is 0 and
- * the draw decides.
+ * The lifetime score of tied participants, for the second tie-breaker: the
+ * participant's lifetime points, read through the points module's public
+ * surface. Only entries that tie on score and time are looked up, at most
+ * LIFETIME_LOOKUPS_MAX of them; beyond that the draw decides.
  */
 async function lifetimeScores(tx: Tx, tenantId: string, participantIds: string[]): Promise<Map<string, number>> {
   const result = new Map<string, number>();
-  if (participantIds.length === 0) return result;
-  const points = await loadPointsModule();
-  for (const participantId of participantIds) {
-    result.set(participantId, points ? (await points.readBalanceInTx(tx, tenantId, participantId)).lifetime : 0);
+  for (const participantId of participantIds.slice(0, LIFETIME_LOOKUPS_MAX)) {
+    result.set(participantId, (await readBalanceInTx(tx, tenantId, participantId)).lifetime);
   }
   return result;
-}
-
-type PointsSurface = { readBalanceInTx(tx: Tx, tenantId: string, participantId: string): Promise<{ lifetime: number }> };
-let pointsModule: PointsSurface | null | undefined;
-async function loadPointsModule(): Promise<PointsSurface | null> {
-  if (pointsModule !== undefined) return pointsModule;
-  // A computed specifier: the points module is built in parallel and may not be installed yet.
-  const specifier = ['..', 'points', 'index.js'].join('/');
-  try {
-    const imported = (await import(specifier)) as Partial<PointsSurface>;
-    pointsModule = typeof imported.readBalanceInTx === 'function' ? (imported as PointsSurface) : null;
-  } catch {
-    pointsModule = null;
-  }
-  return pointsModule;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { TestService, TestTenant } from '../../../test/helper.js';
 import { runFactHandlers, type Fact } from '../../platform/facts.js';
 import { clock } from '../../platform/clock.js';
@@ -31,13 +31,19 @@ export async function recordFact(
 
 export const ENGAGEMENT_ID = '00000000-0000-4000-8000-0000000000e1';
 
+/**
+ * A participant session written straight into the sessions table (as the
+ * schema owner), so these tests do not depend on which engagements exist.
+ */
 export async function sessionFor(svc: TestService, tenant: TestTenant, participantId: string, displayName?: string): Promise<string> {
-  const response = await svc.request('POST', '/api/v1/sessions', {
-    key: tenant.apiKey,
-    body: { participant_id: participantId, engagement_id: ENGAGEMENT_ID, ...(displayName ? { display_name: displayName } : {}) },
-  });
-  if (response.status !== 201) throw new Error(`session failed: ${response.status} ${response.text}`);
-  return response.body.session_id as string;
+  const token = `ses_${randomBytes(24).toString('base64url')}`;
+  await svc.sql('INSERT INTO participants (tenant_id, participant_id, display_name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [tenant.tenantId, participantId, displayName ?? null]);
+  await svc.sql(
+    `INSERT INTO sessions (tenant_id, id, token_hash, participant_id, engagement_id, expires_at)
+     VALUES ($1, $2, $3, $4, $5, now() + interval '1 day')`,
+    [tenant.tenantId, randomUUID(), createHash('sha256').update(token).digest('hex'), participantId, ENGAGEMENT_ID],
+  );
+  return token;
 }
 
 export function contestDefinition(id: string, overrides: Record<string, unknown> = {}) {
