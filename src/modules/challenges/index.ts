@@ -1,0 +1,36 @@
+import type { ServiceModule } from '../../platform/module.js';
+import routes from './routes.js';
+import { AdminChallenge, ProgressResponse, PublicChallenge } from './schemas.js';
+import * as service from './service.js';
+
+/**
+ * Challenges: objectives, milestones, enrollment, progress from facts, and a
+ * leaderboard per challenge. Other modules may use `evaluateParticipantInTx`
+ * (re-evaluate a participant inside their transaction) and `resolvePublicCaller`.
+ */
+export { evaluateParticipantInTx } from './service.js';
+export { resolvePublicCaller, type PublicCaller } from './public-tenant.js';
+export { grantPointsInTx, awardBadgeInTx, pointsAvailable, badgesAvailable } from './progression.js';
+
+const challengesModule: ServiceModule = {
+  name: 'challenges',
+  routes,
+  schemas: [AdminChallenge, PublicChallenge, ProgressResponse],
+  factHandler: service.handleFact,
+  tasks: {
+    // Records the status moves made by time (scheduled → active → ended).
+    'challenges.lifecycle': async (_payload, { db }) => {
+      await service.runLifecycle(db);
+    },
+    // Re-reads points and badges for state objectives after a grant (queued by a trigger on the outbox).
+    'challenges.reevaluate': async (payload, { db }) => {
+      const { tenant_id: tenantId, participant_id: participantId } = payload as { tenant_id: string; participant_id: string };
+      await service.reevaluate(db, tenantId, participantId);
+    },
+  },
+  crontab: ['* * * * * challenges.lifecycle ?max=1'],
+  stateParts: {
+    challenges: (tx, tenantId, participantId) => service.statePart(tx, tenantId, participantId),
+  },
+};
+export default challengesModule;

@@ -1,0 +1,137 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import * as service from './service.js';
+import { resolvePublicCaller } from './public-tenant.js';
+import {
+  AdminChallengeList,
+  ChallengeIdParams,
+  ChallengeLeaderboardQuery,
+  ChallengeLeaderboardResponse,
+  CreateChallengeBody,
+  EnrollResponse,
+  ListChallengesQuery,
+  PublicChallengeList,
+  SessionBody,
+  SessionQuery,
+  UpdateChallengeBody,
+} from './schemas.js';
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, authenticator } = app.ctx;
+  const tags = ['challenges'];
+  const adminChallenge = { 200: Type.Ref('AdminChallenge') };
+
+  app.post(
+    '/admin/challenges',
+    {
+      config: { auth: 'admin' },
+      schema: { tags, summary: 'Create a challenge (draft by default)', body: CreateChallengeBody, response: { 201: Type.Ref('AdminChallenge') } },
+    },
+    async (request, reply) => reply.status(201).send(await service.createChallenge(db, request.auth!.tenantId, request.body, request.auth!.actorId)),
+  );
+
+  app.get(
+    '/admin/challenges',
+    { config: { auth: 'admin' }, schema: { tags, summary: 'List challenges, newest first', querystring: ListChallengesQuery, response: { 200: AdminChallengeList } } },
+    async (request) => service.listChallenges(db, request.auth!.tenantId, request.query),
+  );
+
+  app.get(
+    '/admin/challenges/:id',
+    { config: { auth: 'admin' }, schema: { tags, summary: 'Read a challenge with its status moves', params: ChallengeIdParams, response: adminChallenge } },
+    async (request) => service.getChallenge(db, request.auth!.tenantId, request.params.id),
+  );
+
+  app.patch(
+    '/admin/challenges/:id',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: 'Update a challenge',
+        description: 'Draft and scheduled challenges change freely; an active one may change name, description and ends_at; ended and archived ones name and description only.',
+        params: ChallengeIdParams,
+        body: UpdateChallengeBody,
+        response: adminChallenge,
+      },
+    },
+    async (request) => service.updateChallenge(db, request.auth!.tenantId, request.params.id, request.body),
+  );
+
+  for (const action of ['publish', 'end', 'archive'] as const) {
+    const summaries = {
+      publish: 'Publish a draft challenge (scheduled until starts_at, then active)',
+      end: 'End a scheduled or active challenge before its window closes',
+      archive: 'Archive a challenge (hidden from participants; kept for reporting)',
+    };
+    app.post(
+      `/admin/challenges/:id/${action}`,
+      { config: { auth: 'admin' }, schema: { tags, summary: summaries[action], params: ChallengeIdParams, response: adminChallenge } },
+      async (request) => service.moveChallenge(db, request.auth!.tenantId, request.params.id, action, request.auth!.actorId),
+    );
+  }
+
+  app.delete(
+    '/admin/challenges/:id',
+    { config: { auth: 'admin' }, schema: { tags, summary: 'Archive a challenge (same as POST …/archive)', params: ChallengeIdParams, response: adminChallenge } },
+    async (request) => service.moveChallenge(db, request.auth!.tenantId, request.params.id, 'archive', request.auth!.actorId),
+  );
+
+  app.get(
+    '/public/challenges',
+    {
+      config: { auth: 'session' },
+      schema: { tags, summary: "The engagement's challenges with the caller's enrollment and progress", querystring: SessionQuery, response: { 200: PublicChallengeList } },
+    },
+    async (request) => service.listForParticipant(db, request.auth!.tenantId, request.auth!.participantId!, request.auth!.engagementId!),
+  );
+
+  app.post(
+    '/public/challenges/:id/enroll',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags,
+        summary: 'Enroll the caller in a challenge',
+        description: '409 `ALREADY_ENROLLED` when already enrolled; 422 `CHALLENGE_NOT_STARTED` / `CHALLENGE_ENDED` outside the window.',
+        params: ChallengeIdParams,
+        body: SessionBody,
+        response: { 201: EnrollResponse },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await service.enroll(db, request.auth!.tenantId, request.auth!.participantId!, request.auth!.engagementId!, request.params.id)),
+  );
+
+  app.get(
+    '/public/challenges/:id/progress',
+    {
+      config: { auth: 'session' },
+      schema: { tags, summary: "The caller's progress in a challenge", params: ChallengeIdParams, querystring: SessionQuery, response: { 200: Type.Ref('ChallengeProgress') } },
+    },
+    async (request) => service.progress(db, request.auth!.tenantId, request.auth!.participantId!, request.auth!.engagementId!, request.params.id),
+  );
+
+  app.get(
+    '/public/challenges/:id/leaderboard',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: "A challenge's leaderboard",
+        description:
+          'Ranked by score (highest first); equal scores rank by who reached the score first, then by participant id. ' +
+          'The tenant is named by `session_id` (which also adds the caller\'s row as `me`), an `X-API-Key`, or `X-Service-Tenant` (tenant id or slug).',
+        params: ChallengeIdParams,
+        querystring: ChallengeLeaderboardQuery,
+        response: { 200: ChallengeLeaderboardResponse },
+      },
+    },
+    async (request) => {
+      const caller = await resolvePublicCaller(request, db, authenticator);
+      return service.leaderboard(db, caller.tenantId, request.params.id, request.query.limit, caller);
+    },
+  );
+};
+
+export default routes;
