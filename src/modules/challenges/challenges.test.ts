@@ -132,9 +132,10 @@ test('challenges', async (t) => {
   });
 
   await t.test('enroll, progress from facts exactly once per fact, milestones and completion', async () => {
-    const created = await svc.request('POST', '/api/v1/admin/challenges', { key: tenant.apiKey, body: challengeBody() });
+    const created = await svc.request('POST', '/api/v1/admin/challenges', { key: tenant.apiKey, body: challengeBody({ completion_points: 50 }) });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.status, 'active');
+    assert.equal(created.body.completion_points, 50);
     const id = created.body.id;
     const sessionId = await session(svc, tenant, 'p-1', engagementId, 'Ada');
     const q = `session_id=${sessionId}&engagement_id=${engagementId}`;
@@ -205,6 +206,12 @@ test('challenges', async (t) => {
     assert.equal(events[3].data.participant_id, 'p-1');
     assert.ok(events[3].data.completed_at);
 
+    // The completion reward went through the points ledger.
+    const awards = await svc.sql(`SELECT data FROM outbox_events WHERE tenant_id = $1 AND participant_id = 'p-1' AND event = 'points.awarded.v1'`, [tenant.tenantId]);
+    assert.equal(awards.length, 1);
+    assert.equal(awards[0].data.amount, 50);
+    assert.equal(awards[0].data.source_kind, 'challenge');
+
     const listedAfter = (await svc.request('GET', `/api/v1/public/challenges?${q}`)).body.challenges.find((c: { id: string }) => c.id === id);
     assert.equal(listedAfter.enrolled, true);
     assert.deepEqual(listedAfter.milestones.map((m: { reached: boolean }) => m.reached), [true, true]);
@@ -241,7 +248,9 @@ test('challenges', async (t) => {
     });
     const id = created.body.id;
     // Points before enrollment do not count; a badge already held does.
-    await emitProgressionEvent(db, tenant.tenantId, 'p-state', 'points.awarded.v1', { amount: 500, available: 500, lifetime: 500 });
+    const grant = (amount: number) =>
+      svc.request('POST', '/api/v1/gamify/points/grant', { key: tenant.apiKey, body: { participant_id: 'p-state', amount, reason: 'test', idempotency_key: randomUUID() } });
+    assert.equal((await grant(500)).status, 200);
     await emitProgressionEvent(db, tenant.tenantId, 'p-state', 'badge.earned.v1', { badge_code: 'vip', badge_name: 'VIP', earned_at: clock.now().toISOString() });
     const sessionId = await session(svc, tenant, 'p-state', engagementId);
     const q = `session_id=${sessionId}&engagement_id=${engagementId}`;
@@ -251,15 +260,15 @@ test('challenges', async (t) => {
     assert.deepEqual(progress.body.objectives.map((o: { current: number }) => o.current), [0, 1]);
 
     clock.advance(1000);
-    await emitProgressionEvent(db, tenant.tenantId, 'p-state', 'points.awarded.v1', { amount: 60, available: 560, lifetime: 560 });
+    assert.equal((await grant(60)).status, 200);
     await recordFact(db, tenant.tenantId, { participantId: 'p-state', name: 'anything' });
     progress = await svc.request('GET', `/api/v1/public/challenges/${id}/progress?${q}`);
     assert.deepEqual(progress.body.objectives.map((o: { current: number }) => o.current), [60, 1]);
     assert.equal(progress.body.overall_progress, 0.8);
 
     // A grant without any fact queues a re-evaluation job (run here by hand).
-    await emitProgressionEvent(db, tenant.tenantId, 'p-state', 'points.awarded.v1', { amount: 40, available: 600, lifetime: 600 });
-    const queued = await svc.sql(`SELECT payload FROM graphile_worker.jobs WHERE task_identifier = 'challenges.reevaluate'`);
+    assert.equal((await grant(40)).status, 200);
+    const queued = await svc.sql(`SELECT j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'challenges.reevaluate'`);
     assert.ok(queued.some((j) => j.payload.participant_id === 'p-state'));
     await challengesModule.tasks!['challenges.reevaluate']({ tenant_id: tenant.tenantId, participant_id: 'p-state' }, { db, config: svc.config, log: svc.service.log });
     progress = await svc.request('GET', `/api/v1/public/challenges/${id}/progress?${q}`);

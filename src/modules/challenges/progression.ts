@@ -2,13 +2,15 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Tx } from '../../platform/db.js';
 import { ruleViolation } from '../../platform/errors.js';
+import { grantInTx } from '../points/index.js';
 
 /**
- * The points and badges modules grant what challenges and referrals give
- * (completion points, milestone badges). They are built in parallel with this
- * module, so they are loaded by their public surface (`index.ts`) when first
- * needed, against the contract fixed for them; a definition that asks for
- * points or badges is refused while the granting module is not installed.
+ * What challenges and referrals give: points through the points module's
+ * `grantInTx`, badges through the badges module's `awardBadgeInTx`. The
+ * badges module is built in parallel with this one, so it is loaded by its
+ * public surface (`index.ts`) when first needed, against the contract fixed
+ * for it; a definition that asks for a badge is refused while no badges
+ * module is installed.
  */
 export interface GrantPointsInput {
   participantId: string;
@@ -17,11 +19,7 @@ export interface GrantPointsInput {
   type?: 'award' | 'bonus' | 'adjustment';
   memo?: string;
   source?: { kind: 'challenge' | 'referral'; id: string };
-  engagementId?: string;
-}
-
-interface PointsSurface {
-  grantInTx(tx: Tx, tenantId: string, input: GrantPointsInput): Promise<{ ledgerEntryId: string; available: number; lifetime: number; delta: number }>;
+  engagementId?: string | null;
 }
 
 interface BadgesSurface {
@@ -29,7 +27,6 @@ interface BadgesSurface {
 }
 
 const candidates = {
-  points: ['../points/index.ts'],
   badges: ['../badges/index.ts', '../rules/index.ts'],
 };
 
@@ -43,13 +40,7 @@ async function load<T>(kind: keyof typeof candidates, member: string): Promise<T
   return null;
 }
 
-let points: Promise<PointsSurface | null> | null = null;
 let badges: Promise<BadgesSurface | null> | null = null;
-
-export async function pointsAvailable(): Promise<boolean> {
-  points ??= load<PointsSurface>('points', 'grantInTx');
-  return (await points) !== null;
-}
 
 export async function badgesAvailable(): Promise<boolean> {
   badges ??= load<BadgesSurface>('badges', 'awardBadgeInTx');
@@ -57,10 +48,7 @@ export async function badgesAvailable(): Promise<boolean> {
 }
 
 export async function grantPointsInTx(tx: Tx, tenantId: string, input: GrantPointsInput) {
-  points ??= load<PointsSurface>('points', 'grantInTx');
-  const surface = await points;
-  if (!surface) throw ruleViolation('points cannot be granted: the points module is not installed', 'POINTS_UNAVAILABLE');
-  return surface.grantInTx(tx, tenantId, input);
+  return grantInTx(tx, tenantId, input);
 }
 
 export async function awardBadgeInTx(tx: Tx, tenantId: string, input: { participantId: string; badgeCode: string; source: { kind: string; id: string } }) {

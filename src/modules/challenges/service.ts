@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { ensureParticipant } from '../participants/index.js';
 import * as store from './store.js';
 import { COUNTING_EVALUATORS, STATE_EVALUATORS, countingIncrement, stateValue, summarise } from './evaluators.js';
-import { awardBadgeInTx, badgesAvailable, grantPointsInTx, pointsAvailable } from './progression.js';
+import { awardBadgeInTx, badgesAvailable, grantPointsInTx } from './progression.js';
 import { STATUSES, type CreateChallengeBody, type ObjectiveInput, type StoredObjective, type UpdateChallengeBody } from './schemas.js';
 
 /**
@@ -64,8 +64,7 @@ function parseWindow(startsAt: string, endsAt: string): { startsAt: Date; endsAt
   return { startsAt: start, endsAt: end };
 }
 
-async function checkCompletion(points: number | null | undefined, badge: string | null | undefined) {
-  if (points && !(await pointsAvailable())) throw ruleViolation('completion_points needs the points module, which is not installed', 'POINTS_UNAVAILABLE');
+async function checkCompletion(badge: string | null | undefined) {
   if (badge && !(await badgesAvailable())) throw ruleViolation('completion_badge_code needs the badges module, which is not installed', 'BADGES_UNAVAILABLE');
 }
 
@@ -104,7 +103,7 @@ export async function createChallenge(db: Database, tenantId: string, body: Crea
   const window = parseWindow(body.starts_at, body.ends_at);
   const objectives = normaliseObjectives(body.objectives);
   const milestones = normaliseMilestones(body.milestones ?? []);
-  await checkCompletion(body.completion_points, body.completion_badge_code);
+  await checkCompletion(body.completion_badge_code);
   const now = clock.now();
   let status = 'draft';
   if (body.status === 'active') {
@@ -163,7 +162,7 @@ const EDITABLE_BY_STATUS: Record<string, ReadonlySet<string>> = {
 };
 
 export async function updateChallenge(db: Database, tenantId: string, id: string, body: UpdateChallengeBody) {
-  await checkCompletion(body.completion_points, body.completion_badge_code);
+  await checkCompletion(body.completion_badge_code);
   return db.tenant(tenantId, async (tx) => {
     const now = clock.now();
     const row = await store.findChallenge(tx, tenantId, id, now, true);
