@@ -6,6 +6,13 @@ import { clock } from '../../platform/clock.js';
 import { emitProgressionEvent, recordFact } from './testing.js';
 import { runLifecycle } from './service.js';
 import challengesModule from './index.js';
+import { parseCrontab } from 'graphile-worker';
+
+test('the crontab lines parse and name tasks of the module', () => {
+  const items = parseCrontab((challengesModule.crontab ?? []).join('\n'));
+  assert.ok(items.length > 0);
+  for (const item of items) assert.ok(challengesModule.tasks?.[item.task], item.task);
+});
 
 const HOUR = 3600_000;
 

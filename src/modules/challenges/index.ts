@@ -18,8 +18,9 @@ const challengesModule: ServiceModule = {
   schemas: [AdminChallenge, PublicChallenge, ProgressResponse],
   factHandler: service.handleFact,
   tasks: {
-    // Records the status moves made by time (scheduled → active → ended).
-    'challenges.lifecycle': async (_payload, { db }) => {
+    // Records the status moves made by time (scheduled → active → ended). The name has a
+    // colon, not a dot, because graphile-worker's crontab accepts no dots in task names.
+    'challenges:lifecycle': async (_payload, { db }) => {
       await service.runLifecycle(db);
     },
     // Re-reads points and badges for state objectives after a grant (queued by a trigger on the outbox).
@@ -28,7 +29,7 @@ const challengesModule: ServiceModule = {
       await service.reevaluate(db, tenantId, participantId);
     },
   },
-  crontab: ['* * * * * challenges.lifecycle ?max=1'],
+  crontab: ['* * * * * challenges:lifecycle ?max=1'],
   stateParts: {
     challenges: (tx, tenantId, participantId) => service.statePart(tx, tenantId, participantId),
   },
