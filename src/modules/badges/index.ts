@@ -1,0 +1,22 @@
+import type { ServiceModule } from '../../platform/module.js';
+import routes from './routes.js';
+import { BadgeDefinition, BadgeStatus } from './schemas.js';
+import { earnedBadgesInTx } from './service.js';
+
+/**
+ * Badges: definitions, earned badges, the participant's status read. Other
+ * modules award and check badges through `awardBadgeInTx` and `hasBadgeInTx`
+ * inside their own transaction.
+ */
+export { awardBadgeInTx, hasBadgeInTx, missingBadgeCodesInTx, earnedBadgeCodesInTx } from './service.js';
+export type { BadgeSource } from './service.js';
+
+const badgesModule: ServiceModule = {
+  name: 'badges',
+  routes,
+  schemas: [BadgeDefinition, BadgeStatus],
+  stateParts: {
+    badges: (tx, tenantId, participantId) => earnedBadgesInTx(tx, tenantId, participantId),
+  },
+};
+export default badgesModule;

@@ -1,0 +1,20 @@
+import type { ServiceModule } from '../../platform/module.js';
+import routes from './routes.js';
+import { IngestEvent, StoredEvent } from './schemas.js';
+import { PROCESS_TASK } from './store.js';
+import { processEventsJob } from './jobs.js';
+
+/**
+ * Event ingestion: the event store, the ingestion routes, the admin event
+ * search, and the background processing that turns events into facts and
+ * earn-rule effects.
+ */
+export { scanEventsInTx, processEventInTx } from './service.js';
+
+const ingestionModule: ServiceModule = {
+  name: 'ingestion',
+  routes,
+  schemas: [IngestEvent, StoredEvent],
+  tasks: { [PROCESS_TASK]: processEventsJob },
+};
+export default ingestionModule;

@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto';
+import Ajv, { type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import { clock } from '../../platform/clock.js';
+import { prefixedId } from '../../platform/ids.js';
+import type { NewEvent } from './store.js';
+import { IngestEvent, PROPERTIES_BYTES_MAX, PROPERTIES_DEPTH_MAX, TIMESTAMP_FUTURE_SKEW_MS } from './schemas.js';
+
+/**
+ * Turns one incoming event into a storable one, or says exactly what is wrong
+ * with it. Everything that PostgreSQL would refuse is refused here, so that
+ * one bad event can never fail a statement that carries other events.
+ */
+export type Rejection = { code: string; detail: string };
+
+/** Processing queues: events of one participant share a queue (a hash bucket), so they are processed one at a time, in order. */
+export const PROCESSING_QUEUE_BUCKETS = 64;
+
+const ajv = new Ajv.default({ allErrors: false, strict: false, coerceTypes: false, removeAdditional: false });
+addFormats.default(ajv);
+const validateEvent = ajv.compile(IngestEvent);
+
+function describe(error: ErrorObject): string {
+  const where = `event${error.instancePath.replaceAll('/', '.')}`;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return `${where} has a property that is not allowed: "${(error.params as { additionalProperty: string }).additionalProperty}"`;
+    case 'required':
+      return `${where} is missing the required property "${(error.params as { missingProperty: string }).missingProperty}"`;
+    case 'type':
+      return `${where} must be of type ${(error.params as { type: string }).type}`;
+    case 'format':
+      return `${where} must be a ${(error.params as { format: string }).format === 'date-time' ? 'ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00Z' : (error.params as { format: string }).format}`;
+    default:
+      return `${where} ${error.message ?? 'is invalid'}`;
+  }
+}
+
+/** Validates an event of a batch against the same schema the single-event routes use. */
+export function checkShape(value: unknown): Rejection | null {
+  if (validateEvent(value)) return null;
+  return { code: 'VALIDATION_INVALID_REQUEST', detail: describe(validateEvent.errors![0]) };
+}
+
+function depthOf(value: unknown, depth = 0): number {
+  if (value === null || typeof value !== 'object') return depth;
+  let deepest = depth + 1;
+  for (const child of Object.values(value as Record<string, unknown>)) {
+    deepest = Math.max(deepest, depthOf(child, depth + 1));
+    if (deepest > PROPERTIES_DEPTH_MAX) break;
+  }
+  return deepest;
+}
+
+export function processingQueue(tenantId: string, participantId: string): string {
+  const hash = createHash('sha1').update(tenantId).update('\u0000').update(participantId).digest();
+  return `ingest:${hash.readUInt32BE(0) % PROCESSING_QUEUE_BUCKETS}`;
+}
+
+/**
+ * Normalizes a shape-checked event. `headerKey` is the Idempotency-Key header
+ * of a single-event request; it must agree with a key in the body.
+ */
+export function normalize(tenantId: string, event: IngestEvent, headerKey: string | undefined, queued: boolean): NewEvent | Rejection {
+  const bodyKey = event.idempotency_key;
+  if (headerKey !== undefined && bodyKey !== undefined && headerKey !== bodyKey) {
+    return { code: 'IDEMPOTENCY_KEY_MISMATCH', detail: 'the Idempotency-Key header and the idempotency_key field differ; send one, or the same in both' };
+  }
+  const key = bodyKey ?? headerKey;
+  if (key === undefined) {
+    return { code: 'IDEMPOTENCY_KEY_REQUIRED', detail: 'an idempotency key is required: send idempotency_key in the event (or the Idempotency-Key header)' };
+  }
+  const properties = event.properties ?? {};
+  const propertiesJson = JSON.stringify(properties);
+  const bytes = Buffer.byteLength(propertiesJson, 'utf8');
+  if (bytes > PROPERTIES_BYTES_MAX) {
+    return { code: 'PROPERTIES_TOO_LARGE', detail: `properties take ${bytes} bytes as JSON; the limit is ${PROPERTIES_BYTES_MAX}` };
+  }
+  if (depthOf(properties) > PROPERTIES_DEPTH_MAX) {
+    return { code: 'PROPERTIES_TOO_DEEP', detail: `properties are nested deeper than ${PROPERTIES_DEPTH_MAX} levels` };
+  }
+  // PostgreSQL's jsonb cannot hold the NUL character.
+  if (propertiesJson.includes('\\u0000')) return { code: 'VALIDATION_INVALID_REQUEST', detail: 'properties contain a NUL character (\\u0000), which cannot be stored' };
+  const now = clock.now();
+  let occurredAt = now;
+  if (event.timestamp !== undefined) {
+    occurredAt = new Date(event.timestamp);
+    const year = occurredAt.getUTCFullYear();
+    if (Number.isNaN(occurredAt.getTime()) || year < 1970 || year > 9999) {
+      return { code: 'VALIDATION_INVALID_REQUEST', detail: 'event.timestamp is not a usable ISO 8601 date-time' };
+    }
+    if (occurredAt.getTime() > now.getTime() + TIMESTAMP_FUTURE_SKEW_MS) {
+      return { code: 'TIMESTAMP_IN_FUTURE', detail: `event.timestamp lies more than ${TIMESTAMP_FUTURE_SKEW_MS / 60_000} minutes in the future` };
+    }
+  }
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify([event.event_name, event.participant_id, propertiesJson, event.timestamp ?? null, event.engagement_id ?? null]))
+    .digest('hex');
+  return {
+    eventId: prefixedId('ev'),
+    factId: prefixedId('fct'),
+    key,
+    fingerprint,
+    eventName: event.event_name,
+    participantId: event.participant_id,
+    engagementId: event.engagement_id ?? null,
+    propertiesJson,
+    occurredAt,
+    queue: queued ? processingQueue(tenantId, event.participant_id) : null,
+  };
+}
+
+export const isRejection = (value: NewEvent | Rejection): value is Rejection => 'code' in value && !('eventId' in value);

@@ -1,0 +1,174 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { AppError } from '../../platform/errors.js';
+import * as service from './service.js';
+import { EventWriter } from './writer.js';
+import { checkShape, isRejection, normalize, type Rejection } from './normalize.js';
+import {
+  AcceptedResponse,
+  BATCH_BODY_BYTES_MAX,
+  BATCH_EVENTS_MAX,
+  BatchBody,
+  BatchResponse,
+  EventIdParams,
+  IdempotencyHeader,
+  PROPERTIES_BYTES_MAX,
+  RetryResponse,
+  SearchQuery,
+  SearchResponse,
+  SyncResponse,
+  type IngestEvent,
+} from './schemas.js';
+
+const tags = ['event ingestion'];
+/** Server integrations hold an API key with `ingest`, or an admin key. */
+const INGEST_SCOPES = ['admin', 'gamify:admin', 'ingest'] as const;
+const ingestConfig = { auth: 'key' as const, scopes: INGEST_SCOPES, rateLimit: 'ingest' as const };
+
+function refuse(rejection: Rejection): AppError {
+  const kind = rejection.code === 'IDEMPOTENCY_KEY_REUSED' ? 'rule_violation' : rejection.code === 'IDEMPOTENCY_IN_PROGRESS' ? 'conflict' : 'invalid';
+  return new AppError(kind, rejection.code, rejection.detail);
+}
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, log } = app.ctx;
+  const writer = new EventWriter(db, log);
+  app.addHook('onClose', async () => writer.drain());
+
+  const eventDescription =
+    `An idempotency key is required, as \`idempotency_key\` or the \`Idempotency-Key\` header (both: they must agree). ` +
+    `Properties are limited to ${PROPERTIES_BYTES_MAX} bytes of JSON.`;
+
+  app.post(
+    '/ingest/events',
+    {
+      config: ingestConfig,
+      schema: {
+        tags,
+        summary: 'Ingest one event; processed in the background',
+        description: `Answers once the event is durably stored (202), then the event is processed by the job queue. A repeated key answers 200 with \`duplicate: true\`. ${eventDescription}`,
+        headers: IdempotencyHeader,
+        body: Type.Ref('IngestEvent'),
+        response: { 202: AcceptedResponse, 200: AcceptedResponse },
+      },
+    },
+    async (request, reply) => {
+      const event = normalize(request.auth!.tenantId, request.body as IngestEvent, request.headers['idempotency-key'], true);
+      if (isRejection(event)) throw refuse(event);
+      const [result] = await writer.submit(request.auth!.tenantId, [event]);
+      if (result.status === 'rejected') throw refuse(result);
+      return reply.status(result.status === 'accepted' ? 202 : 200).send({ accepted: true, message_id: result.eventId, duplicate: result.status === 'duplicate' });
+    },
+  );
+
+  const batchHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const tenantId = request.auth!.tenantId;
+    const items = (request.body as { events: unknown[] }).events;
+    const results: Array<{ index: number; status: 'accepted' | 'duplicate' | 'rejected'; message_id?: string; code?: string; detail?: string }> = [];
+    const toStore: Array<{ index: number; event: Exclude<ReturnType<typeof normalize>, Rejection> }> = [];
+    items.forEach((item, index) => {
+      const shape = checkShape(item);
+      const event = shape ?? normalize(tenantId, item as IngestEvent, undefined, true);
+      if (isRejection(event)) results[index] = { index, status: 'rejected', code: event.code, detail: event.detail };
+      else toStore.push({ index, event });
+    });
+    const stored = toStore.length > 0 ? await writer.submit(tenantId, toStore.map((s) => s.event)) : [];
+    stored.forEach((result, i) => {
+      const index = toStore[i].index;
+      results[index] =
+        result.status === 'rejected' ? { index, status: 'rejected', code: result.code, detail: result.detail } : { index, status: result.status, message_id: result.eventId };
+    });
+    const count = (status: string) => results.filter((r) => r.status === status).length;
+    return reply.status(200).send({ accepted: count('accepted'), duplicates: count('duplicate'), rejected: count('rejected'), results });
+  };
+
+  const batchSchema = (summary: string, description: string) => ({
+    tags,
+    summary,
+    description:
+      `${description} Up to ${BATCH_EVENTS_MAX} events per request (a larger batch is refused with 400) and ${BATCH_BODY_BYTES_MAX / (1024 * 1024)} MiB. ` +
+      'Each event (an IngestEvent with its own `idempotency_key`) is validated and stored on its own: the response lists, in request order, ' +
+      'whether each was accepted, a duplicate, or rejected with the reason, so one bad event does not sink the batch.',
+    body: BatchBody,
+    response: { 200: BatchResponse },
+  });
+
+  app.post(
+    '/ingest/events/batch',
+    { config: ingestConfig, bodyLimit: BATCH_BODY_BYTES_MAX, schema: batchSchema('Ingest a batch of events; processed in the background', 'Answers once the accepted events are durably stored.') },
+    batchHandler,
+  );
+
+  app.post(
+    '/events/batch',
+    {
+      config: ingestConfig,
+      bodyLimit: BATCH_BODY_BYTES_MAX,
+      schema: batchSchema('Ingest a batch of events (same as /ingest/events/batch)', 'The path named in the capacity guidance; the same handler as `/ingest/events/batch`.'),
+    },
+    batchHandler,
+  );
+
+  app.post(
+    '/ingest/events/sync',
+    {
+      config: ingestConfig,
+      schema: {
+        tags,
+        summary: 'Ingest one event and process it in the request (testing and debugging)',
+        description:
+          `Stores and processes the event in one transaction and returns its \`event_id\` and \`fact_id\`. A repeated key returns the first event's result with \`duplicate: true\`. ` +
+          `If processing fails, the event is kept as failed (see \`/events/search?status=failed\`) and the answer is 422 \`EVENT_PROCESSING_FAILED\` with \`event_id\`. ${eventDescription}`,
+        headers: IdempotencyHeader,
+        body: Type.Ref('IngestEvent'),
+        response: { 200: SyncResponse },
+      },
+    },
+    async (request) => {
+      const event = normalize(request.auth!.tenantId, request.body as IngestEvent, request.headers['idempotency-key'], false);
+      if (isRejection(event)) throw refuse(event);
+      return service.ingestSync(db, request.auth!.tenantId, event);
+    },
+  );
+
+  app.get(
+    '/events/search',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: "Search the tenant's event store",
+        description:
+          'By participant, event name, processing status and time range (`from` inclusive, `to` exclusive), newest first, with cursor pagination. ' +
+          'Failed events carry `last_error`. Standard personal fields in properties are masked without the `read:pii` scope.',
+        querystring: SearchQuery,
+        response: { 200: SearchResponse },
+      },
+    },
+    async (request) => service.searchEvents(db, request.auth!, request.query),
+  );
+
+  app.get(
+    '/admin/events/:event_id',
+    { config: { auth: 'admin' }, schema: { tags, summary: 'Read one stored event with its processing status', params: EventIdParams, response: { 200: Type.Ref('StoredEvent') } } },
+    async (request) => service.readEvent(db, request.auth!, request.params.event_id),
+  );
+
+  app.post(
+    '/admin/events/:event_id/retry',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: 'Queue a failed event for another processing attempt',
+        description: 'Only events whose status is `failed` or `retrying`; a processed event answers 409.',
+        params: EventIdParams,
+        response: { 202: RetryResponse },
+      },
+    },
+    async (request, reply) => reply.status(202).send(await service.retryEvent(db, request.auth!.tenantId, request.params.event_id)),
+  );
+};
+
+export default routes;

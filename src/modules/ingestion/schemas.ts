@@ -1,0 +1,133 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Pagination } from '../../platform/http.js';
+import { ParticipantId } from '../participants/index.js';
+
+/** The most events one batch request carries (decision: the spec's 500 "safe ceiling", see docs/decisions/ingestion.md). */
+export const BATCH_EVENTS_MAX = 500;
+/** The largest `properties` object of one event, measured as UTF-8 JSON. */
+export const PROPERTIES_BYTES_MAX = 16 * 1024;
+/** The deepest nesting of `properties`. */
+export const PROPERTIES_DEPTH_MAX = 8;
+/** How far in the future an event timestamp may lie (client clock skew). */
+export const TIMESTAMP_FUTURE_SKEW_MS = 10 * 60 * 1000;
+/** Body limit of batch requests: 500 events of up to 16 KiB of properties each. */
+export const BATCH_BODY_BYTES_MAX = 9 * 1024 * 1024;
+export const SEARCH_PAGE_MAX = 200;
+
+export const IdempotencyKey = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[\\x21-\\x7e]+$',
+  description: 'Printable ASCII, 1 to 255 characters. A key repeated within 24 hours returns the first event (`duplicate: true`) and stores nothing new.',
+});
+
+export const EventName = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[A-Za-z0-9_.:/-]+$',
+  description: 'An event name: 1 to 128 letters, digits, `_`, `.`, `:`, `/` or `-`.',
+});
+
+export const IngestEvent = Type.Object(
+  {
+    event_name: EventName,
+    participant_id: ParticipantId,
+    properties: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: `Free-form attributes: at most ${PROPERTIES_BYTES_MAX} bytes as JSON, nested at most ${PROPERTIES_DEPTH_MAX} levels. Standard profile fields (email, first_name, …) update the participant profile.`,
+      }),
+    ),
+    timestamp: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When it happened (ISO 8601 with a time zone); default the time of receipt. At most 10 minutes ahead.' }),
+    ),
+    idempotency_key: Type.Optional(IdempotencyKey),
+    engagement_id: Type.Optional(Type.String({ format: 'uuid' })),
+  },
+  {
+    additionalProperties: false,
+    $id: 'IngestEvent',
+    title: 'IngestEvent',
+    description: 'One event. An idempotency key is required: `idempotency_key` in the event, or (single-event routes) the `Idempotency-Key` header.',
+  },
+);
+export type IngestEvent = Static<typeof IngestEvent>;
+
+export const IdempotencyHeader = Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKey) });
+
+export const AcceptedResponse = Type.Object({
+  accepted: Type.Boolean(),
+  message_id: Type.String({ description: 'The stored event id; the same for a duplicate.' }),
+  duplicate: Type.Boolean({ description: 'True when the idempotency key was used within 24 hours; nothing new was stored.' }),
+});
+
+export const BatchBody = Type.Object(
+  {
+    events: Type.Array(Type.Unknown({ description: 'An IngestEvent; each is validated on its own.' }), { minItems: 1, maxItems: BATCH_EVENTS_MAX }),
+  },
+  { additionalProperties: false },
+);
+
+export const BatchResult = Type.Object({
+  index: Type.Integer({ description: 'Position of the event in the request.' }),
+  status: Type.Union([Type.Literal('accepted'), Type.Literal('duplicate'), Type.Literal('rejected')]),
+  message_id: Type.Optional(Type.String()),
+  code: Type.Optional(Type.String({ description: 'Why it was rejected.' })),
+  detail: Type.Optional(Type.String()),
+});
+
+export const BatchResponse = Type.Object({
+  accepted: Type.Integer(),
+  duplicates: Type.Integer(),
+  rejected: Type.Integer(),
+  results: Type.Array(BatchResult),
+});
+
+export const SyncResponse = Type.Object({
+  event_id: Type.String(),
+  fact_id: Type.String(),
+  duplicate: Type.Boolean(),
+  status: Type.Literal('processed'),
+  points_awarded: Type.Integer(),
+  rules_applied: Type.Array(Type.Object({ rule_id: Type.String(), rule_name: Type.String(), points: Type.Integer(), badges_awarded: Type.Array(Type.String()) })),
+});
+
+const EventStatus = Type.Union([Type.Literal('pending'), Type.Literal('processed'), Type.Literal('retrying'), Type.Literal('failed')]);
+
+export const StoredEvent = Type.Object(
+  {
+    event_id: Type.String(),
+    event_name: Type.String(),
+    participant_id: Type.String(),
+    engagement_id: Type.Union([Type.String(), Type.Null()]),
+    properties: Type.Record(Type.String(), Type.Unknown()),
+    timestamp: Type.String({ format: 'date-time' }),
+    received_at: Type.String({ format: 'date-time' }),
+    idempotency_key: Type.String(),
+    fact_id: Type.String(),
+    status: EventStatus,
+    attempts: Type.Integer(),
+    last_error: Type.Union([Type.String(), Type.Null()]),
+    processed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    outcome: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'What processing did: rules applied, points, badges.' }),
+  },
+  { $id: 'StoredEvent', title: 'StoredEvent' },
+);
+
+export const SearchQuery = Type.Object(
+  {
+    participant_id: Type.Optional(ParticipantId),
+    event_name: Type.Optional(EventName),
+    status: Type.Optional(EventStatus),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Events at or after this timestamp.' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'Events before this timestamp.' })),
+    limit: Type.Optional(Pagination.limit(SEARCH_PAGE_MAX, 50)),
+    cursor: Pagination.cursor(),
+  },
+  { additionalProperties: false },
+);
+
+export const SearchResponse = Type.Object({ events: Type.Array(Type.Ref('StoredEvent')), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+
+export const EventIdParams = Type.Object({ event_id: Type.String({ pattern: '^ev_[0-9a-f]{32}$' }) }, { additionalProperties: false });
+
+export const RetryResponse = Type.Object({ event_id: Type.String(), status: EventStatus });

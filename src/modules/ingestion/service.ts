@@ -1,0 +1,306 @@
+import type { Database, Tx } from '../../platform/db.js';
+import { clock } from '../../platform/clock.js';
+import { AppError, conflict, invalid, notFound } from '../../platform/errors.js';
+import { addJob } from '../../platform/jobs.js';
+import { runFactHandlers } from '../../platform/facts.js';
+import { decodeCursor, encodeCursor } from '../../platform/http.js';
+import { hasScope, type AuthContext } from '../../platform/auth.js';
+import { continueStreaksForEventInTx } from '../streaks/index.js';
+import { applyEarnRulesInTx, coalesceProfile } from '../rules/index.js';
+import * as participants from '../participants/index.js';
+import * as store from './store.js';
+import { processingQueue, type Rejection } from './normalize.js';
+
+/**
+ * The event store and its processing. Storing: idempotency keys, the event
+ * row and its processing job commit together, so an accepted event is never
+ * lost. Processing: one transaction per event that flips its processed
+ * marker and applies everything the event causes; a second processor of the
+ * same event finds it processed and does nothing.
+ */
+export type StoreResult =
+  | { status: 'accepted'; eventId: string }
+  | { status: 'duplicate'; eventId: string }
+  | { status: 'rejected'; code: string; detail: string };
+
+const KEY_REUSED: Rejection = {
+  code: 'IDEMPOTENCY_KEY_REUSED',
+  detail: 'this idempotency key was already used within 24 hours for a different event',
+};
+
+/** Stores events of one tenant in one statement; events repeating a key within the list are duplicates of its first use. */
+export async function storeEventsInTx(tx: Tx, tenantId: string, events: store.NewEvent[]): Promise<StoreResult[]> {
+  const results: StoreResult[] = new Array(events.length);
+  const firstByKey = new Map<string, number>();
+  const unique: store.NewEvent[] = [];
+  const uniqueIndex: number[] = [];
+  events.forEach((event, index) => {
+    if (!firstByKey.has(event.key)) {
+      firstByKey.set(event.key, index);
+      unique.push(event);
+      uniqueIndex.push(index);
+    }
+  });
+  const outcomes = unique.length > 0 ? await store.insertEvents(tx, tenantId, unique, clock.now()) : [];
+  const missing = outcomes.filter((o) => !o.fresh && o.existingEventId === null).map((o) => unique[o.index].key);
+  const late = missing.length > 0 ? await store.findKeys(tx, tenantId, missing) : new Map();
+  for (const outcome of outcomes) {
+    const event = unique[outcome.index];
+    const index = uniqueIndex[outcome.index];
+    if (outcome.fresh) {
+      results[index] = { status: 'accepted', eventId: event.eventId };
+      continue;
+    }
+    const holder = outcome.existingEventId !== null ? { eventId: outcome.existingEventId, fingerprint: outcome.existingFingerprint! } : late.get(event.key);
+    if (!holder) results[index] = { status: 'rejected', code: 'IDEMPOTENCY_IN_PROGRESS', detail: 'the idempotency key is in use by a request that is still running' };
+    else if (holder.fingerprint !== event.fingerprint) results[index] = { status: 'rejected', ...KEY_REUSED };
+    else results[index] = { status: 'duplicate', eventId: holder.eventId };
+  }
+  events.forEach((event, index) => {
+    if (results[index]) return;
+    const first = results[firstByKey.get(event.key)!];
+    const firstEvent = events[firstByKey.get(event.key)!];
+    if (firstEvent.fingerprint !== event.fingerprint) results[index] = { status: 'rejected', ...KEY_REUSED };
+    else if (first.status === 'rejected') results[index] = first;
+    else results[index] = { status: 'duplicate', eventId: first.eventId };
+  });
+  return results;
+}
+
+export interface ProcessedEvent {
+  eventId: string;
+  factId: string;
+  outcome: ProcessingOutcome;
+}
+
+export interface ProcessingOutcome {
+  points_awarded: number;
+  rules: Array<{ rule_id: string; rule_name: string; points: number; badges_awarded: string[]; streaks_continued: string[]; multiplier: number | null }>;
+  capped_rules: string[];
+  streaks_continued: string[];
+  profile_coalesced: boolean;
+}
+
+/**
+ * Processes one stored event inside the caller's transaction: the processed
+ * marker, profile coalescing, earn rules (points, badges, streaks), streaks
+ * counting this event, and the fact handlers (challenges, contests). Returns
+ * null when the event was processed already.
+ */
+export async function processEventInTx(tx: Tx, tenantId: string, eventId: string): Promise<ProcessedEvent | null> {
+  const event = await store.markProcessed(tx, tenantId, eventId, clock.now());
+  if (!event) return null;
+  const coalesce = coalesceProfile();
+  if (coalesce) await coalesce(tx, tenantId, event.participant_id, event.properties);
+  const rules = await applyEarnRulesInTx(tx, tenantId, {
+    eventId: event.event_id,
+    eventName: event.event_name,
+    participantId: event.participant_id,
+    engagementId: event.engagement_id,
+    properties: event.properties,
+    occurredAt: event.occurred_at,
+  });
+  const streaks = await continueStreaksForEventInTx(tx, tenantId, { participantId: event.participant_id, eventName: event.event_name, at: event.occurred_at });
+  await runFactHandlers(tx, tenantId, {
+    id: event.fact_id,
+    name: event.event_name,
+    participantId: event.participant_id,
+    engagementId: event.engagement_id,
+    properties: event.properties,
+    occurredAt: event.occurred_at,
+    source: 'event',
+    evaluateChallenges: true,
+  });
+  const outcome: ProcessingOutcome = {
+    points_awarded: rules.points_awarded,
+    rules: rules.rules.map((r) => ({
+      rule_id: r.rule_id,
+      rule_name: r.rule_name,
+      points: r.points,
+      badges_awarded: r.badges_awarded,
+      streaks_continued: r.streaks_continued,
+      multiplier: r.multiplier,
+    })),
+    capped_rules: rules.capped_rules,
+    streaks_continued: streaks.map((s) => s.streakCode),
+    profile_coalesced: coalesce !== null,
+  };
+  await store.recordOutcome(tx, tenantId, eventId, outcome);
+  return { eventId: event.event_id, factId: event.fact_id, outcome };
+}
+
+/** Attempts before an event that keeps failing for operating reasons is left as failed. */
+export const PROCESSING_ATTEMPTS_MAX = 5;
+const RETRY_BASE_DELAY_MS = 2_000;
+
+function errorText(error: unknown): string {
+  const text = error instanceof Error ? `${error instanceof AppError ? error.code : error.name}: ${error.message}` : String(error);
+  return text.slice(0, 2000);
+}
+
+/**
+ * Records that processing an event failed. A domain error (AppError) will
+ * fail the same way again, so the event is left as failed at once; any other
+ * error is retried with backoff in the participant's queue, up to
+ * PROCESSING_ATTEMPTS_MAX attempts. Either way the events behind it go on.
+ */
+export async function recordProcessingFailure(db: Database, tenantId: string, eventId: string, error: unknown): Promise<void> {
+  const permanent = error instanceof AppError;
+  await db.tenant(tenantId, async (tx) => {
+    const current = await store.findEvent(tx, tenantId, eventId);
+    if (!current || current.status === 'processed') return;
+    const final = permanent || current.attempts + 1 >= PROCESSING_ATTEMPTS_MAX;
+    const recorded = await store.recordFailure(tx, tenantId, eventId, errorText(error), final);
+    if (recorded && !final) {
+      // Infrastructure time, not domain time: graphile-worker compares run_at with the database clock.
+      const runAt = new Date(Date.now() + RETRY_BASE_DELAY_MS * 2 ** (recorded.attempts - 1));
+      await addJob(tx, store.PROCESS_TASK, { tenant_id: tenantId, event_ids: [eventId] }, { runAt, queueName: processingQueue(tenantId, recorded.participant_id) });
+    }
+  });
+}
+
+/** The processing job: each event in its own transaction, in the order given (timestamp order). */
+export async function processEvents(db: Database, tenantId: string, eventIds: string[], onError: (eventId: string, error: unknown) => void): Promise<void> {
+  for (const eventId of eventIds) {
+    try {
+      await db.tenant(tenantId, (tx) => processEventInTx(tx, tenantId, eventId));
+    } catch (error) {
+      onError(eventId, error);
+      await recordProcessingFailure(db, tenantId, eventId, error);
+    }
+  }
+}
+
+/**
+ * The synchronous route: stores and processes the event in one transaction.
+ * When processing fails, the event is still stored, as failed with its
+ * error, and the caller gets a 422 naming it.
+ */
+export async function ingestSync(db: Database, tenantId: string, event: store.NewEvent) {
+  try {
+    return await db.tenant(tenantId, async (tx) => {
+      const [stored] = await storeEventsInTx(tx, tenantId, [event]);
+      if (stored.status === 'rejected') throw new AppError('rule_violation', stored.code, stored.detail);
+      const processed = await processEventInTx(tx, tenantId, stored.eventId);
+      const row = processed ? null : await store.findEvent(tx, tenantId, stored.eventId);
+      const outcome = (processed?.outcome ?? row?.outcome ?? null) as ProcessingOutcome | null;
+      return {
+        event_id: stored.eventId,
+        fact_id: processed?.factId ?? row!.fact_id,
+        duplicate: stored.status === 'duplicate',
+        status: 'processed' as const,
+        points_awarded: outcome?.points_awarded ?? 0,
+        rules_applied: (outcome?.rules ?? []).map((r) => ({ rule_id: r.rule_id, rule_name: r.rule_name, points: r.points, badges_awarded: r.badges_awarded })),
+      };
+    });
+  } catch (error) {
+    if (error instanceof AppError && error.code.startsWith('IDEMPOTENCY')) throw error;
+    // Keep the event, marked failed with its error, so that it is visible and can be retried.
+    const stored = await db.tenant(tenantId, async (tx) => (await storeEventsInTx(tx, tenantId, [{ ...event, queue: null }]))[0]);
+    if (stored.status !== 'rejected') {
+      await db.tenant(tenantId, (tx) => store.recordFailure(tx, tenantId, stored.eventId, errorText(error), true));
+    }
+    const detail = error instanceof AppError ? error.message : 'processing failed; the event is stored as failed';
+    throw new AppError('rule_violation', 'EVENT_PROCESSING_FAILED', `the event could not be processed: ${detail}`, {
+      event_id: stored.status === 'rejected' ? null : stored.eventId,
+    });
+  }
+}
+
+const PII_FIELDS = new Set(['email', 'first_name', 'last_name', 'full_name', 'mobile_number', 'date_of_birth']);
+
+type MaskProfile = (profile: Record<string, unknown>, auth: AuthContext) => Record<string, unknown>;
+
+/**
+ * Event properties may carry personal data (the standard profile fields).
+ * Callers without `read:pii` see those fields masked: by the participants
+ * module's masking when the build has it, else fully.
+ */
+function maskProperties(properties: Record<string, unknown>, auth: AuthContext): Record<string, unknown> {
+  if (hasScope(auth, 'read:pii')) return properties;
+  if (!Object.keys(properties).some((k) => PII_FIELDS.has(k))) return properties;
+  const mask = (participants as Record<string, unknown>).maskProfile;
+  if (typeof mask === 'function') {
+    const personal = Object.fromEntries(Object.entries(properties).filter(([k]) => PII_FIELDS.has(k)));
+    return { ...properties, ...(mask as MaskProfile)(personal, auth) };
+  }
+  return Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, PII_FIELDS.has(k) && v !== null ? '***' : v]));
+}
+
+function toStoredEvent(row: store.EventRow, auth: AuthContext) {
+  return {
+    event_id: row.event_id,
+    event_name: row.event_name,
+    participant_id: row.participant_id,
+    engagement_id: row.engagement_id,
+    properties: maskProperties(row.properties, auth),
+    timestamp: row.occurred_at.toISOString(),
+    received_at: row.received_at.toISOString(),
+    idempotency_key: row.idempotency_key,
+    fact_id: row.fact_id,
+    status: row.status,
+    attempts: row.attempts,
+    last_error: row.last_error,
+    processed_at: row.processed_at ? row.processed_at.toISOString() : null,
+    outcome: row.outcome,
+  };
+}
+
+export async function searchEvents(
+  db: Database,
+  auth: AuthContext,
+  query: { participant_id?: string; event_name?: string; status?: string; from?: string; to?: string; limit?: number; cursor?: string },
+) {
+  const limit = query.limit ?? 50;
+  const before = decodeCursor<{ at: string; seq: number }>(query.cursor);
+  if (before && (typeof before.at !== 'string' || !Number.isInteger(before.seq))) throw invalid('cursor is not a cursor this service issued', 'INVALID_CURSOR');
+  const from = query.from ? new Date(query.from) : undefined;
+  const to = query.to ? new Date(query.to) : undefined;
+  if (from && to && from >= to) throw invalid('"from" must be before "to"');
+  return db.tenant(auth.tenantId, async (tx) => {
+    const rows = await store.searchEvents(
+      tx,
+      auth.tenantId,
+      { participantId: query.participant_id, eventName: query.event_name, status: query.status, from, to },
+      before,
+      limit + 1,
+    );
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      events: page.map((r) => toStoredEvent(r, auth)),
+      next_cursor: rows.length > limit ? encodeCursor({ at: last.occurred_at.toISOString(), seq: last.seq }) : null,
+    };
+  });
+}
+
+export async function readEvent(db: Database, auth: AuthContext, eventId: string) {
+  return db.tenant(auth.tenantId, async (tx) => {
+    const row = await store.findEvent(tx, auth.tenantId, eventId);
+    if (!row) throw notFound(`event "${eventId}"`);
+    return toStoredEvent(row, auth);
+  });
+}
+
+/** Queues a failed event for another attempt. */
+export async function retryEvent(db: Database, tenantId: string, eventId: string) {
+  return db.tenant(tenantId, async (tx) => {
+    const row = await store.requeue(tx, tenantId, eventId);
+    if (!row) {
+      const existing = await store.findEvent(tx, tenantId, eventId);
+      if (!existing) throw notFound(`event "${eventId}"`);
+      throw conflict(`the event is ${existing.status}; only failed events are retried`, 'EVENT_NOT_FAILED');
+    }
+    await addJob(tx, store.PROCESS_TASK, { tenant_id: tenantId, event_ids: [eventId] }, { queueName: processingQueue(tenantId, row.participant_id) });
+    return { event_id: eventId, status: row.status };
+  });
+}
+
+/** Stored events in timestamp order, for rule simulation. */
+export async function scanEventsInTx(
+  tx: Tx,
+  tenantId: string,
+  filter: { eventName: string; from: Date; to: Date; participantId: string | null; after: { occurredAt: Date; seq: number } | null; limit: number },
+) {
+  return store.scanEvents(tx, tenantId, filter);
+}

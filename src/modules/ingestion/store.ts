@@ -1,0 +1,225 @@
+import type { Tx } from '../../platform/db.js';
+
+/** Every SQL statement on ingested_events and event_idempotency_keys. */
+export interface NewEvent {
+  eventId: string;
+  factId: string;
+  key: string;
+  fingerprint: string;
+  eventName: string;
+  participantId: string;
+  engagementId: string | null;
+  propertiesJson: string;
+  occurredAt: Date;
+  /** The processing queue (a hash bucket of the participant), or null when the caller processes the event itself. */
+  queue: string | null;
+}
+
+export interface InsertOutcome {
+  /** Position in the input. */
+  index: number;
+  fresh: boolean;
+  /** For a repeat of a key: the event that first used it, and the fingerprint of that request. */
+  existingEventId: string | null;
+  existingFingerprint: string | null;
+}
+
+export const PROCESS_TASK = 'ingestion.process';
+export const IDEMPOTENCY_WINDOW = '24 hours';
+
+/**
+ * Stores events in one statement: claims their idempotency keys (a key older
+ * than 24 hours is free again), creates new participants, inserts the fresh
+ * events and queues their processing — one job per queue with the event ids
+ * in timestamp order. Keys must be unique within `events`.
+ */
+export async function insertEvents(tx: Tx, tenantId: string, events: NewEvent[], receivedAt: Date): Promise<InsertOutcome[]> {
+  const { rows } = await tx.query<{ ord: number; fresh: boolean; existing_event_id: string | null; existing_fingerprint: string | null }>(
+    `WITH input AS (
+       SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::jsonb[], $10::timestamptz[], $11::text[])
+         WITH ORDINALITY AS i (event_id, fact_id, key, fingerprint, event_name, participant_id, engagement_id, properties, occurred_at, queue, ord)
+     ),
+     claimed AS (
+       INSERT INTO event_idempotency_keys (tenant_id, key, event_id, fingerprint, created_at, expires_at)
+       SELECT $1, key, event_id, fingerprint, $12, $12::timestamptz + interval '${IDEMPOTENCY_WINDOW}' FROM input
+       ON CONFLICT (tenant_id, key) DO UPDATE
+         SET event_id = EXCLUDED.event_id, fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+         WHERE event_idempotency_keys.expires_at <= EXCLUDED.created_at
+       RETURNING event_id
+     ),
+     fresh AS (
+       SELECT i.* FROM input i JOIN claimed c ON c.event_id = i.event_id
+     ),
+     new_participants AS (
+       INSERT INTO participants (tenant_id, participant_id)
+       SELECT DISTINCT $1::uuid, participant_id FROM fresh
+       ON CONFLICT DO NOTHING
+     ),
+     stored AS (
+       INSERT INTO ingested_events (tenant_id, event_id, event_name, participant_id, engagement_id, properties, occurred_at, received_at, idempotency_key, fact_id)
+       SELECT $1, event_id, event_name, participant_id, engagement_id, properties, occurred_at, $12, key, fact_id FROM fresh
+       ORDER BY occurred_at, ord
+     ),
+     jobs AS (
+       SELECT graphile_worker.add_job($13, json_build_object('tenant_id', $1::uuid, 'event_ids', array_agg(event_id ORDER BY occurred_at, ord)),
+                                      queue_name => queue, max_attempts => 25)
+       FROM fresh WHERE queue IS NOT NULL GROUP BY queue
+     )
+     SELECT i.ord::int AS ord, f.event_id IS NOT NULL AS fresh, k.event_id AS existing_event_id, k.fingerprint AS existing_fingerprint
+     FROM input i
+     LEFT JOIN fresh f ON f.event_id = i.event_id
+     LEFT JOIN event_idempotency_keys k ON f.event_id IS NULL AND k.tenant_id = $1 AND k.key = i.key
+     CROSS JOIN (SELECT count(*) FROM jobs) AS queued
+     ORDER BY i.ord`,
+    [
+      tenantId,
+      events.map((e) => e.eventId),
+      events.map((e) => e.factId),
+      events.map((e) => e.key),
+      events.map((e) => e.fingerprint),
+      events.map((e) => e.eventName),
+      events.map((e) => e.participantId),
+      events.map((e) => e.engagementId),
+      events.map((e) => e.propertiesJson),
+      events.map((e) => e.occurredAt.toISOString()),
+      events.map((e) => e.queue),
+      receivedAt,
+      PROCESS_TASK,
+    ],
+  );
+  return rows.map((r) => ({ index: r.ord - 1, fresh: r.fresh, existingEventId: r.existing_event_id, existingFingerprint: r.existing_fingerprint }));
+}
+
+/** Reads the holders of keys that a concurrent transaction claimed after the insert's snapshot. */
+export async function findKeys(tx: Tx, tenantId: string, keys: string[]): Promise<Map<string, { eventId: string; fingerprint: string }>> {
+  const { rows } = await tx.query<{ key: string; event_id: string; fingerprint: string }>(
+    'SELECT key, event_id, fingerprint FROM event_idempotency_keys WHERE tenant_id = $1 AND key = ANY($2::text[])',
+    [tenantId, keys],
+  );
+  return new Map(rows.map((r) => [r.key, { eventId: r.event_id, fingerprint: r.fingerprint }]));
+}
+
+export interface EventRow {
+  event_id: string;
+  seq: number;
+  event_name: string;
+  participant_id: string;
+  engagement_id: string | null;
+  properties: Record<string, unknown>;
+  occurred_at: Date;
+  received_at: Date;
+  idempotency_key: string;
+  fact_id: string;
+  status: 'pending' | 'processed' | 'retrying' | 'failed';
+  attempts: number;
+  last_error: string | null;
+  processed_at: Date | null;
+  outcome: Record<string, unknown> | null;
+}
+
+const EVENT_COLUMNS = `event_id, seq, event_name, participant_id, engagement_id, properties, occurred_at, received_at, idempotency_key, fact_id,
+  status, attempts, last_error, processed_at, outcome`;
+
+/**
+ * The processed marker: flips the event to processed, unless it already is,
+ * and returns it. The row lock makes a concurrent second processor wait and
+ * then find it processed, so an event's effects happen once.
+ */
+export async function markProcessed(tx: Tx, tenantId: string, eventId: string, now: Date): Promise<EventRow | null> {
+  const { rows } = await tx.query<EventRow>(
+    `UPDATE ingested_events SET status = 'processed', processed_at = $3, attempts = attempts + 1, last_error = NULL
+     WHERE tenant_id = $1 AND event_id = $2 AND status <> 'processed'
+     RETURNING ${EVENT_COLUMNS}`,
+    [tenantId, eventId, now],
+  );
+  return rows[0] ?? null;
+}
+
+export async function recordOutcome(tx: Tx, tenantId: string, eventId: string, outcome: unknown): Promise<void> {
+  await tx.query('UPDATE ingested_events SET outcome = $3 WHERE tenant_id = $1 AND event_id = $2', [tenantId, eventId, JSON.stringify(outcome)]);
+}
+
+/** Records a failed attempt; returns the attempts so far and the participant (for the retry's queue), or null when the event is processed. */
+export async function recordFailure(
+  tx: Tx,
+  tenantId: string,
+  eventId: string,
+  error: string,
+  final: boolean,
+): Promise<{ attempts: number; participant_id: string } | null> {
+  const { rows } = await tx.query<{ attempts: number; participant_id: string }>(
+    `UPDATE ingested_events SET attempts = attempts + 1, last_error = $3, status = CASE WHEN $4 THEN 'failed' ELSE 'retrying' END
+     WHERE tenant_id = $1 AND event_id = $2 AND status <> 'processed'
+     RETURNING attempts, participant_id`,
+    [tenantId, eventId, error, final],
+  );
+  return rows[0] ?? null;
+}
+
+export async function findEvent(tx: Tx, tenantId: string, eventId: string): Promise<EventRow | null> {
+  const { rows } = await tx.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ingested_events WHERE tenant_id = $1 AND event_id = $2`, [tenantId, eventId]);
+  return rows[0] ?? null;
+}
+
+export async function requeue(tx: Tx, tenantId: string, eventId: string): Promise<EventRow | null> {
+  const { rows } = await tx.query<EventRow>(
+    `UPDATE ingested_events SET status = 'retrying' WHERE tenant_id = $1 AND event_id = $2 AND status IN ('failed', 'retrying')
+     RETURNING ${EVENT_COLUMNS}`,
+    [tenantId, eventId],
+  );
+  return rows[0] ?? null;
+}
+
+export interface SearchFilter {
+  participantId?: string;
+  eventName?: string;
+  status?: string;
+  from?: Date;
+  to?: Date;
+}
+
+/** Newest first; the cursor is the (timestamp, seq) of the last row of the previous page. */
+export async function searchEvents(tx: Tx, tenantId: string, filter: SearchFilter, before: { at: string; seq: number } | null, limit: number): Promise<EventRow[]> {
+  const { rows } = await tx.query<EventRow>(
+    `SELECT ${EVENT_COLUMNS} FROM ingested_events
+     WHERE tenant_id = $1
+       AND ($2::text IS NULL OR participant_id = $2)
+       AND ($3::text IS NULL OR event_name = $3)
+       AND ($4::text IS NULL OR status = $4)
+       AND ($5::timestamptz IS NULL OR occurred_at >= $5)
+       AND ($6::timestamptz IS NULL OR occurred_at < $6)
+       AND ($7::timestamptz IS NULL OR (occurred_at, seq) < ($7::timestamptz, $8::bigint))
+     ORDER BY occurred_at DESC, seq DESC
+     LIMIT $9`,
+    [
+      tenantId,
+      filter.participantId ?? null,
+      filter.eventName ?? null,
+      filter.status ?? null,
+      filter.from ?? null,
+      filter.to ?? null,
+      before?.at ?? null,
+      before?.seq ?? null,
+      limit,
+    ],
+  );
+  return rows;
+}
+
+/** Oldest first, for rule simulation. */
+export async function scanEvents(
+  tx: Tx,
+  tenantId: string,
+  filter: { eventName: string; from: Date; to: Date; participantId: string | null; after: { occurredAt: Date; seq: number } | null; limit: number },
+): Promise<EventRow[]> {
+  const { rows } = await tx.query<EventRow>(
+    `SELECT ${EVENT_COLUMNS} FROM ingested_events
+     WHERE tenant_id = $1 AND event_name = $2 AND occurred_at >= $3 AND occurred_at < $4
+       AND ($5::text IS NULL OR participant_id = $5)
+       AND ($6::timestamptz IS NULL OR (occurred_at, seq) > ($6::timestamptz, $7::bigint))
+     ORDER BY occurred_at, seq
+     LIMIT $8`,
+    [tenantId, filter.eventName, filter.from, filter.to, filter.participantId, filter.after?.occurredAt ?? null, filter.after?.seq ?? null, filter.limit],
+  );
+  return rows;
+}

@@ -1,0 +1,22 @@
+import type { ServiceModule } from '../../platform/module.js';
+import routes from './routes.js';
+import { Caps, Condition, Conditions, CreateRuleBody, EarnRule, Effect } from './schemas.js';
+import { RUN_TASK, TICK_TASK, runOccurrenceJob, scheduleTickJob } from './jobs.js';
+
+/**
+ * Earn rules: administration, the engine that applies them to processed
+ * events, scheduled (birthday, recurring) rules, and simulation.
+ */
+export { applyEarnRulesInTx } from './engine.js';
+export type { RuleEvent, RulesOutcome, AppliedRule } from './engine.js';
+export { coalesceProfile } from './ports.js';
+export { startDueOccurrences, runOccurrence } from './jobs.js';
+
+const rulesModule: ServiceModule = {
+  name: 'rules',
+  routes,
+  schemas: [Condition, Conditions, Effect, Caps, CreateRuleBody, EarnRule],
+  tasks: { [TICK_TASK]: scheduleTickJob, [RUN_TASK]: runOccurrenceJob },
+  crontab: [`*/15 * * * * ${TICK_TASK}`],
+};
+export default rulesModule;

@@ -1,0 +1,258 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Pagination } from '../../platform/http.js';
+import { ParticipantId } from '../participants/index.js';
+
+/**
+ * The earn rule format. A rule is data, never code: conditions are a typed
+ * list of (fact, operator, value) triples evaluated by a small interpreter,
+ * and effects are a closed list of kinds.
+ */
+export const CONDITIONS_MAX = 20;
+export const EFFECTS_MAX = 10;
+export const IN_VALUES_MAX = 100;
+
+export const EventName = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[A-Za-z0-9_.:/-]+$',
+  description: 'An event name: 1 to 128 letters, digits, `_`, `.`, `:`, `/` or `-`.',
+});
+
+const FactPath = Type.String({
+  maxLength: 200,
+  pattern: '^(properties(\\.[A-Za-z0-9_-]+)+|participant\\.(lifetime_points|available_points|badges))$',
+  description:
+    'What the condition reads: `properties.<name>` (nested with dots) from the event, or a participant attribute: ' +
+    '`participant.lifetime_points`, `participant.available_points`, `participant.badges` (the codes of the badges held).',
+});
+
+export const Operator = Type.Union(
+  ['equals', 'not_equals', 'in', 'not_in', 'gt', 'gte', 'lt', 'lte', 'exists', 'not_exists', 'contains'].map((o) => Type.Literal(o)),
+  {
+    description:
+      '`equals`/`not_equals` compare with a string, number, boolean or null; `in`/`not_in` with a list of those; ' +
+      '`gt`/`gte`/`lt`/`lte` need a number (the fact must be a number); `exists`/`not_exists` take no value; ' +
+      '`contains` tests that a list (or a string) holds the value.',
+  },
+);
+
+export const Condition = Type.Object(
+  {
+    fact: FactPath,
+    operator: Operator,
+    value: Type.Optional(Type.Unknown({ description: 'The value to compare with; its type depends on the operator.' })),
+  },
+  { additionalProperties: false, $id: 'RuleCondition', title: 'RuleCondition' },
+);
+export type Condition = Static<typeof Condition>;
+
+export const Conditions = Type.Object(
+  {
+    all: Type.Optional(Type.Array(Type.Ref('RuleCondition'), { maxItems: CONDITIONS_MAX, description: 'Every one must hold.' })),
+    any: Type.Optional(Type.Array(Type.Ref('RuleCondition'), { maxItems: CONDITIONS_MAX, description: 'At least one must hold (ignored when empty).' })),
+  },
+  { additionalProperties: false, $id: 'RuleConditions', title: 'RuleConditions' },
+);
+export interface Conditions {
+  all?: Condition[];
+  any?: Condition[];
+}
+
+export const Rate = Type.Object(
+  {
+    property: Type.String({ maxLength: 200, pattern: '^properties(\\.[A-Za-z0-9_-]+)+$', description: 'A numeric event property, e.g. `properties.amount`.' }),
+    points_per_unit: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 }),
+    rounding: Type.Optional(Type.Union([Type.Literal('floor'), Type.Literal('round'), Type.Literal('ceil')], { default: 'floor' })),
+  },
+  { additionalProperties: false },
+);
+
+export const Effect = Type.Object(
+  {
+    type: Type.Union([Type.Literal('award_points'), Type.Literal('award_badge'), Type.Literal('continue_streak')]),
+    points: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'award_points: a fixed amount.' })),
+    rate: Type.Optional(Rate),
+    max_points: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'award_points with a rate: the most one event earns.' })),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'award_points: the ledger reason; default the rule name.' })),
+    badge_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$', description: 'award_badge: the badge.' })),
+    streak_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$', description: 'continue_streak: the streak.' })),
+  },
+  { additionalProperties: false, $id: 'RuleEffect', title: 'RuleEffect' },
+);
+export type Effect = Static<typeof Effect>;
+
+const CapLimit = Type.Object(
+  {
+    times: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'The most times the rule applies to one participant in the period.' })),
+    points: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'The most points the rule awards one participant in the period.' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const Caps = Type.Object(
+  {
+    per_day: Type.Optional(CapLimit),
+    per_week: Type.Optional(CapLimit),
+    lifetime: Type.Optional(CapLimit),
+  },
+  {
+    additionalProperties: false,
+    $id: 'RuleCaps',
+    title: 'RuleCaps',
+    description: 'Per-participant caps. Days and ISO weeks (Monday first) are those of the tenant time zone, at the event timestamp.',
+  },
+);
+export type Caps = Static<typeof Caps>;
+
+const Trigger = Type.Union([Type.Literal('event'), Type.Literal('birthday'), Type.Literal('recurring')], {
+  description:
+    '`event`: runs on each processed event named `event_name`. `birthday`: runs once a day (tenant time zone) for participants whose profile `date_of_birth` is today. ' +
+    '`recurring`: runs for every participant on `schedule` (daily at 00:00, weekly on Mondays, monthly on the 1st, tenant time zone).',
+});
+const Schedule = Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly')]);
+const Status = Type.Union([Type.Literal('active'), Type.Literal('paused')]);
+
+const ruleFields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  description: Type.String({ maxLength: 2000 }),
+  status: Status,
+  trigger: Trigger,
+  event_name: EventName,
+  schedule: Schedule,
+  conditions: Type.Ref('RuleConditions'),
+  effects: Type.Array(Type.Ref('RuleEffect'), { minItems: 1, maxItems: EFFECTS_MAX }),
+  caps: Type.Ref('RuleCaps'),
+  budget_points: Type.Integer({ minimum: 1, maximum: 1_000_000_000_000, description: 'Total points the rule may award across all participants; awards stop once spent.' }),
+  priority: Type.Integer({ minimum: -1000, maximum: 1000, description: 'Higher runs first; ties by creation time.' }),
+  stop_processing: Type.Boolean({ description: 'When the rule applies, rules of lower priority are skipped for this event.' }),
+  starts_at: Type.String({ format: 'date-time' }),
+  ends_at: Type.String({ format: 'date-time' }),
+};
+
+export const CreateRuleBody = Type.Object(
+  {
+    name: ruleFields.name,
+    description: Type.Optional(ruleFields.description),
+    status: Type.Optional(Status),
+    trigger: Type.Optional(Trigger),
+    event_name: Type.Optional(ruleFields.event_name),
+    schedule: Type.Optional(Schedule),
+    conditions: Type.Optional(ruleFields.conditions),
+    effects: ruleFields.effects,
+    caps: Type.Optional(ruleFields.caps),
+    budget_points: Type.Optional(ruleFields.budget_points),
+    priority: Type.Optional(ruleFields.priority),
+    stop_processing: Type.Optional(ruleFields.stop_processing),
+    starts_at: Type.Optional(ruleFields.starts_at),
+    ends_at: Type.Optional(ruleFields.ends_at),
+  },
+  { additionalProperties: false, $id: 'EarnRuleInput', title: 'EarnRuleInput' },
+);
+export type CreateRuleBody = {
+  name: string;
+  description?: string;
+  status?: 'active' | 'paused';
+  trigger?: 'event' | 'birthday' | 'recurring';
+  event_name?: string;
+  schedule?: 'daily' | 'weekly' | 'monthly';
+  conditions?: Conditions;
+  effects: Effect[];
+  caps?: Caps;
+  budget_points?: number;
+  priority?: number;
+  stop_processing?: boolean;
+  starts_at?: string;
+  ends_at?: string;
+};
+
+const nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const UpdateRuleBody = Type.Object(
+  {
+    name: Type.Optional(ruleFields.name),
+    description: Type.Optional(nullable(ruleFields.description)),
+    status: Type.Optional(Status),
+    event_name: Type.Optional(ruleFields.event_name),
+    schedule: Type.Optional(Schedule),
+    conditions: Type.Optional(ruleFields.conditions),
+    effects: Type.Optional(ruleFields.effects),
+    caps: Type.Optional(ruleFields.caps),
+    budget_points: Type.Optional(nullable(ruleFields.budget_points)),
+    priority: Type.Optional(ruleFields.priority),
+    stop_processing: Type.Optional(ruleFields.stop_processing),
+    starts_at: Type.Optional(nullable(ruleFields.starts_at)),
+    ends_at: Type.Optional(nullable(ruleFields.ends_at)),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateRuleBody = Partial<Omit<CreateRuleBody, 'trigger' | 'description' | 'budget_points' | 'starts_at' | 'ends_at'>> & {
+  description?: string | null;
+  budget_points?: number | null;
+  starts_at?: string | null;
+  ends_at?: string | null;
+};
+
+export const EarnRule = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    status: Status,
+    trigger: Trigger,
+    event_name: Type.Union([Type.String(), Type.Null()]),
+    schedule: Type.Union([Schedule, Type.Null()]),
+    conditions: Type.Ref('RuleConditions'),
+    effects: Type.Array(Type.Ref('RuleEffect')),
+    caps: Type.Ref('RuleCaps'),
+    budget_points: Type.Union([Type.Integer(), Type.Null()]),
+    budget_spent: Type.Integer(),
+    budget_remaining: Type.Union([Type.Integer(), Type.Null()]),
+    priority: Type.Integer(),
+    stop_processing: Type.Boolean(),
+    starts_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    ends_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'EarnRule', title: 'EarnRule' },
+);
+
+export const RuleIdParams = Type.Object({ rule_id: Type.String({ pattern: '^rul_[0-9a-f]{32}$' }) }, { additionalProperties: false });
+
+export const ListRulesQuery = Type.Object(
+  {
+    event_name: Type.Optional(EventName),
+    status: Type.Optional(Status),
+    trigger: Type.Optional(Trigger),
+    limit: Type.Optional(Pagination.limit(100, 50)),
+    cursor: Pagination.cursor(),
+  },
+  { additionalProperties: false },
+);
+
+export const RuleList = Type.Object({ rules: Type.Array(Type.Ref('EarnRule')), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+
+export const SIMULATION_RANGE_DAYS_MAX = 366;
+
+export const SimulateBody = Type.Object(
+  {
+    rule: Type.Optional(Type.Ref('EarnRuleInput', { description: 'A draft rule (same format as creation). Give this or `rule_id`.' })),
+    rule_id: Type.Optional(Type.String({ pattern: '^rul_[0-9a-f]{32}$', description: 'An existing rule to replay. Give this or `rule`.' })),
+    from: Type.String({ format: 'date-time' }),
+    to: Type.String({ format: 'date-time' }),
+    participant_id: Type.Optional(ParticipantId),
+  },
+  { additionalProperties: false },
+);
+
+export const SimulationResult = Type.Object({
+  from: Type.String({ format: 'date-time' }),
+  to: Type.String({ format: 'date-time' }),
+  events_scanned: Type.Integer(),
+  events_matched: Type.Integer({ description: 'Events the rule would have applied to.' }),
+  participants: Type.Integer({ description: 'Distinct participants it would have applied to.' }),
+  points: Type.Integer({ description: 'Points it would have awarded, after multipliers, caps and budget.' }),
+  badges_awarded: Type.Integer({ description: 'Badges it would have awarded to participants who do not hold them yet.' }),
+  capped_events: Type.Integer({ description: 'Matching events skipped or reduced by a cap or the budget.' }),
+  truncated: Type.Boolean({ description: 'True when the range held more events than one simulation scans; the figures cover the earliest ones.' }),
+});

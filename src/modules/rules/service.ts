@@ -1,0 +1,164 @@
+import type { Database, Tx } from '../../platform/db.js';
+import { clock } from '../../platform/clock.js';
+import { invalid, notFound, ruleViolation } from '../../platform/errors.js';
+import { prefixedId } from '../../platform/ids.js';
+import { decodeCursor, encodeCursor } from '../../platform/http.js';
+import { missingBadgeCodesInTx } from '../badges/index.js';
+import { missingStreakCodesInTx } from '../streaks/index.js';
+import { validateConditions } from './conditions.js';
+import * as store from './store.js';
+import type { CreateRuleBody, Effect, UpdateRuleBody } from './schemas.js';
+
+/**
+ * Earn rules: their administration and the validation that makes a stored
+ * rule always runnable. The engine that applies them is engine.ts.
+ */
+export function toRuleResponse(row: store.RuleRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    trigger: row.trigger,
+    event_name: row.event_name,
+    schedule: row.schedule,
+    conditions: row.conditions,
+    effects: row.effects,
+    caps: row.caps,
+    budget_points: row.budget_points,
+    budget_spent: row.budget_spent,
+    budget_remaining: row.budget_points === null ? null : row.budget_points - row.budget_spent,
+    priority: row.priority,
+    stop_processing: row.stop_processing,
+    starts_at: row.starts_at ? row.starts_at.toISOString() : null,
+    ends_at: row.ends_at ? row.ends_at.toISOString() : null,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function validateEffect(effect: Effect, at: string, trigger: store.RuleDraft['trigger']): void {
+  const present = (Object.keys(effect) as Array<keyof Effect>).filter((k) => k !== 'type' && effect[k] !== undefined);
+  const allowed: Record<Effect['type'], Array<keyof Effect>> = {
+    award_points: ['points', 'rate', 'max_points', 'reason'],
+    award_badge: ['badge_code'],
+    continue_streak: ['streak_code'],
+  };
+  const stray = present.find((k) => !allowed[effect.type].includes(k));
+  if (stray) throw invalid(`${at}: "${stray}" does not belong to an effect of type "${effect.type}"`, 'RULE_INVALID');
+  if (effect.type === 'award_points') {
+    if ((effect.points === undefined) === (effect.rate === undefined)) {
+      throw invalid(`${at}: award_points needs exactly one of "points" (fixed) or "rate" (from a property)`, 'RULE_INVALID');
+    }
+    if (effect.max_points !== undefined && effect.rate === undefined) throw invalid(`${at}: "max_points" applies to a rate only`, 'RULE_INVALID');
+    if (effect.rate && trigger !== 'event') throw invalid(`${at}: a rate reads an event property, but ${trigger} rules have no event`, 'RULE_INVALID');
+  }
+  if (effect.type === 'award_badge' && !effect.badge_code) throw invalid(`${at}: award_badge needs "badge_code"`, 'RULE_INVALID');
+  if (effect.type === 'continue_streak' && !effect.streak_code) throw invalid(`${at}: continue_streak needs "streak_code"`, 'RULE_INVALID');
+}
+
+/** Checks a complete rule; throws 400 for a malformed one and 422 for one that names badges or streaks that do not exist. */
+export async function validateRuleInTx(tx: Tx, tenantId: string, rule: store.RuleDraft): Promise<void> {
+  if (rule.trigger === 'event' && !rule.event_name) throw invalid('an event rule needs "event_name"', 'RULE_INVALID');
+  if (rule.trigger !== 'event' && rule.event_name) throw invalid(`a ${rule.trigger} rule takes no "event_name"`, 'RULE_INVALID');
+  if (rule.trigger === 'recurring' && !rule.schedule) throw invalid('a recurring rule needs "schedule" (daily, weekly or monthly)', 'RULE_INVALID');
+  if (rule.trigger !== 'recurring' && rule.schedule) throw invalid(`a ${rule.trigger} rule takes no "schedule"`, 'RULE_INVALID');
+  if (rule.starts_at && rule.ends_at && rule.starts_at >= rule.ends_at) throw invalid('"starts_at" must be before "ends_at"', 'RULE_INVALID');
+  validateConditions(rule.conditions, 'conditions', rule.trigger === 'event');
+  rule.effects.forEach((effect, index) => validateEffect(effect, `effects[${index}]`, rule.trigger));
+  const badgeCodes = [...new Set(rule.effects.flatMap((e) => (e.type === 'award_badge' && e.badge_code ? [e.badge_code] : [])))];
+  const streakCodes = [...new Set(rule.effects.flatMap((e) => (e.type === 'continue_streak' && e.streak_code ? [e.streak_code] : [])))];
+  const missingBadges = await missingBadgeCodesInTx(tx, tenantId, badgeCodes);
+  if (missingBadges.length > 0) {
+    throw ruleViolation(`the rule awards the badge "${missingBadges.join('", "')}", which is not defined; create it first`, 'RULE_REFERENCES_MISSING_BADGE');
+  }
+  const missingStreaks = await missingStreakCodesInTx(tx, tenantId, streakCodes);
+  if (missingStreaks.length > 0) {
+    throw ruleViolation(`the rule continues the streak "${missingStreaks.join('", "')}", which is not defined; create it first`, 'RULE_REFERENCES_MISSING_STREAK');
+  }
+}
+
+export function draftFromBody(body: CreateRuleBody): store.RuleDraft {
+  return {
+    name: body.name,
+    description: body.description ?? null,
+    status: body.status ?? 'active',
+    trigger: body.trigger ?? 'event',
+    event_name: body.event_name ?? null,
+    schedule: body.schedule ?? null,
+    conditions: body.conditions ?? {},
+    effects: body.effects,
+    caps: body.caps ?? {},
+    budget_points: body.budget_points ?? null,
+    priority: body.priority ?? 0,
+    stop_processing: body.stop_processing ?? false,
+    starts_at: body.starts_at ? new Date(body.starts_at) : null,
+    ends_at: body.ends_at ? new Date(body.ends_at) : null,
+  };
+}
+
+export async function createRule(db: Database, tenantId: string, body: CreateRuleBody) {
+  const draft = draftFromBody(body);
+  return db.tenant(tenantId, async (tx) => {
+    await validateRuleInTx(tx, tenantId, draft);
+    return toRuleResponse(await store.insertRule(tx, tenantId, prefixedId('rul'), draft, clock.now()));
+  });
+}
+
+export async function readRule(db: Database, tenantId: string, ruleId: string) {
+  return db.tenant(tenantId, async (tx) => {
+    const row = await store.findRule(tx, tenantId, ruleId);
+    if (!row) throw notFound(`earn rule "${ruleId}"`);
+    return toRuleResponse(row);
+  });
+}
+
+export async function listRules(db: Database, tenantId: string, query: { event_name?: string; status?: string; trigger?: string; limit?: number; cursor?: string }) {
+  const limit = query.limit ?? 50;
+  const after = decodeCursor<{ created_at: string; id: string }>(query.cursor);
+  return db.tenant(tenantId, async (tx) => {
+    const rows = await store.listRules(tx, tenantId, { eventName: query.event_name, status: query.status, trigger: query.trigger }, after, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      rules: page.map(toRuleResponse),
+      next_cursor: rows.length > limit ? encodeCursor({ created_at: last.created_at.toISOString(), id: last.id }) : null,
+    };
+  });
+}
+
+/** Changes a rule; the merged rule is validated as a whole. The trigger cannot change (create a new rule instead). */
+export async function updateRule(db: Database, tenantId: string, ruleId: string, body: UpdateRuleBody) {
+  return db.tenant(tenantId, async (tx) => {
+    const current = await store.findRule(tx, tenantId, ruleId, true);
+    if (!current) throw notFound(`earn rule "${ruleId}"`);
+    const pick = <K extends keyof UpdateRuleBody>(key: K) => body[key] !== undefined;
+    const merged: store.RuleDraft = {
+      name: body.name ?? current.name,
+      description: pick('description') ? (body.description ?? null) : current.description,
+      status: body.status ?? current.status,
+      trigger: current.trigger,
+      event_name: body.event_name ?? current.event_name,
+      schedule: body.schedule ?? current.schedule,
+      conditions: body.conditions ?? current.conditions,
+      effects: body.effects ?? current.effects,
+      caps: body.caps ?? current.caps,
+      budget_points: pick('budget_points') ? (body.budget_points ?? null) : current.budget_points,
+      priority: body.priority ?? current.priority,
+      stop_processing: body.stop_processing ?? current.stop_processing,
+      starts_at: pick('starts_at') ? (body.starts_at ? new Date(body.starts_at) : null) : current.starts_at,
+      ends_at: pick('ends_at') ? (body.ends_at ? new Date(body.ends_at) : null) : current.ends_at,
+    };
+    if (merged.budget_points !== null && merged.budget_points < current.budget_spent) {
+      throw ruleViolation(`the budget cannot be lowered below the ${current.budget_spent} points already spent`, 'RULE_BUDGET_BELOW_SPENT');
+    }
+    await validateRuleInTx(tx, tenantId, merged);
+    return toRuleResponse(await store.replaceRule(tx, tenantId, ruleId, merged, clock.now()));
+  });
+}
+
+export async function deleteRule(db: Database, tenantId: string, ruleId: string): Promise<void> {
+  await db.tenant(tenantId, async (tx) => {
+    if (!(await store.deleteRule(tx, tenantId, ruleId))) throw notFound(`earn rule "${ruleId}"`);
+  });
+}
