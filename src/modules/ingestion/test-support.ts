@@ -35,12 +35,3 @@ export async function sendSync(svc: TestService, tenant: TestTenant, event: Reco
   return svc.request('POST', '/api/v1/ingest/events/sync', { key: tenant.apiKey, body: { idempotency_key: key('sync'), ...event } });
 }
 
-/** True when the build includes the points module (point awards need it). */
-export async function pointsAvailable(): Promise<boolean> {
-  try {
-    const surface = (await import(new URL('../points/index.js', import.meta.url).href)) as Record<string, unknown>;
-    return typeof surface.grantInTx === 'function';
-  } catch {
-    return false;
-  }
-}

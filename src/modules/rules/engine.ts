@@ -2,7 +2,7 @@ import type { Tx } from '../../platform/db.js';
 import { awardBadgeInTx, earnedBadgeCodesInTx } from '../badges/index.js';
 import { continueStreaksInTx } from '../streaks/index.js';
 import { conditionsHold, readPath, type FactSource } from './conditions.js';
-import { pointsSurface, requirePoints } from './ports.js';
+import { points } from './ports.js';
 import * as store from './store.js';
 import type { Caps, Effect } from './schemas.js';
 
@@ -69,8 +69,7 @@ export function participantAttributes(tx: Tx, tenantId: string, participantId: s
   let loaded: Promise<Record<string, unknown>> | null = null;
   return () => {
     loaded ??= (async () => {
-      const points = await pointsSurface();
-      const balance = points ? await points.readBalanceInTx(tx, tenantId, participantId) : { available: 0, lifetime: 0 };
+      const balance = await points.readBalanceInTx(tx, tenantId, participantId);
       const badges = await earnedBadgeCodesInTx(tx, tenantId, participantId);
       return { lifetime_points: balance.lifetime, available_points: balance.available, badges };
     })();
@@ -127,7 +126,6 @@ export async function applyRuleInTx(
   if (wanted > 0 && rule.budget_points !== null) wanted = await store.spendBudget(tx, tenantId, rule.id, wanted);
 
   if (wanted > 0) {
-    const points = await requirePoints();
     const reason = pointEffects.find((e) => e.reason)?.reason ?? rule.name;
     await points.grantInTx(tx, tenantId, {
       participantId: target.participantId,
@@ -136,7 +134,7 @@ export async function applyRuleInTx(
       type: 'award',
       memo: target.memo,
       source: { kind: 'rule', id: rule.id },
-      engagementId: target.engagementId ?? undefined,
+      engagementId: target.engagementId,
       multiplier,
     });
   }
@@ -174,14 +172,12 @@ export async function applyEarnRulesInTx(tx: Tx, tenantId: string, event: RuleEv
   const source: FactSource = { properties: event.properties, participant: participantAttributes(tx, tenantId, event.participantId) };
   let multiplier: Promise<{ multiplier: number; multiplierId: string | null }> | null = null;
   const multiplierOf = () => {
-    multiplier ??= requirePoints().then((points) =>
-      points.multiplierForEventInTx(tx, tenantId, {
-        participantId: event.participantId,
-        eventName: event.eventName,
-        attributes: event.properties,
-        at: event.occurredAt,
-      }),
-    );
+    multiplier ??= points.multiplierForEventInTx(tx, tenantId, {
+      participantId: event.participantId,
+      eventName: event.eventName,
+      attributes: event.properties,
+      at: event.occurredAt,
+    });
     return multiplier;
   };
   const target: RuleTarget = {

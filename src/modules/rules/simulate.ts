@@ -3,7 +3,7 @@ import { invalid, notFound, ruleViolation } from '../../platform/errors.js';
 import { hasBadgeInTx } from '../badges/index.js';
 import { conditionsHold, type FactSource } from './conditions.js';
 import { effectPoints, participantAttributes } from './engine.js';
-import { pointsSurface } from './ports.js';
+import { points } from './ports.js';
 import { draftFromBody, validateRuleInTx } from './service.js';
 import * as store from './store.js';
 import { SIMULATION_RANGE_DAYS_MAX, type CreateRuleBody } from './schemas.js';
@@ -75,7 +75,6 @@ export async function simulateRule(
 
     const scan = await eventScanner();
     const periodsOf = localPeriods(await store.tenantTimezone(tx, tenantId));
-    const points = await pointsSurface();
     const attributes = new Map<string, FactSource['participant']>();
     const usage = new Map<string, { times: number; points: number }>();
     const badgesSeen = new Set<string>();
@@ -109,7 +108,7 @@ export async function simulateRule(
         if (!(await conditionsHold(rule.conditions, { properties: event.properties, participant }))) continue;
 
         let wanted = rule.effects.reduce((sum, e) => sum + (e.type === 'award_points' ? effectPoints(e, event.properties) : 0), 0);
-        if (wanted > 0 && points) {
+        if (wanted > 0) {
           const m = await points.multiplierForEventInTx(tx, tenantId, {
             participantId: event.participant_id,
             eventName: event.event_name,
