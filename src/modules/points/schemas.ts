@@ -1,6 +1,22 @@
 import { Type } from '@sinclair/typebox';
 import { ParticipantId } from '../participants/index.js';
-import { DEDUCT_TYPES, GRANT_TYPES, MEMO_LENGTH_MAX, POINTS_PER_OPERATION_MAX, REASON_LENGTH_MAX } from './service.js';
+import { Pagination } from '../../platform/http.js';
+import {
+  BULK_GRANT_PARTICIPANTS_MAX,
+  DEDUCT_TYPES,
+  GRANT_TYPES,
+  HISTORY_PAGE_DEFAULT,
+  HISTORY_PAGE_MAX,
+  LEDGER_TYPES,
+  MEMO_LENGTH_MAX,
+  POINTS_PER_OPERATION_MAX,
+  REASON_LENGTH_MAX,
+  REMINDER_DAYS_MAX,
+  TRANSACTIONS_OFFSET_MAX,
+  TRANSACTIONS_PAGE_DEFAULT,
+  TRANSACTIONS_PAGE_MAX,
+  EXPIRED_VISIBLE_DAYS,
+} from './service.js';
 
 /** TypeBox schemas of the points routes. */
 
@@ -62,3 +78,252 @@ export const InsufficientPoints = Type.Object(
   },
   { description: 'The balance is too low (or a validation failure: then the standard error body without `error`, `available`, `required`).', additionalProperties: true },
 );
+
+const Timestamp = Type.String({ format: 'date-time' });
+const NullableTimestamp = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+
+// Settings ------------------------------------------------------------------
+
+const ExpiryPolicy = Type.Union([Type.Literal('fifo'), Type.Literal('lifo'), Type.Literal('none')], {
+  description: '`fifo`: deducts use the oldest lot first; `lifo`: the newest first; `none`: points granted while set never expire.',
+});
+
+export const Settings = Type.Object({
+  expiry_policy: ExpiryPolicy,
+  default_ttl_days: Type.Integer({ description: 'Days from grant to expiry of a lot (default 365).' }),
+  reminder_days: Type.Array(Type.Integer(), { description: 'Days before expiry at which points.expiring.v1 is sent (default 60, 30, 7, 1).' }),
+  currency_name: Type.String({ description: 'Name of the points shown to participants (default "points").' }),
+  updated_at: NullableTimestamp,
+});
+
+export const SettingsPatch = Type.Object(
+  {
+    expiry_policy: Type.Optional(ExpiryPolicy),
+    default_ttl_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 36_500 })),
+    reminder_days: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 365 }), { maxItems: REMINDER_DAYS_MAX })),
+    currency_name: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+// Multipliers ---------------------------------------------------------------
+
+const AttributeValue = Type.Union([Type.String({ maxLength: 500 }), Type.Number(), Type.Boolean()]);
+
+export const MultiplierBody = Type.Object(
+  {
+    multiplier: Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'Factor applied to points earned from matching events (0 < m ≤ 100).' }),
+    starts_at: Timestamp,
+    ends_at: Timestamp,
+    match: Type.Object(
+      {
+        event_type: Type.String({ minLength: 1, maxLength: 200, description: 'The event name (`event_name` of ingested events) the multiplier applies to.' }),
+        attributes: Type.Optional(
+          Type.Record(Type.String({ maxLength: 100 }), AttributeValue, {
+            maxProperties: 20,
+            description: 'Every attribute listed must be present with an equal value in the event properties.',
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    participant_id: Type.Optional(ParticipantId),
+  },
+  { additionalProperties: false },
+);
+
+export const Multiplier = Type.Object(
+  {
+    id: Type.String(),
+    multiplier: Type.Number(),
+    starts_at: Timestamp,
+    ends_at: Timestamp,
+    match: Type.Object({ event_type: Type.String(), attributes: Type.Record(Type.String(), AttributeValue) }),
+    participant_id: Type.Union([Type.String(), Type.Null()], { description: 'Set when the multiplier applies to one participant only.' }),
+    created_at: Timestamp,
+  },
+  { $id: 'PointsMultiplier' },
+);
+
+export const MultiplierList = Type.Object({ multipliers: Type.Array(Type.Ref('PointsMultiplier')), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+
+export const MultiplierListQuery = Type.Object(
+  { limit: Pagination.limit(100, 50), cursor: Pagination.cursor(), active_at: Type.Optional(Timestamp) },
+  { additionalProperties: false },
+);
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+// Tiers ---------------------------------------------------------------------
+
+const TierCode = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,63}$', description: 'Lower-case code (1-64 characters: a-z, 0-9, _ and -).' });
+
+export const TierBody = Type.Object(
+  { code: TierCode, name: Type.String({ minLength: 1, maxLength: 100 }), min_lifetime_points: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) },
+  { additionalProperties: false },
+);
+export const TierPatch = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), min_lifetime_points: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export const Tier = Type.Object(
+  {
+    code: Type.String(),
+    name: Type.String(),
+    min_lifetime_points: Type.Integer({ description: 'Lifetime points from which a participant holds this tier.' }),
+    level: Type.Integer({ description: 'Order of the tier, 1 for the lowest threshold.' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'PointsTier' },
+);
+export const TierList = Type.Object({ tiers: Type.Array(Type.Ref('PointsTier')) });
+export const TierParams = Type.Object({ code: TierCode });
+
+// History -------------------------------------------------------------------
+
+export const HistoryQuery = Type.Object(
+  {
+    participant_id: Type.Optional(ParticipantId),
+    type: Type.Optional(
+      Type.String({ maxLength: 100, description: `Comma-separated ledger types to keep: ${LEDGER_TYPES.join(', ')}.` }),
+    ),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Entries created at or after this time.' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'Entries created before this time.' })),
+    limit: Pagination.limit(HISTORY_PAGE_MAX, HISTORY_PAGE_DEFAULT),
+    cursor: Pagination.cursor(),
+  },
+  { additionalProperties: false },
+);
+
+export const LedgerEntry = Type.Object(
+  {
+    id: Type.String(),
+    participant_id: Type.String(),
+    type: Type.Union(LEDGER_TYPES.map((t) => Type.Literal(t))),
+    amount: Type.Integer({ description: 'Positive for grants, negative for redemptions, deduct adjustments and expiry.' }),
+    reason: Type.String(),
+    memo: Type.Union([Type.String(), Type.Null()]),
+    source_kind: Type.String(),
+    source_id: Type.Union([Type.String(), Type.Null()]),
+    activity_id: Type.Union([Type.String(), Type.Null()]),
+    engagement_id: Type.Union([Type.String(), Type.Null()]),
+    multiplier: Type.Union([Type.Number(), Type.Null()]),
+    available_after: Type.Integer(),
+    lifetime_after: Type.Integer(),
+    created_at: Timestamp,
+  },
+  { $id: 'PointsLedgerEntry' },
+);
+
+export const HistoryResponse = Type.Object({
+  entries: Type.Array(Type.Ref('PointsLedgerEntry'), { description: `Newest first. Expiry entries are kept visible for ${EXPIRED_VISIBLE_DAYS} days.` }),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+// Session reads -------------------------------------------------------------
+
+const SessionFields = {
+  session_id: Type.String({ maxLength: 200 }),
+  engagement_id: Type.String({ format: 'uuid' }),
+};
+
+export const SessionBalanceBody = Type.Object(SessionFields, { additionalProperties: false });
+export const SessionBalance = Type.Object({
+  available_points: Type.Integer(),
+  total_points: Type.Integer({ description: 'Lifetime points.' }),
+  currency_name: Type.String(),
+  last_earned_at: NullableTimestamp,
+});
+
+export const SessionTransactionsBody = Type.Object(
+  {
+    ...SessionFields,
+    limit: Type.Integer({ minimum: 1, maximum: TRANSACTIONS_PAGE_MAX, default: TRANSACTIONS_PAGE_DEFAULT, description: `Page size, 1 to ${TRANSACTIONS_PAGE_MAX} (default ${TRANSACTIONS_PAGE_DEFAULT}).` }),
+    offset: Type.Integer({ minimum: 0, maximum: TRANSACTIONS_OFFSET_MAX, default: 0, description: `0 to ${TRANSACTIONS_OFFSET_MAX}.` }),
+  },
+  { additionalProperties: false },
+);
+export const SessionTransactions = Type.Object({
+  transactions: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      type: Type.Union(LEDGER_TYPES.map((t) => Type.Literal(t)), { description: 'award, bonus, adjustment, redemption or expiry.' }),
+      amount: Type.Integer({ description: 'Negative for redemptions, deduct adjustments and expiry.' }),
+      reason: Type.String(),
+      activity_id: Type.Optional(Type.String({ description: 'Present on awards from activities.' })),
+      created_at: Timestamp,
+    }),
+  ),
+  total: Type.Integer(),
+  has_more: Type.Boolean(),
+});
+
+// Bulk grant ----------------------------------------------------------------
+
+export const BulkGrantBody = Type.Object(
+  {
+    idempotency_key: IdempotencyKey,
+    reason: Reason,
+    memo: Type.Optional(Memo),
+    type: Type.Optional(Type.Union(GRANT_TYPES.map((t) => Type.Literal(t)), { description: 'Ledger type of the entries; default `bonus`.' })),
+    grants: Type.Array(
+      Type.Object({ participant_id: ParticipantId, amount: Amount }, { additionalProperties: false }),
+      { minItems: 1, maxItems: BULK_GRANT_PARTICIPANTS_MAX, description: `1 to ${BULK_GRANT_PARTICIPANTS_MAX} grants, one per participant.` },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const BulkGrantJob = Type.Object({
+  job_id: Type.String(),
+  status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]),
+  total: Type.Integer(),
+  done: Type.Integer(),
+  failed: Type.Integer(),
+  pending: Type.Integer(),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'The last error of a batch; the job retries.' }),
+  created_at: Timestamp,
+  started_at: NullableTimestamp,
+  finished_at: NullableTimestamp,
+  duplicate: Type.Optional(Type.Boolean()),
+});
+export const BulkJobParams = Type.Object({ job_id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+// State read ----------------------------------------------------------------
+
+export const STATE_PARTS = ['points', 'tier', 'badges', 'streaks', 'rewards', 'challenges', 'contests', 'referrals', 'profile'] as const;
+
+const OpenObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
+
+export const StateQuery = Type.Object(
+  {
+    include: Type.Optional(
+      Type.String({ maxLength: 200, description: `Comma-separated parts: ${STATE_PARTS.join(', ')}. Omitted: every part.` }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export const StateParams = Type.Object({ participant_id: ParticipantId });
+
+export const StateResponse = Type.Object({
+  participant_id: Type.String(),
+  points: Type.Optional(
+    Type.Object({ available: Type.Integer(), lifetime: Type.Integer(), currency_name: Type.String(), last_earned_at: NullableTimestamp }),
+  ),
+  tier: Type.Optional(
+    Type.Object({
+      current: Type.Union([Type.Object({ code: Type.String(), name: Type.String(), min_lifetime_points: Type.Integer() }), Type.Null()]),
+      next: Type.Union([Type.Object({ code: Type.String(), name: Type.String(), min_lifetime_points: Type.Integer() }), Type.Null()]),
+      points_to_next: Type.Union([Type.Integer(), Type.Null()]),
+      lifetime: Type.Integer(),
+    }),
+  ),
+  badges: Type.Optional(Type.Array(OpenObject('A badge: code, name, description, image_url, earned, earned_at.'))),
+  streaks: Type.Optional(Type.Array(OpenObject('A streak: streak_code, current_length, longest_length, last_at.'))),
+  rewards: Type.Optional(Type.Array(OpenObject('A claimed reward: reward_id, name, type, code, display_type, claimed_at, expires_at, metadata.'))),
+  challenges: Type.Optional(Type.Array(OpenObject('A challenge enrolment: challenge_id, enrolled_at, overall_progress, score, milestones_reached.'))),
+  contests: Type.Optional(Type.Array(OpenObject('A contest entry: entry_id, contest_id, score, rank, status.'))),
+  referrals: Type.Optional(Type.Array(OpenObject('A referral code of the participant: code, referral_url, campaign_id, conversions.'))),
+  profile: Type.Optional(OpenObject('Profile fields, masked for callers without read:pii.')),
+});

@@ -2,7 +2,9 @@ import type { Database, Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { emit, type OutboxEvent } from '../../platform/outbox.js';
 import { prefixedId } from '../../platform/ids.js';
-import { AppError, invalid } from '../../platform/errors.js';
+import { AppError, conflict, invalid, notFound } from '../../platform/errors.js';
+import { addJob } from '../../platform/jobs.js';
+import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { claimKey, fingerprint, storeResponse } from '../../platform/idempotency.js';
 import * as store from './store.js';
 
@@ -291,4 +293,512 @@ export function deductDirect(db: Database, tenantId: string, body: DirectRequest
       source: { kind: 'grant', id: body.idempotency_key },
     }),
   );
+}
+
+// ---------------------------------------------------------------------------
+// Settings (expiry, reminders, currency name)
+
+export const REMINDER_DAYS_MAX = 10;
+
+export interface SettingsBody {
+  expiry_policy?: store.ExpiryPolicy;
+  default_ttl_days?: number;
+  reminder_days?: number[];
+  currency_name?: string;
+}
+
+export function presentSettings(row: store.SettingsRow) {
+  return {
+    expiry_policy: row.expiry_policy,
+    default_ttl_days: row.default_ttl_days,
+    reminder_days: row.reminder_days,
+    currency_name: row.currency_name,
+    updated_at: row.updated_at ? row.updated_at.toISOString() : null,
+  };
+}
+
+export async function readSettings(db: Database, tenantId: string) {
+  return presentSettings(await db.tenant(tenantId, (tx) => store.readSettings(tx, tenantId)));
+}
+
+/** Changes apply to lots granted from now on; existing lots keep the expiry they were given. */
+export async function updateSettings(db: Database, tenantId: string, body: SettingsBody) {
+  let reminderDays = body.reminder_days;
+  if (reminderDays) {
+    if (new Set(reminderDays).size !== reminderDays.length) throw invalid('reminder_days must not repeat a day');
+    reminderDays = [...reminderDays].sort((a, b) => b - a);
+  }
+  const row = await db.tenant(tenantId, (tx) => store.upsertSettings(tx, tenantId, { ...body, reminder_days: reminderDays }, clock.now()));
+  return presentSettings(row);
+}
+
+// ---------------------------------------------------------------------------
+// Multipliers
+
+export interface MultiplierBody {
+  multiplier: number;
+  starts_at: string;
+  ends_at: string;
+  match: { event_type: string; attributes?: Record<string, string | number | boolean> };
+  participant_id?: string;
+}
+
+export function presentMultiplier(row: store.MultiplierRow) {
+  return {
+    id: row.id,
+    multiplier: row.multiplier,
+    starts_at: row.starts_at.toISOString(),
+    ends_at: row.ends_at.toISOString(),
+    match: { event_type: row.event_type, attributes: row.attributes },
+    participant_id: row.participant_id,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+export async function createMultiplier(db: Database, tenantId: string, body: MultiplierBody) {
+  const startsAt = new Date(body.starts_at);
+  const endsAt = new Date(body.ends_at);
+  if (!(endsAt.getTime() > startsAt.getTime())) throw invalid('ends_at must be after starts_at');
+  const row = await db.tenant(tenantId, (tx) =>
+    store.insertMultiplier(tx, tenantId, {
+      id: prefixedId('mul', 12),
+      multiplier: body.multiplier,
+      starts_at: startsAt,
+      ends_at: endsAt,
+      event_type: body.match.event_type,
+      attributes: body.match.attributes ?? {},
+      participant_id: body.participant_id ?? null,
+      created_at: clock.now(),
+    }),
+  );
+  return presentMultiplier(row);
+}
+
+export async function listMultipliers(db: Database, tenantId: string, query: { limit: number; cursor?: string; active_at?: string }) {
+  const after = decodeCursor<{ c: string; i: string }>(query.cursor);
+  if (after && (typeof after.c !== 'string' || typeof after.i !== 'string' || Number.isNaN(Date.parse(after.c)))) {
+    throw new AppError('invalid', 'INVALID_CURSOR', 'cursor is not a cursor this service issued');
+  }
+  const rows = await db.tenant(tenantId, (tx) =>
+    store.listMultipliers(tx, tenantId, after ? { createdAt: after.c, id: after.i } : null, query.limit + 1, query.active_at ? new Date(query.active_at) : null),
+  );
+  const page = rows.slice(0, query.limit);
+  const last = page[page.length - 1];
+  return {
+    multipliers: page.map(presentMultiplier),
+    next_cursor: rows.length > query.limit && last ? encodeCursor({ c: last.created_at.toISOString(), i: last.id }) : null,
+  };
+}
+
+export async function readMultiplier(db: Database, tenantId: string, id: string) {
+  const row = await db.tenant(tenantId, (tx) => store.readMultiplier(tx, tenantId, id));
+  if (!row) throw notFound('multiplier');
+  return presentMultiplier(row);
+}
+
+export async function deleteMultiplier(db: Database, tenantId: string, id: string): Promise<void> {
+  const deleted = await db.tenant(tenantId, (tx) => store.deleteMultiplier(tx, tenantId, id));
+  if (!deleted) throw notFound('multiplier');
+}
+
+// ---------------------------------------------------------------------------
+// Tiers
+
+export const TIERS_PER_TENANT_MAX = 50;
+export const TIER_REEVALUATION_TASK = 'points.tiers_reevaluate';
+export const TIER_REEVALUATION_BATCH = 5_000;
+
+export function presentTier(row: store.TierRow) {
+  return {
+    code: row.code,
+    name: row.name,
+    min_lifetime_points: row.min_lifetime_points,
+    level: row.level,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** After any change to the definitions every participant's tier is re-evaluated in the background. */
+async function scheduleTierReevaluation(tx: Tx, tenantId: string): Promise<void> {
+  await addJob(tx, TIER_REEVALUATION_TASK, { tenant_id: tenantId }, { jobKey: `points.tiers:${tenantId}`, maxAttempts: 10 });
+}
+
+async function tierOrThrow(tx: Tx, tenantId: string, code: string) {
+  const tier = (await store.listTiers(tx, tenantId)).find((t) => t.code === code);
+  if (!tier) throw notFound('tier');
+  return presentTier(tier);
+}
+
+export async function listTiers(db: Database, tenantId: string) {
+  const rows = await db.tenant(tenantId, (tx) => store.listTiers(tx, tenantId));
+  return { tiers: rows.map(presentTier) };
+}
+
+export async function readTier(db: Database, tenantId: string, code: string) {
+  return db.tenant(tenantId, (tx) => tierOrThrow(tx, tenantId, code));
+}
+
+export async function createTier(db: Database, tenantId: string, body: { code: string; name: string; min_lifetime_points: number }) {
+  return db.tenant(tenantId, async (tx) => {
+    if ((await store.countTiers(tx, tenantId)) >= TIERS_PER_TENANT_MAX) throw invalid(`a tenant may define at most ${TIERS_PER_TENANT_MAX} tiers`);
+    const inserted = await store.insertTier(tx, tenantId, body, clock.now());
+    if (!inserted) throw conflict('a tier with this code or this min_lifetime_points already exists', 'TIER_EXISTS');
+    await scheduleTierReevaluation(tx, tenantId);
+    return tierOrThrow(tx, tenantId, body.code);
+  });
+}
+
+export async function updateTier(db: Database, tenantId: string, code: string, body: { name?: string; min_lifetime_points?: number }) {
+  return db.tenant(tenantId, async (tx) => {
+    let updated: boolean;
+    try {
+      updated = await store.updateTier(tx, tenantId, code, body, clock.now());
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505') throw conflict('another tier already has this min_lifetime_points', 'TIER_EXISTS');
+      throw error;
+    }
+    if (!updated) throw notFound('tier');
+    await scheduleTierReevaluation(tx, tenantId);
+    return tierOrThrow(tx, tenantId, code);
+  });
+}
+
+export async function deleteTier(db: Database, tenantId: string, code: string): Promise<void> {
+  await db.tenant(tenantId, async (tx) => {
+    if (!(await store.deleteTier(tx, tenantId, code))) throw notFound('tier');
+    await scheduleTierReevaluation(tx, tenantId);
+  });
+}
+
+/**
+ * Re-evaluates every participant of the tenant against the current tier
+ * definitions, one page per transaction, and emits tier.changed.v1 for each
+ * change (down as well as up: a definition change can lower a tier). A
+ * participant left without any tier gets no event (the event's `tier` is a string).
+ */
+export async function reevaluateTiers(db: Database, tenantId: string): Promise<number> {
+  let afterId = '';
+  let changed = 0;
+  for (;;) {
+    const page = await db.tenant(tenantId, async (tx) => {
+      const result = await store.reevaluateTiers(tx, tenantId, afterId, TIER_REEVALUATION_BATCH, clock.now());
+      const events = result.changes
+        .filter((c) => c.tier !== null)
+        .map((c) => tierChangedEvent(c.participant_id, c.previous_tier, c.tier, c.lifetime));
+      await emit(tx, tenantId, events);
+      return result;
+    });
+    changed += page.changes.length;
+    if (page.lastId === null) return changed;
+    afterId = page.lastId;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Expiry and reminders
+
+export const EXPIRY_BATCH_LOTS = 20_000;
+export const REMINDER_BATCH = 5_000;
+/** Expired points stay visible in the history for this long (spec: Limits). */
+export const EXPIRED_VISIBLE_DAYS = 90;
+
+/** Expires every due lot of every tenant; returns what it did. Safe to run concurrently (SKIP LOCKED). */
+export async function expireDuePoints(db: Database, now: Date = clock.now()): Promise<{ participants: number; lots: number; points: number }> {
+  const totals = { participants: 0, lots: 0, points: 0 };
+  for (const tenantId of await store.tenantsWithDueLots(db.system, now)) {
+    for (;;) {
+      const batch = await db.tenant(tenantId, async (tx) => {
+        const rows = await store.expireBatch(tx, tenantId, now, EXPIRY_BATCH_LOTS);
+        await emit(
+          tx,
+          tenantId,
+          rows.map((r) => ({
+            event: 'reward.points_expired.v1',
+            participantId: r.participant_id,
+            data: {
+              participant_id: r.participant_id,
+              expired_points: r.points,
+              available: r.available,
+              lifetime: r.lifetime,
+              ledger_entry_id: r.ledger_entry_id,
+              lots: r.lots,
+            },
+            occurredAt: now,
+          })),
+        );
+        return rows;
+      });
+      if (batch.length === 0) break;
+      totals.participants += batch.length;
+      for (const r of batch) {
+        totals.lots += r.lots;
+        totals.points += r.points;
+      }
+    }
+  }
+  return totals;
+}
+
+/** Sends the due expiry reminders (points.expiring.v1), once per lot and reminder day. */
+export async function sendExpiryReminders(db: Database, now: Date = clock.now()): Promise<number> {
+  let sent = 0;
+  const horizonDays = 366;
+  for (const tenantId of await store.tenantsWithExpiringLots(db.system, now, horizonDays)) {
+    for (;;) {
+      const rows = await db.tenant(tenantId, async (tx) => {
+        const due = await store.recordReminders(tx, tenantId, now, REMINDER_BATCH);
+        await emit(
+          tx,
+          tenantId,
+          due.map((r) => ({
+            event: 'points.expiring.v1',
+            participantId: r.participant_id,
+            data: {
+              participant_id: r.participant_id,
+              points: r.points,
+              expires_at: r.expires_at.toISOString(),
+              days_before: r.days_before,
+              lot_id: String(r.lot_id),
+            },
+            occurredAt: now,
+          })),
+        );
+        return due;
+      });
+      sent += rows.length;
+      if (rows.length < REMINDER_BATCH) break;
+    }
+  }
+  return sent;
+}
+
+// ---------------------------------------------------------------------------
+// History and participant-facing reads
+
+export const HISTORY_PAGE_MAX = 100;
+export const HISTORY_PAGE_DEFAULT = 50;
+export const TRANSACTIONS_PAGE_MAX = 100;
+export const TRANSACTIONS_PAGE_DEFAULT = 20;
+export const TRANSACTIONS_OFFSET_MAX = 10_000;
+export const LEDGER_TYPES = ['award', 'bonus', 'adjustment', 'redemption', 'expiry'] as const;
+
+function presentEntry(row: store.LedgerEntryRow) {
+  return {
+    id: row.id,
+    participant_id: row.participant_id,
+    type: row.type,
+    amount: row.delta,
+    reason: row.reason,
+    memo: row.memo,
+    source_kind: row.source_kind,
+    source_id: row.source_id,
+    activity_id: row.activity_id,
+    engagement_id: row.engagement_id,
+    multiplier: row.multiplier,
+    available_after: row.available_after,
+    lifetime_after: row.lifetime_after,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+export async function readHistory(
+  db: Database,
+  tenantId: string,
+  query: { participant_id?: string; type?: string; from?: string; to?: string; limit: number; cursor?: string },
+) {
+  let types: string[] | null = null;
+  if (query.type) {
+    types = query.type.split(',').map((t) => t.trim());
+    const unknown = types.filter((t) => !(LEDGER_TYPES as readonly string[]).includes(t));
+    if (unknown.length) throw invalid(`type has unknown values ${unknown.map((t) => JSON.stringify(t)).join(', ')}; use ${LEDGER_TYPES.join(', ')}`);
+  }
+  const from = query.from ? new Date(query.from) : null;
+  const to = query.to ? new Date(query.to) : null;
+  if (from && to && from.getTime() >= to.getTime()) throw invalid('from must be before to');
+  const after = decodeCursor<{ c: string; s: number }>(query.cursor);
+  if (after && (typeof after.c !== 'string' || !Number.isSafeInteger(after.s) || Number.isNaN(Date.parse(after.c)))) {
+    throw new AppError('invalid', 'INVALID_CURSOR', 'cursor is not a cursor this service issued');
+  }
+  const now = clock.now();
+  const rows = await db.tenant(tenantId, (tx) =>
+    store.history(tx, tenantId, {
+      participantId: query.participant_id ?? null,
+      types,
+      from,
+      to,
+      expiryVisibleFrom: new Date(now.getTime() - EXPIRED_VISIBLE_DAYS * 86_400_000),
+      after: after ? { createdAt: after.c, seq: after.s } : null,
+      limit: query.limit + 1,
+    }),
+  );
+  const page = rows.slice(0, query.limit);
+  const last = page[page.length - 1];
+  return {
+    entries: page.map(presentEntry),
+    next_cursor: rows.length > query.limit && last ? encodeCursor({ c: new Date(last.created_at).toISOString(), s: last.seq }) : null,
+  };
+}
+
+export async function sessionBalance(db: Database, tenantId: string, participantId: string) {
+  return db.tenant(tenantId, async (tx) => {
+    const [balance, settings] = await Promise.all([store.readBalance(tx, tenantId, participantId), store.readSettings(tx, tenantId)]);
+    return {
+      available_points: balance?.available ?? 0,
+      total_points: balance?.lifetime ?? 0,
+      currency_name: settings.currency_name,
+      last_earned_at: balance?.last_earned_at ? balance.last_earned_at.toISOString() : null,
+    };
+  });
+}
+
+export async function sessionTransactions(db: Database, tenantId: string, participantId: string, limit: number, offset: number) {
+  const page = await db.tenant(tenantId, (tx) => store.transactionsPage(tx, tenantId, participantId, limit, offset));
+  return {
+    transactions: page.rows.map((row) => ({
+      id: row.id,
+      type: row.type,
+      amount: row.delta,
+      reason: row.reason,
+      ...(row.activity_id ? { activity_id: row.activity_id } : {}),
+      created_at: new Date(row.created_at).toISOString(),
+    })),
+    total: page.total,
+    has_more: offset + page.rows.length < page.total,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// State parts contributed to GET /gamify/state/{participant_id}
+
+export async function pointsStatePart(tx: Tx, tenantId: string, participantId: string) {
+  const row = await store.pointsState(tx, tenantId, participantId);
+  return {
+    available: row?.available ?? 0,
+    lifetime: row?.lifetime ?? 0,
+    currency_name: row?.currency_name ?? store.DEFAULT_SETTINGS.currency_name,
+    last_earned_at: row?.last_earned_at ? new Date(row.last_earned_at).toISOString() : null,
+  };
+}
+
+export async function tierStatePart(tx: Tx, tenantId: string, participantId: string) {
+  const row = await store.pointsState(tx, tenantId, participantId);
+  const lifetime = row?.lifetime ?? 0;
+  const next = row?.next_tier ?? null;
+  return {
+    current: row?.tier ?? null,
+    next,
+    points_to_next: next ? next.min_lifetime_points - lifetime : null,
+    lifetime,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Bulk grants
+
+export const BULK_GRANT_TASK = 'points.bulk_grant';
+export const BULK_GRANT_PARTICIPANTS_MAX = 100_000;
+export const BULK_GRANT_BATCH = 5_000;
+export const BULK_IDEMPOTENCY_SCOPE = 'points.bulk';
+
+export interface BulkGrantBody {
+  idempotency_key: string;
+  reason: string;
+  memo?: string;
+  type?: GrantType;
+  grants: Array<{ participant_id: string; amount: number }>;
+}
+
+export function presentBulkJob(row: store.BulkJobRow) {
+  return {
+    job_id: row.id,
+    status: row.status,
+    total: row.total,
+    done: row.done,
+    failed: row.failed,
+    pending: row.total - row.done - row.failed,
+    error: row.error,
+    created_at: row.created_at.toISOString(),
+    started_at: row.started_at ? row.started_at.toISOString() : null,
+    finished_at: row.finished_at ? row.finished_at.toISOString() : null,
+  };
+}
+
+export async function startBulkGrant(db: Database, tenantId: string, body: BulkGrantBody) {
+  const seen = new Set<string>();
+  for (const grant of body.grants) {
+    if (seen.has(grant.participant_id)) throw invalid(`grants lists participant ${JSON.stringify(grant.participant_id)} twice; one grant per participant per job`);
+    seen.add(grant.participant_id);
+  }
+  return db.tenant(tenantId, async (tx) => {
+    const claim = await claimKey<{ job_id: string }>(tx, tenantId, BULK_IDEMPOTENCY_SCOPE, body.idempotency_key, fingerprint(body));
+    if (!claim.fresh) {
+      const existing = await store.readBulkJob(tx, tenantId, claim.response.job_id);
+      if (!existing) throw notFound('bulk grant job');
+      return { ...presentBulkJob(existing), duplicate: true };
+    }
+    const id = prefixedId('bgj', 12);
+    const job = await store.insertBulkJob(
+      tx,
+      tenantId,
+      { id, reason: body.reason, memo: body.memo ?? null, type: body.type ?? 'bonus', now: clock.now() },
+      body.grants.map((g) => g.participant_id),
+      body.grants.map((g) => g.amount),
+    );
+    await addJob(tx, BULK_GRANT_TASK, { tenant_id: tenantId, job_id: id }, { jobKey: `points.bulk:${id}`, maxAttempts: 10 });
+    await storeResponse(tx, tenantId, BULK_IDEMPOTENCY_SCOPE, body.idempotency_key, { job_id: id });
+    return { ...presentBulkJob(job), duplicate: false };
+  });
+}
+
+export async function readBulkGrant(db: Database, tenantId: string, jobId: string) {
+  const row = await db.tenant(tenantId, (tx) => store.readBulkJob(tx, tenantId, jobId));
+  if (!row) throw notFound('bulk grant job');
+  return presentBulkJob(row);
+}
+
+/** Runs a bulk grant job to the end, one batch per transaction; a retry continues where it stopped. */
+export async function runBulkGrant(db: Database, tenantId: string, jobId: string): Promise<void> {
+  const job = await db.tenant(tenantId, async (tx) => {
+    const row = await store.readBulkJob(tx, tenantId, jobId);
+    if (row && row.status !== 'completed') await store.markBulkJob(tx, tenantId, jobId, 'running', clock.now());
+    return row;
+  });
+  if (!job || job.status === 'completed') return;
+  try {
+    for (;;) {
+      const granted = await db.tenant(tenantId, async (tx) => {
+        const rows = await store.grantBulkBatch(tx, tenantId, jobId, BULK_GRANT_BATCH, clock.now());
+        const events: OutboxEvent[] = [];
+        for (const r of rows) {
+          events.push({
+            event: 'points.awarded.v1',
+            participantId: r.participant_id,
+            data: {
+              participant_id: r.participant_id,
+              amount: r.amount,
+              available: r.available,
+              lifetime: r.lifetime,
+              reason: job.reason,
+              ledger_entry_id: r.ledger_entry_id,
+              source_kind: 'bulk',
+              source_id: jobId,
+              multiplier: null,
+              type: job.type,
+              activity_id: null,
+              expires_at: r.expires_at ? new Date(r.expires_at).toISOString() : null,
+            },
+          });
+          if (r.tier !== null && r.tier !== r.previous_tier) events.push(tierChangedEvent(r.participant_id, r.previous_tier, r.tier, r.lifetime));
+        }
+        await emit(tx, tenantId, events);
+        return rows.length;
+      });
+      if (granted === 0) break;
+    }
+    await db.tenant(tenantId, (tx) => store.markBulkJob(tx, tenantId, jobId, 'completed', clock.now()));
+  } catch (error) {
+    await db.tenant(tenantId, (tx) => store.markBulkJob(tx, tenantId, jobId, 'running', clock.now(), (error as Error).message)).catch(() => undefined);
+    throw error;
+  }
 }

@@ -141,3 +141,551 @@ export async function bestMultiplier(
   );
   return rows[0] ?? null;
 }
+
+// ---------------------------------------------------------------------------
+// Settings
+
+export interface SettingsRow {
+  expiry_policy: ExpiryPolicy;
+  default_ttl_days: number;
+  reminder_days: number[];
+  currency_name: string;
+  updated_at: Date | null;
+}
+
+export const DEFAULT_SETTINGS: SettingsRow = {
+  expiry_policy: 'fifo',
+  default_ttl_days: 365,
+  reminder_days: [60, 30, 7, 1],
+  currency_name: 'points',
+  updated_at: null,
+};
+
+export async function readSettings(tx: Tx, tenantId: string): Promise<SettingsRow> {
+  const { rows } = await tx.query<SettingsRow>(
+    'SELECT expiry_policy, default_ttl_days, reminder_days, currency_name, updated_at FROM points_settings WHERE tenant_id = $1',
+    [tenantId],
+  );
+  return rows[0] ?? DEFAULT_SETTINGS;
+}
+
+export async function upsertSettings(tx: Tx, tenantId: string, patch: Partial<Omit<SettingsRow, 'updated_at'>>, now: Date): Promise<SettingsRow> {
+  const { rows } = await tx.query<SettingsRow>(
+    `INSERT INTO points_settings AS s (tenant_id, expiry_policy, default_ttl_days, reminder_days, currency_name, updated_at)
+     VALUES ($1, coalesce($2, 'fifo'), coalesce($3, 365), coalesce($4::int[], '{60,30,7,1}'), coalesce($5, 'points'), $6)
+     ON CONFLICT (tenant_id) DO UPDATE SET
+       expiry_policy = coalesce($2, s.expiry_policy),
+       default_ttl_days = coalesce($3, s.default_ttl_days),
+       reminder_days = coalesce($4::int[], s.reminder_days),
+       currency_name = coalesce($5, s.currency_name),
+       updated_at = $6
+     RETURNING expiry_policy, default_ttl_days, reminder_days, currency_name, updated_at`,
+    [tenantId, patch.expiry_policy ?? null, patch.default_ttl_days ?? null, patch.reminder_days ?? null, patch.currency_name ?? null, now],
+  );
+  return rows[0];
+}
+
+// ---------------------------------------------------------------------------
+// Multipliers
+
+export interface MultiplierRow {
+  id: string;
+  multiplier: number;
+  starts_at: Date;
+  ends_at: Date;
+  event_type: string;
+  attributes: Record<string, unknown>;
+  participant_id: string | null;
+  created_at: Date;
+}
+
+const MULTIPLIER_COLUMNS = 'id, multiplier, starts_at, ends_at, event_type, attributes, participant_id, created_at';
+
+export async function insertMultiplier(tx: Tx, tenantId: string, m: MultiplierRow): Promise<MultiplierRow> {
+  const { rows } = await tx.query<MultiplierRow>(
+    `INSERT INTO points_multipliers (tenant_id, id, multiplier, starts_at, ends_at, event_type, attributes, participant_id, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${MULTIPLIER_COLUMNS}`,
+    [tenantId, m.id, m.multiplier, m.starts_at, m.ends_at, m.event_type, JSON.stringify(m.attributes), m.participant_id, m.created_at],
+  );
+  return rows[0];
+}
+
+export async function listMultipliers(
+  tx: Tx,
+  tenantId: string,
+  after: { createdAt: string; id: string } | null,
+  limit: number,
+  activeAt: Date | null,
+): Promise<MultiplierRow[]> {
+  const { rows } = await tx.query<MultiplierRow>(
+    `SELECT ${MULTIPLIER_COLUMNS} FROM points_multipliers
+     WHERE tenant_id = $1
+       AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::text))
+       AND ($5::timestamptz IS NULL OR (starts_at <= $5 AND ends_at > $5))
+     ORDER BY created_at DESC, id DESC LIMIT $4`,
+    [tenantId, after?.createdAt ?? null, after?.id ?? null, limit, activeAt],
+  );
+  return rows;
+}
+
+export async function readMultiplier(tx: Tx, tenantId: string, id: string): Promise<MultiplierRow | null> {
+  const { rows } = await tx.query<MultiplierRow>(`SELECT ${MULTIPLIER_COLUMNS} FROM points_multipliers WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+  return rows[0] ?? null;
+}
+
+export async function deleteMultiplier(tx: Tx, tenantId: string, id: string): Promise<boolean> {
+  const { rowCount } = await tx.query('DELETE FROM points_multipliers WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+  return rowCount === 1;
+}
+
+// ---------------------------------------------------------------------------
+// Tiers
+
+export interface TierRow {
+  code: string;
+  name: string;
+  min_lifetime_points: number;
+  level: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const TIER_SELECT = `SELECT code, name, min_lifetime_points, created_at, updated_at,
+  (row_number() OVER (ORDER BY min_lifetime_points))::int AS level FROM points_tiers WHERE tenant_id = $1`;
+
+export async function listTiers(tx: Tx, tenantId: string): Promise<TierRow[]> {
+  const { rows } = await tx.query<TierRow>(`${TIER_SELECT} ORDER BY min_lifetime_points`, [tenantId]);
+  return rows;
+}
+
+export async function countTiers(tx: Tx, tenantId: string): Promise<number> {
+  const { rows } = await tx.query('SELECT count(*)::int AS n FROM points_tiers WHERE tenant_id = $1', [tenantId]);
+  return rows[0].n;
+}
+
+/** Inserts a tier; null when the code or the threshold is already taken. */
+export async function insertTier(tx: Tx, tenantId: string, tier: { code: string; name: string; min_lifetime_points: number }, now: Date): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `INSERT INTO points_tiers (tenant_id, code, name, min_lifetime_points, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT DO NOTHING`,
+    [tenantId, tier.code, tier.name, tier.min_lifetime_points, now],
+  );
+  return rowCount === 1;
+}
+
+export async function updateTier(tx: Tx, tenantId: string, code: string, patch: { name?: string; min_lifetime_points?: number }, now: Date): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `UPDATE points_tiers SET name = coalesce($3, name), min_lifetime_points = coalesce($4, min_lifetime_points), updated_at = $5
+     WHERE tenant_id = $1 AND code = $2`,
+    [tenantId, code, patch.name ?? null, patch.min_lifetime_points ?? null, now],
+  );
+  return rowCount === 1;
+}
+
+export async function deleteTier(tx: Tx, tenantId: string, code: string): Promise<boolean> {
+  const { rowCount } = await tx.query('DELETE FROM points_tiers WHERE tenant_id = $1 AND code = $2', [tenantId, code]);
+  return rowCount === 1;
+}
+
+export interface TierChangeRow {
+  participant_id: string;
+  previous_tier: string | null;
+  tier: string | null;
+  lifetime: number;
+}
+
+/**
+ * Re-evaluates the tiers of one page of participants (by id, after `afterId`)
+ * against the current definitions; returns the changes and the page's last id.
+ */
+export async function reevaluateTiers(
+  tx: Tx,
+  tenantId: string,
+  afterId: string,
+  limit: number,
+  now: Date,
+): Promise<{ lastId: string | null; changes: TierChangeRow[] }> {
+  const { rows } = await tx.query(
+    `WITH page AS (
+       SELECT participant_id, lifetime FROM points_balances WHERE tenant_id = $1 AND participant_id > $2
+       ORDER BY participant_id LIMIT $3 FOR UPDATE
+     ),
+     target AS (
+       SELECT p.participant_id,
+              (SELECT t.code FROM points_tiers t WHERE t.tenant_id = $1 AND t.min_lifetime_points <= p.lifetime
+               ORDER BY t.min_lifetime_points DESC LIMIT 1) AS code
+       FROM page p
+     ),
+     changed AS (
+       UPDATE points_balances b SET tier_code = target.code, updated_at = $4
+       FROM target
+       WHERE b.tenant_id = $1 AND b.participant_id = target.participant_id AND b.tier_code IS DISTINCT FROM target.code
+       RETURNING b.participant_id, old.tier_code AS previous_tier, new.tier_code AS tier, b.lifetime
+     )
+     SELECT (SELECT max(participant_id) FROM page) AS last_id,
+            coalesce((SELECT json_agg(changed) FROM changed), '[]'::json) AS changes`,
+    [tenantId, afterId, limit, now],
+  );
+  return { lastId: rows[0].last_id, changes: rows[0].changes };
+}
+
+// ---------------------------------------------------------------------------
+// Expiry and reminders
+
+/** Tenants that have at least one due lot, found with a loose index scan. */
+export async function tenantsWithDueLots(pool: { query: Tx['query'] }, now: Date): Promise<string[]> {
+  const { rows } = await pool.query(
+    `WITH RECURSIVE t AS (
+       (SELECT tenant_id FROM points_lots WHERE remaining > 0 AND expires_at <= $1 ORDER BY tenant_id LIMIT 1)
+       UNION ALL
+       SELECT (SELECT l.tenant_id FROM points_lots l WHERE l.remaining > 0 AND l.expires_at <= $1 AND l.tenant_id > t.tenant_id
+               ORDER BY l.tenant_id LIMIT 1)
+       FROM t WHERE t.tenant_id IS NOT NULL
+     )
+     SELECT tenant_id FROM t WHERE tenant_id IS NOT NULL`,
+    [now],
+  );
+  return rows.map((r) => r.tenant_id as string);
+}
+
+/** Tenants that have lots expiring within `horizonDays` (reminder candidates). */
+export async function tenantsWithExpiringLots(pool: { query: Tx['query'] }, now: Date, horizonDays: number): Promise<string[]> {
+  const { rows } = await pool.query(
+    `WITH RECURSIVE t AS (
+       (SELECT tenant_id FROM points_lots WHERE remaining > 0 AND expires_at > $1 AND expires_at <= $1 + make_interval(days => $2)
+        ORDER BY tenant_id LIMIT 1)
+       UNION ALL
+       SELECT (SELECT l.tenant_id FROM points_lots l WHERE l.remaining > 0 AND l.expires_at > $1 AND l.expires_at <= $1 + make_interval(days => $2)
+                 AND l.tenant_id > t.tenant_id ORDER BY l.tenant_id LIMIT 1)
+       FROM t WHERE t.tenant_id IS NOT NULL
+     )
+     SELECT tenant_id FROM t WHERE tenant_id IS NOT NULL`,
+    [now, horizonDays],
+  );
+  return rows.map((r) => r.tenant_id as string);
+}
+
+export interface ExpiredRow {
+  participant_id: string;
+  available: number;
+  lifetime: number;
+  points: number;
+  lots: number;
+  ledger_entry_id: string;
+}
+
+/**
+ * Expires the due lots of one batch of participants in one statement: balance
+ * rows first (skipping any held by a running grant or deduct; the next run
+ * takes them), then their due lots, the balances and one expiry ledger entry
+ * per participant.
+ */
+export async function expireBatch(tx: Tx, tenantId: string, now: Date, lotsPerBatch: number): Promise<ExpiredRow[]> {
+  const { rows } = await tx.query<ExpiredRow>(
+    `WITH due AS (
+       SELECT DISTINCT participant_id FROM (
+         SELECT participant_id FROM points_lots
+         WHERE tenant_id = $1 AND remaining > 0 AND expires_at <= $2
+         ORDER BY expires_at LIMIT $3
+       ) d
+     ),
+     locked AS (
+       SELECT b.participant_id FROM points_balances b
+       WHERE b.tenant_id = $1 AND b.participant_id IN (SELECT participant_id FROM due)
+       ORDER BY b.participant_id
+       FOR UPDATE SKIP LOCKED
+     ),
+     expired AS (
+       UPDATE points_lots l SET expired = l.expired + l.remaining, remaining = 0
+       FROM locked
+       WHERE l.tenant_id = $1 AND l.participant_id = locked.participant_id AND l.remaining > 0 AND l.expires_at <= $2
+       RETURNING l.participant_id, old.remaining AS points
+     ),
+     totals AS (
+       SELECT participant_id, sum(points)::bigint AS points, count(*)::int AS lots FROM expired GROUP BY participant_id
+     ),
+     balances AS (
+       UPDATE points_balances b SET available = b.available - t.points, updated_at = $2
+       FROM totals t
+       WHERE b.tenant_id = $1 AND b.participant_id = t.participant_id
+       RETURNING b.participant_id, new.available, new.lifetime, t.points, t.lots,
+                 'ple_' || replace(gen_random_uuid()::text, '-', '') AS ledger_entry_id
+     ),
+     entries AS (
+       INSERT INTO points_ledger (tenant_id, participant_id, id, type, delta, reason, source_kind, available_after, lifetime_after, created_at)
+       SELECT $1, participant_id, ledger_entry_id, 'expiry', -points, 'points expired', 'expiry', available, lifetime, $2 FROM balances
+     )
+     SELECT participant_id, available, lifetime, points, lots, ledger_entry_id FROM balances`,
+    [tenantId, now, lotsPerBatch],
+  );
+  return rows;
+}
+
+export interface ReminderRow {
+  participant_id: string;
+  lot_id: number;
+  days_before: number;
+  points: number;
+  expires_at: Date;
+}
+
+/**
+ * Records the next batch of due expiry reminders: for each open lot, the
+ * smallest configured day whose moment has come and that was not yet sent
+ * for that lot. A reminder day passed while the job was down is skipped in
+ * favour of the nearer one.
+ */
+export async function recordReminders(tx: Tx, tenantId: string, now: Date, limit: number): Promise<ReminderRow[]> {
+  const { rows } = await tx.query<ReminderRow>(
+    `WITH settings AS (
+       SELECT coalesce((SELECT reminder_days FROM points_settings WHERE tenant_id = $1), '{60,30,7,1}'::int[]) AS days
+     ),
+     horizon AS (SELECT coalesce((SELECT max(d) FROM settings, unnest(days) d), 0) AS days),
+     candidates AS (
+       SELECT l.participant_id, l.id AS lot_id, l.remaining AS points, l.expires_at,
+              (SELECT min(d) FROM settings, unnest(days) d WHERE l.expires_at - make_interval(days => d) <= $2) AS days_before
+       FROM points_lots l, horizon h
+       WHERE l.tenant_id = $1 AND l.remaining > 0 AND l.expires_at > $2 AND l.expires_at <= $2 + make_interval(days => h.days)
+     ),
+     due AS (
+       SELECT c.* FROM candidates c
+       WHERE c.days_before IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM points_lot_reminders r WHERE r.tenant_id = $1 AND r.participant_id = c.participant_id
+                           AND r.lot_id = c.lot_id AND r.days_before = c.days_before)
+       ORDER BY c.expires_at, c.lot_id LIMIT $3
+     ),
+     sent AS (
+       INSERT INTO points_lot_reminders (tenant_id, participant_id, lot_id, days_before, sent_at)
+       SELECT $1, participant_id, lot_id, days_before, $2 FROM due
+       ON CONFLICT DO NOTHING
+       RETURNING participant_id, lot_id, days_before
+     )
+     SELECT d.participant_id, d.lot_id, d.days_before, d.points, d.expires_at
+     FROM sent s JOIN due d ON d.participant_id = s.participant_id AND d.lot_id = s.lot_id`,
+    [tenantId, now, limit],
+  );
+  return rows;
+}
+
+// ---------------------------------------------------------------------------
+// Reads of the ledger
+
+export interface LedgerEntryRow {
+  id: string;
+  seq: number;
+  participant_id: string;
+  type: 'award' | 'bonus' | 'adjustment' | 'redemption' | 'expiry';
+  delta: number;
+  reason: string;
+  memo: string | null;
+  source_kind: string;
+  source_id: string | null;
+  activity_id: string | null;
+  engagement_id: string | null;
+  multiplier: number | null;
+  available_after: number;
+  lifetime_after: number;
+  created_at: Date;
+}
+
+const LEDGER_COLUMNS = `id, seq, participant_id, type, delta, reason, memo, source_kind, source_id, activity_id, engagement_id,
+  multiplier, available_after, lifetime_after, created_at`;
+
+export interface HistoryFilter {
+  participantId: string | null;
+  types: string[] | null;
+  from: Date | null;
+  to: Date | null;
+  /** Expiry entries older than this are not returned (the 90-day window). */
+  expiryVisibleFrom: Date;
+  after: { createdAt: string; seq: number } | null;
+  limit: number;
+}
+
+export async function history(tx: Tx, tenantId: string, f: HistoryFilter): Promise<LedgerEntryRow[]> {
+  const { rows } = await tx.query<LedgerEntryRow>(
+    `SELECT ${LEDGER_COLUMNS} FROM points_ledger
+     WHERE tenant_id = $1
+       AND ($2::text IS NULL OR participant_id = $2)
+       AND ($3::text[] IS NULL OR type = ANY($3))
+       AND ($4::timestamptz IS NULL OR created_at >= $4)
+       AND ($5::timestamptz IS NULL OR created_at < $5)
+       AND (type <> 'expiry' OR created_at >= $6)
+       AND ($7::timestamptz IS NULL OR (created_at, seq) < ($7::timestamptz, $8::bigint))
+     ORDER BY created_at DESC, seq DESC
+     LIMIT $9`,
+    [tenantId, f.participantId, f.types, f.from, f.to, f.expiryVisibleFrom, f.after?.createdAt ?? null, f.after?.seq ?? null, f.limit],
+  );
+  return rows;
+}
+
+export async function transactionsPage(
+  tx: Tx,
+  tenantId: string,
+  participantId: string,
+  limit: number,
+  offset: number,
+): Promise<{ total: number; rows: LedgerEntryRow[] }> {
+  const { rows } = await tx.query(
+    `SELECT (SELECT count(*)::int FROM points_ledger WHERE tenant_id = $1 AND participant_id = $2) AS total,
+            coalesce((SELECT json_agg(p ORDER BY p.created_at DESC, p.seq DESC) FROM (
+              SELECT ${LEDGER_COLUMNS} FROM points_ledger WHERE tenant_id = $1 AND participant_id = $2
+              ORDER BY created_at DESC, seq DESC LIMIT $3 OFFSET $4) p), '[]'::json) AS rows`,
+    [tenantId, participantId, limit, offset],
+  );
+  return { total: rows[0].total, rows: rows[0].rows };
+}
+
+/** The participant's balance with their tier and the next tier up, for the state read. */
+export async function pointsState(tx: Tx, tenantId: string, participantId: string) {
+  const { rows } = await tx.query(
+    `SELECT p.participant_id, b.available, b.lifetime, b.last_earned_at, b.tier_code,
+            (SELECT currency_name FROM points_settings WHERE tenant_id = $1) AS currency_name,
+            (SELECT row_to_json(t) FROM (SELECT code, name, min_lifetime_points FROM points_tiers
+               WHERE tenant_id = $1 AND code = b.tier_code) t) AS tier,
+            (SELECT row_to_json(t) FROM (SELECT code, name, min_lifetime_points FROM points_tiers
+               WHERE tenant_id = $1 AND min_lifetime_points > coalesce(b.lifetime, 0) ORDER BY min_lifetime_points LIMIT 1) t) AS next_tier
+     FROM participants p
+     LEFT JOIN points_balances b ON b.tenant_id = p.tenant_id AND b.participant_id = p.participant_id
+     WHERE p.tenant_id = $1 AND p.participant_id = $2`,
+    [tenantId, participantId],
+  );
+  return rows[0] ?? null;
+}
+
+// ---------------------------------------------------------------------------
+// Bulk grants
+
+export interface BulkJobRow {
+  id: string;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  reason: string;
+  memo: string | null;
+  type: string;
+  total: number;
+  done: number;
+  failed: number;
+  error: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+const BULK_COLUMNS = 'id, status, reason, memo, type, total, done, failed, error, created_at, started_at, finished_at';
+
+/** The job and all its items in one statement (`unnest`). */
+export async function insertBulkJob(
+  tx: Tx,
+  tenantId: string,
+  job: { id: string; reason: string; memo: string | null; type: string; now: Date },
+  participantIds: string[],
+  amounts: number[],
+): Promise<BulkJobRow> {
+  const { rows } = await tx.query<BulkJobRow>(
+    `WITH job AS (
+       INSERT INTO points_bulk_grants (tenant_id, id, status, reason, memo, type, total, created_at)
+       VALUES ($1, $2, 'queued', $3, $4, $5, cardinality($6::text[]), $8)
+       RETURNING ${BULK_COLUMNS}
+     ),
+     items AS (
+       INSERT INTO points_bulk_grant_items (tenant_id, job_id, participant_id, amount)
+       SELECT $1, $2, p, a FROM unnest($6::text[], $7::bigint[]) AS u (p, a)
+     )
+     SELECT * FROM job`,
+    [tenantId, job.id, job.reason, job.memo, job.type, participantIds, amounts, job.now],
+  );
+  return rows[0];
+}
+
+export async function readBulkJob(tx: Tx, tenantId: string, id: string): Promise<BulkJobRow | null> {
+  const { rows } = await tx.query<BulkJobRow>(`SELECT ${BULK_COLUMNS} FROM points_bulk_grants WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+  return rows[0] ?? null;
+}
+
+export async function markBulkJob(tx: Tx, tenantId: string, id: string, status: BulkJobRow['status'], now: Date, error: string | null = null): Promise<void> {
+  await tx.query(
+    `UPDATE points_bulk_grants SET status = $3,
+       started_at = CASE WHEN $3 = 'running' THEN coalesce(started_at, $4) ELSE started_at END,
+       finished_at = CASE WHEN $3 IN ('completed', 'failed') THEN $4 ELSE finished_at END,
+       error = $5
+     WHERE tenant_id = $1 AND id = $2`,
+    [tenantId, id, status, now, error],
+  );
+}
+
+export interface BulkGrantedRow {
+  participant_id: string;
+  amount: number;
+  ledger_entry_id: string;
+  available: number;
+  lifetime: number;
+  previous_tier: string | null;
+  tier: string | null;
+  expires_at: Date | null;
+}
+
+/**
+ * Grants the next batch of a bulk job's pending items in one statement, the
+ * same writes as a single grant for every participant of the batch, and marks
+ * the items granted in the same transaction (a retried job skips them).
+ */
+export async function grantBulkBatch(tx: Tx, tenantId: string, jobId: string, limit: number, now: Date): Promise<BulkGrantedRow[]> {
+  const { rows } = await tx.query<BulkGrantedRow>(
+    `WITH job AS (
+       SELECT reason, memo, type FROM points_bulk_grants WHERE tenant_id = $1 AND id = $2
+     ),
+     settings AS (
+       SELECT coalesce((SELECT expiry_policy FROM points_settings WHERE tenant_id = $1), 'fifo') AS policy,
+              coalesce((SELECT default_ttl_days FROM points_settings WHERE tenant_id = $1), 365) AS ttl_days
+     ),
+     items AS MATERIALIZED (
+       SELECT participant_id, amount, 'ple_' || replace(gen_random_uuid()::text, '-', '') AS ledger_entry_id
+       FROM points_bulk_grant_items
+       WHERE tenant_id = $1 AND job_id = $2 AND ledger_entry_id IS NULL
+       ORDER BY participant_id LIMIT $3
+       FOR UPDATE SKIP LOCKED
+     ),
+     people AS (
+       INSERT INTO participants (tenant_id, participant_id) SELECT $1, participant_id FROM items ON CONFLICT DO NOTHING
+     ),
+     balances AS (
+       INSERT INTO points_balances AS b (tenant_id, participant_id, available, lifetime, last_earned_at, tier_code, updated_at)
+       SELECT $1, i.participant_id, i.amount, i.amount, $4,
+              (SELECT t.code FROM points_tiers t WHERE t.tenant_id = $1 AND t.min_lifetime_points <= i.amount ORDER BY t.min_lifetime_points DESC LIMIT 1),
+              $4
+       FROM items i ORDER BY i.participant_id
+       ON CONFLICT (tenant_id, participant_id) DO UPDATE
+         SET available = b.available + EXCLUDED.available,
+             lifetime = b.lifetime + EXCLUDED.lifetime,
+             last_earned_at = EXCLUDED.last_earned_at,
+             updated_at = EXCLUDED.updated_at,
+             tier_code = (SELECT t.code FROM points_tiers t WHERE t.tenant_id = $1 AND t.min_lifetime_points <= b.lifetime + EXCLUDED.lifetime
+                          ORDER BY t.min_lifetime_points DESC LIMIT 1)
+       RETURNING b.participant_id, new.available, new.lifetime, old.tier_code AS previous_tier, new.tier_code AS tier
+     ),
+     lots AS (
+       INSERT INTO points_lots (tenant_id, participant_id, amount, remaining, ledger_entry_id, created_at, expires_at)
+       SELECT $1, i.participant_id, i.amount, i.amount, i.ledger_entry_id, $4,
+              CASE WHEN s.policy = 'none' THEN NULL ELSE $4::timestamptz + make_interval(days => s.ttl_days) END
+       FROM items i, settings s
+     ),
+     entries AS (
+       INSERT INTO points_ledger (tenant_id, participant_id, id, type, delta, reason, memo, source_kind, source_id,
+                                  available_after, lifetime_after, created_at)
+       SELECT $1, i.participant_id, i.ledger_entry_id, j.type, i.amount, j.reason, j.memo, 'bulk', $2, b.available, b.lifetime, $4
+       FROM items i JOIN balances b ON b.participant_id = i.participant_id, job j
+     ),
+     marked AS (
+       UPDATE points_bulk_grant_items it SET ledger_entry_id = i.ledger_entry_id
+       FROM items i WHERE it.tenant_id = $1 AND it.job_id = $2 AND it.participant_id = i.participant_id
+     ),
+     progress AS (
+       UPDATE points_bulk_grants SET done = done + (SELECT count(*) FROM items) WHERE tenant_id = $1 AND id = $2
+     )
+     SELECT i.participant_id, i.amount, i.ledger_entry_id, b.available, b.lifetime, b.previous_tier, b.tier,
+            CASE WHEN s.policy = 'none' THEN NULL ELSE $4::timestamptz + make_interval(days => s.ttl_days) END AS expires_at
+     FROM items i JOIN balances b ON b.participant_id = i.participant_id, settings s`,
+    [tenantId, jobId, limit, now],
+  );
+  return rows;
+}

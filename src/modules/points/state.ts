@@ -1,0 +1,68 @@
+import type { Database } from '../../platform/db.js';
+import type { AuthContext } from '../../platform/auth.js';
+import { loadModules, type StatePart } from '../../platform/module.js';
+import { invalid, notFound } from '../../platform/errors.js';
+import { participantExists } from '../participants/index.js';
+import { STATE_PARTS } from './schemas.js';
+
+/**
+ * The canonical participant state read. Every loaded module may contribute
+ * parts (`stateParts` of its ServiceModule); the parts named in the spec
+ * whose module is not built yet answer an empty collection of a fixed shape,
+ * so clients can code against the whole response today.
+ */
+export type StatePartName = (typeof STATE_PARTS)[number];
+
+const EMPTY_PARTS: Record<StatePartName, () => unknown> = {
+  points: () => ({ available: 0, lifetime: 0, currency_name: 'points', last_earned_at: null }),
+  tier: () => ({ current: null, next: null, points_to_next: null, lifetime: 0 }),
+  badges: () => [],
+  streaks: () => [],
+  rewards: () => [],
+  challenges: () => [],
+  contests: () => [],
+  referrals: () => [],
+  profile: () => ({}),
+};
+
+let registry: Promise<Map<string, StatePart>> | null = null;
+
+/** The parts offered by the loaded modules, by name; two modules offering one part is a programming error. */
+function registeredParts(): Promise<Map<string, StatePart>> {
+  registry ??= loadModules().then((modules) => {
+    const parts = new Map<string, StatePart>();
+    for (const module of modules) {
+      for (const [name, part] of Object.entries(module.stateParts ?? {})) {
+        if (parts.has(name)) throw new Error(`two modules offer the state part "${name}"`);
+        parts.set(name, part);
+      }
+    }
+    return parts;
+  });
+  return registry;
+}
+
+export async function parseInclude(include: string | undefined): Promise<StatePartName[]> {
+  if (include === undefined || include.trim() === '') return [...STATE_PARTS];
+  const names = [...new Set(include.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+  const unknown = names.filter((n) => !(STATE_PARTS as readonly string[]).includes(n));
+  if (unknown.length > 0) {
+    throw invalid(`include has unknown parts ${unknown.map((n) => JSON.stringify(n)).join(', ')}; accepted: ${STATE_PARTS.join(', ')}`);
+  }
+  return names as StatePartName[];
+}
+
+export async function readState(db: Database, auth: AuthContext, participantId: string, include: StatePartName[]): Promise<{ participant_id: string } & Record<string, any>> {
+  const parts = await registeredParts();
+  const tenantId = auth.tenantId;
+  return db.tenant(tenantId, async (tx) => {
+    if (!(await participantExists(tx, tenantId, participantId))) throw notFound('participant');
+    const state: { participant_id: string } & Record<string, unknown> = { participant_id: participantId };
+    // One transaction, so the parts are read sequentially on its connection.
+    for (const name of include) {
+      const part = parts.get(name);
+      state[name] = part ? await part(tx, tenantId, participantId, auth) : EMPTY_PARTS[name]();
+    }
+    return state;
+  });
+}
