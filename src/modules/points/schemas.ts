@@ -323,7 +323,14 @@ export const StateResponse = Type.Object({
   streaks: Type.Optional(Type.Array(OpenObject('A streak: streak_code, current_length, longest_length, last_at.'))),
   rewards: Type.Optional(Type.Array(OpenObject('A claimed reward: reward_id, name, type, code, display_type, claimed_at, expires_at, metadata.'))),
   challenges: Type.Optional(Type.Array(OpenObject('A challenge enrolment: challenge_id, enrolled_at, overall_progress, score, milestones_reached.'))),
-  contests: Type.Optional(Type.Array(OpenObject('A contest entry: entry_id, contest_id, score, rank, status.'))),
-  referrals: Type.Optional(Type.Array(OpenObject('A referral code of the participant: code, referral_url, campaign_id, conversions.'))),
+  contests: Type.Optional(
+    Type.Object(
+      { entries: Type.Array(OpenObject('A contest entry: entry_id, contest_id, score, rank, status, entered_at.')) },
+      { additionalProperties: true, description: "The participant's contest entries." },
+    ),
+  ),
+  referrals: Type.Optional(
+    OpenObject('Referral stats: participant_id, total_referrals, conversions, pending, referral_code, codes (code, campaign_id, referral_url, created_at).'),
+  ),
   profile: Type.Optional(OpenObject('Profile fields, masked for callers without read:pii.')),
 });

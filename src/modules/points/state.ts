@@ -20,8 +20,8 @@ const EMPTY_PARTS: Record<StatePartName, () => unknown> = {
   streaks: () => [],
   rewards: () => [],
   challenges: () => [],
-  contests: () => [],
-  referrals: () => [],
+  contests: () => ({ entries: [] }),
+  referrals: () => ({ total_referrals: 0, conversions: 0, pending: 0, referral_code: null, codes: [] }),
   profile: () => ({}),
 };
 
