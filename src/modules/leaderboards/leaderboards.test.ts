@@ -1,0 +1,197 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseCrontab } from 'graphile-worker';
+import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
+import { clock } from '../../platform/clock.js';
+import leaderboardsModule from './index.js';
+
+function grant(svc: TestService, tenant: TestTenant, participantId: string, amount: number) {
+  return svc.request('POST', '/api/v1/gamify/points/grant', { key: tenant.apiKey, body: { participant_id: participantId, amount, reason: 'test', idempotency_key: randomUUID() } });
+}
+
+async function session(svc: TestService, tenant: TestTenant, participantId: string, engagementId: string, displayName?: string): Promise<string> {
+  const response = await svc.request('POST', '/api/v1/sessions', {
+    key: tenant.apiKey,
+    body: { participant_id: participantId, engagement_id: engagementId, ...(displayName ? { display_name: displayName } : {}) },
+  });
+  assert.equal(response.status, 201, response.text);
+  return response.body.session_id;
+}
+
+test('the crontab lines parse and name tasks of the module', () => {
+  for (const item of parseCrontab((leaderboardsModule.crontab ?? []).join('\n'))) assert.ok(leaderboardsModule.tasks?.[item.task], item.task);
+});
+
+test('progression leaderboards', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const other = await svc.createTenant();
+  const engagementId = randomUUID();
+  t.after(() => clock.reset());
+  const create = (body: Record<string, unknown>, key = tenant.apiKey) => svc.request('POST', '/api/v1/admin/leaderboards', { key, body });
+  const read = (code: string, query: string, options: { key?: string; headers?: Record<string, string> } = { key: tenant.apiKey }) =>
+    svc.request('GET', `/api/v1/public/leaderboards/${code}?engagement_id=${engagementId}${query}`, options);
+
+  await t.test('definitions: validation, duplicates, scope and tenants', async () => {
+    assert.equal((await create({ leaderboard_code: 'weekly', name: 'Weekly', metric: 'period_points' })).status, 400);
+    assert.equal((await create({ leaderboard_code: 'life', name: 'Life', metric: 'lifetime_points', period: 'weekly' })).status, 400);
+    assert.equal((await create({ leaderboard_code: 'Bad Code', name: 'x', metric: 'lifetime_points' })).status, 400);
+    assert.equal((await create({ leaderboard_code: 'x', name: 'x', metric: 'lifetime_points', refresh_seconds: 0 })).status, 400);
+    const created = await create({ leaderboard_code: 'all-time', name: 'All time', metric: 'lifetime_points' });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.refresh_seconds, 30);
+    assert.ok(created.body.last_refreshed_at);
+    const duplicate = await create({ leaderboard_code: 'all-time', name: 'Again', metric: 'lifetime_points' });
+    assert.equal(duplicate.status, 409);
+    assert.equal((await svc.request('GET', '/api/v1/admin/leaderboards/all-time', { key: other.apiKey })).status, 404);
+    assert.equal((await svc.request('POST', '/api/v1/admin/leaderboards/all-time/refresh', { key: other.apiKey })).status, 404);
+    const jwt = await svc.login(tenant);
+    const ingest = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: 'ingest', scopes: ['ingest'] } });
+    assert.equal((await create({ leaderboard_code: 'nope', name: 'x', metric: 'lifetime_points' }, ingest.body.key)).status, 403);
+    const queued = await svc.sql(
+      `SELECT j.key FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks k ON k.id = j.task_id WHERE k.identifier = 'leaderboards.refresh'`,
+    );
+    assert.ok(queued.some((j) => j.key === `leaderboards.refresh:${tenant.tenantId}:${created.body.id}`));
+  });
+
+  await t.test('lifetime ranking: order, ties, limits, me outside the top, around me', async () => {
+    const names: string[] = [];
+    for (let i = 1; i <= 12; i++) {
+      const participant = `p${String(i).padStart(2, '0')}`;
+      names.push(participant);
+      await session(svc, tenant, participant, engagementId, `Player ${i}`);
+      clock.advance(1000);
+      // p01 gets 10, p02 20, … p12 120; p05 and p06 then tie at 60 below.
+      assert.equal((await grant(svc, tenant, participant, i === 5 ? 60 : i * 10)).status, 200);
+    }
+    const before = await read('all-time', '');
+    assert.equal(before.body.total_participants, 0, 'the ranking waits for its refresh');
+    assert.equal((await svc.request('POST', '/api/v1/admin/leaderboards/all-time/refresh', { key: tenant.apiKey })).status, 200);
+
+    const board = await read('all-time', '');
+    assert.equal(board.status, 200, board.text);
+    assert.equal(board.body.total_participants, 12);
+    assert.equal(board.body.entries.length, 10);
+    assert.deepEqual(board.body.entries.slice(0, 3).map((e: { rank: number; participant_id: string; score: number }) => [e.rank, e.participant_id, e.score]), [
+      [1, 'p12', 120],
+      [2, 'p11', 110],
+      [3, 'p10', 100],
+    ]);
+    // p05 reached 60 before p06 did, so it ranks higher.
+    const tied = board.body.entries.filter((e: { score: number }) => e.score === 60).map((e: { participant_id: string; rank: number }) => [e.rank, e.participant_id]);
+    assert.deepEqual(tied, [[7, 'p05'], [8, 'p06']]);
+    assert.equal(board.body.entries[0].display_name, 'Player 12');
+    assert.equal(board.body.entries[0].avatar_url, null);
+    assert.equal(board.body.me, null);
+    assert.equal(board.body.period, null);
+    assert.equal(board.body.next_reset_at, null);
+    assert.ok(board.body.updated_at);
+
+    assert.equal((await read('all-time', '&limit=100')).body.entries.length, 12);
+    for (const bad of ['&limit=0', '&limit=101', '&limit=x', '&around=26']) assert.equal((await read('all-time', bad)).status, 400, bad);
+    assert.equal((await svc.request('GET', '/api/v1/public/leaderboards/all-time', { key: tenant.apiKey })).status, 400, 'engagement_id is required');
+    assert.equal((await read('no-such-board', '')).status, 404);
+
+    const lowest = await session(svc, tenant, 'p01', engagementId);
+    const mine = await read('all-time', `&limit=3&session_id=${lowest}&around=1`, {});
+    assert.equal(mine.status, 200, mine.text);
+    assert.deepEqual([mine.body.me.rank, mine.body.me.participant_id, mine.body.me.is_me], [12, 'p01', true]);
+    assert.deepEqual(mine.body.around_me.map((e: { rank: number }) => e.rank), [11, 12]);
+    assert.equal(mine.body.entries.length, 3);
+    const outsider = await session(svc, tenant, 'newcomer', engagementId, 'New');
+    const unranked = await read('all-time', `&session_id=${outsider}`, {});
+    assert.deepEqual([unranked.body.me.rank, unranked.body.me.score, unranked.body.me.display_name], [null, 0, 'New']);
+    assert.equal((await read('all-time', '&around=2')).status, 400, 'around needs a session');
+  });
+
+  await t.test('the tenant of the public read: session, key, X-Service-Tenant, or a 400', async () => {
+    assert.equal((await read('all-time', '', { headers: { 'x-service-tenant': tenant.slug } })).body.total_participants, 12);
+    assert.equal((await read('all-time', '', { headers: { 'x-service-tenant': tenant.tenantId } })).body.total_participants, 12);
+    const none = await read('all-time', '', {});
+    assert.equal(none.status, 400);
+    assert.equal(none.body.code, 'TENANT_REQUIRED');
+    assert.equal((await read('all-time', '', { key: other.apiKey })).status, 404);
+    assert.equal((await read('all-time', '', { headers: { 'x-service-tenant': other.slug } })).status, 404);
+    const foreignSession = await session(svc, other, 'x', engagementId);
+    assert.equal((await read('all-time', `&session_id=${foreignSession}`, {})).status, 404);
+    const wrongEngagement = await session(svc, tenant, 'p02', randomUUID());
+    assert.equal((await read('all-time', `&session_id=${wrongEngagement}`, {})).status, 403);
+  });
+
+  await t.test('an engagement-scoped board is readable with its engagement only; archived boards are gone', async () => {
+    const scoped = await create({ leaderboard_code: 'scoped', name: 'Scoped', metric: 'lifetime_points', engagement_id: randomUUID() });
+    assert.equal(scoped.status, 201);
+    assert.equal((await read('scoped', '')).status, 404);
+    assert.equal((await svc.request('GET', `/api/v1/public/leaderboards/scoped?engagement_id=${scoped.body.engagement_id}`, { key: tenant.apiKey })).status, 200);
+    assert.equal((await svc.request('DELETE', '/api/v1/admin/leaderboards/scoped', { key: tenant.apiKey })).body.status, 'archived');
+    assert.equal((await svc.request('GET', `/api/v1/public/leaderboards/scoped?engagement_id=${scoped.body.engagement_id}`, { key: tenant.apiKey })).status, 404);
+  });
+
+  await t.test('weekly periods reset at Monday 00:00 in the tenant time zone; past periods stay readable', async () => {
+    const zoned = await svc.createTenant();
+    await svc.sql(`UPDATE tenants SET timezone = 'Europe/Berlin' WHERE id = $1`, [zoned.tenantId]);
+    // Sunday 22 November 2026, 23:30 in Berlin (22:30 UTC).
+    clock.freeze(Date.parse('2026-11-22T22:30:00Z'));
+    const created = await create({ leaderboard_code: 'weekly', name: 'This week', metric: 'period_points', period: 'weekly' }, zoned.apiKey);
+    assert.equal(created.status, 201, created.text);
+    assert.equal((await grant(svc, zoned, 'early', 50)).status, 200);
+    assert.equal((await grant(svc, zoned, 'early', 25)).status, 200);
+    assert.equal((await grant(svc, zoned, 'both', 10)).status, 200);
+    await svc.request('POST', '/api/v1/admin/leaderboards/weekly/refresh', { key: zoned.apiKey });
+    const sunday = await read('weekly', '', { key: zoned.apiKey });
+    assert.equal(sunday.body.period_start, '2026-11-16');
+    assert.equal(sunday.body.next_reset_at, '2026-11-22T23:00:00.000Z');
+    assert.deepEqual(sunday.body.entries.map((e: { participant_id: string; score: number }) => [e.participant_id, e.score]), [['early', 75], ['both', 10]]);
+
+    clock.advance(3600_000); // Monday 00:30 in Berlin: a new week
+    assert.equal((await grant(svc, zoned, 'both', 5)).status, 200);
+    assert.equal((await grant(svc, zoned, 'late', 7)).status, 200);
+    await svc.request('POST', '/api/v1/admin/leaderboards/weekly/refresh', { key: zoned.apiKey });
+    const monday = await read('weekly', '', { key: zoned.apiKey });
+    assert.equal(monday.body.period_start, '2026-11-23');
+    assert.equal(monday.body.next_reset_at, '2026-11-29T23:00:00.000Z');
+    assert.equal(monday.body.final, false);
+    assert.deepEqual(monday.body.entries.map((e: { participant_id: string; score: number }) => [e.participant_id, e.score]), [['late', 7], ['both', 5]]);
+
+    const past = await read('weekly', '&period_start=2026-11-16', { key: zoned.apiKey });
+    assert.equal(past.status, 200, past.text);
+    assert.equal(past.body.final, true);
+    assert.equal(past.body.period_ends_at, '2026-11-22T23:00:00.000Z');
+    assert.deepEqual(past.body.entries.map((e: { participant_id: string; score: number }) => [e.participant_id, e.score]), [['early', 75], ['both', 10]]);
+    assert.equal((await read('weekly', '&period_start=2026-11-17', { key: zoned.apiKey })).status, 400);
+    assert.equal((await read('weekly', '&period_start=2026-11-30', { key: zoned.apiKey })).status, 400);
+    assert.equal((await read('weekly', '&period_start=2026-13-01', { key: zoned.apiKey })).status, 400);
+    assert.equal((await read('all-time', '&period_start=2026-11-16')).status, 400);
+
+    // Lifetime keeps counting across the reset.
+    await create({ leaderboard_code: 'life', name: 'Life', metric: 'lifetime_points' }, zoned.apiKey);
+    const life = await read('life', '', { key: zoned.apiKey });
+    assert.deepEqual(life.body.entries.map((e: { participant_id: string; score: number }) => [e.participant_id, e.score]), [['early', 75], ['both', 15], ['late', 7]]);
+    clock.reset();
+  });
+
+  await t.test('concurrent refreshes of one board all succeed and leave one generation', async () => {
+    const results = await Promise.all(Array.from({ length: 6 }, () => svc.request('POST', '/api/v1/admin/leaderboards/all-time/refresh', { key: tenant.apiKey })));
+    for (const r of results) assert.equal(r.status, 200, r.text);
+    const generations = await svc.sql(`SELECT DISTINCT generation FROM leaderboard_rankings r JOIN leaderboards l ON l.id = r.leaderboard_id WHERE l.leaderboard_code = 'all-time' AND l.tenant_id = $1`, [tenant.tenantId]);
+    assert.equal(generations.length, 1);
+  });
+});
+
+test('the refresh job keeps a board fresh on its interval', async (t) => {
+  const svc = await startTestService(t, { jobs: true });
+  const tenant = await svc.createTenant();
+  const engagementId = randomUUID();
+  const created = await svc.request('POST', '/api/v1/admin/leaderboards', { key: tenant.apiKey, body: { leaderboard_code: 'fast', name: 'Fast', metric: 'lifetime_points', refresh_seconds: 1 } });
+  assert.equal(created.status, 201, created.text);
+  assert.equal((await grant(svc, tenant, 'runner', 42)).status, 200);
+  let seen = null;
+  for (let attempt = 0; attempt < 40 && !seen; attempt++) {
+    await sleep(250);
+    const board = await svc.request('GET', `/api/v1/public/leaderboards/fast?engagement_id=${engagementId}`, { key: tenant.apiKey });
+    seen = board.body.entries[0] ?? null;
+  }
+  assert.deepEqual(seen && [seen.participant_id, seen.score, seen.rank], ['runner', 42, 1]);
+});

@@ -1,0 +1,74 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import * as service from './service.js';
+import { resolvePublicCaller } from '../challenges/index.js';
+import { AdminLeaderboardList, CodeParams, CreateLeaderboardBody, PublicQuery, RefreshResponse, UpdateLeaderboardBody } from './schemas.js';
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, authenticator } = app.ctx;
+  const tags = ['leaderboards'];
+  const one = { 200: Type.Ref('AdminLeaderboard') };
+
+  app.post(
+    '/admin/leaderboards',
+    {
+      config: { auth: 'admin' },
+      schema: { tags, summary: 'Define a progression leaderboard (its first ranking is built at once)', body: CreateLeaderboardBody, response: { 201: Type.Ref('AdminLeaderboard') } },
+    },
+    async (request, reply) => reply.status(201).send(await service.create(db, request.auth!.tenantId, request.body)),
+  );
+
+  app.get(
+    '/admin/leaderboards',
+    { config: { auth: 'admin' }, schema: { tags, summary: 'List progression leaderboards', response: { 200: AdminLeaderboardList } } },
+    async (request) => service.list(db, request.auth!.tenantId),
+  );
+
+  app.get(
+    '/admin/leaderboards/:code',
+    { config: { auth: 'admin' }, schema: { tags, summary: 'Read a progression leaderboard definition', params: CodeParams, response: one } },
+    async (request) => service.read(db, request.auth!.tenantId, request.params.code),
+  );
+
+  app.patch(
+    '/admin/leaderboards/:code',
+    { config: { auth: 'admin' }, schema: { tags, summary: 'Rename, rescope or change the refresh interval', params: CodeParams, body: UpdateLeaderboardBody, response: one } },
+    async (request) => service.update(db, request.auth!.tenantId, request.params.code, request.body),
+  );
+
+  app.delete(
+    '/admin/leaderboards/:code',
+    { config: { auth: 'admin' }, schema: { tags, summary: 'Archive a progression leaderboard (no longer readable or refreshed)', params: CodeParams, response: one } },
+    async (request) => service.archive(db, request.auth!.tenantId, request.params.code),
+  );
+
+  app.post(
+    '/admin/leaderboards/:code/refresh',
+    { config: { auth: 'admin' }, schema: { tags, summary: 'Rebuild the ranking now instead of at the next scheduled refresh', params: CodeParams, response: { 200: RefreshResponse } } },
+    async (request) => service.refreshNow(db, request.auth!.tenantId, request.params.code),
+  );
+
+  app.get(
+    '/public/leaderboards/:code',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'Read a progression leaderboard',
+        description:
+          'The ranking as of its last refresh (`updated_at`; rebuilt every `refresh_seconds`, default 30). Ties: higher score first, then whoever reached the score first, then participant id; ranks are unique. ' +
+          'The tenant is named by `session_id` (which also adds `me`, and `around_me` with `around`), an `X-API-Key`, or `X-Service-Tenant` (tenant id or slug). ' +
+          'Period leaderboards tell `next_reset_at`; past periods are read with `period_start`.',
+        params: CodeParams,
+        querystring: PublicQuery,
+        response: { 200: Type.Ref('ProgressionLeaderboard') },
+      },
+    },
+    async (request) => {
+      const caller = await resolvePublicCaller(request, db, authenticator);
+      return service.readPublic(db, caller, request.params.code, request.query);
+    },
+  );
+};
+
+export default routes;

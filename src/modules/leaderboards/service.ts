@@ -1,0 +1,208 @@
+import type { Database, Tx } from '../../platform/db.js';
+import { clock } from '../../platform/clock.js';
+import { conflict, invalid, notFound } from '../../platform/errors.js';
+import { uuid } from '../../platform/ids.js';
+import type { PublicCaller } from '../challenges/index.js';
+import * as store from './store.js';
+import { LIFETIME_PERIOD_START, REFRESH_SECONDS_DEFAULT, type CreateLeaderboardBody, type PublicQuery, type UpdateLeaderboardBody } from './schemas.js';
+
+/**
+ * Progression leaderboards. Points totals are kept current by a trigger on
+ * points.awarded.v1; rankings are materialised snapshots rebuilt every
+ * `refresh_seconds` by a job (contradiction 11: "computed on the fly" and
+ * "refresh every 30 seconds" — reads never compute, they read the last
+ * snapshot, whose age is `updated_at`).
+ */
+
+function present(row: store.LeaderboardRow) {
+  return {
+    id: row.id,
+    leaderboard_code: row.leaderboard_code,
+    name: row.name,
+    metric: row.metric,
+    period: row.period,
+    engagement_id: row.engagement_id,
+    refresh_seconds: row.refresh_seconds,
+    status: row.status,
+    last_refreshed_at: row.last_refreshed_at?.toISOString() ?? null,
+    last_refresh_ms: row.last_refresh_ms,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export async function create(db: Database, tenantId: string, body: CreateLeaderboardBody) {
+  if (body.metric === 'period_points' && !body.period) throw invalid('a period_points leaderboard needs period (weekly or monthly)');
+  if (body.metric === 'lifetime_points' && body.period) throw invalid('a lifetime_points leaderboard has no period');
+  const id = uuid();
+  const refreshSeconds = body.refresh_seconds ?? REFRESH_SECONDS_DEFAULT;
+  return db.tenant(tenantId, async (tx) => {
+    const inserted = await store.insertLeaderboard(tx, tenantId, {
+      id,
+      code: body.leaderboard_code,
+      name: body.name,
+      metric: body.metric,
+      period: body.period ?? null,
+      engagementId: body.engagement_id ?? null,
+      refreshSeconds,
+      now: clock.now(),
+    });
+    if (!inserted) throw conflict(`a leaderboard with the code "${body.leaderboard_code}" already exists`, 'LEADERBOARD_CODE_TAKEN');
+    const row = (await store.findById(tx, tenantId, id))!;
+    // The first ranking is built at once, so the board is readable immediately; then the job keeps it fresh.
+    await refreshInTx(tx, tenantId, row);
+    await store.scheduleRefresh(tx, tenantId, id, refreshSeconds, 'replace');
+    return present((await store.findById(tx, tenantId, id))!);
+  });
+}
+
+async function findOr404(tx: Tx, tenantId: string, code: string) {
+  const row = await store.findByCode(tx, tenantId, code);
+  if (!row) throw notFound('leaderboard');
+  return row;
+}
+
+export async function read(db: Database, tenantId: string, code: string) {
+  return db.tenant(tenantId, async (tx) => present(await findOr404(tx, tenantId, code)));
+}
+
+export async function list(db: Database, tenantId: string) {
+  return db.tenant(tenantId, async (tx) => ({ leaderboards: (await store.list(tx, tenantId)).map(present) }));
+}
+
+export async function update(db: Database, tenantId: string, code: string, body: UpdateLeaderboardBody) {
+  return db.tenant(tenantId, async (tx) => {
+    const row = await findOr404(tx, tenantId, code);
+    await store.update(tx, tenantId, row.id, body, clock.now());
+    if (body.refresh_seconds !== undefined && row.status === 'active') await store.scheduleRefresh(tx, tenantId, row.id, body.refresh_seconds, 'replace');
+    return present((await store.findById(tx, tenantId, row.id))!);
+  });
+}
+
+export async function archive(db: Database, tenantId: string, code: string) {
+  return db.tenant(tenantId, async (tx) => {
+    const row = await findOr404(tx, tenantId, code);
+    await store.update(tx, tenantId, row.id, { status: 'archived' }, clock.now());
+    return present((await store.findById(tx, tenantId, row.id))!);
+  });
+}
+
+/**
+ * Rebuilds the board's current ranking; for a period board whose previous
+ * period has not been frozen yet, rebuilds that one a last time and marks it
+ * final (points awarded after a period ends count in the next one, so a
+ * ranking rebuilt after the end no longer changes).
+ */
+export async function refreshInTx(tx: Tx, tenantId: string, board: store.LeaderboardRow) {
+  const now = clock.now();
+  let periodStart = LIFETIME_PERIOD_START;
+  if (board.period) {
+    const zone = await store.tenantZone(tx, tenantId);
+    const bounds = await store.currentPeriod(tx, board.period, now, zone);
+    periodStart = bounds.current_start;
+    const previous = await store.snapshot(tx, tenantId, board.id, bounds.previous_start);
+    if (!previous?.final) await rebuildOne(tx, tenantId, board, bounds.previous_start, true, now);
+  }
+  return { periodStart, ...(await rebuildOne(tx, tenantId, board, periodStart, false, now)) };
+}
+
+async function rebuildOne(tx: Tx, tenantId: string, board: store.LeaderboardRow, periodStart: string, final: boolean, now: Date) {
+  const started = process.hrtime.bigint();
+  const { total, generation } = await store.rebuild(tx, tenantId, board, periodStart);
+  const refreshMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
+  await store.saveSnapshot(tx, tenantId, board.id, periodStart, { generation, total, refreshedAt: now, refreshMs, final });
+  return { total, refreshMs, refreshedAt: now };
+}
+
+export async function refreshNow(db: Database, tenantId: string, code: string) {
+  return db.tenant(tenantId, async (tx) => {
+    const board = await findOr404(tx, tenantId, code);
+    const result = await refreshInTx(tx, tenantId, board);
+    return {
+      leaderboard_code: board.leaderboard_code,
+      period_start: board.period ? result.periodStart : null,
+      total_participants: result.total,
+      refreshed_at: result.refreshedAt.toISOString(),
+      refresh_ms: result.refreshMs,
+    };
+  });
+}
+
+/** The refresh job: rebuild, then queue the next run; an archived or deleted board stops its chain. */
+export async function refreshJob(db: Database, tenantId: string, leaderboardId: string): Promise<void> {
+  await db.tenant(tenantId, async (tx) => {
+    const board = await store.findById(tx, tenantId, leaderboardId);
+    if (!board || board.status !== 'active') return;
+    await refreshInTx(tx, tenantId, board);
+    await store.scheduleRefresh(tx, tenantId, board.id, board.refresh_seconds, 'replace');
+  });
+}
+
+/** Every minute: make sure every active board has its refresh queued (a lost chain restarts within a minute). */
+export async function scheduleSweep(db: Database): Promise<void> {
+  for (const board of await store.allActive(db.system)) {
+    await store.scheduleRefresh(db.system, board.tenant_id, board.id, 0, 'preserve_run_at');
+  }
+}
+
+function entry(row: store.RankedRow, me: string | null) {
+  return { rank: row.rank, participant_id: row.participant_id, display_name: row.display_name, score: row.score, avatar_url: null, is_me: row.participant_id === me };
+}
+
+export async function readPublic(db: Database, caller: PublicCaller, code: string, query: PublicQuery) {
+  if (caller.engagementId && caller.engagementId !== query.engagement_id) throw invalid('engagement_id differs from the session\'s engagement');
+  if (query.around > 0 && !caller.participantId) throw invalid('around needs session_id: it lists the neighbours of the caller');
+  const tenantId = caller.tenantId;
+  return db.tenant(tenantId, async (tx) => {
+    const board = await store.findByCode(tx, tenantId, code);
+    if (!board || board.status !== 'active' || (board.engagement_id !== null && board.engagement_id !== query.engagement_id)) throw notFound('leaderboard');
+    const now = clock.now();
+    let periodStart = LIFETIME_PERIOD_START;
+    let periodEndsAt: Date | null = null;
+    let nextResetAt: Date | null = null;
+    if (board.period) {
+      const zone = await store.tenantZone(tx, tenantId);
+      const bounds = await store.currentPeriod(tx, board.period, now, zone);
+      nextResetAt = bounds.current_end;
+      periodStart = bounds.current_start;
+      periodEndsAt = bounds.current_end;
+      if (query.period_start !== undefined && query.period_start !== bounds.current_start) {
+        const asked = await store.periodOf(tx, board.period, query.period_start, zone);
+        if (!asked.valid) throw invalid(`period_start ${query.period_start} is not the first day of a ${board.period} period (${board.period === 'weekly' ? 'a Monday' : 'the 1st of a month'})`);
+        if (query.period_start > bounds.current_start) throw invalid(`period_start ${query.period_start} is in the future; the current period started ${bounds.current_start}`);
+        periodStart = query.period_start;
+        periodEndsAt = asked.ends_at;
+      }
+    } else if (query.period_start !== undefined) {
+      throw invalid('period_start applies to period leaderboards only; this one ranks lifetime points');
+    }
+    const snapshot = await store.snapshot(tx, tenantId, board.id, periodStart);
+    const me = caller.participantId;
+    const rows = snapshot ? await store.top(tx, tenantId, board.id, periodStart, snapshot.generation, query.limit) : [];
+    let mine = null;
+    let around = null;
+    if (me) {
+      const own = snapshot ? await store.rankOf(tx, tenantId, board.id, periodStart, snapshot.generation, me) : null;
+      mine = own ? entry(own, me) : { rank: null, participant_id: me, display_name: await store.displayName(tx, tenantId, me), score: 0, avatar_url: null, is_me: true };
+      if (query.around > 0) {
+        around = own && snapshot ? (await store.rankRange(tx, tenantId, board.id, periodStart, snapshot.generation, own.rank - query.around, own.rank + query.around)).map((r) => entry(r, me)) : [];
+      }
+    }
+    return {
+      leaderboard_code: board.leaderboard_code,
+      name: board.name,
+      metric: board.metric,
+      period: board.period,
+      period_start: board.period ? periodStart : null,
+      period_ends_at: periodEndsAt?.toISOString() ?? null,
+      next_reset_at: nextResetAt?.toISOString() ?? null,
+      final: snapshot?.final ?? (periodEndsAt !== null && periodEndsAt <= now),
+      entries: rows.map((r) => entry(r, me)),
+      total_participants: snapshot?.total_participants ?? 0,
+      updated_at: snapshot?.refreshed_at.toISOString() ?? null,
+      refresh_seconds: board.refresh_seconds,
+      me: mine,
+      around_me: around,
+    };
+  });
+}
