@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
-import { emitProgressionEvent, recordFact } from './testing.js';
+import { recordFact } from './testing.js';
 import { runLifecycle } from './service.js';
 import challengesModule from './index.js';
 import { parseCrontab } from 'graphile-worker';
@@ -243,6 +243,7 @@ test('challenges', async (t) => {
   });
 
   await t.test('points_earned and badge_earned read the points and badges granted since enrollment', async () => {
+    assert.equal((await svc.request('POST', '/api/v1/admin/badges', { key: tenant.apiKey, body: { code: 'vip', name: 'VIP' } })).status, 201);
     const created = await svc.request('POST', '/api/v1/admin/challenges', {
       key: tenant.apiKey,
       body: challengeBody({
@@ -258,7 +259,7 @@ test('challenges', async (t) => {
     const grant = (amount: number) =>
       svc.request('POST', '/api/v1/gamify/points/grant', { key: tenant.apiKey, body: { participant_id: 'p-state', amount, reason: 'test', idempotency_key: randomUUID() } });
     assert.equal((await grant(500)).status, 200);
-    await emitProgressionEvent(db, tenant.tenantId, 'p-state', 'badge.earned.v1', { badge_code: 'vip', badge_name: 'VIP', earned_at: clock.now().toISOString() });
+    assert.equal((await svc.request('POST', '/api/v1/admin/badges/vip/award', { key: tenant.apiKey, body: { participant_id: 'p-state' } })).status, 200);
     const sessionId = await session(svc, tenant, 'p-state', engagementId);
     const q = `session_id=${sessionId}&engagement_id=${engagementId}`;
     clock.advance(1000);

@@ -10,7 +10,7 @@ import * as service from './service.js';
  */
 export { evaluateParticipantInTx } from './service.js';
 export { resolvePublicCaller, type PublicCaller } from './public-tenant.js';
-export { grantPointsInTx, awardBadgeInTx, badgesAvailable } from './progression.js';
+export { grantPointsInTx, awardBadgeInTx, checkBadgesExistInTx } from './progression.js';
 
 const challengesModule: ServiceModule = {
   name: 'challenges',

@@ -1,16 +1,12 @@
-import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Tx } from '../../platform/db.js';
 import { ruleViolation } from '../../platform/errors.js';
 import { grantInTx } from '../points/index.js';
+import { awardBadgeInTx as awardBadge, missingBadgeCodesInTx } from '../badges/index.js';
 
 /**
  * What challenges and referrals give: points through the points module's
- * `grantInTx`, badges through the badges module's `awardBadgeInTx`. The
- * badges module is built in parallel with this one, so it is loaded by its
- * public surface (`index.ts`) when first needed, against the contract fixed
- * for it; a definition that asks for a badge is refused while no badges
- * module is installed.
+ * `grantInTx`, badges through the badges module's `awardBadgeInTx`, both in
+ * the caller's transaction.
  */
 export interface GrantPointsInput {
   participantId: string;
@@ -22,38 +18,17 @@ export interface GrantPointsInput {
   engagementId?: string | null;
 }
 
-interface BadgesSurface {
-  awardBadgeInTx(tx: Tx, tenantId: string, input: { participantId: string; badgeCode: string; source?: unknown }): Promise<unknown>;
-}
-
-const candidates = {
-  badges: ['../badges/index.ts', '../rules/index.ts'],
-};
-
-async function load<T>(kind: keyof typeof candidates, member: string): Promise<T | null> {
-  for (const relative of candidates[kind]) {
-    const url = new URL(relative, import.meta.url);
-    if (!fs.existsSync(fileURLToPath(url))) continue;
-    const imported = (await import(url.href)) as Record<string, unknown>;
-    if (typeof imported[member] === 'function') return imported as T;
-  }
-  return null;
-}
-
-let badges: Promise<BadgesSurface | null> | null = null;
-
-export async function badgesAvailable(): Promise<boolean> {
-  badges ??= load<BadgesSurface>('badges', 'awardBadgeInTx');
-  return (await badges) !== null;
-}
-
 export async function grantPointsInTx(tx: Tx, tenantId: string, input: GrantPointsInput) {
   return grantInTx(tx, tenantId, input);
 }
 
-export async function awardBadgeInTx(tx: Tx, tenantId: string, input: { participantId: string; badgeCode: string; source: { kind: string; id: string } }) {
-  badges ??= load<BadgesSurface>('badges', 'awardBadgeInTx');
-  const surface = await badges;
-  if (!surface) throw ruleViolation('badges cannot be awarded: the badges module is not installed', 'BADGES_UNAVAILABLE');
-  return surface.awardBadgeInTx(tx, tenantId, input);
+export async function awardBadgeInTx(tx: Tx, tenantId: string, input: { participantId: string; badgeCode: string; source: { kind: 'challenge' | 'referral'; id: string } }) {
+  return awardBadge(tx, tenantId, input);
+}
+
+/** Refuses a definition that names badges the tenant has not defined. */
+export async function checkBadgesExistInTx(tx: Tx, tenantId: string, codes: Array<string | null | undefined>): Promise<void> {
+  const wanted = [...new Set(codes.filter((c): c is string => !!c))];
+  const missing = await missingBadgeCodesInTx(tx, tenantId, wanted);
+  if (missing.length > 0) throw ruleViolation(`no badge is defined with the code ${missing.map((c) => `"${c}"`).join(', ')}`, 'BADGE_NOT_FOUND');
 }

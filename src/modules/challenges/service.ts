@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { ensureParticipant } from '../participants/index.js';
 import * as store from './store.js';
 import { COUNTING_EVALUATORS, STATE_EVALUATORS, countingIncrement, stateValue, summarise } from './evaluators.js';
-import { awardBadgeInTx, badgesAvailable, grantPointsInTx } from './progression.js';
+import { awardBadgeInTx, checkBadgesExistInTx, grantPointsInTx } from './progression.js';
 import { STATUSES, type CreateChallengeBody, type ObjectiveInput, type StoredObjective, type UpdateChallengeBody } from './schemas.js';
 
 /**
@@ -64,9 +64,6 @@ function parseWindow(startsAt: string, endsAt: string): { startsAt: Date; endsAt
   return { startsAt: start, endsAt: end };
 }
 
-async function checkCompletion(badge: string | null | undefined) {
-  if (badge && !(await badgesAvailable())) throw ruleViolation('completion_badge_code needs the badges module, which is not installed', 'BADGES_UNAVAILABLE');
-}
 
 function present(row: store.ChallengeRow, counts: { enrolled: number; completed: number } | undefined) {
   return {
@@ -103,7 +100,6 @@ export async function createChallenge(db: Database, tenantId: string, body: Crea
   const window = parseWindow(body.starts_at, body.ends_at);
   const objectives = normaliseObjectives(body.objectives);
   const milestones = normaliseMilestones(body.milestones ?? []);
-  await checkCompletion(body.completion_badge_code);
   const now = clock.now();
   let status = 'draft';
   if (body.status === 'active') {
@@ -112,6 +108,7 @@ export async function createChallenge(db: Database, tenantId: string, body: Crea
   }
   const id = uuid();
   return db.tenant(tenantId, async (tx) => {
+    await checkBadgesExistInTx(tx, tenantId, [body.completion_badge_code, ...objectives.map((o) => o.badge_code)]);
     await store.insertChallenge(
       tx,
       tenantId,
@@ -162,8 +159,8 @@ const EDITABLE_BY_STATUS: Record<string, ReadonlySet<string>> = {
 };
 
 export async function updateChallenge(db: Database, tenantId: string, id: string, body: UpdateChallengeBody) {
-  await checkCompletion(body.completion_badge_code);
   return db.tenant(tenantId, async (tx) => {
+    await checkBadgesExistInTx(tx, tenantId, [body.completion_badge_code, ...(body.objectives ?? []).map((o) => o.badge_code)]);
     const now = clock.now();
     const row = await store.findChallenge(tx, tenantId, id, now, true);
     if (!row) throw notFound('challenge');

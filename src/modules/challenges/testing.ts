@@ -1,14 +1,12 @@
 import type { Database } from '../../platform/db.js';
 import { runFactHandlers, type Fact } from '../../platform/facts.js';
-import { emit } from '../../platform/outbox.js';
 import { clock } from '../../platform/clock.js';
 import { prefixedId } from '../../platform/ids.js';
 import { ensureParticipant } from '../participants/index.js';
 
 /**
  * Test-only helpers: record a fact the way the ingestion and activities
- * modules do (runFactHandlers inside the recording transaction), and write
- * progression events as the points and badges modules do.
+ * modules do (runFactHandlers inside the recording transaction).
  */
 export async function recordFact(
   db: Database,
@@ -31,11 +29,4 @@ export async function recordFact(
     await runFactHandlers(tx, tenantId, full);
   });
   return full;
-}
-
-export async function emitProgressionEvent(db: Database, tenantId: string, participantId: string, event: string, data: Record<string, unknown>): Promise<void> {
-  await db.tenant(tenantId, async (tx) => {
-    await ensureParticipant(tx, tenantId, participantId);
-    await emit(tx, tenantId, { event, participantId, data: { participant_id: participantId, ...data } });
-  });
 }

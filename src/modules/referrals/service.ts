@@ -9,7 +9,7 @@ import { AppError, conflict, invalid, notFound, ruleViolation } from '../../plat
 import { sha256Hex, uuid } from '../../platform/ids.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { ensureParticipant, participantExists } from '../participants/index.js';
-import { awardBadgeInTx, badgesAvailable, grantPointsInTx } from '../challenges/index.js';
+import { awardBadgeInTx, checkBadgesExistInTx, grantPointsInTx } from '../challenges/index.js';
 import * as store from './store.js';
 import {
   CODE_ALPHABET,
@@ -274,13 +274,11 @@ export async function readSettings(db: Database, tenantId: string) {
 }
 
 export async function writeSettings(db: Database, tenantId: string, body: SettingsBody) {
-  if ((body.milestones ?? []).some((m) => m.badge_code) && !(await badgesAvailable())) {
-    throw ruleViolation('milestones with badge_code need the badges module, which is not installed', 'BADGES_UNAVAILABLE');
-  }
   for (const m of body.milestones ?? []) {
     if (!m.badge_code && !m.points) throw invalid(`the milestone at ${m.conversions} conversions gives nothing: set badge_code, points or both`);
   }
   return db.tenant(tenantId, async (tx) => {
+    await checkBadgesExistInTx(tx, tenantId, (body.milestones ?? []).map((m) => m.badge_code));
     const current = (await store.readSettings(tx, tenantId)) ?? DEFAULT_SETTINGS;
     const next: store.SettingsRow = {
       velocity_per_hour: body.velocity_per_hour ?? current.velocity_per_hour,
