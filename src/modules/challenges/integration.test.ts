@@ -87,5 +87,14 @@ test('challenges and referrals with ingestion, badges and points', async (t) => 
     await svc.request('POST', '/api/v1/referrals/convert', { body: { code, referred_session_id: 's-f3', referred_participant_id: 'f3' } });
     const again = await svc.sql(`SELECT count(*)::int AS n FROM outbox_events WHERE tenant_id = $1 AND participant_id = 'amb' AND event = 'badge.earned.v1'`, [tenant.tenantId]);
     assert.equal(again[0].n, 2);
+
+    const state = await svc.request('GET', '/api/v1/gamify/state/amb?include=challenges,referrals', { key });
+    assert.equal(state.status, 200, state.text);
+    const part = state.body.challenges.find((c: { challenge_id: string }) => c.challenge_id === id);
+    assert.equal(part.overall_progress, 1);
+    assert.equal(part.objectives_completed, 3);
+    assert.ok(part.completed_at);
+    assert.equal(state.body.referrals.conversions, 3);
+    assert.equal(state.body.referrals.referral_code, code);
   });
 });
