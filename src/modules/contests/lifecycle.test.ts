@@ -64,7 +64,7 @@ test('contests: the whole lifecycle, moved by the worker', async (t) => {
   const status = async () => (await svc.request('GET', '/api/v1/admin/contests/cup', { key })).body;
   await waitFor('the contest to become active', async () => (await status()).status === 'active');
   await waitFor('the first rank tick', async () => {
-    const rows = await svc.sql(`SELECT count(*)::int AS n FROM contest_entries WHERE contest_id = 'cup' AND rank_window_at IS NOT NULL`);
+    const rows = await svc.sql(`SELECT count(*)::int AS n FROM contest_rank_snapshots WHERE contest_id = 'cup'`);
     return rows[0].n === participants.length;
   });
 

@@ -498,7 +498,7 @@ export async function entryAdminView(db: Database, tenantId: string, contestId: 
 /** The `contests` part of the participant state read: the participant's latest entries. */
 export async function statePart(tx: Tx, tenantId: string, participantId: string) {
   const entries = await store.entriesOfParticipant(tx, tenantId, participantId, STATE_PART_ENTRIES_MAX);
-  return { entries: entries.map((e) => entryView(e, e.final_rank ?? e.rank)) };
+  return { entries: entries.map((e) => entryView(e, e.status === 'disqualified' ? null : (e.final_rank ?? e.rank))) };
 }
 
 // ---------------------------------------------------------------- scoring

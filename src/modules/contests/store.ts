@@ -55,7 +55,6 @@ export interface EntryRow {
   score_events: number;
   reached_at: Date;
   last_scored_at: Date | null;
-  rank: number | null;
   final_rank: number | null;
   email: string | null;
   payment_method: string | null;
@@ -320,9 +319,11 @@ export async function statusHistory(tx: Tx, tenantId: string, contestId: string,
   return rows as Array<{ from_status: string | null; to_status: string; reason: string; actor: string; changed_at: Date }>;
 }
 
-export async function entriesOfParticipant(tx: Tx, tenantId: string, participantId: string, limit: number): Promise<EntryRow[]> {
-  const { rows } = await tx.query<EntryRow>(
-    `SELECT * FROM contest_entries WHERE tenant_id = $1 AND participant_id = $2 ORDER BY entered_at DESC LIMIT $3`,
+export async function entriesOfParticipant(tx: Tx, tenantId: string, participantId: string, limit: number) {
+  const { rows } = await tx.query<EntryRow & { rank: number | null }>(
+    `SELECT e.*, s.rank FROM contest_entries e
+     LEFT JOIN contest_rank_snapshots s ON s.tenant_id = e.tenant_id AND s.contest_id = e.contest_id AND s.participant_id = e.participant_id
+     WHERE e.tenant_id = $1 AND e.participant_id = $2 ORDER BY e.entered_at DESC LIMIT $3`,
     [tenantId, participantId, limit],
   );
   return rows;
@@ -465,35 +466,34 @@ export async function velocity(tx: Tx, tenantId: string, contestId: string, part
 export async function tickRanks(tx: Tx, tenantId: string, contestId: string, now: Date, rankJumpCap: number | null) {
   const { rows } = await tx.query<{ participant_id: string; entry_id: string; from_rank: number; to_rank: number; window_at: Date }>(
     `WITH ranked AS (
-       SELECT participant_id, row_number() OVER (ORDER BY score DESC, reached_at, entry_id)::int AS new_rank
+       SELECT participant_id, entry_id, row_number() OVER (ORDER BY score DESC, reached_at, entry_id)::int AS new_rank
        FROM contest_entries
        WHERE tenant_id = $1 AND contest_id = $2 AND status <> 'disqualified'
      ),
      calc AS (
-       SELECT e.participant_id, e.entry_id, e.rank, r.new_rank, e.rank_window_rank, e.rank_window_at, e.rank_jump_flagged_at,
-              (e.rank_window_at IS NULL OR e.rank_window_at <= $3::timestamptz - interval '1 hour') AS restart
-       FROM contest_entries e JOIN ranked r ON r.participant_id = e.participant_id
-       WHERE e.tenant_id = $1 AND e.contest_id = $2
+       SELECT r.participant_id, r.entry_id, r.new_rank, s.rank, s.window_rank, s.window_at, s.jump_flagged_at,
+              (s.window_at IS NULL OR s.window_at <= $3::timestamptz - interval '1 hour') AS restart
+       FROM ranked r
+       LEFT JOIN contest_rank_snapshots s ON s.tenant_id = $1 AND s.contest_id = $2 AND s.participant_id = r.participant_id
      ),
      next AS (
        SELECT participant_id, entry_id, rank, new_rank, restart,
-              CASE WHEN restart THEN coalesce(rank, new_rank) ELSE rank_window_rank END AS window_rank,
-              CASE WHEN restart THEN $3::timestamptz ELSE rank_window_at END AS window_at,
-              CASE WHEN restart THEN NULL ELSE rank_jump_flagged_at END AS flagged_at
+              CASE WHEN restart THEN coalesce(rank, new_rank) ELSE window_rank END AS window_rank,
+              CASE WHEN restart THEN $3::timestamptz ELSE window_at END AS window_at,
+              CASE WHEN restart THEN NULL ELSE jump_flagged_at END AS flagged_at
        FROM calc
      ),
      judged AS (
        SELECT *, ($4::numeric IS NOT NULL AND flagged_at IS NULL AND window_rank - new_rank > $4::numeric) AS jumped FROM next
      ),
-     updated AS (
-       UPDATE contest_entries e SET
-         rank = j.new_rank,
-         rank_window_rank = j.window_rank,
-         rank_window_at = j.window_at,
-         rank_jump_flagged_at = CASE WHEN j.jumped THEN $3::timestamptz ELSE j.flagged_at END
-       FROM judged j
-       WHERE e.tenant_id = $1 AND e.contest_id = $2 AND e.participant_id = j.participant_id
-         AND (j.rank IS DISTINCT FROM j.new_rank OR j.restart OR j.jumped)
+     written AS (
+       INSERT INTO contest_rank_snapshots (tenant_id, contest_id, participant_id, rank, window_rank, window_at, jump_flagged_at, ticked_at)
+       SELECT $1, $2, participant_id, new_rank, window_rank, window_at, CASE WHEN jumped THEN $3::timestamptz ELSE flagged_at END, $3
+       FROM judged
+       WHERE rank IS DISTINCT FROM new_rank OR restart OR jumped
+       ON CONFLICT (tenant_id, contest_id, participant_id) DO UPDATE SET
+         rank = EXCLUDED.rank, window_rank = EXCLUDED.window_rank, window_at = EXCLUDED.window_at,
+         jump_flagged_at = EXCLUDED.jump_flagged_at, ticked_at = EXCLUDED.ticked_at
        RETURNING 1
      )
      SELECT participant_id, entry_id, window_rank AS from_rank, new_rank AS to_rank, window_at FROM judged WHERE jumped`,
@@ -519,7 +519,7 @@ export async function freezeFinalRanks(tx: Tx, tenantId: string, contestId: stri
        FROM contest_entries e LEFT JOIN lifetime l ON l.participant_id = e.participant_id
        WHERE e.tenant_id = $1 AND e.contest_id = $2 AND e.status <> 'disqualified'
      )
-     UPDATE contest_entries e SET final_rank = r.final_rank, rank = r.final_rank
+     UPDATE contest_entries e SET final_rank = r.final_rank
      FROM ranked r
      WHERE e.tenant_id = $1 AND e.contest_id = $2 AND e.participant_id = r.participant_id`,
     [tenantId, contestId, seed, participants, participants.map((p) => lifetime.get(p) ?? 0)],
