@@ -252,4 +252,37 @@ test('contests: definition, publication, entries and scoring', async (t) => {
     const [stillPending] = await svc.sql(`SELECT status FROM contest_reviews WHERE id = $1`, [review.review_id]);
     assert.equal(stillPending.status, 'pending');
   });
+
+  await t.test('events ingested over HTTP score the contest once per event, inside the window only', async () => {
+    const body = contestDefinition('http-cup', {
+      starts_at: new Date(clock.nowMs() - 60_000).toISOString(),
+      ends_at: new Date(clock.nowMs() + 3_600_000).toISOString(),
+      scoring: { event_type: 'order_paid', score_attribute: 'total', weight: 3 },
+    });
+    assert.equal((await svc.request('POST', '/api/v1/admin/contests', { key, body })).status, 201);
+    assert.equal((await svc.request('POST', '/api/v1/admin/contests/http-cup/publish', { key })).status, 200);
+    assert.equal(await advanceContest(svc.service.db, svc.config, tenant.tenantId, 'http-cup'), 'active');
+    const session = await sessionFor(svc, tenant, 'buyer', 'Buyer');
+    assert.equal((await svc.request('POST', '/api/v1/contests/http-cup/enter', { body: { session_id: session } })).status, 201);
+    const ingest = (idempotencyKey: string, total: unknown, timestamp?: string) =>
+      svc.request('POST', '/api/v1/ingest/events/sync', {
+        key,
+        body: { event_name: 'order_paid', participant_id: 'buyer', properties: { total }, idempotency_key: idempotencyKey, ...(timestamp ? { timestamp } : {}) },
+      });
+    const first = await ingest('order-1', 7);
+    assert.equal(first.status, 200, first.text);
+    assert.ok(first.body.fact_id);
+    const repeat = await ingest('order-1', 7);
+    assert.equal(repeat.status, 200);
+    assert.equal(repeat.body.duplicate, true);
+    const early = await ingest('order-0', 100, new Date(clock.nowMs() - 2 * 3_600_000).toISOString());
+    assert.equal(early.status, 200, early.text);
+    const notNumeric = await ingest('order-2', 'seven');
+    assert.equal(notNumeric.status, 200);
+    const me = await svc.request('GET', `/api/v1/contests/http-cup/me?session_id=${session}`);
+    assert.equal(me.body.score, 21, '3 × 7, once; the early and the non-numeric events score nothing');
+    assert.equal(me.body.score_events, 1);
+    const recorded = await svc.sql(`SELECT fact_id FROM contest_score_events WHERE contest_id = 'http-cup'`);
+    assert.deepEqual(recorded.map((r) => r.fact_id), [first.body.fact_id]);
+  });
 });
