@@ -14,7 +14,8 @@
  * - leaderboard read latency (public and admin, over HTTP) during scoring;
  * - the final sweep: window closed, tie-breakers, prize allocation, completion.
  *
- * Loopback only; bounded in time; prints a markdown table and exits.
+ * BENCH_SCORING_SECONDS (600) bounds the scoring phase; the table says how many
+ * facts were processed. Loopback only; bounded in time; prints a markdown table and exits.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -39,7 +40,8 @@ const SCORING_WORKERS = 4;
 const READ_INTERVAL_MS = 20;
 const IDLE_READS = 500;
 const TICK_INTERVAL_MS = 30_000;
-const RUN_LIMIT_MS = 20 * 60_000;
+/** The scoring phase stops at this bound even if not every fact was sent (the machine is shared). */
+const SCORING_LIMIT_MS = Number(process.env.BENCH_SCORING_SECONDS ?? 600) * 1000;
 const CONTEST_ID = 'bench-cup';
 
 function percentile(values: number[], p: number): number {
@@ -179,7 +181,7 @@ async function main(): Promise<void> {
       await db.tenant(tenantId, async (tx) => {
         for (const fact of batch) await runFactHandlers(tx, tenantId, fact);
       });
-    }, started + RUN_LIMIT_MS);
+    }, Date.now() + SCORING_LIMIT_MS);
     const scoringSeconds = (performance.now() - scoringStarted) / 1000;
     scoring = false;
     await reader;
@@ -208,7 +210,7 @@ async function main(): Promise<void> {
       ['**final sweep** (ranks, tie-breakers, allocation, completion) (ms)', fmt(sweepMs, 0), `status ${finalStatus}; recorded final_sweep_ms ${contest.final_sweep_ms}`],
     ];
     process.stdout.write(`\n| measure | value | notes |\n|---|---|---|\n${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}\n\n`);
-    process.stdout.write(`node ${process.version}, ${os.cpus().length} cores; total run ${fmt((Date.now() - started) / 1000)} s\n`);
+    process.stdout.write(`node ${process.version}, ${os.cpus().length} cores, load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')}; total run ${fmt((Date.now() - started) / 1000)} s\n`);
   } finally {
     await service.stop();
     await stopDatabase();
