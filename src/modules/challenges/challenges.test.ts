@@ -278,6 +278,11 @@ test('challenges', async (t) => {
     assert.equal((await grant(40)).status, 200);
     const queued = await svc.sql(`SELECT j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'challenges.reevaluate'`);
     assert.ok(queued.some((j) => j.payload.participant_id === 'p-state'));
+    // A participant whose open challenges only count facts gets no job: a grant cannot move them.
+    const other = await svc.request('POST', '/api/v1/gamify/points/grant', { key: tenant.apiKey, body: { participant_id: 'p-conc', amount: 5, reason: 'test', idempotency_key: randomUUID() } });
+    assert.equal(other.status, 200);
+    const after = await svc.sql(`SELECT j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'challenges.reevaluate'`);
+    assert.ok(!after.some((j) => j.payload.participant_id === 'p-conc'));
     await challengesModule.tasks!['challenges.reevaluate']({ tenant_id: tenant.tenantId, participant_id: 'p-state' }, { db, config: svc.config, log: svc.service.log });
     progress = await svc.request('GET', `/api/v1/public/challenges/${id}/progress?${q}`);
     assert.equal(progress.body.overall_progress, 1);
