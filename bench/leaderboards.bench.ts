@@ -36,7 +36,7 @@ import * as leaderboards from '../src/modules/leaderboards/service.js';
 const PARTICIPANTS = Number(process.env.BENCH_PARTICIPANTS ?? 1_000_000);
 const READS = Number(process.env.BENCH_READS ?? 2000);
 const READ_CONCURRENCY = 4;
-const REFRESHES = 3;
+const REFRESHES = Number(process.env.BENCH_REFRESHES ?? 3);
 const ON_THE_FLY_QUERIES = 20;
 const SESSIONS = 200;
 const ENROLLED = 1000;
@@ -100,6 +100,7 @@ async function main(): Promise<void> {
   const { db } = service;
   const baseUrl = `http://127.0.0.1:${(service.app!.server.address() as { port: number }).port}`;
   const owner = new pg.Pool({ connectionString: ownerUrl, max: 4 });
+  owner.on('error', () => undefined);
   const rows: Array<[string, string, string]> = [];
 
   try {
@@ -164,6 +165,29 @@ async function main(): Promise<void> {
       get(`${baseUrl}/api/v1/public/leaderboards/bench?engagement_id=${engagementId}&limit=10&around=5&session_id=${sessions[i % SESSIONS]}`),
     );
     rows.push([`top-10 + me + 5 around me`, `p50 ${ms(percentile(aroundRead.latencies, 50))}`, `p99 ${ms(percentile(aroundRead.latencies, 99))}`]);
+
+    // The database's own share of a read (EXPLAIN ANALYZE execution time), which CPU contention from other processes inflates least.
+    const generation = (await owner.query(`SELECT s.generation FROM leaderboard_snapshots s JOIN leaderboards l ON l.id = s.leaderboard_id WHERE l.tenant_id = $1 AND l.leaderboard_code = 'bench'`, [tenantId])).rows[0].generation;
+    const leaderboardId = (await owner.query(`SELECT id FROM leaderboards WHERE tenant_id = $1 AND leaderboard_code = 'bench'`, [tenantId])).rows[0].id;
+    const executionMs = async (sql: string, params: unknown[]) => {
+      const { rows: plan } = await owner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, params);
+      return plan[0]['QUERY PLAN'][0]['Execution Time'] as number;
+    };
+    const topExec: number[] = [];
+    const rankExec: number[] = [];
+    for (let i = 0; i < ON_THE_FLY_QUERIES * 5; i++) {
+      topExec.push(await executionMs(
+        `SELECT r.rank, r.participant_id, p.display_name, r.score FROM leaderboard_rankings r LEFT JOIN participants p ON p.tenant_id = r.tenant_id AND p.participant_id = r.participant_id
+         WHERE r.tenant_id = $1 AND r.leaderboard_id = $2 AND r.period_start = '1970-01-01' AND r.generation = $3 AND r.rank <= 100 ORDER BY r.rank`,
+        [tenantId, leaderboardId, generation],
+      ));
+      rankExec.push(await executionMs(
+        `SELECT r.rank, r.score FROM leaderboard_rankings r WHERE r.tenant_id = $1 AND r.leaderboard_id = $2 AND r.period_start = '1970-01-01' AND r.generation = $3 AND r.participant_id = $4`,
+        [tenantId, leaderboardId, generation, `p${1 + Math.floor(Math.random() * PARTICIPANTS)}`],
+      ));
+    }
+    rows.push([`database execution of the top-100 query (EXPLAIN ANALYZE, ${topExec.length} runs)`, `p50 ${ms(percentile(topExec, 50))}`, `p99 ${ms(percentile(topExec, 99))}`]);
+    rows.push([`database execution of one participant's rank (EXPLAIN ANALYZE)`, `p50 ${ms(percentile(rankExec, 50))}`, `p99 ${ms(percentile(rankExec, 99))}`]);
 
     // Baseline: the same answers computed on the fly from the totals (what a refresh-free design would do per read).
     const onTheFlyTop: number[] = [];
@@ -234,7 +258,7 @@ async function main(): Promise<void> {
     ]);
 
     process.stdout.write(`\n| measurement | result | |\n|---|---|---|\n${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}\n`);
-    process.stdout.write(`\n${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${PARTICIPANTS.toLocaleString('en')} participants\n`);
+    process.stdout.write(`\n${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${PARTICIPANTS.toLocaleString('en')} participants, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')}\n`);
   } finally {
     await owner.end();
     await service.stop();
