@@ -503,12 +503,19 @@ export const REMINDER_BATCH = 5_000;
 /** Expired points stay visible in the history for this long (spec: Limits). */
 export const EXPIRED_VISIBLE_DAYS = 90;
 
+/** Batch statements aggregate tens of thousands of rows; enough sort memory keeps them off disk (this transaction only). */
+const BATCH_WORK_MEM = '64MB';
+async function useBatchMemory(tx: Tx): Promise<void> {
+  await tx.query(`SELECT set_config('work_mem', $1, true)`, [BATCH_WORK_MEM]);
+}
+
 /** Expires every due lot of every tenant; returns what it did. Safe to run concurrently (SKIP LOCKED). */
 export async function expireDuePoints(db: Database, now: Date = clock.now()): Promise<{ participants: number; lots: number; points: number }> {
   const totals = { participants: 0, lots: 0, points: 0 };
   for (const tenantId of await store.tenantsWithDueLots(db.system, now)) {
     for (;;) {
       const batch = await db.tenant(tenantId, async (tx) => {
+        await useBatchMemory(tx);
         const rows = await store.expireBatch(tx, tenantId, now, EXPIRY_BATCH_LOTS);
         await emit(
           tx,
@@ -768,6 +775,7 @@ export async function runBulkGrant(db: Database, tenantId: string, jobId: string
   try {
     for (;;) {
       const granted = await db.tenant(tenantId, async (tx) => {
+        await useBatchMemory(tx);
         const rows = await store.grantBulkBatch(tx, tenantId, jobId, BULK_GRANT_BATCH, clock.now());
         const events: OutboxEvent[] = [];
         for (const r of rows) {
