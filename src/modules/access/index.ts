@@ -3,7 +3,7 @@ import routes from './routes.js';
 import { ApiKeyRecord } from './schemas.js';
 
 /** Access: tenants, admin login, API keys and participant sessions. */
-export { createTenant } from './service.js';
+export { createTenant, createSession } from './service.js';
 
 const accessModule: ServiceModule = { name: 'access', routes, schemas: [ApiKeyRecord] };
 export default accessModule;

@@ -1,0 +1,84 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import * as service from './service.js';
+import {
+  ActivityEligibility,
+  ActivityParams,
+  CompleteBody,
+  CompleteResponse,
+  EligibilityQuery,
+  EmitFactBody,
+  EmitFactResponse,
+  ValidateBody,
+  ValidateResponse,
+} from './schemas.js';
+
+const tags = ['activities'];
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.ctx;
+
+  app.post(
+    '/activities/:activityId/validate',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags,
+        summary: 'Validate an activity step on the server (spin wheel: the server draws the segment)',
+        description:
+          'Spin wheel: takes an attempt (counted against max_attempts and the cooldown) and draws the segment from the server-held weights with a cryptographic random source; calling again before completing returns the same draw. ' +
+          'A client-sent `spin_result_index` is never trusted: `valid` is false when it differs and `result` is the server\'s draw. Quiz: checks that the answers name known questions and options, without revealing correctness or taking an attempt.',
+        params: ActivityParams,
+        body: ValidateBody,
+        response: { 200: ValidateResponse },
+      },
+    },
+    async (request) => service.validate(db, request.auth!, request.params.activityId, request.body),
+  );
+
+  app.post(
+    '/activities/:activityId/complete-with-actions',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags,
+        summary: "Complete an activity and run its on-completion actions atomically (all or none)",
+        description:
+          'Quiz: `score` and `passed` are recomputed from `answers`; client claims are ignored. Spin wheel: the prize of the validated draw (or of a fresh draw) is awarded. ' +
+          'Completing the same `attempt_id` again returns the first response with `duplicate: true`.',
+        params: ActivityParams,
+        body: CompleteBody,
+        response: { 200: CompleteResponse },
+      },
+    },
+    async (request) => service.complete(db, request.auth!, request.params.activityId, request.body),
+  );
+
+  app.get(
+    '/activities/:activityId/eligibility',
+    {
+      config: { auth: 'session' },
+      schema: { tags, summary: 'Whether the session participant may start the activity now', params: ActivityParams, querystring: EligibilityQuery, response: { 200: ActivityEligibility } },
+    },
+    async (request) => service.eligibility(db, request.auth!, request.params.activityId),
+  );
+
+  app.post(
+    '/activities/facts/emit',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags,
+        summary: 'Store a custom fact for the session participant',
+        description: 'With `trigger_challenge_evaluation: true`, challenge progress is updated from the fact in the same transaction, through the same path as processed events.',
+        body: EmitFactBody,
+        response: { 200: EmitFactResponse, 201: EmitFactResponse },
+      },
+    },
+    async (request, reply) => {
+      const result = await service.emitFact(db, request.auth!, request.body);
+      return reply.status(result.duplicate ? 200 : 201).send(result);
+    },
+  );
+};
+
+export default routes;

@@ -1,0 +1,122 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const LIMITS = { answersMax: 50, factPropertiesBytesMax: 8_192 } as const;
+
+const SessionFields = {
+  session_id: Type.String({ description: 'The participant session.' }),
+  engagement_id: Type.String({ format: 'uuid', description: 'The engagement the session was issued for.' }),
+};
+
+export const ActivityType = Type.Union([Type.Literal('spin_wheel'), Type.Literal('quiz')]);
+
+export const AttemptId = Type.String({
+  pattern: '^[A-Za-z0-9_-]{8,64}$',
+  description:
+    'The attempt to act on: the `attempt_id` returned by validate, or an id of the client\'s own choosing (8 to 64 letters, digits, `_`, `-`). Completing the same attempt again returns the first response with `duplicate: true`.',
+});
+
+export const Answer = Type.Object(
+  { question_id: Type.String({ minLength: 1, maxLength: 64 }), selected_option: Type.Integer({ minimum: 0 }) },
+  { additionalProperties: false },
+);
+
+export const Payload = Type.Object(
+  {
+    spin_result_index: Type.Optional(Type.Integer({ minimum: 0, description: 'spin_wheel: the segment the client shows; never trusted (see the response `valid`).' })),
+    answers: Type.Optional(Type.Array(Answer, { maxItems: LIMITS.answersMax, description: 'quiz: one answer per question.' })),
+    score: Type.Optional(Type.Number({ description: 'quiz: the client\'s own score; ignored, the server recomputes it.' })),
+    passed: Type.Optional(Type.Boolean({ description: 'quiz: the client\'s own verdict; ignored, the server recomputes it.' })),
+  },
+  { additionalProperties: false },
+);
+export type Payload = Static<typeof Payload>;
+
+export const ActivityParams = Type.Object({ activityId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const ValidateBody = Type.Object(
+  { ...SessionFields, activity_type: ActivityType, payload: Type.Optional(Payload), attempt_id: Type.Optional(AttemptId) },
+  { additionalProperties: false },
+);
+export type ValidateBody = Static<typeof ValidateBody>;
+
+export const CompleteBody = ValidateBody;
+export type CompleteBody = ValidateBody;
+
+export const ActivityResult = Type.Object({
+  segment_index: Type.Optional(Type.Integer()),
+  prize_label: Type.Optional(Type.String()),
+  prize_type: Type.Optional(Type.String()),
+  score: Type.Optional(Type.Number({ description: 'quiz: percent of questions answered correctly (0 to 100).' })),
+  passed: Type.Optional(Type.Boolean()),
+  correct_answers: Type.Optional(Type.Integer()),
+  total_questions: Type.Optional(Type.Integer()),
+  answered: Type.Optional(Type.Integer()),
+});
+
+export const ValidateResponse = Type.Object({
+  valid: Type.Boolean({
+    description: 'spin_wheel: false when the client sent a `spin_result_index` other than the server\'s draw (the server\'s `result` stands). quiz: whether the answers are well-formed.',
+  }),
+  result: ActivityResult,
+  attempt_id: Type.Union([Type.String(), Type.Null()], { description: 'spin_wheel: the attempt holding the draw; pass it to complete-with-actions. quiz: null.' }),
+});
+
+export const ExecutedAction = Type.Object({
+  type: Type.Union([Type.Literal('award_points'), Type.Literal('award_reward'), Type.Literal('grant_badge')]),
+  points_awarded: Type.Optional(Type.Integer()),
+  new_balance: Type.Optional(Type.Integer()),
+  reward_claimed: Type.Optional(
+    Type.Object({
+      reward_id: Type.String(),
+      claim_id: Type.String(),
+      code: Type.Union([Type.String(), Type.Null()]),
+      display_type: Type.String(),
+      title: Type.String(),
+      type: Type.String(),
+      expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    }),
+  ),
+  badge_code: Type.Optional(Type.String()),
+  source: Type.Union([Type.Literal('on_completion'), Type.Literal('prize')], { description: 'A configured on-completion action, or the spin wheel segment\'s prize.' }),
+});
+
+export const CompleteResponse = Type.Object({
+  success: Type.Boolean(),
+  actions_executed: Type.Array(ExecutedAction),
+  fact_id: Type.String(),
+  attempt_id: Type.String(),
+  activity_type: ActivityType,
+  result: ActivityResult,
+  duplicate: Type.Boolean({ description: 'True when this attempt had already been completed; nothing was applied again.' }),
+});
+
+export const EligibilityQuery = Type.Object({ ...SessionFields }, { additionalProperties: false });
+
+export const ActivityEligibility = Type.Object({
+  eligible: Type.Boolean(),
+  attempts_used: Type.Integer(),
+  max_attempts: Type.Integer(),
+  cooldown_remaining_seconds: Type.Integer(),
+  open_attempt_id: Type.Union([Type.String(), Type.Null()], { description: 'A validated attempt waiting for completion; it does not count again.' }),
+});
+
+export const EmitFactBody = Type.Object(
+  {
+    ...SessionFields,
+    fact_name: Type.String({ pattern: '^[a-z0-9][a-z0-9_.:-]{0,99}$', description: 'What happened, for example `video_watched`.' }),
+    properties: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Free-form attributes (at most 8 KB as JSON).' })),
+    trigger_challenge_evaluation: Type.Optional(Type.Boolean({ description: 'When true, challenge progress is updated from this fact in the same transaction. Default false.' })),
+    idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A repeat inside 24 hours returns the first answer with duplicate: true.' })),
+  },
+  { additionalProperties: false },
+);
+export type EmitFactBody = Static<typeof EmitFactBody>;
+
+export const EmitFactResponse = Type.Object({
+  fact_id: Type.String(),
+  fact_name: Type.String(),
+  participant_id: Type.String(),
+  occurred_at: Type.String({ format: 'date-time' }),
+  challenge_evaluation_triggered: Type.Boolean(),
+  duplicate: Type.Boolean(),
+});

@@ -1,0 +1,197 @@
+import type { Tx } from '../../platform/db.js';
+
+export interface ActivityKey {
+  engagementId: string;
+  activityId: string;
+  participantId: string;
+}
+
+export interface ParticipationRow {
+  attempts_used: number;
+  last_attempt_at: Date | null;
+  open_attempt_id: string | null;
+  completions: number;
+}
+
+export interface AttemptRow {
+  id: string;
+  engagement_id: string;
+  activity_id: string;
+  participant_id: string;
+  status: 'open' | 'completed';
+  result: Record<string, unknown> | null;
+  response: Record<string, unknown> | null;
+  opened_at: Date;
+}
+
+export async function readParticipation(tx: Tx, tenantId: string, key: ActivityKey): Promise<ParticipationRow | null> {
+  const { rows } = await tx.query(
+    `SELECT attempts_used, last_attempt_at, open_attempt_id, completions FROM activity_participations
+     WHERE tenant_id = $1 AND engagement_id = $2 AND activity_id = $3 AND participant_id = $4`,
+    [tenantId, key.engagementId, key.activityId, key.participantId],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Takes one attempt under the activity's limits in one guarded upsert: it
+ * succeeds only while attempts remain, the cooldown has passed and no
+ * validated attempt is waiting. Concurrent calls of one participant queue on
+ * the row, so limits hold under concurrency. With `completing`, the attempt is
+ * counted as completed at once (validate and complete in one call).
+ */
+export async function takeAttempt(
+  tx: Tx,
+  tenantId: string,
+  key: ActivityKey,
+  input: { attemptId: string; at: Date; maxAttempts: number; cooldownSeconds: number; completing: boolean },
+): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `INSERT INTO activity_participations AS p (tenant_id, engagement_id, activity_id, participant_id, attempts_used, last_attempt_at, open_attempt_id, completions)
+     VALUES ($1, $2, $3, $4, 1, $5, CASE WHEN $9::boolean THEN NULL ELSE $6 END, CASE WHEN $9::boolean THEN 1 ELSE 0 END)
+     ON CONFLICT (tenant_id, engagement_id, activity_id, participant_id) DO UPDATE
+       SET attempts_used = p.attempts_used + 1,
+           last_attempt_at = EXCLUDED.last_attempt_at,
+           open_attempt_id = EXCLUDED.open_attempt_id,
+           completions = p.completions + EXCLUDED.completions
+       WHERE p.attempts_used < $7
+         AND p.open_attempt_id IS NULL
+         AND (p.last_attempt_at IS NULL OR p.last_attempt_at <= $5::timestamptz - make_interval(secs => $8))
+     RETURNING 1`,
+    [tenantId, key.engagementId, key.activityId, key.participantId, input.at, input.attemptId, input.maxAttempts, input.cooldownSeconds, input.completing],
+  );
+  return rowCount === 1;
+}
+
+export async function insertOpenAttempt(
+  tx: Tx,
+  tenantId: string,
+  key: ActivityKey,
+  attempt: { id: string; activityType: string; result: Record<string, unknown> | null; at: Date },
+): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `INSERT INTO activity_attempts (tenant_id, id, engagement_id, activity_id, activity_type, participant_id, status, result, opened_at)
+     VALUES ($1, $2, $3, $4, $5, $6, 'open', $7, $8) ON CONFLICT DO NOTHING`,
+    [tenantId, attempt.id, key.engagementId, key.activityId, attempt.activityType, key.participantId, attempt.result && JSON.stringify(attempt.result), attempt.at],
+  );
+  return rowCount === 1;
+}
+
+export async function lockAttempt(tx: Tx, tenantId: string, attemptId: string): Promise<AttemptRow | null> {
+  const { rows } = await tx.query(
+    `SELECT id, engagement_id, activity_id, participant_id, status, result, response, opened_at
+     FROM activity_attempts WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
+    [tenantId, attemptId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Serialises requests naming the same client-chosen attempt id until this transaction ends. */
+export async function lockAttemptId(tx: Tx, tenantId: string, attemptId: string): Promise<void> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1 || ':' || $2, 0))", [tenantId, attemptId]);
+}
+
+/** Counts the segments won so far, guarded by each segment's inventory. Returns false when it is used up. */
+export async function takeSegment(tx: Tx, tenantId: string, engagementId: string, activityId: string, segmentIndex: number, inventory: number): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `INSERT INTO spin_segment_awards AS s (tenant_id, engagement_id, activity_id, segment_index, awarded)
+     SELECT $1, $2, $3, $4, 1 WHERE $5::int > 0
+     ON CONFLICT (tenant_id, engagement_id, activity_id, segment_index) DO UPDATE
+       SET awarded = s.awarded + 1 WHERE s.awarded < $5::int
+     RETURNING 1`,
+    [tenantId, engagementId, activityId, segmentIndex, inventory],
+  );
+  return rowCount === 1;
+}
+
+export async function segmentsAwarded(tx: Tx, tenantId: string, engagementId: string, activityId: string): Promise<Map<number, number>> {
+  const { rows } = await tx.query(
+    'SELECT segment_index, awarded FROM spin_segment_awards WHERE tenant_id = $1 AND engagement_id = $2 AND activity_id = $3',
+    [tenantId, engagementId, activityId],
+  );
+  return new Map(rows.map((r) => [r.segment_index as number, r.awarded as number]));
+}
+
+export async function setAttemptResult(tx: Tx, tenantId: string, attemptId: string, result: Record<string, unknown>): Promise<void> {
+  await tx.query('UPDATE activity_attempts SET result = $3 WHERE tenant_id = $1 AND id = $2', [tenantId, attemptId, JSON.stringify(result)]);
+}
+
+export interface FactRecord {
+  id: string;
+  name: string;
+  source: 'activity' | 'custom';
+  participantId: string;
+  engagementId: string | null;
+  activityId: string | null;
+  properties: Record<string, unknown>;
+  evaluateChallenges: boolean;
+  occurredAt: Date;
+}
+
+const INSERT_FACT = `INSERT INTO activity_facts (tenant_id, id, name, source, participant_id, engagement_id, activity_id, properties, evaluate_challenges, occurred_at)`;
+
+function factValues(fact: FactRecord): unknown[] {
+  return [fact.id, fact.name, fact.source, fact.participantId, fact.engagementId, fact.activityId, JSON.stringify(fact.properties), fact.evaluateChallenges, fact.occurredAt];
+}
+
+export async function insertFact(tx: Tx, tenantId: string, fact: FactRecord): Promise<void> {
+  await tx.query(`${INSERT_FACT} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [tenantId, ...factValues(fact)]);
+}
+
+/**
+ * The completion's writes in one statement: the attempt (inserted completed,
+ * or the validated one updated), its fact, and, for a validated attempt, the
+ * participation's waiting attempt cleared and its completions counted.
+ */
+export async function recordCompletion(
+  tx: Tx,
+  tenantId: string,
+  key: ActivityKey,
+  input: {
+    attemptId: string;
+    activityType: string;
+    result: Record<string, unknown>;
+    response: Record<string, unknown>;
+    openedAt: Date;
+    at: Date;
+    wasOpen: boolean;
+    fact: FactRecord;
+  },
+): Promise<void> {
+  await tx.query(
+    `WITH attempt AS (
+       INSERT INTO activity_attempts (tenant_id, id, engagement_id, activity_id, activity_type, participant_id, status, result, response, fact_id, opened_at, completed_at)
+       VALUES ($1, $11, $12, $13, $14, $15, 'completed', $16, $17, $2, $18, $19)
+       ON CONFLICT (tenant_id, id) DO UPDATE
+         SET status = 'completed', result = EXCLUDED.result, response = EXCLUDED.response, fact_id = EXCLUDED.fact_id, completed_at = EXCLUDED.completed_at
+     ), participation AS (
+       UPDATE activity_participations SET open_attempt_id = NULL, completions = completions + 1
+       WHERE $20::boolean AND tenant_id = $1 AND engagement_id = $12 AND activity_id = $13 AND participant_id = $15 AND open_attempt_id = $11
+     )
+     ${INSERT_FACT} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [
+      tenantId,
+      ...factValues(input.fact),
+      input.attemptId,
+      key.engagementId,
+      key.activityId,
+      input.activityType,
+      key.participantId,
+      JSON.stringify(input.result),
+      JSON.stringify(input.response),
+      input.openedAt,
+      input.at,
+      input.wasOpen,
+    ],
+  );
+}
+
+/** Completed activities of a participant in an engagement, for gate conditions. */
+export async function completedActivities(tx: Tx, tenantId: string, engagementId: string, participantId: string): Promise<Array<{ activity_id: string; activity_type: string }>> {
+  const { rows } = await tx.query(
+    `SELECT DISTINCT activity_id, activity_type FROM activity_attempts
+     WHERE tenant_id = $1 AND participant_id = $3 AND engagement_id = $2 AND status = 'completed'`,
+    [tenantId, engagementId, participantId],
+  );
+  return rows;
+}

@@ -1,0 +1,15 @@
+import type { ServiceModule } from '../../platform/module.js';
+import routes from './routes.js';
+import { EngagementRecord } from './schemas.js';
+
+/**
+ * Engagements: definitions (screens, components, canvas, activities, trigger
+ * rules), publication, the public site read, embed URLs, eligibility and
+ * impressions. The runtime modules find published activities and screens here.
+ */
+export { findPublishedActivityInTx, publishedDefinitionInTx, ANONYMOUS_PREFIX, type PublishedActivity } from './service.js';
+export { parseCondition, type GateCondition } from './conditions.js';
+export type { Action, Activity, Segment, EngagementDefinition } from './schemas.js';
+
+const engagementsModule: ServiceModule = { name: 'engagements', routes, schemas: [EngagementRecord] };
+export default engagementsModule;

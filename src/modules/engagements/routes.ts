@@ -1,0 +1,142 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createSession } from '../access/index.js';
+import * as service from './service.js';
+import {
+  AnonymousSessionBody,
+  AnonymousSessionResponse,
+  CreateEngagementBody,
+  EligibilityQuery,
+  EligibilityResponse,
+  EmbedUrlResponse,
+  EngagementIdParams,
+  EngagementList,
+  ImpressionBody,
+  ImpressionResponse,
+  ListEngagementsQuery,
+  PublicEngagement,
+  SiteParams,
+  UpdateEngagementBody,
+} from './schemas.js';
+
+const tags = ['engagements'];
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, config } = app.ctx;
+  const engagement = { 200: Type.Ref('Engagement') };
+
+  app.post(
+    '/admin/engagements',
+    { config: { auth: 'admin' }, schema: { tags, summary: 'Create an engagement (as a draft)', body: CreateEngagementBody, response: { 201: Type.Ref('Engagement') } } },
+    async (request, reply) => reply.status(201).send(await service.createEngagement(db, request.auth!.tenantId, request.body)),
+  );
+
+  app.get(
+    '/admin/engagements',
+    { config: { auth: 'admin' }, schema: { tags, summary: 'List engagements, newest first', querystring: ListEngagementsQuery, response: { 200: EngagementList } } },
+    async (request) => service.listEngagements(db, request.auth!.tenantId, request.query),
+  );
+
+  app.get(
+    '/admin/engagements/:id',
+    { config: { auth: 'admin' }, schema: { tags, summary: 'Read an engagement with its draft definition (secrets included)', params: EngagementIdParams, response: engagement } },
+    async (request) => service.readEngagement(db, request.auth!.tenantId, request.params.id),
+  );
+
+  app.patch(
+    '/admin/engagements/:id',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: 'Change the draft; a published engagement keeps serving its snapshot until published again',
+        params: EngagementIdParams,
+        body: UpdateEngagementBody,
+        response: engagement,
+      },
+    },
+    async (request) => service.updateEngagement(db, request.auth!.tenantId, request.params.id, request.body),
+  );
+
+  app.post(
+    '/admin/engagements/:id/publish',
+    {
+      config: { auth: 'admin' },
+      schema: { tags, summary: 'Publish the current draft (snapshot); the site serves it from now on', params: EngagementIdParams, response: engagement },
+    },
+    async (request) => service.publishEngagement(db, request.auth!.tenantId, request.auth!.plan, request.params.id),
+  );
+
+  app.post(
+    '/admin/engagements/:id/unpublish',
+    { config: { auth: 'admin' }, schema: { tags, summary: 'Take the engagement off its site; its activities stop', params: EngagementIdParams, response: engagement } },
+    async (request) => service.unpublishEngagement(db, request.auth!.tenantId, request.params.id),
+  );
+
+  app.get(
+    '/sites/:tenantSlug/:siteSlug',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'The published engagement of a site, without server secrets',
+        description: 'Never a draft. Quiz answers, wheel weights and inventories, reward references and on-completion actions are not part of it.',
+        params: SiteParams,
+        response: { 200: PublicEngagement },
+      },
+    },
+    async (request) => service.readSite(db, request.params.tenantSlug, request.params.siteSlug),
+  );
+
+  app.post(
+    '/sites/:tenantSlug/:siteSlug/sessions',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'An anonymous participant session for a visitor of a published engagement that allows it',
+        description: 'Creates a new participant `anon_<random>` and a session for the site\'s published engagement. Rate-limited per address like every public route.',
+        params: SiteParams,
+        body: AnonymousSessionBody,
+        response: { 201: AnonymousSessionResponse },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(
+          await service.createAnonymousSession(db, request.params.tenantSlug, request.params.siteSlug, request.body.display_name, config.sessionTtlSeconds, createSession),
+        ),
+  );
+
+  app.get(
+    '/public/engagements/:id/embed-url',
+    { config: { auth: 'key' }, schema: { tags, summary: 'The runtime URL to embed an engagement', params: EngagementIdParams, response: { 200: EmbedUrlResponse } } },
+    async (request) => service.embedUrl(db, request.auth!.tenantId, request.params.id, config.publicBaseUrl),
+  );
+
+  app.get(
+    '/public/eligibility',
+    {
+      config: { auth: 'key' },
+      schema: {
+        tags,
+        summary: "Evaluate an engagement's trigger rules for a visitor (URL, time window, frequency cap, attributes)",
+        querystring: EligibilityQuery,
+        response: { 200: EligibilityResponse },
+      },
+    },
+    async (request) => service.checkEligibility(db, request.auth!.tenantId, request.query),
+  );
+
+  app.post(
+    '/public/impressions',
+    {
+      config: { auth: 'key' },
+      schema: { tags, summary: 'Record that an engagement was shown to a visitor (feeds the frequency cap)', body: ImpressionBody, response: { 201: ImpressionResponse } },
+    },
+    async (request, reply) => reply.status(201).send(await service.recordImpression(db, request.auth!.tenantId, request.body)),
+  );
+};
+
+export default routes;

@@ -1,0 +1,324 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Pagination } from '../../platform/http.js';
+import { ParticipantId } from '../participants/index.js';
+
+/**
+ * Engagement definitions. Structure is checked here; cross-field rules
+ * (unique ids, option ranges, gate condition syntax, referenced rewards) are
+ * checked in service.ts, where the detail can say exactly what is wrong.
+ */
+export const LIMITS = {
+  screensMax: 100,
+  componentsMax: 500,
+  activitiesMax: 50,
+  segmentsMin: 2,
+  segmentsMax: 24,
+  questionsMax: 50,
+  optionsMin: 2,
+  optionsMax: 10,
+  actionsMax: 10,
+  conditionsMax: 20,
+  urlPatternsMax: 50,
+  attributeRulesMax: 20,
+  maxAttemptsMax: 1_000_000,
+  cooldownSecondsMax: 365 * 24 * 3600,
+  pointsMax: 1_000_000_000,
+} as const;
+
+export const LocalId = Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: '1 to 64 letters, digits, `_` or `-`; unique within the engagement.' });
+export const SiteSlug = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'The site part of `/sites/{tenantSlug}/{siteSlug}`.' });
+const FreeObject = Type.Object({}, { additionalProperties: true });
+const When = Type.Union([Type.Literal('always'), Type.Literal('passed'), Type.Literal('failed')], {
+  description: 'When the action runs: `always` (default), only when the quiz is `passed`, or only when it is `failed`. A spin always counts as passed.',
+});
+
+export const Action = Type.Object(
+  {
+    type: Type.Union([Type.Literal('award_points'), Type.Literal('award_reward'), Type.Literal('grant_badge')]),
+    amount: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.pointsMax, description: 'award_points: points to grant.' })),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'award_points: ledger reason (default `activity_completed`).' })),
+    reward_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'award_reward: the catalogue reward to claim.' })),
+    badge_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'grant_badge: the badge to grant.' })),
+    when: Type.Optional(When),
+  },
+  { additionalProperties: false },
+);
+export type Action = Static<typeof Action>;
+
+export const Segment = Type.Object(
+  {
+    label: Type.String({ minLength: 1, maxLength: 100 }),
+    prize_type: Type.Union([Type.Literal('points'), Type.Literal('reward'), Type.Literal('badge'), Type.Literal('none')]),
+    prize_value: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.pointsMax, description: 'prize_type points: the points won.' })),
+    reward_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'prize_type reward: the catalogue reward won.' })),
+    badge_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'prize_type badge: the badge won.' })),
+    weight: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'Relative chance; server-side secret, never served to the public.' }),
+    inventory: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'How often this segment can be won in total; omitted is unlimited. Secret.' })),
+    color: Type.Optional(Type.String({ maxLength: 32 })),
+  },
+  { additionalProperties: false },
+);
+export type Segment = Static<typeof Segment>;
+
+export const Question = Type.Object(
+  {
+    id: LocalId,
+    text: Type.String({ minLength: 1, maxLength: 1000 }),
+    options: Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { minItems: LIMITS.optionsMin, maxItems: LIMITS.optionsMax }),
+    correct_option: Type.Integer({ minimum: 0, description: 'Index into options. Secret: never served to the public.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const Activity = Type.Object(
+  {
+    id: LocalId,
+    type: Type.Union([Type.Literal('spin_wheel'), Type.Literal('quiz')]),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    max_attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.maxAttemptsMax, description: 'Attempts per participant (default 1).' })),
+    cooldown_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.cooldownSecondsMax, description: 'Wait between attempts (default 0).' })),
+    segments: Type.Optional(Type.Array(Segment, { minItems: LIMITS.segmentsMin, maxItems: LIMITS.segmentsMax, description: 'spin_wheel only.' })),
+    questions: Type.Optional(Type.Array(Question, { minItems: 1, maxItems: LIMITS.questionsMax, description: 'quiz only.' })),
+    pass_percent: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'quiz only: score (percent correct) needed to pass; default 70.' })),
+    on_completion: Type.Optional(Type.Array(Action, { maxItems: LIMITS.actionsMax })),
+  },
+  { additionalProperties: false },
+);
+export type Activity = Static<typeof Activity>;
+
+export const Screen = Type.Object(
+  {
+    id: LocalId,
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    components: Type.Optional(Type.Array(FreeObject, { maxItems: LIMITS.componentsMax })),
+    gate: Type.Optional(
+      Type.Object(
+        {
+          conditions: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+            minItems: 1,
+            maxItems: LIMITS.conditionsMax,
+            description:
+              'All must hold (AND): `activity_completed`, `activity_completed:<activity_id>`, `<activity_type>_completed` (e.g. `quiz_completed`), `min_points_<N>`, `badge_earned:<code>`, `screen_visited:<screen_id>`.',
+          }),
+          unlock_hint: Type.Optional(Type.String({ maxLength: 500, description: 'Shown while locked; generated from the remaining conditions when omitted.' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const AttributeRule = Type.Object(
+  {
+    attribute: Type.String({ minLength: 1, maxLength: 100 }),
+    operator: Type.Union(['eq', 'neq', 'in', 'gt', 'gte', 'lt', 'lte', 'exists'].map((o) => Type.Literal(o))),
+    value: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+export type AttributeRule = Static<typeof AttributeRule>;
+
+export const TriggerRules = Type.Object(
+  {
+    url_patterns: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 500 }), {
+        maxItems: LIMITS.urlPatternsMax,
+        description: 'Glob patterns (`*` matches any run of characters) matched against the full page URL; any one must match. Omitted or empty matches every URL.',
+      }),
+    ),
+    starts_at: Type.Optional(Type.String({ format: 'date-time' })),
+    ends_at: Type.Optional(Type.String({ format: 'date-time' })),
+    frequency_cap: Type.Optional(
+      Type.Object(
+        {
+          max_impressions: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+          period: Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month'), Type.Literal('lifetime')]),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    participant_attributes: Type.Optional(Type.Array(AttributeRule, { maxItems: LIMITS.attributeRulesMax, description: 'All must hold.' })),
+  },
+  { additionalProperties: false },
+);
+export type TriggerRules = Static<typeof TriggerRules>;
+
+const definitionFields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  site_slug: SiteSlug,
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  screens: Type.Optional(Type.Array(Screen, { maxItems: LIMITS.screensMax })),
+  components: Type.Optional(Type.Array(FreeObject, { maxItems: LIMITS.componentsMax })),
+  canvas: Type.Optional(FreeObject),
+  activities: Type.Optional(Type.Array(Activity, { maxItems: LIMITS.activitiesMax })),
+  trigger_rules: Type.Optional(TriggerRules),
+  allow_anonymous_sessions: Type.Optional(
+    Type.Boolean({ description: 'When true, visitors of the published site may get an anonymous session from `POST /sites/{tenantSlug}/{siteSlug}/sessions`.' }),
+  ),
+};
+
+export const CreateEngagementBody = Type.Object(definitionFields, { additionalProperties: false });
+export type CreateEngagementBody = Static<typeof CreateEngagementBody>;
+
+export const UpdateEngagementBody = Type.Partial(Type.Object(definitionFields), {
+  additionalProperties: false,
+  minProperties: 1,
+  description: 'Top-level fields to replace; omitted fields are kept.',
+});
+export type UpdateEngagementBody = Static<typeof UpdateEngagementBody>;
+
+export const EngagementDefinition = Type.Object({
+  name: Type.String(),
+  site_slug: Type.String(),
+  description: Type.Optional(Type.String()),
+  screens: Type.Array(Screen),
+  components: Type.Array(FreeObject),
+  canvas: FreeObject,
+  activities: Type.Array(Activity),
+  trigger_rules: TriggerRules,
+  allow_anonymous_sessions: Type.Boolean(),
+});
+export type EngagementDefinition = Static<typeof EngagementDefinition>;
+
+export const EngagementRecord = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    status: Type.Union([Type.Literal('draft'), Type.Literal('published')]),
+    version: Type.Integer({ description: 'Increases with every change of the draft.' }),
+    published_version: Type.Union([Type.Integer(), Type.Null()], { description: 'The draft version the live snapshot was taken from.' }),
+    has_unpublished_changes: Type.Boolean(),
+    published_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+    ...EngagementDefinition.properties,
+  },
+  { $id: 'Engagement', title: 'Engagement' },
+);
+
+export const EngagementIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+export const ListEngagementsQuery = Type.Object(
+  {
+    status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('published')])),
+    site_slug: Type.Optional(SiteSlug),
+    limit: Pagination.limit(100, 20),
+    cursor: Pagination.cursor(),
+  },
+  { additionalProperties: false },
+);
+
+export const EngagementList = Type.Object({
+  engagements: Type.Array(Type.Ref('Engagement')),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+// The public, published definition: only what a browser may see.
+const PublicSegment = Type.Object({
+  index: Type.Integer(),
+  label: Type.String(),
+  prize_type: Type.String(),
+  color: Type.Optional(Type.String()),
+});
+const PublicQuestion = Type.Object({ id: Type.String(), text: Type.String(), options: Type.Array(Type.String()) });
+const PublicActivity = Type.Object({
+  id: Type.String(),
+  type: Type.String(),
+  name: Type.Optional(Type.String()),
+  max_attempts: Type.Integer(),
+  cooldown_seconds: Type.Integer(),
+  segments: Type.Optional(Type.Array(PublicSegment)),
+  questions: Type.Optional(Type.Array(PublicQuestion)),
+  pass_percent: Type.Optional(Type.Integer()),
+});
+const PublicScreen = Type.Object({
+  id: Type.String(),
+  name: Type.Optional(Type.String()),
+  components: Type.Array(FreeObject),
+  gated: Type.Boolean({ description: 'Whether the screen has a gate; check it with `POST /runtime/gates/check`.' }),
+});
+
+export const PublicEngagement = Type.Object({
+  engagement_id: Type.String({ format: 'uuid' }),
+  tenant_slug: Type.String(),
+  site_slug: Type.String(),
+  name: Type.String(),
+  description: Type.Optional(Type.String()),
+  version: Type.Integer(),
+  published_at: Type.String({ format: 'date-time' }),
+  screens: Type.Array(PublicScreen),
+  components: Type.Array(FreeObject),
+  canvas: FreeObject,
+  activities: Type.Array(PublicActivity),
+  allow_anonymous_sessions: Type.Boolean(),
+});
+
+export const SiteParams = Type.Object({ tenantSlug: Type.String({ maxLength: 63 }), siteSlug: Type.String({ maxLength: 63 }) });
+
+export const EmbedUrlResponse = Type.Object({
+  engagement_id: Type.String({ format: 'uuid' }),
+  status: Type.Union([Type.Literal('draft'), Type.Literal('published')]),
+  embed_url: Type.String({ description: 'The runtime page that renders the engagement; put it in an iframe.' }),
+  definition_url: Type.String({ description: 'The public definition the runtime loads.' }),
+  tenant_slug: Type.String(),
+  site_slug: Type.String(),
+});
+
+export const EligibilityQuery = Type.Object(
+  {
+    engagement_id: Type.String({ format: 'uuid' }),
+    url: Type.Optional(Type.String({ maxLength: 2000, description: 'The page the visitor is on; matched against `url_patterns`.' })),
+    participant_id: Type.Optional(ParticipantId),
+    visitor_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'An anonymous visitor id, when there is no participant id.' })),
+    attributes: Type.Optional(
+      Type.String({ maxLength: 4000, description: 'A JSON object of the visitor\'s attributes, matched against `participant_attributes` (for example `{"country":"DE"}`).' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const RuleOutcome = Type.Object({
+  rule: Type.Union(['published', 'url', 'time_window', 'frequency_cap', 'participant_attributes'].map((r) => Type.Literal(r))),
+  passed: Type.Boolean(),
+  detail: Type.String(),
+});
+
+export const EligibilityResponse = Type.Object({
+  engagement_id: Type.String({ format: 'uuid' }),
+  eligible: Type.Boolean(),
+  rules: Type.Array(RuleOutcome, { description: 'Every rule that applies, with whether it passed.' }),
+  impressions_used: Type.Integer({ description: 'Impressions of this visitor in the current frequency period.' }),
+  max_impressions: Type.Union([Type.Integer(), Type.Null()]),
+  evaluated_at: Type.String({ format: 'date-time' }),
+});
+
+export const ImpressionBody = Type.Object(
+  {
+    engagement_id: Type.String({ format: 'uuid' }),
+    participant_id: Type.Optional(ParticipantId),
+    visitor_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    url: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ImpressionResponse = Type.Object({
+  impression_id: Type.String({ format: 'uuid' }),
+  engagement_id: Type.String({ format: 'uuid' }),
+  visitor_id: Type.String(),
+  recorded_at: Type.String({ format: 'date-time' }),
+  impressions_used: Type.Integer(),
+  max_impressions: Type.Union([Type.Integer(), Type.Null()]),
+});
+
+export const AnonymousSessionBody = Type.Object(
+  { display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
+  { additionalProperties: false },
+);
+
+export const AnonymousSessionResponse = Type.Object({
+  session_id: Type.String(),
+  participant_id: Type.String(),
+  engagement_id: Type.String({ format: 'uuid' }),
+  expires_at: Type.String({ format: 'date-time' }),
+});
