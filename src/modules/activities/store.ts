@@ -51,12 +51,12 @@ export async function takeAttempt(
      VALUES ($1, $2, $3, $4, 1, $5, CASE WHEN $9::boolean THEN NULL ELSE $6 END, CASE WHEN $9::boolean THEN 1 ELSE 0 END)
      ON CONFLICT (tenant_id, engagement_id, activity_id, participant_id) DO UPDATE
        SET attempts_used = p.attempts_used + 1,
-           last_attempt_at = EXCLUDED.last_attempt_at,
+           last_attempt_at = GREATEST(p.last_attempt_at, EXCLUDED.last_attempt_at),
            open_attempt_id = EXCLUDED.open_attempt_id,
            completions = p.completions + EXCLUDED.completions
        WHERE p.attempts_used < $7
          AND p.open_attempt_id IS NULL
-         AND (p.last_attempt_at IS NULL OR p.last_attempt_at <= $5::timestamptz - make_interval(secs => $8))
+         AND ($8 = 0 OR p.last_attempt_at IS NULL OR p.last_attempt_at <= $5::timestamptz - make_interval(secs => $8))
      RETURNING 1`,
     [tenantId, key.engagementId, key.activityId, key.participantId, input.at, input.attemptId, input.maxAttempts, input.cooldownSeconds, input.completing],
   );

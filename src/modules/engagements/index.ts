@@ -11,5 +11,12 @@ export { findPublishedActivityInTx, publishedDefinitionInTx, ANONYMOUS_PREFIX, t
 export { parseCondition, type GateCondition } from './conditions.js';
 export type { Action, Activity, Segment, EngagementDefinition } from './schemas.js';
 
-const engagementsModule: ServiceModule = { name: 'engagements', routes, schemas: [EngagementRecord] };
+const engagementsModule: ServiceModule = {
+  name: 'engagements',
+  routes,
+  schemas: [EngagementRecord],
+  // Sessions are issued only for engagements that exist (drafts included, so a tenant can test before publishing).
+  engagementExists: async (tx, tenantId, engagementId) =>
+    (await tx.query('SELECT 1 FROM engagements WHERE tenant_id = $1 AND id = $2', [tenantId, engagementId])).rowCount === 1,
+};
 export default engagementsModule;

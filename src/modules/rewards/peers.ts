@@ -33,7 +33,7 @@ export interface PointsSurface {
       multiplier: number;
       startsAt: Date;
       endsAt: Date;
-      match: { event_type: string | null; attributes: Record<string, unknown> };
+      match: { event_type: string; attributes: Record<string, unknown> };
       participantId?: string;
       source?: { kind: string; id: string };
     },

@@ -60,7 +60,8 @@ export const METADATA_SCHEMAS: Record<RewardType, TSchema> = {
     {
       multiplier: Type.Number({ exclusiveMinimum: 1, maximum: LIMITS.multiplierMax }),
       duration_hours: Type.Integer({ minimum: 1, maximum: LIMITS.multiplierHoursMax }),
-      event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only events of this name are multiplied; omitted multiplies every event.' })),
+      event_type: Type.String({ minLength: 1, maxLength: 100, description: 'Events of this name are multiplied (multipliers apply to matching events only).' }),
+      attributes: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { description: 'Event attributes that must match too.' })),
     },
     { additionalProperties: false },
   ),

@@ -193,7 +193,7 @@ export async function claimRewardInTx(tx: Tx, tenantId: string, input: ClaimInpu
       multiplier: Number(reward.metadata.multiplier),
       startsAt: now,
       endsAt: expiresAt!,
-      match: { event_type: (reward.metadata.event_type as string | undefined) ?? null, attributes: {} },
+      match: { event_type: reward.metadata.event_type as string, attributes: (reward.metadata.attributes as Record<string, unknown> | undefined) ?? {} },
       participantId: input.participantId,
       source: { kind: 'reward', id: claimId },
     });
