@@ -49,8 +49,8 @@ export async function createEngagement(svc: TestService, tenant: TestTenant, bod
   return published.body;
 }
 
-export async function session(svc: TestService, tenant: TestTenant, engagementId: string, participantId?: string): Promise<TestSession> {
-  return svc.createSession(tenant, { engagementId, ...(participantId ? { participantId } : {}) });
+export async function session(svc: TestService, tenant: TestTenant, engagementId: string, participantId?: string, ttlSeconds?: number): Promise<TestSession> {
+  return svc.createSession(tenant, { engagementId, ...(participantId ? { participantId } : {}), ...(ttlSeconds ? { ttlSeconds } : {}) });
 }
 
 export function complete(svc: TestService, s: TestSession, activityId: string, activityType: string, extra: Record<string, unknown> = {}) {

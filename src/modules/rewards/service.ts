@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
-import { Value } from '@sinclair/typebox/value';
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import type { Database, Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { AppError, conflict, invalid, notFound, ruleViolation } from '../../platform/errors.js';
@@ -21,13 +22,19 @@ export function displayTypeOf(type: RewardType): string {
   return DISPLAY_TYPE[type];
 }
 
+const metadataAjv = new Ajv.default({ allErrors: false, strict: false });
+addFormats.default(metadataAjv);
+const metadataValidators = Object.fromEntries(
+  Object.entries(METADATA_SCHEMAS).map(([type, schema]) => [type, metadataAjv.compile(schema)]),
+) as Record<RewardType, ValidateFunction>;
+
 function checkMetadata(type: RewardType, metadata: unknown): void {
-  const schema = METADATA_SCHEMAS[type];
-  const first = Value.Errors(schema, metadata).First();
-  if (first) {
-    const where = first.path ? `metadata${first.path.replaceAll('/', '.')}` : 'metadata';
-    throw invalid(`${where} ${first.message.toLowerCase()} (a ${type} reward's metadata)`);
-  }
+  const validator = metadataValidators[type];
+  if (validator(metadata)) return;
+  const first = validator.errors![0];
+  const where = `metadata${first.instancePath.replaceAll('/', '.')}`;
+  const extra = first.keyword === 'additionalProperties' ? ` (${(first.params as { additionalProperty: string }).additionalProperty})` : '';
+  throw invalid(`${where} ${first.message ?? 'is invalid'}${extra}, for a ${type} reward`);
 }
 
 function generateCode(prefix: string): string {
