@@ -77,6 +77,7 @@ export const ExecutedAction = Type.Object({
     }),
   ),
   badge_code: Type.Optional(Type.String()),
+  awarded: Type.Optional(Type.Boolean({ description: 'grant_badge: false when the participant already held the badge.' })),
   source: Type.Union([Type.Literal('on_completion'), Type.Literal('prize')], { description: 'A configured on-completion action, or the spin wheel segment\'s prize.' }),
 });
 

@@ -273,6 +273,7 @@ interface Executed {
   new_balance?: number;
   reward_claimed?: { reward_id: string; claim_id: string; code: string | null; display_type: string; title: string; type: string; expires_at: string | null };
   badge_code?: string;
+  awarded?: boolean;
 }
 
 interface CompletionResponse {
@@ -332,8 +333,10 @@ async function runAction(ctx: ActionContext, action: Action, source: Executed['s
     }
     case 'grant_badge': {
       const award = await requireBadges('awardBadgeInTx');
-      await award(tx, session.tenantId, { participantId: session.participantId, badgeCode: action.badge_code!, source: { kind: 'activity', id: attemptId } });
-      return { type: 'grant_badge', source, badge_code: action.badge_code! };
+      const granted = (await award(tx, session.tenantId, { participantId: session.participantId, badgeCode: action.badge_code!, source: { kind: 'activity', id: attemptId } })) as {
+        awarded?: boolean;
+      } | null;
+      return { type: 'grant_badge', source, badge_code: action.badge_code!, awarded: granted?.awarded !== false };
     }
   }
 }

@@ -4,7 +4,7 @@ import { AppError, conflict, invalid, notFound, ruleViolation } from '../../plat
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { uuid, randomToken } from '../../platform/ids.js';
 import { PLAN_QUOTAS, type Plan } from '../../platform/plans.js';
-import { missingRewardIdsInTx } from '../rewards/index.js';
+import { badgesModule, missingRewardIdsInTx } from '../rewards/index.js';
 import { parseCondition } from './conditions.js';
 import type {
   Activity,
@@ -135,9 +135,30 @@ function referencedRewardIds(definition: EngagementDefinition): string[] {
   return [...ids];
 }
 
+function referencedBadgeCodes(definition: EngagementDefinition): string[] {
+  const codes = new Set<string>();
+  for (const activity of definition.activities) {
+    for (const segment of activity.segments ?? []) if (segment.badge_code) codes.add(segment.badge_code);
+    for (const action of activity.on_completion ?? []) if (action.badge_code) codes.add(action.badge_code);
+  }
+  for (const screen of definition.screens) {
+    for (const text of screen.gate?.conditions ?? []) {
+      const condition = parseCondition(text);
+      if (condition?.kind === 'badge_earned') codes.add(condition.badgeCode);
+    }
+  }
+  return [...codes];
+}
+
 async function checkReferences(tx: Tx, tenantId: string, definition: EngagementDefinition): Promise<void> {
   const missing = await missingRewardIdsInTx(tx, tenantId, referencedRewardIds(definition));
   if (missing.length) throw ruleViolation(`the reward ${JSON.stringify(missing[0])} is not in the reward catalogue`, 'UNKNOWN_REWARD');
+  const badges = await badgesModule();
+  const codes = referencedBadgeCodes(definition);
+  if (codes.length && typeof badges?.missingBadgeCodesInTx === 'function') {
+    const unknown = await badges.missingBadgeCodesInTx(tx, tenantId, codes);
+    if (unknown.length) throw ruleViolation(`the badge ${JSON.stringify(unknown[0])} is not defined`, 'UNKNOWN_BADGE');
+  }
 }
 
 // ---------------------------------------------------------------------------

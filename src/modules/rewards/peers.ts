@@ -47,6 +47,8 @@ export interface BadgesSurface {
     input: { participantId: string; badgeCode: string; source: { kind: string; id: string } },
   ): Promise<unknown>;
   hasBadgeInTx(tx: Tx, tenantId: string, participantId: string, badgeCode: string): Promise<boolean>;
+  /** The codes among `codes` that the tenant has not defined. */
+  missingBadgeCodesInTx(tx: Tx, tenantId: string, codes: string[]): Promise<string[]>;
 }
 
 // Kept in variables so the compiler does not require the files to exist yet.
