@@ -60,6 +60,12 @@ export interface TestService {
    * that exists (sessions for unknown engagements are refused).
    */
   createSession(tenant: TestTenant, options?: { participantId?: string; engagementId?: string; ttlSeconds?: number }): Promise<TestSession>;
+  /**
+   * A draft engagement (no screens, no activities) of the tenant, with the given
+   * id or a new one, for tests that only need an engagement to exist (sessions,
+   * engagement-scoped events). Returns its id.
+   */
+  createEngagement(tenant: TestTenant, engagementId?: string): Promise<string>;
   /** A query as the schema owner (bypasses row-level security): for assertions only. */
   sql<T = any>(text: string, values?: unknown[]): Promise<T[]>;
 }
@@ -131,6 +137,16 @@ export async function startTestService(t: TestContext | { after(fn: () => Promis
     return { status: response.status, headers: response.headers, body: parsedBody as T, text };
   }
 
+  async function createEngagement(tenant: TestTenant, engagementId: string = randomUUID()): Promise<string> {
+    const definition = { name: 'Test engagement', site_slug: `e-${engagementId.slice(0, 8)}`, screens: [], components: [], canvas: {}, activities: [], trigger_rules: {}, allow_anonymous_sessions: false };
+    await ownerPool.query(
+      `INSERT INTO engagements (tenant_id, id, site_slug, name, definition, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, now(), now()) ON CONFLICT DO NOTHING`,
+      [tenant.tenantId, engagementId, definition.site_slug, definition.name, JSON.stringify(definition)],
+    );
+    return engagementId;
+  }
+
   let tenantCounter = 0;
   return {
     service,
@@ -157,7 +173,7 @@ export async function startTestService(t: TestContext | { after(fn: () => Promis
     },
     async createSession(tenant, sessionOptions = {}) {
       const participantId = sessionOptions.participantId ?? `p-${randomBytes(4).toString('hex')}`;
-      const engagementId = sessionOptions.engagementId ?? randomUUID();
+      const engagementId = sessionOptions.engagementId ?? (await createEngagement(tenant));
       const response = await request<{ session_id: string }>('POST', '/api/v1/sessions', {
         key: tenant.apiKey,
         body: { participant_id: participantId, engagement_id: engagementId, ...(sessionOptions.ttlSeconds ? { ttl_seconds: sessionOptions.ttlSeconds } : {}) },
@@ -165,6 +181,7 @@ export async function startTestService(t: TestContext | { after(fn: () => Promis
       if (response.status !== 201) throw new Error(`session creation failed: ${response.status} ${response.text}`);
       return { sessionId: response.body.session_id, participantId, engagementId };
     },
+    createEngagement,
     async sql(text, values) {
       const result = await ownerPool.query(text, values);
       return result.rows;

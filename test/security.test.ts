@@ -166,7 +166,7 @@ test('tenant isolation and credentials', async (t) => {
     assertRefused(await svc.request('GET', '/api/v1/tenant', { key: ingestOnly.body.key }), 403, 'AUTH_FORBIDDEN');
     const issued = await svc.request('POST', '/api/v1/sessions', {
       key: ingestOnly.body.key,
-      body: { participant_id: 'p-ingest', engagement_id: '6f1c8f7e-1b1a-4c4b-9a0e-0a0b0c0d0e0f' },
+      body: { participant_id: 'p-ingest', engagement_id: await svc.createEngagement(tenantA) },
     });
     assert.equal(issued.status, 201);
     const widened = await svc.request('PATCH', `/api/v1/events/api-keys/${piiOnly.body.id}`, { bearer: jwtA, body: { scopes: ['admin', 'read:pii'] } });

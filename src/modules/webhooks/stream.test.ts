@@ -55,6 +55,7 @@ test('live stream: same envelopes and ids as webhooks, scoped to the session, re
   t.after(() => receiver.close());
   const created = await svc.request('POST', '/api/v1/gamify/webhooks', { key: tenant.apiKey, body: { name: 'r', url: `${receiver.url}/h`, events: ['badge.earned.v1'] } });
   assert.equal(created.status, 201, created.text);
+  await svc.createEngagement(tenant, ENGAGEMENT);
   const session = await svc.request('POST', '/api/v1/sessions', { key: tenant.apiKey, body: { participant_id: 'fan-1', engagement_id: ENGAGEMENT } });
   assert.equal(session.status, 201, session.text);
   const query = `session_id=${session.body.session_id}&engagement_id=${ENGAGEMENT}`;
