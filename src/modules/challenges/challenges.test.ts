@@ -17,6 +17,8 @@ test('the crontab lines parse and name tasks of the module', () => {
 const HOUR = 3600_000;
 
 async function session(svc: TestService, tenant: TestTenant, participantId: string, engagementId: string, displayName?: string): Promise<string> {
+  // Sessions are issued for engagements that exist.
+  await svc.createEngagement(tenant, engagementId);
   const response = await svc.request('POST', '/api/v1/sessions', {
     key: tenant.apiKey,
     body: { participant_id: participantId, engagement_id: engagementId, ...(displayName ? { display_name: displayName } : {}) },

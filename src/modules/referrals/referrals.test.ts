@@ -105,7 +105,7 @@ test('referrals', async (t) => {
 
   await t.test('a session of the tenant names the referred participant', async () => {
     const code = (await generate({ participant_id: 'erin', campaign_id: campaign })).body.code;
-    const session = await svc.request('POST', '/api/v1/sessions', { key: tenant.apiKey, body: { participant_id: 'erin', engagement_id: randomUUID() } });
+    const session = await svc.request('POST', '/api/v1/sessions', { key: tenant.apiKey, body: { participant_id: 'erin', engagement_id: await svc.createEngagement(tenant) } });
     const self = await convert({ code, referred_session_id: session.body.session_id });
     assert.equal(self.status, 422);
     assert.equal(self.body.code, 'SELF_REFERRAL');
