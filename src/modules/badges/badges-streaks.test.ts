@@ -53,6 +53,9 @@ test('badges and streaks', async (t) => {
 
   await t.test('the session participant reads every badge with earned and earned_at, or only those filtered', async () => {
     const engagementId = randomUUID();
+    // Sessions are issued for engagements that exist, in each tenant.
+    await svc.createEngagement(tenant, engagementId);
+    await svc.createEngagement(other, engagementId);
     const session = await post('/sessions', { participant_id: 'hero', engagement_id: engagementId });
     assert.equal(session.status, 201, session.text);
     const sid = session.body.session_id;

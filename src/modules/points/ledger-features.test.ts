@@ -169,6 +169,8 @@ test('points: session reads, multipliers, tiers', async (t) => {
   const engagementId = randomUUID();
 
   await t.test('a session reads its balance and transactions', async () => {
+    // Sessions are issued for engagements that exist.
+    await svc.createEngagement(tenant, engagementId);
     await grant(svc, tenant, 'sam', 50);
     await grant(svc, tenant, 'sam', 10, { type: 'bonus' });
     await deduct(svc, tenant, 'sam', 15);
