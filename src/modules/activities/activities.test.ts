@@ -270,6 +270,26 @@ test('activities: spin wheel, quiz, limits, atomic actions, facts', async (t) =>
     assert.equal(weightedPick(segments, [1]), 1);
   });
 
+  await t.test('grant_badge actions award through the badges module, once; unknown badges are refused at save', async () => {
+    const badge = await svc.request('POST', '/api/v1/admin/badges', { key: tenant.apiKey, body: { code: 'spinner', name: 'Spinner' } });
+    assert.equal(badge.status, 201, badge.text);
+    const e = await createEngagement(svc, tenant, { activities: [wheel({ id: 'b', segments: [{ label: 'x', prize_type: 'none', weight: 1 }, { label: 'y', prize_type: 'none', weight: 1 }], on_completion: [{ type: 'grant_badge', badge_code: 'spinner' }] })] });
+    const s = await session(svc, tenant, e.id);
+    const first = await complete(svc, s, 'b', 'spin_wheel');
+    assert.equal(first.status, 200, first.text);
+    assert.deepEqual(first.body.actions_executed, [{ type: 'grant_badge', source: 'on_completion', badge_code: 'spinner', awarded: true }]);
+    const second = await complete(svc, s, 'b', 'spin_wheel');
+    assert.deepEqual(second.body.actions_executed, [{ type: 'grant_badge', source: 'on_completion', badge_code: 'spinner', awarded: false }]);
+    const earned = (await outbox(svc, tenant.tenantId, 'badge.earned.v1')).filter((ev) => ev.participant_id === s.participantId);
+    assert.equal(earned.length, 1);
+    const unknown = await svc.request('POST', '/api/v1/admin/engagements', {
+      key: tenant.apiKey,
+      body: { name: 'x', site_slug: 'x', activities: [wheel({ on_completion: [{ type: 'grant_badge', badge_code: 'ghost' }] })] },
+    });
+    assert.equal(unknown.status, 422);
+    assert.equal(unknown.body.code, 'UNKNOWN_BADGE');
+  });
+
   await t.test('custom facts are stored and flagged for challenge evaluation; reserved names are refused', async () => {
     const s = await session(svc, tenant, engagement.id);
     const body = { session_id: s.sessionId, engagement_id: s.engagementId, fact_name: 'video_watched', properties: { seconds: 42 }, trigger_challenge_evaluation: true, idempotency_key: 'k1' };

@@ -15,6 +15,8 @@ test('challenges and referrals with ingestion, badges and points', async (t) => 
   const tenant = await svc.createTenant();
   const key = tenant.apiKey;
   const engagementId = randomUUID();
+  // Sessions are issued for engagements that exist.
+  await svc.createEngagement(tenant, engagementId);
   const campaign = randomUUID();
 
   for (const code of ['refer-friends', 'finisher']) {

@@ -12,6 +12,8 @@ function grant(svc: TestService, tenant: TestTenant, participantId: string, amou
 }
 
 async function session(svc: TestService, tenant: TestTenant, participantId: string, engagementId: string, displayName?: string): Promise<string> {
+  // Sessions are issued for engagements that exist.
+  await svc.createEngagement(tenant, engagementId);
   const response = await svc.request('POST', '/api/v1/sessions', {
     key: tenant.apiKey,
     body: { participant_id: participantId, engagement_id: engagementId, ...(displayName ? { display_name: displayName } : {}) },
