@@ -87,7 +87,8 @@ async function main(): Promise<void> {
     const tenant = await createTenant(service.db, { name: 'Bench', slug: `bench-${process.pid}`, plan: 'enterprise', adminEmail: `admin@bench-${process.pid}.example`, requestsPerMinute: 10_000_000 });
     const key = tenant.api_key;
     const call = async (method: string, url: string, body?: unknown) => {
-      const response = await fetch(`${base}${url}`, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const headers: Record<string, string> = body === undefined ? { 'x-api-key': key } : { 'x-api-key': key, 'content-type': 'application/json' };
+      const response = await fetch(`${base}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       const text = await response.text();
       if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${text}`);
       return JSON.parse(text);
