@@ -7,7 +7,6 @@ import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { hasScope, type AuthContext } from '../../platform/auth.js';
 import { continueStreaksForEventInTx } from '../streaks/index.js';
 import { applyEarnRulesInTx, coalesceProfile } from '../rules/index.js';
-import * as participants from '../participants/index.js';
 import * as store from './store.js';
 import { processingQueue, type Rejection } from './normalize.js';
 
@@ -207,24 +206,38 @@ export async function ingestSync(db: Database, tenantId: string, event: store.Ne
   }
 }
 
-const PII_FIELDS = new Set(['email', 'first_name', 'last_name', 'full_name', 'mobile_number', 'date_of_birth']);
-
-type MaskProfile = (profile: Record<string, unknown>, auth: AuthContext) => Record<string, unknown>;
-
 /**
  * Event properties may carry personal data (the standard profile fields).
- * Callers without `read:pii` see those fields masked: by the participants
- * module's masking when the build has it, else fully.
+ * Callers without `read:pii` see those fields masked as the spec's masking
+ * table says (Resources, Participant); `gender` is hidden entirely.
  */
-function maskProperties(properties: Record<string, unknown>, auth: AuthContext): Record<string, unknown> {
+const MASKS: Record<string, (value: string) => string> = {
+  email: (v) => {
+    const at = v.lastIndexOf('@');
+    return at > 0 ? `${v[0]}***${v.slice(at)}` : '***';
+  },
+  mobile_number: (v) => {
+    const digits = v.replace(/\D/g, '');
+    return digits.length >= 4 ? `***${digits.slice(-4)}` : '***';
+  },
+  first_name: (v) => `${[...v].slice(0, 2).join('')}***`,
+  last_name: (v) => `${[...v].slice(0, 2).join('')}***`,
+  full_name: (v) =>
+    v
+      .split(/\s+/)
+      .filter((part) => part !== '')
+      .map((part) => `${[...part][0].toUpperCase()}.`)
+      .join(''),
+  date_of_birth: (v) => (/^\d{4}/.test(v) ? v.slice(0, 4) : '***'),
+  gender: () => '***',
+};
+
+export function maskProperties(properties: Record<string, unknown>, auth: AuthContext): Record<string, unknown> {
   if (hasScope(auth, 'read:pii')) return properties;
-  if (!Object.keys(properties).some((k) => PII_FIELDS.has(k))) return properties;
-  const mask = (participants as Record<string, unknown>).maskProfile;
-  if (typeof mask === 'function') {
-    const personal = Object.fromEntries(Object.entries(properties).filter(([k]) => PII_FIELDS.has(k)));
-    return { ...properties, ...(mask as MaskProfile)(personal, auth) };
-  }
-  return Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, PII_FIELDS.has(k) && v !== null ? '***' : v]));
+  if (!Object.keys(properties).some((k) => k in MASKS)) return properties;
+  return Object.fromEntries(
+    Object.entries(properties).map(([k, v]) => [k, !(k in MASKS) || v === null ? v : typeof v === 'string' ? MASKS[k](v) : '***']),
+  );
 }
 
 function toStoredEvent(row: store.EventRow, auth: AuthContext) {
