@@ -90,7 +90,8 @@ export async function processEventInTx(tx: Tx, tenantId: string, eventId: string
   const event = await store.markProcessed(tx, tenantId, eventId, clock.now());
   if (!event) return null;
   const coalesce = coalesceProfile();
-  if (coalesce) await coalesce(tx, tenantId, event.participant_id, event.properties);
+  // The event timestamp tells the profile how recent these values are, so a late event cannot overwrite newer ones.
+  if (coalesce) await coalesce(tx, tenantId, event.participant_id, event.properties, { observedAt: event.occurred_at });
   const rules = await applyEarnRulesInTx(tx, tenantId, {
     eventId: event.event_id,
     eventName: event.event_name,

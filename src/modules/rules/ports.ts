@@ -9,7 +9,13 @@ import { grantInTx, multiplierForEventInTx, readBalanceInTx } from '../points/in
  */
 export const points = { grantInTx, multiplierForEventInTx, readBalanceInTx };
 
-type CoalesceProfile = (tx: Tx, tenantId: string, participantId: string, properties: Record<string, unknown>) => Promise<unknown>;
+type CoalesceProfile = (
+  tx: Tx,
+  tenantId: string,
+  participantId: string,
+  properties: Record<string, unknown>,
+  options?: { observedAt?: Date },
+) => Promise<unknown>;
 
 /**
  * The participants module's profile coalescing, when the build has it:
