@@ -141,6 +141,28 @@ test('ingestion: the event store, the three routes and background processing', a
     assert.equal(row.fact_id, response.body.fact_id);
   });
 
+  await t.test('a repeated sync key returns the first event_id and fact_id and processes nothing again', async () => {
+    const k = key();
+    const body = { event_name: 'sync_evt', participant_id: 'sp-2', properties: { v: 2 } };
+    const first = await post('/ingest/events/sync', body, { 'idempotency-key': k });
+    const again = await post('/ingest/events/sync', { ...body, idempotency_key: k });
+    assert.equal(first.status, 200);
+    assert.equal(again.status, 200);
+    assert.equal(again.body.duplicate, true);
+    assert.deepEqual([again.body.event_id, again.body.fact_id], [first.body.event_id, first.body.fact_id]);
+    const [row] = await svc.sql('SELECT attempts FROM ingested_events WHERE event_id = $1', [first.body.event_id]);
+    assert.equal(row.attempts, 1);
+    // An event accepted asynchronously and repeated on the sync route is processed once, by whichever comes first.
+    const k2 = key();
+    const queued = await post('/ingest/events', { event_name: 'sync_evt', participant_id: 'sp-3', idempotency_key: k2 });
+    const synced = await post('/ingest/events/sync', { event_name: 'sync_evt', participant_id: 'sp-3', idempotency_key: k2 });
+    assert.equal(synced.status, 200);
+    assert.equal(synced.body.event_id, queued.body.message_id);
+    await waitProcessed(svc, [queued.body.message_id]);
+    const [once] = await svc.sql('SELECT attempts, status FROM ingested_events WHERE event_id = $1', [queued.body.message_id]);
+    assert.deepEqual(once, { attempts: 1, status: 'processed' });
+  });
+
   await t.test('ingestion needs a key with ingest or admin scope', async () => {
     const jwt = await svc.login(tenant);
     const created = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: 'reader', scopes: ['read:pii'] } });
