@@ -41,6 +41,7 @@ const PROCESSING_EVENTS = Number(process.env.BENCH_PROCESSING_EVENTS ?? 6000);
 const PROCESSING_PARTICIPANTS = 1000;
 const END_TO_END_SECONDS = 10;
 const PROCESSING_TIMEOUT_MS = 240_000;
+const CHILD_STOP_GRACE_MS = 10_000;
 const root = path.resolve(import.meta.dirname, '..');
 
 async function freePort(): Promise<number> {
@@ -54,7 +55,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+async function waitForHttp(url: string, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -79,7 +80,12 @@ function startChild(args: string[], env: Record<string, string>): ChildProcess {
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
+    // A process still booting may not act on SIGTERM; it gets SIGKILL after a grace period.
+    const force = setTimeout(() => child.kill('SIGKILL'), CHILD_STOP_GRACE_MS);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
     child.kill('SIGTERM');
   });
 }
@@ -100,7 +106,12 @@ interface LoadResult {
   total: number;
 }
 
+function progress(message: string): void {
+  process.stderr.write(`[bench] ${new Date().toISOString()} ${message}\n`);
+}
+
 async function load(options: autocannon.Options): Promise<LoadResult> {
+  progress(`load ${String(options.url)}`);
   const result = await autocannon({ duration: DURATION_SECONDS, ...options });
   return {
     requestsPerSecond: result.requests.average,
@@ -225,9 +236,10 @@ async function main(): Promise<void> {
     // Worker processes start one after another (concurrent starts would race on migrations) and are
     // ready once their job queue workers check in.
     async function startWorker(): Promise<ChildProcess> {
+      progress('starting a worker process');
       const { rows: before } = await owner.query('SELECT count(*)::int AS n FROM worker_heartbeats');
       const child = startChild(['--import', 'tsx', 'src/main.ts'], { ...serviceEnv, SERVICE_ROLE: 'worker' });
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + 180_000;
       for (;;) {
         const { rows: now } = await owner.query('SELECT count(*)::int AS n FROM worker_heartbeats');
         if (now[0].n > before[0].n) return child;
@@ -238,7 +250,9 @@ async function main(): Promise<void> {
 
     /** Stores the backlog while the workers run; the rate is events over the span of their processed_at. */
     async function measureProcessing(): Promise<number> {
+      progress('storing the processing backlog');
       const since = await ingestBacklog();
+      progress('waiting for processing');
       const started = Date.now();
       for (;;) {
         const { rows: left } = await owner.query(`SELECT count(*)::int AS n FROM ingested_events WHERE seq > $1 AND status <> 'processed'`, [since]);
