@@ -358,20 +358,46 @@ export function presentMultiplier(row: store.MultiplierRow) {
 export async function createMultiplier(db: Database, tenantId: string, body: MultiplierBody) {
   const startsAt = new Date(body.starts_at);
   const endsAt = new Date(body.ends_at);
-  if (!(endsAt.getTime() > startsAt.getTime())) throw invalid('ends_at must be after starts_at');
   const row = await db.tenant(tenantId, (tx) =>
-    store.insertMultiplier(tx, tenantId, {
-      id: prefixedId('mul', 12),
+    createMultiplierRowInTx(tx, tenantId, {
       multiplier: body.multiplier,
-      starts_at: startsAt,
-      ends_at: endsAt,
-      event_type: body.match.event_type,
-      attributes: body.match.attributes ?? {},
-      participant_id: body.participant_id ?? null,
-      created_at: clock.now(),
+      startsAt,
+      endsAt,
+      match: { event_type: body.match.event_type, attributes: body.match.attributes ?? {} },
+      participantId: body.participant_id,
     }),
   );
   return presentMultiplier(row);
+}
+
+export interface MultiplierInput {
+  multiplier: number;
+  startsAt: Date;
+  endsAt: Date;
+  match: { event_type: string; attributes: Record<string, unknown> };
+  /** Limits the multiplier to one participant (a `points_multiplier` reward). */
+  participantId?: string;
+}
+
+async function createMultiplierRowInTx(tx: Tx, tenantId: string, input: MultiplierInput): Promise<store.MultiplierRow> {
+  if (!(input.endsAt.getTime() > input.startsAt.getTime())) throw invalid('ends_at must be after starts_at');
+  if (!(Number.isFinite(input.multiplier) && input.multiplier > 0)) throw invalid('multiplier must be a positive number');
+  return store.insertMultiplier(tx, tenantId, {
+    id: prefixedId('mul', 12),
+    multiplier: input.multiplier,
+    starts_at: input.startsAt,
+    ends_at: input.endsAt,
+    event_type: input.match.event_type,
+    attributes: input.match.attributes,
+    participant_id: input.participantId ?? null,
+    created_at: clock.now(),
+  });
+}
+
+/** Creates a multiplier inside the caller's transaction; used by `points_multiplier` rewards for one participant. */
+export async function createMultiplierInTx(tx: Tx, tenantId: string, input: MultiplierInput): Promise<{ id: string }> {
+  const row = await createMultiplierRowInTx(tx, tenantId, input);
+  return { id: row.id };
 }
 
 export async function listMultipliers(db: Database, tenantId: string, query: { limit: number; cursor?: string; active_at?: string }) {
