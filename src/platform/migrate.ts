@@ -78,8 +78,11 @@ export async function migrate(ownerUrl: string, appPassword: string, log: (messa
       DECLARE t text;
       BEGIN
         FOREACH t IN ARRAY ARRAY['_private_jobs', '_private_tasks', '_private_job_queues'] LOOP
-          IF to_regclass('graphile_worker.' || t) IS NOT NULL THEN
-            EXECUTE format('DROP POLICY IF EXISTS app_role_access ON graphile_worker.%I', t);
+          -- Created once: re-creating it on every start would take an exclusive
+          -- lock on the job tables while other processes are working them.
+          IF to_regclass('graphile_worker.' || t) IS NOT NULL AND NOT EXISTS (
+            SELECT 1 FROM pg_policies WHERE schemaname = 'graphile_worker' AND tablename = t AND policyname = 'app_role_access'
+          ) THEN
             EXECUTE format('CREATE POLICY app_role_access ON graphile_worker.%I TO ${APP_ROLE} USING (true) WITH CHECK (true)', t);
           END IF;
         END LOOP;
