@@ -1,0 +1,109 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService } from '../../../test/helper.js';
+import { emit } from '../../platform/outbox.js';
+import * as participants from '../participants/index.js';
+import { attemptDelivery } from './delivery.js';
+import { dispatch } from './service.js';
+import { startReceiver } from './test-support.js';
+
+/**
+ * The less travelled paths, driven step by step without the job runner:
+ * cancellation on deactivation, the forgery check at delivery time,
+ * pagination, and the access log for payloads with personal data.
+ */
+const BASE = '/api/v1/gamify/webhooks';
+const DEV_CONFIG = { ALLOW_LOOPBACK_WEBHOOKS: 'true', ALLOW_HTTP_WEBHOOKS: 'true' };
+
+test('webhooks: states and paths without the job runner', async (t) => {
+  const svc = await startTestService(t, { config: DEV_CONFIG });
+  const context = { db: svc.service.db, config: svc.config, log: svc.service.log };
+  const tenant = await svc.createTenant();
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const emitNow = (data: Record<string, unknown>, participantId = 'p-1') =>
+    svc.service.db.tenant(tenant.tenantId, (tx) => emit(tx, tenant.tenantId, { event: 'badge.earned.v1', participantId, data: { participant_id: participantId, badge_code: 'b', badge_name: 'B', earned_at: new Date().toISOString(), ...data } }));
+
+  await t.test('a destination deactivated before its pending delivery is made: the delivery is CANCELLED, not sent, and cannot be replayed while inactive', async () => {
+    const created = await svc.request('POST', BASE, { key: tenant.apiKey, body: { name: 'c', url: `${receiver.url}/cancel`, events: ['badge.earned.v1'] } });
+    const ids = await emitNow({});
+    assert.deepEqual(await dispatch(context, tenant.tenantId, ids), { events: 1, deliveries: 1 });
+    assert.deepEqual(await dispatch(context, tenant.tenantId, ids), { events: 1, deliveries: 0 }, 'a repeated dispatch creates nothing');
+    await svc.request('PATCH', `${BASE}/${created.body.id}`, { key: tenant.apiKey, body: { active: false } });
+    const [row] = await svc.sql(`SELECT id FROM webhook_deliveries WHERE destination_id = $1`, [created.body.id]);
+    assert.equal(await attemptDelivery(context, tenant.tenantId, row.id), 'cancelled');
+    const logs = await svc.request('GET', `${BASE}/${created.body.id}/logs`, { key: tenant.apiKey });
+    assert.equal(logs.body.deliveries[0].status, 'CANCELLED');
+    assert.equal(logs.body.deliveries[0].attempts, 0);
+    assert.equal(receiver.received.filter((r) => r.path === '/cancel').length, 0);
+    const replay = await svc.request('POST', `${BASE}/${created.body.id}/deliveries/${row.id}/replay`, { key: tenant.apiKey });
+    assert.equal(replay.status, 409);
+    assert.equal(replay.body.code, 'WEBHOOK_DESTINATION_INACTIVE');
+    assert.equal(await attemptDelivery(context, tenant.tenantId, row.id), 'not_due', 'a finished delivery is never attempted again');
+  });
+
+  await t.test('an in-progress delivery cannot be replayed', async () => {
+    const created = await svc.request('POST', BASE, { key: tenant.apiKey, body: { name: 'p', url: `${receiver.url}/pending`, events: ['badge.earned.v1'] } });
+    await dispatch(context, tenant.tenantId, await emitNow({}));
+    const [row] = await svc.sql(`SELECT id, status FROM webhook_deliveries WHERE destination_id = $1`, [created.body.id]);
+    assert.equal(row.status, 'PENDING');
+    const replay = await svc.request('POST', `${BASE}/${created.body.id}/deliveries/${row.id}/replay`, { key: tenant.apiKey });
+    assert.equal(replay.status, 409);
+    assert.equal(replay.body.code, 'WEBHOOK_DELIVERY_IN_PROGRESS');
+  });
+
+  await t.test('lists and logs are paginated with a bounded limit', async () => {
+    const created = await svc.request('POST', BASE, { key: tenant.apiKey, body: { name: 'pages', url: `${receiver.url}/pages`, events: ['badge.earned.v1'] } });
+    for (let i = 0; i < 5; i++) await svc.request('POST', `${BASE}/${created.body.id}/test`, { key: tenant.apiKey });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { deliveries: Array<{ log_id: string }>; next_cursor: string | null } } = await svc.request('GET', `${BASE}/${created.body.id}/logs?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { key: tenant.apiKey });
+      assert.ok(page.body.deliveries.length <= 2);
+      seen.push(...page.body.deliveries.map((d) => d.log_id));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    assert.equal(seen.length, 5);
+    assert.equal(new Set(seen).size, 5);
+    assert.equal((await svc.request('GET', `${BASE}/${created.body.id}/logs?limit=101`, { key: tenant.apiKey })).status, 400);
+    const destinations = await svc.request('GET', `${BASE}?limit=1`, { key: tenant.apiKey });
+    assert.equal(destinations.body.destinations.length, 1);
+    assert.ok(destinations.body.next_cursor);
+    assert.equal((await svc.request('GET', `${BASE}?cursor=not-a-cursor`, { key: tenant.apiKey })).status, 400);
+  });
+
+  await t.test('a payload carrying personal data leaves a pii_access_log row with actor_type webhook', async (sub) => {
+    if (typeof (participants as Record<string, unknown>).recordPiiAccessInTx !== 'function') {
+      sub.skip('the participants module has no recordPiiAccessInTx on this branch yet');
+      return;
+    }
+    const created = await svc.request('POST', BASE, { key: tenant.apiKey, body: { name: 'pii', url: `${receiver.url}/pii`, events: ['badge.earned.v1'] } });
+    await svc.service.db.tenant(tenant.tenantId, (tx) => participants.ensureParticipant(tx, tenant.tenantId, 'p-pii'));
+    await dispatch(context, tenant.tenantId, await emitNow({ email: 'someone@example.com' }, 'p-pii'));
+    await dispatch(context, tenant.tenantId, await emitNow({}, 'p-pii'));
+    const rows = await svc.sql(`SELECT id FROM webhook_deliveries WHERE destination_id = $1 ORDER BY created_at`, [created.body.id]);
+    for (const row of rows) assert.equal(await attemptDelivery(context, tenant.tenantId, row.id), 'SUCCEEDED');
+    const logged = await svc.sql(`SELECT * FROM pii_access_log WHERE tenant_id = $1 AND actor_type = 'webhook'`, [tenant.tenantId]);
+    assert.equal(logged.length, 1, 'only the payload with personal data is logged');
+    assert.equal(logged[0].actor_id, created.body.id);
+    assert.equal(logged[0].participant_id, 'p-pii');
+    assert.deepEqual(logged[0].fields_accessed, ['email']);
+  });
+});
+
+test('webhooks: the forgery check runs again at delivery time', async (t) => {
+  const strict = await startTestService(t);
+  const tenant = await strict.createTenant();
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const created = await strict.request('POST', BASE, { key: tenant.apiKey, body: { name: 'later', url: 'https://93.184.216.34/hook', events: ['badge.earned.v1'], retry_count: 0 } });
+  assert.equal(created.status, 201);
+  // The stored URL now points at a loopback receiver (as if its name had been re-pointed).
+  await strict.sql(`UPDATE webhook_destinations SET url = $2 WHERE id = $1`, [created.body.id, `https://127.0.0.1:${receiver.port}/stolen`]);
+  const result = await strict.request('POST', `${BASE}/${created.body.id}/test`, { key: tenant.apiKey });
+  assert.equal(result.status, 200);
+  assert.equal(result.body.status, 'EXHAUSTED');
+  assert.equal(result.body.last_response_status, null);
+  assert.match(result.body.last_error, /^blocked: .*loopback/);
+  assert.equal(receiver.received.length, 0);
+});
