@@ -42,6 +42,20 @@ test('webhooks: states and paths without the job runner', async (t) => {
     assert.equal(await attemptDelivery(context, tenant.tenantId, row.id), 'not_due', 'a finished delivery is never attempted again');
   });
 
+  await t.test('concurrent dispatches and attempts: one delivery per event and destination, one POST per attempt', async () => {
+    const created = await svc.request('POST', BASE, { key: tenant.apiKey, body: { name: 'race', url: `${receiver.url}/race`, events: ['badge.earned.v1'] } });
+    const ids = await emitNow({});
+    const dispatched = await Promise.all(Array.from({ length: 8 }, () => dispatch(context, tenant.tenantId, ids)));
+    assert.equal(dispatched.reduce((sum, d) => sum + d.deliveries, 0), 1);
+    const [row] = await svc.sql(`SELECT id FROM webhook_deliveries WHERE destination_id = $1`, [created.body.id]);
+    const results = await Promise.all(Array.from({ length: 10 }, () => attemptDelivery(context, tenant.tenantId, row.id)));
+    assert.equal(results.filter((r) => r === 'SUCCEEDED').length, 1, JSON.stringify(results));
+    assert.ok(results.every((r) => r === 'SUCCEEDED' || r === 'not_due'));
+    assert.equal(receiver.received.filter((r) => r.path === '/race').length, 1);
+    const [after] = await svc.sql(`SELECT attempts, status FROM webhook_deliveries WHERE id = $1`, [row.id]);
+    assert.deepEqual(after, { attempts: 1, status: 'SUCCEEDED' });
+  });
+
   await t.test('an in-progress delivery cannot be replayed', async () => {
     const created = await svc.request('POST', BASE, { key: tenant.apiKey, body: { name: 'p', url: `${receiver.url}/pending`, events: ['badge.earned.v1'] } });
     await dispatch(context, tenant.tenantId, await emitNow({}));
