@@ -68,6 +68,8 @@ export async function attemptDelivery(context: Context, tenantId: string, delive
   const { db, config, log } = context;
   const token = randomToken(12);
   const claimed = await db.tenant(tenantId, async (tx) => {
+    const due = await store.claimDue(tx, tenantId, deliveryId, token, ATTEMPT_DEADLINE_GRACE_SECONDS, clock.now());
+    if (due) return { result: 'claimed' as const, work: due };
     const work = await store.lockDeliveryWork(tx, tenantId, deliveryId);
     if (!work) return { result: 'not_found' as const };
     const { delivery, destination } = work;

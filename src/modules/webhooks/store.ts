@@ -160,6 +160,28 @@ export interface DeliveryWork {
   deadlineExpired: boolean;
 }
 
+/**
+ * The common case in one statement: a delivery that is due (PENDING or
+ * RETRYING) to an active destination is marked DELIVERING with the attempt's
+ * token and deadline, and returned with its destination and event data.
+ * Null when the delivery is in any other situation (the caller then looks closer).
+ */
+export async function claimDue(tx: Tx, tenantId: string, deliveryId: string, token: string, graceSeconds: number, now: Date): Promise<DeliveryWork | null> {
+  const { rows } = await tx.query(
+    `UPDATE webhook_deliveries w
+     SET status = 'DELIVERING', attempt_token = $3, attempt_deadline = now() + make_interval(secs => d.timeout_seconds + $4), updated_at = $5
+     FROM webhook_destinations d
+     WHERE w.tenant_id = $1 AND w.id = $2 AND w.status IN ('PENDING', 'RETRYING')
+       AND d.tenant_id = w.tenant_id AND d.id = w.destination_id AND d.active
+     RETURNING to_jsonb(w) AS delivery, to_jsonb(d) AS destination,
+               (SELECT o.data FROM outbox_events o WHERE o.tenant_id = w.tenant_id AND o.id = w.event_id) AS data`,
+    [tenantId, deliveryId, token, graceSeconds, now],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return { delivery: row.delivery as DeliveryRow, destination: row.destination as DestinationRow, data: row.data ?? null, deadlineExpired: false };
+}
+
 /** Reads a delivery with its destination and event data, locking the delivery row. */
 export async function lockDeliveryWork(tx: Tx, tenantId: string, deliveryId: string): Promise<DeliveryWork | null> {
   const { rows } = await tx.query(
