@@ -303,3 +303,34 @@ test('API keys: format, hashing, listing and the plan quota', async (t) => {
     assert.deepEqual(await svc.sql('SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL', [fresh.tenantId]), [{ n: 2 }]);
   });
 });
+
+test('tenantRead: one round trip, the same isolation, literal values, and a clean connection after an error', async (t) => {
+  const svc = await startTestService(t);
+  const tenantA = await svc.createTenant();
+  const tenantB = await svc.createTenant();
+  const db = svc.service.db;
+  // Row-level security applies: tenant A's context sees no row of B, even when asked by id.
+  assert.deepEqual(await db.tenantRead(tenantA.tenantId, 'SELECT id FROM tenants WHERE id = $1', [tenantB.tenantId]), []);
+  assert.deepEqual(await db.tenantRead(tenantA.tenantId, 'SELECT count(*)::int AS n FROM api_keys'), [{ n: 1 }]);
+  // Values arrive exactly as parameters would: quotes, backslashes, unicode, arrays, nulls, dates and numbers.
+  const tricky = ["O'Brien \\ \"quoted\" $1 ; DROP TABLE tenants; --", 'ключ 🔑', ''];
+  const [echo] = await db.tenantRead<{ texts: string[]; nothing: null; at: Date; n: number }>(
+    tenantA.tenantId,
+    'SELECT $1::text[] AS texts, $2::text AS nothing, $3::timestamptz AS at, $4::int + 1 AS n',
+    [tricky, null, new Date('2026-01-02T03:04:05.678Z'), 41],
+  );
+  assert.deepEqual(echo.texts, tricky);
+  assert.equal(echo.nothing, null);
+  assert.equal(echo.at.toISOString(), '2026-01-02T03:04:05.678Z');
+  assert.equal(echo.n, 42);
+  // The setting does not outlive the statement's transaction.
+  const [{ tenant }] = (await db.app.query(`SELECT current_setting('app.tenant_id', true) AS tenant`)).rows;
+  assert.ok(!tenant);
+  // A failing statement rolls back; every pooled connection still works afterwards.
+  await assert.rejects(db.tenantRead(tenantA.tenantId, 'SELECT 1 / $1::int', [0]), /division by zero/);
+  await assert.rejects(db.tenantRead(tenantA.tenantId, 'SELECT $2', [1]), /\$2 has no value/);
+  const after = await Promise.all(Array.from({ length: 30 }, () => db.tenantRead(tenantA.tenantId, 'SELECT 1 AS one')));
+  assert.ok(after.every((rows) => rows[0].one === 1));
+  assert.deepEqual(await db.tenantRead('00000000-0000-4000-8000-000000000000', 'SELECT count(*)::int AS n FROM tenants'), [{ n: 0 }]);
+  await assert.rejects(db.tenantRead("x'; SELECT 1; --", 'SELECT 1'), /must be a UUID/);
+});

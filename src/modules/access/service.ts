@@ -173,7 +173,7 @@ export async function createSession(
 }
 
 export async function readTenant(db: Database, tenantId: string) {
-  const tenant = await db.tenant(tenantId, (tx) => store.readTenant(tx, tenantId));
+  const tenant = await store.readTenantOnce(db, tenantId);
   if (!tenant) throw notFound('tenant');
   const quotas = PLAN_QUOTAS[tenant.plan as Plan];
   return {

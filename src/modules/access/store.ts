@@ -1,4 +1,5 @@
-import type { Tx } from '../../platform/db.js';
+import type { Database, Tx } from '../../platform/db.js';
+import type { Plan } from '../../platform/plans.js';
 import type { ApiKeyRecord } from './schemas.js';
 
 const KEY_COLUMNS = 'id, name, environment, prefix, scopes, rate_limit_per_minute, created_at, updated_at, last_used_at, revoked_at';
@@ -92,5 +93,15 @@ export async function insertSession(
 
 export async function readTenant(tx: Tx, tenantId: string) {
   const { rows } = await tx.query('SELECT id, slug, name, plan, rate_limit_per_minute, timezone FROM tenants WHERE id = $1', [tenantId]);
+  return rows[0] ?? null;
+}
+
+/** The same read in one round trip, for the hot path. */
+export async function readTenantOnce(db: Database, tenantId: string) {
+  const rows = await db.tenantRead<{ id: string; slug: string; name: string; plan: Plan; rate_limit_per_minute: number | null; timezone: string }>(
+    tenantId,
+    'SELECT id, slug, name, plan, rate_limit_per_minute, timezone FROM tenants WHERE id = $1',
+    [tenantId],
+  );
   return rows[0] ?? null;
 }
