@@ -51,6 +51,8 @@ test('tenant isolation and credentials', async (t) => {
       /row-level security/,
     );
     await assert.rejects(appPool.query('SELECT * FROM service_secrets'), /permission denied/);
+    await assert.rejects(appPool.query('DELETE FROM schema_migrations'), /permission denied/);
+    await assert.rejects(appPool.query('SELECT * FROM worker_heartbeats'), /permission denied/);
   });
 
   await t.test('every table with a tenant_id column has row-level security enabled and forced, and the app role cannot bypass it', async () => {

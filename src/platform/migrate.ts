@@ -49,6 +49,8 @@ export async function migrate(ownerUrl: string, appPassword: string, log: (messa
       name text PRIMARY KEY,
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
+    // The default privileges above would let the application role rewrite the migration history.
+    await client.query(`REVOKE ALL ON schema_migrations FROM ${APP_ROLE}`);
     const done = new Set((await client.query('SELECT name FROM schema_migrations')).rows.map((row) => row.name as string));
     for (const name of migrationFiles()) {
       if (done.has(name)) continue;
