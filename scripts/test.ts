@@ -12,7 +12,8 @@ import { migrate } from '../src/platform/migrate.js';
  * a database of its own, so files run in parallel without seeing each other.
  *
  * Arguments are passed to the runner: `npm test -- src/modules/points` runs
- * the tests under that folder only.
+ * the tests under that folder only. A test file may take TEST_TIMEOUT_MS (default 15 minutes):
+ * on a shared, loaded machine a file's set-up alone can take a minute.
  */
 // One template per run, so that several runs can share a server.
 const TEMPLATE = `loyalty_template_${process.pid}`;
@@ -70,7 +71,7 @@ async function main(): Promise<number> {
     const concurrency = process.env.TEST_CONCURRENCY ?? '2';
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...runnerFlags, ...files],
+      ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 900_000}`, ...runnerFlags, ...files],
       { stdio: 'inherit', env: { ...process.env, APP_ENV: 'test', TEST_PG_URL: templateUrl, TEST_PG_TEMPLATE: TEMPLATE } },
     );
     const code = await new Promise<number>((resolve) => child.on('close', (exitCode) => resolve(exitCode ?? 1)));
