@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 /**
- * The service as a user runs it: `tsx src/main.ts` on a DATA_DIR with the
+ * The service as a user runs it (`npm start`: `node --import tsx src/main.ts`) on a DATA_DIR with the
  * embedded PostgreSQL, stopped and started again, with tenants created by
  * `npm run tenant:create` both while it runs and while it is stopped.
  */
@@ -60,7 +60,10 @@ async function waitReady(baseUrl: string, child: ChildProcess, output: () => str
 }
 
 function startService(env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
-  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As `npm start` runs it: node with the tsx loader, no launcher process in between (the tsx
+  // launcher gives its child 30 ms to acknowledge a signal and then kills it, which a loaded
+  // machine misses).
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
