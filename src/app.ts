@@ -229,6 +229,7 @@ export async function buildApp(
       await limit(request, reply, null);
       throw error;
     }
+    auth.ipAddress = clientIp(request);
     request.auth = auth;
     await limit(request, reply, auth);
     const tenantHeader = request.headers['x-service-tenant'];
@@ -247,6 +248,7 @@ export async function buildApp(
     if (sessionId === undefined || sessionId === null || sessionId === '') throw unauthenticated('session_id is required');
     if (typeof sessionId !== 'string') throw unauthenticated('session_id must be a string');
     const auth = await authenticator.fromSession(sessionId, typeof engagementId === 'string' ? engagementId : undefined);
+    auth.ipAddress = clientIp(request);
     request.auth = auth;
     await limit(request, reply, auth, false);
   });

@@ -29,7 +29,11 @@ export interface Config {
     ipPerMinute: number;
     keyPerMinute: number;
     ingestBurstPerSecond: number;
+    /** Routes marked `rateLimit: 'listing'` (participant listing and search): per caller, per 60 s. */
+    listingPerMinute: number;
   };
+  /** How long personal-data access log rows are kept; at least 12 months (spec: Limits). */
+  piiAccessLogRetentionMonths: number;
   /** Multiplies every schedule interval (webhook backoff, lifecycle ticks). 1 is the spec's timing. */
   timeScale: number;
   /** Development only: lets webhook destinations point at loopback receivers. */
@@ -100,7 +104,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ipPerMinute: readInt(env, 'RATE_LIMIT_IP_PER_MINUTE', 100, 1, 10_000_000),
       keyPerMinute: readInt(env, 'RATE_LIMIT_KEY_PER_MINUTE', 1000, 1, 10_000_000),
       ingestBurstPerSecond: readInt(env, 'RATE_LIMIT_INGEST_BURST_PER_SECOND', 100, 1, 10_000_000),
+      listingPerMinute: readInt(env, 'RATE_LIMIT_LISTING_PER_MINUTE', 60, 1, 10_000_000),
     },
+    piiAccessLogRetentionMonths: readInt(env, 'PII_ACCESS_LOG_RETENTION_MONTHS', 12, 12, 1200),
     timeScale: readNumber(env, 'TIME_SCALE', 1, 0.0001, 1),
     allowLoopbackWebhooks: readBool(env, 'ALLOW_LOOPBACK_WEBHOOKS'),
     allowHttpWebhooks: readBool(env, 'ALLOW_HTTP_WEBHOOKS'),

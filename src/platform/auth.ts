@@ -31,6 +31,8 @@ export interface AuthContext {
   keyRequestsPerMinute: number | null;
   participantId?: string;
   engagementId?: string;
+  /** The caller's address, set by the app for each request (audit rows such as the personal-data access log). */
+  ipAddress?: string;
 }
 
 export const KEY_PATTERN = /^lk_(live|test)_[0-9a-f]{32}$/;

@@ -15,11 +15,15 @@ import { tenantRequestsPerMinute } from './plans.js';
  * | per tenant, aggregate     | the plan's requests / minute  | every keyed caller of the tenant     |
  * | ingestion burst           | 100 / 1 s per tenant          | ingestion routes                     |
  *
+ * Routes in the `listing` group (bulk reads such as the participant listing,
+ * "rate-limited; not for bulk loads") also count against a tighter per-caller
+ * limit, RATE_LIMIT_LISTING_PER_MINUTE (default 60 / 60 s).
+ *
  * Counters live in memory, or in Redis when REDIS_URL is set so that several
  * API processes share them (with an in-memory insurance limiter if Redis
  * fails). The tightest scope decides the X-RateLimit-* headers.
  */
-export type RateLimitGroup = 'default' | 'ingest';
+export type RateLimitGroup = 'default' | 'ingest' | 'listing';
 
 export interface Decision {
   allowed: boolean;
@@ -130,6 +134,7 @@ export class RateLimits {
       } else {
         checks.push(this.consume('tenant-public', auth.tenantId, tenantLimit, WINDOW_SECONDS));
       }
+      if (group === 'listing') checks.push(this.consume('listing', keyed ? auth.actorId : ip, this.config.rateLimits.listingPerMinute, WINDOW_SECONDS));
       if (group === 'ingest') checks.push(this.consume('ingest-burst', auth.tenantId, this.config.rateLimits.ingestBurstPerSecond, 1));
     }
     if (checks.length === 0) throw new Error('a rate-limit check needs an address or a credential');

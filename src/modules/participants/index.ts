@@ -1,20 +1,44 @@
 import type { ServiceModule } from '../../platform/module.js';
-import { Type } from '@sinclair/typebox';
+import routes from './routes.js';
+import { CustomField, ParticipantIdSchema, ParticipantProfile } from './schemas.js';
+import { profileStatePart } from './service.js';
+import { PURGE_ACCESS_LOG_TASK, purgeExpiredAccessLog } from './jobs.js';
 
 /**
- * Participants: the people a tenant's events are about. Other modules create
- * them on first sight through `ensureParticipant` and check them with
- * `participantExists`.
+ * Participants: the people a tenant's events are about, their profiles, and
+ * the privacy controls around them (masking, the access log, erasure).
+ *
+ * Other modules create participants on first sight through
+ * `ensureParticipant`, check them with `participantExists`, feed profile
+ * values with `coalesceProfileInTx`, mask with `maskProfile`, and log full
+ * reads of personal data they hand out (webhook deliveries) with
+ * `recordPiiAccessInTx`.
  */
-export { ensureParticipant, participantExists } from './store.js';
+export { ensureParticipant, participantExists, readProfile as readProfileInTx } from './store.js';
+export type { StoredProfile } from './store.js';
+export {
+  coalesceProfileInTx,
+  maskProfile,
+  recordPiiAccessInTx,
+  canReadPii,
+  personalFieldsOf,
+  DELETED_USER_LABEL,
+  type CoalesceResult,
+  type PiiAccess,
+  type ProfileView,
+} from './service.js';
+export { STANDARD_FIELDS, MASKED_FIELDS } from './fields.js';
 
 /** A participant id as it appears in requests: the tenant's own identifier. */
-export const ParticipantId = Type.String({
-  minLength: 1,
-  maxLength: 128,
-  pattern: '^[^\\u0000-\\u001f]+$',
-  description: "The tenant's identifier of the participant (1 to 128 characters, no control characters).",
-});
+export const ParticipantId = ParticipantIdSchema;
 
-const participantsModule: ServiceModule = { name: 'participants' };
+const participantsModule: ServiceModule = {
+  name: 'participants',
+  routes,
+  schemas: [ParticipantProfile, CustomField],
+  tasks: { [PURGE_ACCESS_LOG_TASK]: purgeExpiredAccessLog },
+  // Daily, at a quiet minute; the job is idempotent, so a missed or repeated run does no harm.
+  crontab: [`23 3 * * * ${PURGE_ACCESS_LOG_TASK}`],
+  stateParts: { profile: profileStatePart },
+};
 export default participantsModule;

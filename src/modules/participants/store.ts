@@ -1,4 +1,6 @@
+import type pg from 'pg';
 import type { Tx } from '../../platform/db.js';
+import { STANDARD_FIELDS, type CustomFieldDefinition, type CustomFieldType, type StandardField } from './fields.js';
 
 /** Creates the participant on first sight; later calls only refresh the display name when one is given. */
 export async function ensureParticipant(tx: Tx, tenantId: string, participantId: string, displayName?: string | null): Promise<void> {
@@ -6,12 +8,14 @@ export async function ensureParticipant(tx: Tx, tenantId: string, participantId:
     await tx.query('INSERT INTO participants (tenant_id, participant_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [tenantId, participantId]);
     return;
   }
+  // An anonymized participant keeps no display name: later sightings do not bring one back.
   await tx.query(
     `INSERT INTO participants (tenant_id, participant_id, display_name)
      VALUES ($1, $2, $3)
      ON CONFLICT (tenant_id, participant_id) DO UPDATE
        SET display_name = COALESCE(EXCLUDED.display_name, participants.display_name), updated_at = now()
-       WHERE EXCLUDED.display_name IS NOT NULL AND EXCLUDED.display_name IS DISTINCT FROM participants.display_name`,
+       WHERE EXCLUDED.display_name IS NOT NULL AND EXCLUDED.display_name IS DISTINCT FROM participants.display_name
+         AND participants.anonymized_at IS NULL`,
     [tenantId, participantId, displayName ?? null],
   );
 }
@@ -19,4 +23,384 @@ export async function ensureParticipant(tx: Tx, tenantId: string, participantId:
 export async function participantExists(tx: Tx, tenantId: string, participantId: string): Promise<boolean> {
   const { rowCount } = await tx.query('SELECT 1 FROM participants WHERE tenant_id = $1 AND participant_id = $2', [tenantId, participantId]);
   return rowCount === 1;
+}
+
+// ---- profiles ---------------------------------------------------------------
+
+export interface StoredProfile {
+  participantId: string;
+  displayName: string | null;
+  fields: Record<StandardField, string | null>;
+  /** Custom values with whether their field is personal data. */
+  custom: Record<string, { value: unknown; personal: boolean }>;
+  anonymizedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const PROFILE_COLUMNS = `p.participant_id, p.display_name, p.anonymized_at, p.created_at, p.updated_at,
+  to_json(p.created_at) #>> '{}' AS created_cursor,
+  ${STANDARD_FIELDS.map((f) => (f === 'date_of_birth' ? `to_char(p.date_of_birth, 'YYYY-MM-DD') AS date_of_birth` : `p.${f}`)).join(', ')},
+  (SELECT coalesce(jsonb_object_agg(v.key, jsonb_build_object('value', v.value, 'personal', f.personal)), '{}'::jsonb)
+     FROM participant_custom_values v
+     JOIN participant_custom_fields f ON f.tenant_id = v.tenant_id AND f.key = v.key
+    WHERE v.tenant_id = p.tenant_id AND v.participant_id = p.participant_id) AS custom`;
+
+export type ProfileRow = StoredProfile & { cursor: { created_at: string; participant_id: string } };
+
+function toProfile(row: Record<string, unknown>): ProfileRow {
+  const fields = {} as Record<StandardField, string | null>;
+  for (const field of STANDARD_FIELDS) fields[field] = (row[field] as string | null) ?? null;
+  return {
+    participantId: row.participant_id as string,
+    displayName: (row.display_name as string | null) ?? null,
+    fields,
+    custom: row.custom as StoredProfile['custom'],
+    anonymizedAt: (row.anonymized_at as Date | null) ?? null,
+    createdAt: row.created_at as Date,
+    updatedAt: row.updated_at as Date,
+    cursor: { created_at: row.created_cursor as string, participant_id: row.participant_id as string },
+  };
+}
+
+export async function readProfile(tx: Tx, tenantId: string, participantId: string, options: { lock?: boolean } = {}): Promise<ProfileRow | null> {
+  const { rows } = await tx.query(
+    `SELECT ${PROFILE_COLUMNS} FROM participants p WHERE p.tenant_id = $1 AND p.participant_id = $2${options.lock ? ' FOR UPDATE OF p' : ''}`,
+    [tenantId, participantId],
+  );
+  return rows[0] ? toProfile(rows[0]) : null;
+}
+
+export interface ListFilters {
+  countryCode?: string;
+  city?: string;
+  postalCode?: string;
+  anonymized?: boolean;
+  createdAfter?: string;
+  createdBefore?: string;
+  externalId?: string;
+  emailHash?: string;
+  /** Custom field equality filters: the value already in its JSON form. */
+  attributes?: Array<{ key: string; value: unknown }>;
+}
+
+/** A page of profiles in (created_at, participant_id) order, one row more than the limit to tell whether more follow. */
+export async function listProfiles(
+  tx: Tx,
+  tenantId: string,
+  filters: ListFilters,
+  after: { created_at: string; participant_id: string } | null,
+  limit: number,
+): Promise<ProfileRow[]> {
+  const attributes = filters.attributes ?? [];
+  const { rows } = await tx.query(
+    `SELECT ${PROFILE_COLUMNS} FROM participants p
+     WHERE p.tenant_id = $1
+       AND ($2::text IS NULL OR p.country_code = $2)
+       AND ($3::text IS NULL OR lower(p.city) = lower($3))
+       AND ($4::text IS NULL OR p.postal_code = $4)
+       AND ($5::boolean IS NULL OR (p.anonymized_at IS NOT NULL) = $5)
+       AND ($6::timestamptz IS NULL OR p.created_at >= $6)
+       AND ($7::timestamptz IS NULL OR p.created_at < $7)
+       AND ($8::text IS NULL OR p.external_id = $8)
+       AND ($9::text IS NULL OR p.email_hash = $9)
+       AND ($10::timestamptz IS NULL OR (p.created_at, p.participant_id) > ($10::timestamptz, $11::text))
+       AND (SELECT count(*) FROM participant_custom_values v
+             JOIN unnest($12::text[], $13::jsonb[]) AS a (key, value) ON a.key = v.key AND a.value = v.value
+            WHERE v.tenant_id = p.tenant_id AND v.participant_id = p.participant_id) = cardinality($12::text[])
+     ORDER BY p.created_at, p.participant_id
+     LIMIT $14`,
+    [
+      tenantId,
+      filters.countryCode ?? null,
+      filters.city ?? null,
+      filters.postalCode ?? null,
+      filters.anonymized ?? null,
+      filters.createdAfter ?? null,
+      filters.createdBefore ?? null,
+      filters.externalId ?? null,
+      filters.emailHash ?? null,
+      after?.created_at ?? null,
+      after?.participant_id ?? null,
+      attributes.map((a) => a.key),
+      attributes.map((a) => JSON.stringify(a.value)),
+      limit + 1,
+    ],
+  );
+  return rows.map(toProfile);
+}
+
+/**
+ * Writes standard fields in one statement, creating the participant if new.
+ *
+ * `values` holds only the fields to write (null clears a field). A field is
+ * written when the observation is at least as new as the one that set the
+ * stored value, so out-of-order observations never overwrite newer ones. In
+ * `coalesce` mode an existing external_id is kept (first value wins); in
+ * `explicit` mode it is replaced like every other field. An anonymized
+ * participant is never written; the result says so.
+ */
+const PROFILE_UPSERT = (() => {
+  const value = (f: StandardField) => (f === 'date_of_birth' ? `($3::jsonb ->> '${f}')::date` : `($3::jsonb ->> '${f}')`);
+  const applies = (f: StandardField) =>
+    `($3::jsonb ? '${f}' AND coalesce((p.profile_observed_at ->> '${f}')::timestamptz, '-infinity') <= $4::timestamptz` +
+    (f === 'external_id' ? ` AND ($5::boolean OR p.external_id IS NULL))` : ')');
+  return `INSERT INTO participants AS p (tenant_id, participant_id, ${STANDARD_FIELDS.join(', ')}, email_hash, profile_observed_at, display_name)
+    VALUES ($1, $2, ${STANDARD_FIELDS.map(value).join(', ')},
+            CASE WHEN $3::jsonb ? 'email' THEN encode(sha256(convert_to(lower($3::jsonb ->> 'email'), 'UTF8')), 'hex') END,
+            (SELECT coalesce(jsonb_object_agg(k, to_jsonb($4::timestamptz)), '{}'::jsonb) FROM jsonb_object_keys($3::jsonb) k),
+            $6::text)
+    ON CONFLICT (tenant_id, participant_id) DO UPDATE SET
+      ${STANDARD_FIELDS.map((f) => `${f} = CASE WHEN ${applies(f)} THEN EXCLUDED.${f} ELSE p.${f} END`).join(',\n      ')},
+      email_hash = CASE WHEN ${applies('email')} THEN EXCLUDED.email_hash ELSE p.email_hash END,
+      profile_observed_at = p.profile_observed_at || jsonb_strip_nulls(jsonb_build_object(
+        ${STANDARD_FIELDS.map((f) => `'${f}', CASE WHEN ${applies(f)} THEN to_jsonb($4::timestamptz) END`).join(',\n        ')})),
+      display_name = coalesce(EXCLUDED.display_name, p.display_name),
+      updated_at = now()
+    WHERE p.anonymized_at IS NULL
+    RETURNING (xmax = 0) AS inserted`;
+})();
+
+export async function upsertProfile(
+  tx: Tx,
+  tenantId: string,
+  participantId: string,
+  values: Partial<Record<StandardField, string | null>>,
+  observedAt: Date,
+  mode: 'coalesce' | 'explicit',
+  displayName: string | null = null,
+): Promise<{ written: boolean }> {
+  const { rowCount } = await tx.query(PROFILE_UPSERT, [tenantId, participantId, JSON.stringify(values), observedAt, mode === 'explicit', displayName]);
+  return { written: rowCount === 1 };
+}
+
+/** Writes custom values (newest observation wins) unless the participant is anonymized. */
+export async function upsertCustomValues(tx: Tx, tenantId: string, participantId: string, values: Record<string, unknown>, observedAt: Date): Promise<void> {
+  const keys = Object.keys(values);
+  if (keys.length === 0) return;
+  await tx.query(
+    `INSERT INTO participant_custom_values AS v (tenant_id, participant_id, key, value, observed_at)
+     SELECT $1, $2, x.key, x.value, $5 FROM unnest($3::text[], $4::jsonb[]) AS x (key, value)
+     WHERE EXISTS (SELECT 1 FROM participants WHERE tenant_id = $1 AND participant_id = $2 AND anonymized_at IS NULL)
+     ON CONFLICT (tenant_id, participant_id, key) DO UPDATE SET value = EXCLUDED.value, observed_at = EXCLUDED.observed_at
+       WHERE v.observed_at <= EXCLUDED.observed_at`,
+    [tenantId, participantId, keys, keys.map((k) => JSON.stringify(values[k])), observedAt],
+  );
+}
+
+export async function deleteCustomValues(tx: Tx, tenantId: string, participantId: string, keys: string[]): Promise<number> {
+  if (keys.length === 0) return 0;
+  const { rowCount } = await tx.query('DELETE FROM participant_custom_values WHERE tenant_id = $1 AND participant_id = $2 AND key = ANY($3::text[])', [
+    tenantId,
+    participantId,
+    keys,
+  ]);
+  return rowCount ?? 0;
+}
+
+// ---- custom field definitions -------------------------------------------------
+
+export interface CustomFieldRecord extends CustomFieldDefinition {
+  description: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+function toField(row: Record<string, unknown>): CustomFieldRecord {
+  return {
+    key: row.key as string,
+    type: row.type as CustomFieldType,
+    personal: row.personal as boolean,
+    description: (row.description as string | null) ?? null,
+    createdAt: row.created_at as Date,
+    updatedAt: row.updated_at as Date,
+  };
+}
+
+export async function listCustomFields(tx: Tx, tenantId: string, after: string | null = null, limit = 1000): Promise<CustomFieldRecord[]> {
+  const { rows } = await tx.query(
+    'SELECT * FROM participant_custom_fields WHERE tenant_id = $1 AND ($2::text IS NULL OR key > $2) ORDER BY key LIMIT $3',
+    [tenantId, after, limit],
+  );
+  return rows.map(toField);
+}
+
+export async function readCustomField(tx: Tx, tenantId: string, key: string): Promise<CustomFieldRecord | null> {
+  const { rows } = await tx.query('SELECT * FROM participant_custom_fields WHERE tenant_id = $1 AND key = $2', [tenantId, key]);
+  return rows[0] ? toField(rows[0]) : null;
+}
+
+/** Inserts a definition under a lock on the tenant's definitions, unless the key exists or the tenant is at `max`. */
+export async function insertCustomField(
+  tx: Tx,
+  tenantId: string,
+  field: { key: string; type: CustomFieldType; personal: boolean; description: string | null },
+  now: Date,
+  max: number,
+): Promise<{ created: CustomFieldRecord | null; count: number }> {
+  // Serialises concurrent creations of one tenant so that the quota holds.
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtext('participant_custom_fields:' || $1))`, [tenantId]);
+  const { rows: counted } = await tx.query('SELECT count(*)::int AS n FROM participant_custom_fields WHERE tenant_id = $1', [tenantId]);
+  const count = counted[0].n as number;
+  if (count >= max) return { created: null, count };
+  const { rows } = await tx.query(
+    `INSERT INTO participant_custom_fields (tenant_id, key, type, personal, description, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT DO NOTHING RETURNING *`,
+    [tenantId, field.key, field.type, field.personal, field.description, now],
+  );
+  return { created: rows[0] ? toField(rows[0]) : null, count };
+}
+
+export async function updateCustomField(
+  tx: Tx,
+  tenantId: string,
+  key: string,
+  changes: { personal?: boolean; description?: string | null },
+  now: Date,
+): Promise<CustomFieldRecord | null> {
+  const { rows } = await tx.query(
+    `UPDATE participant_custom_fields
+        SET personal = coalesce($3, personal),
+            description = CASE WHEN $4 THEN $5 ELSE description END,
+            updated_at = $6
+      WHERE tenant_id = $1 AND key = $2 RETURNING *`,
+    [tenantId, key, changes.personal ?? null, 'description' in changes, changes.description ?? null, now],
+  );
+  return rows[0] ? toField(rows[0]) : null;
+}
+
+export async function deleteCustomField(tx: Tx, tenantId: string, key: string): Promise<CustomFieldRecord | null> {
+  const { rows } = await tx.query('DELETE FROM participant_custom_fields WHERE tenant_id = $1 AND key = $2 RETURNING *', [tenantId, key]);
+  return rows[0] ? toField(rows[0]) : null;
+}
+
+// ---- personal-data access log -------------------------------------------------
+
+export interface AccessLogRow {
+  id: string;
+  actorType: 'admin' | 'system' | 'webhook';
+  actorId: string;
+  participantId: string | null;
+  participantIds: string[];
+  fieldsAccessed: string[];
+  rowCount: number;
+  exportFormat: 'json' | 'csv' | null;
+  ipAddress: string | null;
+  occurredAt: Date;
+}
+
+export async function insertAccessLog(tx: Tx, tenantId: string, row: AccessLogRow): Promise<void> {
+  await tx.query(
+    `INSERT INTO pii_access_log (tenant_id, id, actor_type, actor_id, participant_id, participant_ids, fields_accessed, row_count, export_format, ip_address, occurred_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [
+      tenantId,
+      row.id,
+      row.actorType,
+      row.actorId,
+      row.participantId,
+      row.participantIds,
+      JSON.stringify(row.fieldsAccessed),
+      row.rowCount,
+      row.exportFormat,
+      row.ipAddress,
+      row.occurredAt,
+    ],
+  );
+}
+
+/** Deletes up to `batch` rows older than `before`, across tenants (owner connection, retention job only). */
+export async function purgeAccessLog(system: pg.Pool, before: Date, batch: number): Promise<number> {
+  const { rowCount } = await system.query(
+    `DELETE FROM pii_access_log WHERE ctid = ANY (ARRAY(SELECT ctid FROM pii_access_log WHERE occurred_at < $1 LIMIT $2))`,
+    [before, batch],
+  );
+  return rowCount ?? 0;
+}
+
+// ---- erasure ----------------------------------------------------------------------
+
+export interface ErasureCounts {
+  table: string;
+  total: number;
+  changed: number;
+}
+
+/** Runs the erasure function of migration 0700 over every table that holds the participant's rows. */
+export async function eraseEverywhere(
+  tx: Tx,
+  tenantId: string,
+  participantId: string,
+  mode: 'delete' | 'anonymize',
+  scrub: { values: string[]; keys: string[]; label: string; substringMin: number },
+): Promise<ErasureCounts[]> {
+  const { rows } = await tx.query('SELECT * FROM privacy_erase_participant($1, $2, $3, $4, $5, $6, $7)', [
+    tenantId,
+    participantId,
+    mode,
+    scrub.values,
+    scrub.keys,
+    scrub.label,
+    scrub.substringMin,
+  ]);
+  return rows.map((row) => ({ table: row.table_name as string, total: Number(row.total), changed: Number(row.changed) }));
+}
+
+/** Nulls every personal column of the participants row and marks it anonymized. */
+export async function anonymizeParticipantRow(tx: Tx, tenantId: string, participantId: string, at: Date): Promise<number> {
+  const { rowCount } = await tx.query(
+    `UPDATE participants SET ${STANDARD_FIELDS.map((f) => `${f} = NULL`).join(', ')},
+       email_hash = NULL, display_name = NULL, profile_observed_at = '{}'::jsonb, anonymized_at = $3, updated_at = now()
+     WHERE tenant_id = $1 AND participant_id = $2`,
+    [tenantId, participantId, at],
+  );
+  return rowCount ?? 0;
+}
+
+export interface ErasureRecord {
+  id: string;
+  participantId: string;
+  action: 'anonymized' | 'deleted';
+  performedAt: Date;
+  rowCounts: Record<string, number>;
+  rowsKept: Record<string, number>;
+}
+
+export async function insertErasure(
+  tx: Tx,
+  tenantId: string,
+  record: ErasureRecord & { actorType: string; actorId: string },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO participant_erasures (tenant_id, id, participant_id, action, actor_type, actor_id, performed_at, row_counts, rows_kept)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [
+      tenantId,
+      record.id,
+      record.participantId,
+      record.action,
+      record.actorType,
+      record.actorId,
+      record.performedAt,
+      JSON.stringify(record.rowCounts),
+      JSON.stringify(record.rowsKept),
+    ],
+  );
+}
+
+export async function latestErasure(tx: Tx, tenantId: string, participantId: string, action: 'anonymized' | 'deleted'): Promise<ErasureRecord | null> {
+  const { rows } = await tx.query(
+    `SELECT * FROM participant_erasures WHERE tenant_id = $1 AND participant_id = $2 AND action = $3 ORDER BY performed_at DESC, id LIMIT 1`,
+    [tenantId, participantId, action],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    id: row.id,
+    participantId: row.participant_id,
+    action: row.action,
+    performedAt: row.performed_at,
+    rowCounts: row.row_counts,
+    rowsKept: row.rows_kept,
+  };
 }

@@ -1,0 +1,410 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
+import type { AuthContext } from '../../platform/auth.js';
+import participantsModule, { coalesceProfileInTx, recordPiiAccessInTx } from './index.js';
+import { purgeExpiredAccessLog } from './jobs.js';
+import { clock } from '../../platform/clock.js';
+
+const FULL = {
+  email: 'zenobia.q@example.org',
+  first_name: 'Zenobia',
+  last_name: 'Quartermaine',
+  full_name: 'Zenobia Quartermaine',
+  mobile_number: '+4915112345678',
+  country_code: 'DE',
+  date_of_birth: '1987-03-14',
+  gender: 'female',
+  city: 'Quedlinburg',
+  postal_code: '06484',
+  external_id: 'crm-778899',
+};
+const MASKED = {
+  email: 'z***@example.org',
+  first_name: 'Ze***',
+  last_name: 'Qu***',
+  full_name: 'Z.Q.',
+  mobile_number: '***5678',
+  country_code: 'DE',
+  date_of_birth: '1987',
+  gender: '***',
+  city: 'Quedlinburg',
+  postal_code: '06484',
+  external_id: 'crm-778899',
+};
+const PERSONAL_FIELDS = ['custom.loyalty_card', 'date_of_birth', 'email', 'first_name', 'full_name', 'gender', 'last_name', 'mobile_number'];
+
+async function keyWithScopes(svc: TestService, tenant: TestTenant, scopes: string[]): Promise<{ key: string; id: string }> {
+  const jwt = await svc.login(tenant);
+  const created = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: scopes.join(' '), scopes } });
+  assert.equal(created.status, 201, created.text);
+  return { key: created.body.key, id: created.body.id };
+}
+
+function pick(body: Record<string, unknown>, keys: string[]) {
+  return Object.fromEntries(keys.map((k) => [k, body[k]]));
+}
+
+async function logRows(svc: TestService, tenantId: string) {
+  return svc.sql('SELECT * FROM pii_access_log WHERE tenant_id = $1 ORDER BY occurred_at, id', [tenantId]);
+}
+
+test('participants: profiles, masking, the access log, search and custom fields', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const other = await svc.createTenant();
+  const pii = await keyWithScopes(svc, tenant, ['admin', 'read:pii']);
+  const plain = await keyWithScopes(svc, tenant, ['gamify:admin']);
+
+  await t.test('custom fields: created, listed, read; duplicates, reserved and malformed keys refused', async () => {
+    const card = await svc.request('POST', '/api/v1/gamify/admin/participant-fields', {
+      key: tenant.apiKey,
+      body: { key: 'loyalty_card', type: 'string', personal: true, description: 'card number' },
+    });
+    assert.equal(card.status, 201, card.text);
+    assert.equal(card.body.personal, true);
+    const pref = await svc.request('POST', '/api/v1/gamify/admin/participant-fields', { key: tenant.apiKey, body: { key: 'newsletter', type: 'boolean', personal: false } });
+    assert.equal(pref.status, 201);
+    const visits = await svc.request('POST', '/api/v1/gamify/admin/participant-fields', { key: tenant.apiKey, body: { key: 'visits', type: 'number', personal: false } });
+    assert.equal(visits.status, 201);
+    const again = await svc.request('POST', '/api/v1/gamify/admin/participant-fields', { key: tenant.apiKey, body: { key: 'newsletter', type: 'string', personal: false } });
+    assert.equal(again.status, 409);
+    const reserved = await svc.request('POST', '/api/v1/gamify/admin/participant-fields', { key: tenant.apiKey, body: { key: 'email', type: 'string', personal: true } });
+    assert.equal(reserved.status, 400);
+    assert.match(reserved.body.detail, /standard profile field/);
+    const badKey = await svc.request('POST', '/api/v1/gamify/admin/participant-fields', { key: tenant.apiKey, body: { key: 'Bad-Key', type: 'string', personal: true } });
+    assert.equal(badKey.status, 400);
+    const badType = await svc.request('POST', '/api/v1/gamify/admin/participant-fields', { key: tenant.apiKey, body: { key: 'x', type: 'object', personal: true } });
+    assert.equal(badType.status, 400);
+    const list = await svc.request('GET', '/api/v1/gamify/admin/participant-fields', { key: tenant.apiKey });
+    assert.deepEqual(list.body.fields.map((f: { key: string }) => f.key), ['loyalty_card', 'newsletter', 'visits']);
+    const one = await svc.request('GET', '/api/v1/gamify/admin/participant-fields/newsletter', { key: tenant.apiKey });
+    assert.equal(one.body.type, 'boolean');
+    assert.equal((await svc.request('GET', '/api/v1/gamify/admin/participant-fields/newsletter', { key: other.apiKey })).status, 404);
+  });
+
+  await t.test('the upsert with read:pii writes every field and returns them in full, logging the read', async () => {
+    const response = await svc.request('PATCH', '/api/v1/gamify/admin/participants/p-1/profile', {
+      key: pii.key,
+      body: { ...FULL, email: ' Zenobia.Q@EXAMPLE.org ', mobile_number: '+49 151 1234-5678', display_name: 'Zen', custom: { loyalty_card: 'LC-5550001', newsletter: true, visits: 7 } },
+    });
+    assert.equal(response.status, 200, response.text);
+    assert.deepEqual(pick(response.body, Object.keys(FULL)), { ...FULL, email: 'Zenobia.Q@example.org' });
+    assert.deepEqual(response.body.custom, { loyalty_card: 'LC-5550001', newsletter: true, visits: 7 });
+    assert.equal(response.body.masked, false);
+    assert.equal(response.body.display_name, 'Zen');
+    const rows = await logRows(svc, tenant.tenantId);
+    assert.equal(rows.length, 1);
+    // Put the email back in the form the other tests expect.
+    const fixed = await svc.request('PATCH', '/api/v1/gamify/admin/participants/p-1/profile', { key: pii.key, body: { email: FULL.email } });
+    assert.equal(fixed.body.email, FULL.email);
+  });
+
+  await t.test('a single read without read:pii shows the exact masks and writes no log row', async () => {
+    const before = (await logRows(svc, tenant.tenantId)).length;
+    for (const path of ['/api/v1/gamify/admin/participants/p-1', '/api/v1/gamify/participants/p-1']) {
+      const response = await svc.request('GET', path, { key: plain.key });
+      assert.equal(response.status, 200, response.text);
+      assert.deepEqual(pick(response.body, Object.keys(MASKED)), MASKED);
+      assert.deepEqual(response.body.custom, { loyalty_card: '***', newsletter: true, visits: 7 });
+      assert.equal(response.body.masked, true);
+      assert.ok(!response.text.includes('Zenobia') && !response.text.includes('12345678') && !response.text.includes('1987-03-14'));
+    }
+    assert.equal((await logRows(svc, tenant.tenantId)).length, before);
+  });
+
+  await t.test('the deprecated full-profile route carries Deprecation and Sunset headers', async () => {
+    const response = await svc.request('GET', '/api/v1/gamify/participants/p-1', { key: plain.key });
+    assert.ok(response.headers.get('deprecation'));
+    assert.ok(response.headers.get('sunset'));
+    assert.match(response.headers.get('link') ?? '', /gamify\/state/);
+  });
+
+  await t.test('a single read with read:pii is full and writes exactly one log row with every field of the record', async () => {
+    const before = (await logRows(svc, tenant.tenantId)).length;
+    const response = await svc.request('GET', '/api/v1/gamify/admin/participants/p-1', { key: pii.key });
+    assert.deepEqual(pick(response.body, Object.keys(FULL)), FULL);
+    assert.equal(response.body.custom.loyalty_card, 'LC-5550001');
+    const rows = await logRows(svc, tenant.tenantId);
+    assert.equal(rows.length, before + 1);
+    const row = rows[rows.length - 1];
+    assert.equal(row.actor_type, 'admin');
+    assert.equal(row.actor_id, `api_key:${pii.id}`);
+    assert.equal(row.participant_id, 'p-1');
+    assert.deepEqual(row.participant_ids, ['p-1']);
+    assert.deepEqual(row.fields_accessed, PERSONAL_FIELDS);
+    assert.equal(row.row_count, 1);
+    assert.equal(row.export_format, null);
+    assert.equal(row.ip_address, '127.0.0.1');
+    assert.ok(row.occurred_at instanceof Date);
+    assert.match(row.id, /^[0-9a-f-]{36}$/);
+  });
+
+  await t.test('an admin login token reads in full and is logged as the admin user', async () => {
+    const jwt = await svc.login(tenant);
+    const response = await svc.request('GET', '/api/v1/gamify/admin/participants/p-1', { bearer: jwt });
+    assert.equal(response.body.email, FULL.email);
+    const rows = await logRows(svc, tenant.tenantId);
+    assert.match(rows[rows.length - 1].actor_id, /^admin_user:[0-9a-f-]{36}$/);
+  });
+
+  await t.test('setting personal fields without read:pii is refused and changes nothing; visible fields may be set', async () => {
+    const refused = await svc.request('PATCH', '/api/v1/gamify/admin/participants/p-1/profile', { key: plain.key, body: { email: 'other@example.org', city: 'Halle' } });
+    assert.equal(refused.status, 403);
+    assert.match(refused.body.detail, /read:pii.*email/);
+    const personalCustom = await svc.request('PATCH', '/api/v1/gamify/admin/participants/p-1/profile', { key: plain.key, body: { custom: { loyalty_card: 'X' } } });
+    assert.equal(personalCustom.status, 403);
+    const [row] = await svc.sql('SELECT email, city FROM participants WHERE tenant_id = $1 AND participant_id = $2', [tenant.tenantId, 'p-1']);
+    assert.deepEqual(row, { email: FULL.email, city: FULL.city });
+    const allowed = await svc.request('PATCH', '/api/v1/gamify/admin/participants/p-1/profile', { key: plain.key, body: { city: 'Halle', custom: { visits: 8 } } });
+    assert.equal(allowed.status, 200, allowed.text);
+    assert.equal(allowed.body.city, 'Halle');
+    assert.equal(allowed.body.email, MASKED.email);
+    await svc.request('PATCH', '/api/v1/gamify/admin/participants/p-1/profile', { key: plain.key, body: { city: FULL.city } });
+  });
+
+  await t.test('bad input gets 400 with a detail and changes nothing', async () => {
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ email: 'not-an-email' }, /email/],
+      [{ email: 'a@b' }, /email/],
+      [{ mobile_number: '0151 1234' }, /E\.164/],
+      [{ mobile_number: '+49abc12345678' }, /E\.164/],
+      [{ date_of_birth: '1987-02-30' }, /real calendar date/],
+      [{ date_of_birth: '14.03.1987' }, /YYYY-MM-DD/],
+      [{ date_of_birth: '2999-01-01' }, /future/],
+      [{ country_code: 'ZZ' }, /ISO 3166/],
+      [{ gender: 'f' }, /gender/],
+      [{ first_name: 'x'.repeat(101) }, /first_name/],
+      [{ external_id: 'e'.repeat(129) }, /external_id/],
+      [{ custom: { unknown_field: 'x' } }, /not a defined custom field/],
+      [{ custom: { visits: 'many' } }, /custom\.visits must be a number/],
+      [{ custom: { loyalty_card: 'x'.repeat(501) } }, /custom/],
+      [{ tenant_id: tenant.tenantId }, /not allowed/],
+      [{}, /fewer than 1|must NOT have fewer/],
+    ];
+    for (const [body, detail] of cases) {
+      const response = await svc.request('PATCH', '/api/v1/gamify/admin/participants/p-1/profile', { key: pii.key, body });
+      assert.equal(response.status, 400, `${JSON.stringify(body).slice(0, 60)}: ${response.text}`);
+      assert.match(response.body.detail, detail);
+    }
+    const [row] = await svc.sql('SELECT email, mobile_number, date_of_birth::text AS dob FROM participants WHERE tenant_id = $1 AND participant_id = $2', [tenant.tenantId, 'p-1']);
+    assert.deepEqual(row, { email: FULL.email, mobile_number: FULL.mobile_number, dob: FULL.date_of_birth });
+    const badId = await svc.request('GET', '/api/v1/gamify/admin/participants/unknown-one', { key: pii.key });
+    assert.equal(badId.status, 404);
+  });
+
+  await t.test('another tenant cannot read the participant', async () => {
+    assert.equal((await svc.request('GET', '/api/v1/gamify/admin/participants/p-1', { key: other.apiKey })).status, 404);
+    const list = await svc.request('GET', '/api/v1/gamify/admin/participants', { key: other.apiKey });
+    assert.equal(list.body.participants.length, 0);
+  });
+
+  await t.test('the listing pages with a cursor, filters, masks without read:pii and logs one row per full page', async () => {
+    for (const [id, country] of [['p-2', 'FR'], ['p-3', 'DE'], ['p-4', 'DE']] as const) {
+      const created = await svc.request('PATCH', `/api/v1/gamify/admin/participants/${id}/profile`, {
+        key: pii.key,
+        body: { email: `${id}@example.org`, first_name: 'Marta', country_code: country },
+      });
+      assert.equal(created.status, 200);
+    }
+    const before = (await logRows(svc, tenant.tenantId)).length;
+    const masked = await svc.request('GET', '/api/v1/gamify/admin/participants?limit=3', { key: plain.key });
+    assert.equal(masked.status, 200, masked.text);
+    assert.deepEqual(masked.body.participants.map((p: { participant_id: string }) => p.participant_id), ['p-1', 'p-2', 'p-3']);
+    assert.deepEqual(masked.body.participants.map((p: { email: string }) => p.email), ['z***@example.org', 'p***@example.org', 'p***@example.org']);
+    assert.ok(masked.body.next_cursor);
+    const rest = await svc.request('GET', `/api/v1/gamify/admin/participants?limit=3&cursor=${masked.body.next_cursor}`, { key: plain.key });
+    assert.deepEqual(rest.body.participants.map((p: { participant_id: string }) => p.participant_id), ['p-4']);
+    assert.equal(rest.body.next_cursor, null);
+    assert.equal((await logRows(svc, tenant.tenantId)).length, before);
+
+    const full = await svc.request('GET', '/api/v1/gamify/admin/participants?country_code=de', { key: pii.key });
+    assert.deepEqual(full.body.participants.map((p: { participant_id: string }) => p.participant_id), ['p-1', 'p-3', 'p-4']);
+    assert.equal(full.body.participants[1].email, 'p-3@example.org');
+    const rows = await logRows(svc, tenant.tenantId);
+    assert.equal(rows.length, before + 1);
+    const row = rows[rows.length - 1];
+    assert.equal(row.row_count, 3);
+    assert.equal(row.participant_id, null);
+    assert.deepEqual(row.participant_ids, ['p-1', 'p-3', 'p-4']);
+    assert.equal(row.export_format, 'json');
+    assert.deepEqual(row.fields_accessed, PERSONAL_FIELDS);
+
+    const badCursor = await svc.request('GET', '/api/v1/gamify/admin/participants?cursor=nonsense', { key: plain.key });
+    assert.equal(badCursor.status, 400);
+    const badLimit = await svc.request('GET', '/api/v1/gamify/admin/participants?limit=1000', { key: plain.key });
+    assert.equal(badLimit.status, 400);
+  });
+
+  await t.test('search: external id and email hash for anyone, exact email and personal attributes only with read:pii', async () => {
+    const byExternal = await svc.request('GET', '/api/v1/admin/participants/search?external_id=crm-778899', { key: plain.key });
+    assert.equal(byExternal.status, 200, byExternal.text);
+    assert.deepEqual(byExternal.body.participants.map((p: { participant_id: string }) => p.participant_id), ['p-1']);
+    assert.equal(byExternal.body.participants[0].first_name, 'Ze***');
+    const hash = createHash('sha256').update(FULL.email).digest('hex');
+    const byHash = await svc.request('GET', `/api/v1/admin/participants/search?email_hash=${hash}`, { key: plain.key });
+    assert.deepEqual(byHash.body.participants.map((p: { participant_id: string }) => p.participant_id), ['p-1']);
+    const byEmailRefused = await svc.request('GET', `/api/v1/admin/participants/search?email=${encodeURIComponent(FULL.email)}`, { key: plain.key });
+    assert.equal(byEmailRefused.status, 403);
+    const before = (await logRows(svc, tenant.tenantId)).length;
+    const byEmail = await svc.request('GET', `/api/v1/admin/participants/search?email=${encodeURIComponent('ZENOBIA.Q@example.org')}`, { key: pii.key });
+    assert.deepEqual(byEmail.body.participants.map((p: { email: string }) => p.email), [FULL.email]);
+    const rows = await logRows(svc, tenant.tenantId);
+    assert.equal(rows.length, before + 1);
+    assert.equal(rows[rows.length - 1].row_count, 1);
+    const personalAttribute = await svc.request('GET', '/api/v1/admin/participants/search?attribute=loyalty_card:LC-5550001', { key: plain.key });
+    assert.equal(personalAttribute.status, 403);
+    const withPii = await svc.request('GET', '/api/v1/admin/participants/search?attribute=loyalty_card:LC-5550001', { key: pii.key });
+    assert.deepEqual(withPii.body.participants.map((p: { participant_id: string }) => p.participant_id), ['p-1']);
+    const attributes = await svc.request('GET', '/api/v1/admin/participants/search?attribute=newsletter:true&attribute=visits:8', { key: plain.key });
+    assert.deepEqual(attributes.body.participants.map((p: { participant_id: string }) => p.participant_id), ['p-1']);
+    const none = await svc.request('GET', '/api/v1/admin/participants/search?attribute=visits:9', { key: plain.key });
+    assert.equal(none.body.participants.length, 0);
+    for (const query of ['', 'attribute=nokey', 'attribute=unknown:1', 'attribute=visits:many', 'email_hash=xyz', 'email=bad']) {
+      const response = await svc.request('GET', `/api/v1/admin/participants/search?${query}`, { key: pii.key });
+      assert.equal(response.status, 400, `${query}: ${response.text}`);
+    }
+    const otherTenant = await svc.request('GET', '/api/v1/admin/participants/search?external_id=crm-778899', { key: other.apiKey });
+    assert.equal(otherTenant.body.participants.length, 0);
+  });
+
+  await t.test('the profile state part is masked per caller and logs full reads', async () => {
+    const part = participantsModule.stateParts!.profile;
+    const auth = (scopes: string[]): AuthContext => ({
+      kind: 'key',
+      tenantId: tenant.tenantId,
+      scopes: new Set(scopes),
+      actorId: pii.id,
+      plan: 'enterprise',
+      tenantRequestsPerMinute: null,
+      keyRequestsPerMinute: null,
+      ipAddress: '10.1.2.3',
+    });
+    const session: AuthContext = { ...auth([]), kind: 'session', participantId: 'p-1' };
+    const before = (await logRows(svc, tenant.tenantId)).length;
+    const masked = (await svc.service.db.tenant(tenant.tenantId, (tx) => part(tx, tenant.tenantId, 'p-1', auth(['admin'])))) as Record<string, unknown>;
+    assert.deepEqual(pick(masked, Object.keys(MASKED)), MASKED);
+    const forSession = (await svc.service.db.tenant(tenant.tenantId, (tx) => part(tx, tenant.tenantId, 'p-1', session))) as Record<string, unknown>;
+    assert.deepEqual(pick(forSession, Object.keys(MASKED)), MASKED);
+    assert.equal((await logRows(svc, tenant.tenantId)).length, before);
+    const full = (await svc.service.db.tenant(tenant.tenantId, (tx) => part(tx, tenant.tenantId, 'p-1', auth(['admin', 'read:pii'])))) as Record<string, unknown>;
+    assert.deepEqual(pick(full, Object.keys(FULL)), FULL);
+    const rows = await logRows(svc, tenant.tenantId);
+    assert.equal(rows.length, before + 1);
+    assert.equal(rows[rows.length - 1].ip_address, '10.1.2.3');
+    assert.equal(await svc.service.db.tenant(tenant.tenantId, (tx) => part(tx, tenant.tenantId, 'nobody', auth(['admin']))), null);
+  });
+
+  await t.test('coalescing: later observations win, blanks never erase, malformed values are ignored, external_id keeps its first value', async () => {
+    const db = svc.service.db;
+    const t0 = new Date('2026-01-01T00:00:00Z');
+    const first = await db.tenant(tenant.tenantId, (tx) =>
+      coalesceProfileInTx(tx, tenant.tenantId, 'c-1', { email: 'first@example.org', first_name: 'Ann', external_id: 'ext-1', amount: 12, visits: 3, newsletter: 'yes' }, { observedAt: t0 }),
+    );
+    assert.deepEqual(first.accepted.sort(), ['custom.visits', 'email', 'external_id', 'first_name']);
+    assert.deepEqual(first.ignored, [{ field: 'custom.newsletter', reason: 'custom.newsletter must be true or false' }]);
+    const later = new Date(t0.getTime() + 60_000);
+    const earlier = new Date(t0.getTime() - 60_000);
+    const second = await db.tenant(tenant.tenantId, (tx) =>
+      coalesceProfileInTx(tx, tenant.tenantId, 'c-1', { email: 'second@example.org', first_name: '', last_name: 'Berg', mobile_number: 'call me', external_id: 'ext-2' }, { observedAt: later }),
+    );
+    assert.deepEqual(second.ignored.map((i) => i.field), ['mobile_number']);
+    await db.tenant(tenant.tenantId, (tx) => coalesceProfileInTx(tx, tenant.tenantId, 'c-1', { email: 'stale@example.org', visits: 1 }, { observedAt: earlier }));
+    const [row] = await svc.sql(
+      `SELECT email, email_hash, first_name, last_name, mobile_number, external_id,
+              (SELECT value FROM participant_custom_values v WHERE v.tenant_id = p.tenant_id AND v.participant_id = p.participant_id AND key = 'visits') AS visits
+       FROM participants p WHERE tenant_id = $1 AND participant_id = 'c-1'`,
+      [tenant.tenantId],
+    );
+    assert.deepEqual(row, {
+      email: 'second@example.org',
+      email_hash: createHash('sha256').update('second@example.org').digest('hex'),
+      first_name: 'Ann',
+      last_name: 'Berg',
+      mobile_number: null,
+      external_id: 'ext-1',
+      visits: 3,
+    });
+    const nothing = await db.tenant(tenant.tenantId, (tx) => coalesceProfileInTx(tx, tenant.tenantId, 'c-2', { amount: 5 }));
+    assert.deepEqual(nothing, { accepted: [], ignored: [], anonymized: false });
+    // The explicit upsert may change external_id.
+    const explicit = await svc.request('PATCH', '/api/v1/gamify/admin/participants/c-1/profile', { key: pii.key, body: { external_id: 'ext-9', last_name: null } });
+    assert.equal(explicit.body.external_id, 'ext-9');
+    assert.equal(explicit.body.last_name, null);
+  });
+
+  await t.test('a custom field can change its personal flag, and deleting it removes its values', async () => {
+    const patched = await svc.request('PATCH', '/api/v1/gamify/admin/participant-fields/visits', { key: tenant.apiKey, body: { personal: true } });
+    assert.equal(patched.body.personal, true);
+    const read = await svc.request('GET', '/api/v1/gamify/admin/participants/p-1', { key: plain.key });
+    assert.equal(read.body.custom.visits, '***');
+    const deleted = await svc.request('DELETE', '/api/v1/gamify/admin/participant-fields/visits', { key: tenant.apiKey });
+    assert.equal(deleted.status, 200);
+    const [{ n }] = await svc.sql(`SELECT count(*)::int AS n FROM participant_custom_values WHERE tenant_id = $1 AND key = 'visits'`, [tenant.tenantId]);
+    assert.equal(n, 0);
+    assert.equal((await svc.request('DELETE', '/api/v1/gamify/admin/participant-fields/visits', { key: tenant.apiKey })).status, 404);
+    assert.equal((await svc.request('PATCH', '/api/v1/gamify/admin/participant-fields/visits', { key: tenant.apiKey, body: { personal: false } })).status, 404);
+  });
+
+  await t.test('webhook deliveries log through recordPiiAccessInTx; the application cannot alter the log', async () => {
+    await svc.service.db.tenant(tenant.tenantId, (tx) =>
+      recordPiiAccessInTx(tx, tenant.tenantId, {
+        actorType: 'webhook',
+        actorId: 'dest_123',
+        participantId: 'p-1',
+        fieldsAccessed: ['email'],
+        rowCount: 1,
+        exportFormat: 'json',
+        ipAddress: '203.0.113.9',
+      }),
+    );
+    const [row] = await svc.sql(`SELECT * FROM pii_access_log WHERE tenant_id = $1 AND actor_type = 'webhook'`, [tenant.tenantId]);
+    assert.equal(row.actor_id, 'dest_123');
+    assert.equal(row.ip_address, '203.0.113.9');
+    await assert.rejects(svc.service.db.tenant(tenant.tenantId, (tx) => tx.query('DELETE FROM pii_access_log WHERE tenant_id = $1', [tenant.tenantId])), /permission denied/);
+    await assert.rejects(svc.service.db.tenant(tenant.tenantId, (tx) => tx.query(`UPDATE pii_access_log SET actor_id = 'x' WHERE tenant_id = $1`, [tenant.tenantId])), /permission denied/);
+  });
+
+  await t.test('the retention job deletes rows older than 12 months and keeps the rest', async () => {
+    const now = clock.now();
+    const thirteenMonthsAgo = new Date(now.getTime());
+    thirteenMonthsAgo.setUTCMonth(thirteenMonthsAgo.getUTCMonth() - 13);
+    const elevenMonthsAgo = new Date(now.getTime());
+    elevenMonthsAgo.setUTCMonth(elevenMonthsAgo.getUTCMonth() - 11);
+    for (const [id, at] of [['00000000-0000-4000-8000-000000000001', thirteenMonthsAgo], ['00000000-0000-4000-8000-000000000002', elevenMonthsAgo]] as const) {
+      await svc.sql(
+        `INSERT INTO pii_access_log (tenant_id, id, actor_type, actor_id, participant_id, participant_ids, fields_accessed, row_count, occurred_at)
+         VALUES ($1, $2, 'admin', 'api_key:old', 'p-1', '{p-1}', '["email"]', 1, $3)`,
+        [tenant.tenantId, id, at],
+      );
+    }
+    const total = (await logRows(svc, tenant.tenantId)).length;
+    await purgeExpiredAccessLog({}, { db: svc.service.db, config: svc.config, log: svc.service.log });
+    const rows = await logRows(svc, tenant.tenantId);
+    assert.equal(rows.length, total - 1);
+    assert.ok(!rows.some((r) => r.id === '00000000-0000-4000-8000-000000000001'));
+    assert.ok(rows.some((r) => r.id === '00000000-0000-4000-8000-000000000002'));
+    assert.ok(participantsModule.crontab!.some((line) => line.endsWith('participants.purge_pii_access_log')));
+  });
+});
+
+test('participants: the listing has a tighter rate limit than the default', async (t) => {
+  const svc = await startTestService(t, { config: { RATE_LIMIT_LISTING_PER_MINUTE: '3' } });
+  const tenant = await svc.createTenant();
+  for (let i = 0; i < 3; i++) {
+    const ok = await svc.request('GET', '/api/v1/gamify/admin/participants', { key: tenant.apiKey });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get('x-ratelimit-limit'), '3');
+    assert.equal(ok.headers.get('x-ratelimit-remaining'), String(2 - i));
+  }
+  const limited = await svc.request('GET', '/api/v1/gamify/admin/participants', { key: tenant.apiKey });
+  assert.equal(limited.status, 429);
+  assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+  const search = await svc.request('GET', '/api/v1/admin/participants/search?external_id=x', { key: tenant.apiKey });
+  assert.equal(search.status, 429);
+  // Other routes keep the default limit.
+  const fields = await svc.request('GET', '/api/v1/gamify/admin/participant-fields', { key: tenant.apiKey });
+  assert.equal(fields.status, 200);
+  assert.equal(fields.headers.get('x-ratelimit-limit'), '1000');
+});

@@ -1,0 +1,184 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import * as service from './service.js';
+import {
+  CreateCustomFieldBody,
+  CustomFieldPage,
+  CustomFieldParams,
+  DeleteQuery,
+  ErasureResponse,
+  ListCustomFieldsQuery,
+  ListParticipantsQuery,
+  ParticipantPage,
+  ParticipantParams,
+  ProfileUpsertBody,
+  SearchParticipantsQuery,
+  UpdateCustomFieldBody,
+} from './schemas.js';
+
+/** The deprecated full-profile read stops answering on this date (90 days' notice after general availability). */
+const FULL_PROFILE_SUNSET = new Date('2027-03-01T00:00:00Z');
+const tags = ['participants'];
+const profileRef = Type.Ref('ParticipantProfile');
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.ctx;
+
+  app.patch(
+    '/gamify/admin/participants/:participant_id/profile',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: "Upsert a participant's profile (standard and custom fields)",
+        description:
+          'Fields given are written, null clears one, fields left out keep their values; the participant is created if new. ' +
+          'Setting personal fields (email, names, mobile number, date of birth, gender, personal custom fields) needs `read:pii`. ' +
+          'The response is masked unless the caller has `read:pii`.',
+        params: ParticipantParams,
+        body: ProfileUpsertBody,
+        response: { 200: profileRef },
+      },
+    },
+    async (request) => service.upsertProfile(db, request.auth!.tenantId, request.params.participant_id, request.body, request.auth!),
+  );
+
+  app.get(
+    '/gamify/admin/participants/:participant_id',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: "Read one participant's profile (masked unless read:pii; full reads are logged)",
+        params: ParticipantParams,
+        response: { 200: profileRef },
+      },
+    },
+    async (request) => service.readProfileView(db, request.auth!.tenantId, request.params.participant_id, request.auth!),
+  );
+
+  app.get(
+    '/gamify/participants/:participant_id',
+    {
+      config: { auth: 'admin', deprecated: { sunset: FULL_PROFILE_SUNSET, successor: '/api/v1/gamify/state/{participant_id}?include=profile' } },
+      schema: {
+        tags,
+        summary: 'Full profile (deprecated: use GET /gamify/state/{participant_id}?include=profile)',
+        params: ParticipantParams,
+        response: { 200: profileRef },
+      },
+    },
+    async (request) => service.readProfileView(db, request.auth!.tenantId, request.params.participant_id, request.auth!),
+  );
+
+  app.delete(
+    '/gamify/admin/participants/:participant_id',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: 'Erase a participant: hard delete, or anonymize with ?anonymize=true',
+        description:
+          'Hard delete removes the participant and every row of theirs. `anonymize=true` nulls personal data, keeps events, facts and ledger, ' +
+          'and shows the participant as "Deleted user". Both return per-table row counts as audit evidence and are idempotent: a repeat returns the stored evidence with `duplicate: true`.',
+        params: ParticipantParams,
+        querystring: DeleteQuery,
+        response: { 200: ErasureResponse },
+      },
+    },
+    async (request) => {
+      const { tenantId } = request.auth!;
+      const id = request.params.participant_id;
+      return request.query.anonymize
+        ? service.anonymizeParticipant(db, tenantId, id, request.auth!)
+        : service.deleteParticipant(db, tenantId, id, request.auth!);
+    },
+  );
+
+  app.get(
+    '/gamify/admin/participants',
+    {
+      config: { auth: 'admin', rateLimit: 'listing' },
+      schema: {
+        tags,
+        summary: 'List participants (rate-limited; not for bulk loads)',
+        description: 'Cursor-paginated in creation order. Masked unless the caller has `read:pii`; a full read writes one access log row covering the page.',
+        querystring: ListParticipantsQuery,
+        response: { 200: ParticipantPage },
+      },
+    },
+    async (request) => service.listParticipants(db, request.auth!.tenantId, request.query, request.auth!),
+  );
+
+  app.get(
+    '/admin/participants/search',
+    {
+      config: { auth: 'admin', rateLimit: 'listing' },
+      schema: {
+        tags,
+        summary: 'Find participants by external id, email hash, exact email (read:pii) or custom attributes',
+        querystring: SearchParticipantsQuery,
+        response: { 200: ParticipantPage },
+      },
+    },
+    async (request) => service.searchParticipants(db, request.auth!.tenantId, request.query, request.auth!),
+  );
+
+  app.post(
+    '/gamify/admin/participant-fields',
+    {
+      config: { auth: 'admin' },
+      schema: { tags, summary: 'Define a custom profile field', body: CreateCustomFieldBody, response: { 201: Type.Ref('ParticipantCustomField') } },
+    },
+    async (request, reply) => reply.status(201).send(await service.createCustomField(db, request.auth!.tenantId, request.body)),
+  );
+
+  app.get(
+    '/gamify/admin/participant-fields',
+    {
+      config: { auth: 'admin' },
+      schema: { tags, summary: 'List custom profile fields', querystring: ListCustomFieldsQuery, response: { 200: CustomFieldPage } },
+    },
+    async (request) => service.listCustomFields(db, request.auth!.tenantId, request.query),
+  );
+
+  app.get(
+    '/gamify/admin/participant-fields/:key',
+    {
+      config: { auth: 'admin' },
+      schema: { tags, summary: 'Read a custom profile field', params: CustomFieldParams, response: { 200: Type.Ref('ParticipantCustomField') } },
+    },
+    async (request) => service.readCustomField(db, request.auth!.tenantId, request.params.key),
+  );
+
+  app.patch(
+    '/gamify/admin/participant-fields/:key',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: "Change a custom field's personal-data flag or description (its type is fixed)",
+        params: CustomFieldParams,
+        body: UpdateCustomFieldBody,
+        response: { 200: Type.Ref('ParticipantCustomField') },
+      },
+    },
+    async (request) => service.updateCustomField(db, request.auth!.tenantId, request.params.key, request.body),
+  );
+
+  app.delete(
+    '/gamify/admin/participant-fields/:key',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: 'Delete a custom field and every value of it',
+        params: CustomFieldParams,
+        response: { 200: Type.Ref('ParticipantCustomField') },
+      },
+    },
+    async (request) => service.deleteCustomField(db, request.auth!.tenantId, request.params.key),
+  );
+};
+
+export default routes;
