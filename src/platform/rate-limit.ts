@@ -134,7 +134,7 @@ export class RateLimits {
       } else {
         checks.push(this.consume('tenant-public', auth.tenantId, tenantLimit, WINDOW_SECONDS));
       }
-      if (group === 'listing') checks.push(this.consume('listing', keyed ? auth.actorId : ip, this.config.rateLimits.listingPerMinute, WINDOW_SECONDS));
+      if (group === 'listing') checks.push(this.consume('listing', keyed ? auth.actorId : (ip ?? auth.actorId), this.config.rateLimits.listingPerMinute, WINDOW_SECONDS));
       if (group === 'ingest') checks.push(this.consume('ingest-burst', auth.tenantId, this.config.rateLimits.ingestBurstPerSecond, 1));
     }
     if (checks.length === 0) throw new Error('a rate-limit check needs an address or a credential');

@@ -77,6 +77,12 @@ async function seedParticipant(svc: TestService, tenant: TestTenant, participant
     body: { ...PROFILE, custom: { loyalty_card: CARD, newsletter: true } },
   });
   assert.equal(profile.status, 200, profile.text);
+  // A real module's copy: the points ledger keeps the memo.
+  const grant = await svc.request('POST', '/api/v1/gamify/points/grant', {
+    key: tenant.apiKey,
+    body: { participant_id: participantId, amount: 50, reason: 'goodwill', memo: `called ${PROFILE.mobile_number}`, idempotency_key: `${participantId}-grant-1` },
+  });
+  assert.equal(grant.status, 200, grant.text);
   const t = tenant.tenantId;
   await svc.sql(
     `INSERT INTO test_contest_entries VALUES ($1, $2 || '-entry', $2, $3, $4, $5, 5)`,
@@ -98,6 +104,12 @@ async function seedParticipant(svc: TestService, tenant: TestTenant, participant
     participantId,
     JSON.stringify({ participant_id: participantId, badge_name: `${PROFILE.first_name}'s first badge` }),
   ]);
+}
+
+/** The counts of the tables this test controls (other modules' tables come and go). */
+function ownTables(counts: Record<string, number>): Record<string, number> {
+  const own = ['outbox_events', 'participant_custom_values', 'participants', 'sessions', 'test_contest_entries', 'test_event_store', 'test_ledger'];
+  return Object.fromEntries(Object.entries(counts).filter(([table]) => own.includes(table)));
 }
 
 /** Every text and JSON column of every table in the database that holds one of the values. */
@@ -166,7 +178,9 @@ test('erasure: anonymization and hard delete', async (t) => {
     evidence = response.body;
     assert.equal(response.body.action, 'anonymized');
     assert.equal(response.body.duplicate, false);
-    assert.deepEqual(response.body.row_counts, {
+    assert.equal(response.body.row_counts.points_ledger, 1, 'the ledger memo held the mobile number');
+    assert.equal(response.body.rows_kept.points_ledger, 1);
+    assert.deepEqual(ownTables(response.body.row_counts), {
       outbox_events: 1,
       participant_custom_values: 1,
       participants: 1,
@@ -174,8 +188,8 @@ test('erasure: anonymization and hard delete', async (t) => {
       test_event_store: 1,
       test_ledger: 1,
     });
-    assert.deepEqual(response.body.rows_kept, {
-      outbox_events: 1,
+    assert.deepEqual(ownTables(response.body.rows_kept), {
+      outbox_events: 2,
       participant_custom_values: 1,
       participants: 1,
       sessions: 1,
@@ -220,6 +234,8 @@ test('erasure: anonymization and hard delete', async (t) => {
     assert.equal(event.event_name, 'purchase');
     assert.equal(event.properties.amount, 12);
     assert.equal(event.properties.email, null);
+    const [points] = await svc.sql(`SELECT delta, reason, memo FROM points_ledger WHERE tenant_id = $1 AND participant_id = 'p-anon'`, [tenant.tenantId]);
+    assert.deepEqual(points, { delta: 50, reason: 'goodwill', memo: 'called [redacted]' });
     const ledger = await svc.sql(`SELECT delta, memo FROM test_ledger WHERE tenant_id = $1 AND participant_id = 'p-anon' ORDER BY id`, [tenant.tenantId]);
     assert.deepEqual(ledger, [{ delta: 100, memo: 'goodwill for [redacted]' }, { delta: -40, memo: 'redemption' }]);
     const [custom] = await svc.sql(`SELECT key, value FROM participant_custom_values WHERE tenant_id = $1 AND participant_id = 'p-anon'`, [tenant.tenantId]);
@@ -260,8 +276,9 @@ test('erasure: anonymization and hard delete', async (t) => {
     assert.equal(response.status, 200, response.text);
     assert.equal(response.body.action, 'deleted');
     assert.deepEqual(response.body.rows_kept, {});
-    assert.deepEqual(response.body.row_counts, {
-      outbox_events: 2,
+    assert.equal(response.body.row_counts.points_ledger, 1);
+    assert.deepEqual(ownTables(response.body.row_counts), {
+      outbox_events: 3,
       participant_custom_values: 1,
       participants: 1,
       sessions: 1,
@@ -269,7 +286,7 @@ test('erasure: anonymization and hard delete', async (t) => {
       test_event_store: 1,
       test_ledger: 2,
     });
-    for (const table of ['participants', 'participant_custom_values', 'sessions', 'test_contest_entries', 'test_event_store', 'test_ledger']) {
+    for (const table of ['participants', 'participant_custom_values', 'points_ledger', 'sessions', 'test_contest_entries', 'test_event_store', 'test_ledger']) {
       const [{ n }] = await svc.sql(`SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = $1 AND participant_id = 'p-del'`, [tenant.tenantId]);
       assert.equal(n, 0, table);
     }

@@ -536,7 +536,8 @@ function personalValuesOf(profile: StoredProfile): string[] {
   if (profile.fields.mobile_number) add(profile.fields.mobile_number.slice(1));
   add(profile.displayName);
   for (const { value, personal } of Object.values(profile.custom)) if (personal) add(value);
-  return [...values];
+  // Longest first, so that a full name is removed whole before its parts are.
+  return [...values].sort((a, b) => b.length - a.length);
 }
 
 function countsOf(rows: store.ErasureCounts[], pick: (row: store.ErasureCounts) => number): Record<string, number> {
