@@ -7,7 +7,8 @@ import { purgeAccessLog } from './store.js';
  * PII_ACCESS_LOG_RETENTION_MONTHS (at least 12) are deleted, in bounded
  * batches so that one run never holds a long lock.
  */
-export const PURGE_ACCESS_LOG_TASK = 'participants.purge_pii_access_log';
+// graphile-worker's crontab accepts letters, digits, `_`, `-`, `:` and `/` in a task name, no dot.
+export const PURGE_ACCESS_LOG_TASK = 'participants:purge_pii_access_log';
 const PURGE_BATCH_ROWS = 5_000;
 const PURGE_BATCHES_MAX = 200;
 

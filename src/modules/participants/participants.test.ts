@@ -6,6 +6,7 @@ import type { AuthContext } from '../../platform/auth.js';
 import participantsModule, { coalesceProfileInTx, recordPiiAccessInTx } from './index.js';
 import { purgeExpiredAccessLog } from './jobs.js';
 import { clock } from '../../platform/clock.js';
+import { parseCrontab } from 'graphile-worker';
 
 const FULL = {
   email: 'zenobia.q@example.org',
@@ -385,7 +386,9 @@ test('participants: profiles, masking, the access log, search and custom fields'
     assert.equal(rows.length, total - 1);
     assert.ok(!rows.some((r) => r.id === '00000000-0000-4000-8000-000000000001'));
     assert.ok(rows.some((r) => r.id === '00000000-0000-4000-8000-000000000002'));
-    assert.ok(participantsModule.crontab!.some((line) => line.endsWith('participants.purge_pii_access_log')));
+    const schedule = parseCrontab(participantsModule.crontab!.join('\n'));
+    assert.deepEqual(schedule.map((item) => item.task), ['participants:purge_pii_access_log']);
+    assert.ok(participantsModule.tasks!['participants:purge_pii_access_log']);
   });
 });
 
