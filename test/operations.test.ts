@@ -89,7 +89,7 @@ test('timing and webhook settings are off by default and refused in production',
   assert.equal(defaults.allowLoopbackWebhooks, false);
   assert.equal(defaults.allowHttpWebhooks, false);
   assert.equal(defaults.bodyLimitBytes, 1024 * 1024);
-  assert.deepEqual(defaults.rateLimits, { ipPerMinute: 100, keyPerMinute: 1000, ingestBurstPerSecond: 100 });
+  assert.deepEqual(defaults.rateLimits, { ipPerMinute: 100, keyPerMinute: 1000, ingestBurstPerSecond: 100, listingPerMinute: 60 });
 
   const development = loadConfig({ TIME_SCALE: '0.001', ALLOW_LOOPBACK_WEBHOOKS: 'true', ALLOW_HTTP_WEBHOOKS: '1' });
   assert.equal(development.timeScale, 0.001);

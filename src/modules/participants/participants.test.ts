@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
 import type { AuthContext } from '../../platform/auth.js';
 import participantsModule, { coalesceProfileInTx, recordPiiAccessInTx } from './index.js';
-import { purgeExpiredAccessLog } from './jobs.js';
+import { purgeExpiredAccessLog, retentionCutoff } from './jobs.js';
+import { loadConfig } from '../../config.js';
 import { clock } from '../../platform/clock.js';
 import { parseCrontab } from 'graphile-worker';
 
@@ -390,6 +391,13 @@ test('participants: profiles, masking, the access log, search and custom fields'
     assert.deepEqual(schedule.map((item) => item.task), ['participants:purge_pii_access_log']);
     assert.ok(participantsModule.tasks!['participants:purge_pii_access_log']);
   });
+});
+
+test('participants: access log retention is at least 12 months, longer only when configured', () => {
+  assert.equal(loadConfig({}).piiAccessLogRetentionMonths, 12);
+  assert.equal(loadConfig({ PII_ACCESS_LOG_RETENTION_MONTHS: '24' }).piiAccessLogRetentionMonths, 24);
+  assert.throws(() => loadConfig({ PII_ACCESS_LOG_RETENTION_MONTHS: '11' }), /PII_ACCESS_LOG_RETENTION_MONTHS/);
+  assert.equal(retentionCutoff(new Date('2026-11-21T10:00:00Z'), 12).toISOString(), '2025-11-21T10:00:00.000Z');
 });
 
 test('participants: the listing has a tighter rate limit than the default', async (t) => {
