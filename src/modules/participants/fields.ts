@@ -173,6 +173,8 @@ export const isStandardField = (key: string): key is StandardField => (STANDARD_
 /** First character, `***`, then `@domain`: `a***@example.com`. */
 export function maskEmail(email: string): string {
   const at = email.lastIndexOf('@');
+  // Unvalidated text (event properties) without an address form shows nothing.
+  if (at < 1) return FULLY_MASKED;
   const first = Array.from(email.slice(0, Math.max(at, 0)))[0] ?? '';
   return `${first}${FULLY_MASKED}@${email.slice(at + 1)}`;
 }
@@ -198,7 +200,7 @@ export function maskFullName(fullName: string): string {
 
 /** The year only: `1990-05-17` → `1990`. */
 export function maskDateOfBirth(date: string): string {
-  return date.slice(0, 4);
+  return /^\d{4}-/.test(date) ? date.slice(0, 4) : FULLY_MASKED;
 }
 
 export function maskStandardField(field: StandardField, value: string): string {

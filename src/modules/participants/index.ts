@@ -15,10 +15,13 @@ import { PURGE_ACCESS_LOG_TASK, purgeExpiredAccessLog } from './jobs.js';
  * `recordPiiAccessInTx`.
  */
 export { ensureParticipant, participantExists, readProfile as readProfileInTx } from './store.js';
+/** Participants born on a month and day (birthday rules): `{ month, day, after, limit }`, ids in order. */
+export { participantsWithBirthday as participantsWithBirthdayInTx } from './store.js';
 export type { StoredProfile } from './store.js';
 export {
   coalesceProfileInTx,
   maskProfile,
+  viewProfile,
   recordPiiAccessInTx,
   canReadPii,
   personalFieldsOf,

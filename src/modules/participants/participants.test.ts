@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
 import type { AuthContext } from '../../platform/auth.js';
-import participantsModule, { coalesceProfileInTx, recordPiiAccessInTx } from './index.js';
+import participantsModule, { coalesceProfileInTx, maskProfile, participantsWithBirthdayInTx, recordPiiAccessInTx } from './index.js';
 import { purgeExpiredAccessLog, retentionCutoff } from './jobs.js';
 import { loadConfig } from '../../config.js';
 import { clock } from '../../platform/clock.js';
@@ -336,6 +336,19 @@ test('participants: profiles, masking, the access log, search and custom fields'
     assert.equal(explicit.body.last_name, null);
   });
 
+  await t.test('birthday look-up pages participants born on a month and day', async () => {
+    for (const [id, dob] of [['b-1', '1990-07-04'], ['b-2', '1985-07-04'], ['b-3', '1985-07-05']]) {
+      await svc.request('PATCH', `/api/v1/gamify/admin/participants/${id}/profile`, { key: pii.key, body: { date_of_birth: dob } });
+    }
+    const db = svc.service.db;
+    const first = await db.tenant(tenant.tenantId, (tx) => participantsWithBirthdayInTx(tx, tenant.tenantId, { month: 7, day: 4, after: null, limit: 1 }));
+    assert.deepEqual(first, ['b-1']);
+    const next = await db.tenant(tenant.tenantId, (tx) => participantsWithBirthdayInTx(tx, tenant.tenantId, { month: 7, day: 4, after: 'b-1', limit: 10 }));
+    assert.deepEqual(next, ['b-2']);
+    const otherTenant = await db.tenant(other.tenantId, (tx) => participantsWithBirthdayInTx(tx, other.tenantId, { month: 7, day: 4, after: null, limit: 10 }));
+    assert.deepEqual(otherTenant, []);
+  });
+
   await t.test('a custom field can change its personal flag, and deleting it removes its values', async () => {
     const patched = await svc.request('PATCH', '/api/v1/gamify/admin/participant-fields/visits', { key: tenant.apiKey, body: { personal: true } });
     assert.equal(patched.body.personal, true);
@@ -393,6 +406,22 @@ test('participants: profiles, masking, the access log, search and custom fields'
   });
 });
 
+test('participants: maskProfile masks any profile-shaped record, such as event properties', () => {
+  const auth = (scopes: string[]): AuthContext => ({
+    kind: 'key', tenantId: '00000000-0000-4000-8000-000000000000', scopes: new Set(scopes), actorId: 'k', plan: 'enterprise', tenantRequestsPerMinute: null, keyRequestsPerMinute: null,
+  });
+  const properties = { ...FULL, amount: 12, custom: { loyalty_card: 'LC-1', newsletter: true } };
+  const masked = maskProfile(properties, auth(['admin']), { personalCustomKeys: ['loyalty_card'] });
+  assert.deepEqual(masked, { ...MASKED, amount: 12, custom: { loyalty_card: '***', newsletter: true } });
+  assert.equal(maskProfile(properties, auth(['read:pii'])), properties);
+  assert.deepEqual(maskProfile({ email: 'no-address', date_of_birth: '14.03.1987', mobile_number: 4915112345678, first_name: null }, auth([])), {
+    email: '***',
+    date_of_birth: '***',
+    mobile_number: '***',
+    first_name: null,
+  });
+});
+
 test('participants: access log retention is at least 12 months, longer only when configured', () => {
   assert.equal(loadConfig({}).piiAccessLogRetentionMonths, 12);
   assert.equal(loadConfig({ PII_ACCESS_LOG_RETENTION_MONTHS: '24' }).piiAccessLogRetentionMonths, 24);
@@ -418,4 +447,29 @@ test('participants: the listing has a tighter rate limit than the default', asyn
   const fields = await svc.request('GET', '/api/v1/gamify/admin/participant-fields', { key: tenant.apiKey });
   assert.equal(fields.status, 200);
   assert.equal(fields.headers.get('x-ratelimit-limit'), '1000');
+});
+
+test('participants: ingested events coalesce into the profile through the ingestion module', async (t) => {
+  const svc = await startTestService(t, { jobs: true });
+  const tenant = await svc.createTenant();
+  const sent = await svc.request('POST', '/api/v1/ingest/events', {
+    key: tenant.apiKey,
+    body: {
+      event_name: 'signup',
+      participant_id: 'ing-1',
+      properties: { email: 'ing@example.org', first_name: 'Ingrid', mobile_number: 'not a number', plan: 'gold' },
+      timestamp: '2026-11-01T10:00:00Z',
+      idempotency_key: 'ing-1-signup',
+    },
+  });
+  assert.ok([200, 202].includes(sent.status), sent.text);
+  let profile: { status: number; body: Record<string, unknown> } = { status: 0, body: {} };
+  for (let attempt = 0; attempt < 100; attempt++) {
+    profile = await svc.request('GET', '/api/v1/gamify/admin/participants/ing-1', { key: tenant.apiKey });
+    if (profile.status === 200 && profile.body.email) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.equal(profile.body.email, 'ing@example.org');
+  assert.equal(profile.body.first_name, 'Ingrid');
+  assert.equal(profile.body.mobile_number, null);
 });

@@ -67,34 +67,54 @@ export interface ProfileView {
 export const canReadPii = (auth: AuthContext | null | undefined): boolean => hasScope(auth, PII_SCOPE);
 
 /**
- * The profile as `auth` may see it: full values with `read:pii`, otherwise the
- * spec's masks (email `a***@domain`, mobile `***1234`, names `Ad***`, full
- * name initials, date of birth year, gender and personal custom values `***`);
- * city, postal code, country code and external id stay visible. Anonymized
- * participants read as the deleted user.
+ * Masks a profile-shaped record for `auth`: with `read:pii` it is returned
+ * as is; otherwise the standard personal fields present in it get the spec's
+ * masks (email `a***@domain`, mobile `***1234`, names `Ad***`, full name
+ * initials, date of birth the year, gender `***`), and the personal custom
+ * fields named in `personalCustomKeys` read `***` in its `custom` object.
+ * City, postal code, country code and external id stay visible. Any record
+ * with these keys works: a profile, or event properties.
  */
-export function maskProfile(profile: StoredProfile, auth: AuthContext | null | undefined): ProfileView {
-  const unmasked = canReadPii(auth);
-  const fields = {} as Record<StandardField, string | null>;
-  for (const field of STANDARD_FIELDS) {
-    const value = profile.fields[field];
-    fields[field] = value === null || unmasked ? value : maskStandardField(field, value);
+export function maskProfile<T extends Record<string, unknown>>(
+  profile: T,
+  auth: AuthContext | null | undefined,
+  options: { personalCustomKeys?: Iterable<string> } = {},
+): T {
+  if (canReadPii(auth)) return profile;
+  const masked: Record<string, unknown> = { ...profile };
+  for (const field of MASKED_FIELDS) {
+    const value = masked[field];
+    if (value === null || value === undefined) continue;
+    masked[field] = typeof value === 'string' ? maskStandardField(field, value) : FULLY_MASKED;
   }
-  const custom: Record<string, unknown> = {};
-  for (const [key, { value, personal }] of Object.entries(profile.custom)) {
-    custom[key] = personal && !unmasked && value !== null ? FULLY_MASKED : value;
+  const custom = masked.custom;
+  if (options.personalCustomKeys && custom && typeof custom === 'object' && !Array.isArray(custom)) {
+    const maskedCustom: Record<string, unknown> = { ...(custom as Record<string, unknown>) };
+    for (const key of options.personalCustomKeys) {
+      if (maskedCustom[key] !== null && maskedCustom[key] !== undefined) maskedCustom[key] = FULLY_MASKED;
+    }
+    masked.custom = maskedCustom;
   }
-  return {
+  return masked as T;
+}
+
+/** The profile as the API shows it to `auth`; anonymized participants read as the deleted user. */
+export function viewProfile(profile: StoredProfile, auth: AuthContext | null | undefined): ProfileView {
+  const view: ProfileView = {
     participant_id: profile.participantId,
     display_name: profile.anonymizedAt ? DELETED_USER_LABEL : profile.displayName,
-    ...fields,
-    custom,
-    masked: !unmasked,
+    ...profile.fields,
+    custom: Object.fromEntries(Object.entries(profile.custom).map(([key, { value }]) => [key, value])),
+    masked: !canReadPii(auth),
     anonymized: profile.anonymizedAt !== null,
     anonymized_at: profile.anonymizedAt?.toISOString() ?? null,
     created_at: profile.createdAt.toISOString(),
     updated_at: profile.updatedAt.toISOString(),
   };
+  const personalCustomKeys = Object.entries(profile.custom)
+    .filter(([, { personal }]) => personal)
+    .map(([key]) => key);
+  return maskProfile(view as unknown as Record<string, unknown>, auth, { personalCustomKeys }) as unknown as ProfileView;
 }
 
 /** The personal fields a full read of this profile discloses (canonical names; custom ones as `custom.<key>`). */
@@ -159,7 +179,7 @@ export async function presentProfilesInTx(
   auth: AuthContext | null | undefined,
   options: { exportFormat: 'json' | 'csv' | null },
 ): Promise<ProfileView[]> {
-  const views = profiles.map((profile) => maskProfile(profile, auth));
+  const views = profiles.map((profile) => viewProfile(profile, auth));
   if (auth && canReadPii(auth)) {
     const disclosed = profiles.map((profile) => ({ id: profile.participantId, fields: personalFieldsOf(profile) })).filter((d) => d.fields.length > 0);
     if (disclosed.length > 0) {

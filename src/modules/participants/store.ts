@@ -404,3 +404,20 @@ export async function latestErasure(tx: Tx, tenantId: string, participantId: str
     rowsKept: row.rows_kept,
   };
 }
+
+/** A page of participants born on this month and day, in participant id order after `after`. */
+export async function participantsWithBirthday(
+  tx: Tx,
+  tenantId: string,
+  input: { month: number; day: number; after: string | null; limit: number },
+): Promise<string[]> {
+  const { rows } = await tx.query(
+    `SELECT participant_id FROM participants
+     WHERE tenant_id = $1 AND date_of_birth IS NOT NULL
+       AND date_part('month', date_of_birth::timestamp) = $2 AND date_part('day', date_of_birth::timestamp) = $3
+       AND ($4::text IS NULL OR participant_id > $4)
+     ORDER BY participant_id LIMIT $5`,
+    [tenantId, input.month, input.day, input.after, input.limit],
+  );
+  return rows.map((row) => row.participant_id as string);
+}
