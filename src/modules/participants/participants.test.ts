@@ -105,22 +105,29 @@ test('participants: profiles, masking, the access log, search and custom fields'
 
   await t.test('a single read without read:pii shows the exact masks and writes no log row', async () => {
     const before = (await logRows(svc, tenant.tenantId)).length;
-    for (const path of ['/api/v1/gamify/admin/participants/p-1', '/api/v1/gamify/participants/p-1']) {
+    for (const path of ['/api/v1/gamify/admin/participants/p-1', '/api/v1/gamify/state/p-1?include=profile', '/api/v1/gamify/participants/p-1']) {
       const response = await svc.request('GET', path, { key: plain.key });
       assert.equal(response.status, 200, response.text);
-      assert.deepEqual(pick(response.body, Object.keys(MASKED)), MASKED);
-      assert.deepEqual(response.body.custom, { loyalty_card: '***', newsletter: true, visits: 7 });
-      assert.equal(response.body.masked, true);
+      const body = path.includes('/admin/') ? response.body : response.body.profile;
+      assert.deepEqual(pick(body, Object.keys(MASKED)), MASKED);
+      assert.deepEqual(body.custom, { loyalty_card: '***', newsletter: true, visits: 7 });
+      assert.equal(body.masked, true);
       assert.ok(!response.text.includes('Zenobia') && !response.text.includes('12345678') && !response.text.includes('1987-03-14'));
     }
     assert.equal((await logRows(svc, tenant.tenantId)).length, before);
   });
 
-  await t.test('the deprecated full-profile route carries Deprecation and Sunset headers', async () => {
-    const response = await svc.request('GET', '/api/v1/gamify/participants/p-1', { key: plain.key });
-    assert.ok(response.headers.get('deprecation'));
-    assert.ok(response.headers.get('sunset'));
-    assert.match(response.headers.get('link') ?? '', /gamify\/state/);
+  await t.test('the state read and the deprecated full read show the profile in full with read:pii, each read logged once', async () => {
+    for (const path of ['/api/v1/gamify/state/p-1?include=profile', '/api/v1/gamify/participants/p-1']) {
+      const before = (await logRows(svc, tenant.tenantId)).length;
+      const response = await svc.request('GET', path, { key: pii.key });
+      assert.equal(response.status, 200, response.text);
+      assert.deepEqual(pick(response.body.profile, Object.keys(FULL)), FULL);
+      const rows = await logRows(svc, tenant.tenantId);
+      assert.equal(rows.length, before + 1);
+      assert.equal(rows[rows.length - 1].row_count, 1);
+      assert.equal(rows[rows.length - 1].ip_address, '127.0.0.1');
+    }
   });
 
   await t.test('a single read with read:pii is full and writes exactly one log row with every field of the record', async () => {

@@ -16,8 +16,6 @@ import {
   UpdateCustomFieldBody,
 } from './schemas.js';
 
-/** The deprecated full-profile read stops answering on this date (90 days' notice after general availability). */
-const FULL_PROFILE_SUNSET = new Date('2027-03-01T00:00:00Z');
 const tags = ['participants'];
 const profileRef = Type.Ref('ParticipantProfile');
 
@@ -50,20 +48,6 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: "Read one participant's profile (masked unless read:pii; full reads are logged)",
-        params: ParticipantParams,
-        response: { 200: profileRef },
-      },
-    },
-    async (request) => service.readProfileView(db, request.auth!.tenantId, request.params.participant_id, request.auth!),
-  );
-
-  app.get(
-    '/gamify/participants/:participant_id',
-    {
-      config: { auth: 'admin', deprecated: { sunset: FULL_PROFILE_SUNSET, successor: '/api/v1/gamify/state/{participant_id}?include=profile' } },
-      schema: {
-        tags,
-        summary: 'Full profile (deprecated: use GET /gamify/state/{participant_id}?include=profile)',
         params: ParticipantParams,
         response: { 200: profileRef },
       },
