@@ -67,14 +67,9 @@ async function createStandInTables(svc: TestService): Promise<void> {
 }
 
 async function seedParticipant(svc: TestService, tenant: TestTenant, participantId: string): Promise<void> {
-  const session = await svc.request('POST', '/api/v1/sessions', {
-    key: tenant.apiKey,
-    body: { participant_id: participantId, engagement_id: '11111111-1111-4111-8111-111111111111', display_name: DISPLAY_NAME },
-  });
-  assert.equal(session.status, 201, session.text);
   const profile = await svc.request('PATCH', `/api/v1/gamify/admin/participants/${participantId}/profile`, {
     key: tenant.apiKey,
-    body: { ...PROFILE, custom: { loyalty_card: CARD, newsletter: true } },
+    body: { ...PROFILE, display_name: DISPLAY_NAME, custom: { loyalty_card: CARD, newsletter: true } },
   });
   assert.equal(profile.status, 200, profile.text);
   // A real module's copy: the points ledger keeps the memo.
@@ -192,7 +187,6 @@ test('erasure: anonymization and hard delete', async (t) => {
       outbox_events: 2,
       participant_custom_values: 1,
       participants: 1,
-      sessions: 1,
       test_contest_entries: 1,
       test_event_store: 1,
       test_ledger: 2,
@@ -281,12 +275,11 @@ test('erasure: anonymization and hard delete', async (t) => {
       outbox_events: 3,
       participant_custom_values: 1,
       participants: 1,
-      sessions: 1,
       test_contest_entries: 1,
       test_event_store: 1,
       test_ledger: 2,
     });
-    for (const table of ['participants', 'participant_custom_values', 'points_ledger', 'sessions', 'test_contest_entries', 'test_event_store', 'test_ledger']) {
+    for (const table of ['participants', 'participant_custom_values', 'points_ledger', 'test_contest_entries', 'test_event_store', 'test_ledger']) {
       const [{ n }] = await svc.sql(`SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = $1 AND participant_id = 'p-del'`, [tenant.tenantId]);
       assert.equal(n, 0, table);
     }
