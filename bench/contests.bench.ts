@@ -34,7 +34,7 @@ import { createContest, publishContest, advanceContest } from '../src/modules/co
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 100_000);
 const FACTS = Number(process.env.BENCH_FACTS ?? 1_000_000);
-const BASELINE_FACTS = Math.min(FACTS, 100_000);
+const BASELINE_FACTS = Math.min(FACTS, 20_000);
 const FACTS_PER_TRANSACTION = 100;
 const SCORING_WORKERS = 4;
 const READ_INTERVAL_MS = 20;

@@ -519,7 +519,7 @@ export async function scoreFactInTx(tx: Tx, tenantId: string, fact: Fact): Promi
 }
 
 async function applyVelocityCaps(tx: Tx, tenantId: string, row: store.ScoredEntry, rules: FraudRules, at: Date, now: Date): Promise<void> {
-  const observed = await store.velocity(tx, tenantId, row.contest_id, row.participant_id, at, VELOCITY_HISTORY_MAX);
+  const observed = await store.velocity(tx, tenantId, row.contest_id, row.participant_id, at);
   const caps: Array<{ cap: 'per_minute' | 'per_hour'; limit: number | undefined; value: number }> = [
     { cap: 'per_minute', limit: rules.max_score_per_minute, value: Number(observed.per_minute) },
     { cap: 'per_hour', limit: rules.max_score_per_hour, value: Number(observed.per_hour) },
@@ -528,7 +528,10 @@ async function applyVelocityCaps(tx: Tx, tenantId: string, row: store.ScoredEntr
   const breaches = caps.filter((c) => c.limit !== undefined && c.value > c.limit && c.value - Number(row.delta) <= c.limit);
   if (breaches.length === 0) return;
   const disqualify = rules.auto_disqualify_on_velocity_breach === true;
-  const history = observed.history.map((h) => ({ at: new Date(h.at).toISOString(), score: Number(h.score) }));
+  const history = (await store.velocityHistory(tx, tenantId, row.contest_id, row.participant_id, at, VELOCITY_HISTORY_MAX)).map((h) => ({
+    at: new Date(h.at).toISOString(),
+    score: Number(h.score),
+  }));
   await emit(
     tx,
     tenantId,
@@ -696,7 +699,9 @@ async function finalSweep(tx: Tx, config: Config, tenantId: string, contest: Con
   const groups = await store.tiedGroups(tx, tenantId, contest.id, TIE_GROUPS_AUDITED_MAX);
   const seed = randomBytes(16).toString('hex');
   const lifetime = await lifetimeScores(tx, tenantId, groups.flatMap((g) => g.participants));
-  await store.freezeFinalRanks(tx, tenantId, contest.id, seed, lifetime);
+  const tiers = [...contest.prize_structure].sort((a, b) => a.rank_from - b.rank_from);
+  const lastPrizeRank = tiers.length ? tiers[tiers.length - 1].rank_to : 0;
+  await store.freezeFinalRanks(tx, tenantId, contest.id, seed, lifetime, lastPrizeRank);
   const resolved = groups.length ? await store.finalRanksOf(tx, tenantId, contest.id, groups.flatMap((g) => g.participants)) : [];
   const rankOfParticipant = new Map(resolved.map((r) => [r.participant_id, r.final_rank]));
   const tieBreak = {
@@ -711,8 +716,6 @@ async function finalSweep(tx: Tx, config: Config, tenantId: string, contest: Con
     })),
   };
 
-  const tiers = [...contest.prize_structure].sort((a, b) => a.rank_from - b.rank_from);
-  const lastPrizeRank = tiers.length ? tiers[tiers.length - 1].rank_to : 0;
   const placed = await store.entriesUpToRank(tx, tenantId, contest.id, lastPrizeRank);
   const { allocations, liability } = allocate(placed, tiers, Number(contest.max_reward_liability));
   const reviews = await verificationReasons(tx, tenantId, contest, placed, allocations);
@@ -733,10 +736,16 @@ async function finalSweep(tx: Tx, config: Config, tenantId: string, contest: Con
       statusChanges.push({ contestId: contest.id, participantId: allocation.participant_id, to: 'winner', reason: `rank ${allocation.rank}: pending verification` });
     }
   }
+  // Ranks inside the prize range that fall in a gap between tiers win nothing.
+  const allocated = new Set(allocations.map((a) => a.participant_id));
+  for (const entry of placed) {
+    if (!allocated.has(entry.participant_id) && (entry.status === 'active' || entry.status === 'flagged')) {
+      statusChanges.push({ contestId: contest.id, participantId: entry.participant_id, to: 'finished', reason: 'ranked outside the prizes' });
+    }
+  }
   await store.insertAllocations(tx, tenantId, contest.id, allocations, now);
   await store.insertReviews(tx, tenantId, reviewRows, now);
   await store.setEntryStatus(tx, tenantId, statusChanges, 'lifecycle', now);
-  await store.finishUnplaced(tx, tenantId, contest.id, allocations.map((a) => a.participant_id), now);
 
   const events = reviewRows.map((r) => ({
     event: 'fraud.review_required',

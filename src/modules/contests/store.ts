@@ -437,23 +437,31 @@ export async function scoreFact(
   return rows;
 }
 
-/** Score gained in the minute and the hour up to `at`, and the five-minute history, for the velocity caps. */
-export async function velocity(tx: Tx, tenantId: string, contestId: string, participantId: string, at: Date, historyMax: number) {
-  const { rows } = await tx.query<{ per_minute: number; per_hour: number; history: Array<{ at: string; score: number }> }>(
-    `SELECT
-       coalesce(sum(delta) FILTER (WHERE occurred_at > $4::timestamptz - interval '1 minute'), 0)::bigint AS per_minute,
-       coalesce(sum(delta), 0)::bigint AS per_hour,
-       coalesce((SELECT jsonb_agg(jsonb_build_object('at', h.occurred_at, 'score', h.delta) ORDER BY h.occurred_at)
-                 FROM (SELECT occurred_at, delta FROM contest_score_events
-                       WHERE tenant_id = $1 AND contest_id = $2 AND participant_id = $3
-                         AND occurred_at > $4::timestamptz - interval '5 minutes' AND occurred_at <= $4
-                       ORDER BY occurred_at DESC LIMIT $5) h), '[]'::jsonb) AS history
+/** Score gained in the minute and the hour up to `at` (sliding, by fact time), for the velocity caps. */
+export async function velocity(tx: Tx, tenantId: string, contestId: string, participantId: string, at: Date) {
+  const { rows } = await tx.query<{ per_minute: number; per_hour: number }>(
+    `SELECT coalesce(sum(delta) FILTER (WHERE occurred_at > $4::timestamptz - interval '1 minute'), 0)::bigint AS per_minute,
+            coalesce(sum(delta), 0)::bigint AS per_hour
      FROM contest_score_events
      WHERE tenant_id = $1 AND contest_id = $2 AND participant_id = $3
        AND occurred_at > $4::timestamptz - interval '1 hour' AND occurred_at <= $4`,
-    [tenantId, contestId, participantId, at, historyMax],
+    [tenantId, contestId, participantId, at],
   );
   return rows[0];
+}
+
+/** The entry's score events of the five minutes up to `at`: the history of a velocity breach. */
+export async function velocityHistory(tx: Tx, tenantId: string, contestId: string, participantId: string, at: Date, limit: number) {
+  const { rows } = await tx.query<{ at: Date; score: number }>(
+    `SELECT occurred_at AS at, delta AS score FROM (
+       SELECT occurred_at, delta FROM contest_score_events
+       WHERE tenant_id = $1 AND contest_id = $2 AND participant_id = $3
+         AND occurred_at > $4::timestamptz - interval '5 minutes' AND occurred_at <= $4
+       ORDER BY occurred_at DESC LIMIT $5
+     ) h ORDER BY occurred_at`,
+    [tenantId, contestId, participantId, at, limit],
+  );
+  return rows;
 }
 
 // ---------------------------------------------------------------- lifecycle
@@ -506,8 +514,11 @@ export async function tickRanks(tx: Tx, tenantId: string, contestId: string, now
  * The final sweep: freezes the final ranks in one statement. Order: score, then
  * earliest to reach it, then lifetime score, then a draw seeded per contest
  * (md5 of the seed and the entry id), so the same seed always gives the same order.
+ * Entries ranked below the last prize rank become `finished` in the same pass:
+ * one write per entry, and no status-history row each (the contest's
+ * completed_at records that move for all of them at once).
  */
-export async function freezeFinalRanks(tx: Tx, tenantId: string, contestId: string, seed: string, lifetime: Map<string, number>) {
+export async function freezeFinalRanks(tx: Tx, tenantId: string, contestId: string, seed: string, lifetime: Map<string, number>, lastPrizeRank: number) {
   const participants = [...lifetime.keys()];
   await tx.query(
     `WITH lifetime AS (
@@ -519,10 +530,12 @@ export async function freezeFinalRanks(tx: Tx, tenantId: string, contestId: stri
        FROM contest_entries e LEFT JOIN lifetime l ON l.participant_id = e.participant_id
        WHERE e.tenant_id = $1 AND e.contest_id = $2 AND e.status <> 'disqualified'
      )
-     UPDATE contest_entries e SET final_rank = r.final_rank
+     UPDATE contest_entries e
+     SET final_rank = r.final_rank,
+         status = CASE WHEN r.final_rank > $6 AND e.status IN ('active', 'flagged') THEN 'finished' ELSE e.status END
      FROM ranked r
      WHERE e.tenant_id = $1 AND e.contest_id = $2 AND e.participant_id = r.participant_id`,
-    [tenantId, contestId, seed, participants, participants.map((p) => lifetime.get(p) ?? 0)],
+    [tenantId, contestId, seed, participants, participants.map((p) => lifetime.get(p) ?? 0), lastPrizeRank],
   );
 }
 
@@ -555,23 +568,6 @@ export async function entriesUpToRank(tx: Tx, tenantId: string, contestId: strin
     [tenantId, contestId, rankMax],
   );
   return rows;
-}
-
-/** Entries outside the prizes leave `active`/`flagged` for `finished` in one statement. */
-export async function finishUnplaced(tx: Tx, tenantId: string, contestId: string, placed: string[], now: Date) {
-  await tx.query(
-    `WITH changed AS (
-       UPDATE contest_entries e SET status = 'finished'
-       FROM (SELECT participant_id, status FROM contest_entries
-             WHERE tenant_id = $1 AND contest_id = $2 AND status IN ('active', 'flagged') AND NOT (participant_id = ANY($3::text[]))
-             FOR UPDATE) old
-       WHERE e.tenant_id = $1 AND e.contest_id = $2 AND e.participant_id = old.participant_id
-       RETURNING e.participant_id, old.status AS from_status
-     )
-     INSERT INTO contest_entry_status_history (tenant_id, contest_id, participant_id, from_status, to_status, reason, actor, changed_at)
-     SELECT $1, $2, participant_id, from_status, 'finished', 'ranked outside the prizes', 'lifecycle', $4 FROM changed`,
-    [tenantId, contestId, placed, now],
-  );
 }
 
 export interface AllocationRow {
