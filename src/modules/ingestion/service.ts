@@ -77,7 +77,6 @@ export interface ProcessingOutcome {
   rules: Array<{ rule_id: string; rule_name: string; points: number; badges_awarded: string[]; streaks_continued: string[]; multiplier: number | null }>;
   capped_rules: string[];
   streaks_continued: string[];
-  profile_coalesced: boolean;
 }
 
 /**
@@ -89,9 +88,8 @@ export interface ProcessingOutcome {
 export async function processEventInTx(tx: Tx, tenantId: string, eventId: string): Promise<ProcessedEvent | null> {
   const event = await store.markProcessed(tx, tenantId, eventId, clock.now());
   if (!event) return null;
-  const coalesce = coalesceProfile();
   // The event timestamp tells the profile how recent these values are, so a late event cannot overwrite newer ones.
-  if (coalesce) await coalesce(tx, tenantId, event.participant_id, event.properties, { observedAt: event.occurred_at });
+  await coalesceProfile(tx, tenantId, event.participant_id, event.properties, { observedAt: event.occurred_at });
   const rules = await applyEarnRulesInTx(tx, tenantId, {
     eventId: event.event_id,
     eventName: event.event_name,
@@ -123,7 +121,6 @@ export async function processEventInTx(tx: Tx, tenantId: string, eventId: string
     })),
     capped_rules: rules.capped_rules,
     streaks_continued: streaks.map((s) => s.streakCode),
-    profile_coalesced: coalesce !== null,
   };
   await store.recordOutcome(tx, tenantId, eventId, outcome);
   return { eventId: event.event_id, factId: event.fact_id, outcome };

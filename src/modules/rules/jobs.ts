@@ -45,7 +45,6 @@ function isLeapYear(year: number): boolean {
 /** Applies one occurrence of a scheduled rule to every candidate participant; returns how many it applied to. */
 export async function runOccurrence(db: Database, log: Logger, tenantId: string, ruleId: string, occurrence: string): Promise<number> {
   const [year, month, day] = occurrence.split('-').map(Number);
-  const birthdays = birthdayParticipants();
   let after: string | null = null;
   let applied = 0;
   for (let page = 0; page < PAGES_MAX; page++) {
@@ -54,14 +53,10 @@ export async function runOccurrence(db: Database, log: Logger, tenantId: string,
       if (!rule || rule.status !== 'active' || rule.trigger === 'event') return null;
       let candidates: string[];
       if (rule.trigger === 'birthday') {
-        if (!birthdays) {
-          log.warn({ tenantId, ruleId }, 'birthday rule skipped: the participants module offers no birthday look-up in this build');
-          return null;
-        }
-        candidates = await birthdays(tx, tenantId, { month, day, after, limit: PAGE_SIZE });
+        candidates = await birthdayParticipants(tx, tenantId, { month, day, after, limit: PAGE_SIZE });
         // Participants born on 29 February celebrate on the 28th in other years.
         if (month === 2 && day === 28 && !isLeapYear(year)) {
-          const leapBorn = await birthdays(tx, tenantId, { month: 2, day: 29, after, limit: PAGE_SIZE });
+          const leapBorn = await birthdayParticipants(tx, tenantId, { month: 2, day: 29, after, limit: PAGE_SIZE });
           candidates = [...new Set([...candidates, ...leapBorn])].sort().slice(0, PAGE_SIZE);
         }
       } else {

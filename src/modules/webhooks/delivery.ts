@@ -162,13 +162,11 @@ function pingData(destinationId: string): Record<string, unknown> {
   return { destination_id: destinationId, message: 'This is a test delivery.' };
 }
 
-type RecordPiiAccess = (tx: unknown, tenantId: string, entry: Record<string, unknown>) => Promise<unknown>;
-
 /**
  * A payload that carries personal data leaves an audit row (actor `webhook`,
  * the destination id as actor). Catalog payloads carry ids only, so this
  * fires only when an emitter adds a personal field. The access log belongs to
- * the participants module; its `recordPiiAccessInTx` is used once it exists.
+ * the participants module.
  */
 async function logPersonalDataAccess(
   tx: Parameters<typeof store.insertAttempt>[0],
@@ -181,9 +179,7 @@ async function logPersonalDataAccess(
   if (!participantId) return;
   const fields = personalDataIn(data);
   if (fields.length === 0) return;
-  const record = (participants as Record<string, unknown>).recordPiiAccessInTx as RecordPiiAccess | undefined;
-  if (typeof record !== 'function') return;
-  await record(tx, tenantId, {
+  await participants.recordPiiAccessInTx(tx, tenantId, {
     actorType: 'webhook',
     actorId: destinationId,
     participantId,

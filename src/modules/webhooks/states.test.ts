@@ -86,11 +86,7 @@ test('webhooks: states and paths without the job runner', async (t) => {
     assert.equal((await svc.request('GET', `${BASE}?cursor=not-a-cursor`, { key: tenant.apiKey })).status, 400);
   });
 
-  await t.test('a payload carrying personal data leaves a pii_access_log row with actor_type webhook', async (sub) => {
-    if (typeof (participants as Record<string, unknown>).recordPiiAccessInTx !== 'function') {
-      sub.skip('the participants module has no recordPiiAccessInTx on this branch yet');
-      return;
-    }
+  await t.test('a payload carrying personal data leaves a pii_access_log row with actor_type webhook', async () => {
     const created = await svc.request('POST', BASE, { key: tenant.apiKey, body: { name: 'pii', url: `${receiver.url}/pii`, events: ['badge.earned.v1'] } });
     await svc.service.db.tenant(tenant.tenantId, (tx) => participants.ensureParticipant(tx, tenant.tenantId, 'p-pii'));
     await dispatch(context, tenant.tenantId, await emitNow({ email: 'someone@example.com' }, 'p-pii'));
