@@ -8,7 +8,9 @@ import { emit, type OutboxEvent } from '../../platform/outbox.js';
 import { runFactHandlers, type Fact } from '../../platform/facts.js';
 import { claimKey, fingerprint, storeResponse } from '../../platform/idempotency.js';
 import { findPublishedActivityInTx, type Action, type PublishedActivity, type Segment } from '../engagements/index.js';
-import { claimRewardInTx, requireBadges, requirePoints, unavailableRewardIdsInTx } from '../rewards/index.js';
+import { claimRewardInTx, unavailableRewardIdsInTx } from '../rewards/index.js';
+import { grantInTx } from '../points/index.js';
+import { awardBadgeInTx } from '../badges/index.js';
 import { LIMITS, type CompleteBody, type EmitFactBody, type Payload, type ValidateBody } from './schemas.js';
 import * as store from './store.js';
 import type { ActivityKey, AttemptRow } from './store.js';
@@ -298,8 +300,7 @@ async function runAction(ctx: ActionContext, action: Action, source: Executed['s
   const { tx, session, activity, attemptId } = ctx;
   switch (action.type) {
     case 'award_points': {
-      const grant = await requirePoints('grantInTx');
-      const granted = await grant(tx, session.tenantId, {
+      const granted = await grantInTx(tx, session.tenantId, {
         participantId: session.participantId,
         amount: action.amount!,
         reason: action.reason ?? (source === 'prize' ? `${activity.type}_prize` : `${activity.type}_completed`),
@@ -332,11 +333,8 @@ async function runAction(ctx: ActionContext, action: Action, source: Executed['s
       };
     }
     case 'grant_badge': {
-      const award = await requireBadges('awardBadgeInTx');
-      const granted = (await award(tx, session.tenantId, { participantId: session.participantId, badgeCode: action.badge_code!, source: { kind: 'activity', id: attemptId } })) as {
-        awarded?: boolean;
-      } | null;
-      return { type: 'grant_badge', source, badge_code: action.badge_code!, awarded: granted?.awarded !== false };
+      const granted = await awardBadgeInTx(tx, session.tenantId, { participantId: session.participantId, badgeCode: action.badge_code!, source: { kind: 'activity', id: attemptId } });
+      return { type: 'grant_badge', source, badge_code: action.badge_code!, awarded: granted.awarded };
     }
   }
 }

@@ -4,7 +4,8 @@ import { AppError, conflict, invalid, notFound, ruleViolation } from '../../plat
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { uuid, randomToken } from '../../platform/ids.js';
 import { PLAN_QUOTAS, type Plan } from '../../platform/plans.js';
-import { badgesModule, missingRewardIdsInTx } from '../rewards/index.js';
+import { missingRewardIdsInTx } from '../rewards/index.js';
+import { missingBadgeCodesInTx } from '../badges/index.js';
 import { parseCondition } from './conditions.js';
 import type {
   Activity,
@@ -153,10 +154,9 @@ function referencedBadgeCodes(definition: EngagementDefinition): string[] {
 async function checkReferences(tx: Tx, tenantId: string, definition: EngagementDefinition): Promise<void> {
   const missing = await missingRewardIdsInTx(tx, tenantId, referencedRewardIds(definition));
   if (missing.length) throw ruleViolation(`the reward ${JSON.stringify(missing[0])} is not in the reward catalogue`, 'UNKNOWN_REWARD');
-  const badges = await badgesModule();
   const codes = referencedBadgeCodes(definition);
-  if (codes.length && typeof badges?.missingBadgeCodesInTx === 'function') {
-    const unknown = await badges.missingBadgeCodesInTx(tx, tenantId, codes);
+  if (codes.length) {
+    const unknown = await missingBadgeCodesInTx(tx, tenantId, codes);
     if (unknown.length) throw ruleViolation(`the badge ${JSON.stringify(unknown[0])} is not defined`, 'UNKNOWN_BADGE');
   }
 }

@@ -4,7 +4,8 @@ import { clock } from '../../platform/clock.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { publishedDefinitionInTx, parseCondition, type EngagementDefinition, type GateCondition } from '../engagements/index.js';
 import { completedActivitiesInTx } from '../activities/index.js';
-import { requireBadges, requirePoints } from '../rewards/index.js';
+import { readBalanceInTx } from '../points/index.js';
+import { hasBadgeInTx } from '../badges/index.js';
 import * as store from './store.js';
 
 interface Session {
@@ -45,7 +46,7 @@ class Facts {
       case 'badge_earned': {
         let earned = this.badges.get(condition.badgeCode);
         if (!earned) {
-          earned = requireBadges('hasBadgeInTx').then((has) => has(tx, session.tenantId, session.participantId, condition.badgeCode));
+          earned = hasBadgeInTx(tx, session.tenantId, session.participantId, condition.badgeCode);
           this.badges.set(condition.badgeCode, earned);
         }
         return earned;
@@ -57,7 +58,7 @@ class Facts {
   }
 
   availablePoints(): Promise<number> {
-    this.available ??= requirePoints('readBalanceInTx').then(async (read) => (await read(this.tx, this.session.tenantId, this.session.participantId)).available);
+    this.available ??= readBalanceInTx(this.tx, this.session.tenantId, this.session.participantId).then((balance) => balance.available);
     return this.available;
   }
 }

@@ -6,11 +6,8 @@ import { listClaimedInTx } from './service.js';
 /**
  * Rewards: the catalogue (five types), code pools and generated codes,
  * inventory, expiry, and claims. Activities claim through `claimRewardInTx`.
- * This module also holds the loader of the points and badges surfaces that
- * the engagement runtime modules share (see peers.ts).
  */
 export { claimRewardInTx, missingRewardIdsInTx, unavailableRewardIdsInTx, displayTypeOf } from './service.js';
-export { requirePoints, requireBadges, pointsModule, badgesModule } from './peers.js';
 export type { ClaimedReward } from './schemas.js';
 
 /** Newest claims shown by the state read. */

@@ -146,21 +146,12 @@ test('rewards: catalogue, codes, inventory, expiry, claimed list', async (t) => 
     assert.equal(withKey.status, 403);
   });
 
-  await t.test('a points_multiplier reward needs a participant-scoped multiplier from the points module', async () => {
+  await t.test('a points_multiplier reward creates a multiplier for the claiming participant', async () => {
     const engagement = await createEngagement(svc, tenant, { activities: [wheel({ id: 'mult', segments: NO_PRIZE, on_completion: [{ type: 'award_reward', reward_id: 'r-points_multiplier' }] })] });
     const s = await session(svc, tenant, engagement.id);
     const response = await complete(svc, s, 'mult', 'spin_wheel');
-    const points = await import('../points/index.js');
-    if ('createMultiplierInTx' in points) {
-      assert.equal(response.status, 200, response.text);
-      const rows = await svc.sql('SELECT multiplier, participant_id, event_type FROM points_multipliers WHERE tenant_id = $1', [tenant.tenantId]);
-      assert.deepEqual(rows, [{ multiplier: 2, participant_id: s.participantId, event_type: 'purchase' }]);
-    } else {
-      // Until the points module offers one, the claim is refused rather than granted without effect.
-      assert.equal(response.status, 422, response.text);
-      assert.equal(response.body.code, 'CAPABILITY_UNAVAILABLE');
-      const claims = await svc.sql('SELECT count(*)::int AS n FROM reward_claims WHERE tenant_id = $1 AND participant_id = $2', [tenant.tenantId, s.participantId]);
-      assert.equal(claims[0].n, 0);
-    }
+    assert.equal(response.status, 200, response.text);
+    const rows = await svc.sql('SELECT multiplier, participant_id, event_type FROM points_multipliers WHERE tenant_id = $1', [tenant.tenantId]);
+    assert.deepEqual(rows, [{ multiplier: 2, participant_id: s.participantId, event_type: 'purchase' }]);
   });
 });

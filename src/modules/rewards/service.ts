@@ -7,7 +7,7 @@ import { AppError, conflict, invalid, notFound, ruleViolation } from '../../plat
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { prefixedId } from '../../platform/ids.js';
 import { emit, type OutboxEvent } from '../../platform/outbox.js';
-import { requirePoints } from './peers.js';
+import { createMultiplierInTx } from '../points/index.js';
 import { DISPLAY_TYPE, METADATA_SCHEMAS, type ClaimedReward, type CreateRewardBody, type RewardType, type UpdateRewardBody } from './schemas.js';
 import * as store from './store.js';
 import type { ClaimRow, RewardRow } from './store.js';
@@ -195,14 +195,12 @@ export async function claimRewardInTx(tx: Tx, tenantId: string, input: ClaimInpu
   });
   if (!claim) throw new AppError('rule_violation', 'REWARD_OUT_OF_STOCK', `the reward ${JSON.stringify(reward.id)} is out of stock`);
   if (type === 'points_multiplier') {
-    const createMultiplier = await requirePoints('createMultiplierInTx');
-    const multiplier = await createMultiplier(tx, tenantId, {
+    const multiplier = await createMultiplierInTx(tx, tenantId, {
       multiplier: Number(reward.metadata.multiplier),
       startsAt: now,
       endsAt: expiresAt!,
       match: { event_type: reward.metadata.event_type as string, attributes: (reward.metadata.attributes as Record<string, unknown> | undefined) ?? {} },
       participantId: input.participantId,
-      source: { kind: 'reward', id: claimId },
     });
     await store.setClaimMultiplier(tx, tenantId, claimId, multiplier.id);
   }
