@@ -1,0 +1,105 @@
+import { createEngagementSession, type EngagementSession, type EngagementSessionOptions } from './headless.js';
+import type { BadgeStatus, PointsBalance, PublicEngagement, StreamEvent } from './types.js';
+
+/**
+ * The state behind `useEngagementData`, without React: the engagement, the
+ * balance and the badges, loaded together and re-read when the live stream
+ * reports a change. A React hook subscribes to it with useSyncExternalStore;
+ * any other UI library can do the same with subscribe/getSnapshot.
+ */
+export interface EngagementData {
+  engagement: PublicEngagement;
+  balance: PointsBalance;
+  badges: BadgeStatus;
+}
+
+export interface EngagementSnapshot {
+  data: EngagementData | null;
+  loading: boolean;
+  error: unknown;
+}
+
+/** Events arriving together (a completion awards points and a badge) cause one re-read. */
+export const LIVE_REFRESH_DEBOUNCE_MS = 50;
+
+export class EngagementDataStore {
+  readonly session: EngagementSession;
+  private snapshot: EngagementSnapshot = { data: null, loading: false, error: null };
+  private readonly listeners = new Set<() => void>();
+  private unsubscribeStream: (() => void) | null = null;
+  private refreshTimer: ReturnType<typeof setTimeout> | null = null;
+  private inFlight: Promise<void> | null = null;
+  private again = false;
+
+  constructor(session: EngagementSession | EngagementSessionOptions) {
+    this.session = 'load' in session && typeof session.load === 'function' ? (session as EngagementSession) : createEngagementSession(session as EngagementSessionOptions);
+  }
+
+  getSnapshot = (): EngagementSnapshot => this.snapshot;
+
+  /** Adds a listener; the first one loads the data and opens the live stream, the last one to leave closes it. */
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    if (this.listeners.size === 1) this.start();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.stop();
+    };
+  };
+
+  /** Re-reads everything; concurrent calls share one read, and one more follows if asked for meanwhile. */
+  refresh = (): Promise<void> => {
+    if (this.inFlight) {
+      this.again = true;
+      return this.inFlight;
+    }
+    this.set({ ...this.snapshot, loading: true });
+    const run = (async () => {
+      try {
+        do {
+          this.again = false;
+          const engagement = this.snapshot.data?.engagement ?? (await this.session.load());
+          const [balance, badges] = await Promise.all([this.session.balance(), this.session.badges()]);
+          this.set({ data: { engagement, balance, badges }, loading: false, error: null });
+        } while (this.again);
+      } catch (error) {
+        this.set({ ...this.snapshot, loading: false, error });
+      } finally {
+        this.inFlight = null;
+      }
+    })();
+    this.inFlight = run;
+    return run;
+  };
+
+  /** Loads the data and follows the live stream (called by the first subscriber). */
+  start(): void {
+    if (this.unsubscribeStream) return;
+    void this.refresh();
+    this.unsubscribeStream = this.session.subscribe(
+      (event) => this.onEvent(event),
+      (error) => this.set({ ...this.snapshot, error }),
+    );
+  }
+
+  stop(): void {
+    this.unsubscribeStream?.();
+    this.unsubscribeStream = null;
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    this.refreshTimer = null;
+  }
+
+  private onEvent(_event: StreamEvent): void {
+    // Envelopes are triggers (data may be empty on replays): re-read the state.
+    if (this.refreshTimer) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = null;
+      void this.refresh();
+    }, LIVE_REFRESH_DEBOUNCE_MS);
+  }
+
+  private set(next: EngagementSnapshot): void {
+    this.snapshot = next;
+    for (const listener of [...this.listeners]) listener();
+  }
+}
