@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type onSendHookHandler, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -167,7 +167,16 @@ export async function buildApp(
     if (schema.hide) return;
     withErrorResponses(schema, auth);
     if (auth) schema.security = SECURITY_BY_MODE[auth];
-    if (route.config?.deprecated) schema.deprecated = true;
+    const deprecation = route.config?.deprecated;
+    if (deprecation) {
+      schema.deprecated = true;
+      // Only deprecated routes pay for an onSend hook; every other response skips the hook runner.
+      const markThis: onSendHookHandler = (_request, reply, payload, done) => {
+        markDeprecated(reply, deprecation);
+        done(null, payload);
+      };
+      route.onSend = route.onSend ? [...(Array.isArray(route.onSend) ? route.onSend : [route.onSend]), markThis] : markThis;
+    }
   });
 
   function applyRateLimitHeaders(reply: { header(name: string, value: string | number): unknown }, decision: Decision): void {
@@ -253,17 +262,13 @@ export async function buildApp(
     await limit(request, reply, auth, false);
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const deprecation = request.routeOptions.config?.deprecated;
-    if (deprecation) markDeprecated(reply, deprecation);
-    return payload;
-  });
-
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every response and needs no promise.
+  app.addHook('onResponse', (request, reply, done) => {
     requestDuration.observe(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
       reply.elapsedTime / 1000,
     );
+    done();
   });
 
   // Operations routes, outside /api/v1.

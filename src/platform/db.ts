@@ -33,6 +33,11 @@ pg.types.setTypeParser(20, (value) => Number(value));
 // NUMERIC is read as a number too (multipliers, weights, scores).
 pg.types.setTypeParser(1700, (value) => Number(value));
 
+interface ReadCaller {
+  resolve(rows: unknown[]): void;
+  reject(error: unknown): void;
+}
+
 const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
 const TX_ATTEMPTS_MAX = 4;
 
@@ -69,6 +74,15 @@ export class Database {
    * text exactly as node-postgres converts parameters). `tenant()` costs three
    * round trips; hot read paths use this instead. The statement must not
    * contain `$n` inside its own string literals.
+   *
+   * Identical reads are coalesced: while one is on its way to the database,
+   * callers asking for the same statement with the same values and tenant wait
+   * for the NEXT round trip, which is sent when the current one returns and
+   * answers all of them. A caller never joins a read that was sent before it
+   * arrived, so every caller sees every commit that preceded its call (no
+   * staleness is added), and a burst of identical reads costs one round trip
+   * per database latency instead of one per caller. The rows are shared
+   * between the callers of one round trip: treat them as read-only.
    */
   async tenantRead<R = Record<string, unknown>>(tenantId: string, text: string, values: readonly unknown[] = []): Promise<R[]> {
     if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
@@ -77,13 +91,45 @@ export class Database {
       if (index < 0 || index >= values.length) throw new Error(`tenantRead: $${n} has no value`);
       return inlineLiteral(values[index]);
     });
+    const message = `BEGIN READ ONLY; SELECT set_config('app.tenant_id', '${tenantId}', true); ${statement}; COMMIT`;
+    return new Promise<R[]>((resolve, reject) => {
+      const caller = { resolve: resolve as (rows: unknown[]) => void, reject };
+      const line = this.readLines.get(message);
+      if (line) {
+        line.next.push(caller);
+        return;
+      }
+      this.readLines.set(message, { next: [] });
+      this.sendRead(message, [caller]);
+    });
+  }
+
+  private readonly readLines = new Map<string, { next: ReadCaller[] }>();
+
+  private sendRead(message: string, callers: ReadCaller[]): void {
+    const settle = (outcome: { rows: unknown[] } | { error: unknown }) => {
+      for (const caller of callers) {
+        if ('rows' in outcome) caller.resolve(outcome.rows);
+        else caller.reject(outcome.error);
+      }
+      const line = this.readLines.get(message)!;
+      if (line.next.length === 0) {
+        this.readLines.delete(message);
+        return;
+      }
+      const waiting = line.next;
+      line.next = [];
+      this.sendRead(message, waiting);
+    };
+    this.readOnce(message).then((rows) => settle({ rows }), (error: unknown) => settle({ error }));
+  }
+
+  private async readOnce(message: string): Promise<unknown[]> {
     const client = await this.app.connect();
     try {
-      const results = (await client.query(
-        `BEGIN READ ONLY; SELECT set_config('app.tenant_id', '${tenantId}', true); ${statement}; COMMIT`,
-      )) as unknown as pg.QueryResult[];
+      const results = (await client.query(message)) as unknown as pg.QueryResult[];
       client.release();
-      return results[2].rows as R[];
+      return results[2].rows;
     } catch (error) {
       // A failed statement leaves the transaction open and aborted; close it before the connection is reused.
       await client.query('ROLLBACK').then(

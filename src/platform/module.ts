@@ -43,17 +43,19 @@ export interface ServiceModule {
 export type StatePart = (tx: Tx, tenantId: string, participantId: string, auth: AuthContext) => Promise<unknown>;
 
 const modulesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../modules');
+// `npm start` runs the compiled JavaScript under dist/; tests and tsx run the TypeScript sources.
+const MODULE_ENTRY = import.meta.url.endsWith('.ts') ? 'index.ts' : 'index.js';
 
 export async function loadModules(): Promise<ServiceModule[]> {
   const names = fs
     .readdirSync(modulesDir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
-    .filter((name) => fs.existsSync(path.join(modulesDir, name, 'index.ts')))
+    .filter((name) => fs.existsSync(path.join(modulesDir, name, MODULE_ENTRY)))
     .sort();
   const modules: ServiceModule[] = [];
   for (const name of names) {
-    const imported = (await import(pathToFileURL(path.join(modulesDir, name, 'index.ts')).href)) as { default?: ServiceModule };
+    const imported = (await import(pathToFileURL(path.join(modulesDir, name, MODULE_ENTRY)).href)) as { default?: ServiceModule };
     if (!imported.default) throw new Error(`src/modules/${name}/index.ts must default-export a ServiceModule`);
     modules.push(imported.default);
     if (imported.default.factHandler) registerFactHandler(imported.default.name, imported.default.factHandler);
