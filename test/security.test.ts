@@ -336,3 +336,50 @@ test('tenantRead: one round trip, the same isolation, literal values, and a clea
   assert.deepEqual(await db.tenantRead('00000000-0000-4000-8000-000000000000', 'SELECT count(*)::int AS n FROM tenants'), [{ n: 0 }]);
   await assert.rejects(db.tenantRead("x'; SELECT 1; --", 'SELECT 1'), /must be a UUID/);
 });
+
+test('tenantRead coalesces identical concurrent reads without serving a read sent before the caller arrived', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const db = svc.service.db;
+  const statement = 'SELECT name FROM tenants WHERE id = $1';
+  let roundTrips = 0;
+  const connect = db.app.connect.bind(db.app);
+  (db.app as { connect: unknown }).connect = () => {
+    roundTrips += 1;
+    return connect();
+  };
+  t.after(() => {
+    (db.app as { connect: unknown }).connect = connect;
+  });
+
+  // 300 identical reads at once: every caller gets the row, through far fewer round trips.
+  const burst = await Promise.all(Array.from({ length: 300 }, () => db.tenantRead<{ name: string }>(tenant.tenantId, statement, [tenant.tenantId])));
+  assert.ok(burst.every((rows) => rows.length === 1 && rows[0].name === burst[0][0].name));
+  assert.ok(roundTrips <= 3, `300 identical reads took ${roundTrips} round trips`);
+
+  // Different values or tenants are never shared.
+  const other = await svc.createTenant();
+  const [mine, theirs] = await Promise.all([
+    db.tenantRead<{ id: string }>(tenant.tenantId, 'SELECT id FROM tenants'),
+    db.tenantRead<{ id: string }>(other.tenantId, 'SELECT id FROM tenants'),
+  ]);
+  assert.deepEqual(mine.map((r) => r.id), [tenant.tenantId]);
+  assert.deepEqual(theirs.map((r) => r.id), [other.tenantId]);
+
+  // A caller that arrives while a read is on its way waits for the next one, so it sees a change
+  // committed before its call: a read is in flight, the name changes, then the second caller asks.
+  // The read sleeps after taking its snapshot so that it is surely still on its way.
+  const slow = 'SELECT name, pg_sleep(0.4)::text AS slept FROM tenants WHERE id = $1';
+  const before = (await db.tenantRead<{ name: string }>(tenant.tenantId, statement, [tenant.tenantId]))[0].name;
+  const first = db.tenantRead<{ name: string }>(tenant.tenantId, slow, [tenant.tenantId]);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await svc.sql('UPDATE tenants SET name = $2 WHERE id = $1', [tenant.tenantId, 'Renamed while a read was in flight']);
+  const second = db.tenantRead<{ name: string }>(tenant.tenantId, slow, [tenant.tenantId]);
+  assert.equal((await first)[0].name, before);
+  assert.equal((await second)[0].name, 'Renamed while a read was in flight');
+
+  // An error reaches every caller of its round trip, and the next round trip works.
+  const failing = await Promise.allSettled(Array.from({ length: 20 }, () => db.tenantRead(tenant.tenantId, 'SELECT 1 / $1::int AS x', [0])));
+  assert.ok(failing.every((outcome) => outcome.status === 'rejected' && /division by zero/.test(String(outcome.reason))));
+  assert.deepEqual(await db.tenantRead(tenant.tenantId, 'SELECT 1 / $1::int AS x', [1]), [{ x: 1 }]);
+});
