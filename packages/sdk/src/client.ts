@@ -2,6 +2,7 @@ import { OPERATIONS, type OperationName, type OperationSpec } from './operations
 import { LoyaltyConnectionError, LoyaltyError, LoyaltyValidationError, errorFromResponse } from './errors.js';
 import { fillPath, requireNonEmptyString, validateBody } from './validate.js';
 import { openEventStream, type EventStreamOptions } from './sse.js';
+import { randomUuid } from './random.js';
 import type { CallOptions, OperationMethods, StreamEvent } from './types.js';
 
 /**
@@ -55,7 +56,7 @@ export interface ClientOptions {
   headers?: Record<string, string>;
   /** Called before each retry (logging, metrics). */
   onRetry?: (info: RetryInfo) => void;
-  /** Source of idempotency keys (default crypto.randomUUID). */
+  /** Source of idempotency keys (default crypto.randomUUID, or a v4 UUID from crypto.getRandomValues outside secure contexts). */
   generateIdempotencyKey?: () => string;
 }
 
@@ -70,11 +71,6 @@ interface PreparedRequest {
 
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 
-function randomKey(): string {
-  const crypto = globalThis.crypto;
-  if (!crypto?.randomUUID) throw new Error('crypto.randomUUID is not available; pass generateIdempotencyKey');
-  return crypto.randomUUID();
-}
 
 export function parseRetryAfter(value: string | null, nowMs = Date.now()): number | null {
   if (value === null || value.trim() === '') return null;
@@ -264,7 +260,7 @@ export class LoyaltyClient {
   }
 
   private newKey(): string {
-    return (this.options.generateIdempotencyKey ?? randomKey)();
+    return (this.options.generateIdempotencyKey ?? randomUuid)();
   }
 
   private async send(name: OperationName, request: PreparedRequest, callerSignal?: AbortSignal): Promise<unknown> {

@@ -1,6 +1,7 @@
 import { LoyaltyClient, type ClientOptions, type ParticipantSession } from './client.js';
 import { requireNonEmptyString } from './validate.js';
 import { LoyaltyValidationError } from './errors.js';
+import { randomUuid } from './random.js';
 import type {
   ActivityEligibility,
   BadgeStatus,
@@ -76,7 +77,7 @@ export interface EngagementSession {
 }
 
 function attemptId(): string {
-  return `sdk-${globalThis.crypto.randomUUID()}`;
+  return `sdk-${randomUuid()}`;
 }
 
 export function createEngagementSession(opts: EngagementSessionOptions): EngagementSession {

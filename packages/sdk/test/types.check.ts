@@ -2,7 +2,7 @@
  * Compile-time checks of the generated method types (tsc --noEmit covers this
  * file; it is not a test file and never runs).
  */
-import { createLoyaltyClient, type PointsBalance, type PublicEngagement, type GrantPointsResponse } from '../src/index.ts';
+import { createEngagementSession, createLoyaltyClient, type PointsBalance, type PublicEngagement, type GrantPointsResponse } from '../src/index.ts';
 
 export async function typeChecks(): Promise<void> {
   const client = createLoyaltyClient({ baseUrl: 'http://localhost', apiKey: 'lk_test_x' });
@@ -25,5 +25,19 @@ export async function typeChecks(): Promise<void> {
   await client.listWebhooks();
   // @ts-expect-error no such operation
   await client.noSuchOperation();
-  void [duplicate, url, engagementId, available];
+  // The README's examples.
+  await client.getParticipantState({ path: { participant_id: 'p-123' }, query: { include: 'points,badges' } });
+  await client.deductPoints({ body: { participant_id: 'p-123', amount: 20, reason: 'coffee', idempotency_key: 'order-981' } });
+  const { session_id } = await client.createSession({ body: { participant_id: 'p-123', engagement_id: engagementId } });
+  const participant = client.withSession({ sessionId: session_id, engagementId });
+  await participant.getPointsBalance();
+  await participant.listClaimedRewards();
+  const headless = createEngagementSession({ baseUrl: 'http://localhost', tenantSlug: 'acme', siteSlug: 'summer' });
+  const { draw, completion } = await headless.spin('wheel1');
+  const label: string | undefined = draw.result.prize_label;
+  const succeeded: boolean = completion.success;
+  const { gates } = await headless.checkGates({ targets: ['vip'] });
+  const locked: boolean = gates.vip.locked;
+  const stop: () => void = headless.subscribe((event) => event.event);
+  void [duplicate, url, engagementId, available, label, succeeded, locked, stop];
 }

@@ -1,0 +1,123 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createLoyaltyClient, parseRetryAfter, LoyaltyConnectionError, LoyaltyRateLimitError, LoyaltyServerError, type RetryInfo } from '@loyalty/sdk';
+
+/**
+ * The retry rules in isolation, with a scripted fetch (the 429 path against
+ * the real service is in client.test.ts; a 503 or a dropped connection cannot
+ * be provoked there on demand).
+ */
+const BASE_URL = 'http://127.0.0.1:9';
+const KEY = `lk_test_${'a'.repeat(32)}`;
+
+function scripted(...answers: Array<(() => Response) | Error>) {
+  const calls: Array<{ method: string; body: unknown }> = [];
+  const impl: typeof fetch = async (_input, init) => {
+    calls.push({ method: init?.method ?? 'GET', body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined });
+    const next = answers[Math.min(calls.length - 1, answers.length - 1)];
+    if (next instanceof Error) throw next;
+    return next();
+  };
+  return { calls, impl };
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) => () =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+const unavailable = json(503, { detail: 'the database does not answer', code: 'DATABASE_UNAVAILABLE', error_version: 1 });
+const limited = (seconds: string) => json(429, { detail: 'slow down', code: 'RATE_LIMITED', error_version: 1 }, { 'retry-after': seconds });
+const reset = new TypeError('fetch failed: ECONNRESET');
+
+test('503 is retried for a GET and for a keyed POST, never for a POST without a key', async () => {
+  const retries: RetryInfo[] = [];
+  const get = scripted(unavailable, json(200, { items: [] }));
+  await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: get.impl, onRetry: (info) => retries.push(info) }).listBadges();
+  assert.equal(get.calls.length, 2);
+  assert.equal(retries[0].reason, 'unavailable');
+  assert.ok(retries[0].delayMs >= 250 && retries[0].delayMs <= 500);
+
+  const grant = scripted(unavailable, json(200, { available: 1, lifetime: 1, delta: 1, duplicate: true, ledger_entry_id: 'x' }));
+  await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: grant.impl }).grantPoints({ body: { participant_id: 'p', amount: 1, reason: 'r' } });
+  assert.equal(grant.calls.length, 2);
+  assert.deepEqual(grant.calls[0].body, grant.calls[1].body, 'the retry repeats the same idempotency key');
+
+  const create = scripted(unavailable, json(201, {}));
+  await assert.rejects(createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: create.impl }).createBadge({ body: { code: 'gold', name: 'Gold' } }), LoyaltyServerError);
+  assert.equal(create.calls.length, 1);
+});
+
+test('a dropped connection is retried only for idempotent requests', async () => {
+  const create = scripted(reset, json(201, {}));
+  const error = await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: create.impl }).createBadge({ body: { code: 'gold', name: 'Gold' } }).catch((e: unknown) => e);
+  assert.ok(error instanceof LoyaltyConnectionError);
+  assert.equal(error.status, 0);
+  assert.equal(error.code, 'NETWORK_ERROR');
+  assert.equal(create.calls.length, 1);
+
+  const event = scripted(reset, json(202, { accepted: true, message_id: 'm', duplicate: false }));
+  await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: event.impl }).ingestEvent({ body: { event_name: 'visit', participant_id: 'p' } });
+  assert.equal(event.calls.length, 2);
+  assert.equal((event.calls[0].body as any).idempotency_key, (event.calls[1].body as any).idempotency_key);
+});
+
+test('retries are bounded by maxRetries, and a Retry-After beyond maxRetryAfterSeconds is not waited for', async () => {
+  const always = scripted(limited('0'));
+  const error = await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: always.impl, maxRetries: 3 }).listBadges().catch((e: unknown) => e);
+  assert.ok(error instanceof LoyaltyRateLimitError);
+  assert.equal(always.calls.length, 4);
+  assert.equal(error.retryAfterSeconds, 0);
+
+  const capped = scripted(limited('1000'));
+  const started = Date.now();
+  const refused = await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: capped.impl, maxRetries: 10_000 }).listBadges().catch((e: unknown) => e);
+  assert.ok(refused instanceof LoyaltyRateLimitError);
+  assert.equal(refused.retryAfterSeconds, 1000);
+  assert.equal(capped.calls.length, 1);
+  assert.ok(Date.now() - started < 1000);
+
+  const many = scripted(limited('0'));
+  await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: many.impl, maxRetries: 10_000 }).listBadges().catch(() => undefined);
+  assert.equal(many.calls.length, 11, 'at most 10 retries whatever maxRetries says');
+});
+
+test('timeouts and aborts', async () => {
+  const hanging: typeof fetch = (_input, init) =>
+    new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)));
+  const timedOut = await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: hanging, timeoutMs: 50, maxRetries: 1 }).listBadges().catch((e: unknown) => e);
+  assert.ok(timedOut instanceof LoyaltyConnectionError);
+  assert.equal(timedOut.code, 'TIMEOUT');
+
+  const controller = new AbortController();
+  const call = createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: hanging, maxRetries: 5 }).listBadges({ signal: controller.signal });
+  controller.abort(new Error('the user left'));
+  await assert.rejects(call, /the user left/);
+});
+
+test('Retry-After in seconds or as an HTTP date', () => {
+  assert.equal(parseRetryAfter('7'), 7);
+  assert.equal(parseRetryAfter(null), null);
+  assert.equal(parseRetryAfter('soon'), null);
+  const now = Date.parse('2026-11-22T01:00:00Z');
+  assert.equal(parseRetryAfter('Sun, 22 Nov 2026 01:00:30 GMT', now), 30);
+  assert.equal(parseRetryAfter('Sun, 22 Nov 2026 00:59:00 GMT', now), 0);
+});
+
+test('idempotency keys are v4 UUIDs, also where crypto.randomUUID is missing (plain-http embeds)', async () => {
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+  const answer = json(200, { available: 1, lifetime: 1, delta: 1, duplicate: false, ledger_entry_id: 'x' });
+  const withNative = scripted(answer);
+  await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: withNative.impl }).grantPoints({ body: { participant_id: 'p', amount: 1, reason: 'r' } });
+  assert.match((withNative.calls[0].body as any).idempotency_key, uuid);
+  Object.defineProperty(globalThis.crypto, 'randomUUID', { value: undefined, configurable: true });
+  try {
+    const without = scripted(answer);
+    const client = createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: without.impl });
+    await client.grantPoints({ body: { participant_id: 'p', amount: 1, reason: 'r' } });
+    await client.grantPoints({ body: { participant_id: 'p', amount: 1, reason: 'r' } });
+    const keys = without.calls.map((call) => (call.body as any).idempotency_key);
+    keys.forEach((key) => assert.match(key, uuid));
+    assert.notEqual(keys[0], keys[1]);
+  } finally {
+    delete (globalThis.crypto as unknown as Record<string, unknown>).randomUUID;
+  }
+  assert.equal(typeof globalThis.crypto.randomUUID, 'function');
+});
