@@ -7,7 +7,7 @@ import { EngagementRecord } from './schemas.js';
  * rules), publication, the public site read, embed URLs, eligibility and
  * impressions. The runtime modules find published activities and screens here.
  */
-export { findPublishedActivityInTx, publishedDefinitionInTx, ANONYMOUS_PREFIX, type PublishedActivity } from './service.js';
+export { findPublishedActivityInTx, publishedDefinitionInTx, embedSettings, ANONYMOUS_PREFIX, type PublishedActivity } from './service.js';
 export { parseCondition, type GateCondition } from './conditions.js';
 export type { Action, Activity, Segment, EngagementDefinition } from './schemas.js';
 

@@ -20,6 +20,7 @@ export const LIMITS = {
   conditionsMax: 20,
   urlPatternsMax: 50,
   attributeRulesMax: 20,
+  embedOriginsMax: 20,
   maxAttemptsMax: 1_000_000,
   cooldownSecondsMax: 365 * 24 * 3600,
   pointsMax: 1_000_000_000,
@@ -28,6 +29,16 @@ export const LIMITS = {
 export const LocalId = Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: '1 to 64 letters, digits, `_` or `-`; unique within the engagement.' });
 export const SiteSlug = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'The site part of `/sites/{tenantSlug}/{siteSlug}`.' });
 const FreeObject = Type.Object({}, { additionalProperties: true });
+/** Who may frame the runtime page: the Content-Security-Policy `frame-ancestors` of `/embed/{tenantSlug}/{siteSlug}`. */
+export const EmbedOrigins = Type.Array(
+  Type.String({ pattern: '^https?://(\\*\\.)?[A-Za-z0-9.-]+(:[0-9]{1,5})?$', maxLength: 255 }),
+  {
+    minItems: 1,
+    maxItems: LIMITS.embedOriginsMax,
+    description:
+      'Origins of the host pages that may embed the runtime page in an iframe (`https://shop.example.com`, `https://*.example.com`); the page\'s CSP `frame-ancestors`. Omitted: any page may embed it.',
+  },
+);
 const When = Type.Union([Type.Literal('always'), Type.Literal('passed'), Type.Literal('failed')], {
   description: 'When the action runs: `always` (default), only when the quiz is `passed`, or only when it is `failed`. A spin always counts as passed.',
 });
@@ -156,6 +167,7 @@ const definitionFields = {
   allow_anonymous_sessions: Type.Optional(
     Type.Boolean({ description: 'When true, visitors of the published site may get an anonymous session from `POST /sites/{tenantSlug}/{siteSlug}/sessions`.' }),
   ),
+  embed_origins: Type.Optional(EmbedOrigins),
 };
 
 export const CreateEngagementBody = Type.Object(definitionFields, { additionalProperties: false });
@@ -178,6 +190,7 @@ export const EngagementDefinition = Type.Object({
   activities: Type.Array(Activity),
   trigger_rules: TriggerRules,
   allow_anonymous_sessions: Type.Boolean(),
+  embed_origins: Type.Optional(EmbedOrigins),
 });
 export type EngagementDefinition = Static<typeof EngagementDefinition>;
 

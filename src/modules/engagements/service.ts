@@ -45,6 +45,7 @@ function normalize(body: CreateEngagementBody): EngagementDefinition {
     activities,
     trigger_rules: body.trigger_rules ?? {},
     allow_anonymous_sessions: body.allow_anonymous_sessions ?? false,
+    ...(body.embed_origins !== undefined ? { embed_origins: body.embed_origins } : {}),
   };
 }
 
@@ -314,6 +315,20 @@ export async function readSite(db: Database, tenantSlug: string, siteSlug: strin
     published_at: row.published_at!.toISOString(),
     ...redact(row.published_definition!),
   };
+}
+
+/**
+ * What the runtime page of a site needs before it is served: the published
+ * engagement and who may frame it. Null when the site serves nothing.
+ */
+export async function embedSettings(db: Database, tenantSlug: string, siteSlug: string): Promise<{ engagementId: string; name: string; embedOrigins: string[] | null } | null> {
+  try {
+    const { row } = await publishedSite(db, tenantSlug, siteSlug);
+    return { engagementId: row.id, name: row.published_definition!.name, embedOrigins: row.published_definition!.embed_origins ?? null };
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'SITE_NOT_FOUND') return null;
+    throw error;
+  }
 }
 
 export const ANONYMOUS_PREFIX = 'anon_';

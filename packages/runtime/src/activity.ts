@@ -1,0 +1,44 @@
+import { h, clear } from './dom.js';
+import { explain } from './errors.js';
+import type { ActivityEligibility, CompleteResponse, EngagementSession, PublicActivity, PublicEngagement } from './types.js';
+
+/** What an activity view needs from the runtime around it. */
+export interface ActivityContext {
+  sdk: EngagementSession;
+  engagement: PublicEngagement;
+  /** Called after the server completed an activity: balance, gates and the host message. */
+  completed(activity: PublicActivity, completion: CompleteResponse): Promise<void>;
+}
+
+/** The line under an activity saying how many attempts are left, or why none is. */
+export function attemptsText(eligibility: ActivityEligibility, noun: string): string {
+  const left = Math.max(0, eligibility.max_attempts - eligibility.attempts_used);
+  if (eligibility.open_attempt_id) return `You have an unfinished ${noun}.`;
+  if (left === 0) return `You have used all ${eligibility.max_attempts} of your attempts.`;
+  if (eligibility.cooldown_remaining_seconds > 0) return `You can try again in ${eligibility.cooldown_remaining_seconds} seconds.`;
+  return left === 1 ? `1 ${noun} left.` : `${left} ${noun}s left.`;
+}
+
+/** Shows an explained error inside an activity (role=alert), never a raw server answer. */
+export function showActivityError(box: HTMLElement, error: unknown): ReturnType<typeof explain> {
+  const explained = explain(error);
+  clear(box);
+  box.hidden = false;
+  box.dataset.code = explained.code;
+  box.append(h('strong', {}, `${explained.title}. `), explained.message);
+  return explained;
+}
+
+/** A readable summary of what a completion gave the participant. */
+export function prizeSummary(completion: CompleteResponse): string[] {
+  const lines: string[] = [];
+  for (const action of completion.actions_executed) {
+    if (action.type === 'award_points' && action.points_awarded) lines.push(`+${action.points_awarded} points`);
+    if (action.type === 'award_reward' && action.reward_claimed) {
+      const code = action.reward_claimed.code ? ` (code ${action.reward_claimed.code})` : '';
+      lines.push(`Reward: ${action.reward_claimed.title}${code}`);
+    }
+    if (action.type === 'grant_badge' && action.badge_code && action.awarded !== false) lines.push(`Badge earned: ${action.badge_code}`);
+  }
+  return lines;
+}

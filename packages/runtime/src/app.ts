@@ -1,0 +1,183 @@
+import { h, append, clear } from './dom.js';
+import { explain } from './errors.js';
+import { HostMessenger } from './messages.js';
+import { renderWheel } from './wheel.js';
+import { renderQuiz } from './quiz.js';
+import type { ActivityContext } from './activity.js';
+import type { CompleteResponse, EngagementSession, GateResult, PublicActivity, PublicEngagement, PublicScreen } from './types.js';
+
+/**
+ * Screens, navigation and gates around the activities. A screen's
+ * `components` are free-form objects in the definition; the runtime knows
+ * these `type`s and skips others:
+ *
+ * - `heading` / `text`: `text`
+ * - `image`: `src` (https or data URL), `alt`
+ * - `activity`: `activity_id` (a spin wheel or a quiz of the engagement)
+ * - `balance`: the participant's points
+ * - `button`: `label`, `screen_id` (goes to that screen)
+ *
+ * An engagement without screens shows every activity on one screen.
+ */
+const GATE_TARGETS_MAX = 50;
+
+interface ScreenState {
+  screen: PublicScreen;
+  gate: GateResult | null;
+  tab: HTMLButtonElement;
+}
+
+export class EngagementView {
+  private readonly root: HTMLElement;
+  private readonly panel = h('section', { class: 'lr-screen', role: 'tabpanel', tabindex: -1 });
+  private readonly points = h('p', { class: 'lr-points', 'aria-live': 'polite', 'data-role': 'points' });
+  private readonly notice = h('p', { class: 'lr-notice', role: 'status', 'aria-live': 'polite', 'data-role': 'notice' });
+  private readonly screens: ScreenState[];
+  private readonly activities: Map<string, PublicActivity>;
+  private current: string | null = null;
+
+  constructor(
+    private readonly sdk: EngagementSession,
+    private readonly engagement: PublicEngagement,
+    private readonly messenger: HostMessenger,
+  ) {
+    this.activities = new Map(engagement.activities.map((a) => [a.id, a]));
+    const screens: PublicScreen[] = engagement.screens.length
+      ? engagement.screens
+      : [{ id: 'main', name: engagement.name, gated: false, components: engagement.activities.map((a) => ({ type: 'activity', activity_id: a.id })) }];
+    this.screens = screens.map((screen) => ({
+      screen,
+      gate: null,
+      tab: h('button', { type: 'button', role: 'tab', class: 'lr-tab', 'data-screen-id': screen.id, 'aria-selected': 'false' }, screen.name ?? screen.id),
+    }));
+    const nav = h('nav', { class: 'lr-tabs', role: 'tablist', 'aria-label': 'Screens' }, ...this.screens.map((s) => s.tab));
+    for (const state of this.screens) state.tab.addEventListener('click', () => void this.show(state.screen.id));
+    this.root = h(
+      'div',
+      { class: 'lr-engagement', 'data-engagement-id': engagement.engagement_id },
+      h('header', { class: 'lr-header' }, h('h1', {}, engagement.name), engagement.description ? h('p', { class: 'lr-description' }, engagement.description) : null, this.points),
+      this.screens.length > 1 ? nav : null,
+      this.notice,
+      this.panel,
+    );
+  }
+
+  element(): HTMLElement {
+    return this.root;
+  }
+
+  async start(): Promise<void> {
+    await Promise.all([this.refreshBalance(), this.refreshGates(false)]);
+    const first = this.screens.find((s) => !s.gate?.locked) ?? this.screens[0];
+    await this.show(first.screen.id);
+  }
+
+  private async refreshBalance(): Promise<void> {
+    try {
+      const balance = await this.sdk.balance();
+      this.points.textContent = `${balance.available_points} ${balance.currency_name || 'points'}`;
+      this.points.dataset.available = String(balance.available_points);
+    } catch {
+      // The balance is a convenience: the activities still work without it.
+      this.points.textContent = '';
+    }
+  }
+
+  /** Checks every gated screen; announces screens that unlocked since the last check. */
+  private async refreshGates(announce: boolean): Promise<void> {
+    const gated = this.screens.filter((s) => s.screen.gated).slice(0, GATE_TARGETS_MAX);
+    if (gated.length === 0) return;
+    let gates: Record<string, GateResult>;
+    try {
+      gates = (await this.sdk.checkGates({ targets: gated.map((s) => s.screen.id) })).gates;
+    } catch (error) {
+      this.say(explain(error).message);
+      return;
+    }
+    const unlocked: string[] = [];
+    for (const state of gated) {
+      const gate = gates[state.screen.id] ?? null;
+      if (announce && state.gate?.locked && gate && !gate.locked) unlocked.push(state.screen.name ?? state.screen.id);
+      state.gate = gate;
+      const locked = !!gate?.locked;
+      state.tab.dataset.locked = String(locked);
+      clear(state.tab);
+      append(state.tab, state.screen.name ?? state.screen.id, locked && h('span', { class: 'lr-lock', 'aria-hidden': 'true' }, 'locked'));
+      state.tab.setAttribute('aria-label', `${state.screen.name ?? state.screen.id}${locked ? ' (locked)' : ''}`);
+    }
+    if (unlocked.length) this.say(`Unlocked: ${unlocked.join(', ')}!`);
+    // The screen on show may have just unlocked.
+    if (this.current && unlocked.length && gated.some((s) => s.screen.id === this.current)) await this.show(this.current);
+  }
+
+  private say(text: string): void {
+    this.notice.textContent = text;
+  }
+
+  private async show(screenId: string): Promise<void> {
+    const state = this.screens.find((s) => s.screen.id === screenId);
+    if (!state) return;
+    this.current = screenId;
+    for (const s of this.screens) s.tab.setAttribute('aria-selected', String(s === state));
+    clear(this.panel);
+    this.panel.dataset.screenId = screenId;
+    this.panel.setAttribute('aria-label', state.screen.name ?? state.screen.id);
+    if (state.gate?.locked) {
+      this.panel.dataset.locked = 'true';
+      this.panel.append(
+        h('div', { class: 'lr-locked', 'data-role': 'locked' }, h('h2', {}, `${state.screen.name ?? 'This screen'} is locked`), h('p', {}, state.gate.unlock_hint ?? 'Complete the activities to unlock it.')),
+      );
+      return;
+    }
+    this.panel.dataset.locked = 'false';
+    if (state.screen.name && this.screens.length > 1) this.panel.append(h('h2', {}, state.screen.name));
+    for (const component of state.screen.components) {
+      const rendered = this.component(component);
+      if (rendered) this.panel.append(rendered);
+    }
+    // Visits feed `screen_visited:<id>` gate conditions; a failure only delays such a gate.
+    this.sdk
+      .recordScreenVisit({ screen_id: screenId })
+      .then(() => this.refreshGates(true))
+      .catch(() => undefined);
+  }
+
+  private component(component: Record<string, unknown>): HTMLElement | null {
+    const text = typeof component.text === 'string' ? component.text : '';
+    switch (component.type) {
+      case 'heading':
+        return h('h2', {}, text);
+      case 'text':
+        return h('p', { class: 'lr-text' }, text);
+      case 'image': {
+        const src = typeof component.src === 'string' && /^(https:|data:image\/)/.test(component.src) ? component.src : null;
+        return src ? h('img', { src, alt: typeof component.alt === 'string' ? component.alt : '', class: 'lr-image' }) : null;
+      }
+      case 'balance':
+        return h('p', { class: 'lr-balance-line' }, 'Your points: ', h('span', { 'data-role': 'balance' }, this.points.dataset.available ?? '0'));
+      case 'button': {
+        const target = typeof component.screen_id === 'string' ? component.screen_id : null;
+        if (!target) return null;
+        const button = h('button', { type: 'button', class: 'lr-button' }, typeof component.label === 'string' ? component.label : 'Next');
+        button.addEventListener('click', () => void this.show(target));
+        return button;
+      }
+      case 'activity': {
+        const activity = typeof component.activity_id === 'string' ? this.activities.get(component.activity_id) : undefined;
+        if (!activity) return null;
+        const ctx: ActivityContext = { sdk: this.sdk, engagement: this.engagement, completed: (a, c) => this.completed(a, c) };
+        if (activity.type === 'spin_wheel') return renderWheel(ctx, activity);
+        if (activity.type === 'quiz') return renderQuiz(ctx, activity);
+        return null;
+      }
+      default:
+        return null;
+    }
+  }
+
+  private async completed(activity: PublicActivity, completion: CompleteResponse): Promise<void> {
+    this.messenger.activityCompleted(this.engagement.engagement_id, activity.id, completion);
+    await Promise.all([this.refreshBalance(), this.refreshGates(true)]);
+    for (const line of this.panel.querySelectorAll<HTMLElement>('[data-role="balance"]')) line.textContent = this.points.dataset.available ?? '0';
+  }
+}

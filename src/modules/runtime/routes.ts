@@ -1,0 +1,166 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AppError } from '../../platform/errors.js';
+import { embedSettings } from '../engagements/index.js';
+import { runtimeBundle, type Asset } from './bundle.js';
+import { demoHostPage, errorPage, NOT_AVAILABLE, runtimeCsp, runtimeShell, type PageError } from './pages.js';
+
+const tags = ['runtime'];
+const Slug = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' });
+const SiteParams = Type.Object({ tenantSlug: Slug, siteSlug: Slug });
+const HTML = Type.String({ description: 'An HTML page.' });
+
+const htmlResponse = (description: string) => ({ description, content: { 'text/html': { schema: HTML } } });
+/** Errors of the pages are pages too; the JSON error body is what a non-browser client may see from the shared hooks. */
+const htmlOrError = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: HTML }, 'application/json': { schema: Type.Ref('ErrorResponse') } },
+});
+const pageErrors = {
+  400: htmlOrError('The address is not valid (an HTML page saying so).'),
+  404: htmlOrError('No published engagement on this site (an HTML page saying so).'),
+  429: htmlOrError('Too many requests from this address (an HTML page saying so, with Retry-After).'),
+  500: htmlOrError('The service failed (an HTML page saying so).'),
+};
+
+const ASSET_MAX_AGE_SECONDS = 300;
+const VERSIONED_ASSET_MAX_AGE_SECONDS = 31_536_000;
+
+function pageErrorOf(error: FastifyError | AppError): { status: number; page: PageError } {
+  if (error instanceof AppError) {
+    if (error.status === 429) return { status: 429, page: { code: error.code, title: 'Too many requests', message: 'Too many requests came from your address. Please try again in a minute.' } };
+    if (error.status === 404) return { status: 404, page: { code: error.code, ...NOT_AVAILABLE } };
+    if (error.status < 500) return { status: error.status, page: { code: error.code, title: 'Not available', message: error.message } };
+  }
+  if ((error as FastifyError).validation) {
+    return { status: 400, page: { code: 'VALIDATION_INVALID_REQUEST', title: 'Invalid address', message: 'This engagement address is not valid. Check the link you followed.' } };
+  }
+  return { status: 500, page: { code: 'INTERNAL_ERROR', title: 'Service problem', message: 'The engagement could not be shown. Please try again in a moment.' } };
+}
+
+function sendPage(reply: FastifyReply, status: number, html: string, csp: string) {
+  return reply
+    .status(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', csp)
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'no-cache')
+    .send(html);
+}
+
+/** The runtime's script and stylesheet, built on first request (see bundle.ts). */
+const assetRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const serve = async (request: FastifyRequest, reply: FastifyReply, pick: (b: Awaited<ReturnType<typeof runtimeBundle>>) => Asset) => {
+    const bundle = await runtimeBundle();
+    const file = pick(bundle);
+    const versioned = (request.query as { v?: string }).v === bundle.version;
+    reply
+      .header('content-type', file.contentType)
+      .header('etag', file.etag)
+      .header('x-content-type-options', 'nosniff')
+      .header('cross-origin-resource-policy', 'same-origin')
+      .header('cache-control', `public, max-age=${versioned ? `${VERSIONED_ASSET_MAX_AGE_SECONDS}, immutable` : ASSET_MAX_AGE_SECONDS}`);
+    if (request.headers['if-none-match'] === file.etag) return reply.status(304).send();
+    return reply.send(file.body);
+  };
+  const AssetQuery = Type.Object({ v: Type.Optional(Type.String({ maxLength: 64, description: 'The build version (cache buster).' })) });
+  const assetResponse = (type: string) => ({ 200: { description: `The ${type}.`, content: { [type]: { schema: Type.String() } } }, 304: { description: 'Not modified (ETag).', type: 'null' } });
+
+  app.get(
+    '/embed/assets/runtime.js',
+    { config: { auth: 'public' }, schema: { tags, summary: 'The runtime script (built from packages/runtime with esbuild at first use)', querystring: AssetQuery, response: assetResponse('text/javascript') } },
+    async (request, reply) => serve(request, reply, (b) => b.js),
+  );
+  app.get(
+    '/embed/assets/runtime.css',
+    { config: { auth: 'public' }, schema: { tags, summary: 'The runtime stylesheet', querystring: AssetQuery, response: assetResponse('text/css') } },
+    async (request, reply) => serve(request, reply, (b) => b.css),
+  );
+};
+
+/** The runtime page, and in development the demo host page. Errors here are HTML pages, never a raw error body. */
+const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, config } = app.ctx;
+
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    const { status, page } = pageErrorOf(error);
+    if (status >= 500) request.log.error({ err: error }, 'runtime page failed');
+    if (error instanceof AppError) for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+    return sendPage(reply, status, errorPage(page), runtimeCsp(null));
+  });
+
+  app.get(
+    '/embed/:tenantSlug/:siteSlug',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'The embeddable runtime page of a site (put it in an iframe)',
+        description:
+          'An HTML page that renders the published engagement of the site with the runtime script, through the public and session routes only. ' +
+          'Pass a server-issued session in the fragment, `#session=<session_id>` (never sent to a server, so never in a log); without one the page asks for an anonymous session when the engagement allows it. ' +
+          'The page posts `activity:completed` messages to the host window (see the README). Its Content-Security-Policy `frame-ancestors` is the engagement\'s `embed_origins`, or `*` when none are set.',
+        params: SiteParams,
+        querystring: Type.Object(
+          {
+            engagement_id: Type.Optional(Type.String({ format: 'uuid', description: 'The engagement the host embeds (as in embed-url); the page says it is not available when the site now serves another one.' })),
+            host_origin: Type.Optional(Type.String({ maxLength: 255, description: 'The host page\'s origin, to address messages to when the browser does not tell it.' })),
+          },
+          { additionalProperties: true },
+        ),
+        response: { 200: htmlResponse('The runtime page.'), ...pageErrors },
+      },
+    },
+    async (request, reply) => {
+      const { tenantSlug, siteSlug } = request.params;
+      const settings = await embedSettings(db, tenantSlug, siteSlug);
+      if (!settings) return sendPage(reply, 404, errorPage({ code: 'SITE_NOT_FOUND', ...NOT_AVAILABLE }), runtimeCsp(null));
+      const bundle = await runtimeBundle();
+      const html = runtimeShell({ title: settings.name, tenantSlug, siteSlug, assetVersion: bundle.version });
+      return sendPage(reply, 200, html, runtimeCsp(settings.embedOrigins));
+    },
+  );
+
+  if (config.env === 'production') return;
+
+  app.get(
+    '/embed-demo/:tenantSlug/:siteSlug',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'A demo host page that embeds the runtime page in an iframe (not served in production)',
+        description:
+          'Plays a tenant\'s web page: embeds `/embed/{tenantSlug}/{siteSlug}` from `embed_base` (default: this service), passes on `#session=<session_id>` from its own fragment, and lists the messages the runtime posts.',
+        params: SiteParams,
+        querystring: Type.Object(
+          {
+            engagement_id: Type.Optional(Type.String({ format: 'uuid' })),
+            embed_base: Type.Optional(Type.String({ maxLength: 255, pattern: '^https?://', description: 'Where the runtime page is served from, when not from this address (for a cross-origin demo: localhost vs 127.0.0.1).' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: htmlResponse('The demo host page.'), ...pageErrors },
+      },
+    },
+    async (request, reply) => {
+      const { tenantSlug, siteSlug } = request.params;
+      let embedOrigin = `${request.protocol}://${request.host}`;
+      if (request.query.embed_base) {
+        try {
+          embedOrigin = new URL(request.query.embed_base).origin;
+        } catch {
+          throw new AppError('invalid', 'VALIDATION_INVALID_VALUE', 'embed_base must be an http(s) URL');
+        }
+      }
+      const { html, csp } = demoHostPage({ tenantSlug, siteSlug, engagementId: request.query.engagement_id ?? null, embedOrigin });
+      return sendPage(reply, 200, html, csp);
+    },
+  );
+};
+
+export const rootRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  await app.register(assetRoutes);
+  await app.register(pageRoutes);
+};
