@@ -1,8 +1,8 @@
 /**
- * Turns whatever a call threw into a message a visitor understands. Errors
- * of the service carry `status`, `code` and `detail` (the SDK's typed
- * errors and the runtime's own adapter alike); a failed fetch is a network
- * failure. A server error never reaches the page as it came.
+ * Turns whatever a call threw into a message a visitor understands. The
+ * SDK's typed errors carry `status`, `code` and `detail` (status 0 and kind
+ * `network` when no answer came); a 5xx or an unknown failure gets a general
+ * message. A server's error page never reaches the page as it came.
  */
 export interface Explained {
   code: string;
@@ -32,15 +32,17 @@ function fields(error: unknown): ServiceErrorLike {
 }
 
 function isNetworkFailure(error: unknown): boolean {
+  // The SDK's LoyaltyConnectionError: no response (refused, reset, DNS, timeout), status 0.
+  if ((error as { kind?: string } | null)?.kind === 'network') return true;
   if (error instanceof TypeError) return true;
   const name = (error as { name?: string } | null)?.name ?? '';
   const code = (error as { code?: string } | null)?.code ?? '';
-  return /network|fetch/i.test(name) || code === 'NETWORK_ERROR' || code === 'ECONNREFUSED';
+  return /network|fetch/i.test(name) || code === 'NETWORK_ERROR' || code === 'TIMEOUT';
 }
 
 export function explain(error: unknown): Explained {
   const { status, code, detail, body, retryAfterSeconds } = fields(error);
-  if (status === undefined) {
+  if (status === undefined || status === 0) {
     if (isNetworkFailure(error)) {
       return { code: 'NETWORK_ERROR', title: 'No connection', message: 'The engagement service cannot be reached. Check your connection and try again.', retryable: true };
     }
