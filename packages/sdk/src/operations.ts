@@ -220,4 +220,9 @@ export const EXCLUDED_OPERATIONS: ReadonlyArray<{ method: HttpMethod; path: stri
   { method: 'GET', path: '/api/v1/events/api-keys', reason: 'API key management needs an admin login token (JWT)' },
   { method: 'PATCH', path: '/api/v1/events/api-keys/{id}', reason: 'API key management needs an admin login token (JWT)' },
   { method: 'DELETE', path: '/api/v1/events/api-keys/{id}', reason: 'API key management needs an admin login token (JWT)' },
+  // The runtime's HTML page and browser assets (src/modules/runtime): a browser loads them in an iframe, the SDK has nothing to call there.
+  { method: 'GET', path: '/embed/{tenantSlug}/{siteSlug}', reason: 'the runtime page (HTML) for an iframe, not an API' },
+  { method: 'GET', path: '/embed-demo/{tenantSlug}/{siteSlug}', reason: 'a demo host page (HTML, development only), not an API' },
+  { method: 'GET', path: '/embed/assets/runtime.js', reason: 'the runtime page\'s script, not an API' },
+  { method: 'GET', path: '/embed/assets/runtime.css', reason: 'the runtime page\'s stylesheet, not an API' },
 ];
