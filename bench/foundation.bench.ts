@@ -84,16 +84,29 @@ function residentMb(pid: number): number {
   return kb / 1024;
 }
 
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
+function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may contain spaces) start at field 3; utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
 interface Measured {
   requestsPerSecond: number;
   p50: number;
   p99: number;
   total: number;
   failures: number;
+  /** CPU time the server process spent per answered request, in microseconds. */
+  cpuMicroseconds: number;
 }
 
-async function load(url: string, headers: Record<string, string>, seconds: number, paths?: string[]): Promise<Measured> {
+async function load(url: string, headers: Record<string, string>, seconds: number, serverPid: number, paths?: string[]): Promise<Measured> {
   let next = 0;
+  const cpuBefore = cpuSeconds(serverPid);
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -108,6 +121,7 @@ async function load(url: string, headers: Record<string, string>, seconds: numbe
     p99: result.latency.p99,
     total: result.requests.total,
     failures: result.non2xx + result.errors + result.timeouts,
+    cpuMicroseconds: ((cpuSeconds(serverPid) - cpuBefore) / Math.max(1, result.requests.total)) * 1e6,
   };
 }
 
@@ -173,8 +187,8 @@ async function main(): Promise<void> {
     if (stateCheck.status !== 200) throw new Error(`the state read answers ${stateCheck.status}: ${await stateCheck.text()}`);
 
     const idleRssMb = residentMb(service.pid!);
-    await load(bareUrl, {}, WARMUP_SECONDS);
-    await load(serviceUrl, keyHeaders, WARMUP_SECONDS);
+    await load(bareUrl, {}, WARMUP_SECONDS, bare.pid!);
+    await load(serviceUrl, keyHeaders, WARMUP_SECONDS, service.pid!);
     let peakRssMb = residentMb(service.pid!);
     const sampler = setInterval(() => {
       peakRssMb = Math.max(peakRssMb, residentMb(service.pid!));
@@ -183,14 +197,14 @@ async function main(): Promise<void> {
     // load hits both; the ratio of each pair is kept and the median reported.
     const rounds: Array<{ bare: Measured; auth: Measured }> = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const bareRound = await load(bareUrl, {}, DURATION_SECONDS);
-      const authRound = await load(serviceUrl, keyHeaders, DURATION_SECONDS);
+      const bareRound = await load(bareUrl, {}, DURATION_SECONDS, bare.pid!);
+      const authRound = await load(serviceUrl, keyHeaders, DURATION_SECONDS, service.pid!);
       rounds.push({ bare: bareRound, auth: authRound });
     }
     // Where the difference goes: the service's hooks and per-address limit
     // without credential or database; and a read that cannot be shared between requests.
-    const hooksResult = await load(`${base}/healthz`, {}, DURATION_SECONDS);
-    const stateResult = await load(base, keyHeaders, DURATION_SECONDS, statePaths);
+    const hooksResult = await load(`${base}/healthz`, {}, DURATION_SECONDS, service.pid!);
+    const stateResult = await load(base, keyHeaders, DURATION_SECONDS, service.pid!, statePaths);
     clearInterval(sampler);
     peakRssMb = Math.max(peakRssMb, residentMb(service.pid!));
 
@@ -198,16 +212,19 @@ async function main(): Promise<void> {
     const ratio = median(ratios);
     const p99 = median(rounds.map((r) => r.auth.p99));
     const bareMedian = median(rounds.map((r) => r.bare.requestsPerSecond));
+    // CPU per request does not depend on how much of the machine the process got, so it compares
+    // the two servers' work even when other processes load the machine.
+    const cpuRatio = median(rounds.map((r) => r.bare.cpuMicroseconds / r.auth.cpuMicroseconds));
     const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
     const row = (name: string, m: Measured, baseline: number) =>
-      `| ${name} | ${Math.round(m.requestsPerSecond).toLocaleString('en')} | ${((m.requestsPerSecond / baseline) * 100).toFixed(0)}% | ${m.p50} | ${m.p99} | ${m.total.toLocaleString('en')} | ${m.failures} |`;
+      `| ${name} | ${Math.round(m.requestsPerSecond).toLocaleString('en')} | ${((m.requestsPerSecond / baseline) * 100).toFixed(0)}% | ${m.p50} | ${m.p99} | ${m.cpuMicroseconds.toFixed(0)} | ${m.total.toLocaleString('en')} | ${m.failures} |`;
     const lines = [
       `Service (pid ${service.pid}) started as \`npm start\` starts it: \`node ${START_FLAGS.join(' ')} dist/main.js\`, SERVICE_ROLE=api.`,
       '',
       `Foundation hot path, ${CONNECTIONS} connections × ${DURATION_SECONDS} s per run (autocannon), ${ROUNDS} alternating rounds, ${os.cpus().length} CPUs, load average before: ${loadBefore.toFixed(1)}`,
       '',
-      '| route | req/s | of bare | p50 ms | p99 ms | requests | non-2xx/errors |',
-      '|---|---:|---:|---:|---:|---:|---:|',
+      '| route | req/s | of bare | p50 ms | p99 ms | server CPU µs/request | requests | non-2xx/errors |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
       ...rounds.flatMap((r, i) => [
         row(`round ${i + 1}: bare Fastify \`GET /bare\` (baseline)`, r.bare, r.bare.requestsPerSecond),
         row(`round ${i + 1}: authenticated \`GET /api/v1/tenant\` (key + rate limits + tenant transaction + read)`, r.auth, r.bare.requestsPerSecond),
@@ -218,6 +235,7 @@ async function main(): Promise<void> {
       '| figure | value | target | |',
       '|---|---:|---:|---|',
       `| authenticated / bare throughput (median of ${ROUNDS} rounds: ${ratios.map((r) => `${(r * 100).toFixed(0)}%`).join(', ')}) | ${(ratio * 100).toFixed(0)}% | ≥ ${TARGET_RATIO * 100}% | ${verdict(ratio >= TARGET_RATIO)} |`,
+      `| bare CPU per request / authenticated CPU per request (median of rounds; the service process only, PostgreSQL not counted) | ${(cpuRatio * 100).toFixed(0)}% | — | |`,
       `| authenticated p99 (median of rounds) | ${p99} ms | < ${TARGET_P99_MS} ms | ${verdict(p99 < TARGET_P99_MS)} |`,
       `| service RSS idle → peak under load | ${idleRssMb.toFixed(0)} → ${peakRssMb.toFixed(0)} MB | < ${TARGET_RSS_MB} MB | ${verdict(peakRssMb < TARGET_RSS_MB)} |`,
     ];
