@@ -52,7 +52,7 @@ export interface TestService {
   ownerUrl: string;
   config: Config;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
-  createTenant(options?: { plan?: Plan; requestsPerMinute?: number | null; slug?: string }): Promise<TestTenant>;
+  createTenant(options?: { plan?: Plan; requestsPerMinute?: number | null; slug?: string; eventIngestionPerDay?: number | null }): Promise<TestTenant>;
   login(tenant: TestTenant): Promise<string>;
   /**
    * A participant session issued through `POST /api/v1/sessions` with the
@@ -163,6 +163,7 @@ export async function startTestService(t: TestContext | { after(fn: () => Promis
         plan: tenantOptions.plan ?? 'enterprise',
         adminEmail: `admin@${slug}.example`,
         requestsPerMinute: tenantOptions.requestsPerMinute === undefined ? 10_000_000 : tenantOptions.requestsPerMinute,
+        eventIngestionPerDay: tenantOptions.eventIngestionPerDay ?? null,
       });
       return { tenantId: created.tenant_id, slug, apiKey: created.api_key, adminEmail: created.admin_email, adminPassword: created.admin_password };
     },

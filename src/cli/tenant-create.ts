@@ -15,7 +15,7 @@ import { AppError } from '../platform/errors.js';
  * embedded server or starts one for the duration of the command. Logs go to
  * stderr; stdout carries only the result.
  */
-const usage = 'usage: npm run tenant:create -- --name "Acme" --slug acme [--plan starter|growth|scale|enterprise] [--admin-email a@b.c] [--timezone Europe/Paris] [--requests-per-minute N] [--json]';
+const usage = 'usage: npm run tenant:create -- --name "Acme" --slug acme [--plan starter|growth|scale|enterprise] [--admin-email a@b.c] [--timezone Europe/Paris] [--requests-per-minute N] [--ingestion-per-day N] [--json]';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -26,6 +26,7 @@ async function main(): Promise<void> {
       'admin-email': { type: 'string' },
       timezone: { type: 'string' },
       'requests-per-minute': { type: 'string' },
+      'ingestion-per-day': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -43,6 +44,10 @@ async function main(): Promise<void> {
   if (!PLANS.includes(values.plan as Plan)) return fail(`--plan must be one of ${PLANS.join(', ')}`);
   const requestsPerMinute = values['requests-per-minute'] ? Number(values['requests-per-minute']) : null;
   if (requestsPerMinute !== null && (!Number.isInteger(requestsPerMinute) || requestsPerMinute < 1)) return fail('--requests-per-minute must be a positive integer');
+  const ingestionPerDay = values['ingestion-per-day'] ? Number(values['ingestion-per-day']) : null;
+  if (ingestionPerDay !== null && (!Number.isInteger(ingestionPerDay) || ingestionPerDay < 1 || ingestionPerDay > 2 ** 31 - 1)) {
+    return fail('--ingestion-per-day must be a positive integer (a 32-bit one)');
+  }
 
   const config = loadConfig();
   const server = await openDatabaseServer(config);
@@ -57,6 +62,7 @@ async function main(): Promise<void> {
         adminEmail: values['admin-email'],
         timezone: values.timezone,
         requestsPerMinute,
+        eventIngestionPerDay: ingestionPerDay,
       });
       if (values.json) {
         process.stdout.write(`${JSON.stringify(tenant, null, 2)}\n`);

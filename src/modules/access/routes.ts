@@ -12,6 +12,7 @@ import {
   LoginResponse,
   SessionResponse,
   TenantResponse,
+  TenantUsageResponse,
   UpdateApiKeyBody,
 } from './schemas.js';
 
@@ -108,6 +109,22 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags: ['access'], summary: "The caller's tenant, its plan and quotas", response: { 200: TenantResponse } },
     },
     async (request) => service.readTenant(db, request.auth!.tenantId),
+  );
+
+  app.get(
+    '/tenant/usage',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['access'],
+        summary: "What the caller's tenant used of its plan's quotas",
+        description:
+          'Daily figures count the current UTC day and monthly figures the current UTC month. The event-ingestion quota is enforced ' +
+          '(429 `INGESTION_QUOTA_EXCEEDED` with `Retry-After` until the next UTC midnight); participants per month are reported, not enforced.',
+        response: { 200: TenantUsageResponse },
+      },
+    },
+    async (request) => service.readUsage(db, request.auth!.tenantId),
   );
 };
 

@@ -113,3 +113,27 @@ export const TenantResponse = Type.Object({
     concurrent_engagements: Type.Union([Type.Integer(), Type.Null()]),
   }),
 });
+
+const usageFields = {
+  used: Type.Integer({ minimum: 0 }),
+  quota: Type.Union([Type.Integer(), Type.Null()], { description: 'The plan\'s figure (or the tenant\'s own); null is unlimited.' }),
+  exceeded: Type.Boolean({ description: 'Over the quota (monthly participants), or at it so that the next one is refused (the enforced quotas).' }),
+};
+const Usage = (description: string) => Type.Object(usageFields, { description });
+
+export const TenantUsageResponse = Type.Object(
+  {
+    day: Type.String({ format: 'date', description: 'The UTC day the daily figures count.' }),
+    month: Type.String({ pattern: '^\\d{4}-\\d{2}$', description: 'The UTC month the monthly figures count.' }),
+    participants_this_month: Usage(
+      'Participants first seen this month. Not enforced: a tenant over it keeps working and is told here (see docs/decisions/foundation.md).',
+    ),
+    events_today: Type.Object(
+      { ...usageFields, resets_at: Type.String({ format: 'date-time' }) },
+      { description: 'Events accepted by the ingestion routes today. Enforced: a request that would exceed it gets 429 INGESTION_QUOTA_EXCEEDED.' },
+    ),
+    api_keys: Usage('Active (not revoked) API keys. Enforced at key creation (422 PLAN_QUOTA_EXCEEDED).'),
+    concurrent_engagements: Usage('Published engagements. Enforced at publication (422).'),
+  },
+  { description: "The tenant's use of its plan's quotas." },
+);

@@ -36,6 +36,8 @@ export interface CreateTenantInput {
   adminEmail?: string;
   timezone?: string;
   requestsPerMinute?: number | null;
+  /** The tenant's own daily event-ingestion quota (enterprise "custom"); null keeps the plan's. */
+  eventIngestionPerDay?: number | null;
 }
 
 /** Creates a tenant with its first admin user and a first API key holding every admin scope. */
@@ -52,8 +54,8 @@ export async function createTenant(db: Database, input: CreateTenantInput) {
     const emailTaken = await tx.query('SELECT 1 FROM admin_users WHERE lower(email) = lower($1)', [adminEmail]);
     if (emailTaken.rowCount) throw new AppError('conflict', 'ADMIN_EMAIL_TAKEN', `an admin user with the email "${adminEmail}" already exists`);
     await tx.query(
-      `INSERT INTO tenants (id, slug, name, plan, rate_limit_per_minute, timezone) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [tenantId, input.slug, input.name, input.plan, input.requestsPerMinute ?? null, input.timezone ?? 'UTC'],
+      `INSERT INTO tenants (id, slug, name, plan, rate_limit_per_minute, event_ingestion_per_day, timezone) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [tenantId, input.slug, input.name, input.plan, input.requestsPerMinute ?? null, input.eventIngestionPerDay ?? null, input.timezone ?? 'UTC'],
     );
     await tx.query(`INSERT INTO admin_users (tenant_id, id, email, password_hash) VALUES ($1, $2, $3, $4)`, [tenantId, uuid(), adminEmail, passwordHash]);
     await store.insertApiKey(tx, tenantId, {
@@ -186,9 +188,34 @@ export async function readTenant(db: Database, tenantId: string) {
     quotas: {
       participants_per_month: quotas.participantsPerMonth,
       api_keys: quotas.apiKeys,
-      event_ingestion_per_day: quotas.eventIngestionPerDay,
+      event_ingestion_per_day: tenant.event_ingestion_per_day ?? quotas.eventIngestionPerDay,
       headless_sdk: quotas.headlessSdk,
       concurrent_engagements: quotas.concurrentEngagements,
     },
+  };
+}
+
+const MS_PER_DAY = 86_400_000;
+
+/** What the tenant used of its plan's quotas: this UTC day, this UTC month, right now. */
+export async function readUsage(db: Database, tenantId: string) {
+  const now = clock.now();
+  const day = now.toISOString().slice(0, 10);
+  const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const usage = await store.readUsage(db, tenantId, day, monthStart);
+  if (!usage) throw notFound('tenant');
+  const quotas = PLAN_QUOTAS[usage.plan as Plan];
+  const figure = (used: number, quota: number | null) => ({ used, quota, exceeded: quota !== null && used > quota });
+  const atCapacity = (used: number, quota: number | null) => ({ used, quota, exceeded: quota !== null && used >= quota });
+  return {
+    day,
+    month: day.slice(0, 7),
+    participants_this_month: figure(usage.participants_this_month, quotas.participantsPerMonth),
+    events_today: {
+      ...atCapacity(usage.events_today, usage.event_ingestion_per_day ?? quotas.eventIngestionPerDay),
+      resets_at: new Date(Math.floor(now.getTime() / MS_PER_DAY + 1) * MS_PER_DAY).toISOString(),
+    },
+    api_keys: atCapacity(usage.api_keys, quotas.apiKeys),
+    concurrent_engagements: atCapacity(usage.published_engagements, quotas.concurrentEngagements),
   };
 }

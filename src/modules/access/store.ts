@@ -98,10 +98,40 @@ export async function readTenant(tx: Tx, tenantId: string) {
 
 /** The same read in one round trip, for the hot path. */
 export async function readTenantOnce(db: Database, tenantId: string) {
-  const rows = await db.tenantRead<{ id: string; slug: string; name: string; plan: Plan; rate_limit_per_minute: number | null; timezone: string }>(
+  const rows = await db.tenantRead<{
+    id: string;
+    slug: string;
+    name: string;
+    plan: Plan;
+    rate_limit_per_minute: number | null;
+    event_ingestion_per_day: number | null;
+    timezone: string;
+  }>(
     tenantId,
-    'SELECT id, slug, name, plan, rate_limit_per_minute, timezone FROM tenants WHERE id = $1',
+    'SELECT id, slug, name, plan, rate_limit_per_minute, event_ingestion_per_day, timezone FROM tenants WHERE id = $1',
     [tenantId],
+  );
+  return rows[0] ?? null;
+}
+
+/** The counts behind the tenant's usage read, in one statement. */
+export async function readUsage(db: Database, tenantId: string, day: string, monthStart: Date) {
+  const rows = await db.tenantRead<{
+    plan: Plan;
+    event_ingestion_per_day: number | null;
+    events_today: number;
+    participants_this_month: number;
+    api_keys: number;
+    published_engagements: number;
+  }>(
+    tenantId,
+    `SELECT t.plan, t.event_ingestion_per_day,
+            COALESCE((SELECT events FROM ingestion_usage u WHERE u.tenant_id = t.id AND u.day = $2::date), 0) AS events_today,
+            (SELECT count(*) FROM participants p WHERE p.tenant_id = t.id AND p.created_at >= $3::timestamptz)::int AS participants_this_month,
+            (SELECT count(*) FROM api_keys k WHERE k.tenant_id = t.id AND k.revoked_at IS NULL)::int AS api_keys,
+            (SELECT count(*) FROM engagements e WHERE e.tenant_id = t.id AND e.status = 'published')::int AS published_engagements
+       FROM tenants t WHERE t.id = $1`,
+    [tenantId, day, monthStart],
   );
   return rows[0] ?? null;
 }

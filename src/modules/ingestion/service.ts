@@ -8,6 +8,7 @@ import { hasScope, type AuthContext } from '../../platform/auth.js';
 import { continueStreaksForEventInTx } from '../streaks/index.js';
 import { applyEarnRulesInTx, coalesceProfile } from '../rules/index.js';
 import * as store from './store.js';
+import { countAcceptedEventsInTx } from './quota.js';
 import { processingQueue, type Rejection } from './normalize.js';
 
 /**
@@ -63,6 +64,7 @@ export async function storeEventsInTx(tx: Tx, tenantId: string, events: store.Ne
     else if (first.status === 'rejected') results[index] = first;
     else results[index] = { status: 'duplicate', eventId: first.eventId };
   });
+  await countAcceptedEventsInTx(tx, tenantId, outcomes.filter((o) => o.fresh).length, clock.now());
   return results;
 }
 
@@ -191,7 +193,8 @@ export async function ingestSync(db: Database, tenantId: string, event: store.Ne
       };
     });
   } catch (error) {
-    if (error instanceof AppError && error.code.startsWith('IDEMPOTENCY')) throw error;
+    // Refusals that store nothing are answered as they are; only a processing failure keeps the event.
+    if (error instanceof AppError && (error.code.startsWith('IDEMPOTENCY') || error.code === 'INGESTION_QUOTA_EXCEEDED')) throw error;
     // Keep the event, marked failed with its error, so that it is visible and can be retried.
     const stored = await db.tenant(tenantId, async (tx) => (await storeEventsInTx(tx, tenantId, [{ ...event, queue: null }]))[0]);
     if (stored.status !== 'rejected') {

@@ -1,0 +1,46 @@
+import type { Tx } from '../../platform/db.js';
+import { AppError } from '../../platform/errors.js';
+import { PLAN_QUOTAS, type Plan } from '../../platform/plans.js';
+
+/**
+ * The plan's daily event-ingestion quota (spec, Limits, Plan quotas): events
+ * accepted per tenant and UTC day. Counted in the transaction that stores the
+ * events, after the insert, so that duplicates (a repeated idempotency key)
+ * never count and a request that would cross the quota is refused whole and
+ * stores nothing. The counter row is locked until the storing transaction
+ * commits, which orders concurrent writes of one tenant exactly.
+ */
+const MS_PER_DAY = 86_400_000;
+
+export function ingestionQuota(plan: Plan, override: number | null): number | null {
+  return override ?? PLAN_QUOTAS[plan].eventIngestionPerDay;
+}
+
+export async function countAcceptedEventsInTx(tx: Tx, tenantId: string, accepted: number, now: Date): Promise<void> {
+  if (accepted === 0) return;
+  const day = now.toISOString().slice(0, 10);
+  const { rows } = await tx.query<{ events: number; plan: Plan; event_ingestion_per_day: number | null }>(
+    `INSERT INTO ingestion_usage (tenant_id, day, events) VALUES ($1, $2, $3)
+     ON CONFLICT (tenant_id, day) DO UPDATE SET events = ingestion_usage.events + EXCLUDED.events
+     RETURNING events, (SELECT plan FROM tenants WHERE id = $1) AS plan, (SELECT event_ingestion_per_day FROM tenants WHERE id = $1) AS event_ingestion_per_day`,
+    [tenantId, day, accepted],
+  );
+  const { events, plan, event_ingestion_per_day: override } = rows[0];
+  const quota = ingestionQuota(plan, override);
+  if (quota === null || events <= quota) return;
+  const nextDay = Math.floor(now.getTime() / MS_PER_DAY + 1) * MS_PER_DAY;
+  const retryAfterSeconds = Math.max(1, Math.ceil((nextDay - now.getTime()) / 1000));
+  throw new AppError(
+    'rate_limited',
+    'INGESTION_QUOTA_EXCEEDED',
+    `the ${plan} plan accepts ${quota} events per day (UTC); ${events - accepted} were accepted today, so these ${accepted} would exceed it; the quota resets at ${new Date(nextDay).toISOString()}`,
+    { quota, used: events - accepted, resets_at: new Date(nextDay).toISOString() },
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
+}
+
+/** Events accepted today (UTC) and the quota, for the tenant's usage read. */
+export async function ingestionUsageInTx(tx: Tx, tenantId: string, now: Date): Promise<number> {
+  const { rows } = await tx.query<{ events: number }>('SELECT events FROM ingestion_usage WHERE tenant_id = $1 AND day = $2', [tenantId, now.toISOString().slice(0, 10)]);
+  return rows[0]?.events ?? 0;
+}
