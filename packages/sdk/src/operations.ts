@@ -33,6 +33,7 @@ export const OPERATIONS = {
   // Sessions and the tenant.
   createSession: { method: 'POST', path: '/api/v1/sessions', auth: 'key' },
   getTenant: { method: 'GET', path: '/api/v1/tenant', auth: 'key' },
+  getTenantUsage: { method: 'GET', path: '/api/v1/tenant/usage', auth: 'key' },
 
   // Activities (participant).
   validateActivity: { method: 'POST', path: '/api/v1/activities/{activityId}/validate', auth: 'session', idempotency: 'attempt' },

@@ -920,6 +920,177 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tenant/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the caller's tenant used of its plan's quotas
+         * @description Daily figures count the current UTC day and monthly figures the current UTC month. The event-ingestion quota is enforced (429 `INGESTION_QUOTA_EXCEEDED` with `Retry-After` until the next UTC midnight); participants per month are reported, not enforced.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The tenant's use of its plan's quotas. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * Format: date
+                             * @description The UTC day the daily figures count.
+                             */
+                            day: string;
+                            /** @description The UTC month the monthly figures count. */
+                            month: string;
+                            /** @description Participants first seen this month. Not enforced: a tenant over it keeps working and is told here (see docs/decisions/foundation.md). */
+                            participants_this_month: {
+                                used: number;
+                                /** @description The plan's figure (or the tenant's own); null is unlimited. */
+                                quota: number | null;
+                                /** @description Over the quota (monthly participants), or at it so that the next one is refused (the enforced quotas). */
+                                exceeded: boolean;
+                            };
+                            /** @description Events accepted by the ingestion routes today. Enforced: a request that would exceed it gets 429 INGESTION_QUOTA_EXCEEDED. */
+                            events_today: {
+                                used: number;
+                                /** @description The plan's figure (or the tenant's own); null is unlimited. */
+                                quota: number | null;
+                                /** @description Over the quota (monthly participants), or at it so that the next one is refused (the enforced quotas). */
+                                exceeded: boolean;
+                                /** Format: date-time */
+                                resets_at: string;
+                            };
+                            /** @description Active (not revoked) API keys. Enforced at key creation (422 PLAN_QUOTA_EXCEEDED). */
+                            api_keys: {
+                                used: number;
+                                /** @description The plan's figure (or the tenant's own); null is unlimited. */
+                                quota: number | null;
+                                /** @description Over the quota (monthly participants), or at it so that the next one is refused (the enforced quotas). */
+                                exceeded: boolean;
+                            };
+                            /** @description Published engagements. Enforced at publication (422). */
+                            concurrent_engagements: {
+                                used: number;
+                                /** @description The plan's figure (or the tenant's own); null is unlimited. */
+                                quota: number | null;
+                                /** @description Over the quota (monthly participants), or at it so that the next one is refused (the enforced quotas). */
+                                exceeded: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid parameters or request body. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Missing or invalid credential. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The credential lacks the required scope, or belongs to another kind of caller. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The resource does not exist (or belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Duplicate action or a conflicting request in progress. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is larger than the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is not JSON. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Validation failure or guarded operation failure. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Server error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/activities/{activityId}/validate": {
         parameters: {
             query?: never;
