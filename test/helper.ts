@@ -16,6 +16,9 @@ import type { Plan } from '../src/platform/plans.js';
  * to make tenants and send real HTTP requests. It closes everything itself
  * when the test ends.
  */
+/** How long the teardown waits for the service's connections to close before dropping the database with FORCE. */
+const DROP_WAIT_MS = 5_000;
+
 export interface TestResponse<T = any> {
   status: number;
   headers: Headers;
@@ -106,12 +109,25 @@ export async function startTestService(t: TestContext | { after(fn: () => Promis
   const address = service.app!.server.address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;
   const ownerPool = new pg.Pool({ connectionString: ownerUrl, max: 4 });
+  ownerPool.on('error', () => undefined);
 
   t.after(async () => {
     await service.stop();
     await ownerPool.end();
     const cleanup = new pg.Client({ connectionString: withCredentials(templateUrl, user, password, 'postgres') });
     await cleanup.connect();
+    // Connections still closing (a pool ending, a listener going away) are given a moment to go,
+    // so that FORCE does not terminate one that its owner has not finished with yet.
+    const deadline = Date.now() + DROP_WAIT_MS;
+    for (;;) {
+      const left = await cleanup.query(`SELECT application_name FROM pg_stat_activity WHERE datname = $1`, [databaseName]);
+      if (left.rows.length === 0) break;
+      if (Date.now() > deadline) {
+        process.stderr.write(`test database ${databaseName}: connections left open after the service stopped: ${JSON.stringify(left.rows)}\n`);
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     await cleanup.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
     await cleanup.end();
   });
