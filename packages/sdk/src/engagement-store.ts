@@ -30,6 +30,7 @@ export class EngagementDataStore {
   private refreshTimer: ReturnType<typeof setTimeout> | null = null;
   private inFlight: Promise<void> | null = null;
   private again = false;
+  private reloadEngagement = false;
 
   constructor(session: EngagementSession | EngagementSessionOptions) {
     this.session = 'load' in session && typeof session.load === 'function' ? (session as EngagementSession) : createEngagementSession(session as EngagementSessionOptions);
@@ -47,8 +48,11 @@ export class EngagementDataStore {
     };
   };
 
-  /** Re-reads everything; concurrent calls share one read, and one more follows if asked for meanwhile. */
-  refresh = (): Promise<void> => {
+  /** Re-reads everything (the engagement too); concurrent calls share one read, and one more follows if asked for meanwhile. */
+  refresh = (): Promise<void> => this.reload(true);
+
+  private reload(withEngagement: boolean): Promise<void> {
+    this.reloadEngagement ||= withEngagement;
     if (this.inFlight) {
       this.again = true;
       return this.inFlight;
@@ -58,8 +62,9 @@ export class EngagementDataStore {
       try {
         do {
           this.again = false;
-          const engagement = this.snapshot.data?.engagement ?? (await this.session.load());
-          const [balance, badges] = await Promise.all([this.session.balance(), this.session.badges()]);
+          const known = this.reloadEngagement ? null : this.snapshot.data?.engagement;
+          this.reloadEngagement = false;
+          const [engagement, balance, badges] = await Promise.all([known ?? this.session.load(), this.session.balance(), this.session.badges()]);
           this.set({ data: { engagement, balance, badges }, loading: false, error: null });
         } while (this.again);
       } catch (error) {
@@ -70,7 +75,7 @@ export class EngagementDataStore {
     })();
     this.inFlight = run;
     return run;
-  };
+  }
 
   /** Loads the data and follows the live stream (called by the first subscriber). */
   start(): void {
@@ -90,11 +95,12 @@ export class EngagementDataStore {
   }
 
   private onEvent(_event: StreamEvent): void {
-    // Envelopes are triggers (data may be empty on replays): re-read the state.
+    // Envelopes are triggers (data may be empty on replays): re-read the
+    // participant's state; the engagement definition does not change with them.
     if (this.refreshTimer) return;
     this.refreshTimer = setTimeout(() => {
       this.refreshTimer = null;
-      void this.refresh();
+      void this.reload(false);
     }, LIVE_REFRESH_DEBOUNCE_MS);
   }
 

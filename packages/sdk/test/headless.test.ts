@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService } from '../../../test/helper.ts';
 import { waitFor } from '../../../src/modules/webhooks/test-support.ts';
-import { createEngagementSession, createLoyaltyClient, LoyaltyNotFoundError, LoyaltyValidationError, type StreamEvent } from '@loyalty/sdk';
+import { createEngagementSession, createLoyaltyClient, LoyaltyAuthenticationError, LoyaltyNotFoundError, LoyaltyValidationError, type StreamEvent } from '@loyalty/sdk';
 import { CORRECT_ANSWERS, SITE_SLUG, publishDemoEngagement } from './fixtures.ts';
 
 /** The headless API against a running service and an engagement made through the admin API. */
@@ -140,4 +140,17 @@ test('headless: a session issued by the host page is used as given', async (t) =
   // Without a session, an engagement that refuses anonymous visitors answers 403 through the SDK.
   const anonymous = createEngagementSession({ baseUrl: svc.baseUrl, tenantSlug: tenant.slug, siteSlug: SITE_SLUG });
   await assert.rejects(anonymous.ensureSession(), (error: any) => error.status === 403 && error.code === 'ANONYMOUS_SESSIONS_DISABLED');
+
+  // A refused live stream (an unknown session) reports a typed error once and does not reconnect.
+  const streamCounter = countingFetch();
+  const stale = createEngagementSession({ baseUrl: svc.baseUrl, tenantSlug: tenant.slug, siteSlug: SITE_SLUG, sessionId: 'no-such-session', fetch: streamCounter.impl });
+  const errors: unknown[] = [];
+  const stop = stale.subscribe(() => assert.fail('no event expected'), (error) => errors.push(error));
+  await waitFor('the stream error', () => errors.length > 0);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  stop();
+  assert.equal(errors.length, 1);
+  assert.equal((errors[0] as LoyaltyAuthenticationError).status, 401);
+  assert.ok(errors[0] instanceof LoyaltyAuthenticationError);
+  assert.equal(streamCounter.calls.filter((call) => call.endsWith('/events/stream')).length, 1);
 });

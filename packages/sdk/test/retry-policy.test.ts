@@ -121,3 +121,14 @@ test('idempotency keys are v4 UUIDs, also where crypto.randomUUID is missing (pl
   }
   assert.equal(typeof globalThis.crypto.randomUUID, 'function');
 });
+
+test('the deprecated full participant read warns once and still works', async (t) => {
+  const warn = t.mock.method(console, 'warn', () => undefined);
+  const read = scripted(json(200, { participant_id: 'p' }));
+  const client = createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: read.impl });
+  await client.getParticipant({ path: { participant_id: 'p' } });
+  await client.getParticipant({ path: { participant_id: 'p' } });
+  assert.equal(read.calls.length, 2);
+  assert.equal(warn.mock.callCount(), 1);
+  assert.match(String(warn.mock.calls[0].arguments[0]), /getParticipantState/);
+});
