@@ -269,8 +269,11 @@ export class LoyaltyClient {
     for (let retry = 0; ; retry++) {
       const attempt = attemptSignal(timeoutMs, callerSignal);
       let response: Response;
+      let body: unknown;
       try {
         response = await this.fetchImpl(request.url, { method: request.method, headers: request.headers, body: request.body, signal: attempt.signal });
+        // Reading the body belongs to the attempt: a connection dropped mid-answer is a network failure too.
+        body = await readBody(response);
       } catch (cause) {
         attempt.done();
         if (callerSignal?.aborted) throw callerSignal.reason;
@@ -285,10 +288,6 @@ export class LoyaltyClient {
         if (!request.idempotent || retry >= this.maxRetries) throw error;
         await this.wait(name, retry + 1, backoffMs(retry + 1), 0, 'network', callerSignal);
         continue;
-      }
-      let body: unknown;
-      try {
-        body = await readBody(response);
       } finally {
         attempt.done();
       }

@@ -59,6 +59,27 @@ test('a dropped connection is retried only for idempotent requests', async () =>
   assert.equal((event.calls[0].body as any).idempotency_key, (event.calls[1].body as any).idempotency_key);
 });
 
+test('a connection dropped in the middle of the answer counts as a network failure', async () => {
+  const cutOff = () =>
+    new Response(
+      new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"items": ['));
+          controller.error(new Error('socket hang up'));
+        },
+      }),
+      { status: 200, headers: { 'content-type': 'application/json' } },
+    );
+  const read = scripted(cutOff, json(200, { items: [] }));
+  assert.deepEqual(await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: read.impl }).listBadges(), { items: [] });
+  assert.equal(read.calls.length, 2);
+  const write = scripted(cutOff);
+  const error = await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: write.impl }).createBadge({ body: { code: 'gold', name: 'Gold' } }).catch((e: unknown) => e);
+  assert.ok(error instanceof LoyaltyConnectionError);
+  assert.match(error.detail, /socket hang up/);
+  assert.equal(write.calls.length, 1);
+});
+
 test('retries are bounded by maxRetries, and a Retry-After beyond maxRetryAfterSeconds is not waited for', async () => {
   const always = scripted(limited('0'));
   const error = await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: always.impl, maxRetries: 3 }).listBadges().catch((e: unknown) => e);
