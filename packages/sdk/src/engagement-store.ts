@@ -15,7 +15,10 @@ export interface EngagementData {
 
 export interface EngagementSnapshot {
   data: EngagementData | null;
+  /** The first load is under way (no data yet). */
   loading: boolean;
+  /** A re-read is under way while the previous data stays shown. */
+  refreshing: boolean;
   error: unknown;
 }
 
@@ -24,7 +27,7 @@ export const LIVE_REFRESH_DEBOUNCE_MS = 50;
 
 export class EngagementDataStore {
   readonly session: EngagementSession;
-  private snapshot: EngagementSnapshot = { data: null, loading: false, error: null };
+  private snapshot: EngagementSnapshot = { data: null, loading: false, refreshing: false, error: null };
   private readonly listeners = new Set<() => void>();
   private unsubscribeStream: (() => void) | null = null;
   private refreshTimer: ReturnType<typeof setTimeout> | null = null;
@@ -57,7 +60,7 @@ export class EngagementDataStore {
       this.again = true;
       return this.inFlight;
     }
-    this.set({ ...this.snapshot, loading: true });
+    this.set({ ...this.snapshot, loading: this.snapshot.data === null, refreshing: this.snapshot.data !== null });
     const run = (async () => {
       try {
         do {
@@ -65,10 +68,10 @@ export class EngagementDataStore {
           const known = this.reloadEngagement ? null : this.snapshot.data?.engagement;
           this.reloadEngagement = false;
           const [engagement, balance, badges] = await Promise.all([known ?? this.session.load(), this.session.balance(), this.session.badges()]);
-          this.set({ data: { engagement, balance, badges }, loading: false, error: null });
+          this.set({ data: { engagement, balance, badges }, loading: false, refreshing: this.again, error: null });
         } while (this.again);
       } catch (error) {
-        this.set({ ...this.snapshot, loading: false, error });
+        this.set({ ...this.snapshot, loading: false, refreshing: false, error });
       } finally {
         this.inFlight = null;
       }

@@ -8,7 +8,10 @@ import type { EngagementSession, EngagementSessionOptions } from './headless.js'
  */
 export interface EngagementDataResult {
   data: EngagementData | null;
+  /** True until the first data (or error) arrives. */
   loading: boolean;
+  /** True while a re-read (live update or refresh) runs; `data` stays the previous one meanwhile. */
+  refreshing: boolean;
   error: unknown;
   refresh: () => Promise<void>;
 }
@@ -48,7 +51,7 @@ export function useEngagementData(source: EngagementSession | EngagementSessionO
   const store = useMemo(() => storeFor(source), [source]);
   const snapshot = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
   const refresh = useCallback(() => store.refresh(), [store]);
-  return { data: snapshot.data, loading: snapshot.loading || (snapshot.data === null && snapshot.error === null), error: snapshot.error, refresh };
+  return { data: snapshot.data, loading: snapshot.data === null && snapshot.error === null, refreshing: snapshot.refreshing, error: snapshot.error, refresh };
 }
 
 let warnedUseEngagement = false;

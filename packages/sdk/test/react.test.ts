@@ -68,6 +68,7 @@ test('useEngagementData and its store: engagement, balance and badges, live-upda
   t.after(() => unsubscribe());
 
   await t.test('the first subscriber loads engagement, balance and badges', async () => {
+    assert.equal(store.getSnapshot().loading, true, 'the first load is under way');
     const snapshot = await waitFor('the first load', () => store.getSnapshot().data && store.getSnapshot());
     assert.equal(snapshot.loading, false);
     assert.equal(snapshot.error, null);
@@ -113,8 +114,13 @@ test('useEngagementData and its store: engagement, balance and badges, live-upda
     assert.match(String(warn.mock.calls[0].arguments[0]), /useEngagement is deprecated; use useEngagementData/);
   });
 
-  await t.test('refresh re-reads, and errors land in the snapshot', async () => {
+  await t.test('refresh re-reads (refreshing while the data stays), and errors land in the snapshot', async () => {
+    const seen: boolean[] = [];
+    const stop = store.subscribe(() => seen.push(store.getSnapshot().refreshing && store.getSnapshot().data !== null));
     await store.refresh();
+    stop();
+    assert.ok(seen.includes(true), 'refreshing was reported with the data still present');
+    assert.equal(store.getSnapshot().refreshing, false);
     assert.equal(store.getSnapshot().data!.balance.available_points, 80);
     const broken = new EngagementDataStore({ baseUrl: svc.baseUrl, tenantSlug: tenant.slug, siteSlug: 'no-such-site' });
     await broken.refresh();
