@@ -3,12 +3,15 @@ import { Logger as WorkerLogger, makeWorkerUtils, parseCrontab, run, type Runner
 import type { Database, Tx } from './db.js';
 import type { Config } from '../config.js';
 import type { Logger } from './logger.js';
+import { startOutboxPump } from './outbox.js';
 
 /**
  * Background work runs on graphile-worker: jobs are rows in PostgreSQL, added
  * inside the caller's transaction (`addJob(tx, …)`), picked up at once through
  * LISTEN/NOTIFY, retried with backoff, scheduled with `run_at`, and recurring
- * through its crontab.
+ * through its crontab. (A job insert NOTIFYs, which serialises commits; hot
+ * paths do not add jobs per request — the outbox hands its events over in
+ * batches through the pump started here.)
  *
  * graphile-worker only frees the jobs of a crashed process after four hours.
  * Each process therefore records a heartbeat for its workers, and every
@@ -99,6 +102,8 @@ export async function startJobRunner(
     log.warn({ task: job.task_identifier, jobId: job.id, attempts: job.attempts, err: error }, 'job failed; it will be retried');
   });
   const utils: WorkerUtils = await makeWorkerUtils({ pgPool: db.system, logger: workerLogger(log) });
+  // Every worker process also hands committed outbox events to the dispatcher (see outbox.ts).
+  const outboxPump = startOutboxPump(db.system, log);
 
   async function heartbeat(): Promise<void> {
     if (liveWorkers.size === 0) return;
@@ -147,6 +152,7 @@ export async function startJobRunner(
     async stop() {
       clearInterval(heartbeatTimer);
       clearInterval(sweepTimer);
+      await outboxPump.stop();
       await runner.stop();
       await utils.release();
     },

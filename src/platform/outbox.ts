@@ -1,13 +1,24 @@
+import type pg from 'pg';
 import type { Tx } from './db.js';
 import { prefixedId } from './ids.js';
 import { clock } from './clock.js';
+import type { Logger } from './logger.js';
 
 /**
  * The outbox. A service that changes state calls `emit` inside the same
- * transaction; the row and the job that dispatches it commit or roll back
- * together with the change, so a committed change always yields its event
- * and a rolled-back one never does. Delivery (webhooks, the live stream)
- * happens later, from the `outbox.dispatch` job.
+ * transaction; the event rows and their pending markers (`outbox_pending`)
+ * commit or roll back together with the change, so a committed change always
+ * yields its event and a rolled-back one never does.
+ *
+ * Delivery (webhooks, the live stream) happens later, from `outbox.dispatch`
+ * jobs. They are not added by `emit`: a queue job insert sends a NOTIFY, and
+ * PostgreSQL serialises the commits of all notifying transactions (one global
+ * lock held across the WAL flush), which capped every state change at the
+ * rate of serial fsyncs. Instead the outbox pump, running in every worker
+ * process, moves pending markers into dispatch jobs in batches: one
+ * transaction deletes the markers it took and adds their jobs, so a crash
+ * anywhere leaves either the markers (taken again by the next pump) or the
+ * jobs (run by the queue, retried, unlocked after a dead worker) — never neither.
  */
 export interface OutboxEvent {
   event: string;
@@ -20,7 +31,7 @@ export interface OutboxEvent {
 
 export const DISPATCH_TASK = 'outbox.dispatch';
 
-/** Writes events and their dispatch job in one statement; returns the event ids (`evt_…`). */
+/** Writes events and their pending markers in one statement; returns the event ids (`evt_…`). */
 export async function emit(tx: Tx, tenantId: string, events: OutboxEvent | OutboxEvent[]): Promise<string[]> {
   const list = Array.isArray(events) ? events : [events];
   if (list.length === 0) return [];
@@ -34,8 +45,7 @@ export async function emit(tx: Tx, tenantId: string, events: OutboxEvent | Outbo
          AS e (id, event, participant_id, engagement_id, data, created_at)
        RETURNING id
      )
-     SELECT graphile_worker.add_job($8, json_build_object('tenant_id', $1::uuid, 'event_ids', array_agg(id)), max_attempts => 25)
-     FROM inserted`,
+     INSERT INTO outbox_pending (tenant_id, event_id) SELECT $1::uuid, id FROM inserted`,
     [
       tenantId,
       ids,
@@ -44,8 +54,79 @@ export async function emit(tx: Tx, tenantId: string, events: OutboxEvent | Outbo
       list.map((e) => e.engagementId ?? null),
       list.map((e) => JSON.stringify(e.data)),
       list.map((e) => (e.occurredAt ?? now).toISOString()),
-      DISPATCH_TASK,
     ],
   );
   return ids;
+}
+
+/** How often an idle pump looks for pending events; a pump that found some looks again at once. */
+export const OUTBOX_PUMP_INTERVAL_MS = 100;
+/** Pending events taken per pump transaction. */
+export const OUTBOX_PUMP_BATCH = 5_000;
+/** Event ids per dispatch job (a job's payload stays small, and one failing job retries few events). */
+export const DISPATCH_EVENTS_PER_JOB = 500;
+
+/**
+ * Moves up to `limit` pending events into `outbox.dispatch` jobs (one per
+ * tenant and chunk of DISPATCH_EVENTS_PER_JOB) in one transaction; returns
+ * how many events it moved. Safe to run in several processes at once
+ * (SKIP LOCKED); runs as the schema owner because it looks across tenants.
+ */
+export async function pumpOutbox(pool: pg.Pool, limit: number = OUTBOX_PUMP_BATCH): Promise<number> {
+  const { rows } = await pool.query(
+    `WITH taken AS (
+       DELETE FROM outbox_pending p
+       USING (SELECT tenant_id, event_id FROM outbox_pending LIMIT $1 FOR UPDATE SKIP LOCKED) t
+       WHERE p.tenant_id = t.tenant_id AND p.event_id = t.event_id
+       RETURNING p.tenant_id, p.event_id
+     ),
+     chunks AS (
+       SELECT tenant_id, array_agg(event_id ORDER BY event_id) AS ids
+       FROM (SELECT tenant_id, event_id, (row_number() OVER (PARTITION BY tenant_id) - 1) / $3 AS chunk FROM taken) c
+       GROUP BY tenant_id, chunk
+     ),
+     jobs AS (
+       SELECT graphile_worker.add_job($2, json_build_object('tenant_id', tenant_id, 'event_ids', ids), max_attempts => 25) AS job FROM chunks
+     )
+     SELECT (SELECT count(*) FROM taken)::int AS events, (SELECT count(job) FROM jobs)::int AS jobs`,
+    [limit, DISPATCH_TASK, DISPATCH_EVENTS_PER_JOB],
+  );
+  return rows[0].events as number;
+}
+
+export interface OutboxPump {
+  stop(): Promise<void>;
+}
+
+/** Runs the pump until stopped: at once again after a tick that moved events, otherwise every OUTBOX_PUMP_INTERVAL_MS. */
+export function startOutboxPump(pool: pg.Pool, log: Logger, intervalMs: number = OUTBOX_PUMP_INTERVAL_MS): OutboxPump {
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  const schedule = (delay: number) => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      timer = null;
+      running = tick().finally(() => {
+        running = null;
+      });
+    }, delay);
+  };
+  const tick = async () => {
+    let moved = 0;
+    try {
+      moved = await pumpOutbox(pool);
+    } catch (error) {
+      if (!stopped) log.warn({ err: error }, 'outbox pump failed; it retries');
+    }
+    schedule(moved > 0 ? 0 : intervalMs);
+  };
+  schedule(0);
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      if (running) await running;
+    },
+  };
 }
