@@ -23,6 +23,10 @@ import type { Tx } from '../src/platform/db.js';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.PROFILE_CONNECTIONS ?? 64);
+/** The service's pool size (DB_POOL_SIZE); the workers queue for it when it is smaller than CONNECTIONS. */
+const POOL_SIZE = Number(process.env.PROFILE_POOL_SIZE ?? CONNECTIONS);
+/** Run only the variants whose name contains this text. */
+const ONLY = process.env.PROFILE_ONLY ?? '';
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -62,7 +66,7 @@ async function main(): Promise<void> {
     HOST: '127.0.0.1',
     DATABASE_URL: ownerUrl,
     SERVICE_ROLE: 'api',
-    DB_POOL_SIZE: String(CONNECTIONS),
+    DB_POOL_SIZE: String(POOL_SIZE),
     LOG_LEVEL: 'silent',
     JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
   });
@@ -104,8 +108,8 @@ async function main(): Promise<void> {
       ['grant CTE + outbox row + graphile add_job', () => db.tenant(tenantId, async (tx) => { await grantSql(tx, participant()); await outboxInsert(tx); await tx.query(`SELECT graphile_worker.add_job('profile.task', '{}'::json)`); })],
       ['grantDirect (the service path)', () => grantDirect(db, tenantId, { participant_id: participant(), amount: 5, reason: 'profile', idempotency_key: `k-${++seq}` })],
     ];
-    process.stdout.write(`\nGrant transaction profile (${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}, ${CONNECTIONS} workers, ${SECONDS} s each)\n\n| variant | rate, latency |\n|---|---|\n`);
-    for (const [name, run] of variants) process.stdout.write(`| ${name} | ${await load(run)} |\n`);
+    process.stdout.write(`\nGrant transaction profile (${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}, ${CONNECTIONS} workers, pool ${POOL_SIZE}, ${SECONDS} s each)\n\n| variant | rate, latency |\n|---|---|\n`);
+    for (const [name, run] of variants.filter(([name]) => name.includes(ONLY))) process.stdout.write(`| ${name} | ${await load(run)} |\n`);
     process.stdout.write(`\nload average at the end: ${os.loadavg()[0].toFixed(1)}\n`);
   } finally {
     await service.stop();

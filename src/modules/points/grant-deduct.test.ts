@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
 import { assertPointsInvariants } from './testing.js';
+import { grantInTx } from './service.js';
 
 const HIGH_LIMITS = { RATE_LIMIT_KEY_PER_MINUTE: '1000000' };
 
@@ -169,6 +170,81 @@ test('points: direct grant and deduct', async (t) => {
     const missingKey = await grant(svc, tenant, { participant_id: 'dave', amount: 10, reason: 'ok' });
     assert.match(missingKey.body.detail, /idempotency_key/);
     assert.equal(await ledgerRows(svc, tenant.tenantId), before);
+  });
+
+  await t.test('the one-statement direct grant and deduct write the same events as grantInTx and deductInTx, each with its pending outbox marker', async () => {
+    await svc.request('POST', '/api/v1/admin/points/tiers', { key: tenant.apiKey, body: { code: 'bronze', name: 'Bronze', min_lifetime_points: 40 } });
+    const direct = await grant(svc, tenant, { participant_id: 'erin', amount: 50, reason: 'parity', idempotency_key: 'parity-g' });
+    assert.equal(direct.status, 200, direct.text);
+    const composed = await svc.service.db.tenant(tenant.tenantId, (tx) =>
+      grantInTx(tx, tenant.tenantId, { participantId: 'fred', amount: 50, reason: 'parity', source: { kind: 'grant', id: 'parity-c' } }),
+    );
+    const awarded = await svc.sql(
+      "SELECT participant_id, data FROM outbox_events WHERE tenant_id = $1 AND event = 'points.awarded.v1' AND participant_id IN ('erin', 'fred') ORDER BY participant_id",
+      [tenant.tenantId],
+    );
+    const [lot] = await svc.sql("SELECT expires_at FROM points_lots WHERE tenant_id = $1 AND participant_id = 'erin'", [tenant.tenantId]);
+    assert.deepEqual(awarded[0].data, {
+      participant_id: 'erin',
+      amount: 50,
+      available: 50,
+      lifetime: 50,
+      reason: 'parity',
+      ledger_entry_id: direct.body.ledger_entry_id,
+      source_kind: 'grant',
+      source_id: 'parity-g',
+      multiplier: null,
+      type: 'award',
+      activity_id: null,
+      expires_at: lot.expires_at.toISOString(),
+    });
+    assert.deepEqual(Object.keys(awarded[0].data).sort(), Object.keys(awarded[1].data).sort());
+    assert.equal(awarded[1].data.ledger_entry_id, composed.ledgerEntryId);
+    const tiers = await svc.sql(
+      "SELECT participant_id, data FROM outbox_events WHERE tenant_id = $1 AND event = 'tier.changed.v1' AND participant_id IN ('erin', 'fred') ORDER BY participant_id",
+      [tenant.tenantId],
+    );
+    assert.deepEqual(tiers.map((r) => r.data), [
+      { participant_id: 'erin', previous_tier: null, tier: 'bronze', lifetime: 50 },
+      { participant_id: 'fred', previous_tier: null, tier: 'bronze', lifetime: 50 },
+    ]);
+    const spent = await deduct(svc, tenant, { participant_id: 'erin', amount: 20, reason: 'parity', idempotency_key: 'parity-d' });
+    const [deducted] = await svc.sql("SELECT data FROM outbox_events WHERE tenant_id = $1 AND event = 'points.deducted.v1' AND participant_id = 'erin'", [tenant.tenantId]);
+    assert.deepEqual(deducted.data, { participant_id: 'erin', amount: 20, available: 30, lifetime: 50, reason: 'parity', ledger_entry_id: spent.body.ledger_entry_id, type: 'redemption' });
+    // Without the job runner nothing takes the markers: every event of the tenant still has one.
+    const [unmarked] = await svc.sql(
+      'SELECT count(*)::int AS n FROM outbox_events e WHERE e.tenant_id = $1 AND NOT EXISTS (SELECT 1 FROM outbox_pending p WHERE p.tenant_id = e.tenant_id AND p.event_id = e.id)',
+      [tenant.tenantId],
+    );
+    assert.equal(unmarked.n, 0);
+    await svc.request('DELETE', '/api/v1/admin/points/tiers/bronze', { key: tenant.apiKey });
+  });
+
+  await t.test('a grant that would take lifetime points above 2^53 - 1 gets 422 POINTS_BALANCE_LIMIT, writes nothing and keeps its key', async () => {
+    const near = Number.MAX_SAFE_INTEGER - 7;
+    await svc.sql(
+      `WITH p AS (INSERT INTO participants (tenant_id, participant_id) VALUES ($1, 'whale') RETURNING participant_id),
+            b AS (INSERT INTO points_balances (tenant_id, participant_id, available, lifetime, updated_at) SELECT $1, participant_id, $2, $2, now() FROM p),
+            l AS (INSERT INTO points_ledger (tenant_id, participant_id, id, type, delta, reason, source_kind, available_after, lifetime_after, created_at)
+                  SELECT $1, participant_id, 'ple_whale', 'award', $2, 'seed', 'grant', $2, $2, now() FROM p)
+       INSERT INTO points_lots (tenant_id, participant_id, amount, remaining, ledger_entry_id, created_at, expires_at)
+       SELECT $1, participant_id, $2, $2, 'ple_whale', now(), now() + interval '365 days' FROM p`,
+      [tenant.tenantId, near],
+    );
+    const before = await ledgerRows(svc, tenant.tenantId, 'whale');
+    const refused = await grant(svc, tenant, { participant_id: 'whale', amount: 8, reason: 'too much', idempotency_key: 'whale-1' });
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal(refused.body.code, 'POINTS_BALANCE_LIMIT');
+    assert.equal(await ledgerRows(svc, tenant.tenantId, 'whale'), before);
+    const composed = await svc.service.db
+      .tenant(tenant.tenantId, (tx) => grantInTx(tx, tenant.tenantId, { participantId: 'whale', amount: 8, reason: 'too much' }))
+      .then(() => null, (error: { code?: string }) => error.code);
+    assert.equal(composed, 'POINTS_BALANCE_LIMIT', 'grantInTx refuses the same way');
+    const [key] = await svc.sql("SELECT count(*)::int AS n FROM idempotency_keys WHERE tenant_id = $1 AND key = 'whale-1'", [tenant.tenantId]);
+    assert.equal(key.n, 0, 'the refused grant did not burn its key');
+    const fits = await grant(svc, tenant, { participant_id: 'whale', amount: 7, reason: 'too much', idempotency_key: 'whale-1' });
+    assert.equal(fits.status, 200, fits.text);
+    assert.equal(fits.body.lifetime, Number.MAX_SAFE_INTEGER);
   });
 
   await t.test('a credential without an admin scope gets 403 and a missing one 401', async () => {

@@ -1,11 +1,11 @@
 import type { Database, Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { emit, type OutboxEvent } from '../../platform/outbox.js';
-import { prefixedId } from '../../platform/ids.js';
-import { AppError, conflict, invalid, notFound } from '../../platform/errors.js';
+import { isUuid, prefixedId } from '../../platform/ids.js';
+import { AppError, conflict, invalid, notFound, ruleViolation } from '../../platform/errors.js';
 import { addJob } from '../../platform/jobs.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
-import { claimKey, fingerprint, storeResponse } from '../../platform/idempotency.js';
+import { IDEMPOTENCY_WINDOW_MS, claimKey, fingerprint, storeResponse } from '../../platform/idempotency.js';
 import * as store from './store.js';
 
 /**
@@ -94,7 +94,8 @@ export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput): Pr
   if (!SOURCE_KINDS.includes(source.kind)) throw invalid(`source.kind must be one of ${SOURCE_KINDS.join(', ')}`);
   const now = clock.now();
   const entryId = prefixedId('ple', 12);
-  const row = await store.insertGrant(tx, tenantId, {
+  const row = await store
+    .insertGrant(tx, tenantId, {
     participantId: input.participantId,
     amount,
     entryId,
@@ -107,7 +108,10 @@ export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput): Pr
     engagementId: input.engagementId ?? null,
     multiplier: input.multiplier ?? null,
     now,
-  });
+  })
+    .catch((error: unknown) => {
+      throw isBalanceLimit(error) ? balanceLimit() : error;
+    });
   const events: OutboxEvent[] = [
     {
       event: 'points.awarded.v1',
@@ -246,53 +250,79 @@ function requestFingerprint(operation: 'grant' | 'deduct', body: DirectRequest):
   return fingerprint([operation, body.participant_id, body.amount, body.reason, body.memo ?? null, body.type ?? null]);
 }
 
-async function direct(
-  db: Database,
-  tenantId: string,
-  operation: 'grant' | 'deduct',
-  body: DirectRequest,
-  apply: (tx: Tx) => Promise<LedgerResult>,
-): Promise<DirectResponse> {
-  return db.tenant(tenantId, async (tx) => {
-    const claim = await claimKey<DirectResponse>(tx, tenantId, DIRECT_IDEMPOTENCY_SCOPE, body.idempotency_key, requestFingerprint(operation, body));
-    if (!claim.fresh) return { ...claim.response, duplicate: true };
-    const result = await apply(tx);
-    const response: DirectResponse = {
-      available: result.available,
-      lifetime: result.lifetime,
-      delta: result.delta,
-      duplicate: false,
-      ledger_entry_id: result.ledgerEntryId,
-    };
-    await storeResponse(tx, tenantId, DIRECT_IDEMPOTENCY_SCOPE, body.idempotency_key, response);
-    return response;
-  });
+/** The largest balance or lifetime total: the largest integer a JSON number carries exactly (2^53 - 1; a CHECK of points_balances). */
+export const POINTS_BALANCE_MAX = Number.MAX_SAFE_INTEGER;
+const BALANCE_LIMIT_CONSTRAINT = 'points_balances_lifetime_max';
+
+function isBalanceLimit(error: unknown): boolean {
+  return (error as { constraint?: string }).constraint === BALANCE_LIMIT_CONSTRAINT;
+}
+
+function balanceLimit(): AppError {
+  return ruleViolation(`this grant would take the participant's lifetime points above ${POINTS_BALANCE_MAX}`, 'POINTS_BALANCE_LIMIT');
+}
+const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
+const DIRECT_ATTEMPTS_MAX = 4;
+
+/**
+ * A direct grant or deduct: checks the request, then ONE statement (the SQL
+ * function of migration 0102) claims the key, changes the ledger, writes the
+ * outbox event and stores the response — its own transaction, one round trip.
+ * Same rules as `grantInTx`/`deductInTx` plus the idempotency of claimKey.
+ */
+async function direct(db: Database, tenantId: string, operation: 'grant' | 'deduct', body: DirectRequest): Promise<DirectResponse> {
+  if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
+  const amount = checkAmount(body.amount);
+  const reason = checkText('reason', body.reason, REASON_LENGTH_MAX, true)!;
+  const memo = checkText('memo', body.memo, MEMO_LENGTH_MAX, false);
+  const type = body.type ?? (operation === 'grant' ? 'award' : 'redemption');
+  const allowed: readonly string[] = operation === 'grant' ? GRANT_TYPES : DEDUCT_TYPES;
+  if (!allowed.includes(type)) throw invalid(`type must be one of ${allowed.join(', ')}`);
+  const now = clock.now();
+  const values: store.DirectValues = {
+    key: body.idempotency_key,
+    fingerprint: requestFingerprint(operation, body),
+    now,
+    keyExpires: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS),
+    participantId: body.participant_id,
+    amount,
+    entryId: prefixedId('ple', 12),
+    type,
+    reason,
+    memo,
+    eventId: prefixedId('evt'),
+    tierEventId: prefixedId('evt'),
+  };
+  for (let attempt = 1; ; attempt++) {
+    let result: store.DirectOutcome;
+    try {
+      result = await store.directOperation(db.app, operation, tenantId, values);
+    } catch (error) {
+      const { code, detail } = error as { code?: string; detail?: string };
+      if (code === 'PT402') throw insufficientPoints(Number(detail), amount);
+      if (isBalanceLimit(error)) throw balanceLimit();
+      if (code && RETRYABLE_SQLSTATES.has(code) && attempt < DIRECT_ATTEMPTS_MAX) continue;
+      throw error;
+    }
+    switch (result.outcome) {
+      case 'applied':
+        return result.response as unknown as DirectResponse;
+      case 'duplicate':
+        return { ...(result.response as unknown as DirectResponse), duplicate: true };
+      case 'reused':
+        throw ruleViolation('this idempotency key was already used with a different request body', 'IDEMPOTENCY_KEY_REUSED');
+      default:
+        throw conflict('the idempotency key is in use by a request that is still running', 'IDEMPOTENCY_IN_PROGRESS');
+    }
+  }
 }
 
 export function grantDirect(db: Database, tenantId: string, body: DirectRequest): Promise<DirectResponse> {
-  return direct(db, tenantId, 'grant', body, (tx) =>
-    grantInTx(tx, tenantId, {
-      participantId: body.participant_id,
-      amount: body.amount,
-      reason: body.reason,
-      memo: body.memo,
-      type: (body.type as GrantType | undefined) ?? 'award',
-      source: { kind: 'grant', id: body.idempotency_key },
-    }),
-  );
+  return direct(db, tenantId, 'grant', body);
 }
 
 export function deductDirect(db: Database, tenantId: string, body: DirectRequest): Promise<DirectResponse> {
-  return direct(db, tenantId, 'deduct', body, (tx) =>
-    deductInTx(tx, tenantId, {
-      participantId: body.participant_id,
-      amount: body.amount,
-      reason: body.reason,
-      memo: body.memo,
-      type: (body.type as DeductType | undefined) ?? 'redemption',
-      source: { kind: 'grant', id: body.idempotency_key },
-    }),
-  );
+  return direct(db, tenantId, 'deduct', body);
 }
 
 // ---------------------------------------------------------------------------

@@ -689,3 +689,43 @@ export async function grantBulkBatch(tx: Tx, tenantId: string, jobId: string, li
   );
   return rows;
 }
+
+// ---------------------------------------------------------------------------
+// Direct grant and deduct in one round trip (migration 0102)
+
+export interface DirectValues {
+  key: string;
+  fingerprint: string;
+  now: Date;
+  keyExpires: Date;
+  participantId: string;
+  amount: number;
+  entryId: string;
+  type: string;
+  reason: string;
+  memo: string | null;
+  eventId: string;
+  /** Used only when the grant changes the participant's tier. */
+  tierEventId: string;
+}
+
+export interface DirectOutcome {
+  outcome: 'applied' | 'duplicate' | 'reused' | 'in_progress';
+  response: Record<string, unknown> | null;
+}
+
+/**
+ * Calls `points_direct_grant` or `points_direct_deduct` as ONE statement on
+ * the application pool, outside BEGIN/COMMIT: the statement is its own
+ * transaction, and the function sets the tenant for it (row-level security
+ * applies as in `db.tenant`). Claim, ledger change, outbox row and stored
+ * response commit together, in one round trip instead of six.
+ */
+export async function directOperation(pool: { query: Tx['query'] }, operation: 'grant' | 'deduct', tenantId: string, v: DirectValues): Promise<DirectOutcome> {
+  const common = [tenantId, v.key, v.fingerprint, v.now, v.keyExpires, v.participantId, v.amount, v.entryId, v.type, v.reason, v.memo, v.eventId];
+  const { rows } =
+    operation === 'grant'
+      ? await pool.query<DirectOutcome>('SELECT outcome, response FROM points_direct_grant($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [...common, v.tierEventId])
+      : await pool.query<DirectOutcome>('SELECT outcome, response FROM points_direct_deduct($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)', common);
+  return rows[0];
+}
