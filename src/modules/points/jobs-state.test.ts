@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestService, type TestService } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
 import { assertPointsInvariants } from './testing.js';
+import { runBulkGrant } from './service.js';
 
 const CONFIG = { RATE_LIMIT_KEY_PER_MINUTE: '1000000' };
 
@@ -137,4 +138,113 @@ test('points: jobs through the queue, bulk grants, the state read', async (t) =>
   });
 
   await assertPointsInvariants(svc);
+});
+
+test('points: bulk grant failures are counted and listed per participant', async (t) => {
+  // No job runner: the test runs the job body itself, so it controls what happens between acceptance and run.
+  const svc = await startTestService(t, { config: CONFIG });
+  const tenant = await svc.createTenant();
+  const near = Number.MAX_SAFE_INTEGER - 5;
+  // A participant close to the balance limit, with a consistent lot and ledger entry.
+  await svc.sql(
+    `WITH p AS (INSERT INTO participants (tenant_id, participant_id) VALUES ($1, 'whale') RETURNING participant_id),
+          b AS (INSERT INTO points_balances (tenant_id, participant_id, available, lifetime, updated_at) SELECT $1, participant_id, $2, $2, now() FROM p),
+          l AS (INSERT INTO points_ledger (tenant_id, participant_id, id, type, delta, reason, source_kind, available_after, lifetime_after, created_at)
+                SELECT $1, participant_id, 'ple_whale', 'award', $2, 'seed', 'grant', $2, $2, now() FROM p)
+     INSERT INTO points_lots (tenant_id, participant_id, amount, remaining, ledger_entry_id, created_at, expires_at)
+     SELECT $1, participant_id, $2, $2, 'ple_whale', now(), now() + interval '365 days' FROM p`,
+    [tenant.tenantId, near],
+  );
+  for (const id of ['gone', 'kept']) {
+    const funded = await svc.request('POST', '/api/v1/gamify/points/grant', { key: tenant.apiKey, body: { participant_id: id, amount: 3, reason: 'r', idempotency_key: `f-${id}` } });
+    assert.equal(funded.status, 200, funded.text);
+  }
+  const grants = [
+    { participant_id: 'whale', amount: 6 },
+    { participant_id: 'gone', amount: 10 },
+    { participant_id: 'kept', amount: 10 },
+    ...Array.from({ length: 37 }, (_, i) => ({ participant_id: `new-${i}`, amount: 10 })),
+  ];
+  const started = await svc.request('POST', '/api/v1/admin/points/bulk-grant', { key: tenant.apiKey, body: { idempotency_key: 'fail-1', reason: 'bonus', grants } });
+  assert.equal(started.status, 202, started.text);
+  assert.deepEqual(started.body.failure_counts, { balance_limit: 0, participant_erased: 0 });
+  assert.deepEqual(started.body.failures, []);
+  const jobId = started.body.job_id;
+
+  // Erased after the job was accepted, before its grant.
+  const erased = await svc.request('DELETE', '/api/v1/gamify/admin/participants/gone', { key: tenant.apiKey });
+  assert.equal(erased.status, 200, erased.text);
+
+  await runBulkGrant(svc.service.db, tenant.tenantId, jobId);
+  const status = await svc.request('GET', `/api/v1/admin/points/bulk-grant/${jobId}`, { key: tenant.apiKey });
+  assert.equal(status.status, 200, status.text);
+  assert.equal(status.body.status, 'completed');
+  assert.equal(status.body.total, 40);
+  assert.equal(status.body.done, 38);
+  assert.equal(status.body.failed, 2);
+  assert.equal(status.body.pending, 0);
+  assert.deepEqual(status.body.failure_counts, { balance_limit: 1, participant_erased: 1 });
+  assert.deepEqual(status.body.failures, [{ participant_id: 'whale', amount: 6, reason: 'balance_limit' }]);
+
+  const rows = await svc.sql('SELECT participant_id, available, lifetime FROM points_balances WHERE tenant_id = $1 AND participant_id = ANY($2) ORDER BY participant_id', [
+    tenant.tenantId,
+    ['gone', 'kept', 'whale'],
+  ]);
+  assert.deepEqual(rows, [
+    { participant_id: 'kept', available: 13, lifetime: 13 },
+    { participant_id: 'whale', available: near, lifetime: near },
+  ], 'the erased participant was not re-created; the whale was not granted');
+  const [{ n: gone }] = await svc.sql("SELECT count(*)::int AS n FROM participants WHERE tenant_id = $1 AND participant_id = 'gone'", [tenant.tenantId]);
+  assert.equal(gone, 0);
+  const events = await svc.sql("SELECT participant_id, data FROM outbox_events WHERE tenant_id = $1 AND event = 'points.awarded.v1' AND data->>'source_id' = $2", [tenant.tenantId, jobId]);
+  assert.equal(events.length, 38);
+  const kept = events.find((e) => e.participant_id === 'kept')!;
+  const [entry] = await svc.sql("SELECT id FROM points_ledger WHERE tenant_id = $1 AND participant_id = 'kept' AND source_kind = 'bulk'", [tenant.tenantId]);
+  const [lot] = await svc.sql('SELECT expires_at FROM points_lots WHERE tenant_id = $1 AND ledger_entry_id = $2', [tenant.tenantId, entry.id]);
+  assert.deepEqual(kept.data, {
+    participant_id: 'kept',
+    amount: 10,
+    available: 13,
+    lifetime: 13,
+    reason: 'bonus',
+    ledger_entry_id: entry.id,
+    source_kind: 'bulk',
+    source_id: jobId,
+    multiplier: null,
+    type: 'bonus',
+    activity_id: null,
+    expires_at: lot.expires_at.toISOString(),
+  });
+
+  // A retried job changes nothing: no second grant, no second failure.
+  await svc.sql("UPDATE points_bulk_grants SET status = 'running' WHERE id = $1", [jobId]);
+  await runBulkGrant(svc.service.db, tenant.tenantId, jobId);
+  const again = await svc.request('GET', `/api/v1/admin/points/bulk-grant/${jobId}`, { key: tenant.apiKey });
+  assert.deepEqual([again.body.done, again.body.failed, again.body.failure_counts], [38, 2, { balance_limit: 1, participant_erased: 1 }]);
+  const [{ n: entries }] = await svc.sql('SELECT count(*)::int AS n FROM points_ledger WHERE tenant_id = $1 AND source_id = $2', [tenant.tenantId, jobId]);
+  assert.equal(entries, 38);
+  await assertPointsInvariants(svc, tenant.tenantId);
+});
+
+test('points: a bulk grant in parallel batches grants every participant once, beside concurrent direct grants', async (t) => {
+  const svc = await startTestService(t, { config: CONFIG });
+  const tenant = await svc.createTenant();
+  const grants = Array.from({ length: 12_000 }, (_, i) => ({ participant_id: `m-${i}`, amount: 1 + (i % 5) }));
+  const started = await svc.request('POST', '/api/v1/admin/points/bulk-grant', { key: tenant.apiKey, body: { idempotency_key: 'par-1', reason: 'many', grants } });
+  assert.equal(started.status, 202, started.text);
+  // Direct grants to some of the same participants while the batches run: both land, in either order.
+  const direct = Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      svc.request('POST', '/api/v1/gamify/points/grant', { key: tenant.apiKey, body: { participant_id: `m-${i * 300}`, amount: 100, reason: 'side', idempotency_key: `side-${i}` } }),
+    ),
+  );
+  await Promise.all([runBulkGrant(svc.service.db, tenant.tenantId, started.body.job_id), direct]);
+  assert.ok((await direct).every((r) => r.status === 200));
+  const status = await svc.request('GET', `/api/v1/admin/points/bulk-grant/${started.body.job_id}`, { key: tenant.apiKey });
+  assert.deepEqual([status.body.status, status.body.done, status.body.failed, status.body.pending], ['completed', 12_000, 0, 0]);
+  const [sums] = await svc.sql("SELECT count(*)::int AS n, sum(delta)::int AS total FROM points_ledger WHERE tenant_id = $1 AND source_kind = 'bulk'", [tenant.tenantId]);
+  assert.deepEqual(sums, { n: 12_000, total: grants.reduce((sum, g) => sum + g.amount, 0) });
+  const [{ n: pending }] = await svc.sql('SELECT count(*)::int AS n FROM outbox_pending WHERE tenant_id = $1', [tenant.tenantId]);
+  assert.equal(pending, 12_000 + 40, 'every event has its pending marker');
+  await assertPointsInvariants(svc, tenant.tenantId);
 });

@@ -280,8 +280,19 @@ export const BulkGrantJob = Type.Object({
   status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]),
   total: Type.Integer(),
   done: Type.Integer(),
-  failed: Type.Integer(),
+  failed: Type.Integer({ description: 'Participants not granted: `failure_counts` says why.' }),
   pending: Type.Integer(),
+  failure_counts: Type.Object(
+    {
+      balance_limit: Type.Integer({ description: "The grant would have taken the participant's lifetime points above 2^53 - 1." }),
+      participant_erased: Type.Integer({ description: 'The participant was erased (hard delete) after the job was accepted, before their grant.' }),
+    },
+    { additionalProperties: false },
+  ),
+  failures: Type.Array(
+    Type.Object({ participant_id: Type.String(), amount: Type.Integer(), reason: Type.String() }, { additionalProperties: false }),
+    { description: 'The first 100 failed grants by participant id (erased participants are only counted: their id is gone).' },
+  ),
   error: Type.Union([Type.String(), Type.Null()], { description: 'The last error of a batch; the job retries.' }),
   created_at: Timestamp,
   started_at: NullableTimestamp,

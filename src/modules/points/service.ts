@@ -772,14 +772,24 @@ export interface BulkGrantBody {
   grants: Array<{ participant_id: string; amount: number }>;
 }
 
+/** Failed items listed by the status read (the first ones by participant id); the counts cover all. */
+export const BULK_FAILURES_LISTED_MAX = 100;
+/** Batches of one job run in parallel (disjoint items through SKIP LOCKED). */
+export const BULK_GRANT_PARALLEL = 2;
+export const BULK_FAILURE_BALANCE_LIMIT = 'balance_limit';
+
 export function presentBulkJob(row: store.BulkJobRow) {
+  // Participants erased while the job waited or ran lost their item with the rest of their rows: neither done, failed nor pending.
+  const erased = Math.max(0, row.total - row.done - row.failed - row.pending);
   return {
     job_id: row.id,
     status: row.status,
     total: row.total,
     done: row.done,
-    failed: row.failed,
-    pending: row.total - row.done - row.failed,
+    failed: row.failed + erased,
+    pending: row.pending,
+    failure_counts: { balance_limit: row.failed, participant_erased: erased },
+    failures: row.failures,
     error: row.error,
     created_at: row.created_at.toISOString(),
     started_at: row.started_at ? row.started_at.toISOString() : null,
@@ -796,7 +806,7 @@ export async function startBulkGrant(db: Database, tenantId: string, body: BulkG
   return db.tenant(tenantId, async (tx) => {
     const claim = await claimKey<{ job_id: string }>(tx, tenantId, BULK_IDEMPOTENCY_SCOPE, body.idempotency_key, fingerprint(body));
     if (!claim.fresh) {
-      const existing = await store.readBulkJob(tx, tenantId, claim.response.job_id);
+      const existing = await store.readBulkJob(tx, tenantId, claim.response.job_id, BULK_FAILURES_LISTED_MAX);
       if (!existing) throw notFound('bulk grant job');
       return { ...presentBulkJob(existing), duplicate: true };
     }
@@ -815,51 +825,51 @@ export async function startBulkGrant(db: Database, tenantId: string, body: BulkG
 }
 
 export async function readBulkGrant(db: Database, tenantId: string, jobId: string) {
-  const row = await db.tenant(tenantId, (tx) => store.readBulkJob(tx, tenantId, jobId));
+  const row = await db.tenant(tenantId, (tx) => store.readBulkJob(tx, tenantId, jobId, BULK_FAILURES_LISTED_MAX));
   if (!row) throw notFound('bulk grant job');
   return presentBulkJob(row);
 }
 
-/** Runs a bulk grant job to the end, one batch per transaction; a retry continues where it stopped. */
+/**
+ * Runs a bulk grant job to the end, one batch per transaction, BULK_GRANT_PARALLEL
+ * batches at a time; a retry continues where it stopped (granted and failed
+ * items are marked in their batch's transaction). A participant whose
+ * lifetime points would pass POINTS_BALANCE_MAX is not granted and counts as
+ * failed (`balance_limit`).
+ */
 export async function runBulkGrant(db: Database, tenantId: string, jobId: string): Promise<void> {
   const job = await db.tenant(tenantId, async (tx) => {
-    const row = await store.readBulkJob(tx, tenantId, jobId);
+    const row = await store.readBulkJob(tx, tenantId, jobId, 0);
     if (row && row.status !== 'completed') await store.markBulkJob(tx, tenantId, jobId, 'running', clock.now());
     return row;
   });
   if (!job || job.status === 'completed') return;
-  try {
+  const runBatches = async () => {
     for (;;) {
-      const granted = await db.tenant(tenantId, async (tx) => {
+      const taken = await db.tenant(tenantId, async (tx) => {
         await useBatchMemory(tx);
-        const rows = await store.grantBulkBatch(tx, tenantId, jobId, BULK_GRANT_BATCH, clock.now());
-        const events: OutboxEvent[] = [];
-        for (const r of rows) {
-          events.push({
-            event: 'points.awarded.v1',
-            participantId: r.participant_id,
-            data: {
-              participant_id: r.participant_id,
-              amount: r.amount,
-              available: r.available,
-              lifetime: r.lifetime,
-              reason: job.reason,
-              ledger_entry_id: r.ledger_entry_id,
-              source_kind: 'bulk',
-              source_id: jobId,
-              multiplier: null,
-              type: job.type,
-              activity_id: null,
-              expires_at: r.expires_at ? new Date(r.expires_at).toISOString() : null,
-            },
-          });
-          if (r.tier !== null && r.tier !== r.previous_tier) events.push(tierChangedEvent(r.participant_id, r.previous_tier, r.tier, r.lifetime));
-        }
-        await emit(tx, tenantId, events);
-        return rows.length;
+        const batch = await store.takeBulkBatch(tx, tenantId, jobId, BULK_GRANT_BATCH, POINTS_BALANCE_MAX - POINTS_PER_OPERATION_MAX);
+        if (batch.participantIds.length === 0) return 0;
+        const grants = { participantIds: [] as string[], amounts: [] as number[] };
+        const failed: string[] = [];
+        batch.participantIds.forEach((participantId, i) => {
+          const lifetime = BigInt(batch.lifetimesNearLimit[participantId] ?? 0);
+          if (lifetime + BigInt(batch.amounts[i]) > BigInt(POINTS_BALANCE_MAX)) {
+            failed.push(participantId);
+          } else {
+            grants.participantIds.push(participantId);
+            grants.amounts.push(batch.amounts[i]);
+          }
+        });
+        const granted = await store.grantBulkBatch(tx, tenantId, jobId, grants, { participantIds: failed, reason: BULK_FAILURE_BALANCE_LIMIT }, clock.now());
+        await store.countBulkProgress(tx, tenantId, jobId, granted, failed.length);
+        return batch.participantIds.length;
       });
-      if (granted === 0) break;
+      if (taken === 0) return;
     }
+  };
+  try {
+    await Promise.all(Array.from({ length: BULK_GRANT_PARALLEL }, runBatches));
     await db.tenant(tenantId, (tx) => store.markBulkJob(tx, tenantId, jobId, 'completed', clock.now()));
   } catch (error) {
     await db.tenant(tenantId, (tx) => store.markBulkJob(tx, tenantId, jobId, 'running', clock.now(), (error as Error).message)).catch(() => undefined);

@@ -564,7 +564,12 @@ export interface BulkJobRow {
   type: string;
   total: number;
   done: number;
+  /** Items that failed (balance limit); erased participants are derived from the counts. */
   failed: number;
+  /** Items neither granted nor failed yet. */
+  pending: number;
+  /** The first failed items by participant id. */
+  failures: Array<{ participant_id: string; amount: number; reason: string }>;
   error: string | null;
   created_at: Date;
   started_at: Date | null;
@@ -591,14 +596,23 @@ export async function insertBulkJob(
        INSERT INTO points_bulk_grant_items (tenant_id, job_id, participant_id, amount)
        SELECT $1, $2, p, a FROM unnest($6::text[], $7::bigint[]) AS u (p, a)
      )
-     SELECT * FROM job`,
+     SELECT *, total AS pending, '[]'::json AS failures FROM job`,
     [tenantId, job.id, job.reason, job.memo, job.type, participantIds, amounts, job.now],
   );
   return rows[0];
 }
 
-export async function readBulkJob(tx: Tx, tenantId: string, id: string): Promise<BulkJobRow | null> {
-  const { rows } = await tx.query<BulkJobRow>(`SELECT ${BULK_COLUMNS} FROM points_bulk_grants WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+export async function readBulkJob(tx: Tx, tenantId: string, id: string, failuresListed: number): Promise<BulkJobRow | null> {
+  const { rows } = await tx.query<BulkJobRow>(
+    `SELECT ${BULK_COLUMNS},
+       (SELECT count(*)::int FROM points_bulk_grant_items i
+        WHERE i.tenant_id = $1 AND i.job_id = $2 AND i.ledger_entry_id IS NULL AND i.failure IS NULL) AS pending,
+       coalesce((SELECT json_agg(f) FROM (
+         SELECT participant_id, amount, failure AS reason FROM points_bulk_grant_items i
+         WHERE i.tenant_id = $1 AND i.job_id = $2 AND i.failure IS NOT NULL ORDER BY participant_id LIMIT $3) f), '[]'::json) AS failures
+     FROM points_bulk_grants WHERE tenant_id = $1 AND id = $2`,
+    [tenantId, id, failuresListed],
+  );
   return rows[0] ?? null;
 }
 
@@ -613,47 +627,74 @@ export async function markBulkJob(tx: Tx, tenantId: string, id: string, status: 
   );
 }
 
-export interface BulkGrantedRow {
-  participant_id: string;
-  amount: number;
-  ledger_entry_id: string;
-  available: number;
-  lifetime: number;
-  previous_tier: string | null;
-  tier: string | null;
-  expires_at: Date | null;
+export interface BulkBatch {
+  participantIds: string[];
+  amounts: number[];
+  /** Lifetime points of the batch's participants whose lifetime is above `nearLimit` (candidates for the balance limit). */
+  lifetimesNearLimit: Record<string, number>;
 }
 
 /**
- * Grants the next batch of a bulk job's pending items in one statement, the
- * same writes as a single grant for every participant of the batch, and marks
- * the items granted in the same transaction (a retried job skips them).
+ * Locks the next batch of a bulk job's pending items (SKIP LOCKED: parallel
+ * batches take disjoint items), in participant order, and reads the lifetime
+ * of those few participants who are close to the balance limit.
  */
-export async function grantBulkBatch(tx: Tx, tenantId: string, jobId: string, limit: number, now: Date): Promise<BulkGrantedRow[]> {
-  const { rows } = await tx.query<BulkGrantedRow>(
+export async function takeBulkBatch(tx: Tx, tenantId: string, jobId: string, limit: number, nearLimit: number): Promise<BulkBatch> {
+  const { rows } = await tx.query(
+    `WITH items AS MATERIALIZED (
+       SELECT participant_id, amount FROM points_bulk_grant_items
+       WHERE tenant_id = $1 AND job_id = $2 AND ledger_entry_id IS NULL AND failure IS NULL
+       ORDER BY participant_id LIMIT $3
+       FOR UPDATE SKIP LOCKED
+     )
+     SELECT coalesce((SELECT array_agg(participant_id ORDER BY participant_id) FROM items), '{}') AS participant_ids,
+            coalesce((SELECT array_agg(amount ORDER BY participant_id) FROM items), '{}') AS amounts,
+            coalesce((SELECT json_object_agg(b.participant_id, b.lifetime) FROM points_balances b
+                      WHERE b.tenant_id = $1 AND b.participant_id = ANY (ARRAY(SELECT participant_id FROM items)) AND b.lifetime > $4), '{}') AS near`,
+    [tenantId, jobId, limit, nearLimit],
+  );
+  return { participantIds: rows[0].participant_ids, amounts: rows[0].amounts.map(Number), lifetimesNearLimit: rows[0].near };
+}
+
+/**
+ * Grants one batch of a bulk job in one statement, without a single join (so
+ * the plan does not depend on row estimates): participants on first sight,
+ * balances with tiers (in participant order, the lock order), lots, ledger
+ * entries, the points.awarded.v1 and tier.changed.v1 outbox rows with their
+ * pending markers, and the items marked granted or failed. The ledger entry id
+ * of a participant's bulk grant is derived from the job and the participant,
+ * so even a batch run twice could not write a second entry (primary key).
+ */
+export async function grantBulkBatch(
+  tx: Tx,
+  tenantId: string,
+  jobId: string,
+  grants: { participantIds: string[]; amounts: number[] },
+  failed: { participantIds: string[]; reason: string },
+  now: Date,
+): Promise<number> {
+  const { rows } = await tx.query(
     `WITH job AS (
        SELECT reason, memo, type FROM points_bulk_grants WHERE tenant_id = $1 AND id = $2
      ),
      settings AS (
-       SELECT coalesce((SELECT expiry_policy FROM points_settings WHERE tenant_id = $1), 'fifo') AS policy,
-              coalesce((SELECT default_ttl_days FROM points_settings WHERE tenant_id = $1), 365) AS ttl_days
+       SELECT CASE WHEN coalesce((SELECT expiry_policy FROM points_settings WHERE tenant_id = $1), 'fifo') = 'none' THEN NULL
+                   ELSE $6::timestamptz + make_interval(days => coalesce((SELECT default_ttl_days FROM points_settings WHERE tenant_id = $1), 365))
+              END AS expires_at
      ),
-     items AS MATERIALIZED (
-       SELECT participant_id, amount, 'ple_' || replace(gen_random_uuid()::text, '-', '') AS ledger_entry_id
-       FROM points_bulk_grant_items
-       WHERE tenant_id = $1 AND job_id = $2 AND ledger_entry_id IS NULL
-       ORDER BY participant_id LIMIT $3
-       FOR UPDATE SKIP LOCKED
+     grants AS (
+       SELECT g.participant_id, g.amount, 'ple_' || substr(md5($2 || '/' || g.participant_id), 1, 24) AS entry_id
+       FROM unnest($3::text[], $4::bigint[]) AS g (participant_id, amount)
      ),
      people AS (
-       INSERT INTO participants (tenant_id, participant_id) SELECT $1, participant_id FROM items ON CONFLICT DO NOTHING
+       INSERT INTO participants (tenant_id, participant_id) SELECT $1, participant_id FROM grants ON CONFLICT DO NOTHING
      ),
      balances AS (
        INSERT INTO points_balances AS b (tenant_id, participant_id, available, lifetime, last_earned_at, tier_code, updated_at)
-       SELECT $1, i.participant_id, i.amount, i.amount, $4,
-              (SELECT t.code FROM points_tiers t WHERE t.tenant_id = $1 AND t.min_lifetime_points <= i.amount ORDER BY t.min_lifetime_points DESC LIMIT 1),
-              $4
-       FROM items i ORDER BY i.participant_id
+       SELECT $1, g.participant_id, g.amount, g.amount, $6,
+              (SELECT t.code FROM points_tiers t WHERE t.tenant_id = $1 AND t.min_lifetime_points <= g.amount ORDER BY t.min_lifetime_points DESC LIMIT 1),
+              $6
+       FROM grants g ORDER BY g.participant_id
        ON CONFLICT (tenant_id, participant_id) DO UPDATE
          SET available = b.available + EXCLUDED.available,
              lifetime = b.lifetime + EXCLUDED.lifetime,
@@ -661,33 +702,55 @@ export async function grantBulkBatch(tx: Tx, tenantId: string, jobId: string, li
              updated_at = EXCLUDED.updated_at,
              tier_code = (SELECT t.code FROM points_tiers t WHERE t.tenant_id = $1 AND t.min_lifetime_points <= b.lifetime + EXCLUDED.lifetime
                           ORDER BY t.min_lifetime_points DESC LIMIT 1)
-       RETURNING b.participant_id, new.available, new.lifetime, old.tier_code AS previous_tier, new.tier_code AS tier
+       RETURNING b.participant_id, new.available, new.lifetime, new.lifetime - coalesce(old.lifetime, 0) AS amount,
+                 old.tier_code AS previous_tier, new.tier_code AS tier,
+                 'ple_' || substr(md5($2 || '/' || b.participant_id), 1, 24) AS entry_id
      ),
      lots AS (
        INSERT INTO points_lots (tenant_id, participant_id, amount, remaining, ledger_entry_id, created_at, expires_at)
-       SELECT $1, i.participant_id, i.amount, i.amount, i.ledger_entry_id, $4,
-              CASE WHEN s.policy = 'none' THEN NULL ELSE $4::timestamptz + make_interval(days => s.ttl_days) END
-       FROM items i, settings s
+       SELECT $1, g.participant_id, g.amount, g.amount, g.entry_id, $6, s.expires_at FROM grants g, settings s
      ),
      entries AS (
        INSERT INTO points_ledger (tenant_id, participant_id, id, type, delta, reason, memo, source_kind, source_id,
                                   available_after, lifetime_after, created_at)
-       SELECT $1, i.participant_id, i.ledger_entry_id, j.type, i.amount, j.reason, j.memo, 'bulk', $2, b.available, b.lifetime, $4
-       FROM items i JOIN balances b ON b.participant_id = i.participant_id, job j
+       SELECT $1, b.participant_id, b.entry_id, j.type, b.amount, j.reason, j.memo, 'bulk', $2, b.available, b.lifetime, $6
+       FROM balances b, job j
      ),
-     marked AS (
-       UPDATE points_bulk_grant_items it SET ledger_entry_id = i.ledger_entry_id
-       FROM items i WHERE it.tenant_id = $1 AND it.job_id = $2 AND it.participant_id = i.participant_id
+     events AS (
+       INSERT INTO outbox_events (tenant_id, id, event, participant_id, engagement_id, data, created_at)
+       SELECT $1, 'evt_' || replace(gen_random_uuid()::text, '-', ''), e.event, b.participant_id, NULL, e.data, $6
+       FROM balances b, job j, settings s,
+            LATERAL (VALUES
+              ('points.awarded.v1', jsonb_build_object(
+                 'participant_id', b.participant_id, 'amount', b.amount, 'available', b.available, 'lifetime', b.lifetime,
+                 'reason', j.reason, 'ledger_entry_id', b.entry_id, 'source_kind', 'bulk', 'source_id', $2::text,
+                 'multiplier', NULL, 'type', j.type, 'activity_id', NULL, 'expires_at', points_iso(s.expires_at))),
+              ('tier.changed.v1', jsonb_build_object(
+                 'participant_id', b.participant_id, 'previous_tier', b.previous_tier, 'tier', b.tier, 'lifetime', b.lifetime))
+            ) AS e (event, data)
+       WHERE e.event = 'points.awarded.v1' OR (b.tier IS NOT NULL AND b.tier IS DISTINCT FROM b.previous_tier)
+       RETURNING id
      ),
-     progress AS (
-       UPDATE points_bulk_grants SET done = done + (SELECT count(*) FROM items) WHERE tenant_id = $1 AND id = $2
+     pending AS (
+       INSERT INTO outbox_pending (tenant_id, event_id) SELECT $1, id FROM events
+     ),
+     granted AS (
+       UPDATE points_bulk_grant_items it SET ledger_entry_id = 'ple_' || substr(md5($2 || '/' || it.participant_id), 1, 24)
+       WHERE it.tenant_id = $1 AND it.job_id = $2 AND it.participant_id = ANY ($3::text[])
+     ),
+     refused AS (
+       UPDATE points_bulk_grant_items it SET failure = $7
+       WHERE it.tenant_id = $1 AND it.job_id = $2 AND it.participant_id = ANY ($5::text[])
      )
-     SELECT i.participant_id, i.amount, i.ledger_entry_id, b.available, b.lifetime, b.previous_tier, b.tier,
-            CASE WHEN s.policy = 'none' THEN NULL ELSE $4::timestamptz + make_interval(days => s.ttl_days) END AS expires_at
-     FROM items i JOIN balances b ON b.participant_id = i.participant_id, settings s`,
-    [tenantId, jobId, limit, now],
+     SELECT count(*)::int AS granted FROM balances`,
+    [tenantId, jobId, grants.participantIds, grants.amounts, failed.participantIds, now, failed.reason],
   );
-  return rows;
+  return rows[0].granted;
+}
+
+/** Adds a batch's outcome to the job's counters: its own statement at the end of the batch, so parallel batches wait on the job row only briefly. */
+export async function countBulkProgress(tx: Tx, tenantId: string, jobId: string, done: number, failed: number): Promise<void> {
+  await tx.query('UPDATE points_bulk_grants SET done = done + $3, failed = failed + $4 WHERE tenant_id = $1 AND id = $2', [tenantId, jobId, done, failed]);
 }
 
 // ---------------------------------------------------------------------------
