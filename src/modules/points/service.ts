@@ -565,14 +565,23 @@ async function useBatchMemory(tx: Tx): Promise<void> {
   await tx.query(`SELECT set_config('work_mem', $1, true)`, [BATCH_WORK_MEM]);
 }
 
-/** Expires every due lot of every tenant; returns what it did. Safe to run concurrently (SKIP LOCKED). */
+/** Expiry batches of one tenant run in parallel, each over its own partition of the participants. */
+export const EXPIRY_PARALLEL = 2;
+
+/**
+ * Expires every due lot of every tenant; returns what it did. Each tenant's
+ * due lots are taken in batches by EXPIRY_PARALLEL loops over disjoint
+ * partitions of its participants, each batch one transaction, until none is
+ * left. Safe to run concurrently with itself and with grants (SKIP LOCKED: a
+ * participant busy elsewhere is taken by the next run).
+ */
 export async function expireDuePoints(db: Database, now: Date = clock.now()): Promise<{ participants: number; lots: number; points: number }> {
   const totals = { participants: 0, lots: 0, points: 0 };
-  for (const tenantId of await store.tenantsWithDueLots(db.system, now)) {
+  const expirePartition = async (tenantId: string, index: number) => {
     for (;;) {
       const batch = await db.tenant(tenantId, async (tx) => {
         await useBatchMemory(tx);
-        const rows = await store.expireBatch(tx, tenantId, now, EXPIRY_BATCH_LOTS);
+        const rows = await store.expireBatch(tx, tenantId, now, EXPIRY_BATCH_LOTS, { index, count: EXPIRY_PARALLEL });
         await emit(
           tx,
           tenantId,
@@ -592,13 +601,16 @@ export async function expireDuePoints(db: Database, now: Date = clock.now()): Pr
         );
         return rows;
       });
-      if (batch.length === 0) break;
+      if (batch.length === 0) return;
       totals.participants += batch.length;
       for (const r of batch) {
         totals.lots += r.lots;
         totals.points += r.points;
       }
     }
+  };
+  for (const tenantId of await store.tenantsWithDueLots(db.system, now)) {
+    await Promise.all(Array.from({ length: EXPIRY_PARALLEL }, (_, index) => expirePartition(tenantId, index)));
   }
   return totals;
 }

@@ -375,17 +375,26 @@ export interface ExpiredRow {
 }
 
 /**
- * Expires the due lots of one batch of participants in one statement: balance
+ * Expires the due lots of one batch of participants in one statement (of one
+ * partition of the participants, by a hash of their id, when several batches
+ * run in parallel, so that they never reach for the same rows): balance
  * rows first (skipping any held by a running grant or deduct; the next run
  * takes them), then their due lots, the balances and one expiry ledger entry
  * per participant.
  */
-export async function expireBatch(tx: Tx, tenantId: string, now: Date, lotsPerBatch: number): Promise<ExpiredRow[]> {
+export async function expireBatch(
+  tx: Tx,
+  tenantId: string,
+  now: Date,
+  lotsPerBatch: number,
+  partition: { index: number; count: number } = { index: 0, count: 1 },
+): Promise<ExpiredRow[]> {
   const { rows } = await tx.query<ExpiredRow>(
     `WITH due AS (
        SELECT DISTINCT participant_id FROM (
          SELECT participant_id FROM points_lots
          WHERE tenant_id = $1 AND remaining > 0 AND expires_at <= $2
+           AND ($5::int = 1 OR mod(abs(hashtext(participant_id)), $5::int) = $4::int)
          ORDER BY expires_at LIMIT $3
        ) d
      ),
@@ -416,7 +425,7 @@ export async function expireBatch(tx: Tx, tenantId: string, now: Date, lotsPerBa
        SELECT $1, participant_id, ledger_entry_id, 'expiry', -points, 'points expired', 'expiry', available, lifetime, $2 FROM balances
      )
      SELECT participant_id, available, lifetime, points, lots, ledger_entry_id FROM balances`,
-    [tenantId, now, lotsPerBatch],
+    [tenantId, now, lotsPerBatch, partition.index, partition.count],
   );
   return rows;
 }
