@@ -14267,8 +14267,21 @@ export interface paths {
                             status: "queued" | "running" | "completed" | "failed";
                             total: number;
                             done: number;
+                            /** @description Participants not granted: `failure_counts` says why. */
                             failed: number;
                             pending: number;
+                            failure_counts: {
+                                /** @description The grant would have taken the participant's lifetime points above 2^53 - 1. */
+                                balance_limit: number;
+                                /** @description The participant was erased (hard delete) after the job was accepted, before their grant. */
+                                participant_erased: number;
+                            };
+                            /** @description The first 100 failed grants by participant id (erased participants are only counted: their id is gone). */
+                            failures: {
+                                participant_id: string;
+                                amount: number;
+                                reason: string;
+                            }[];
                             /** @description The last error of a batch; the job retries. */
                             error: string | null;
                             /** Format: date-time */
@@ -14407,8 +14420,21 @@ export interface paths {
                             status: "queued" | "running" | "completed" | "failed";
                             total: number;
                             done: number;
+                            /** @description Participants not granted: `failure_counts` says why. */
                             failed: number;
                             pending: number;
+                            failure_counts: {
+                                /** @description The grant would have taken the participant's lifetime points above 2^53 - 1. */
+                                balance_limit: number;
+                                /** @description The participant was erased (hard delete) after the job was accepted, before their grant. */
+                                participant_erased: number;
+                            };
+                            /** @description The first 100 failed grants by participant id (erased participants are only counted: their id is gone). */
+                            failures: {
+                                participant_id: string;
+                                amount: number;
+                                reason: string;
+                            }[];
                             /** @description The last error of a batch; the job retries. */
                             error: string | null;
                             /** Format: date-time */
