@@ -2,25 +2,30 @@
  * Points ledger benchmark: `npx tsx bench/points.bench.ts`
  *
  * Starts its own embedded PostgreSQL (or uses BENCH_DATABASE_URL, an owner
- * URL of an empty database) and the service on a loopback port, and measures
- * in one run:
+ * URL of an empty database) and the service in its own process on a loopback
+ * port (built and started as `npm start` does, API role), and measures in one run:
  *
  * - HTTP grants over 10,000 participants, HTTP grants over 10 hot
  *   participants, HTTP deducts on the 10 hot participants, each with 64
- *   connections (autocannon), beside the same ledger transaction (idempotency
- *   claim, ledger statement, outbox, stored response) run from Node by 64
- *   concurrent workers through the service function, without HTTP;
+ *   connections (autocannon, in this process), beside the same ledger
+ *   transaction (the one-statement direct grant or deduct: idempotency claim,
+ *   ledger change, outbox row, stored response) run from Node by 64
+ *   concurrent workers through the service function, without HTTP, on a
+ *   pool of the same size; p50 and p99 of both; each after an unmeasured
+ *   warm-up (BENCH_WARMUP_SECONDS, default 2);
  * - the expiry job expiring 1,000,000 due lots (100,000 participants × 10);
  * - a bulk grant to 100,000 participants, from the HTTP request to the job's end.
  *
  * Bounded (BENCH_SECONDS per load scenario, default 8), loopback only; prints
- * a markdown table and exits.
+ * a markdown table and exits. BENCH_PARTS=load,expiry,bulk selects parts;
+ * BENCH_POOL_SIZE sets the database pool of the service and the baseline
+ * (default 64, one connection per load connection).
  */
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -76,9 +81,17 @@ function freePort(): Promise<number> {
   });
 }
 
-/** The service in a process of its own (API role, no job runner), as deployed: the load generator does not share its event loop. */
+/**
+ * The service in a process of its own (API role, no job runner), started the
+ * way `npm start` starts it (compiled JavaScript, the same Node flags): the
+ * load generator does not share its event loop.
+ */
 async function startServiceProcess(ownerUrl: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('building the service failed');
+  const startScript = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const args = startScript.split(/\s+/).slice(1);
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: {
       ...process.env,
