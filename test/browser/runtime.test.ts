@@ -120,9 +120,12 @@ test('the runtime in Chromium: embedded spin, quiz, gate and host messages; clea
     assert.match((await locked.textContent())!, /Complete the quiz and hold 50 points/);
     await screenshot(page, '03-gate-locked');
 
-    // Quiz: the server scores the answers and awards the points.
+    // Quiz (reached with the keyboard: arrows move between tabs): the server scores the answers and awards the points.
     const pointsBefore = Number(await frame.getAttribute('[data-role="points"]', 'data-available'));
-    await frame.click('.lr-tab[data-screen-id="quiz"]');
+    await frame.focus('.lr-tab[data-screen-id="vip"]');
+    await page.keyboard.press('ArrowLeft');
+    await frame.waitForSelector('.lr-tab[data-screen-id="quiz"][aria-selected="true"]');
+    assert.equal(await frame.getAttribute('.lr-tab[data-screen-id="quiz"]', 'tabindex'), '0');
     await frame.click('[data-action="submit-quiz"]');
     assert.match((await frame.textContent('.lr-quiz [data-role="error"]'))!, /answer every question/);
     for (const [question, option] of Object.entries(DEMO_QUIZ_ANSWERS)) await frame.check(`input[name="q-${question}"][value="${option}"]`);

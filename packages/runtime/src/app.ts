@@ -29,7 +29,7 @@ interface ScreenState {
 
 export class EngagementView {
   private readonly root: HTMLElement;
-  private readonly panel = h('section', { class: 'lr-screen', role: 'tabpanel', tabindex: -1 });
+  private readonly panel = h('section', { class: 'lr-screen', id: 'lr-screen', role: 'tabpanel', tabindex: -1 });
   private readonly points = h('p', { class: 'lr-points', 'aria-live': 'polite', 'data-role': 'points' });
   private readonly notice = h('p', { class: 'lr-notice', role: 'status', 'aria-live': 'polite', 'data-role': 'notice' });
   private readonly screens: ScreenState[];
@@ -48,10 +48,15 @@ export class EngagementView {
     this.screens = screens.map((screen) => ({
       screen,
       gate: null,
-      tab: h('button', { type: 'button', role: 'tab', class: 'lr-tab', 'data-screen-id': screen.id, 'aria-selected': 'false' }, screen.name ?? screen.id),
+      tab: h(
+        'button',
+        { type: 'button', role: 'tab', class: 'lr-tab', id: `lr-tab-${screen.id}`, 'aria-controls': 'lr-screen', 'data-screen-id': screen.id, 'aria-selected': 'false', tabindex: -1 },
+        screen.name ?? screen.id,
+      ),
     }));
     const nav = h('nav', { class: 'lr-tabs', role: 'tablist', 'aria-label': 'Screens' }, ...this.screens.map((s) => s.tab));
     for (const state of this.screens) state.tab.addEventListener('click', () => void this.show(state.screen.id));
+    nav.addEventListener('keydown', (event) => this.moveBetweenTabs(event));
     this.root = h(
       'div',
       { class: 'lr-engagement', 'data-engagement-id': engagement.engagement_id },
@@ -110,6 +115,19 @@ export class EngagementView {
     if (this.current && unlocked.length && gated.some((s) => s.screen.id === this.current)) await this.show(this.current);
   }
 
+  /** Arrow keys, Home and End move between tabs and show the screen (the WAI-ARIA tabs pattern). */
+  private moveBetweenTabs(event: KeyboardEvent): void {
+    const index = this.screens.findIndex((s) => s.screen.id === this.current);
+    const last = this.screens.length - 1;
+    const targets: Record<string, number> = { ArrowRight: index === last ? 0 : index + 1, ArrowLeft: index === 0 ? last : index - 1, Home: 0, End: last };
+    const target = targets[event.key];
+    if (target === undefined || index < 0) return;
+    event.preventDefault();
+    const next = this.screens[target];
+    next.tab.focus();
+    void this.show(next.screen.id);
+  }
+
   private say(text: string): void {
     this.notice.textContent = text;
   }
@@ -118,7 +136,12 @@ export class EngagementView {
     const state = this.screens.find((s) => s.screen.id === screenId);
     if (!state) return;
     this.current = screenId;
-    for (const s of this.screens) s.tab.setAttribute('aria-selected', String(s === state));
+    for (const s of this.screens) {
+      s.tab.setAttribute('aria-selected', String(s === state));
+      // One tab stop for the whole tab list (roving tabindex); arrows move within it.
+      s.tab.tabIndex = s === state ? 0 : -1;
+    }
+    this.panel.setAttribute('aria-labelledby', state.tab.id);
     clear(this.panel);
     this.panel.dataset.screenId = screenId;
     this.panel.setAttribute('aria-label', state.screen.name ?? state.screen.id);
