@@ -69,6 +69,8 @@ export function demoEngagement(options: DemoSeedOptions = {}) {
           { type: 'heading', text: 'Welcome to the VIP lounge' },
           { type: 'text', text: 'You passed the quiz and hold enough points. Thank you for playing!' },
           { type: 'balance' },
+          { type: 'badges' },
+          { type: 'rewards' },
         ],
         gate: {
           conditions: ['quiz_completed', `min_points_${DEMO_VIP_MIN_POINTS}`],

@@ -145,6 +145,11 @@ test('the runtime in Chromium: embedded spin, quiz, gate and host messages; clea
     await screenshot(page, '04-quiz-passed-gate-unlocked');
     await frame.click('.lr-tab[data-screen-id="vip"]');
     await frame.waitForSelector('text=Welcome to the VIP lounge');
+    await frame.waitForSelector('[data-role="badges"] [data-badge-code="quiz-master"][data-earned="true"]', { timeout: STEP_TIMEOUT_MS });
+    await frame.waitForSelector('[data-role="rewards"] li:not(.lr-loading)', { timeout: STEP_TIMEOUT_MS });
+    if (spun.result.prize_type === 'reward') assert.ok(await frame.$('[data-role="rewards"] [data-reward-id="spring-coupon"]'), 'the coupon won on the wheel is listed');
+    else assert.match((await frame.textContent('[data-role="rewards"]'))!, /No rewards yet/);
+
     await screenshot(page, '05-vip-screen');
 
     const messages = await hostMessages(page);

@@ -15,6 +15,8 @@ import type { CompleteResponse, EngagementSession, GateResult, PublicActivity, P
  * - `image`: `src` (https or data URL), `alt`
  * - `activity`: `activity_id` (a spin wheel or a quiz of the engagement)
  * - `balance`: the participant's points
+ * - `badges`: the tenant's badges, earned ones marked (`earned_only: true` lists only those)
+ * - `rewards`: the participant's claimed rewards with their codes
  * - `button`: `label`, `screen_id` (goes to that screen)
  *
  * An engagement without screens shows every activity on one screen.
@@ -178,6 +180,10 @@ export class EngagementView {
       }
       case 'balance':
         return h('p', { class: 'lr-balance-line' }, 'Your points: ', h('span', { 'data-role': 'balance' }, this.points.dataset.available ?? '0'));
+      case 'badges':
+        return this.badgeList(component.earned_only === true);
+      case 'rewards':
+        return this.rewardList();
       case 'button': {
         const target = typeof component.screen_id === 'string' ? component.screen_id : null;
         if (!target) return null;
@@ -196,6 +202,59 @@ export class EngagementView {
       default:
         return null;
     }
+  }
+
+  /** A list filled once the read answers; a failed read says so in place. */
+  private asyncList(label: string, role: string, fill: (list: HTMLUListElement) => Promise<void>): HTMLElement {
+    const list = h('ul', { class: 'lr-list', 'data-role': role });
+    const box = h('section', { class: 'lr-list-box', 'aria-label': label }, h('h3', {}, label), list);
+    list.append(h('li', { class: 'lr-loading' }, 'Loading…'));
+    fill(list).catch((error: unknown) => {
+      clear(list);
+      list.append(h('li', { class: 'lr-error', 'data-code': explain(error).code }, explain(error).message));
+    });
+    return box;
+  }
+
+  private badgeList(earnedOnly: boolean): HTMLElement {
+    return this.asyncList('Badges', 'badges', async (list) => {
+      const { badges } = await this.sdk.badges();
+      const shown = earnedOnly ? badges.filter((b) => b.earned) : badges;
+      clear(list);
+      if (shown.length === 0) list.append(h('li', {}, 'No badges yet.'));
+      for (const badge of shown) {
+        const image = badge.image_url && /^https:/.test(badge.image_url) ? h('img', { src: badge.image_url, alt: '', class: 'lr-badge-image' }) : null;
+        list.append(
+          h(
+            'li',
+            { class: 'lr-badge', 'data-badge-code': badge.code, 'data-earned': String(badge.earned) },
+            image,
+            h('strong', {}, badge.name),
+            ` ${badge.earned ? '(earned)' : '(not earned yet)'}`,
+            badge.description ? h('span', { class: 'lr-hint' }, ` ${badge.description}`) : null,
+          ),
+        );
+      }
+    });
+  }
+
+  private rewardList(): HTMLElement {
+    return this.asyncList('Your rewards', 'rewards', async (list) => {
+      const { rewards } = await this.sdk.rewards();
+      clear(list);
+      if (rewards.length === 0) list.append(h('li', {}, 'No rewards yet.'));
+      for (const reward of rewards) {
+        list.append(
+          h(
+            'li',
+            { class: 'lr-reward', 'data-reward-id': reward.reward_id },
+            h('strong', {}, reward.name),
+            reward.code ? ` code ${reward.code}` : '',
+            reward.expires_at ? h('span', { class: 'lr-hint' }, ` (valid until ${reward.expires_at.slice(0, 10)})`) : null,
+          ),
+        );
+      }
+    });
   }
 
   private async completed(activity: PublicActivity, completion: CompleteResponse): Promise<void> {
