@@ -1,5 +1,6 @@
 import os from 'node:os';
-import { Logger as WorkerLogger, makeWorkerUtils, parseCrontab, run, type Runner, type Task, type TaskList, type WorkerUtils } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { Logger as WorkerLogger, makeWorkerUtils, parseCrontab, run, type Runner, type Task, type TaskList, type WorkerEvents, type WorkerUtils } from 'graphile-worker';
 import type { Database, Tx } from './db.js';
 import type { Config } from '../config.js';
 import type { Logger } from './logger.js';
@@ -82,7 +83,22 @@ export async function startJobRunner(
     taskList[name] = task;
   }
   const liveWorkers = new Set<string>();
+  // The listeners must be in place before run() starts the workers: `runner.events` only exists
+  // once they have started, and a listener added there misses every worker's 'worker:create', which
+  // left the heartbeat (and so the stale-lock sweep) with no worker to report.
+  const events: WorkerEvents = new EventEmitter();
+  events.on('worker:create', ({ worker }) => {
+    liveWorkers.add(worker.workerId);
+    void heartbeat();
+  });
+  events.on('worker:stop', ({ worker }) => {
+    liveWorkers.delete(worker.workerId);
+  });
+  events.on('job:error', ({ job, error }) => {
+    log.warn({ task: job.task_identifier, jobId: job.id, attempts: job.attempts, err: error }, 'job failed; it will be retried');
+  });
   const runner: Runner = await run({
+    events,
     pgPool: db.system,
     taskList,
     parsedCronItems: parseCrontab(crontab),
@@ -90,16 +106,6 @@ export async function startJobRunner(
     noHandleSignals: true,
     pollInterval: 1000,
     logger: workerLogger(log),
-  });
-  runner.events.on('worker:create', ({ worker }) => {
-    liveWorkers.add(worker.workerId);
-    void heartbeat();
-  });
-  runner.events.on('worker:stop', ({ worker }) => {
-    liveWorkers.delete(worker.workerId);
-  });
-  runner.events.on('job:error', ({ job, error }) => {
-    log.warn({ task: job.task_identifier, jobId: job.id, attempts: job.attempts, err: error }, 'job failed; it will be retried');
   });
   const utils: WorkerUtils = await makeWorkerUtils({ pgPool: db.system, logger: workerLogger(log) });
   // Every worker process also hands committed outbox events to the dispatcher (see outbox.ts).
