@@ -17,14 +17,11 @@
  *
  * Loopback only; bounded in time; prints a markdown table and exits.
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.js';
-import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
-import { APP_ROLE } from '../src/platform/migrate.js';
+import { openBenchDatabase } from './support.js';
 import { startService } from '../src/service.js';
 import { createLogger } from '../src/platform/logger.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -58,17 +55,8 @@ async function run(title: string, options: autocannon.Options): Promise<Row> {
 
 async function main(): Promise<void> {
   const log = createLogger('warn');
-  let ownerUrl = process.env.BENCH_DATABASE_URL ?? null;
-  let stopDatabase = async () => undefined as void;
-  let dataDir: string | null = null;
-  if (!ownerUrl) {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'activities-bench-pg-'));
-    const server = await startEmbeddedPostgres({ dataDir, port: 57_000 + (process.pid % 2000) });
-    ownerUrl = server.ownerUrl;
-    stopDatabase = server.stop;
-  }
-  const appPassword = deriveAppPassword(ownerUrl, null);
-  const appUrl = withCredentials(ownerUrl, APP_ROLE, appPassword);
+  const database = await openBenchDatabase('activities');
+  const { ownerUrl, appPassword, appUrl } = database;
   const config = loadConfig({
     APP_ENV: 'development',
     DATABASE_URL: ownerUrl,
@@ -163,8 +151,7 @@ async function main(): Promise<void> {
     console.log(`Completion p99 ${completion.p99} ms against the target of ${P99_TARGET_MS} ms: ${completion.p99 < P99_TARGET_MS ? 'met' : 'NOT met'}.`);
   } finally {
     await service.stop();
-    await stopDatabase();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    await database.stop();
   }
 }
 

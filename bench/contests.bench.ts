@@ -17,14 +17,11 @@
  * BENCH_SCORING_SECONDS (600) bounds the scoring phase; the table says how many
  * facts were processed. Loopback only; bounded in time; prints a markdown table and exits.
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.js';
-import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
-import { APP_ROLE } from '../src/platform/migrate.js';
+import { openBenchDatabase } from './support.js';
 import { startService } from '../src/service.js';
 import { createLogger } from '../src/platform/logger.js';
 import { runFactHandlers, type Fact } from '../src/platform/facts.js';
@@ -55,17 +52,8 @@ const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFracti
 async function main(): Promise<void> {
   const started = Date.now();
   const log = createLogger('warn');
-  let ownerUrl = process.env.BENCH_DATABASE_URL ?? null;
-  let stopDatabase = async () => undefined as void;
-  let dataDir: string | null = null;
-  if (!ownerUrl) {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'contests-bench-pg-'));
-    const server = await startEmbeddedPostgres({ dataDir, port: 56_000 + (process.pid % 3000) });
-    ownerUrl = server.ownerUrl;
-    stopDatabase = server.stop;
-  }
-  const appPassword = deriveAppPassword(ownerUrl, null);
-  const appUrl = withCredentials(ownerUrl, APP_ROLE, appPassword);
+  const database = await openBenchDatabase('contests');
+  const { ownerUrl, appPassword, appUrl } = database;
   const config = loadConfig({
     APP_ENV: 'development',
     DATABASE_URL: ownerUrl,
@@ -213,8 +201,7 @@ async function main(): Promise<void> {
     process.stdout.write(`node ${process.version}, ${os.cpus().length} cores, load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')}; total run ${fmt((Date.now() - started) / 1000)} s\n`);
   } finally {
     await service.stop();
-    await stopDatabase();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    await database.stop();
   }
 }
 

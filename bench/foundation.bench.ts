@@ -19,13 +19,12 @@
  * bounded in time; prints a markdown table and exits.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
-import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
-import { migrate, APP_ROLE } from '../src/platform/migrate.js';
+import { freePort, openBenchDatabase } from './support.js';
+import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
 import { grantInTx } from '../src/modules/points/index.js';
@@ -45,17 +44,6 @@ const TARGET_P99_MS = 20;
 const TARGET_RSS_MB = 250;
 
 const root = path.resolve(import.meta.dirname, '..');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 function spawnNode(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   // node itself (not the tsx launcher), so that the pid is the server itself.
@@ -132,19 +120,12 @@ function median(values: number[]): number {
 }
 
 async function main(): Promise<void> {
-  const temporary = fs.mkdtempSync(path.join(os.tmpdir(), 'foundation-bench-'));
   const children: ChildProcess[] = [];
-  let stopDatabase = async () => undefined as void;
+  const database = await openBenchDatabase('foundation');
   try {
-    let ownerUrl = process.env.BENCH_DATABASE_URL ?? null;
-    if (!ownerUrl) {
-      const server = await startEmbeddedPostgres({ dataDir: temporary, port: await freePort() });
-      ownerUrl = server.ownerUrl;
-      stopDatabase = server.stop;
-    }
-    const appPassword = deriveAppPassword(ownerUrl, null);
+    const { ownerUrl, appPassword, appUrl } = database;
     await migrate(ownerUrl, appPassword);
-    const db = new Database(withCredentials(ownerUrl, APP_ROLE, appPassword), ownerUrl, 2);
+    const db = new Database(appUrl, ownerUrl, 2);
     const tenant = await createTenant(db, { name: 'Bench', slug: `bench-${process.pid}`, plan: 'enterprise', requestsPerMinute: 100_000_000 });
     // Participants with a balance each, for the row that reads a different participant per request.
     const participants = Array.from({ length: STATE_PARTICIPANTS }, (_, i) => `bench-p${i}`);
@@ -250,8 +231,7 @@ async function main(): Promise<void> {
         await exited;
       }
     }
-    await stopDatabase();
-    fs.rmSync(temporary, { recursive: true, force: true });
+    await database.stop();
   }
 }
 

@@ -20,15 +20,14 @@
  *
  * Loopback only; bounded in time; prints a markdown table and exits.
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
+import { withCredentials } from '../src/platform/database-server.js';
+import { freePort, openBenchDatabase } from './support.js';
 import { APP_ROLE, migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -43,17 +42,6 @@ const END_TO_END_SECONDS = 10;
 const PROCESSING_TIMEOUT_MS = 240_000;
 const CHILD_STOP_GRACE_MS = 10_000;
 const root = path.resolve(import.meta.dirname, '..');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 async function waitForHttp(url: string, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -131,16 +119,8 @@ function event(participant: string, name = 'purchase'): Record<string, unknown> 
 }
 
 async function main(): Promise<void> {
-  let ownerUrl = process.env.BENCH_DATABASE_URL ?? null;
-  let stopDatabase = async () => undefined as void;
-  let dataDir: string | null = null;
-  if (!ownerUrl) {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ingestion-bench-pg-'));
-    const server = await startEmbeddedPostgres({ dataDir, port: 56_000 + (process.pid % 3000) });
-    ownerUrl = server.ownerUrl;
-    stopDatabase = server.stop;
-  }
-  const appPassword = deriveAppPassword(ownerUrl, null);
+  const database = await openBenchDatabase('ingestion');
+  const { ownerUrl, appPassword } = database;
   await migrate(ownerUrl, appPassword);
   const db = new Database(withCredentials(ownerUrl, APP_ROLE, appPassword), ownerUrl, 4);
   const owner = new pg.Pool({ connectionString: ownerUrl, max: 2 });
@@ -312,8 +292,7 @@ async function main(): Promise<void> {
     await Promise.all(children.map(stopChild));
     await owner.end();
     await db.close();
-    await stopDatabase();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    await database.stop();
   }
 
   process.stdout.write(`\n| measurement | rate | latency | non-2xx or errors |\n|---|---|---|---|\n`);

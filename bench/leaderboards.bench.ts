@@ -18,14 +18,11 @@
  *
  * Loopback only; bounded in time; prints a markdown table and exits.
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
-import { APP_ROLE } from '../src/platform/migrate.js';
+import { openBenchDatabase } from './support.js';
 import { startService } from '../src/service.js';
 import { createLogger } from '../src/platform/logger.js';
 import { runFactHandlers } from '../src/platform/facts.js';
@@ -74,17 +71,8 @@ async function load(total: number, concurrency: number, fn: (i: number) => Promi
 }
 
 async function main(): Promise<void> {
-  let ownerUrl = process.env.BENCH_DATABASE_URL ?? null;
-  let stopDatabase = async () => undefined as void;
-  let dataDir: string | null = null;
-  if (!ownerUrl) {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leaderboards-bench-pg-'));
-    const server = await startEmbeddedPostgres({ dataDir, port: 56_000 + (process.pid % 3000), fast: true });
-    ownerUrl = server.ownerUrl;
-    stopDatabase = server.stop;
-  }
-  const appPassword = deriveAppPassword(ownerUrl, null);
-  const appUrl = withCredentials(ownerUrl, APP_ROLE, appPassword);
+  const database = await openBenchDatabase('leaderboards', { fast: true });
+  const { ownerUrl, appPassword, appUrl } = database;
   const config = loadConfig({
     APP_ENV: 'development',
     DATABASE_URL: ownerUrl,
@@ -262,8 +250,7 @@ async function main(): Promise<void> {
   } finally {
     await owner.end();
     await service.stop();
-    await stopDatabase();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    await database.stop();
   }
 }
 

@@ -11,7 +11,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
 import { APP_ROLE } from '../src/platform/migrate.js';

@@ -22,15 +22,14 @@
  * (default 64, one connection per load connection).
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
-import { APP_ROLE, migrate } from '../src/platform/migrate.js';
+import { freePort, openBenchDatabase } from './support.js';
+import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
 import { clock } from '../src/platform/clock.js';
@@ -69,17 +68,6 @@ function percentile(values: number[], p: number): number {
 
 let keySeq = 0;
 const nextKey = (prefix: string) => `${prefix}-${process.pid}-${++keySeq}`;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 /**
  * The service in a process of its own (API role, no job runner), started the
@@ -162,19 +150,11 @@ async function http(baseUrl: string, apiKey: string, pathName: string, body: () 
 }
 
 async function main(): Promise<void> {
-  let ownerUrl = process.env.BENCH_DATABASE_URL ?? null;
-  let stopDatabase = async () => undefined as void;
-  let dataDir: string | null = null;
-  if (!ownerUrl) {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'points-bench-'));
-    const server = await startEmbeddedPostgres({ dataDir, port: await freePort() });
-    ownerUrl = server.ownerUrl;
-    stopDatabase = server.stop;
-  }
-  const appPassword = deriveAppPassword(ownerUrl, null);
+  const database = await openBenchDatabase('points');
+  const { ownerUrl, appPassword, appUrl } = database;
   await migrate(ownerUrl, appPassword);
   // The bench's own database layer, with the service's pool size: the baseline and the job bodies run on it.
-  const db = new Database(withCredentials(ownerUrl, APP_ROLE, appPassword), ownerUrl, POOL_SIZE);
+  const db = new Database(appUrl, ownerUrl, POOL_SIZE);
   const owner = new pg.Pool({ connectionString: ownerUrl, max: 4 });
   // Connections cut when the database stops must not crash the run.
   owner.on('error', () => undefined);
@@ -294,8 +274,7 @@ async function main(): Promise<void> {
     }
     await owner.end();
     await db.close();
-    await stopDatabase();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    await database.stop();
   }
 }
 

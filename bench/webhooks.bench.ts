@@ -25,8 +25,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.js';
-import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
-import { APP_ROLE } from '../src/platform/migrate.js';
+import { openBenchDatabase } from './support.js';
 import { startService } from '../src/service.js';
 import { createLogger } from '../src/platform/logger.js';
 import { emit, type OutboxEvent } from '../src/platform/outbox.js';
@@ -91,17 +90,8 @@ async function main(): Promise<void> {
   const tls = ensureTrustedCertificate();
   const log = createLogger('warn');
 
-  let ownerUrl = process.env.BENCH_DATABASE_URL ?? null;
-  let stopDatabase = async () => undefined as void;
-  let dataDir: string | null = null;
-  if (!ownerUrl) {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'webhooks-bench-pg-'));
-    const server = await startEmbeddedPostgres({ dataDir, port: 56_000 + (process.pid % 3000) });
-    ownerUrl = server.ownerUrl;
-    stopDatabase = server.stop;
-  }
-  const appPassword = deriveAppPassword(ownerUrl, null);
-  const appUrl = withCredentials(ownerUrl, APP_ROLE, appPassword);
+  const database = await openBenchDatabase('webhooks');
+  const { ownerUrl, appPassword, appUrl } = database;
   const config = loadConfig({
     APP_ENV: 'development',
     DATABASE_URL: ownerUrl,
@@ -246,8 +236,7 @@ async function main(): Promise<void> {
   receiver.closeAllConnections();
   receiver.close();
   await service.stop();
-  await stopDatabase();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  await database.stop();
 }
 
 main().then(
