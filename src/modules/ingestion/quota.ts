@@ -20,9 +20,12 @@ export async function countAcceptedEventsInTx(tx: Tx, tenantId: string, accepted
   if (accepted === 0) return;
   const day = now.toISOString().slice(0, 10);
   const { rows } = await tx.query<{ events: number; plan: Plan; event_ingestion_per_day: number | null }>(
-    `INSERT INTO ingestion_usage (tenant_id, day, events) VALUES ($1, $2, $3)
-     ON CONFLICT (tenant_id, day) DO UPDATE SET events = ingestion_usage.events + EXCLUDED.events
-     RETURNING events, (SELECT plan FROM tenants WHERE id = $1) AS plan, (SELECT event_ingestion_per_day FROM tenants WHERE id = $1) AS event_ingestion_per_day`,
+    `WITH counted AS (
+       INSERT INTO ingestion_usage (tenant_id, day, events) VALUES ($1, $2, $3)
+       ON CONFLICT (tenant_id, day) DO UPDATE SET events = ingestion_usage.events + EXCLUDED.events
+       RETURNING events
+     )
+     SELECT c.events, t.plan, t.event_ingestion_per_day FROM counted c LEFT JOIN tenants t ON t.id = $1`,
     [tenantId, day, accepted],
   );
   const { events, plan, event_ingestion_per_day: override } = rows[0];
@@ -37,10 +40,4 @@ export async function countAcceptedEventsInTx(tx: Tx, tenantId: string, accepted
     { quota, used: events - accepted, resets_at: new Date(nextDay).toISOString() },
     { 'Retry-After': String(retryAfterSeconds) },
   );
-}
-
-/** Events accepted today (UTC) and the quota, for the tenant's usage read. */
-export async function ingestionUsageInTx(tx: Tx, tenantId: string, now: Date): Promise<number> {
-  const { rows } = await tx.query<{ events: number }>('SELECT events FROM ingestion_usage WHERE tenant_id = $1 AND day = $2', [tenantId, now.toISOString().slice(0, 10)]);
-  return rows[0]?.events ?? 0;
 }
