@@ -31,3 +31,15 @@ export const PLAN_QUOTAS: Record<Plan, PlanQuotas> = {
 export function tenantRequestsPerMinute(plan: Plan, override: number | null): number {
   return override ?? PLAN_QUOTAS[plan].apiRequestsPerMinute;
 }
+
+/** The tenant's daily event-ingestion quota: its own figure (enterprise "custom") or the plan's; null is unlimited. */
+export function tenantEventIngestionPerDay(plan: Plan, override: number | null): number | null {
+  return override ?? PLAN_QUOTAS[plan].eventIngestionPerDay;
+}
+
+const MS_PER_DAY = 86_400_000;
+
+/** Daily quotas count UTC days: they reset at the next UTC midnight after `now`. */
+export function nextUtcMidnight(now: Date): Date {
+  return new Date(Math.floor(now.getTime() / MS_PER_DAY + 1) * MS_PER_DAY);
+}

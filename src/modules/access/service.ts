@@ -4,7 +4,7 @@ import { KEY_CHANGE_CHANNEL, generateApiKey, type Authenticator } from '../../pl
 import { AppError, notFound, ruleViolation, unauthenticated } from '../../platform/errors.js';
 import { randomToken, sha256Hex, uuid } from '../../platform/ids.js';
 import { clock } from '../../platform/clock.js';
-import { PLAN_QUOTAS, tenantRequestsPerMinute, type Plan } from '../../platform/plans.js';
+import { PLAN_QUOTAS, nextUtcMidnight, tenantEventIngestionPerDay, tenantRequestsPerMinute, type Plan } from '../../platform/plans.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { ensureParticipant } from '../participants/index.js';
 import { engagementExists } from '../../platform/engagements.js';
@@ -188,14 +188,12 @@ export async function readTenant(db: Database, tenantId: string) {
     quotas: {
       participants_per_month: quotas.participantsPerMonth,
       api_keys: quotas.apiKeys,
-      event_ingestion_per_day: tenant.event_ingestion_per_day ?? quotas.eventIngestionPerDay,
+      event_ingestion_per_day: tenantEventIngestionPerDay(tenant.plan, tenant.event_ingestion_per_day),
       headless_sdk: quotas.headlessSdk,
       concurrent_engagements: quotas.concurrentEngagements,
     },
   };
 }
-
-const MS_PER_DAY = 86_400_000;
 
 /** What the tenant used of its plan's quotas: this UTC day, this UTC month, right now. */
 export async function readUsage(db: Database, tenantId: string) {
@@ -212,8 +210,8 @@ export async function readUsage(db: Database, tenantId: string) {
     month: day.slice(0, 7),
     participants_this_month: figure(usage.participants_this_month, quotas.participantsPerMonth),
     events_today: {
-      ...atCapacity(usage.events_today, usage.event_ingestion_per_day ?? quotas.eventIngestionPerDay),
-      resets_at: new Date(Math.floor(now.getTime() / MS_PER_DAY + 1) * MS_PER_DAY).toISOString(),
+      ...atCapacity(usage.events_today, tenantEventIngestionPerDay(usage.plan, usage.event_ingestion_per_day)),
+      resets_at: nextUtcMidnight(now).toISOString(),
     },
     api_keys: atCapacity(usage.api_keys, quotas.apiKeys),
     concurrent_engagements: atCapacity(usage.published_engagements, quotas.concurrentEngagements),

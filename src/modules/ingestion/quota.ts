@@ -1,6 +1,6 @@
 import type { Tx } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
-import { PLAN_QUOTAS, type Plan } from '../../platform/plans.js';
+import { nextUtcMidnight, tenantEventIngestionPerDay, type Plan } from '../../platform/plans.js';
 
 /**
  * The plan's daily event-ingestion quota (spec, Limits, Plan quotas): events
@@ -10,12 +10,6 @@ import { PLAN_QUOTAS, type Plan } from '../../platform/plans.js';
  * stores nothing. The counter row is locked until the storing transaction
  * commits, which orders concurrent writes of one tenant exactly.
  */
-const MS_PER_DAY = 86_400_000;
-
-export function ingestionQuota(plan: Plan, override: number | null): number | null {
-  return override ?? PLAN_QUOTAS[plan].eventIngestionPerDay;
-}
-
 export async function countAcceptedEventsInTx(tx: Tx, tenantId: string, accepted: number, now: Date): Promise<void> {
   if (accepted === 0) return;
   const day = now.toISOString().slice(0, 10);
@@ -29,15 +23,15 @@ export async function countAcceptedEventsInTx(tx: Tx, tenantId: string, accepted
     [tenantId, day, accepted],
   );
   const { events, plan, event_ingestion_per_day: override } = rows[0];
-  const quota = ingestionQuota(plan, override);
+  const quota = tenantEventIngestionPerDay(plan, override);
   if (quota === null || events <= quota) return;
-  const nextDay = Math.floor(now.getTime() / MS_PER_DAY + 1) * MS_PER_DAY;
-  const retryAfterSeconds = Math.max(1, Math.ceil((nextDay - now.getTime()) / 1000));
+  const resetsAt = nextUtcMidnight(now);
+  const retryAfterSeconds = Math.max(1, Math.ceil((resetsAt.getTime() - now.getTime()) / 1000));
   throw new AppError(
     'rate_limited',
     'INGESTION_QUOTA_EXCEEDED',
-    `the ${plan} plan accepts ${quota} events per day (UTC); ${events - accepted} were accepted today, so these ${accepted} would exceed it; the quota resets at ${new Date(nextDay).toISOString()}`,
-    { quota, used: events - accepted, resets_at: new Date(nextDay).toISOString() },
+    `the ${plan} plan accepts ${quota} events per day (UTC); ${events - accepted} were accepted today, so these ${accepted} would exceed it; the quota resets at ${resetsAt.toISOString()}`,
+    { quota, used: events - accepted, resets_at: resetsAt.toISOString() },
     { 'Retry-After': String(retryAfterSeconds) },
   );
 }
