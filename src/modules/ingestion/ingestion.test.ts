@@ -200,6 +200,19 @@ test('ingestion: the event store, the three routes and background processing', a
     const adminOnly = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: 'admin', scopes: ['admin'] } });
     const masked = await svc.request('GET', '/api/v1/events/search?participant_id=search-p&limit=1', { key: adminOnly.body.key });
     assert.equal(masked.body.events[0].properties.email, 's***@example.com');
+    // The masks are the profile's (spec, masking table): every standard personal field, others untouched.
+    const personal = { full_name: 'ada king lovelace', mobile_number: '+44 20 7946 0018', date_of_birth: '1990-05-17', gender: 'female', first_name: 'Ada', city: 'London', n: 1 };
+    assert.equal((await post('/ingest/events', { event_name: 'masked', participant_id: 'mask-p', properties: personal, idempotency_key: key() })).status, 202);
+    const maskedAll = await svc.request('GET', '/api/v1/events/search?participant_id=mask-p', { key: adminOnly.body.key });
+    assert.deepEqual(maskedAll.body.events[0].properties, {
+      full_name: 'A.K.L.',
+      mobile_number: '***0018',
+      date_of_birth: '1990',
+      gender: '***',
+      first_name: 'Ad***',
+      city: 'London',
+      n: 1,
+    });
     const theirs = await svc.request('GET', '/api/v1/events/search?participant_id=search-p', { key: other.apiKey });
     assert.equal(theirs.status, 200);
     assert.equal(theirs.body.events.length, 0);

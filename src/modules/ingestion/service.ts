@@ -4,9 +4,10 @@ import { AppError, conflict, invalid, notFound } from '../../platform/errors.js'
 import { addJob } from '../../platform/jobs.js';
 import { runFactHandlers } from '../../platform/facts.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
-import { hasScope, type AuthContext } from '../../platform/auth.js';
+import type { AuthContext } from '../../platform/auth.js';
 import { continueStreaksForEventInTx } from '../streaks/index.js';
 import { applyEarnRulesInTx, coalesceProfile } from '../rules/index.js';
+import { maskProfile } from '../participants/index.js';
 import * as store from './store.js';
 import { countAcceptedEventsInTx } from './quota.js';
 import { processingQueue, type Rejection } from './normalize.js';
@@ -207,47 +208,14 @@ export async function ingestSync(db: Database, tenantId: string, event: store.Ne
   }
 }
 
-/**
- * Event properties may carry personal data (the standard profile fields).
- * Callers without `read:pii` see those fields masked as the spec's masking
- * table says (Resources, Participant); `gender` is hidden entirely.
- */
-const MASKS: Record<string, (value: string) => string> = {
-  email: (v) => {
-    const at = v.lastIndexOf('@');
-    return at > 0 ? `${v[0]}***${v.slice(at)}` : '***';
-  },
-  mobile_number: (v) => {
-    const digits = v.replace(/\D/g, '');
-    return digits.length >= 4 ? `***${digits.slice(-4)}` : '***';
-  },
-  first_name: (v) => `${[...v].slice(0, 2).join('')}***`,
-  last_name: (v) => `${[...v].slice(0, 2).join('')}***`,
-  full_name: (v) =>
-    v
-      .split(/\s+/)
-      .filter((part) => part !== '')
-      .map((part) => `${[...part][0].toUpperCase()}.`)
-      .join(''),
-  date_of_birth: (v) => (/^\d{4}/.test(v) ? v.slice(0, 4) : '***'),
-  gender: () => '***',
-};
-
-export function maskProperties(properties: Record<string, unknown>, auth: AuthContext): Record<string, unknown> {
-  if (hasScope(auth, 'read:pii')) return properties;
-  if (!Object.keys(properties).some((k) => k in MASKS)) return properties;
-  return Object.fromEntries(
-    Object.entries(properties).map(([k, v]) => [k, !(k in MASKS) || v === null ? v : typeof v === 'string' ? MASKS[k](v) : '***']),
-  );
-}
-
 function toStoredEvent(row: store.EventRow, auth: AuthContext) {
   return {
     event_id: row.event_id,
     event_name: row.event_name,
     participant_id: row.participant_id,
     engagement_id: row.engagement_id,
-    properties: maskProperties(row.properties, auth),
+    // Event properties may carry the standard personal fields: masked for callers without read:pii as profiles are.
+    properties: maskProfile(row.properties, auth),
     timestamp: row.occurred_at.toISOString(),
     received_at: row.received_at.toISOString(),
     idempotency_key: row.idempotency_key,
