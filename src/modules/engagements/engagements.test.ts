@@ -96,6 +96,33 @@ test('engagements: definitions, publication, public site, trigger rules, anonymo
     assert.equal((await svc.request('POST', `/api/v1/admin/engagements/${id}/unpublish`, { key: tenant.apiKey })).status, 409);
   });
 
+  await t.test('a draft change of site_slug moves the site only at the next publication', async () => {
+    const live = await createEngagement(svc, tenant, { name: 'Mover', site_slug: 'mover-a' });
+    await createEngagement(svc, tenant, { site_slug: 'mover-taken' });
+    const moved = await svc.request('PATCH', `/api/v1/admin/engagements/${live.id}`, { key: tenant.apiKey, body: { site_slug: 'mover-b' } });
+    assert.equal(moved.status, 200, moved.text);
+    assert.equal(moved.body.site_slug, 'mover-b');
+    assert.equal(moved.body.has_unpublished_changes, true);
+    // The published snapshot keeps serving on its own site until published again.
+    assert.equal((await svc.request('GET', `/api/v1/sites/${tenant.slug}/mover-a`)).status, 200);
+    assert.equal((await svc.request('GET', `/api/v1/sites/${tenant.slug}/mover-b`)).status, 404);
+    // A draft may name a site that another published engagement holds; publishing it is the conflict.
+    const clash = await svc.request('PATCH', `/api/v1/admin/engagements/${live.id}`, { key: tenant.apiKey, body: { site_slug: 'mover-taken' } });
+    assert.equal(clash.status, 200, clash.text);
+    const refused = await svc.request('POST', `/api/v1/admin/engagements/${live.id}/publish`, { key: tenant.apiKey });
+    assert.equal(refused.status, 409, refused.text);
+    assert.equal(refused.body.code, 'SITE_IN_USE');
+    assert.match(refused.body.detail, /mover-taken/);
+    assert.equal((await svc.request('GET', `/api/v1/sites/${tenant.slug}/mover-a`)).status, 200);
+    await svc.request('PATCH', `/api/v1/admin/engagements/${live.id}`, { key: tenant.apiKey, body: { site_slug: 'mover-b' } });
+    const republished = await svc.request('POST', `/api/v1/admin/engagements/${live.id}/publish`, { key: tenant.apiKey });
+    assert.equal(republished.status, 200, republished.text);
+    assert.equal((await svc.request('GET', `/api/v1/sites/${tenant.slug}/mover-b`)).status, 200);
+    assert.equal((await svc.request('GET', `/api/v1/sites/${tenant.slug}/mover-a`)).status, 404);
+    const embed = await svc.request('GET', `/api/v1/public/engagements/${live.id}/embed-url`, { key: tenant.apiKey });
+    assert.equal(embed.body.site_slug, 'mover-b');
+  });
+
   await t.test('invalid definitions are refused with a detail saying what is wrong', async () => {
     const cases: Array<[Record<string, unknown>, number, RegExp]> = [
       [{ screens: [{ id: 'a' }, { id: 'a' }] }, 400, /repeat the id "a"/],

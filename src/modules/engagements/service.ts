@@ -239,7 +239,7 @@ export async function publishEngagement(db: Database, tenantId: string, plan: Pl
       return present(published);
     } catch (error) {
       if ((error as { code?: string }).code === '23505') {
-        throw conflict(`another engagement is already published on the site ${JSON.stringify(row.site_slug)}; unpublish it first`, 'SITE_IN_USE');
+        throw conflict(`another engagement is already published on the site ${JSON.stringify(row.definition.site_slug)}; unpublish it first`, 'SITE_IN_USE');
       }
       throw error;
     }

@@ -31,9 +31,15 @@ export async function findEngagement(tx: Tx, tenantId: string, id: string, forUp
   return rows[0] ?? null;
 }
 
+/**
+ * Saves the draft. The `site_slug` column is the site the engagement serves:
+ * while published it stays the published one, and a new slug in the draft
+ * takes effect at the next publication.
+ */
 export async function updateDefinition(tx: Tx, tenantId: string, id: string, definition: EngagementDefinition, now: Date): Promise<EngagementRow> {
   const { rows } = await tx.query(
-    `UPDATE engagements SET definition = $3, site_slug = $4, name = $5, version = version + 1, updated_at = $6
+    `UPDATE engagements
+     SET definition = $3, site_slug = CASE WHEN status = 'published' THEN site_slug ELSE $4 END, name = $5, version = version + 1, updated_at = $6
      WHERE tenant_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
     [tenantId, id, JSON.stringify(definition), definition.site_slug, definition.name, now],
   );
@@ -68,7 +74,7 @@ export async function publish(tx: Tx, tenantId: string, id: string, now: Date): 
   const { rows } = await tx.query(
     `WITH published AS (
        UPDATE engagements
-       SET status = 'published', published_definition = definition, published_version = version, published_at = $3
+       SET status = 'published', site_slug = definition->>'site_slug', published_definition = definition, published_version = version, published_at = $3
        WHERE tenant_id = $1 AND id = $2
        RETURNING ${COLUMNS}
      ), added AS (
@@ -85,7 +91,7 @@ export async function publish(tx: Tx, tenantId: string, id: string, now: Date): 
 export async function unpublish(tx: Tx, tenantId: string, id: string): Promise<EngagementRow> {
   const { rows } = await tx.query(
     `WITH removed AS (DELETE FROM engagement_activities WHERE tenant_id = $1 AND engagement_id = $2)
-     UPDATE engagements SET status = 'draft', published_definition = NULL, published_at = NULL
+     UPDATE engagements SET status = 'draft', site_slug = definition->>'site_slug', published_definition = NULL, published_at = NULL
      WHERE tenant_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
     [tenantId, id],
   );
