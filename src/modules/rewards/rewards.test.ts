@@ -90,6 +90,25 @@ test('rewards: catalogue, codes, inventory, expiry, claimed list', async (t) => 
     assert.equal(read.body.claimed_count, 10);
   });
 
+  await t.test('a limit set on an unlimited reward counts the claims already made', async () => {
+    await createReward(svc, tenant, { id: 'later-limited', name: 'Sticker', type: 'physical', metadata: { sku: 'STK' } });
+    const engagement = await createEngagement(svc, tenant, { activities: [wheel({ id: 'sticker', segments: NO_PRIZE, on_completion: [{ type: 'award_reward', reward_id: 'later-limited' }] })] });
+    const claimOnce = async () => complete(svc, await session(svc, tenant, engagement.id), 'sticker', 'spin_wheel');
+    for (let i = 0; i < 3; i++) assert.equal((await claimOnce()).status, 200);
+    const lowered = await svc.request('PATCH', '/api/v1/admin/rewards/later-limited', { key: tenant.apiKey, body: { inventory: 2 } });
+    assert.equal(lowered.status, 422, lowered.text);
+    assert.equal(lowered.body.code, 'INVENTORY_BELOW_CLAIMED');
+    const limited = await svc.request('PATCH', '/api/v1/admin/rewards/later-limited', { key: tenant.apiKey, body: { inventory: 4 } });
+    assert.equal(limited.status, 200, limited.text);
+    assert.equal(limited.body.claimed_count, 3);
+    assert.equal((await claimOnce()).status, 200);
+    const refused = await claimOnce();
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal(refused.body.code, 'REWARD_OUT_OF_STOCK');
+    const claims = await svc.sql("SELECT count(*)::int AS n FROM reward_claims WHERE tenant_id = $1 AND reward_id = 'later-limited'", [tenant.tenantId]);
+    assert.equal(claims[0].n, 4);
+  });
+
   await t.test('a limited inventory never oversells under concurrency', async () => {
     await createReward(svc, tenant, { id: 'limited3', name: 'Mug', type: 'physical', inventory: 3, metadata: { sku: 'MUG' } });
     const engagement = await createEngagement(svc, tenant, { activities: [wheel({ id: 'mug', segments: NO_PRIZE, on_completion: [{ type: 'award_reward', reward_id: 'limited3' }] })] });

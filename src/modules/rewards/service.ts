@@ -99,10 +99,14 @@ export async function updateReward(db: Database, tenantId: string, id: string, b
     const row = await store.findReward(tx, tenantId, id, true);
     if (!row) throw notFound('reward', 'REWARD_NOT_FOUND');
     if (body.metadata !== undefined) checkMetadata(row.type as RewardType, body.metadata);
-    if (body.inventory !== undefined && body.inventory !== null && body.inventory < row.claimed_count) {
-      throw ruleViolation(`inventory cannot go below the ${row.claimed_count} units already claimed`, 'INVENTORY_BELOW_CLAIMED');
-    }
     const changes: Record<string, unknown> = { ...body };
+    if (body.inventory !== undefined && body.inventory !== null) {
+      // Claims of an unlimited reward take no stock, so its claimed_count column
+      // stays 0: a new limit starts from the claims already made.
+      const claimed = row.inventory === null ? (await store.findReward(tx, tenantId, id))!.claimed_count : row.claimed_count;
+      if (body.inventory < claimed) throw ruleViolation(`inventory cannot go below the ${claimed} units already claimed`, 'INVENTORY_BELOW_CLAIMED');
+      if (row.inventory === null) changes.claimed_count = claimed;
+    }
     if (body.available_until) changes.available_until = new Date(body.available_until);
     await store.updateReward(tx, tenantId, id, changes, clock.now());
     return presentReward((await store.findReward(tx, tenantId, id))!);
