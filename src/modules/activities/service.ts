@@ -13,7 +13,7 @@ import { grantInTx } from '../points/index.js';
 import { awardBadgeInTx } from '../badges/index.js';
 import { LIMITS, type CompleteBody, type EmitFactBody, type Payload, type ValidateBody } from './schemas.js';
 import * as store from './store.js';
-import type { ActivityKey, AttemptRow } from './store.js';
+import type { ActivityKey, AttemptRow, ParticipationRow } from './store.js';
 
 // Wheel weights may carry up to six decimals; they are drawn as integers so the
 // draw is exact with crypto.randomInt (whose range is below 2^48).
@@ -66,18 +66,28 @@ function limits(activity: PublishedActivity) {
   return { maxAttempts: activity.config.max_attempts ?? 1, cooldownSeconds: activity.config.cooldown_seconds ?? 0 };
 }
 
-/** Explains why no attempt could be taken: always a 4xx with the figures. */
-async function refuseAttempt(tx: Tx, session: Session, activity: PublishedActivity): Promise<never> {
-  const key = keyOf(session, activity);
-  const row = await store.readParticipation(tx, session.tenantId, key);
+/**
+ * The participant's standing against the activity's limits: a validated
+ * attempt waiting for completion can always be completed; otherwise a new
+ * attempt needs an attempt left and the cooldown passed.
+ */
+function attemptState(row: ParticipationRow | null, activity: PublishedActivity, now: Date) {
   const { maxAttempts, cooldownSeconds } = limits(activity);
   const used = row?.attempts_used ?? 0;
+  const openAttemptId = row?.open_attempt_id ?? null;
+  const cooldownRemaining = cooldownRemainingSeconds(row?.last_attempt_at ?? null, cooldownSeconds, now);
+  return { used, maxAttempts, cooldownRemaining, openAttemptId, eligible: openAttemptId !== null || (used < maxAttempts && cooldownRemaining === 0) };
+}
+
+/** Explains why no attempt could be taken: always a 4xx with the figures. */
+async function refuseAttempt(tx: Tx, session: Session, activity: PublishedActivity): Promise<never> {
+  const row = await store.readParticipation(tx, session.tenantId, keyOf(session, activity));
+  const { used, maxAttempts, cooldownRemaining } = attemptState(row, activity, clock.now());
   if (used >= maxAttempts) {
     throw new AppError('rule_violation', 'ATTEMPTS_EXHAUSTED', `all ${maxAttempts} attempts of this activity are used`, { attempts_used: used, max_attempts: maxAttempts });
   }
-  const remaining = cooldownRemainingSeconds(row?.last_attempt_at ?? null, cooldownSeconds, clock.now());
-  if (remaining > 0) {
-    throw new AppError('rule_violation', 'COOLDOWN_ACTIVE', `the next attempt is possible in ${remaining} seconds`, { cooldown_remaining_seconds: remaining });
+  if (cooldownRemaining > 0) {
+    throw new AppError('rule_violation', 'COOLDOWN_ACTIVE', `the next attempt is possible in ${cooldownRemaining} seconds`, { cooldown_remaining_seconds: cooldownRemaining });
   }
   throw conflict('another attempt of this activity is in progress; retry', 'ATTEMPT_IN_PROGRESS');
 }
@@ -91,16 +101,14 @@ export async function eligibility(db: Database, auth: AuthContext, activityId: s
   return db.tenant(session.tenantId, async (tx) => {
     const activity = await loadActivity(tx, session, activityId);
     const row = await store.readParticipation(tx, session.tenantId, keyOf(session, activity));
-    const { maxAttempts, cooldownSeconds } = limits(activity);
-    const used = row?.attempts_used ?? 0;
-    const remaining = cooldownRemainingSeconds(row?.last_attempt_at ?? null, cooldownSeconds, clock.now());
-    const openAttemptId = row?.open_attempt_id ?? null;
+    const state = attemptState(row, activity, clock.now());
     return {
-      eligible: openAttemptId !== null || (used < maxAttempts && remaining === 0),
-      attempts_used: used,
-      max_attempts: maxAttempts,
-      cooldown_remaining_seconds: openAttemptId !== null ? 0 : remaining,
-      open_attempt_id: openAttemptId,
+      eligible: state.eligible,
+      attempts_used: state.used,
+      max_attempts: state.maxAttempts,
+      // A waiting attempt is completed, not started: no cooldown applies to it.
+      cooldown_remaining_seconds: state.openAttemptId !== null ? 0 : state.cooldownRemaining,
+      open_attempt_id: state.openAttemptId,
     };
   });
 }
@@ -200,11 +208,7 @@ export async function validate(db: Database, auth: AuthContext, activityId: stri
       // Checking answers reveals nothing about correctness and takes no attempt,
       // but the limits still apply.
       const row = await store.readParticipation(tx, session.tenantId, keyOf(session, activity));
-      const { maxAttempts, cooldownSeconds } = limits(activity);
-      const waiting = row?.open_attempt_id != null;
-      if (!waiting && ((row?.attempts_used ?? 0) >= maxAttempts || cooldownRemainingSeconds(row?.last_attempt_at ?? null, cooldownSeconds, clock.now()) > 0)) {
-        await refuseAttempt(tx, session, activity);
-      }
+      if (!attemptState(row, activity, clock.now()).eligible) await refuseAttempt(tx, session, activity);
       const scored = score(activity, payload.answers);
       return { valid: true, result: { answered: scored.answered as number, total_questions: scored.total_questions as number }, attempt_id: null };
     }
