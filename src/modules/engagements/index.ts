@@ -1,6 +1,7 @@
 import type { ServiceModule } from '../../platform/module.js';
 import routes from './routes.js';
 import { EngagementRecord } from './schemas.js';
+import * as store from './store.js';
 
 /**
  * Engagements: definitions (screens, components, canvas, activities, trigger
@@ -16,7 +17,6 @@ const engagementsModule: ServiceModule = {
   routes,
   schemas: [EngagementRecord],
   // Sessions are issued only for engagements that exist (drafts included, so a tenant can test before publishing).
-  engagementExists: async (tx, tenantId, engagementId) =>
-    (await tx.query('SELECT 1 FROM engagements WHERE tenant_id = $1 AND id = $2', [tenantId, engagementId])).rowCount === 1,
+  engagementExists: store.engagementExists,
 };
 export default engagementsModule;

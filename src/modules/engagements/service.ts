@@ -292,13 +292,8 @@ function redact(definition: EngagementDefinition) {
   };
 }
 
-async function tenantBySlug(db: Database, tenantSlug: string): Promise<{ id: string; slug: string } | null> {
-  const { rows } = await db.system.query('SELECT id, slug FROM auth_find_tenant_by_slug($1)', [tenantSlug]);
-  return rows[0] ?? null;
-}
-
 async function publishedSite(db: Database, tenantSlug: string, siteSlug: string): Promise<{ tenantId: string; row: EngagementRow }> {
-  const tenant = await tenantBySlug(db, tenantSlug);
+  const tenant = await store.tenantBySlug(db.system, tenantSlug);
   // An unknown tenant and an unknown site answer alike, so slugs cannot be probed.
   const row = tenant ? await db.tenant(tenant.id, (tx) => store.findPublishedBySite(tx, tenant.id, siteSlug)) : null;
   if (!tenant || !row) throw notFound('published engagement for this site', 'SITE_NOT_FOUND');
@@ -363,8 +358,7 @@ export async function createAnonymousSession(
 export async function embedUrl(db: Database, tenantId: string, id: string, publicBaseUrl: string | null) {
   const found = await db.tenant(tenantId, async (tx) => {
     const row = await store.findEngagement(tx, tenantId, id);
-    const tenant = await tx.query('SELECT slug FROM tenants WHERE id = $1', [tenantId]);
-    return row ? { row, tenantSlug: tenant.rows[0].slug as string } : null;
+    return row ? { row, tenantSlug: await store.tenantSlug(tx, tenantId) } : null;
   });
   if (!found) throw notFound('engagement', 'ENGAGEMENT_NOT_FOUND');
   const base = (publicBaseUrl ?? '').replace(/\/+$/, '');

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Tx } from '../../platform/db.js';
 import type { EngagementDefinition } from './schemas.js';
 
@@ -145,4 +146,19 @@ export async function countImpressions(tx: Tx, tenantId: string, engagementId: s
     [tenantId, engagementId, visitorId, since],
   );
   return rows[0].n;
+}
+
+export async function engagementExists(tx: Tx, tenantId: string, id: string): Promise<boolean> {
+  return (await tx.query('SELECT 1 FROM engagements WHERE tenant_id = $1 AND id = $2', [tenantId, id])).rowCount === 1;
+}
+
+/** The tenant of a public site address, looked up before any tenant is known (owner connection, through the foundation's auth_find_tenant_by_slug). */
+export async function tenantBySlug(system: pg.Pool, tenantSlug: string): Promise<{ id: string; slug: string } | null> {
+  const { rows } = await system.query('SELECT id, slug FROM auth_find_tenant_by_slug($1)', [tenantSlug]);
+  return rows[0] ?? null;
+}
+
+export async function tenantSlug(tx: Tx, tenantId: string): Promise<string> {
+  const { rows } = await tx.query('SELECT slug FROM tenants WHERE id = $1', [tenantId]);
+  return rows[0].slug;
 }
