@@ -233,11 +233,9 @@ export async function publishEngagement(db: Database, tenantId: string, plan: Pl
       throw ruleViolation(`the ${plan} plan allows ${quota} published engagements at a time; unpublish one first`, 'PLAN_QUOTA_EXCEEDED');
     }
     try {
-      await tx.query('SAVEPOINT publish');
-      const published = await store.publish(tx, tenantId, id, clock.now());
-      await tx.query('RELEASE SAVEPOINT publish');
-      return present(published);
+      return present(await store.publish(tx, tenantId, id, clock.now()));
     } catch (error) {
+      // The transaction is lost either way: a site clash is answered as a conflict.
       if ((error as { code?: string }).code === '23505') {
         throw conflict(`another engagement is already published on the site ${JSON.stringify(row.definition.site_slug)}; unpublish it first`, 'SITE_IN_USE');
       }
