@@ -156,6 +156,16 @@ test('engagements: definitions, publication, public site, trigger rules, anonymo
     assert.equal(refused.body.code, 'PLAN_QUOTA_EXCEEDED');
   });
 
+  await t.test('concurrent publications stay within the plan quota', async () => {
+    const starter = await svc.createTenant({ plan: 'starter' });
+    const drafts = await Promise.all(Array.from({ length: 12 }, (_, i) => createEngagement(svc, starter, { site_slug: `race-${i}` }, false)));
+    const responses = await Promise.all(drafts.map((d) => svc.request('POST', `/api/v1/admin/engagements/${d.id}/publish`, { key: starter.apiKey })));
+    assert.equal(responses.filter((r) => r.status === 200).length, 3, JSON.stringify(responses.map((r) => r.status)));
+    assert.ok(responses.filter((r) => r.status !== 200).every((r) => r.status === 422 && r.body.code === 'PLAN_QUOTA_EXCEEDED'));
+    const published = await svc.sql("SELECT count(*)::int AS n FROM engagements WHERE tenant_id = $1 AND status = 'published'", [starter.tenantId]);
+    assert.equal(published[0].n, 3);
+  });
+
   await t.test('eligibility evaluates URL, time window, frequency cap and attributes; impressions feed the cap', async () => {
     const now = clock.nowMs();
     const engagement = await createEngagement(svc, tenant, {

@@ -229,8 +229,11 @@ export async function publishEngagement(db: Database, tenantId: string, plan: Pl
     // The catalogue may have changed since the draft was saved.
     await checkReferences(tx, tenantId, row.definition);
     const quota = PLAN_QUOTAS[plan].concurrentEngagements;
-    if (row.status === 'draft' && quota !== null && (await store.countPublished(tx, tenantId, id)) >= quota) {
-      throw ruleViolation(`the ${plan} plan allows ${quota} published engagements at a time; unpublish one first`, 'PLAN_QUOTA_EXCEEDED');
+    if (row.status === 'draft' && quota !== null) {
+      await store.lockPublications(tx, tenantId);
+      if ((await store.countPublished(tx, tenantId, id)) >= quota) {
+        throw ruleViolation(`the ${plan} plan allows ${quota} published engagements at a time; unpublish one first`, 'PLAN_QUOTA_EXCEEDED');
+      }
     }
     try {
       return present(await store.publish(tx, tenantId, id, clock.now()));

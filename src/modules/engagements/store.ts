@@ -64,6 +64,11 @@ export async function listEngagements(
   return rows;
 }
 
+/** Serialises the tenant's publications until this transaction ends, so the plan quota is counted by one at a time. */
+export async function lockPublications(tx: Tx, tenantId: string): Promise<void> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('engagements.publish:' || $1, 0))", [tenantId]);
+}
+
 export async function countPublished(tx: Tx, tenantId: string, exceptId: string): Promise<number> {
   const { rows } = await tx.query("SELECT count(*)::int AS n FROM engagements WHERE tenant_id = $1 AND status = 'published' AND id <> $2", [tenantId, exceptId]);
   return rows[0].n;
