@@ -90,7 +90,7 @@ export async function createReward(db: Database, tenantId: string, body: CreateR
       clock.now(),
     );
     if (!inserted) throw conflict(`a reward with the id ${JSON.stringify(id)} already exists`, 'REWARD_EXISTS');
-    return presentReward((await store.findReward(tx, tenantId, id))!);
+    return presentReward((await store.findRewardWithCounts(tx, tenantId, id))!);
   });
 }
 
@@ -103,18 +103,18 @@ export async function updateReward(db: Database, tenantId: string, id: string, b
     if (body.inventory !== undefined && body.inventory !== null) {
       // Claims of an unlimited reward take no stock, so its claimed_count column
       // stays 0: a new limit starts from the claims already made.
-      const claimed = row.inventory === null ? (await store.findReward(tx, tenantId, id))!.claimed_count : row.claimed_count;
+      const claimed = row.inventory === null ? (await store.findRewardWithCounts(tx, tenantId, id))!.claimed_count : row.claimed_count;
       if (body.inventory < claimed) throw ruleViolation(`inventory cannot go below the ${claimed} units already claimed`, 'INVENTORY_BELOW_CLAIMED');
       if (row.inventory === null) changes.claimed_count = claimed;
     }
     if (body.available_until) changes.available_until = new Date(body.available_until);
     await store.updateReward(tx, tenantId, id, changes, clock.now());
-    return presentReward((await store.findReward(tx, tenantId, id))!);
+    return presentReward((await store.findRewardWithCounts(tx, tenantId, id))!);
   });
 }
 
 export async function readReward(db: Database, tenantId: string, id: string) {
-  const row = await db.tenant(tenantId, (tx) => store.findReward(tx, tenantId, id));
+  const row = await db.tenant(tenantId, (tx) => store.findRewardWithCounts(tx, tenantId, id));
   if (!row) throw notFound('reward', 'REWARD_NOT_FOUND');
   return presentReward(row);
 }
@@ -132,7 +132,7 @@ export async function uploadCodes(db: Database, tenantId: string, id: string, co
     if (!row) throw notFound('reward', 'REWARD_NOT_FOUND');
     if (row.code_source !== 'pool') throw ruleViolation(`the reward's code_source is ${row.code_source}; codes can be uploaded to pool rewards only`, 'NOT_A_POOL_REWARD');
     const added = await store.insertCodes(tx, tenantId, id, codes, clock.now());
-    const after = (await store.findReward(tx, tenantId, id))!;
+    const after = (await store.findRewardWithCounts(tx, tenantId, id))!;
     return { added, duplicates: codes.length - added, codes_available: after.codes_available ?? 0 };
   });
 }
@@ -173,7 +173,7 @@ export interface ClaimInput {
  */
 export async function claimRewardInTx(tx: Tx, tenantId: string, input: ClaimInput, events?: OutboxEvent[]): Promise<ClaimedReward> {
   const now = clock.now();
-  const reward = await store.findReward(tx, tenantId, input.rewardId, false);
+  const reward = await store.findReward(tx, tenantId, input.rewardId);
   if (!reward) throw notFound(`reward ${JSON.stringify(input.rewardId)}`, 'REWARD_NOT_FOUND');
   if (!reward.active) throw ruleViolation(`the reward ${JSON.stringify(reward.id)} is not active`, 'REWARD_UNAVAILABLE');
   if (reward.available_until && reward.available_until <= now) throw ruleViolation(`the reward ${JSON.stringify(reward.id)} expired at ${reward.available_until.toISOString()}`, 'REWARD_EXPIRED');

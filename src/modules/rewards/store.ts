@@ -52,11 +52,14 @@ export async function insertReward(tx: Tx, tenantId: string, reward: Omit<Reward
   return rowCount === 1;
 }
 
+/** The reward row alone (a claim needs no counts); `forUpdate` locks it. */
 export async function findReward(tx: Tx, tenantId: string, id: string, forUpdate = false): Promise<RewardRow | null> {
-  if (forUpdate) {
-    const { rows } = await tx.query(`SELECT ${COLUMNS} FROM rewards WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, [tenantId, id]);
-    return rows[0] ?? null;
-  }
+  const { rows } = await tx.query(`SELECT ${COLUMNS} FROM rewards WHERE tenant_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [tenantId, id]);
+  return rows[0] ?? null;
+}
+
+/** The reward with its claims made and free codes counted, as the admin reads show it. */
+export async function findRewardWithCounts(tx: Tx, tenantId: string, id: string): Promise<RewardRow | null> {
   const { rows } = await tx.query(`SELECT ${WITH_COUNTS} FROM rewards r WHERE r.tenant_id = $1 AND r.id = $2`, [tenantId, id]);
   return rows[0] ? withClaims(rows[0]) : null;
 }
