@@ -7,7 +7,7 @@ import { prefixedId } from '../../platform/ids.js';
 import { emit, type OutboxEvent } from '../../platform/outbox.js';
 import { runFactHandlers, type Fact } from '../../platform/facts.js';
 import { claimKey, fingerprint, storeResponse } from '../../platform/idempotency.js';
-import { findPublishedActivityInTx, type Action, type PublishedActivity, type Segment } from '../engagements/index.js';
+import { ACTIVITY_DEFAULTS, findPublishedActivityInTx, type Action, type PublishedActivity, type Segment } from '../engagements/index.js';
 import { claimRewardInTx, unavailableRewardIdsInTx } from '../rewards/index.js';
 import { grantInTx } from '../points/index.js';
 import { awardBadgeInTx } from '../badges/index.js';
@@ -18,7 +18,6 @@ import type { ActivityKey, AttemptRow, ParticipationRow } from './store.js';
 // Wheel weights may carry up to six decimals; they are drawn as integers so the
 // draw is exact with crypto.randomInt (whose range is below 2^48).
 const WEIGHT_SCALE = 1_000_000;
-const DEFAULT_PASS_PERCENT = 70;
 const FACT_NAMES = { spin_wheel: 'activity_completed', quiz: 'quiz_completed' } as const;
 /** Facts only the server records; a custom fact may not pretend to be one. */
 const RESERVED_FACT_NAMES = new Set(['activity_completed', 'quiz_completed', 'game_completed']);
@@ -63,7 +62,10 @@ function cooldownRemainingSeconds(lastAttemptAt: Date | null, cooldownSeconds: n
 }
 
 function limits(activity: PublishedActivity) {
-  return { maxAttempts: activity.config.max_attempts ?? 1, cooldownSeconds: activity.config.cooldown_seconds ?? 0 };
+  return {
+    maxAttempts: activity.config.max_attempts ?? ACTIVITY_DEFAULTS.max_attempts,
+    cooldownSeconds: activity.config.cooldown_seconds ?? ACTIVITY_DEFAULTS.cooldown_seconds,
+  };
 }
 
 /**
@@ -188,7 +190,7 @@ function score(activity: PublishedActivity, answers: Payload['answers']): Result
   const percent = questions.length ? Math.round((100 * correct) / questions.length) : 0;
   return {
     score: percent,
-    passed: percent >= (activity.config.pass_percent ?? DEFAULT_PASS_PERCENT),
+    passed: percent >= (activity.config.pass_percent ?? ACTIVITY_DEFAULTS.pass_percent),
     correct_answers: correct,
     total_questions: questions.length,
     answered: seen.size,
