@@ -71,6 +71,15 @@ interface PreparedRequest {
 
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 
+/**
+ * The `Idempotency-Key` header a caller set (any case). It is the key the
+ * caller chose, so it becomes the body's key: the single-event routes refuse
+ * a header and a body key that differ, and the other routes read only the body.
+ */
+function idempotencyKeyHeader(headers: Record<string, string>): string | undefined {
+  const name = Object.keys(headers).find((key) => key.toLowerCase() === 'idempotency-key');
+  return name === undefined ? undefined : headers[name];
+}
 
 export function parseRetryAfter(value: string | null, nowMs = Date.now()): number | null {
   if (value === null || value.trim() === '') return null;
@@ -234,7 +243,7 @@ export class LoyaltyClient {
     validateBody(name, body, required);
     if (spec.idempotency === 'body') {
       const object = body as Record<string, unknown>;
-      body = { ...object, idempotency_key: object.idempotency_key ?? args.idempotencyKey ?? this.newKey() };
+      body = { ...object, idempotency_key: object.idempotency_key ?? args.idempotencyKey ?? idempotencyKeyHeader(headers) ?? this.newKey() };
       idempotent = true;
     } else if (spec.idempotency === 'events') {
       const object = body as { events: Array<Record<string, unknown>> };

@@ -103,6 +103,23 @@ test('server client: grants and deducts with generated idempotency keys, typed e
     assert.ok(keys[0] && keys[0] !== 'mine-1');
   });
 
+  await t.test('an Idempotency-Key header given by the caller is the key: the body carries it and a repeat returns duplicate: true', async () => {
+    const event = { event_name: 'purchase', participant_id: 'p-5' };
+    const first = await client.ingestEvent({ body: event, headers: { 'Idempotency-Key': 'header-event-1' } });
+    assert.equal(recorder.sent.at(-1)!.body.idempotency_key, 'header-event-1');
+    assert.equal(first.duplicate, false);
+    const again = await client.ingestEvent({ body: event, headers: { 'idempotency-key': 'header-event-1' } });
+    assert.equal(again.duplicate, true);
+    assert.equal(again.message_id, first.message_id);
+
+    const grant = { participant_id: 'p-5', amount: 4, reason: 'bonus' };
+    const granted = await client.grantPoints({ body: grant, headers: { 'Idempotency-Key': 'header-grant-1' } });
+    const repeated = await client.grantPoints({ body: grant, headers: { 'Idempotency-Key': 'header-grant-1' } });
+    assert.equal(granted.duplicate, false);
+    assert.equal(repeated.duplicate, true);
+    assert.equal(repeated.available, 4);
+  });
+
   await t.test('insufficient points: 422 LoyaltyInsufficientPointsError with available and required; nothing leaves', async () => {
     const error = await client.deductPoints({ body: { participant_id: 'p-1', amount: 1000, reason: 'tv' } }).then(
       () => assert.fail('expected a 422'),
