@@ -29,6 +29,62 @@ export function showActivityError(box: HTMLElement, error: unknown): ReturnType<
   return explained;
 }
 
+/** What a play shows once the server has answered: its headline (the prize, the score) and the completion. */
+export interface PlayOutcome {
+  completion: CompleteResponse;
+  headline: Node;
+}
+
+/** The parts every activity view shares; `play` runs one play from the click to the refreshed eligibility. */
+export interface ActivityFrame {
+  attempts: HTMLElement;
+  result: HTMLElement;
+  error: HTMLElement;
+  play(pending: string, run: () => Promise<PlayOutcome>): Promise<void>;
+}
+
+/**
+ * The attempts line, the result and the error box of an activity, and one
+ * play: `control` (the button that starts a play) is enabled only while the
+ * participant is eligible; the headline and the prizes of a completion, or
+ * the explained error, are shown; the host hears of the completion.
+ */
+export function activityFrame(ctx: ActivityContext, activity: PublicActivity, control: HTMLButtonElement, noun: string): ActivityFrame {
+  const attempts = h('p', { class: 'lr-attempts', 'data-role': 'attempts' });
+  const result = h('p', { class: 'lr-result', role: 'status', 'aria-live': 'polite', 'data-role': 'result' });
+  const error = h('p', { class: 'lr-error', role: 'alert', hidden: true, 'data-role': 'error' });
+
+  async function refreshEligibility(): Promise<void> {
+    try {
+      const eligibility = await ctx.sdk.eligibility(activity.id);
+      attempts.textContent = attemptsText(eligibility, noun);
+      control.disabled = !eligibility.eligible;
+    } catch (caught) {
+      showActivityError(error, caught);
+    }
+  }
+
+  async function play(pending: string, run: () => Promise<PlayOutcome>): Promise<void> {
+    control.disabled = true;
+    error.hidden = true;
+    result.textContent = pending;
+    try {
+      const { completion, headline } = await run();
+      const extras = prizeSummary(completion);
+      clear(result);
+      result.append(headline, extras.length ? ` ${extras.join(' · ')}` : '');
+      await ctx.completed(activity, completion);
+    } catch (caught) {
+      result.textContent = '';
+      showActivityError(error, caught);
+    }
+    await refreshEligibility();
+  }
+
+  void refreshEligibility();
+  return { attempts, result, error, play };
+}
+
 /** A readable summary of what a completion gave the participant. */
 export function prizeSummary(completion: CompleteResponse): string[] {
   const lines: string[] = [];

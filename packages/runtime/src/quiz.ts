@@ -1,5 +1,5 @@
 import { h, clear } from './dom.js';
-import { attemptsText, prizeSummary, showActivityError, type ActivityContext } from './activity.js';
+import { activityFrame, type ActivityContext } from './activity.js';
 import type { PublicActivity, QuizAnswer } from './types.js';
 
 /**
@@ -22,20 +22,8 @@ export function renderQuiz(ctx: ActivityContext, activity: PublicActivity): HTML
     form.append(fieldset);
   });
   const submit = h('button', { type: 'submit', class: 'lr-button lr-primary', 'data-action': 'submit-quiz' }, 'Submit answers');
-  const attempts = h('p', { class: 'lr-attempts', 'data-role': 'attempts' });
-  const result = h('p', { class: 'lr-result', role: 'status', 'aria-live': 'polite', 'data-role': 'result' });
-  const error = h('p', { class: 'lr-error', role: 'alert', hidden: true, 'data-role': 'error' });
+  const { attempts, result, error, play } = activityFrame(ctx, activity, submit, 'attempt');
   form.append(submit);
-
-  async function refreshEligibility(): Promise<void> {
-    try {
-      const eligibility = await ctx.sdk.eligibility(activity.id);
-      attempts.textContent = attemptsText(eligibility, 'attempt');
-      submit.disabled = !eligibility.eligible;
-    } catch (caught) {
-      showActivityError(error, caught);
-    }
-  }
 
   function answers(): QuizAnswer[] | null {
     const chosen: QuizAnswer[] = [];
@@ -49,7 +37,6 @@ export function renderQuiz(ctx: ActivityContext, activity: PublicActivity): HTML
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    error.hidden = true;
     const chosen = answers();
     if (!chosen) {
       clear(error);
@@ -58,26 +45,14 @@ export function renderQuiz(ctx: ActivityContext, activity: PublicActivity): HTML
       error.textContent = 'Please answer every question.';
       return;
     }
-    submit.disabled = true;
-    result.textContent = 'Checking your answers…';
-    try {
+    await play('Checking your answers…', async () => {
       const completion = await ctx.sdk.submitQuiz(activity.id, chosen);
       const { score = 0, passed = false, correct_answers = 0, total_questions = questions.length } = completion.result;
-      const extras = prizeSummary(completion);
-      clear(result);
-      result.append(
-        h('strong', { 'data-role': 'score', 'data-passed': String(passed) }, `${passed ? 'Passed' : 'Not passed'}: ${correct_answers} of ${total_questions} correct (${score}%).`),
-        extras.length ? ` ${extras.join(' · ')}` : '',
-      );
-      await ctx.completed(activity, completion);
-    } catch (caught) {
-      result.textContent = '';
-      showActivityError(error, caught);
-    }
-    await refreshEligibility();
+      const headline = h('strong', { 'data-role': 'score', 'data-passed': String(passed) }, `${passed ? 'Passed' : 'Not passed'}: ${correct_answers} of ${total_questions} correct (${score}%).`);
+      return { completion, headline };
+    });
   });
 
-  void refreshEligibility();
   const title = activity.name ?? 'Quiz';
   const passLine = activity.pass_percent !== undefined ? h('p', { class: 'lr-hint' }, `Answer at least ${activity.pass_percent}% correctly to pass.`) : null;
   return h('section', { class: 'lr-activity lr-quiz', 'data-activity-id': activity.id, 'aria-label': title }, h('h3', {}, title), passLine, form, attempts, result, error);

@@ -1,5 +1,5 @@
-import { h, svg, clear, wait, prefersReducedMotion } from './dom.js';
-import { attemptsText, prizeSummary, showActivityError, type ActivityContext } from './activity.js';
+import { h, svg, wait, prefersReducedMotion } from './dom.js';
+import { activityFrame, type ActivityContext } from './activity.js';
 import type { PublicActivity, PublicSegment } from './types.js';
 
 /**
@@ -54,26 +54,11 @@ export function renderWheel(ctx: ActivityContext, activity: PublicActivity): HTM
   const segments = activity.segments ?? [];
   const { root, rotor } = drawWheel(segments);
   const button = h('button', { type: 'button', class: 'lr-button lr-primary', 'data-action': 'spin' }, 'Spin the wheel');
-  const attempts = h('p', { class: 'lr-attempts', 'data-role': 'attempts' });
-  const result = h('p', { class: 'lr-result', role: 'status', 'aria-live': 'polite', 'data-role': 'result' });
-  const error = h('p', { class: 'lr-error', role: 'alert', hidden: true, 'data-role': 'error' });
+  const { attempts, result, error, play } = activityFrame(ctx, activity, button, 'spin');
   let rotation = 0;
 
-  async function refreshEligibility(): Promise<void> {
-    try {
-      const eligibility = await ctx.sdk.eligibility(activity.id);
-      attempts.textContent = attemptsText(eligibility, 'spin');
-      button.disabled = !eligibility.eligible;
-    } catch (caught) {
-      showActivityError(error, caught);
-    }
-  }
-
-  button.addEventListener('click', async () => {
-    button.disabled = true;
-    error.hidden = true;
-    result.textContent = 'Spinning…';
-    try {
+  button.addEventListener('click', () =>
+    play('Spinning…', async () => {
       const { draw, completion } = await ctx.sdk.spin(activity.id);
       const index = completion.result.segment_index ?? draw.result.segment_index ?? 0;
       rotation = landingRotation(rotation, index, segments.length);
@@ -83,18 +68,10 @@ export function renderWheel(ctx: ActivityContext, activity: PublicActivity): HTM
       await wait(duration);
       const label = completion.result.prize_label ?? segments[index]?.label ?? '';
       const won = completion.result.prize_type === 'none' ? `No prize this time: ${label}.` : `You won: ${label}!`;
-      const extras = prizeSummary(completion);
-      clear(result);
-      result.append(h('strong', { 'data-role': 'prize', 'data-segment-index': index }, won), extras.length ? ` ${extras.join(' · ')}` : '');
-      await ctx.completed(activity, completion);
-    } catch (caught) {
-      result.textContent = '';
-      showActivityError(error, caught);
-    }
-    await refreshEligibility();
-  });
+      return { completion, headline: h('strong', { 'data-role': 'prize', 'data-segment-index': index }, won) };
+    }),
+  );
 
-  void refreshEligibility();
   const title = activity.name ?? 'Spin the wheel';
   return h(
     'section',
