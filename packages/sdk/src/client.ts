@@ -2,6 +2,7 @@ import { OPERATIONS, type OperationName, type OperationSpec } from './operations
 import { LoyaltyConnectionError, LoyaltyError, LoyaltyValidationError, errorFromResponse } from './errors.js';
 import { fillPath, requireNonEmptyString, validateBody } from './validate.js';
 import { openEventStream, type EventStreamOptions } from './sse.js';
+import { parseRetryAfter } from './retry-after.js';
 import { randomUuid } from './random.js';
 import type { CallOptions, OperationMethods, StreamEvent } from './types.js';
 
@@ -81,12 +82,7 @@ function idempotencyKeyHeader(headers: Record<string, string>): string | undefin
   return name === undefined ? undefined : headers[name];
 }
 
-export function parseRetryAfter(value: string | null, nowMs = Date.now()): number | null {
-  if (value === null || value.trim() === '') return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - nowMs) / 1000));
-}
+export { parseRetryAfter };
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

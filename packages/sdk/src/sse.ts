@@ -1,15 +1,17 @@
 import { errorFromResponse } from './errors.js';
+import { parseRetryAfter } from './retry-after.js';
 import type { StreamEvent } from './types.js';
 
 /**
  * A server-sent-event reader over fetch (no EventSource), so that it runs the
  * same in browsers and in Node, and so that a refused stream (401, 404)
  * surfaces as a typed error instead of silent reconnects. It reconnects after
- * a drop with `Last-Event-ID`, waiting what the server's `retry:` line says,
- * and stops for good on a 4xx other than 429.
+ * a drop with `Last-Event-ID`, waiting what the server's `retry:` line says
+ * (or longer, when a refusal's `Retry-After` asks for it), and stops for good
+ * on a 4xx other than 429.
  */
 export const DEFAULT_RECONNECT_MS = 3_000;
-/** A reconnect never waits longer than this, whatever `retry:` says. */
+/** A reconnect never waits longer than this, whatever `retry:` or `Retry-After` says. */
 const MAX_RECONNECT_MS = 60_000;
 
 export interface EventStreamOptions {
@@ -58,6 +60,8 @@ export function openEventStream(options: EventStreamOptions): () => void {
   const controller = new AbortController();
   let lastEventId = options.lastEventId;
   let reconnectMs = DEFAULT_RECONNECT_MS;
+  /** The `Retry-After` of the last refusal (429, 503), which the next reconnect must not come before. */
+  let retryAfterMs = 0;
   const report = (error: unknown) => {
     if (!controller.signal.aborted) options.onError?.(error);
   };
@@ -74,7 +78,9 @@ export function openEventStream(options: EventStreamOptions): () => void {
       } catch {
         // Not JSON: keep the text.
       }
-      const error = errorFromResponse(response.status, body, { requestId: response.headers.get('x-request-id'), method: 'GET', url: options.url, retryAfterSeconds: null });
+      const retryAfterSeconds = parseRetryAfter(response.headers.get('retry-after'));
+      retryAfterMs = (retryAfterSeconds ?? 0) * 1000;
+      const error = errorFromResponse(response.status, body, { requestId: response.headers.get('x-request-id'), method: 'GET', url: options.url, retryAfterSeconds });
       report(error);
       return response.status >= 400 && response.status < 500 && response.status !== 429 ? 'stop' : 'reconnect';
     }
@@ -118,8 +124,10 @@ export function openEventStream(options: EventStreamOptions): () => void {
         next = 'reconnect';
       }
       if (next === 'stop') return;
+      const waitMs = Math.min(Math.max(reconnectMs, retryAfterMs), MAX_RECONNECT_MS);
+      retryAfterMs = 0;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, reconnectMs);
+        const timer = setTimeout(resolve, waitMs);
         controller.signal.addEventListener('abort', () => {
           clearTimeout(timer);
           resolve();

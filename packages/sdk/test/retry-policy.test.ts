@@ -113,6 +113,23 @@ test('timeouts and aborts', async () => {
   await assert.rejects(call, /the user left/);
 });
 
+test('a stream refused with 429 reports Retry-After and does not reconnect before it', async () => {
+  const streamed = scripted(json(429, { detail: 'too many open streams', code: 'STREAM_LIMIT_REACHED', error_version: 1 }, { 'retry-after': '4' }));
+  const errors: unknown[] = [];
+  const client = createLoyaltyClient({ baseUrl: BASE_URL, fetch: streamed.impl, session: { sessionId: 'ses_x', engagementId: 'eng_x' } });
+  const close = client.streamEvents({ onEvent: () => undefined, onError: (error) => errors.push(error) });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    assert.equal(streamed.calls.length, 1, 'no reconnect after the default 3 s while Retry-After asks for 4 s');
+    assert.ok(errors[0] instanceof LoyaltyRateLimitError);
+    assert.equal(errors[0].retryAfterSeconds, 4);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    assert.equal(streamed.calls.length, 2, 'reconnected once the Retry-After had passed');
+  } finally {
+    close();
+  }
+});
+
 test('Retry-After in seconds or as an HTTP date', () => {
   assert.equal(parseRetryAfter('7'), 7);
   assert.equal(parseRetryAfter(null), null);
