@@ -86,3 +86,36 @@ test('daily ingestion quota: exact under concurrency, duplicates free, refusals 
     assert.equal((await svc.request('GET', `/api/v1/tenant/usage?session_id=${session.sessionId}&engagement_id=${session.engagementId}`)).status, 403);
   });
 });
+
+test('the quota counter does not make synchronous events of one tenant wait for each other\'s processing', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant({ eventIngestionPerDay: 100 });
+  const sync = (participantId: string, properties: Record<string, unknown> = {}) =>
+    svc.request('POST', '/api/v1/ingest/events/sync', { key: tenant.apiKey, body: { event_name: 'tap', participant_id: participantId, properties, idempotency_key: key('w') } });
+  assert.equal((await sync('held')).status, 200);
+  const waitingOnLock = async () => (await svc.sql<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'"))[0].n;
+  // Another transaction holds the participant row, so processing an event that writes to the profile of `held` waits on it.
+  const holder = await svc.service.db.system.connect();
+  let blocked: ReturnType<typeof sync> | null = null;
+  let other: Awaited<ReturnType<typeof sync>> | null = null;
+  try {
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM participants WHERE tenant_id = $1 AND participant_id = $2 FOR UPDATE', [tenant.tenantId, 'held']);
+    blocked = sync('held', { city: 'London' });
+    const deadline = Date.now() + 15_000;
+    while ((await waitingOnLock()) === 0) {
+      assert.ok(Date.now() < deadline, 'the first event never reached the held participant row');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    other = await Promise.race([sync('free'), new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000))]);
+  } finally {
+    await holder.query('COMMIT').catch(() => undefined);
+    // Released before the service stops: its pool waits for every client it handed out.
+    holder.release();
+  }
+  assert.ok(other !== null, 'an event of another participant waited for the held one');
+  assert.equal(other.status, 200);
+  assert.equal((await blocked!).status, 200);
+  const usage = (await svc.request('GET', '/api/v1/tenant/usage', { key: tenant.apiKey })).body;
+  assert.equal(usage.events_today.used, 3);
+});

@@ -29,8 +29,12 @@ const KEY_REUSED: Rejection = {
   detail: 'this idempotency key was already used within 24 hours for a different event',
 };
 
-/** Stores events of one tenant in one statement; events repeating a key within the list are duplicates of its first use. */
-export async function storeEventsInTx(tx: Tx, tenantId: string, events: store.NewEvent[]): Promise<StoreResult[]> {
+/**
+ * Stores events of one tenant in one statement; events repeating a key within the list are duplicates of its first use.
+ * The accepted ones are counted against the daily quota here unless `countQuota` is false, in which case the caller
+ * counts them later in the same transaction (`countAcceptedEventsInTx`).
+ */
+export async function storeEventsInTx(tx: Tx, tenantId: string, events: store.NewEvent[], countQuota = true): Promise<StoreResult[]> {
   const results: StoreResult[] = new Array(events.length);
   const firstByKey = new Map<string, number>();
   const unique: store.NewEvent[] = [];
@@ -65,7 +69,7 @@ export async function storeEventsInTx(tx: Tx, tenantId: string, events: store.Ne
     else if (first.status === 'rejected') results[index] = first;
     else results[index] = { status: 'duplicate', eventId: first.eventId };
   });
-  await countAcceptedEventsInTx(tx, tenantId, outcomes.filter((o) => o.fresh).length, clock.now());
+  if (countQuota) await countAcceptedEventsInTx(tx, tenantId, outcomes.filter((o) => o.fresh).length, clock.now());
   return results;
 }
 
@@ -179,9 +183,12 @@ export async function processEvents(db: Database, tenantId: string, eventIds: st
 export async function ingestSync(db: Database, tenantId: string, event: store.NewEvent) {
   try {
     return await db.tenant(tenantId, async (tx) => {
-      const [stored] = await storeEventsInTx(tx, tenantId, [event]);
+      const [stored] = await storeEventsInTx(tx, tenantId, [event], false);
       if (stored.status === 'rejected') throw new AppError('rule_violation', stored.code, stored.detail);
       const processed = await processEventInTx(tx, tenantId, stored.eventId);
+      // Counted after processing: the tenant's counter row stays locked until commit, and taken before
+      // processing it would make every synchronous event of the tenant wait for the others' whole processing.
+      await countAcceptedEventsInTx(tx, tenantId, stored.status === 'accepted' ? 1 : 0, clock.now());
       const row = processed ? null : await store.findEvent(tx, tenantId, stored.eventId);
       const outcome = (processed?.outcome ?? row?.outcome ?? null) as ProcessingOutcome | null;
       return {
