@@ -9,7 +9,7 @@ import type { Logger } from './platform/logger.js';
 import { ADMIN_SCOPES, Authenticator, requireAnyScope, type AuthContext } from './platform/auth.js';
 import { RateLimits, bindingDecision, type Decision } from './platform/rate-limit.js';
 import { tenantRequestsPerMinute } from './platform/plans.js';
-import { ErrorResponse, installErrorHandlers, installValidators, markDeprecated, withErrorResponses, clientIp, type AuthMode } from './platform/http.js';
+import { cachingSerializerFactory, ErrorResponse, installErrorHandlers, installValidators, markDeprecated, withErrorResponses, clientIp, type AuthMode } from './platform/http.js';
 import { AppError, unauthenticated, forbidden } from './platform/errors.js';
 import { uuid } from './platform/ids.js';
 import { loadModules, type ServiceModule } from './platform/module.js';
@@ -93,6 +93,7 @@ export async function buildApp(
       return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : uuid();
     },
     ajv: { customOptions: { removeAdditional: false } },
+    schemaController: { compilersFactory: { buildSerializer: cachingSerializerFactory() } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -112,6 +113,7 @@ export async function buildApp(
   const serviceContext: ServiceContext = { ...ctx, authenticator, rateLimits, metrics, limitPublicTenant };
   app.decorate('ctx', serviceContext);
   app.decorateRequest('auth', null);
+  app.decorateRequest('rateLimitDecision', null);
   await authenticator.listenForKeyChanges(ctx.systemUrl);
   app.addHook('onClose', async () => {
     await authenticator.close();
@@ -185,14 +187,10 @@ export async function buildApp(
     reply.header('X-RateLimit-Reset', decision.resetAtSeconds);
   }
 
-  // The decision already applied to a request, so that a later scope (a session
-  // resolved after the body) only replaces the headers when it binds tighter.
-  const appliedDecisions = new WeakMap<FastifyRequest, Decision>();
-
   function enforce(request: FastifyRequest, reply: FastifyReply, decision: Decision): void {
-    const earlier = appliedDecisions.get(request);
+    const earlier = request.rateLimitDecision;
     const binding = earlier ? bindingDecision([earlier, decision]) : decision;
-    appliedDecisions.set(request, binding);
+    request.rateLimitDecision = binding;
     applyRateLimitHeaders(reply, binding);
     if (!binding.allowed) {
       throw new AppError('rate_limited', 'RATE_LIMITED', `rate limit exceeded (${binding.scope}: ${binding.limit} requests per window); retry after ${binding.retryAfterSeconds} s`, {}, {

@@ -45,7 +45,8 @@ export function generateApiKey(environment: 'live' | 'test'): { key: string; pre
 interface KeyRecord {
   tenantId: string;
   id: string;
-  scopes: string[];
+  /** Built once per look-up and shared by the requests it serves (read-only). */
+  scopes: ReadonlySet<string>;
   keyRequestsPerMinute: number | null;
   revoked: boolean;
   plan: Plan;
@@ -102,7 +103,7 @@ export class Authenticator {
         ? {
             tenantId: row.tenant_id,
             id: row.id,
-            scopes: row.scopes,
+            scopes: new Set<string>(row.scopes),
             keyRequestsPerMinute: row.rate_limit_per_minute,
             revoked: row.revoked_at !== null,
             plan: row.plan,
@@ -120,7 +121,7 @@ export class Authenticator {
     return {
       kind: 'key',
       tenantId: record.tenantId,
-      scopes: new Set(record.scopes),
+      scopes: record.scopes,
       actorId: record.id,
       plan: record.plan,
       tenantRequestsPerMinute: record.tenantRequestsPerMinute,

@@ -1,10 +1,11 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorBody, ERROR_VERSION_FIELD } from './errors.js';
 import type { AuthContext } from './auth.js';
-import type { RateLimitGroup } from './rate-limit.js';
+import type { Decision, RateLimitGroup } from './rate-limit.js';
 
 /**
  * HTTP plumbing shared by every route: how a route declares its credential,
@@ -29,6 +30,13 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: AuthContext | null;
+    /**
+     * The rate-limit decision already applied to this request, so that a later
+     * scope (a session resolved after the body) only replaces the headers when it
+     * binds tighter. A request property rather than a WeakMap: a WeakMap keyed by
+     * every request costs the garbage collector on each scavenge.
+     */
+    rateLimitDecision: Decision | null;
   }
 }
 
@@ -85,6 +93,30 @@ export function installValidators(app: FastifyInstance, schemas: TSchema[]): voi
     const ajv = httpPart === 'body' ? bodyAjv : textAjv;
     return ajv.compile(schema);
   });
+}
+
+/**
+ * Response serializers, compiled once per distinct schema instead of once per
+ * route and status. Every route documents the same ten error responses, so
+ * without this fast-json-stringify would build (and keep) about 1,400
+ * identical error serializers, each with its own copy of the shared schemas:
+ * most of the start-up time and of the process's resident memory.
+ */
+export function cachingSerializerFactory() {
+  const build = SerializerSelector();
+  return (...factoryArguments: Parameters<typeof build>) => {
+    const compile = build(...factoryArguments);
+    const compiled = new Map<string, ReturnType<typeof compile>>();
+    return (route: Parameters<typeof compile>[0]) => {
+      const key = JSON.stringify(route.schema);
+      let serialize = compiled.get(key);
+      if (!serialize) {
+        serialize = compile(route);
+        compiled.set(key, serialize);
+      }
+      return serialize;
+    };
+  };
 }
 
 function describeValidationError(error: ErrorObject, part: string): string {
