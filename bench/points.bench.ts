@@ -175,6 +175,16 @@ async function main(): Promise<void> {
     for (let i = 0; i < HOT_PARTICIPANTS; i++) {
       for (let j = 0; j < 3; j++) await grantDirect(db, tenantId, { participant_id: `hot-${i}`, amount: 1_000_000_000, reason: 'fund', idempotency_key: nextKey('fund') });
     }
+    // Every spread participant exists before the load: the first grant to a participant also creates its participant
+    // and balance rows, and whichever path ran first (HTTP) would otherwise pay for most of those creations.
+    let nextParticipant = 0;
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        for (let i = nextParticipant++; i < SPREAD_PARTICIPANTS; i = nextParticipant++) {
+          await grantDirect(db, tenantId, { participant_id: `p-${i}`, amount: 5, reason: 'seed', idempotency_key: nextKey('seed') });
+        }
+      }),
+    );
 
     const scenarios: Array<{ name: string; path: string; body: () => Record<string, unknown>; call: (b: any) => Promise<unknown> }> = [
       { name: 'grant, 10,000 participants', path: '/api/v1/gamify/points/grant', body: grantBody(spread), call: (b) => grantDirect(db, tenantId, b) },
