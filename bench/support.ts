@@ -33,12 +33,12 @@ export interface BenchDatabase {
  * `fast` trades durability for speed (fsync off), for set-ups that load
  * millions of rows and measure reads only.
  */
-export async function openBenchDatabase(name: string, options: { fast?: boolean } = {}): Promise<BenchDatabase> {
+export async function openBenchDatabase(name: string, options: { fast?: boolean; settings?: string[] } = {}): Promise<BenchDatabase> {
   let ownerUrl = process.env.BENCH_DATABASE_URL ?? null;
   let stop = async (): Promise<void> => undefined;
   if (!ownerUrl) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-bench-pg-`));
-    const server = await startEmbeddedPostgres({ dataDir, port: await freePort(), fast: options.fast });
+    const server = await startEmbeddedPostgres({ dataDir, port: await freePort(), fast: options.fast, settings: options.settings });
     ownerUrl = server.ownerUrl;
     stop = async () => {
       await server.stop();

@@ -89,6 +89,8 @@ export interface EmbeddedOptions {
   port: number;
   /** Trades durability for speed; for the test run's throwaway cluster only. */
   fast?: boolean;
+  /** More server settings as `-c name=value` pairs (benchmarks: pg_stat_statements). */
+  settings?: string[];
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<{ ownerUrl: string; stop(): Promise<void> }> {
@@ -98,6 +100,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<{
   const isRoot = os.userInfo().uid === 0;
   const flags = ['-c', 'max_connections=300', '-c', 'shared_buffers=256MB', '-c', 'listen_addresses=127.0.0.1'];
   if (options.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  for (const setting of options.settings ?? []) flags.push('-c', setting);
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
