@@ -168,3 +168,63 @@ test('restart keeps the data; tenant:create works with the service running and s
   assert.equal(((await keys.json()) as { api_keys: unknown[] }).api_keys.length, 2);
   assert.equal(await stopService(second.child), 0, second.output());
 });
+
+/**
+ * The same start as an ordinary OS user. When the suite runs as an ordinary
+ * user, every test above already is that case; as root, the service is
+ * started through `setpriv` as `nobody`, and its embedded PostgreSQL must then
+ * run as `nobody` too (as root, it runs as the `postgres` OS user instead).
+ */
+test('the service starts, serves and keeps its data as an ordinary OS user', { timeout: 300_000 }, async (t) => {
+  if (process.getuid?.() !== 0) {
+    t.skip('the suite runs as an ordinary user: every other test starts the embedded PostgreSQL as one');
+    return;
+  }
+  const nobody = await run('id', ['-u', 'nobody'], process.env);
+  if (nobody.code !== 0) {
+    t.skip('this machine has no `nobody` user');
+    return;
+  }
+  const uid = Number(nobody.stdout.trim());
+  const gid = Number((await run('id', ['-g', 'nobody'], process.env)).stdout.trim());
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loyalty-nonroot-'));
+  fs.chmodSync(dataDir, 0o777);
+  const port = await freePort();
+  const env = { ...userEnvironment(dataDir, port, await freePort()), HOME: dataDir };
+  const asNobody = (args: string[]) => ['--reuid', String(uid), '--regid', String(gid), '--clear-groups', process.execPath, '--import', 'tsx', ...args];
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let child: ChildProcess | null = null;
+  t.after(async () => {
+    if (child) await stopService(child);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const start = () => {
+    const started = spawn('setpriv', asNobody(['src/main.ts']), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    started.stdout!.on('data', (chunk) => (output += chunk));
+    started.stderr!.on('data', (chunk) => (output += chunk));
+    return { child: started, output: () => output.slice(-4000) };
+  };
+
+  const first = start();
+  child = first.child;
+  await waitReady(baseUrl, first.child, first.output);
+  const postmasterPid = Number(fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  assert.equal(fs.statSync(`/proc/${postmasterPid}`).uid, uid, 'the embedded PostgreSQL runs as the same ordinary user');
+  assert.equal(fs.statSync(path.join(dataDir, 'pg', 'PG_VERSION')).uid, uid, 'the data belongs to that user');
+
+  const created = await run('setpriv', asNobody(['src/cli/tenant-create.ts', '--name', 'Initech', '--slug', 'initech', '--plan', 'starter', '--json']), env);
+  assert.equal(created.code, 0, created.stderr);
+  const initech = assertExactlyJson(created.stdout);
+  assert.equal((await fetch(`${baseUrl}/api/v1/tenant`, { headers: { 'x-api-key': initech.api_key } })).status, 200);
+  assert.equal(await stopService(first.child), 0, first.output());
+
+  const second = start();
+  child = second.child;
+  await waitReady(baseUrl, second.child, second.output);
+  const read = await fetch(`${baseUrl}/api/v1/tenant`, { headers: { 'x-api-key': initech.api_key } });
+  assert.equal(read.status, 200, 'the tenant made before the restart is still there');
+  assert.equal(((await read.json()) as { slug: string }).slug, 'initech');
+  assert.equal(await stopService(second.child), 0, second.output());
+  child = null;
+});
