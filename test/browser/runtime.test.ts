@@ -52,7 +52,8 @@ async function runtimeFrame(page: Page): Promise<Frame> {
 }
 
 test('the runtime in Chromium: embedded spin, quiz, gate and host messages; clear messages for every failure', { timeout: 180_000 }, async (t) => {
-  const svc: TestService = await startTestService(t);
+  // With the job runner: the live stream hears of events from the outbox dispatcher.
+  const svc: TestService = await startTestService(t, { jobs: true });
   const port = new URL(svc.baseUrl).port;
   const embedBase = `http://127.0.0.1:${port}`;
   const hostBase = `http://localhost:${port}`;
@@ -151,6 +152,12 @@ test('the runtime in Chromium: embedded spin, quiz, gate and host messages; clea
     else assert.match((await frame.textContent('[data-role="rewards"]'))!, /No rewards yet/);
 
     await screenshot(page, '05-vip-screen');
+
+    // Points granted by the tenant's server show without any action on the page: it follows the live stream.
+    const shown = Number(await frame.getAttribute('[data-role="points"]', 'data-available'));
+    const granted = await call('POST', '/api/v1/gamify/points/grant', { participant_id: ready.participant_id, amount: 25, reason: 'live stream check', idempotency_key: `live-${Date.now()}` });
+    assert.equal(granted.status, 200, JSON.stringify(granted.body));
+    await frame.waitForSelector(`[data-role="points"][data-available="${shown + 25}"]`, { timeout: STEP_TIMEOUT_MS });
 
     const messages = await hostMessages(page);
     assert.equal(messages.filter((m) => m.type === 'activity:completed').length, 2);

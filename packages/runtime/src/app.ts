@@ -20,8 +20,16 @@ import type { CompleteResponse, EngagementSession, GateResult, PublicActivity, P
  * - `button`: `label`, `screen_id` (goes to that screen)
  *
  * An engagement without screens shows every activity on one screen.
+ *
+ * The page follows the participant's live stream: points, tier, badge and
+ * reward events from anywhere (the tenant's server, another tab) refresh the
+ * balance, the badge and reward lists on show, and the gates, without
+ * re-rendering an activity in progress.
  */
 const GATE_TARGETS_MAX = 50;
+/** Events of one burst (a grant and its tier change, say) are answered by one refresh. */
+const LIVE_REFRESH_DELAY_MS = 250;
+const LIVE_EVENT = /^(points|tier|badge|reward)\./;
 
 interface ScreenState {
   screen: PublicScreen;
@@ -37,6 +45,10 @@ export class EngagementView {
   private readonly screens: ScreenState[];
   private readonly activities: Map<string, PublicActivity>;
   private current: string | null = null;
+  /** The badge and reward lists on show, with how to fill them again. */
+  private liveLists: Array<{ role: string; refill: () => void }> = [];
+  private liveRefresh: ReturnType<typeof setTimeout> | null = null;
+  private liveRoles = new Set<string>();
 
   constructor(
     private readonly sdk: EngagementSession,
@@ -77,6 +89,32 @@ export class EngagementView {
     await Promise.all([this.refreshBalance(), this.refreshGates(false)]);
     const first = this.screens.find((s) => !s.gate?.locked) ?? this.screens[0];
     await this.show(first.screen.id);
+    this.follow();
+  }
+
+  /** Subscribes to the live stream; the SDK reconnects on its own, and the page works without it. */
+  private follow(): void {
+    this.sdk.subscribe(
+      (event) => {
+        if (!LIVE_EVENT.test(event.event)) return;
+        this.liveRoles.add(event.event.startsWith('badge.') ? 'badges' : event.event.startsWith('reward.') ? 'rewards' : 'points');
+        this.liveRefresh ??= setTimeout(() => void this.refreshLive(), LIVE_REFRESH_DELAY_MS);
+      },
+      () => undefined,
+    );
+  }
+
+  private async refreshLive(): Promise<void> {
+    const roles = this.liveRoles;
+    this.liveRoles = new Set();
+    this.liveRefresh = null;
+    for (const list of this.liveLists) if (roles.has(list.role)) list.refill();
+    await Promise.all([this.refreshBalance(), this.refreshGates(true)]);
+    this.showBalanceLines();
+  }
+
+  private showBalanceLines(): void {
+    for (const line of this.panel.querySelectorAll<HTMLElement>('[data-role="balance"]')) line.textContent = this.points.dataset.available ?? '0';
   }
 
   private async refreshBalance(): Promise<void> {
@@ -145,6 +183,7 @@ export class EngagementView {
     }
     this.panel.setAttribute('aria-labelledby', state.tab.id);
     clear(this.panel);
+    this.liveLists = [];
     this.panel.dataset.screenId = screenId;
     this.panel.setAttribute('aria-label', state.screen.name ?? state.screen.id);
     if (state.gate?.locked) {
@@ -209,10 +248,13 @@ export class EngagementView {
     const list = h('ul', { class: 'lr-list', 'data-role': role });
     const box = h('section', { class: 'lr-list-box', 'aria-label': label }, h('h3', {}, label), list);
     list.append(h('li', { class: 'lr-loading' }, 'Loading…'));
-    fill(list).catch((error: unknown) => {
-      clear(list);
-      list.append(h('li', { class: 'lr-error', 'data-code': explain(error).code }, explain(error).message));
-    });
+    const refill = () =>
+      void fill(list).catch((error: unknown) => {
+        clear(list);
+        list.append(h('li', { class: 'lr-error', 'data-code': explain(error).code }, explain(error).message));
+      });
+    refill();
+    this.liveLists.push({ role, refill });
     return box;
   }
 
@@ -260,6 +302,6 @@ export class EngagementView {
   private async completed(activity: PublicActivity, completion: CompleteResponse): Promise<void> {
     this.messenger.activityCompleted(this.engagement.engagement_id, activity.id, completion);
     await Promise.all([this.refreshBalance(), this.refreshGates(true)]);
-    for (const line of this.panel.querySelectorAll<HTMLElement>('[data-role="balance"]')) line.textContent = this.points.dataset.available ?? '0';
+    this.showBalanceLines();
   }
 }

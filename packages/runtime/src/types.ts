@@ -25,5 +25,5 @@ export type QuizAnswer = import('@loyalty/sdk').QuizAnswers[number];
 /** The part of the SDK's headless session the runtime uses (the page never needs more). */
 export type EngagementSession = Pick<
   SdkEngagementSession,
-  'load' | 'ensureSession' | 'eligibility' | 'spin' | 'submitQuiz' | 'checkGates' | 'recordScreenVisit' | 'balance' | 'badges' | 'rewards'
+  'load' | 'ensureSession' | 'eligibility' | 'spin' | 'submitQuiz' | 'checkGates' | 'recordScreenVisit' | 'balance' | 'badges' | 'rewards' | 'subscribe'
 >;
