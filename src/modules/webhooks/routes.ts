@@ -4,7 +4,7 @@ import { AppError } from '../../platform/errors.js';
 import * as service from './service.js';
 import { catalogDocument } from './catalog.js';
 import { LiveStreamHub, toEnvelope } from './stream.js';
-import { participantEventsAfter, type StreamEventRow } from './store.js';
+import { participantEventsAfter, participantEventsAfterSeq, participantLatestSeq, type StreamEventRow } from './store.js';
 import {
   BulkReplayBody,
   CatalogDocument,
@@ -25,8 +25,12 @@ const tags = ['webhooks'];
 const admin = { auth: 'admin' as const };
 /** Events sent on resume before the live feed takes over. */
 const STREAM_CATCH_UP_MAX = 500;
-/** A comment line keeps proxies from closing an idle stream, and a catch-up read covers a missed notification. */
+/**
+ * A comment line keeps proxies from closing an idle stream, and a catch-up read
+ * covers a missed notification (scaled by TIME_SCALE in tests and demos).
+ */
 const STREAM_HEARTBEAT_MS = 15_000;
+const STREAM_HEARTBEAT_MIN_MS = 100;
 /** Envelope ids a stream remembers to avoid sending one twice. */
 const STREAM_SENT_IDS_MAX = 2_000;
 
@@ -205,15 +209,20 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       const missed = resumeFrom ? await catchUp(resumeFrom) : [];
       if (missed === null) throw new AppError('not_found', 'STREAM_EVENT_NOT_FOUND', `Last-Event-ID "${resumeFrom}" is not an event of this participant`);
 
+      // The outbox position the heartbeat's catch-up reads after: the last event sent, or, on a fresh
+      // stream, the participant's latest event when the stream opened, so that an event whose notification
+      // is missed (committed while the stream subscribes, or while the listener reconnects) still arrives.
+      let cursor = missed.length > 0 ? Number(missed[missed.length - 1].seq) : await db.tenant(tenantId, (tx) => participantLatestSeq(tx, tenantId, participantId));
       const sent = new Set<string>();
-      let lastId = resumeFrom;
       const raw = reply.raw;
       const write = (rows: StreamEventRow[]) => {
+        // A catch-up read may answer after the stream closed.
+        if (raw.writableEnded || raw.destroyed) return;
         for (const row of rows) {
+          cursor = Math.max(cursor, Number(row.seq));
           if (sent.has(row.id)) continue;
           sent.add(row.id);
           if (sent.size > STREAM_SENT_IDS_MAX) sent.delete(sent.values().next().value as string);
-          lastId = row.id;
           raw.write(`id: ${row.id}\ndata: ${JSON.stringify(toEnvelope(tenantId, row))}\n\n`);
         }
       };
@@ -233,10 +242,16 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       });
       raw.write('retry: 3000\n\n');
       write(missed);
-      const heartbeat = setInterval(() => {
-        raw.write(': keep-alive\n\n');
-        if (lastId) void catchUp(lastId).then((rows) => rows && write(rows)).catch(() => undefined);
-      }, STREAM_HEARTBEAT_MS);
+      const heartbeat = setInterval(
+        () => {
+          raw.write(': keep-alive\n\n');
+          void db
+            .tenant(tenantId, (tx) => participantEventsAfterSeq(tx, tenantId, participantId, engagementId, cursor, STREAM_CATCH_UP_MAX))
+            .then(write)
+            .catch(() => undefined);
+        },
+        Math.max(STREAM_HEARTBEAT_MIN_MS, STREAM_HEARTBEAT_MS * config.timeScale),
+      );
       const end = () => {
         clearInterval(heartbeat);
         unsubscribe();

@@ -469,6 +469,24 @@ export async function participantEventsByIds(tx: Tx, tenantId: string, participa
   return rows;
 }
 
+/** The outbox position of the participant's latest event (0 when none): where a fresh stream's catch-up starts. */
+export async function participantLatestSeq(tx: Tx, tenantId: string, participantId: string): Promise<number> {
+  const { rows } = await tx.query('SELECT max(seq) AS seq FROM outbox_events WHERE tenant_id = $1 AND participant_id = $2', [tenantId, participantId]);
+  return Number(rows[0]?.seq ?? 0);
+}
+
+/** The events of one participant after an outbox position (the heartbeat's catch-up of a missed notification). */
+export async function participantEventsAfterSeq(tx: Tx, tenantId: string, participantId: string, engagementId: string, afterSeq: number, limit: number): Promise<StreamEventRow[]> {
+  const { rows } = await tx.query<StreamEventRow>(
+    `SELECT id, seq, event, participant_id, engagement_id, data, created_at FROM outbox_events
+     WHERE tenant_id = $1 AND participant_id = $2 AND seq > $4 AND (engagement_id IS NULL OR engagement_id = $3)
+     ORDER BY seq
+     LIMIT $5`,
+    [tenantId, participantId, engagementId, afterSeq, limit],
+  );
+  return rows;
+}
+
 /** The events of one participant after the one with id `afterId` (catch-up on resume). */
 export async function participantEventsAfter(tx: Tx, tenantId: string, participantId: string, engagementId: string, afterId: string, limit: number): Promise<StreamEventRow[] | null> {
   const { rows: marker } = await tx.query('SELECT seq FROM outbox_events WHERE tenant_id = $1 AND participant_id = $2 AND id = $3', [tenantId, participantId, afterId]);

@@ -112,3 +112,30 @@ test('live stream: same envelopes and ids as webhooks, scoped to the session, re
     resumed.close();
   });
 });
+
+test('live stream: an event whose notification never comes arrives with the next heartbeat, on a fresh stream too', async (t) => {
+  // No job runner, so no dispatcher and no notification at all: only the heartbeat's catch-up can bring events.
+  // TIME_SCALE shrinks the 15 s heartbeat to 150 ms.
+  const svc = await startTestService(t, { config: { TIME_SCALE: '0.01' } });
+  const tenant = await svc.createTenant();
+  await svc.createEngagement(tenant, ENGAGEMENT);
+  const session = await svc.request('POST', '/api/v1/sessions', { key: tenant.apiKey, body: { participant_id: 'fan-2', engagement_id: ENGAGEMENT } });
+  assert.equal(session.status, 201, session.text);
+  const badge = (code: string) => ({
+    event: 'badge.earned.v1',
+    participantId: 'fan-2',
+    engagementId: ENGAGEMENT,
+    data: { participant_id: 'fan-2', badge_code: code, badge_name: code, earned_at: new Date().toISOString() },
+  });
+  const emitNow = (code: string) => svc.service.db.tenant(tenant.tenantId, (tx) => emit(tx, tenant.tenantId, [badge(code)]));
+  const [before] = await emitNow('before');
+  const stream = await openStream(svc, `session_id=${session.body.session_id}&engagement_id=${ENGAGEMENT}`);
+  t.after(() => stream.close());
+  assert.equal(stream.status, 200);
+  const [after] = await emitNow('after');
+  await waitFor('the event committed after the stream opened', () => stream.messages.some((m) => m.id === after));
+  assert.ok(!stream.messages.some((m) => m.id === before), 'a fresh stream starts at the present: earlier events need Last-Event-ID');
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  assert.equal(stream.messages.filter((m) => m.id === after).length, 1, 'later heartbeats do not send it again');
+  stream.close();
+});
