@@ -337,6 +337,35 @@ test('tenantRead: one round trip, the same isolation, literal values, and a clea
   await assert.rejects(db.tenantRead("x'; SELECT 1; --", 'SELECT 1'), /must be a UUID/);
 });
 
+test('tenantStartingWith: the first statement travels with BEGIN, under the tenant, and the transaction goes on or rolls back as one', async (t) => {
+  const svc = await startTestService(t);
+  const tenantA = await svc.createTenant();
+  const tenantB = await svc.createTenant();
+  const db = svc.service.db;
+  // Row-level security applies to the first statement as to the rest of the transaction.
+  const seen = await db.tenantStartingWith(tenantA.tenantId, 'SELECT id FROM tenants WHERE id = ANY ($1::uuid[])', [[tenantA.tenantId, tenantB.tenantId]], async (tx, rows) => {
+    const later = await tx.query('SELECT id FROM tenants');
+    return { first: rows.map((r) => r.id), later: later.rows.map((r) => r.id) };
+  });
+  assert.deepEqual(seen, { first: [tenantA.tenantId], later: [tenantA.tenantId] });
+  // Literal values arrive exactly as parameters would.
+  const tricky = "O'Brien \\ $1 ; DROP TABLE tenants; -- ключ";
+  assert.equal(await db.tenantStartingWith(tenantA.tenantId, 'SELECT $1::text AS echo', [tricky], async (_tx, rows) => rows[0].echo), tricky);
+  // One transaction: a failure in fn rolls back what the transaction wrote, and a failing first statement fails the call.
+  await assert.rejects(
+    db.tenantStartingWith(tenantA.tenantId, 'SELECT 1', [], async (tx) => {
+      await tx.query("UPDATE tenants SET name = 'not kept' WHERE id = $1", [tenantA.tenantId]);
+      throw new Error('stop');
+    }),
+    /stop/,
+  );
+  assert.notEqual((await svc.sql('SELECT name FROM tenants WHERE id = $1', [tenantA.tenantId]))[0].name, 'not kept');
+  await assert.rejects(db.tenantStartingWith(tenantA.tenantId, 'SELECT 1 / $1::int', [0], async () => 'unreached'), /division by zero/);
+  const after = await Promise.all(Array.from({ length: 30 }, () => db.tenantStartingWith(tenantA.tenantId, 'SELECT 1 AS one', [], async (_tx, rows) => rows[0].one)));
+  assert.ok(after.every((one) => one === 1), 'every pooled connection is clean after the failures');
+  await assert.rejects(db.tenantStartingWith("x'; SELECT 1; --", 'SELECT 1', [], async () => 1), /must be a UUID/);
+});
+
 test('tenantRead coalesces identical concurrent reads without serving a read sent before the caller arrived', async (t) => {
   const svc = await startTestService(t);
   const tenant = await svc.createTenant();

@@ -2,7 +2,6 @@ import type { Database } from '../../platform/db.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { loadModules, type StatePart } from '../../platform/module.js';
 import { invalid, notFound } from '../../platform/errors.js';
-import { participantExists } from '../participants/index.js';
 import { STATE_PARTS } from './schemas.js';
 
 /**
@@ -55,8 +54,10 @@ export async function parseInclude(include: string | undefined): Promise<StatePa
 export async function readState(db: Database, auth: AuthContext, participantId: string, include: StatePartName[]): Promise<{ participant_id: string } & Record<string, any>> {
   const parts = await registeredParts();
   const tenantId = auth.tenantId;
-  return db.tenant(tenantId, async (tx) => {
-    if (!(await participantExists(tx, tenantId, participantId))) throw notFound('participant');
+  // The participant check travels with BEGIN: one round trip fewer for every state read.
+  const check = 'SELECT 1 FROM participants WHERE tenant_id = $1 AND participant_id = $2';
+  return db.tenantStartingWith(tenantId, check, [tenantId, participantId], async (tx, found) => {
+    if (found.length === 0) throw notFound('participant');
     const state: { participant_id: string } & Record<string, unknown> = { participant_id: participantId };
     // One transaction, so the parts are read sequentially on its connection.
     for (const name of include) {
