@@ -6,10 +6,11 @@ import path from 'node:path';
  * its own package.json whose `exports` name the compiled JavaScript and
  * declarations (the workspace's own `exports` name the TypeScript sources for
  * in-repository use), plus the README, CHANGELOG and OpenAPI snapshot.
- * Publish with `npm publish packages/sdk/dist`.
+ * Publish with `npm publish packages/sdk/dist`. An argument names another
+ * output folder (the test of the built package compiles into a temporary one).
  */
 const packageRoot = path.resolve(import.meta.dirname, '..');
-const dist = path.join(packageRoot, 'dist');
+const dist = path.resolve(process.argv[2] ?? path.join(packageRoot, 'dist'));
 const source = JSON.parse(fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8'));
 
 const entry = (name: string) => ({ types: `./${name}.d.ts`, default: `./${name}.js` });

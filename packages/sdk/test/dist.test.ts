@@ -1,0 +1,64 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { startTestService } from '../../../test/helper.ts';
+
+/**
+ * The package as it would be published: `src` compiled by the build's own
+ * tsconfig into a temporary folder, `package.json` written by
+ * scripts/dist-package.ts, then imported by name (`@loyalty/sdk`,
+ * `@loyalty/sdk/node`) from a separate project with plain Node — no tsx, no
+ * TypeScript — and used against a running service.
+ */
+const run = promisify(execFile);
+const packageRoot = path.resolve(import.meta.dirname, '..');
+const repositoryRoot = path.resolve(packageRoot, '../..');
+
+test('the built package installs by name and works with plain Node', { timeout: 240_000 }, async (t) => {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sdk-dist-'));
+  t.after(() => fs.rmSync(workDir, { recursive: true, force: true }));
+  const dist = path.join(workDir, 'sdk');
+  const tsc = path.join(repositoryRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+  await run(process.execPath, [tsc, '-p', path.join(packageRoot, 'tsconfig.build.json'), '--outDir', dist], { cwd: packageRoot });
+  await run(process.execPath, ['--import', 'tsx', path.join(packageRoot, 'scripts', 'dist-package.ts'), dist], { cwd: repositoryRoot });
+
+  const manifest = JSON.parse(fs.readFileSync(path.join(dist, 'package.json'), 'utf8'));
+  for (const entry of ['.', './react', './node']) {
+    for (const file of [manifest.exports[entry].default, manifest.exports[entry].types]) {
+      assert.ok(fs.existsSync(path.join(dist, file)), `${entry} names ${file}, which the build wrote`);
+    }
+  }
+  assert.ok(fs.existsSync(path.join(dist, 'README.md')) && fs.existsSync(path.join(dist, 'openapi.json')));
+
+  // A consumer project with the package in its node_modules.
+  const app = path.join(workDir, 'app');
+  fs.mkdirSync(path.join(app, 'node_modules', '@loyalty'), { recursive: true });
+  fs.symlinkSync(dist, path.join(app, 'node_modules', '@loyalty', 'sdk'), 'dir');
+  fs.writeFileSync(path.join(app, 'package.json'), '{ "type": "module" }\n');
+  fs.writeFileSync(
+    path.join(app, 'check.mjs'),
+    `import { createLoyaltyClient, verifyWebhook, LoyaltyAuthenticationError } from '@loyalty/sdk';
+import { verifyWebhookSync } from '@loyalty/sdk/node';
+const [baseUrl, apiKey] = process.argv.slice(2);
+const client = createLoyaltyClient({ baseUrl, apiKey });
+const tenant = await client.getTenant();
+const granted = await client.grantPoints({ body: { participant_id: 'dist-check', amount: 7, reason: 'built package' } });
+let refused = null;
+try {
+  await createLoyaltyClient({ baseUrl, apiKey: 'lk_live_' + '0'.repeat(32) }).getTenant();
+} catch (error) {
+  refused = error instanceof LoyaltyAuthenticationError ? error.status : String(error);
+}
+console.log(JSON.stringify({ slug: tenant.slug, available: granted.available, refused, verifiers: [typeof verifyWebhook, typeof verifyWebhookSync] }));
+`,
+  );
+
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const { stdout } = await run(process.execPath, ['check.mjs', svc.baseUrl, tenant.apiKey], { cwd: app, env: { ...process.env, NODE_OPTIONS: '' } });
+  assert.deepEqual(JSON.parse(stdout), { slug: tenant.slug, available: 7, refused: 401, verifiers: ['function', 'function'] });
+});
