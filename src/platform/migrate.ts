@@ -18,7 +18,30 @@ function quoteLiteral(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
+/**
+ * Roles are shared by every database of a cluster, while the migration lock is
+ * per database: two processes migrating two databases of one cluster (tests,
+ * or tenants of a shared server) can change the role at the same moment.
+ * PostgreSQL then fails one of them with "tuple concurrently updated", or
+ * "role already exists" when both create it; the loser tries again.
+ */
+const ROLE_ATTEMPTS_MAX = 8;
+
 async function ensureAppRole(client: pg.Client, password: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await updateAppRole(client, password);
+      return;
+    } catch (error) {
+      const { code, message } = error as { code?: string; message?: string };
+      const raced = code === '42710' || (code === 'XX000' && /tuple concurrently updated/.test(message ?? ''));
+      if (!raced || attempt >= ROLE_ATTEMPTS_MAX) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80 * attempt));
+    }
+  }
+}
+
+async function updateAppRole(client: pg.Client, password: string): Promise<void> {
   const roleExists = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [APP_ROLE]);
   // The role owns nothing, cannot bypass row-level security and is no superuser.
   const attributes = `LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE PASSWORD ${quoteLiteral(password)}`;
