@@ -203,6 +203,14 @@ test('points: session reads, multipliers, tiers', async (t) => {
     const fresh = await svc.request('POST', '/api/v1/sessions', { key: tenant.apiKey, body: { participant_id: 'newbie', engagement_id: engagementId } });
     const empty = await svc.request('POST', '/api/v1/points/balance', { body: { session_id: fresh.body.session_id, engagement_id: engagementId } });
     assert.deepEqual(empty.body, { available_points: 0, total_points: 0, currency_name: 'coins', last_earned_at: null });
+    // A tenant that never set its points settings reads the default currency; a participant of the same id elsewhere is not seen.
+    const other = await svc.createTenant();
+    const otherEngagement = '55555555-5555-4555-8555-555555555555';
+    await svc.createEngagement(other, otherEngagement);
+    const otherSession = await svc.request('POST', '/api/v1/sessions', { key: other.apiKey, body: { participant_id: 'sam', engagement_id: otherEngagement } });
+    assert.equal(otherSession.status, 201, otherSession.text);
+    const otherBalance = await svc.request('POST', '/api/v1/points/balance', { body: { session_id: otherSession.body.session_id, engagement_id: otherEngagement } });
+    assert.deepEqual(otherBalance.body, { available_points: 0, total_points: 0, currency_name: 'points', last_earned_at: null });
   });
 
   await t.test('multipliers: create, list, read, delete; the highest matching one wins inside its window', async () => {

@@ -716,15 +716,13 @@ export async function readHistory(
 }
 
 export async function sessionBalance(db: Database, tenantId: string, participantId: string) {
-  return db.tenant(tenantId, async (tx) => {
-    const [balance, settings] = await Promise.all([store.readBalance(tx, tenantId, participantId), store.readSettings(tx, tenantId)]);
-    return {
-      available_points: balance?.available ?? 0,
-      total_points: balance?.lifetime ?? 0,
-      currency_name: settings.currency_name,
-      last_earned_at: balance?.last_earned_at ? balance.last_earned_at.toISOString() : null,
-    };
-  });
+  const balance = await store.readSessionBalance(db, tenantId, participantId);
+  return {
+    available_points: balance.available ?? 0,
+    total_points: balance.lifetime ?? 0,
+    currency_name: balance.currency_name,
+    last_earned_at: balance.last_earned_at ? balance.last_earned_at.toISOString() : null,
+  };
 }
 
 export async function sessionTransactions(db: Database, tenantId: string, participantId: string, limit: number, offset: number) {

@@ -1,4 +1,4 @@
-import type { Tx } from '../../platform/db.js';
+import type { Database, Tx } from '../../platform/db.js';
 
 /**
  * Every SQL statement on the points tables. Each function is one statement
@@ -120,6 +120,23 @@ export async function readBalance(
     [tenantId, participantId],
   );
   return rows[0] ?? null;
+}
+
+/**
+ * A participant's balance with the tenant's currency name in ONE round trip
+ * (`db.tenantRead`: read-only, tenant set, identical concurrent reads
+ * coalesced), for the participant-facing balance read that pages poll.
+ */
+export async function readSessionBalance(db: Database, tenantId: string, participantId: string) {
+  const [row] = await db.tenantRead<{ available: number | null; lifetime: number | null; last_earned_at: Date | null; currency_name: string | null }>(
+    tenantId,
+    `SELECT b.available, b.lifetime, b.last_earned_at, s.currency_name
+     FROM (SELECT 1) AS one
+     LEFT JOIN points_balances b ON b.tenant_id = $1 AND b.participant_id = $2
+     LEFT JOIN points_settings s ON s.tenant_id = $1`,
+    [tenantId, participantId],
+  );
+  return { ...row, currency_name: row.currency_name ?? DEFAULT_SETTINGS.currency_name };
 }
 
 /** The matching multiplier with the highest factor (ties: the oldest), or none. */
