@@ -21,7 +21,7 @@ import os from 'node:os';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.js';
-import { openBenchDatabase } from './support.js';
+import { openBenchDatabase, percentile } from './support.js';
 import { startService } from '../src/service.js';
 import { createLogger } from '../src/platform/logger.js';
 import { runFactHandlers, type Fact } from '../src/platform/facts.js';
@@ -40,12 +40,6 @@ const TICK_INTERVAL_MS = 30_000;
 /** The scoring phase stops at this bound even if not every fact was sent (the machine is shared). */
 const SCORING_LIMIT_MS = Number(process.env.BENCH_SCORING_SECONDS ?? 600) * 1000;
 const CONTEST_ID = 'bench-cup';
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 

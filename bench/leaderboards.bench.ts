@@ -22,7 +22,7 @@ import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import { openBenchDatabase } from './support.js';
+import { openBenchDatabase, percentile } from './support.js';
 import { startService } from '../src/service.js';
 import { createLogger } from '../src/platform/logger.js';
 import { runFactHandlers } from '../src/platform/facts.js';
@@ -39,11 +39,6 @@ const SESSIONS = 200;
 const ENROLLED = 1000;
 const FACTS = Number(process.env.BENCH_FACTS ?? 4000);
 const FACT_CONCURRENCY = 8;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 

@@ -19,6 +19,7 @@ import { createLogger } from '../src/platform/logger.js';
 import { createTenant } from '../src/modules/access/index.js';
 import { grantDirect } from '../src/modules/points/service.js';
 import type { Tx } from '../src/platform/db.js';
+import { percentile } from './support.js';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.PROFILE_CONNECTIONS ?? 64);
@@ -26,11 +27,6 @@ const CONNECTIONS = Number(process.env.PROFILE_CONNECTIONS ?? 64);
 const POOL_SIZE = Number(process.env.PROFILE_POOL_SIZE ?? CONNECTIONS);
 /** Run only the variants whose name contains this text. */
 const ONLY = process.env.PROFILE_ONLY ?? '';
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 async function load(run: () => Promise<unknown>) {
   const latencies: number[] = [];

@@ -28,7 +28,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { freePort, openBenchDatabase } from './support.js';
+import { freePort, openBenchDatabase, percentile } from './support.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -58,12 +58,6 @@ interface Row {
   baseline: string;
   ratio: string;
   latency: string;
-}
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 let keySeq = 0;

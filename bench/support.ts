@@ -1,4 +1,4 @@
-/** What every benchmark needs before it measures: a free loopback port and a database of its own. */
+/** What every benchmark needs: a free loopback port, a database of its own, and percentiles of its latencies. */
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -15,6 +15,13 @@ export function freePort(): Promise<number> {
     });
     server.on('error', reject);
   });
+}
+
+/** The p-th percentile (nearest rank) of the values; NaN when there are none. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 export interface BenchDatabase {

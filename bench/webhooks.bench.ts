@@ -25,7 +25,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.js';
-import { openBenchDatabase } from './support.js';
+import { openBenchDatabase, percentile } from './support.js';
 import { startService } from '../src/service.js';
 import { createLogger } from '../src/platform/logger.js';
 import { emit, type OutboxEvent } from '../src/platform/outbox.js';
@@ -70,12 +70,6 @@ interface Receipt {
   id: string;
   path: string;
   at: number;
-}
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 async function waitUntil(what: string, check: () => boolean | Promise<boolean>): Promise<void> {

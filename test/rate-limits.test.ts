@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { Redis } from 'ioredis';
 import { startTestService, type TestResponse, type TestService } from './helper.js';
 import { probeRoutes } from './probe-routes.js';
 import { RateLimits } from '../src/platform/rate-limit.js';
 import { loadConfig } from '../src/config.js';
 import type { AuthContext } from '../src/platform/auth.js';
+import { freePort } from '../bench/support.js';
 
 /**
  * The five scopes of the spec's request-rate table, with their headers. Each
@@ -200,17 +200,6 @@ test('ingestion burst: 100 requests per 1 s per tenant on ingestion routes', asy
   // A route outside the ingestion group is not held by the burst.
   assert.equal((await svc.request('GET', '/api/v1/tenant', { key: tenant.apiKey })).status, 200);
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 async function startRedis(t: { after(fn: () => void | Promise<void>): void }): Promise<string | null> {
   if (spawnSync('redis-server', ['--version']).error) return null;

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../bench/support.js';
 
 /**
  * The service as a user runs it (`npm start`: `node --import tsx src/main.ts`) on a DATA_DIR with the
@@ -13,17 +13,6 @@ import path from 'node:path';
  */
 const root = path.resolve(import.meta.dirname, '..');
 const READY_TIMEOUT_MS = 120_000;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 function userEnvironment(dataDir: string, port: number, pgPort: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), APP_ENV: 'development', LOG_LEVEL: 'warn' };
