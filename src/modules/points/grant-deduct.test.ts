@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
-import { assertPointsInvariants } from './testing.js';
+import { assertPointsInvariants, seedParticipantWithPoints } from './testing.js';
 import { grantInTx } from './service.js';
 
 const HIGH_LIMITS = { RATE_LIMIT_KEY_PER_MINUTE: '1000000' };
@@ -222,15 +222,7 @@ test('points: direct grant and deduct', async (t) => {
 
   await t.test('a grant that would take lifetime points above 2^53 - 1 gets 422 POINTS_BALANCE_LIMIT, writes nothing and keeps its key', async () => {
     const near = Number.MAX_SAFE_INTEGER - 7;
-    await svc.sql(
-      `WITH p AS (INSERT INTO participants (tenant_id, participant_id) VALUES ($1, 'whale') RETURNING participant_id),
-            b AS (INSERT INTO points_balances (tenant_id, participant_id, available, lifetime, updated_at) SELECT $1, participant_id, $2, $2, now() FROM p),
-            l AS (INSERT INTO points_ledger (tenant_id, participant_id, id, type, delta, reason, source_kind, available_after, lifetime_after, created_at)
-                  SELECT $1, participant_id, 'ple_whale', 'award', $2, 'seed', 'grant', $2, $2, now() FROM p)
-       INSERT INTO points_lots (tenant_id, participant_id, amount, remaining, ledger_entry_id, created_at, expires_at)
-       SELECT $1, participant_id, $2, $2, 'ple_whale', now(), now() + interval '365 days' FROM p`,
-      [tenant.tenantId, near],
-    );
+    await seedParticipantWithPoints(svc, tenant.tenantId, 'whale', near);
     const before = await ledgerRows(svc, tenant.tenantId, 'whale');
     const refused = await grant(svc, tenant, { participant_id: 'whale', amount: 8, reason: 'too much', idempotency_key: 'whale-1' });
     assert.equal(refused.status, 422, refused.text);

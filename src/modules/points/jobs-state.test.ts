@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestService, type TestService } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
-import { assertPointsInvariants } from './testing.js';
+import { assertPointsInvariants, seedParticipantWithPoints } from './testing.js';
 import { runBulkGrant } from './service.js';
 
 const CONFIG = { RATE_LIMIT_KEY_PER_MINUTE: '1000000' };
@@ -146,15 +146,7 @@ test('points: bulk grant failures are counted and listed per participant', async
   const tenant = await svc.createTenant();
   const near = Number.MAX_SAFE_INTEGER - 5;
   // A participant close to the balance limit, with a consistent lot and ledger entry.
-  await svc.sql(
-    `WITH p AS (INSERT INTO participants (tenant_id, participant_id) VALUES ($1, 'whale') RETURNING participant_id),
-          b AS (INSERT INTO points_balances (tenant_id, participant_id, available, lifetime, updated_at) SELECT $1, participant_id, $2, $2, now() FROM p),
-          l AS (INSERT INTO points_ledger (tenant_id, participant_id, id, type, delta, reason, source_kind, available_after, lifetime_after, created_at)
-                SELECT $1, participant_id, 'ple_whale', 'award', $2, 'seed', 'grant', $2, $2, now() FROM p)
-     INSERT INTO points_lots (tenant_id, participant_id, amount, remaining, ledger_entry_id, created_at, expires_at)
-     SELECT $1, participant_id, $2, $2, 'ple_whale', now(), now() + interval '365 days' FROM p`,
-    [tenant.tenantId, near],
-  );
+  await seedParticipantWithPoints(svc, tenant.tenantId, 'whale', near);
   for (const id of ['gone', 'kept']) {
     const funded = await svc.request('POST', '/api/v1/gamify/points/grant', { key: tenant.apiKey, body: { participant_id: id, amount: 3, reason: 'r', idempotency_key: `f-${id}` } });
     assert.equal(funded.status, 200, funded.text);

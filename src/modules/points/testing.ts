@@ -14,3 +14,20 @@ export async function assertPointsInvariants(svc: TestService, tenantId: string 
     await client.end();
   }
 }
+
+/**
+ * Test helper: gives a new participant `lifetime` points (available too) with a
+ * consistent lot and ledger entry, written directly: amounts near the balance
+ * limit (2^53 - 1) that no grant could reach in a test.
+ */
+export async function seedParticipantWithPoints(svc: TestService, tenantId: string, participantId: string, lifetime: number): Promise<void> {
+  await svc.sql(
+    `WITH p AS (INSERT INTO participants (tenant_id, participant_id) VALUES ($1, $3) RETURNING participant_id),
+          b AS (INSERT INTO points_balances (tenant_id, participant_id, available, lifetime, updated_at) SELECT $1, participant_id, $2, $2, now() FROM p),
+          l AS (INSERT INTO points_ledger (tenant_id, participant_id, id, type, delta, reason, source_kind, available_after, lifetime_after, created_at)
+                SELECT $1, participant_id, 'ple_seed_' || participant_id, 'award', $2, 'seed', 'grant', $2, $2, now() FROM p)
+     INSERT INTO points_lots (tenant_id, participant_id, amount, remaining, ledger_entry_id, created_at, expires_at)
+     SELECT $1, participant_id, $2, $2, 'ple_seed_' || participant_id, now(), now() + interval '365 days' FROM p`,
+    [tenantId, lifetime, participantId],
+  );
+}
