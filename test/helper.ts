@@ -73,27 +73,37 @@ export interface TestService {
   sql<T = any>(text: string, values?: unknown[]): Promise<T[]>;
 }
 
-export async function startTestService(t: TestContext | { after(fn: () => Promise<void>): void }, options: { config?: Record<string, string>; jobs?: boolean; routes?: FastifyPluginAsync } = {}): Promise<TestService> {
+/**
+ * The suite's PostgreSQL cluster, prepared by `npm test`: the migrated template
+ * database, the owner's URL of any database by name, and the application
+ * role's password (one role for the whole cluster).
+ */
+export function testCluster(): { template: string; databaseUrl(name: string): string; appPassword: string } {
   const templateUrl = process.env.TEST_PG_URL;
   const template = process.env.TEST_PG_TEMPLATE;
   if (!templateUrl || !template) throw new Error('run the tests with `npm test` (it prepares the database)');
-  const databaseName = `test_${randomBytes(6).toString('hex')}`;
   const parsed = new URL(templateUrl);
   const user = decodeURIComponent(parsed.username);
   const password = decodeURIComponent(parsed.password);
-  const admin = new pg.Client({ connectionString: withCredentials(templateUrl, user, password, 'postgres') });
+  return { template, databaseUrl: (name) => withCredentials(templateUrl, user, password, name), appPassword: deriveAppPassword(templateUrl, null) };
+}
+
+export async function startTestService(t: TestContext | { after(fn: () => Promise<void>): void }, options: { config?: Record<string, string>; jobs?: boolean; routes?: FastifyPluginAsync } = {}): Promise<TestService> {
+  const cluster = testCluster();
+  const databaseName = `test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: cluster.databaseUrl('postgres') });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${databaseName} TEMPLATE ${template}`);
+  await admin.query(`CREATE DATABASE ${databaseName} TEMPLATE ${cluster.template}`);
   await admin.end();
-  const ownerUrl = withCredentials(templateUrl, user, password, databaseName);
-  const appUrl = withCredentials(ownerUrl, APP_ROLE, deriveAppPassword(templateUrl, null));
+  const ownerUrl = cluster.databaseUrl(databaseName);
+  const appUrl = withCredentials(ownerUrl, APP_ROLE, cluster.appPassword);
 
   const config = loadConfig({
     APP_ENV: 'test',
     PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: ownerUrl,
-    DB_APP_PASSWORD: deriveAppPassword(templateUrl, null),
+    DB_APP_PASSWORD: cluster.appPassword,
     RATE_LIMIT_IP_PER_MINUTE: '1000000',
     DB_POOL_SIZE: '20',
     SERVICE_ROLE: options.jobs ? 'all' : 'api',
@@ -114,7 +124,7 @@ export async function startTestService(t: TestContext | { after(fn: () => Promis
   t.after(async () => {
     await service.stop();
     await ownerPool.end();
-    const cleanup = new pg.Client({ connectionString: withCredentials(templateUrl, user, password, 'postgres') });
+    const cleanup = new pg.Client({ connectionString: cluster.databaseUrl('postgres') });
     await cleanup.connect();
     // Connections still closing (a pool ending, a listener going away) are given a moment to go,
     // so that FORCE does not terminate one that its owner has not finished with yet.

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
 import { migrate } from '../src/platform/migrate.js';
+import { testCluster } from './helper.js';
 
 /**
  * Migrations of several databases of one cluster at once (service processes
@@ -15,24 +15,17 @@ const DATABASES = 6;
 const ROUNDS = 3;
 
 test('migrating several databases of one cluster at once: every migration succeeds', { timeout: 180_000 }, async (t) => {
-  const templateUrl = process.env.TEST_PG_URL!;
-  const template = process.env.TEST_PG_TEMPLATE!;
-  const parsed = new URL(templateUrl);
-  const user = decodeURIComponent(parsed.username);
-  const password = decodeURIComponent(parsed.password);
-  const adminUrl = withCredentials(templateUrl, user, password, 'postgres');
+  const cluster = testCluster();
   const names = Array.from({ length: DATABASES }, () => `test_migrate_${randomBytes(5).toString('hex')}`);
-  const admin = new pg.Client({ connectionString: adminUrl });
+  const admin = new pg.Client({ connectionString: cluster.databaseUrl('postgres') });
   await admin.connect();
   t.after(async () => {
     for (const name of names) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   });
-  for (const name of names) await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
-  // The same password the suite's role already has, so that other test files' connections keep working.
-  const appPassword = deriveAppPassword(templateUrl, null);
+  for (const name of names) await admin.query(`CREATE DATABASE ${name} TEMPLATE ${cluster.template}`);
   for (let round = 0; round < ROUNDS; round++) {
-    const outcomes = await Promise.allSettled(names.map((name) => migrate(withCredentials(templateUrl, user, password, name), appPassword)));
+    const outcomes = await Promise.allSettled(names.map((name) => migrate(cluster.databaseUrl(name), cluster.appPassword)));
     const failures = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [String(outcome.reason)] : []));
     assert.deepEqual(failures, [], `round ${round + 1}`);
   }

@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { Database } from '../../platform/db.js';
-import { deriveAppPassword, withCredentials } from '../../platform/database-server.js';
+import { withCredentials } from '../../platform/database-server.js';
+import { testCluster } from '../../../test/helper.js';
 import { APP_ROLE } from '../../platform/migrate.js';
 import { emit } from '../../platform/outbox.js';
 import { createLogger } from '../../platform/logger.js';
@@ -28,26 +29,20 @@ const EVENTS_PER_TRANSACTION = 5;
 const ROLLED_BACK_TRANSACTIONS = 5;
 
 async function createDatabase(t: { after(fn: () => Promise<void>): void }): Promise<{ ownerUrl: string; appUrl: string; appPassword: string }> {
-  const templateUrl = process.env.TEST_PG_URL!;
-  const template = process.env.TEST_PG_TEMPLATE!;
-  const parsed = new URL(templateUrl);
-  const user = decodeURIComponent(parsed.username);
-  const password = decodeURIComponent(parsed.password);
-  const adminUrl = withCredentials(templateUrl, user, password, 'postgres');
+  const cluster = testCluster();
   const name = `test_crash_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
+  const admin = new pg.Client({ connectionString: cluster.databaseUrl('postgres') });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${cluster.template}`);
   await admin.end();
   t.after(async () => {
-    const cleanup = new pg.Client({ connectionString: adminUrl });
+    const cleanup = new pg.Client({ connectionString: cluster.databaseUrl('postgres') });
     await cleanup.connect();
     await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await cleanup.end();
   });
-  const ownerUrl = withCredentials(templateUrl, user, password, name);
-  const appPassword = deriveAppPassword(templateUrl, null);
-  return { ownerUrl, appUrl: withCredentials(ownerUrl, APP_ROLE, appPassword), appPassword };
+  const ownerUrl = cluster.databaseUrl(name);
+  return { ownerUrl, appUrl: withCredentials(ownerUrl, APP_ROLE, cluster.appPassword), appPassword: cluster.appPassword };
 }
 
 function startWorker(ownerUrl: string, appPassword: string): ChildProcess {
