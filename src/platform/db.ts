@@ -47,8 +47,10 @@ interface ReadCaller {
   reject(error: unknown): void;
 }
 
-const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
-const TX_ATTEMPTS_MAX = 4;
+/** Serialization failures and deadlocks: a transaction that failed with one of these may simply run again. */
+export const RETRYABLE_SQLSTATES: ReadonlySet<string> = new Set(['40001', '40P01']);
+/** How many times a transaction runs at most when it keeps failing with a retryable SQLSTATE. */
+export const TX_ATTEMPTS_MAX = 4;
 
 export class Database {
   readonly app: pg.Pool;

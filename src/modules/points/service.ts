@@ -1,4 +1,4 @@
-import type { Database, Tx } from '../../platform/db.js';
+import { RETRYABLE_SQLSTATES, TX_ATTEMPTS_MAX, type Database, type Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { emit, type OutboxEvent } from '../../platform/outbox.js';
 import { isUuid, prefixedId } from '../../platform/ids.js';
@@ -261,8 +261,6 @@ function isBalanceLimit(error: unknown): boolean {
 function balanceLimit(): AppError {
   return ruleViolation(`this grant would take the participant's lifetime points above ${POINTS_BALANCE_MAX}`, 'POINTS_BALANCE_LIMIT');
 }
-const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
-const DIRECT_ATTEMPTS_MAX = 4;
 
 /**
  * A direct grant or deduct: checks the request, then ONE statement (the SQL
@@ -301,7 +299,7 @@ async function direct(db: Database, tenantId: string, operation: 'grant' | 'dedu
       const { code, detail } = error as { code?: string; detail?: string };
       if (code === 'PT402') throw insufficientPoints(Number(detail), amount);
       if (isBalanceLimit(error)) throw balanceLimit();
-      if (code && RETRYABLE_SQLSTATES.has(code) && attempt < DIRECT_ATTEMPTS_MAX) continue;
+      if (code && RETRYABLE_SQLSTATES.has(code) && attempt < TX_ATTEMPTS_MAX) continue;
       throw error;
     }
     switch (result.outcome) {
