@@ -212,7 +212,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       // The outbox position the heartbeat's catch-up reads after: the last event sent, or, on a fresh
       // stream, the participant's latest event when the stream opened, so that an event whose notification
       // is missed (committed while the stream subscribes, or while the listener reconnects) still arrives.
-      let cursor = missed.length > 0 ? Number(missed[missed.length - 1].seq) : await db.tenant(tenantId, (tx) => participantLatestSeq(tx, tenantId, participantId));
+      let cursor = missed.length > 0 ? Number(missed[missed.length - 1].seq) : await participantLatestSeq(db, tenantId, participantId);
       const sent = new Set<string>();
       const raw = reply.raw;
       const write = (rows: StreamEventRow[]) => {
@@ -245,10 +245,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       const heartbeat = setInterval(
         () => {
           raw.write(': keep-alive\n\n');
-          void db
-            .tenant(tenantId, (tx) => participantEventsAfterSeq(tx, tenantId, participantId, engagementId, cursor, STREAM_CATCH_UP_MAX))
-            .then(write)
-            .catch(() => undefined);
+          participantEventsAfterSeq(db, tenantId, participantId, engagementId, cursor, STREAM_CATCH_UP_MAX).then(write, () => undefined);
         },
         Math.max(STREAM_HEARTBEAT_MIN_MS, STREAM_HEARTBEAT_MS * config.timeScale),
       );

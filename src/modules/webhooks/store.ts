@@ -1,4 +1,4 @@
-import type { Tx } from '../../platform/db.js';
+import type { Database, Tx } from '../../platform/db.js';
 import type { DeliveryStatus } from './schemas.js';
 
 /**
@@ -469,22 +469,31 @@ export async function participantEventsByIds(tx: Tx, tenantId: string, participa
   return rows;
 }
 
-/** The outbox position of the participant's latest event (0 when none): where a fresh stream's catch-up starts. */
-export async function participantLatestSeq(tx: Tx, tenantId: string, participantId: string): Promise<number> {
-  const { rows } = await tx.query('SELECT max(seq) AS seq FROM outbox_events WHERE tenant_id = $1 AND participant_id = $2', [tenantId, participantId]);
+/**
+ * The outbox position of the participant's latest event (0 when none): where a fresh stream's catch-up starts.
+ * One read-only round trip (`db.tenantRead`).
+ */
+export async function participantLatestSeq(db: Database, tenantId: string, participantId: string): Promise<number> {
+  const rows = await db.tenantRead<{ seq: number | null }>(tenantId, 'SELECT max(seq) AS seq FROM outbox_events WHERE tenant_id = $1 AND participant_id = $2', [
+    tenantId,
+    participantId,
+  ]);
   return Number(rows[0]?.seq ?? 0);
 }
 
-/** The events of one participant after an outbox position (the heartbeat's catch-up of a missed notification). */
-export async function participantEventsAfterSeq(tx: Tx, tenantId: string, participantId: string, engagementId: string, afterSeq: number, limit: number): Promise<StreamEventRow[]> {
-  const { rows } = await tx.query<StreamEventRow>(
+/**
+ * The events of one participant after an outbox position (the heartbeat's catch-up of a missed notification),
+ * in one read-only round trip: every open stream runs it at each heartbeat.
+ */
+export async function participantEventsAfterSeq(db: Database, tenantId: string, participantId: string, engagementId: string, afterSeq: number, limit: number): Promise<StreamEventRow[]> {
+  return db.tenantRead<StreamEventRow>(
+    tenantId,
     `SELECT id, seq, event, participant_id, engagement_id, data, created_at FROM outbox_events
      WHERE tenant_id = $1 AND participant_id = $2 AND seq > $4 AND (engagement_id IS NULL OR engagement_id = $3)
      ORDER BY seq
      LIMIT $5`,
     [tenantId, participantId, engagementId, afterSeq, limit],
   );
-  return rows;
 }
 
 /** The events of one participant after the one with id `afterId` (catch-up on resume). */
