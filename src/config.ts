@@ -34,6 +34,12 @@ export interface Config {
   };
   /** How long personal-data access log rows are kept; at least 12 months (spec: Limits). */
   piiAccessLogRetentionMonths: number;
+  /** How long outbox events are kept once dispatched (live-stream resume and webhook payloads of retries and replays). */
+  outboxRetentionDays: number;
+  /** How long finished webhook deliveries (with their attempts) and replay jobs are kept. */
+  webhookLogRetentionDays: number;
+  /** How long an expired or revoked participant session is kept. */
+  sessionRetentionDays: number;
   /** Multiplies every schedule interval (webhook backoff, lifecycle ticks). 1 is the spec's timing. */
   timeScale: number;
   /** Development only: lets webhook destinations point at loopback receivers. */
@@ -107,6 +113,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       listingPerMinute: readInt(env, 'RATE_LIMIT_LISTING_PER_MINUTE', 60, 1, 10_000_000),
     },
     piiAccessLogRetentionMonths: readInt(env, 'PII_ACCESS_LOG_RETENTION_MONTHS', 12, 12, 1200),
+    outboxRetentionDays: readInt(env, 'OUTBOX_RETENTION_DAYS', 30, 1, 3650),
+    webhookLogRetentionDays: readInt(env, 'WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650),
+    sessionRetentionDays: readInt(env, 'SESSION_RETENTION_DAYS', 7, 0, 3650),
     timeScale: readNumber(env, 'TIME_SCALE', 1, 0.0001, 1),
     allowLoopbackWebhooks: readBool(env, 'ALLOW_LOOPBACK_WEBHOOKS'),
     allowHttpWebhooks: readBool(env, 'ALLOW_HTTP_WEBHOOKS'),

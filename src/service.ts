@@ -7,6 +7,7 @@ import { loadJwtKey } from './platform/secrets.js';
 import { buildApp, type App, type BuildOptions } from './app.js';
 import { startJobRunner, type JobRunner, type JobHandler } from './platform/jobs.js';
 import { loadModules } from './platform/module.js';
+import { PLATFORM_RETENTION, RETENTION_CRONTAB, RETENTION_TASK, retentionTask } from './platform/retention.js';
 
 /**
  * Starts the parts of the service that the role asks for: the database
@@ -25,14 +26,17 @@ export interface RunningService {
 export async function collectJobs(): Promise<{ handlers: Record<string, JobHandler>; crontab: string }> {
   const modules = await loadModules();
   const handlers: Record<string, JobHandler> = {};
-  const lines: string[] = [];
+  const lines: string[] = [RETENTION_CRONTAB];
+  const retention = [...PLATFORM_RETENTION];
   for (const module of modules) {
+    retention.push(...(module.retention ?? []));
     for (const [name, handler] of Object.entries(module.tasks ?? {})) {
       if (handlers[name]) throw new Error(`two modules define the job ${name}`);
       handlers[name] = handler;
     }
     lines.push(...(module.crontab ?? []));
   }
+  handlers[RETENTION_TASK] = retentionTask(retention);
   return { handlers, crontab: lines.join('\n') };
 }
 

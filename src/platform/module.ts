@@ -6,6 +6,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { JobHandler } from './jobs.js';
 import type { Tx } from './db.js';
 import type { AuthContext } from './auth.js';
+import type { RetentionRule } from './retention.js';
 import { registerFactHandler, type FactHandler } from './facts.js';
 import { registerEngagementCheck, type EngagementCheck } from './engagements.js';
 
@@ -26,6 +27,8 @@ export interface ServiceModule {
   tasks?: Record<string, JobHandler>;
   /** graphile-worker crontab lines for recurring jobs. */
   crontab?: string[];
+  /** What the module deletes once it has served its purpose (run by the platform's retention job). */
+  retention?: RetentionRule[];
   /** Reactions to facts (processed events, activity completions, custom facts); see platform/facts.ts. */
   factHandler?: FactHandler;
   /**

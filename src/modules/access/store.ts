@@ -1,5 +1,6 @@
 import type { Database, Tx } from '../../platform/db.js';
 import type { Plan } from '../../platform/plans.js';
+import { daysBefore, deleteBatch, type RetentionRule } from '../../platform/retention.js';
 import type { ApiKeyRecord } from './schemas.js';
 
 const KEY_COLUMNS = 'id, name, environment, prefix, scopes, rate_limit_per_minute, created_at, updated_at, last_used_at, revoked_at';
@@ -135,3 +136,11 @@ export async function readUsage(db: Database, tenantId: string, day: string, mon
   );
   return rows[0] ?? null;
 }
+
+/** Participant sessions SESSION_RETENTION_DAYS after they expired (a revoked session expires within its TTL too). */
+export const retention: RetentionRule[] = [
+  {
+    name: 'participant sessions',
+    purge: (client, limit, now, config) => deleteBatch(client, 'sessions', 'expires_at < $2', [daysBefore(now, config.sessionRetentionDays)], limit),
+  },
+];

@@ -285,6 +285,8 @@ test('challenges', async (t) => {
     assert.equal(other.status, 200);
     const after = await svc.sql(`SELECT j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'challenges.reevaluate'`);
     assert.ok(!after.some((j) => j.payload.participant_id === 'p-conc'));
+    // Retention may have deleted the outbox events of these grants and badges; progress does not depend on them.
+    await svc.sql('DELETE FROM outbox_events WHERE tenant_id = $1', [tenant.tenantId]);
     await challengesModule.tasks!['challenges.reevaluate']({ tenant_id: tenant.tenantId, participant_id: 'p-state' }, { db, config: svc.config, log: svc.service.log });
     progress = await svc.request('GET', `/api/v1/public/challenges/${id}/progress?${q}`);
     assert.equal(progress.body.overall_progress, 1);

@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { ensureParticipant } from '../participants/index.js';
 import * as store from './store.js';
 import { COUNTING_EVALUATORS, STATE_EVALUATORS, countingIncrement, stateValue, summarise } from './evaluators.js';
-import { awardBadgeInTx, checkBadgesExistInTx, grantPointsInTx } from './progression.js';
+import { awardBadgeInTx, checkBadgesExistInTx, grantPointsInTx, holdingsInTx } from './progression.js';
 import { STATUSES, type CreateChallengeBody, type ObjectiveInput, type StoredObjective, type UpdateChallengeBody } from './schemas.js';
 
 /**
@@ -369,7 +369,7 @@ export async function evaluateParticipantInTx(tx: Tx, tenantId: string, particip
 
   const holdings =
     stateful.length > 0
-      ? await store.participantHoldings(tx, tenantId, participantId, new Date(Math.min(...stateful.map((e) => e.enrolled_at.getTime()))))
+      ? await holdingsInTx(tx, tenantId, participantId, new Date(Math.min(...stateful.map((e) => e.enrolled_at.getTime()))))
       : { awards: [], badges: [] };
 
   const updates: store.EnrollmentUpdate[] = [];

@@ -204,23 +204,6 @@ export async function claimFact(tx: Tx, tenantId: string, participantId: string,
   return new Set(rows.map((r) => r.challenge_id as string));
 }
 
-/** Points awarded and badges earned by the participant, read from the event stream (points.awarded.v1, badge.earned.v1). */
-export async function participantHoldings(tx: Tx, tenantId: string, participantId: string, pointsSince: Date) {
-  const { rows } = await tx.query(
-    `SELECT event, data, created_at FROM outbox_events
-     WHERE tenant_id = $1 AND participant_id = $2
-       AND (event = 'badge.earned.v1' OR (event = 'points.awarded.v1' AND created_at >= $3))`,
-    [tenantId, participantId, pointsSince],
-  );
-  const awards: Array<{ amount: number; at: Date }> = [];
-  const badges: Array<{ code: string; at: Date }> = [];
-  for (const row of rows) {
-    if (row.event === 'points.awarded.v1' && typeof row.data?.amount === 'number') awards.push({ amount: row.data.amount, at: row.created_at });
-    if (row.event === 'badge.earned.v1' && typeof row.data?.badge_code === 'string') badges.push({ code: row.data.badge_code, at: row.created_at });
-  }
-  return { awards, badges };
-}
-
 export interface EnrollmentUpdate {
   challengeId: string;
   progress: Record<string, number>;

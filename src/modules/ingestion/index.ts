@@ -1,7 +1,7 @@
 import type { ServiceModule } from '../../platform/module.js';
 import routes from './routes.js';
 import { IngestEvent, StoredEvent } from './schemas.js';
-import { PROCESS_TASK } from './store.js';
+import { PROCESS_TASK, retention } from './store.js';
 import { processEventsJob } from './jobs.js';
 
 /**
@@ -16,5 +16,6 @@ const ingestionModule: ServiceModule = {
   routes,
   schemas: [IngestEvent, StoredEvent],
   tasks: { [PROCESS_TASK]: processEventsJob },
+  retention,
 };
 export default ingestionModule;

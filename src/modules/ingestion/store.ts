@@ -1,4 +1,5 @@
 import type { Tx } from '../../platform/db.js';
+import { deleteBatch, type RetentionRule } from '../../platform/retention.js';
 
 /** Every SQL statement on ingested_events and event_idempotency_keys. */
 export interface NewEvent {
@@ -223,3 +224,8 @@ export async function scanEvents(
   );
   return rows;
 }
+
+/** Event idempotency keys past their 24 hours: the key is new again already, and the event itself stays in the store. */
+export const retention: RetentionRule[] = [
+  { name: 'event idempotency keys', purge: (client, limit, now) => deleteBatch(client, 'event_idempotency_keys', 'expires_at < $2', [now], limit) },
+];

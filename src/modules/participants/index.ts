@@ -2,7 +2,7 @@ import type { ServiceModule } from '../../platform/module.js';
 import routes from './routes.js';
 import { CustomField, ParticipantIdSchema, ParticipantProfile } from './schemas.js';
 import { profileStatePart } from './service.js';
-import { PURGE_ACCESS_LOG_TASK, purgeExpiredAccessLog } from './jobs.js';
+import { retention } from './retention.js';
 
 /**
  * Participants: the people a tenant's events are about, their profiles, and
@@ -39,9 +39,7 @@ const participantsModule: ServiceModule = {
   name: 'participants',
   routes,
   schemas: [ParticipantProfile, CustomField],
-  tasks: { [PURGE_ACCESS_LOG_TASK]: purgeExpiredAccessLog },
-  // Daily, at a quiet minute; the job is idempotent, so a missed or repeated run does no harm.
-  crontab: [`23 3 * * * ${PURGE_ACCESS_LOG_TASK}`],
+  retention,
   stateParts: { profile: profileStatePart },
 };
 export default participantsModule;

@@ -4,7 +4,9 @@ import { createHash } from 'node:crypto';
 import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
 import type { AuthContext } from '../../platform/auth.js';
 import participantsModule, { coalesceProfileInTx, maskProfile, participantsWithBirthdayInTx, recordPiiAccessInTx } from './index.js';
-import { purgeExpiredAccessLog, retentionCutoff } from './jobs.js';
+import { retentionCutoff } from './retention.js';
+import { collectJobs } from '../../service.js';
+import { RETENTION_TASK } from '../../platform/retention.js';
 import { loadConfig } from '../../config.js';
 import { clock } from '../../platform/clock.js';
 import { parseCrontab } from 'graphile-worker';
@@ -402,14 +404,14 @@ test('participants: profiles, masking, the access log, search and custom fields'
       );
     }
     const total = (await logRows(svc, tenant.tenantId)).length;
-    await purgeExpiredAccessLog({}, { db: svc.service.db, config: svc.config, log: svc.service.log });
+    const { handlers, crontab } = await collectJobs();
+    await handlers[RETENTION_TASK]({}, { db: svc.service.db, config: svc.config, log: svc.service.log });
     const rows = await logRows(svc, tenant.tenantId);
     assert.equal(rows.length, total - 1);
     assert.ok(!rows.some((r) => r.id === '00000000-0000-4000-8000-000000000001'));
     assert.ok(rows.some((r) => r.id === '00000000-0000-4000-8000-000000000002'));
-    const schedule = parseCrontab(participantsModule.crontab!.join('\n'));
-    assert.deepEqual(schedule.map((item) => item.task), ['participants:purge_pii_access_log']);
-    assert.ok(participantsModule.tasks!['participants:purge_pii_access_log']);
+    assert.ok(parseCrontab(crontab).some((item) => item.task === RETENTION_TASK));
+    assert.ok(participantsModule.retention!.some((rule) => rule.name === 'personal-data access log'));
   });
 });
 

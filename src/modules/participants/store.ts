@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import type { Tx } from '../../platform/db.js';
 import { STANDARD_FIELDS, type CustomFieldDefinition, type CustomFieldType, type StandardField } from './fields.js';
 
@@ -307,15 +306,6 @@ export async function insertAccessLog(tx: Tx, tenantId: string, row: AccessLogRo
       row.occurredAt,
     ],
   );
-}
-
-/** Deletes up to `batch` rows older than `before`, across tenants (owner connection, retention job only). */
-export async function purgeAccessLog(system: pg.Pool, before: Date, batch: number): Promise<number> {
-  const { rowCount } = await system.query(
-    `DELETE FROM pii_access_log WHERE ctid = ANY (ARRAY(SELECT ctid FROM pii_access_log WHERE occurred_at < $1 LIMIT $2))`,
-    [before, batch],
-  );
-  return rowCount ?? 0;
 }
 
 // ---- erasure ----------------------------------------------------------------------

@@ -199,6 +199,11 @@ export async function deductInTx(tx: Tx, tenantId: string, input: DeductInput): 
   return { ledgerEntryId: entryId, available: result.available, lifetime: result.lifetime, delta: -amount };
 }
 
+/** Points granted to the participant since `since` (every grant: direct, bulk, rules, activities, challenges), oldest first. */
+export async function awardsSinceInTx(tx: Tx, tenantId: string, participantId: string, since: Date): Promise<Array<{ amount: number; at: Date }>> {
+  return store.awardsSince(tx, tenantId, participantId, since);
+}
+
 export async function readBalanceInTx(
   tx: Tx,
   tenantId: string,

@@ -545,6 +545,17 @@ export async function history(tx: Tx, tenantId: string, f: HistoryFilter): Promi
   return rows;
 }
 
+/** The participant's grants (positive ledger entries) since `since`, oldest first. */
+export async function awardsSince(tx: Tx, tenantId: string, participantId: string, since: Date): Promise<Array<{ amount: number; at: Date }>> {
+  const { rows } = await tx.query<{ amount: number; at: Date }>(
+    `SELECT delta AS amount, created_at AS at FROM points_ledger
+     WHERE tenant_id = $1 AND participant_id = $2 AND created_at >= $3 AND delta > 0
+     ORDER BY created_at, seq`,
+    [tenantId, participantId, since],
+  );
+  return rows;
+}
+
 export async function transactionsPage(
   tx: Tx,
   tenantId: string,

@@ -2,6 +2,7 @@ import type { ServiceModule } from '../../platform/module.js';
 import { routes, rootRoutes } from './routes.js';
 import { tasks } from './jobs.js';
 import { Delivery, Destination, ReplayJob } from './schemas.js';
+import { retention } from './store.js';
 
 /**
  * Webhooks: destinations, the outbox dispatcher, signed and retried
@@ -20,5 +21,6 @@ const webhooksModule: ServiceModule = {
   rootRoutes,
   schemas: [Destination, Delivery, ReplayJob],
   tasks,
+  retention,
 };
 export default webhooksModule;

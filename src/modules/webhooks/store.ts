@@ -1,4 +1,5 @@
 import type { Database, Tx } from '../../platform/db.js';
+import { daysBefore, deleteBatch, type RetentionRule } from '../../platform/retention.js';
 import type { DeliveryStatus } from './schemas.js';
 
 /**
@@ -509,3 +510,19 @@ export async function participantEventsAfter(tx: Tx, tenantId: string, participa
   );
   return rows;
 }
+
+// ---- retention -----------------------------------------------------------------
+
+/** Finished deliveries (their attempts go by cascade) and finished replay jobs, WEBHOOK_LOG_RETENTION_DAYS after they finished. */
+export const retention: RetentionRule[] = [
+  {
+    name: 'webhook deliveries',
+    purge: (client, limit, now, config) =>
+      deleteBatch(client, 'webhook_deliveries', `completed_at < $2 AND status IN ('SUCCEEDED', 'EXHAUSTED', 'CANCELLED')`, [daysBefore(now, config.webhookLogRetentionDays)], limit),
+  },
+  {
+    name: 'webhook replay jobs',
+    purge: (client, limit, now, config) =>
+      deleteBatch(client, 'webhook_replay_jobs', `completed_at < $2 AND status IN ('completed', 'failed')`, [daysBefore(now, config.webhookLogRetentionDays)], limit),
+  },
+];
