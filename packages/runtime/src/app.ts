@@ -101,6 +101,11 @@ export class EngagementView {
         this.liveRefresh ??= setTimeout(() => void this.refreshLive(), LIVE_REFRESH_DELAY_MS);
       },
       () => undefined,
+      // The stream restarted from now after a resume it could not continue: refresh everything live.
+      () => {
+        for (const role of ['points', 'badges', 'rewards'] as const) this.liveRoles.add(role);
+        this.liveRefresh ??= setTimeout(() => void this.refreshLive(), LIVE_REFRESH_DELAY_MS);
+      },
     );
   }
 

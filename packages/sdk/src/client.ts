@@ -184,9 +184,16 @@ export class LoyaltyClient {
   /**
    * Follows the session participant's live event stream (server-sent events),
    * reconnecting with `Last-Event-ID` after a drop. Returns a function that
-   * closes it.
+   * closes it. `onReset` is called when a resume's `Last-Event-ID` was no
+   * longer known and the stream started from now (re-read the state).
    */
-  streamEvents(options: { onEvent: (event: StreamEvent) => void; onError?: (error: unknown) => void; session?: ParticipantSession; lastEventId?: string }): () => void {
+  streamEvents(options: {
+    onEvent: (event: StreamEvent) => void;
+    onError?: (error: unknown) => void;
+    onReset?: () => void;
+    session?: ParticipantSession;
+    lastEventId?: string;
+  }): () => void {
     const session = this.sessionFor(options.session);
     const url = new URL(this.baseUrl + OPERATIONS.streamEvents.path);
     url.searchParams.set('session_id', session.sessionId);
@@ -198,6 +205,7 @@ export class LoyaltyClient {
       lastEventId: options.lastEventId,
       onEvent: options.onEvent,
       onError: options.onError,
+      onReset: options.onReset,
     };
     return openEventStream(streamOptions);
   }

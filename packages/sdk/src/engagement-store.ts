@@ -1,5 +1,5 @@
 import { createEngagementSession, type EngagementSession, type EngagementSessionOptions } from './headless.js';
-import type { BadgeStatus, PointsBalance, PublicEngagement, StreamEvent } from './types.js';
+import type { BadgeStatus, PointsBalance, PublicEngagement } from './types.js';
 
 /**
  * The state behind `useEngagementData`, without React: the engagement, the
@@ -85,8 +85,9 @@ export class EngagementDataStore {
     if (this.unsubscribeStream) return;
     void this.refresh();
     this.unsubscribeStream = this.session.subscribe(
-      (event) => this.onEvent(event),
+      () => this.scheduleReload(),
       (error) => this.set({ ...this.snapshot, error }),
+      () => this.scheduleReload(),
     );
   }
 
@@ -97,7 +98,8 @@ export class EngagementDataStore {
     this.refreshTimer = null;
   }
 
-  private onEvent(_event: StreamEvent): void {
+  /** After a live event or a stream reset. */
+  private scheduleReload(): void {
     // Envelopes are triggers (data may be empty on replays): re-read the
     // participant's state; the engagement definition does not change with them.
     if (this.refreshTimer) return;

@@ -68,8 +68,12 @@ export interface EngagementSession {
   balance(): Promise<PointsBalance>;
   badges(): Promise<BadgeStatus>;
   rewards(): Promise<ClaimedRewards>;
-  /** Follows the participant's live events (GET /api/v1/public/events/stream). Returns the unsubscribe function. */
-  subscribe(onEvent: (event: StreamEvent) => void, onError?: (error: unknown) => void): () => void;
+  /**
+   * Follows the participant's live events (GET /api/v1/public/events/stream). `onReset` is called when
+   * the stream restarted from now after a resume it could not continue (re-read the state). Returns the
+   * unsubscribe function.
+   */
+  subscribe(onEvent: (event: StreamEvent) => void, onError?: (error: unknown) => void, onReset?: () => void): () => void;
   /** The engagement once loaded, else null. */
   readonly engagement: PublicEngagement | null;
   /** The underlying typed client (for routes the headless API does not wrap). */
@@ -183,12 +187,12 @@ export function createEngagementSession(opts: EngagementSessionOptions): Engagem
     async rewards() {
       return client.listClaimedRewards({ query: { limit: CLAIMED_REWARDS_PAGE_SIZE }, session: await session() });
     },
-    subscribe(onEvent, onError) {
+    subscribe(onEvent, onError, onReset) {
       let closed = false;
       let close: (() => void) | null = null;
       session().then(
         (current) => {
-          if (!closed) close = client.streamEvents({ onEvent, onError, session: current });
+          if (!closed) close = client.streamEvents({ onEvent, onError, onReset, session: current });
         },
         (error) => onError?.(error),
       );

@@ -21,6 +21,12 @@ export interface EventStreamOptions {
   lastEventId?: string;
   onEvent: (event: StreamEvent) => void;
   onError?: (error: unknown) => void;
+  /**
+   * The server did not know the `Last-Event-ID` of a resume (events are kept
+   * 30 days by default) and started the stream from now: events may have been
+   * missed, so re-read the state.
+   */
+  onReset?: () => void;
 }
 
 interface ParsedMessage {
@@ -96,6 +102,14 @@ export function openEventStream(options: EventStreamOptions): () => void {
       for (const message of messages) {
         if (message.retry !== null) reconnectMs = Math.min(message.retry, MAX_RECONNECT_MS);
         if (message.id !== null) lastEventId = message.id;
+        if (message.event === 'reset') {
+          try {
+            options.onReset?.();
+          } catch (error) {
+            report(error);
+          }
+          continue;
+        }
         if (message.data === '') continue;
         let envelope: StreamEvent;
         try {

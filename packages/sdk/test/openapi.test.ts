@@ -43,7 +43,8 @@ test('the running service serves exactly the committed OpenAPI snapshot', async 
   assert.deepEqual(live, snapshot, `the document differs from the snapshot; ${REFRESH}`);
 });
 
-test('the generated types are those of the committed snapshot', async () => {
+// `npm run sdk:generate` refreshes the snapshot through this file and writes the types afterwards.
+test('the generated types are those of the committed snapshot', { skip: process.env.SDK_UPDATE_OPENAPI === '1' }, async () => {
   const snapshot = JSON.parse(fs.readFileSync(snapshotPath, 'utf8'));
   const expected = await generateTypes(snapshot);
   assert.ok(fs.readFileSync(typesPath, 'utf8') === expected, `src/generated/openapi.ts is stale; ${REFRESH}`);

@@ -192,6 +192,8 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Each message is one envelope (the same JSON, with the same `id`, as a webhook delivery) as `data:`, with `id:` set to the ' +
           'envelope id. Reconnect with the `Last-Event-ID` header (browsers send it) or `last_event_id` to receive what was missed. ' +
+          'When that id is no longer known (events are kept OUTBOX_RETENTION_DAYS, 30 by default), the stream starts from now and ' +
+          'its first message is `event: reset` (data `{"reason":"last_event_id_unknown"}`): re-read the state instead of waiting for what was missed. ' +
           'Events of other engagements are not shown; events without an engagement are.',
         querystring: StreamQuery,
         response: { 200: Type.String({ description: 'text/event-stream' }) },
@@ -206,8 +208,11 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       const resumeFrom = (typeof header === 'string' && header !== '' ? header : request.query.last_event_id) ?? null;
       const catchUp = async (afterId: string): Promise<StreamEventRow[] | null> =>
         db.tenant(tenantId, (tx) => participantEventsAfter(tx, tenantId, participantId, engagementId, afterId, STREAM_CATCH_UP_MAX));
-      const missed = resumeFrom ? await catchUp(resumeFrom) : [];
-      if (missed === null) throw new AppError('not_found', 'STREAM_EVENT_NOT_FOUND', `Last-Event-ID "${resumeFrom}" is not an event of this participant`);
+      const caughtUp = resumeFrom ? await catchUp(resumeFrom) : [];
+      // An id the stream does not know (deleted by retention, or never this participant's): the stream
+      // starts from now and says so first, so that the client re-reads what it may have missed.
+      const reset = caughtUp === null;
+      const missed = caughtUp ?? [];
 
       // The outbox position the heartbeat's catch-up reads after: the last event sent, or, on a fresh
       // stream, the participant's latest event when the stream opened, so that an event whose notification
@@ -241,6 +246,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
         'x-request-id': request.id,
       });
       raw.write('retry: 3000\n\n');
+      if (reset) raw.write(`event: reset\ndata: ${JSON.stringify({ reason: 'last_event_id_unknown' })}\n\n`);
       write(missed);
       const heartbeat = setInterval(
         () => {

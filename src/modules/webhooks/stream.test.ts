@@ -107,9 +107,32 @@ test('live stream: same envelopes and ids as webhooks, scoped to the session, re
     const [d] = await emitNow([badge('fan-1', 'd')]);
     await waitFor('a live event after resuming', () => resumed.messages.some((m) => m.id === d));
     assert.equal(new Set(resumed.messages.map((m) => m.id)).size, resumed.messages.length, 'no duplicates');
-    const unknown = await openStream(svc, query, { 'last-event-id': 'evt_unknown' });
-    assert.equal(unknown.status, 404);
     resumed.close();
+  });
+
+  await t.test('a resume from an id the stream no longer knows starts from now, announced by a reset message', async () => {
+    const [old] = await emitNow([badge('fan-1', 'old')]);
+    // Retention deleted it (or it was never this participant's: the two are not told apart).
+    await svc.sql('DELETE FROM outbox_events WHERE id = $1', [old]);
+    for (const lastEventId of [old, 'evt_unknown']) {
+      const controller = new AbortController();
+      const response = await fetch(`${svc.baseUrl}/api/v1/public/events/stream?${query}`, { headers: { 'last-event-id': lastEventId }, signal: controller.signal });
+      assert.equal(response.status, 200);
+      const reader = response.body!.getReader();
+      let text = '';
+      while (!text.includes('event: reset')) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      controller.abort();
+      assert.match(text, /^retry: 3000\n\nevent: reset\ndata: \{"reason":"last_event_id_unknown"\}\n\n/);
+    }
+    const resumed = await openStream(svc, query, { 'last-event-id': 'evt_unknown' });
+    t.after(() => resumed.close());
+    const [next] = await emitNow([badge('fan-1', 'next')]);
+    await waitFor('a live event after the reset', () => resumed.messages.some((m) => m.id === next));
+    assert.equal(resumed.messages.length, 1, 'nothing from before the reset is replayed');
   });
 });
 

@@ -20161,7 +20161,7 @@ export interface paths {
         };
         /**
          * The participant's live event stream (server-sent events)
-         * @description Each message is one envelope (the same JSON, with the same `id`, as a webhook delivery) as `data:`, with `id:` set to the envelope id. Reconnect with the `Last-Event-ID` header (browsers send it) or `last_event_id` to receive what was missed. Events of other engagements are not shown; events without an engagement are.
+         * @description Each message is one envelope (the same JSON, with the same `id`, as a webhook delivery) as `data:`, with `id:` set to the envelope id. Reconnect with the `Last-Event-ID` header (browsers send it) or `last_event_id` to receive what was missed. When that id is no longer known (events are kept OUTBOX_RETENTION_DAYS, 30 by default), the stream starts from now and its first message is `event: reset` (data `{"reason":"last_event_id_unknown"}`): re-read the state instead of waiting for what was missed. Events of other engagements are not shown; events without an engagement are.
          */
         get: {
             parameters: {
