@@ -37,13 +37,14 @@ export function daysBefore(now: Date, days: number): Date {
 
 /**
  * Deletes at most `limit` rows of `table` matching `condition` (which uses
- * `$2`, `$3`, … for `values`; `$1` is the limit). Rows are chosen by ctid in a
- * sub-select, so the batch size is bounded; a row changed meanwhile is skipped
- * (its new version has another ctid), never deleted on its old evidence.
+ * `$2`, `$3`, … for `values`; `$1` is the limit, and `withClause`, when given,
+ * names common table expressions the condition may read). Rows are chosen by
+ * ctid in a sub-select, so the batch size is bounded; a row changed meanwhile
+ * is skipped (its new version has another ctid), never deleted on its old evidence.
  */
-export async function deleteBatch(client: pg.ClientBase, table: string, condition: string, values: unknown[], limit: number): Promise<number> {
+export async function deleteBatch(client: pg.ClientBase, table: string, condition: string, values: unknown[], limit: number, withClause = ''): Promise<number> {
   const { rowCount } = await client.query(
-    `DELETE FROM ${table} WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${table} WHERE ${condition} LIMIT $1))`,
+    `${withClause ? `WITH ${withClause} ` : ''}DELETE FROM ${table} WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${table} WHERE ${condition} LIMIT $1))`,
     [limit, ...values],
   );
   return rowCount ?? 0;
@@ -68,13 +69,19 @@ export const PLATFORM_RETENTION: RetentionRule[] = [
         'outbox_events',
         `created_at < $2
          AND NOT EXISTS (SELECT 1 FROM outbox_pending p WHERE p.tenant_id = outbox_events.tenant_id AND p.event_id = outbox_events.id)
-         AND NOT EXISTS (
-           SELECT 1 FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
-           WHERE t.identifier = $3
-             AND (j.payload::jsonb ->> 'tenant_id')::uuid = outbox_events.tenant_id
-             AND j.payload::jsonb -> 'event_ids' ? outbox_events.id)`,
+         AND NOT EXISTS (SELECT 1 FROM held h WHERE h.tenant_id = outbox_events.tenant_id AND h.event_id = outbox_events.id)`,
         [daysBefore(now, config.outboxRetentionDays), DISPATCH_TASK],
         limit,
+        // The events named by dispatch jobs, read once per batch (each job's payload parsed once).
+        `jobs AS MATERIALIZED (
+           SELECT j.payload::jsonb AS payload FROM graphile_worker._private_jobs j
+           JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+           WHERE t.identifier = $3
+         ),
+         held AS MATERIALIZED (
+           SELECT (jobs.payload ->> 'tenant_id')::uuid AS tenant_id, ids.event_id
+           FROM jobs CROSS JOIN LATERAL jsonb_array_elements_text(jobs.payload -> 'event_ids') AS ids (event_id)
+         )`,
       ),
   },
 ];
