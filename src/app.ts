@@ -165,6 +165,9 @@ export async function buildApp(
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) return;
     const auth = route.config?.auth;
+    if (route.config?.rateLimit === 'none' && (auth ?? 'public') !== 'public') {
+      throw new Error(`${route.method} ${route.url}: only public routes may opt out of rate limits; a credentialed route counts against its key and tenant`);
+    }
     const schema = (route.schema ??= {}) as Record<string, unknown> & { response?: Record<string | number, unknown> };
     if (schema.hide) return;
     withErrorResponses(schema, auth);
@@ -200,8 +203,12 @@ export async function buildApp(
   }
 
   async function limit(request: FastifyRequest, reply: FastifyReply, auth: AuthContext | null, countAddress = true): Promise<void> {
-    const decision = await rateLimits.check(countAddress ? clientIp(request) : null, auth, request.routeOptions.config?.rateLimit ?? 'default');
-    enforce(request, reply, decision);
+    const group = request.routeOptions.config?.rateLimit ?? 'default';
+    // Load balancers and orchestrators poll the operations routes from a few
+    // addresses, with counters shared across processes under REDIS_URL: a 429
+    // there would take a healthy instance out of service.
+    if (group === 'none') return;
+    enforce(request, reply, await rateLimits.check(countAddress ? clientIp(request) : null, auth, group));
   }
 
   async function limitPublicTenant(request: FastifyRequest, reply: FastifyReply, tenantId: string): Promise<void> {
@@ -269,10 +276,11 @@ export async function buildApp(
     done();
   });
 
-  // Operations routes, outside /api/v1.
+  // Operations routes, outside /api/v1 and outside the rate limits.
   const hidden = { hide: true } as Record<string, unknown>;
-  app.get('/healthz', { schema: { ...hidden, response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
-  app.get('/readyz', { schema: hidden }, async (_request, reply) => {
+  const operations = { rateLimit: 'none' } as const;
+  app.get('/healthz', { config: operations, schema: { ...hidden, response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
+  app.get('/readyz', { config: operations, schema: hidden }, async (_request, reply) => {
     try {
       await ctx.db.app.query('SELECT 1');
       return { status: 'ready' };
@@ -280,7 +288,7 @@ export async function buildApp(
       return reply.status(503).send({ status: 'unavailable', detail: 'the database does not answer', code: 'DATABASE_UNAVAILABLE', error_version: 1 });
     }
   });
-  app.get('/metrics', { schema: hidden }, async (_request, reply) => {
+  app.get('/metrics', { config: operations, schema: hidden }, async (_request, reply) => {
     reply.header('Content-Type', metrics.contentType);
     return metrics.metrics();
   });

@@ -25,7 +25,12 @@ declare module 'fastify' {
     auth?: AuthMode;
     /** Any one of these scopes is enough. `admin` routes default to `admin` or `gamify:admin`. */
     scopes?: readonly string[];
-    rateLimit?: RateLimitGroup;
+    /**
+     * The rate-limit group the route counts in (`default` when unset). `none`
+     * is for the unauthenticated operations routes only (probes and metrics):
+     * they are not counted and carry no X-RateLimit-* headers.
+     */
+    rateLimit?: RateLimitGroup | 'none';
     deprecated?: Deprecation;
   }
   interface FastifyRequest {
