@@ -71,6 +71,28 @@ function sessionParameters(request: FastifyRequest): { sessionId: unknown; engag
   return { sessionId: pick('session_id'), engagementId: pick('engagement_id') };
 }
 
+/**
+ * The refusal of a key, admin or token route called with no credential: a
+ * participant session (in the body or the query) is the wrong kind of caller,
+ * anything else is no caller at all.
+ */
+function missingCredential(request: FastifyRequest): AppError {
+  if (sessionParameters(request).sessionId !== undefined) return forbidden('participant sessions cannot call this route; it needs an API key or an admin token');
+  return unauthenticated(request.routeOptions.config?.auth === 'jwt' ? 'this route needs an admin login token (Authorization: Bearer <jwt>)' : 'this route needs an API key (X-API-Key)');
+}
+
+/**
+ * Whether the refusal of a caller without a credential may wait for the body,
+ * to look for a participant session in it: only when the body is no larger
+ * than the service-wide limit, which public and session routes read without a
+ * credential anyway. The bulk routes' larger limits (up to 16 MiB) are never
+ * read for a caller that has no credential.
+ */
+function mayReadBodyWithoutCredential(request: FastifyRequest, bodyLimitBytes: number): boolean {
+  const declared = request.headers['content-length'];
+  return request.headers['transfer-encoding'] === undefined && (declared === undefined || Number(declared) <= bodyLimitBytes);
+}
+
 const SECURITY_BY_MODE: Record<AuthMode, Array<Record<string, string[]>>> = {
   public: [],
   key: [{ ApiKey: [] }, { Bearer: [] }],
@@ -114,6 +136,7 @@ export async function buildApp(
   app.decorate('ctx', serviceContext);
   app.decorateRequest('auth', null);
   app.decorateRequest('rateLimitDecision', null);
+  app.decorateRequest('credentialRefusal', null);
   await authenticator.listenForKeyChanges(ctx.systemUrl);
   app.addHook('onClose', async () => {
     await authenticator.close();
@@ -217,7 +240,8 @@ export async function buildApp(
     enforce(request, reply, await rateLimits.checkPublicTenant(tenantId, tenantRequestsPerMinute(limits.plan, limits.requestsPerMinute)));
   }
 
-  // Credentials from headers, then rate limits, before the body is even read.
+  // Credentials from headers, then rate limits, before the body is even read. Only the refusal of
+  // a request that presents no credential at all waits for the body (preValidation, below).
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
     const routeConfig = request.routeOptions.config ?? {};
@@ -229,19 +253,25 @@ export async function buildApp(
       await limit(request, reply, null);
       return;
     }
-    let auth: AuthContext;
+    let auth: AuthContext | null = null;
     try {
       const presented = presentedKey(request);
-      if (!presented) {
-        const query = (request.query ?? {}) as Record<string, unknown>;
-        if ('session_id' in query) throw forbidden('participant sessions cannot call this route; it needs an API key or an admin token');
-        throw unauthenticated(mode === 'jwt' ? 'this route needs an admin login token (Authorization: Bearer <jwt>)' : 'this route needs an API key (X-API-Key)');
+      if (presented) {
+        if (mode === 'jwt' && presented.kind !== 'jwt') throw unauthenticated('this route needs an admin login token, not an API key');
+        auth = presented.kind === 'key' ? await authenticator.fromApiKey(presented.token) : await authenticator.fromJwt(presented.token);
       }
-      if (mode === 'jwt' && presented.kind !== 'jwt') throw unauthenticated('this route needs an admin login token, not an API key');
-      auth = presented.kind === 'key' ? await authenticator.fromApiKey(presented.token) : await authenticator.fromJwt(presented.token);
     } catch (error) {
       await limit(request, reply, null);
       throw error;
+    }
+    if (!auth) {
+      // No credential at all: counted per address like a failed one now, and
+      // refused once the body is parsed, so that a participant session sent in
+      // the body gets the same 403 as one sent in the query.
+      await limit(request, reply, null);
+      if (!mayReadBodyWithoutCredential(request, config.bodyLimitBytes)) throw missingCredential(request);
+      request.credentialRefusal = missingCredential(request);
+      return;
     }
     auth.ipAddress = clientIp(request);
     request.auth = auth;
@@ -252,8 +282,10 @@ export async function buildApp(
     requireAnyScope(auth, scopes);
   });
 
-  // Sessions travel in the body or the query, so they are resolved once the body is parsed.
+  // Sessions travel in the body or the query, so they are resolved once the body is parsed; so is
+  // the refusal of a key route called without a credential, whose body may carry a session.
   app.addHook('preValidation', async (request, reply) => {
+    if (request.credentialRefusal) throw missingCredential(request);
     if (request.routeOptions.config?.auth !== 'session') return;
     if (presentedKey(request)) {
       throw forbidden('API keys and admin tokens cannot act as a participant; use a session_id');
