@@ -71,6 +71,28 @@ function sessionParameters(request: FastifyRequest): { sessionId: unknown; engag
   return { sessionId: pick('session_id'), engagementId: pick('engagement_id') };
 }
 
+/**
+ * The refusal of a key, admin or token route called with no credential: a
+ * participant session (in the body or the query) is the wrong kind of caller,
+ * anything else is no caller at all.
+ */
+function missingCredential(request: FastifyRequest): AppError {
+  if (sessionParameters(request).sessionId !== undefined) return forbidden('participant sessions cannot call this route; it needs an API key or an admin token');
+  return unauthenticated(request.routeOptions.config?.auth === 'jwt' ? 'this route needs an admin login token (Authorization: Bearer <jwt>)' : 'this route needs an API key (X-API-Key)');
+}
+
+/**
+ * Whether the refusal of a caller without a credential may wait for the body,
+ * to look for a participant session in it: only when the body is no larger
+ * than the service-wide limit, which public and session routes read without a
+ * credential anyway. The bulk routes' larger limits (up to 16 MiB) are never
+ * read for a caller that has no credential.
+ */
+function mayReadBodyWithoutCredential(request: FastifyRequest, bodyLimitBytes: number): boolean {
+  const declared = request.headers['content-length'];
+  return request.headers['transfer-encoding'] === undefined && (declared === undefined || Number(declared) <= bodyLimitBytes);
+}
+
 const SECURITY_BY_MODE: Record<AuthMode, Array<Record<string, string[]>>> = {
   public: [],
   key: [{ ApiKey: [] }, { Bearer: [] }],
@@ -114,6 +136,7 @@ export async function buildApp(
   app.decorate('ctx', serviceContext);
   app.decorateRequest('auth', null);
   app.decorateRequest('rateLimitDecision', null);
+  app.decorateRequest('credentialRefusal', null);
   await authenticator.listenForKeyChanges(ctx.systemUrl);
   app.addHook('onClose', async () => {
     await authenticator.close();
@@ -165,6 +188,9 @@ export async function buildApp(
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) return;
     const auth = route.config?.auth;
+    if (route.config?.rateLimit === 'none' && (auth ?? 'public') !== 'public') {
+      throw new Error(`${route.method} ${route.url}: only public routes may opt out of rate limits; a credentialed route counts against its key and tenant`);
+    }
     const schema = (route.schema ??= {}) as Record<string, unknown> & { response?: Record<string | number, unknown> };
     if (schema.hide) return;
     withErrorResponses(schema, auth);
@@ -200,8 +226,12 @@ export async function buildApp(
   }
 
   async function limit(request: FastifyRequest, reply: FastifyReply, auth: AuthContext | null, countAddress = true): Promise<void> {
-    const decision = await rateLimits.check(countAddress ? clientIp(request) : null, auth, request.routeOptions.config?.rateLimit ?? 'default');
-    enforce(request, reply, decision);
+    const group = request.routeOptions.config?.rateLimit ?? 'default';
+    // Load balancers and orchestrators poll the operations routes from a few
+    // addresses, with counters shared across processes under REDIS_URL: a 429
+    // there would take a healthy instance out of service.
+    if (group === 'none') return;
+    enforce(request, reply, await rateLimits.check(countAddress ? clientIp(request) : null, auth, group));
   }
 
   async function limitPublicTenant(request: FastifyRequest, reply: FastifyReply, tenantId: string): Promise<void> {
@@ -210,7 +240,8 @@ export async function buildApp(
     enforce(request, reply, await rateLimits.checkPublicTenant(tenantId, tenantRequestsPerMinute(limits.plan, limits.requestsPerMinute)));
   }
 
-  // Credentials from headers, then rate limits, before the body is even read.
+  // Credentials from headers, then rate limits, before the body is even read. Only the refusal of
+  // a request that presents no credential at all waits for the body (preValidation, below).
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
     const routeConfig = request.routeOptions.config ?? {};
@@ -222,19 +253,25 @@ export async function buildApp(
       await limit(request, reply, null);
       return;
     }
-    let auth: AuthContext;
+    let auth: AuthContext | null = null;
     try {
       const presented = presentedKey(request);
-      if (!presented) {
-        const query = (request.query ?? {}) as Record<string, unknown>;
-        if ('session_id' in query) throw forbidden('participant sessions cannot call this route; it needs an API key or an admin token');
-        throw unauthenticated(mode === 'jwt' ? 'this route needs an admin login token (Authorization: Bearer <jwt>)' : 'this route needs an API key (X-API-Key)');
+      if (presented) {
+        if (mode === 'jwt' && presented.kind !== 'jwt') throw unauthenticated('this route needs an admin login token, not an API key');
+        auth = presented.kind === 'key' ? await authenticator.fromApiKey(presented.token) : await authenticator.fromJwt(presented.token);
       }
-      if (mode === 'jwt' && presented.kind !== 'jwt') throw unauthenticated('this route needs an admin login token, not an API key');
-      auth = presented.kind === 'key' ? await authenticator.fromApiKey(presented.token) : await authenticator.fromJwt(presented.token);
     } catch (error) {
       await limit(request, reply, null);
       throw error;
+    }
+    if (!auth) {
+      // No credential at all: counted per address like a failed one now, and
+      // refused once the body is parsed, so that a participant session sent in
+      // the body gets the same 403 as one sent in the query.
+      await limit(request, reply, null);
+      if (!mayReadBodyWithoutCredential(request, config.bodyLimitBytes)) throw missingCredential(request);
+      request.credentialRefusal = missingCredential(request);
+      return;
     }
     auth.ipAddress = clientIp(request);
     request.auth = auth;
@@ -245,8 +282,10 @@ export async function buildApp(
     requireAnyScope(auth, scopes);
   });
 
-  // Sessions travel in the body or the query, so they are resolved once the body is parsed.
+  // Sessions travel in the body or the query, so they are resolved once the body is parsed; so is
+  // the refusal of a key route called without a credential, whose body may carry a session.
   app.addHook('preValidation', async (request, reply) => {
+    if (request.credentialRefusal) throw missingCredential(request);
     if (request.routeOptions.config?.auth !== 'session') return;
     if (presentedKey(request)) {
       throw forbidden('API keys and admin tokens cannot act as a participant; use a session_id');
@@ -269,10 +308,11 @@ export async function buildApp(
     done();
   });
 
-  // Operations routes, outside /api/v1.
+  // Operations routes, outside /api/v1 and outside the rate limits.
   const hidden = { hide: true } as Record<string, unknown>;
-  app.get('/healthz', { schema: { ...hidden, response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
-  app.get('/readyz', { schema: hidden }, async (_request, reply) => {
+  const operations = { rateLimit: 'none' } as const;
+  app.get('/healthz', { config: operations, schema: { ...hidden, response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
+  app.get('/readyz', { config: operations, schema: hidden }, async (_request, reply) => {
     try {
       await ctx.db.app.query('SELECT 1');
       return { status: 'ready' };
@@ -280,7 +320,7 @@ export async function buildApp(
       return reply.status(503).send({ status: 'unavailable', detail: 'the database does not answer', code: 'DATABASE_UNAVAILABLE', error_version: 1 });
     }
   });
-  app.get('/metrics', { schema: hidden }, async (_request, reply) => {
+  app.get('/metrics', { config: operations, schema: hidden }, async (_request, reply) => {
     reply.header('Content-Type', metrics.contentType);
     return metrics.metrics();
   });

@@ -67,13 +67,39 @@ test('per IP: 100 requests per 60 s for unauthenticated and session callers; key
   sessionResponses.forEach((response) => assert.equal(response.status, 200));
   assert.equal(sessionResponses.at(-1)!.headers.get('x-ratelimit-remaining'), '0');
   assertLimited(await svc.request('GET', sessionPath), 'ip', 100);
-  assertLimited(await svc.request('GET', '/healthz'), 'ip', 100);
+  assertLimited(await svc.request('GET', '/openapi.json'), 'ip', 100);
   assertLimited(await svc.request('GET', '/api/v1/no-such-route'), 'ip', 100);
 
   // A server integration with a key shares the address but is governed by its key and tenant.
   const keyed = await sequential(20, () => svc.request('GET', '/api/v1/tenant', { key: tenant.apiKey }));
   keyed.forEach((response) => assert.equal(response.status, 200));
   assertHeaders(keyed.at(-1)!, 1000, 1000 - 1 - 20);
+});
+
+test('operations routes (/healthz, /readyz, /metrics) are neither counted nor refused, so probes cannot take a healthy instance out of service', async (t) => {
+  const svc = await startTestService(t, { config: { RATE_LIMIT_IP_PER_MINUTE: '5' } });
+  const tenant = await svc.createTenant();
+  const operations = ['/healthz', '/readyz', '/metrics'];
+  const assertAnswered = (response: TestResponse, path: string) => {
+    assert.equal(response.status, 200, `${path}: ${response.status} ${response.text.slice(0, 200)}`);
+    assert.ok(response.headers.get('x-request-id'), `${path}: X-Request-Id`);
+    assert.equal(response.headers.get('x-ratelimit-limit'), null, `${path} is not counted, so it carries no rate-limit headers`);
+  };
+
+  // Probes polled more often than the per-address figure leave the address's budget whole.
+  for (const path of operations) (await sequential(8, () => svc.request('GET', path))).forEach((response) => assertAnswered(response, path));
+  const login = await svc.request('POST', '/api/v1/auth/login', { body: { email: tenant.adminEmail, password: tenant.adminPassword } });
+  assert.equal(login.status, 200, login.text);
+  assertHeaders(login, 5, 4);
+
+  // An address that has used up its budget on the API is still answered by the operations routes.
+  const refusedLogins = await sequential(4, () => svc.request('POST', '/api/v1/auth/login', { body: { email: 'x@y.example', password: 'p' } }));
+  refusedLogins.forEach((response) => assert.equal(response.status, 401));
+  assertLimited(await svc.request('POST', '/api/v1/auth/login', { body: { email: 'x@y.example', password: 'p' } }), 'ip', 5);
+  for (const path of operations) (await sequential(8, () => svc.request('GET', path))).forEach((response) => assertAnswered(response, path));
+  // The API description and the interactive reference stay limited like any public route.
+  assertLimited(await svc.request('GET', '/openapi.json'), 'ip', 5);
+  assertLimited(await svc.request('GET', '/docs'), 'ip', 5);
 });
 
 test('per API key: 1,000 per 60 s by default, customizable per key, across every address', async (t) => {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { startTestService, type TestResponse } from './helper.js';
+import { startTestService, type RequestOptions, type TestResponse } from './helper.js';
 import { probeRoutes } from './probe-routes.js';
 import { clock } from '../src/platform/clock.js';
 
@@ -219,6 +219,44 @@ test('tenant isolation and credentials', async (t) => {
       'SESSION_ENGAGEMENT_MISMATCH',
     );
     assertRefused(await svc.request('POST', '/api/v1/probe/session', { body: { session_id: 12345, engagement_id: session.engagementId } }), 401, 'AUTH_UNAUTHENTICATED');
+  });
+
+  await t.test('a key or token route called without a credential: a participant session in the query or the body gets 403, anything else 401, whatever the body', async () => {
+    const session = await svc.createSession(tenantA, { participantId: 'bob' });
+    const sessionQuery = `session_id=${session.sessionId}&engagement_id=${session.engagementId}`;
+    const sessionBody = { session_id: session.sessionId, engagement_id: session.engagementId };
+    const participantSession = { status: 403, code: 'AUTH_FORBIDDEN', detail: 'participant sessions cannot call this route; it needs an API key or an admin token' };
+    const noKey = { status: 401, code: 'AUTH_UNAUTHENTICATED', detail: 'this route needs an API key (X-API-Key)' };
+    const noToken = { status: 401, code: 'AUTH_UNAUTHENTICATED', detail: 'this route needs an admin login token (Authorization: Bearer <jwt>)' };
+    const json = { 'content-type': 'application/json' };
+    const cases: Array<{ name: string; method: string; path: string; options?: RequestOptions; expected: typeof noKey }> = [
+      { name: 'a session in the query of a key route', method: 'GET', path: `/api/v1/tenant?${sessionQuery}`, expected: participantSession },
+      { name: 'a session in the body of a key route', method: 'POST', path: '/api/v1/sessions', options: { body: { ...sessionBody, participant_id: 'bob' } }, expected: participantSession },
+      { name: 'a session in the body of a token route', method: 'POST', path: '/api/v1/events/api-keys', options: { body: { ...sessionBody, name: 'k', scopes: ['admin'] } }, expected: participantSession },
+      { name: 'no body on a key route', method: 'GET', path: '/api/v1/tenant', expected: noKey },
+      { name: 'a body without a session on a key route', method: 'POST', path: '/api/v1/sessions', options: { body: { participant_id: 'bob', engagement_id: session.engagementId } }, expected: noKey },
+      { name: 'a body without a session on a token route', method: 'POST', path: '/api/v1/events/api-keys', options: { body: { name: 'k', scopes: ['admin'] } }, expected: noToken },
+      // A body that cannot be read gets the refusal the headers and the query tell, never a body error.
+      { name: 'malformed JSON', method: 'POST', path: '/api/v1/sessions', options: { raw: '{"session_id": ', headers: json }, expected: noKey },
+      { name: 'malformed JSON with a session in the query', method: 'POST', path: `/api/v1/sessions?${sessionQuery}`, options: { raw: '{"participant_id": ', headers: json }, expected: participantSession },
+      { name: 'a body over the limit', method: 'POST', path: '/api/v1/sessions', options: { body: { participant_id: 'x'.repeat(2_000_000), engagement_id: session.engagementId } }, expected: noKey },
+      { name: 'a body that is not JSON', method: 'POST', path: '/api/v1/sessions', options: { raw: 'participant_id=bob', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, expected: noKey },
+      // A bulk route reads up to 16 MiB with a credential; without one, nothing beyond the service-wide 1 MiB is read to look for a session.
+      { name: 'a session in a small body of a bulk route', method: 'POST', path: '/api/v1/admin/points/bulk-grant', options: { body: { ...sessionBody, grants: [] } }, expected: participantSession },
+      { name: 'a session in a body of a bulk route over the service-wide limit', method: 'POST', path: '/api/v1/admin/points/bulk-grant', options: { body: { ...sessionBody, padding: 'x'.repeat(2_000_000) } }, expected: noKey },
+    ];
+    const before = await svc.sql('SELECT (SELECT count(*)::int FROM sessions) AS sessions, (SELECT count(*)::int FROM api_keys) AS api_keys');
+    let remainingBefore: number | null = null;
+    for (const { name, method, path, options, expected } of cases) {
+      const response = await svc.request(method, path, options);
+      assertRefused(response, expected.status, expected.code);
+      assert.equal(response.body.detail, expected.detail, name);
+      // Counted per address once, before the body is read.
+      const remaining = Number(response.headers.get('x-ratelimit-remaining'));
+      if (remainingBefore !== null) assert.equal(remaining, remainingBefore - 1, `${name}: counted once per address`);
+      remainingBefore = remaining;
+    }
+    assert.deepEqual(await svc.sql('SELECT (SELECT count(*)::int FROM sessions) AS sessions, (SELECT count(*)::int FROM api_keys) AS api_keys'), before);
   });
 
   await t.test('a session expires after its lifetime', async () => {

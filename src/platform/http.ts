@@ -25,7 +25,12 @@ declare module 'fastify' {
     auth?: AuthMode;
     /** Any one of these scopes is enough. `admin` routes default to `admin` or `gamify:admin`. */
     scopes?: readonly string[];
-    rateLimit?: RateLimitGroup;
+    /**
+     * The rate-limit group the route counts in (`default` when unset). `none`
+     * is for the unauthenticated operations routes only (probes and metrics):
+     * they are not counted and carry no X-RateLimit-* headers.
+     */
+    rateLimit?: RateLimitGroup | 'none';
     deprecated?: Deprecation;
   }
   interface FastifyRequest {
@@ -37,6 +42,14 @@ declare module 'fastify' {
      * every request costs the garbage collector on each scavenge.
      */
     rateLimitDecision: Decision | null;
+    /**
+     * Set when a key, admin or token route is called with no credential at
+     * all: the refusal as the headers and the query tell it. The request is
+     * refused once its body is parsed, where a participant session in the body
+     * is told apart from no caller; a body that cannot be parsed gets this
+     * refusal instead of a body error.
+     */
+    credentialRefusal: AppError | null;
   }
 }
 
@@ -139,9 +152,12 @@ const PG_INPUT_ERRORS = new Set(['22P02', '22003', '22007', '22008', '22023', '2
 
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { validation?: ErrorObject[]; validationContext?: string }, request, reply) => {
-    if (error instanceof AppError) {
-      for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-      return reply.status(error.status).send(errorBody(error.code, error.message, error.extra));
+    // A caller without a credential is refused whatever is wrong with its body:
+    // the body was read only to look for a participant session in it.
+    const appError = error instanceof AppError ? error : request.credentialRefusal;
+    if (appError) {
+      for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
+      return reply.status(appError.status).send(errorBody(appError.code, appError.message, appError.extra));
     }
     if (error.validation) {
       const detail = error.validation.map((e) => describeValidationError(e, error.validationContext ?? 'request')).join('; ');

@@ -17,7 +17,8 @@ import { tenantRequestsPerMinute } from './plans.js';
  *
  * Routes in the `listing` group (bulk reads such as the participant listing,
  * "rate-limited; not for bulk loads") also count against a tighter per-caller
- * limit, RATE_LIMIT_LISTING_PER_MINUTE (default 60 / 60 s).
+ * limit, RATE_LIMIT_LISTING_PER_MINUTE (default 60 / 60 s). The operations
+ * routes (`config.rateLimit: 'none'`) are not counted at all.
  *
  * Counters live in memory, or in Redis when REDIS_URL is set so that several
  * API processes share them (with an in-memory insurance limiter if Redis
