@@ -10,8 +10,8 @@
  * after a short warm-up, bare and authenticated runs alternating for
  * BENCH_ROUNDS rounds (3) so that the machine's load hits both. The service's
  * resident memory is sampled while it is under load. Two more rows show where
- * the time goes: the service's `/healthz` (hooks without credential or
- * database) and a state read of a different participant per request (a
+ * the time goes: the service's `/healthz` (hooks without credential, rate
+ * limit or database) and a state read of a different participant per request (a
  * database transaction that no two requests share).
  *
  * Starts its own embedded PostgreSQL in a temporary directory (or uses
@@ -210,7 +210,7 @@ async function main(): Promise<void> {
         row(`round ${i + 1}: bare Fastify \`GET /bare\` (baseline)`, r.bare, r.bare.requestsPerSecond),
         row(`round ${i + 1}: authenticated \`GET /api/v1/tenant\` (key + rate limits + tenant transaction + read)`, r.auth, r.bare.requestsPerSecond),
       ]),
-      row('the service\'s `GET /healthz` (hooks + per-IP limit, no credential, no database)', hooksResult, bareMedian),
+      row('the service\'s `GET /healthz` (request id and metrics hooks; no credential, rate limit or database)', hooksResult, bareMedian),
       row(`authenticated \`GET /api/v1/gamify/state/{id}?include=points\`, ${STATE_PARTICIPANTS} participants in turn (a database transaction per request)`, stateResult, bareMedian),
       '',
       '| figure | value | target | |',
