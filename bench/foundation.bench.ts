@@ -12,7 +12,7 @@
  * resident memory is sampled while it is under load. Two more rows show where
  * the time goes: the service's `/healthz` (hooks without credential, rate
  * limit or database) and a state read of a different participant per request (a
- * database transaction that no two requests share).
+ * database read that no two requests share).
  *
  * Starts its own embedded PostgreSQL in a temporary directory (or uses
  * BENCH_DATABASE_URL, an owner URL of an empty database), loopback only,
@@ -211,7 +211,7 @@ async function main(): Promise<void> {
         row(`round ${i + 1}: authenticated \`GET /api/v1/tenant\` (key + rate limits + tenant transaction + read)`, r.auth, r.bare.requestsPerSecond),
       ]),
       row('the service\'s `GET /healthz` (request id and metrics hooks; no credential, rate limit or database)', hooksResult, bareMedian),
-      row(`authenticated \`GET /api/v1/gamify/state/{id}?include=points\`, ${STATE_PARTICIPANTS} participants in turn (a database transaction per request)`, stateResult, bareMedian),
+      row(`authenticated \`GET /api/v1/gamify/state/{id}?include=points\`, ${STATE_PARTICIPANTS} participants in turn (a read no two requests share)`, stateResult, bareMedian),
       '',
       '| figure | value | target | |',
       '|---|---:|---:|---|',

@@ -404,6 +404,35 @@ test('tenantStartingWith: the first statement travels with BEGIN, under the tena
   await assert.rejects(db.tenantStartingWith("x'; SELECT 1; --", 'SELECT 1', [], async () => 1), /must be a UUID/);
 });
 
+test('tenantReadAll: several statements in one round trip and one snapshot, each with its rows, under the tenant', async (t) => {
+  const svc = await startTestService(t);
+  const tenantA = await svc.createTenant();
+  const tenantB = await svc.createTenant();
+  const db = svc.service.db;
+  let connections = 0;
+  const connect = db.app.connect.bind(db.app);
+  (db.app as { connect: unknown }).connect = () => {
+    connections += 1;
+    return connect();
+  };
+  t.after(() => {
+    (db.app as { connect: unknown }).connect = connect;
+  });
+  const results = await db.tenantReadAll(
+    tenantA.tenantId,
+    ['SELECT id FROM tenants WHERE id = $1', 'SELECT id FROM tenants WHERE id = $2', 'SELECT $2::text AS b, txid_current_if_assigned() AS xid', "SELECT current_setting('transaction_read_only') AS ro"],
+    [tenantA.tenantId, tenantB.tenantId],
+  );
+  assert.equal(connections, 1, 'one connection, one message');
+  assert.deepEqual(results, [[{ id: tenantA.tenantId }], [], [{ b: tenantB.tenantId, xid: null }], [{ ro: 'on' }]]);
+  assert.deepEqual(await db.tenantReadAll(tenantA.tenantId, []), []);
+  // A failing statement fails the whole read, and the connection is clean afterwards.
+  await assert.rejects(db.tenantReadAll(tenantA.tenantId, ['SELECT 1', 'SELECT 1 / $1::int'], [0]), /division by zero/);
+  assert.deepEqual(await db.tenantReadAll(tenantA.tenantId, ['SELECT 1 AS one', 'SELECT 2 AS two']), [[{ one: 1 }], [{ two: 2 }]]);
+  // Read only: a write inside is refused.
+  await assert.rejects(db.tenantReadAll(tenantA.tenantId, ["UPDATE tenants SET name = 'x'"]), /read-only transaction/);
+});
+
 test('tenantRead coalesces identical concurrent reads without serving a read sent before the caller arrived', async (t) => {
   const svc = await startTestService(t);
   const tenant = await svc.createTenant();

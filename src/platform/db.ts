@@ -43,7 +43,7 @@ pg.types.setTypeParser(20, (value) => Number(value));
 pg.types.setTypeParser(1700, (value) => Number(value));
 
 interface ReadCaller {
-  resolve(rows: unknown[]): void;
+  resolve(results: unknown[][]): void;
   reject(error: unknown): void;
 }
 
@@ -114,11 +114,22 @@ export class Database {
    * between the callers of one round trip: treat them as read-only.
    */
   async tenantRead<R = Record<string, unknown>>(tenantId: string, text: string, values: readonly unknown[] = []): Promise<R[]> {
+    const [rows] = await this.tenantReadAll(tenantId, [text], values);
+    return rows as R[];
+  }
+
+  /**
+   * `tenantRead` of several statements, in one transaction (one snapshot) and
+   * one round trip; every statement takes the same `values`. Returns each
+   * statement's rows, in order. Coalesced like `tenantRead`.
+   */
+  async tenantReadAll(tenantId: string, texts: readonly string[], values: readonly unknown[] = []): Promise<unknown[][]> {
     if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
-    const statement = inlineStatement(text, values);
-    const message = `BEGIN READ ONLY; SELECT set_config('app.tenant_id', '${tenantId}', true); ${statement}; COMMIT`;
-    return new Promise<R[]>((resolve, reject) => {
-      const caller = { resolve: resolve as (rows: unknown[]) => void, reject };
+    if (texts.length === 0) return [];
+    const statements = texts.map((text) => inlineStatement(text, values)).join('; ');
+    const message = `BEGIN READ ONLY; SELECT set_config('app.tenant_id', '${tenantId}', true); ${statements}; COMMIT`;
+    return new Promise<unknown[][]>((resolve, reject) => {
+      const caller = { resolve, reject };
       const line = this.readLines.get(message);
       if (line) {
         line.next.push(caller);
@@ -132,9 +143,9 @@ export class Database {
   private readonly readLines = new Map<string, { next: ReadCaller[] }>();
 
   private sendRead(message: string, callers: ReadCaller[]): void {
-    const settle = (outcome: { rows: unknown[] } | { error: unknown }) => {
+    const settle = (outcome: { results: unknown[][] } | { error: unknown }) => {
       for (const caller of callers) {
-        if ('rows' in outcome) caller.resolve(outcome.rows);
+        if ('results' in outcome) caller.resolve(outcome.results);
         else caller.reject(outcome.error);
       }
       const line = this.readLines.get(message)!;
@@ -146,15 +157,16 @@ export class Database {
       line.next = [];
       this.sendRead(message, waiting);
     };
-    this.readOnce(message).then((rows) => settle({ rows }), (error: unknown) => settle({ error }));
+    this.readOnce(message).then((results) => settle({ results }), (error: unknown) => settle({ error }));
   }
 
-  private async readOnce(message: string): Promise<unknown[]> {
+  /** The rows of each statement between the tenant setting and COMMIT. */
+  private async readOnce(message: string): Promise<unknown[][]> {
     const client = await this.app.connect();
     try {
       const results = (await client.query(message)) as unknown as pg.QueryResult[];
       client.release();
-      return results[2].rows;
+      return results.slice(2, -1).map((result) => result.rows);
     } catch (error) {
       // A failed statement leaves the transaction open and aborted; close it before the connection is reused.
       await client.query('ROLLBACK').then(

@@ -43,7 +43,29 @@ export interface ServiceModule {
   engagementExists?: EngagementCheck;
 }
 
-export type StatePart = (tx: Tx, tenantId: string, participantId: string, auth: AuthContext) => Promise<unknown>;
+export type StatePart = ((tx: Tx, tenantId: string, participantId: string, auth: AuthContext) => Promise<unknown>) | StatementStatePart;
+
+/**
+ * A state part that is one read-only statement (`$1` the tenant id, `$2` the
+ * participant id, no `$n` inside its string literals) and a function that
+ * shapes its rows. When every part a state read asks for has this form, the
+ * whole read travels in one round trip (`db.tenantReadAll`). `shape` must not
+ * change the rows: identical concurrent reads share them.
+ */
+export interface StatementStatePart {
+  statement: string;
+  shape(rows: Array<Record<string, any>>): unknown;
+}
+
+export function isStatementPart(part: StatePart): part is StatementStatePart {
+  return typeof part !== 'function';
+}
+
+/** Reads one state part inside the caller's transaction, whichever its form. */
+export async function readStatePart(part: StatePart, tx: Tx, tenantId: string, participantId: string, auth: AuthContext): Promise<unknown> {
+  if (isStatementPart(part)) return part.shape((await tx.query(part.statement, [tenantId, participantId])).rows);
+  return part(tx, tenantId, participantId, auth);
+}
 
 const modulesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../modules');
 // `npm start` runs the compiled JavaScript under dist/; tests and tsx run the TypeScript sources.

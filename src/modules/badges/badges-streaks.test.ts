@@ -7,6 +7,7 @@ import { sendSync } from '../ingestion/test-support.js';
 import { sweepLapsedStreaks } from '../streaks/index.js';
 import { runOccurrence, startDueOccurrences } from '../rules/index.js';
 import { awardBadgeInTx, hasBadgeInTx } from './index.js';
+import { readStatePart } from '../../platform/module.js';
 
 test('badges and streaks', async (t) => {
   const svc = await startTestService(t);
@@ -118,7 +119,7 @@ test('badges and streaks', async (t) => {
     await sendSync(svc, tenant, { event_name: 'lesson', participant_id: 'learner', timestamp: '2026-08-02T10:00:00Z', properties: { completed: true } });
     await sendSync(svc, tenant, { event_name: 'lesson', participant_id: 'learner', timestamp: '2026-08-02T11:00:00Z', properties: { completed: false } });
     const { default: streaks } = await import('../streaks/index.js');
-    const part = () => db.tenant(tenant.tenantId, (tx) => streaks.stateParts!.streaks(tx, tenant.tenantId, 'learner', null as never)) as Promise<Array<{ streak_code: string; current_length: number; longest_length: number }>>;
+    const part = () => db.tenant(tenant.tenantId, (tx) => readStatePart(streaks.stateParts!.streaks, tx, tenant.tenantId, 'learner', null as never)) as Promise<Array<{ streak_code: string; current_length: number; longest_length: number }>>;
     assert.deepEqual((await part()).map((s) => [s.streak_code, s.current_length, s.longest_length]), [['ruled', 2, 2]]);
     // The July streaks of the tests above have lapsed by now; the learner's has not.
     await sweepLapsedStreaks(db);
@@ -134,7 +135,7 @@ test('badges and streaks', async (t) => {
 
   await t.test('the badges state part lists the badges earned', async () => {
     const { default: badges } = await import('./index.js');
-    const part = (await db.tenant(tenant.tenantId, (tx) => badges.stateParts!.badges(tx, tenant.tenantId, 'hero', null as never))) as Array<{ code: string; earned: boolean }>;
+    const part = (await db.tenant(tenant.tenantId, (tx) => readStatePart(badges.stateParts!.badges, tx, tenant.tenantId, 'hero', null as never))) as Array<{ code: string; earned: boolean }>;
     assert.deepEqual(part.map((b) => [b.code, b.earned]).sort(), [['achiever', true], ['explorer', true]]);
   });
 

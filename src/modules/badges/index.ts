@@ -1,7 +1,7 @@
 import type { ServiceModule } from '../../platform/module.js';
 import routes from './routes.js';
 import { BadgeDefinition, BadgeStatus } from './schemas.js';
-import { earnedBadgesInTx } from './service.js';
+import { badgesStatePart } from './service.js';
 
 /**
  * Badges: definitions, earned badges, the participant's status read. Other
@@ -15,8 +15,6 @@ const badgesModule: ServiceModule = {
   name: 'badges',
   routes,
   schemas: [BadgeDefinition, BadgeStatus],
-  stateParts: {
-    badges: (tx, tenantId, participantId) => earnedBadgesInTx(tx, tenantId, participantId),
-  },
+  stateParts: { badges: badgesStatePart },
 };
 export default badgesModule;

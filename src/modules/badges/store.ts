@@ -137,15 +137,15 @@ export async function badgeStatuses(tx: Tx, tenantId: string, participantId: str
   return rows;
 }
 
-export async function earnedBadges(tx: Tx, tenantId: string, participantId: string): Promise<BadgeStatusRow[]> {
-  const { rows } = await tx.query<BadgeStatusRow>(
-    `SELECT d.code, d.name, d.description, d.image_url, d.created_at, d.updated_at, pb.earned_at
+/** The badges the participant earned, oldest first (`$1` the tenant, `$2` the participant). */
+export const EARNED_BADGES_STATEMENT = `SELECT d.code, d.name, d.description, d.image_url, d.created_at, d.updated_at, pb.earned_at
      FROM participant_badges pb
      JOIN badge_definitions d ON d.tenant_id = pb.tenant_id AND d.code = pb.badge_code
      WHERE pb.tenant_id = $1 AND pb.participant_id = $2
-     ORDER BY pb.earned_at, d.code`,
-    [tenantId, participantId],
-  );
+     ORDER BY pb.earned_at, d.code`;
+
+export async function earnedBadges(tx: Tx, tenantId: string, participantId: string): Promise<BadgeStatusRow[]> {
+  const { rows } = await tx.query<BadgeStatusRow>(EARNED_BADGES_STATEMENT, [tenantId, participantId]);
   return rows;
 }
 

@@ -7,6 +7,7 @@ import { recordFact } from './testing.js';
 import { runLifecycle } from './service.js';
 import challengesModule from './index.js';
 import { parseCrontab } from 'graphile-worker';
+import { readStatePart } from '../../platform/module.js';
 
 test('the crontab lines parse and name tasks of the module', () => {
   const items = parseCrontab((challengesModule.crontab ?? []).join('\n'));
@@ -225,7 +226,7 @@ test('challenges', async (t) => {
     assert.equal(listedAfter.enrolled, true);
     assert.deepEqual(listedAfter.milestones.map((m: { reached: boolean }) => m.reached), [true, true]);
 
-    const state = await db.tenant(tenant.tenantId, (tx) => challengesModule.stateParts!.challenges(tx, tenant.tenantId, 'p-1', null as never));
+    const state = await db.tenant(tenant.tenantId, (tx) => readStatePart(challengesModule.stateParts!.challenges, tx, tenant.tenantId, 'p-1', null as never));
     assert.equal((state as Array<{ challenge_id: string; overall_progress: number }>).find((s) => s.challenge_id === id)?.overall_progress, 1);
   });
 

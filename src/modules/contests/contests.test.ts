@@ -4,6 +4,7 @@ import { startTestService } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
 import { advanceContest } from './service.js';
 import { contestDefinition, recordFact, sessionFor, ENGAGEMENT_ID } from './testing.js';
+import { readStatePart } from '../../platform/module.js';
 
 test('contests: definition, publication, entries and scoring', async (t) => {
   const svc = await startTestService(t);
@@ -187,7 +188,7 @@ test('contests: definition, publication, entries and scoring', async (t) => {
     assert.equal(adminAsSession.status, 403);
     const state = await svc.service.db.tenant(tenant.tenantId, async (tx) => {
       const module = (await import('./index.js')).default;
-      return module.stateParts!.contests(tx, tenant.tenantId, 'p1', null as never);
+      return readStatePart(module.stateParts!.contests, tx, tenant.tenantId, 'p1', null as never);
     });
     assert.equal((state as { entries: Array<{ score: number }> }).entries[0].score, 25);
   });

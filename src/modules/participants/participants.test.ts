@@ -10,6 +10,7 @@ import { RETENTION_TASK } from '../../platform/retention.js';
 import { loadConfig } from '../../config.js';
 import { clock } from '../../platform/clock.js';
 import { parseCrontab } from 'graphile-worker';
+import { readStatePart } from '../../platform/module.js';
 
 const FULL = {
   email: 'zenobia.q@example.org',
@@ -294,17 +295,17 @@ test('participants: profiles, masking, the access log, search and custom fields'
     });
     const session: AuthContext = { ...auth([]), kind: 'session', participantId: 'p-1' };
     const before = (await logRows(svc, tenant.tenantId)).length;
-    const masked = (await svc.service.db.tenant(tenant.tenantId, (tx) => part(tx, tenant.tenantId, 'p-1', auth(['admin'])))) as Record<string, unknown>;
+    const masked = (await svc.service.db.tenant(tenant.tenantId, (tx) => readStatePart(part, tx, tenant.tenantId, 'p-1', auth(['admin'])))) as Record<string, unknown>;
     assert.deepEqual(pick(masked, Object.keys(MASKED)), MASKED);
-    const forSession = (await svc.service.db.tenant(tenant.tenantId, (tx) => part(tx, tenant.tenantId, 'p-1', session))) as Record<string, unknown>;
+    const forSession = (await svc.service.db.tenant(tenant.tenantId, (tx) => readStatePart(part, tx, tenant.tenantId, 'p-1', session))) as Record<string, unknown>;
     assert.deepEqual(pick(forSession, Object.keys(MASKED)), MASKED);
     assert.equal((await logRows(svc, tenant.tenantId)).length, before);
-    const full = (await svc.service.db.tenant(tenant.tenantId, (tx) => part(tx, tenant.tenantId, 'p-1', auth(['admin', 'read:pii'])))) as Record<string, unknown>;
+    const full = (await svc.service.db.tenant(tenant.tenantId, (tx) => readStatePart(part, tx, tenant.tenantId, 'p-1', auth(['admin', 'read:pii'])))) as Record<string, unknown>;
     assert.deepEqual(pick(full, Object.keys(FULL)), FULL);
     const rows = await logRows(svc, tenant.tenantId);
     assert.equal(rows.length, before + 1);
     assert.equal(rows[rows.length - 1].ip_address, '10.1.2.3');
-    assert.equal(await svc.service.db.tenant(tenant.tenantId, (tx) => part(tx, tenant.tenantId, 'nobody', auth(['admin']))), null);
+    assert.equal(await svc.service.db.tenant(tenant.tenantId, (tx) => readStatePart(part, tx, tenant.tenantId, 'nobody', auth(['admin']))), null);
   });
 
   await t.test('coalescing: later observations win, blanks never erase, malformed values are ignored, external_id keeps its first value', async () => {

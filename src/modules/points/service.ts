@@ -7,6 +7,7 @@ import { addJob } from '../../platform/jobs.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { IDEMPOTENCY_WINDOW_MS, claimKey, fingerprint, storeResponse } from '../../platform/idempotency.js';
 import * as store from './store.js';
+import type { StatementStatePart } from '../../platform/module.js';
 
 /**
  * The points use-cases. `…InTx` functions do the work inside a caller's
@@ -747,27 +748,33 @@ export async function sessionTransactions(db: Database, tenantId: string, partic
 // ---------------------------------------------------------------------------
 // State parts contributed to GET /gamify/state/{participant_id}
 
-export async function pointsStatePart(tx: Tx, tenantId: string, participantId: string) {
-  const row = await store.pointsState(tx, tenantId, participantId);
-  return {
-    available: row?.available ?? 0,
-    lifetime: row?.lifetime ?? 0,
-    currency_name: row?.currency_name ?? store.DEFAULT_SETTINGS.currency_name,
-    last_earned_at: row?.last_earned_at ? new Date(row.last_earned_at).toISOString() : null,
-  };
-}
+/** The state read's `points` part: one statement, so that a read of statement parts only takes one round trip. */
+export const pointsStatePart: StatementStatePart = {
+  statement: store.POINTS_STATE_STATEMENT,
+  shape([row]) {
+    return {
+      available: row?.available ?? 0,
+      lifetime: row?.lifetime ?? 0,
+      currency_name: row?.currency_name ?? store.DEFAULT_SETTINGS.currency_name,
+      last_earned_at: row?.last_earned_at ? new Date(row.last_earned_at).toISOString() : null,
+    };
+  },
+};
 
-export async function tierStatePart(tx: Tx, tenantId: string, participantId: string) {
-  const row = await store.pointsState(tx, tenantId, participantId);
-  const lifetime = row?.lifetime ?? 0;
-  const next = row?.next_tier ?? null;
-  return {
-    current: row?.tier ?? null,
-    next,
-    points_to_next: next ? next.min_lifetime_points - lifetime : null,
-    lifetime,
-  };
-}
+/** The state read's `tier` part (the same statement as `points`). */
+export const tierStatePart: StatementStatePart = {
+  statement: store.POINTS_STATE_STATEMENT,
+  shape([row]) {
+    const lifetime = row?.lifetime ?? 0;
+    const next = row?.next_tier ?? null;
+    return {
+      current: row?.tier ?? null,
+      next,
+      points_to_next: next ? next.min_lifetime_points - lifetime : null,
+      lifetime,
+    };
+  },
+};
 
 // ---------------------------------------------------------------------------
 // Bulk grants

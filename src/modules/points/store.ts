@@ -573,10 +573,8 @@ export async function transactionsPage(
   return { total: rows[0].total, rows: rows[0].rows };
 }
 
-/** The participant's balance with their tier and the next tier up, for the state read. */
-export async function pointsState(tx: Tx, tenantId: string, participantId: string) {
-  const { rows } = await tx.query(
-    `SELECT p.participant_id, b.available, b.lifetime, b.last_earned_at, b.tier_code,
+/** The participant's balance with their tier and the next tier up, for the state read (`$1` the tenant, `$2` the participant). */
+export const POINTS_STATE_STATEMENT = `SELECT p.participant_id, b.available, b.lifetime, b.last_earned_at, b.tier_code,
             (SELECT currency_name FROM points_settings WHERE tenant_id = $1) AS currency_name,
             (SELECT row_to_json(t) FROM (SELECT code, name, min_lifetime_points FROM points_tiers
                WHERE tenant_id = $1 AND code = b.tier_code) t) AS tier,
@@ -584,11 +582,7 @@ export async function pointsState(tx: Tx, tenantId: string, participantId: strin
                WHERE tenant_id = $1 AND min_lifetime_points > coalesce(b.lifetime, 0) ORDER BY min_lifetime_points LIMIT 1) t) AS next_tier
      FROM participants p
      LEFT JOIN points_balances b ON b.tenant_id = p.tenant_id AND b.participant_id = p.participant_id
-     WHERE p.tenant_id = $1 AND p.participant_id = $2`,
-    [tenantId, participantId],
-  );
-  return rows[0] ?? null;
-}
+     WHERE p.tenant_id = $1 AND p.participant_id = $2`;
 
 // ---------------------------------------------------------------------------
 // Bulk grants

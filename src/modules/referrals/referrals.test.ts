@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestService } from '../../../test/helper.js';
 import referralsModule from './index.js';
+import { readStatePart } from '../../platform/module.js';
 
 test('referrals', async (t) => {
   const svc = await startTestService(t);
@@ -99,7 +100,7 @@ test('referrals', async (t) => {
     assert.equal(stats.body.referral_code, code);
     assert.equal((await svc.request('GET', '/api/v1/referrals/stats/carol', { key: other.apiKey })).status, 404);
     assert.equal((await svc.request('GET', '/api/v1/referrals/stats/nobody', { key: tenant.apiKey })).status, 404);
-    const state = await svc.service.db.tenant(tenant.tenantId, (tx) => referralsModule.stateParts!.referrals(tx, tenant.tenantId, 'carol', null as never));
+    const state = await svc.service.db.tenant(tenant.tenantId, (tx) => readStatePart(referralsModule.stateParts!.referrals, tx, tenant.tenantId, 'carol', null as never));
     assert.equal((state as { conversions: number }).conversions, 2);
   });
 

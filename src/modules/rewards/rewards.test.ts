@@ -4,6 +4,7 @@ import { startTestService } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
 import { complete, createEngagement, createReward, outbox, session, wheel } from '../engagements/testing.js';
 import rewardsModule from './index.js';
+import { readStatePart } from '../../platform/module.js';
 
 const LIMITS = { RATE_LIMIT_KEY_PER_MINUTE: '1000000', DB_POOL_SIZE: '30' };
 const NO_PRIZE = [
@@ -155,7 +156,7 @@ test('rewards: catalogue, codes, inventory, expiry, claimed list', async (t) => 
     assert.equal(expired.body.rewards[0].status, 'expired');
 
     // The state read part lists the same claims.
-    const part = await svc.service.db.tenant(tenant.tenantId, (tx) => rewardsModule.stateParts!.rewards(tx, tenant.tenantId, s.participantId, null as never));
+    const part = await svc.service.db.tenant(tenant.tenantId, (tx) => readStatePart(rewardsModule.stateParts!.rewards, tx, tenant.tenantId, s.participantId, null as never));
     assert.equal((part as unknown[]).length, 1);
     // Another participant sees only their own rewards; an API key cannot use the session route.
     const stranger = await session(svc, tenant, engagement.id);
