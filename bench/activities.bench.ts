@@ -21,7 +21,7 @@ import os from 'node:os';
 import autocannon from 'autocannon';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.js';
-import { openBenchDatabase } from './support.js';
+import { openBenchDatabase, runBench } from './support.js';
 import { startService } from '../src/service.js';
 import { createLogger } from '../src/platform/logger.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -155,10 +155,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -21,7 +21,7 @@ import os from 'node:os';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.js';
-import { openBenchDatabase, percentile } from './support.js';
+import { openBenchDatabase, percentile, runBench } from './support.js';
 import { startService } from '../src/service.js';
 import { createLogger } from '../src/platform/logger.js';
 import { runFactHandlers, type Fact } from '../src/platform/facts.js';
@@ -230,10 +230,4 @@ async function runWorkers(count: number, handle: (batch: Fact[]) => Promise<void
   );
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

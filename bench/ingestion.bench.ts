@@ -27,7 +27,7 @@ import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { withCredentials } from '../src/platform/database-server.js';
-import { freePort, openBenchDatabase } from './support.js';
+import { freePort, openBenchDatabase, runBench } from './support.js';
 import { APP_ROLE, migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -300,11 +300,4 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${DURATION_SECONDS} s per load run.\n`);
 }
 
-main().then(
-  () => process.exit(0),
-  async (error) => {
-    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-    await Promise.all(children.map(stopChild));
-    process.exit(1);
-  },
-);
+runBench(main, () => Promise.all(children.map(stopChild)));

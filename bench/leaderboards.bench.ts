@@ -22,7 +22,7 @@ import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import { openBenchDatabase, percentile } from './support.js';
+import { openBenchDatabase, percentile, runBench } from './support.js';
 import { startService } from '../src/service.js';
 import { createLogger } from '../src/platform/logger.js';
 import { runFactHandlers } from '../src/platform/facts.js';
@@ -249,10 +249,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -19,7 +19,7 @@ import { createLogger } from '../src/platform/logger.js';
 import { createTenant } from '../src/modules/access/index.js';
 import { grantDirect } from '../src/modules/points/service.js';
 import type { Tx } from '../src/platform/db.js';
-import { percentile } from './support.js';
+import { percentile, runBench } from './support.js';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.PROFILE_CONNECTIONS ?? 64);
@@ -113,10 +113,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

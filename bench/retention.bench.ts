@@ -13,7 +13,7 @@
  */
 import os from 'node:os';
 import pg from 'pg';
-import { openBenchDatabase } from './support.js';
+import { openBenchDatabase, runBench } from './support.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -130,10 +130,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -55,3 +55,18 @@ export async function openBenchDatabase(name: string, options: { fast?: boolean;
   const appPassword = deriveAppPassword(ownerUrl, null);
   return { ownerUrl, appPassword, appUrl: withCredentials(ownerUrl, APP_ROLE, appPassword), stop };
 }
+
+/**
+ * Runs a benchmark's `main` and exits the process: 0 once it finished, 1 with
+ * the error on stderr when it threw (after `cleanUp`, for children it started).
+ */
+export function runBench(main: () => Promise<void>, cleanUp: () => Promise<unknown> = async () => undefined): void {
+  main().then(
+    () => process.exit(0),
+    async (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+      await cleanUp().catch(() => undefined);
+      process.exit(1);
+    },
+  );
+}

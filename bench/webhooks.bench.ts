@@ -25,7 +25,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.js';
-import { openBenchDatabase, percentile } from './support.js';
+import { openBenchDatabase, percentile, runBench } from './support.js';
 import { startService } from '../src/service.js';
 import { createLogger } from '../src/platform/logger.js';
 import { emit, type OutboxEvent } from '../src/platform/outbox.js';
@@ -233,10 +233,4 @@ async function main(): Promise<void> {
   await database.stop();
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);
