@@ -28,6 +28,7 @@ const HELD_PER_JOB = 500;
 const RUN_BUDGET_SECONDS = 240;
 const RUN_EVERY_SECONDS = 300;
 const loadBefore = os.loadavg()[0];
+if (!(ROWS >= HELD_JOBS * HELD_PER_JOB * 2)) throw new Error(`BENCH_RETENTION_ROWS must be at least ${HELD_JOBS * HELD_PER_JOB * 2}`);
 
 function rule(name: string): RetentionRule {
   const found = PLATFORM_RETENTION.find((r) => r.name === name);
@@ -54,7 +55,7 @@ async function loadOutbox(client: pg.Client, tenantId: string): Promise<void> {
     await client.query(
       `SELECT graphile_worker.add_job($1, json_build_object('tenant_id', $2::uuid, 'event_ids', (SELECT array_agg('evt_' || n) FROM generate_series($3::int, $3::int + $4::int - 1) n)),
                                       run_at => now() + interval '1 day')`,
-      [DISPATCH_TASK, tenantId, 1 + job * 7_919, HELD_PER_JOB],
+      [DISPATCH_TASK, tenantId, 1 + job * Math.floor(ROWS / HELD_JOBS), HELD_PER_JOB],
     );
   }
   await client.query('VACUUM ANALYZE outbox_events');
