@@ -5,6 +5,7 @@ import { SignJWT } from 'jose';
 import { startTestService, type RequestOptions, type TestResponse } from './helper.js';
 import { probeRoutes } from './probe-routes.js';
 import { clock } from '../src/platform/clock.js';
+import { Authenticator } from '../src/platform/auth.js';
 
 /** Every refusal carries the coded envelope, and nothing else decides the status. */
 function assertRefused(response: TestResponse, status: number, code: string): void {
@@ -478,4 +479,39 @@ test('tenantRead coalesces identical concurrent reads without serving a read sen
   const failing = await Promise.allSettled(Array.from({ length: 20 }, () => db.tenantRead(tenant.tenantId, 'SELECT 1 / $1::int AS x', [0])));
   assert.ok(failing.every((outcome) => outcome.status === 'rejected' && /division by zero/.test(String(outcome.reason))));
   assert.deepEqual(await db.tenantRead(tenant.tenantId, 'SELECT 1 / $1::int AS x', [1]), [{ x: 1 }]);
+});
+
+test('sessions: cached look-ups still refuse an expired session, and drop an erased participant\'s session at once, in every process', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const engagementId = await svc.createEngagement(tenant);
+  const balance = (sessionId: string) => svc.request('POST', '/api/v1/points/balance', { body: { session_id: sessionId, engagement_id: engagementId } });
+
+  // Expiry is checked on every use, cached or not.
+  const short = await svc.createSession(tenant, { participantId: 'p-short', engagementId, ttlSeconds: 60 });
+  assert.equal((await balance(short.sessionId)).status, 200);
+  clock.advance(61_000);
+  t.after(() => clock.reset());
+  const expired = await balance(short.sessionId);
+  assert.equal(expired.status, 401);
+  assert.match(expired.body.detail, /expired/);
+
+  // A second process's authenticator, with the session in its cache.
+  const session = await svc.createSession(tenant, { participantId: 'p-erased', engagementId });
+  assert.equal((await balance(session.sessionId)).status, 200);
+  const other = new Authenticator(svc.service.db, randomBytes(32), 3600);
+  await other.listenForKeyChanges(svc.ownerUrl);
+  t.after(() => other.close());
+  assert.equal((await other.fromSession(session.sessionId, engagementId)).participantId, 'p-erased');
+
+  const erased = await svc.request('DELETE', '/api/v1/gamify/admin/participants/p-erased', { key: tenant.apiKey });
+  assert.equal(erased.status, 200, erased.text);
+  assert.equal((await balance(session.sessionId)).status, 401, 'this process refuses at once');
+  const deadline = Date.now() + 5_000;
+  let refused = false;
+  while (!refused && Date.now() < deadline) {
+    refused = await other.fromSession(session.sessionId, engagementId).then(() => false, () => true);
+    if (!refused) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.ok(refused, 'the other process refuses once the commit is announced');
 });

@@ -53,18 +53,63 @@ interface KeyRecord {
   tenantRequestsPerMinute: number | null;
 }
 
+interface SessionRecord {
+  tenantId: string;
+  id: string;
+  participantId: string;
+  engagementId: string;
+  expiresAtMs: number;
+  revoked: boolean;
+  plan: Plan;
+  tenantRequestsPerMinute: number | null;
+}
+
 const KEY_CACHE_TTL_MS = 10_000;
 const KEY_CACHE_ENTRIES_MAX = 10_000;
-export const KEY_CHANGE_CHANNEL = 'api_key_changed';
+export const CREDENTIAL_CHANGE_CHANNEL = 'credentials_changed';
+
+/** Look-ups kept KEY_CACHE_TTL_MS per process; emptied when full and on every credential change. */
+class LookupCache<T> {
+  private readonly entries = new Map<string, { value: T; at: number }>();
+
+  /** The cached value (a cached null included), or undefined when absent or stale. */
+  fresh(key: string): { value: T } | undefined {
+    const entry = this.entries.get(key);
+    return entry && Date.now() - entry.at <= KEY_CACHE_TTL_MS ? entry : undefined;
+  }
+
+  put(key: string, value: T): { value: T } {
+    if (this.entries.size >= KEY_CACHE_ENTRIES_MAX) this.entries.clear();
+    const entry = { value, at: Date.now() };
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
 
 /**
- * Key look-ups are cached for a few seconds. A change to a key (revoke, new
- * scopes, new limit) drops the entry in this process at once and in every
- * other process through NOTIFY, so a revoked key fails on the next request.
+ * Announces, inside the transaction that changes them, that credentials
+ * changed (a key revoked or edited, a participant and their sessions deleted):
+ * on commit every process drops its cached look-ups.
+ */
+export async function announceCredentialChange(tx: { query: (sql: string, values: unknown[]) => Promise<unknown> }, what: string): Promise<void> {
+  await tx.query(`SELECT pg_notify('${CREDENTIAL_CHANGE_CHANNEL}', $1)`, [what]);
+}
+
+/**
+ * Key and session look-ups are cached for a few seconds. A change to a key
+ * (revoke, new scopes, new limit) or the deletion of a participant drops the
+ * cache in this process at once and in every other process through NOTIFY,
+ * so a revoked key or an erased participant's session fails on the next
+ * request. A session's expiry is checked on every use.
  */
 export class Authenticator {
-  private readonly keyCache = new Map<string, { record: KeyRecord | null; at: number }>();
-  private readonly tenantCache = new Map<string, { limits: { plan: Plan; requestsPerMinute: number | null } | null; at: number }>();
+  private readonly keyCache = new LookupCache<KeyRecord | null>();
+  private readonly sessionCache = new LookupCache<SessionRecord | null>();
+  private readonly tenantCache = new LookupCache<{ plan: Plan; requestsPerMinute: number | null } | null>();
   private listener: pg.Client | null = null;
 
   constructor(
@@ -77,14 +122,15 @@ export class Authenticator {
     const client = new pg.Client({ connectionString: systemUrl });
     client.on('error', () => undefined);
     await client.connect();
-    client.on('notification', () => this.forgetKeys());
-    await client.query(`LISTEN ${KEY_CHANGE_CHANNEL}`);
+    client.on('notification', () => this.forgetCredentials());
+    await client.query(`LISTEN ${CREDENTIAL_CHANGE_CHANNEL}`);
     this.listener = client;
   }
 
-  forgetKeys(): void {
+  forgetCredentials(): void {
     this.keyCache.clear();
     this.tenantCache.clear();
+    this.sessionCache.clear();
   }
 
   async close(): Promise<void> {
@@ -94,9 +140,8 @@ export class Authenticator {
   async fromApiKey(key: string): Promise<AuthContext> {
     if (!KEY_PATTERN.test(key)) throw unauthenticated('the API key is malformed');
     const hash = sha256Hex(key);
-    const now = Date.now();
-    let cached = this.keyCache.get(hash);
-    if (!cached || now - cached.at > KEY_CACHE_TTL_MS) {
+    let cached = this.keyCache.fresh(hash);
+    if (!cached) {
       const { rows } = await this.db.system.query('SELECT * FROM auth_find_api_key($1)', [hash]);
       const row = rows[0];
       const record: KeyRecord | null = row
@@ -110,12 +155,10 @@ export class Authenticator {
             tenantRequestsPerMinute: row.tenant_rate_limit_per_minute,
           }
         : null;
-      if (this.keyCache.size >= KEY_CACHE_ENTRIES_MAX) this.keyCache.clear();
-      cached = { record, at: now };
-      this.keyCache.set(hash, cached);
+      cached = this.keyCache.put(hash, record);
       if (record && !record.revoked) this.noteKeyUse(record);
     }
-    const record = cached.record;
+    const record = cached.value;
     if (!record) throw unauthenticated('the API key is not valid');
     if (record.revoked) throw unauthenticated('the API key has been revoked');
     return {
@@ -142,15 +185,10 @@ export class Authenticator {
 
   /** The plan and request limit of a tenant named by a public route (cached like keys). */
   async tenantLimits(tenantId: string): Promise<{ plan: Plan; requestsPerMinute: number | null } | null> {
-    const now = Date.now();
-    let cached = this.tenantCache.get(tenantId);
-    if (!cached || now - cached.at > KEY_CACHE_TTL_MS) {
-      const { rows } = await this.db.system.query('SELECT plan, rate_limit_per_minute FROM auth_find_tenant($1)', [tenantId]);
-      if (this.tenantCache.size >= KEY_CACHE_ENTRIES_MAX) this.tenantCache.clear();
-      cached = { limits: rows[0] ? { plan: rows[0].plan as Plan, requestsPerMinute: rows[0].rate_limit_per_minute as number | null } : null, at: now };
-      this.tenantCache.set(tenantId, cached);
-    }
-    return cached.limits;
+    const cached = this.tenantCache.fresh(tenantId);
+    if (cached) return cached.value;
+    const { rows } = await this.db.system.query('SELECT plan, rate_limit_per_minute FROM auth_find_tenant($1)', [tenantId]);
+    return this.tenantCache.put(tenantId, rows[0] ? { plan: rows[0].plan as Plan, requestsPerMinute: rows[0].rate_limit_per_minute as number | null } : null).value;
   }
 
   async issueJwt(tenantId: string, userId: string): Promise<{ token: string; expiresAt: Date }> {
@@ -201,24 +239,43 @@ export class Authenticator {
     if (typeof sessionToken !== 'string' || !/^ses_[A-Za-z0-9_-]{32}$/.test(sessionToken)) {
       throw unauthenticated('session_id is not a valid session');
     }
-    const { rows } = await this.db.system.query('SELECT * FROM auth_find_session($1)', [sha256Hex(sessionToken)]);
-    const row = rows[0];
-    if (!row || row.revoked_at !== null) throw unauthenticated('session_id is not a valid session');
-    if (new Date(row.expires_at).getTime() <= clock.nowMs()) throw unauthenticated('the session has expired; ask the tenant server for a new one');
-    if (engagementId !== undefined && engagementId !== row.engagement_id) {
+    const record = await this.sessionRecord(sha256Hex(sessionToken));
+    if (!record || record.revoked) throw unauthenticated('session_id is not a valid session');
+    if (record.expiresAtMs <= clock.nowMs()) throw unauthenticated('the session has expired; ask the tenant server for a new one');
+    if (engagementId !== undefined && engagementId !== record.engagementId) {
       throw new AppError('forbidden', 'SESSION_ENGAGEMENT_MISMATCH', 'the session belongs to another engagement');
     }
     return {
       kind: 'session',
-      tenantId: row.tenant_id,
-      scopes: new Set(),
-      actorId: row.id,
-      plan: row.plan,
-      tenantRequestsPerMinute: row.tenant_rate_limit_per_minute,
+      tenantId: record.tenantId,
+      scopes: NO_SCOPES,
+      actorId: record.id,
+      plan: record.plan,
+      tenantRequestsPerMinute: record.tenantRequestsPerMinute,
       keyRequestsPerMinute: null,
-      participantId: row.participant_id,
-      engagementId: row.engagement_id,
+      participantId: record.participantId,
+      engagementId: record.engagementId,
     };
+  }
+
+  private async sessionRecord(hash: string): Promise<SessionRecord | null> {
+    const cached = this.sessionCache.fresh(hash);
+    if (cached) return cached.value;
+    const { rows } = await this.db.system.query('SELECT * FROM auth_find_session($1)', [hash]);
+    const row = rows[0];
+    const record: SessionRecord | null = row
+      ? {
+          tenantId: row.tenant_id,
+          id: row.id,
+          participantId: row.participant_id,
+          engagementId: row.engagement_id,
+          expiresAtMs: new Date(row.expires_at).getTime(),
+          revoked: row.revoked_at !== null,
+          plan: row.plan,
+          tenantRequestsPerMinute: row.tenant_rate_limit_per_minute,
+        }
+      : null;
+    return this.sessionCache.put(hash, record).value;
   }
 
   /** Resolves `X-Service-Tenant` (a tenant id or slug) and checks it names the credential's tenant. */
@@ -232,6 +289,8 @@ export class Authenticator {
     if (rows[0]?.id !== auth.tenantId) throw new AppError('forbidden', 'AUTH_TENANT_MISMATCH', 'X-Service-Tenant names another tenant than the credential');
   }
 }
+
+const NO_SCOPES: ReadonlySet<string> = new Set();
 
 export function requireAnyScope(auth: AuthContext, scopes: readonly string[]): void {
   if (scopes.length === 0) return;

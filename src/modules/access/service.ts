@@ -1,6 +1,6 @@
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
 import type { Database } from '../../platform/db.js';
-import { KEY_CHANGE_CHANNEL, generateApiKey, type Authenticator } from '../../platform/auth.js';
+import { announceCredentialChange, generateApiKey, type Authenticator } from '../../platform/auth.js';
 import { AppError, notFound, ruleViolation, unauthenticated } from '../../platform/errors.js';
 import { randomToken, sha256Hex, uuid } from '../../platform/ids.js';
 import { clock } from '../../platform/clock.js';
@@ -80,10 +80,6 @@ export async function createTenant(db: Database, input: CreateTenantInput) {
   };
 }
 
-async function announceKeyChange(tx: { query: (sql: string, values: unknown[]) => Promise<unknown> }, keyId: string): Promise<void> {
-  await tx.query(`SELECT pg_notify('${KEY_CHANGE_CHANNEL}', $1)`, [keyId]);
-}
-
 export async function createApiKey(
   db: Database,
   tenantId: string,
@@ -132,22 +128,22 @@ export async function updateApiKey(
       scopes: changes.scopes,
       rateLimitPerMinute: changes.rate_limit_per_minute,
     });
-    if (updated) await announceKeyChange(tx, id);
+    if (updated) await announceCredentialChange(tx, id);
     return updated;
   });
   if (!record) throw notFound('API key');
-  authenticator.forgetKeys();
+  authenticator.forgetCredentials();
   return record;
 }
 
 export async function revokeApiKey(db: Database, authenticator: Authenticator, tenantId: string, id: string): Promise<ApiKeyRecord> {
   const record = await db.tenant(tenantId, async (tx) => {
     const revoked = await store.revokeApiKey(tx, tenantId, id);
-    if (revoked) await announceKeyChange(tx, id);
+    if (revoked) await announceCredentialChange(tx, id);
     return revoked;
   });
   if (!record) throw notFound('API key');
-  authenticator.forgetKeys();
+  authenticator.forgetCredentials();
   return record;
 }
 

@@ -20,7 +20,7 @@ const tags = ['participants'];
 const profileRef = Type.Ref('ParticipantProfile');
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app.ctx;
+  const { db, authenticator } = app.ctx;
 
   app.patch(
     '/gamify/admin/participants/:participant_id/profile',
@@ -73,9 +73,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { tenantId } = request.auth!;
       const id = request.params.participant_id;
-      return request.query.anonymize
-        ? service.anonymizeParticipant(db, tenantId, id, request.auth!)
-        : service.deleteParticipant(db, tenantId, id, request.auth!);
+      if (request.query.anonymize) return service.anonymizeParticipant(db, tenantId, id, request.auth!);
+      const erased = await service.deleteParticipant(db, tenantId, id, request.auth!);
+      // This process at once; the others on the commit's notification.
+      authenticator.forgetCredentials();
+      return erased;
     },
   );
 

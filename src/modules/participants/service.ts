@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { Database, Tx } from '../../platform/db.js';
-import { hasScope, type AuthContext } from '../../platform/auth.js';
+import { announceCredentialChange, hasScope, type AuthContext } from '../../platform/auth.js';
 import { clock } from '../../platform/clock.js';
 import { AppError, forbidden, invalid, notFound, ruleViolation } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
@@ -625,6 +625,8 @@ export async function deleteParticipant(db: Database, tenantId: string, particip
     }
     const now = clock.now();
     const deleted = await store.eraseEverywhere(tx, tenantId, participantId, 'delete', { values: [], keys: [], label: DELETED_USER_LABEL, substringMin: SCRUB_SUBSTRING_MIN });
+    // The participant's sessions went with them: every process drops its cached session look-ups on commit.
+    await announceCredentialChange(tx, `participant:${participantId}`);
     const record: store.ErasureRecord = {
       id: uuid(),
       participantId,
