@@ -8,6 +8,8 @@ import { buildApp, type App, type BuildOptions } from './app.js';
 import { startJobRunner, type JobRunner, type JobHandler } from './platform/jobs.js';
 import { loadModules } from './platform/module.js';
 import { PLATFORM_RETENTION, RETENTION_CRONTAB, RETENTION_TASK, retentionTask } from './platform/retention.js';
+import { outboxPump } from './platform/outbox.js';
+import type { Pump } from './platform/pump.js';
 
 /**
  * Starts the parts of the service that the role asks for: the database
@@ -23,13 +25,15 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function collectJobs(): Promise<{ handlers: Record<string, JobHandler>; crontab: string }> {
+export async function collectJobs(): Promise<{ handlers: Record<string, JobHandler>; crontab: string; pumps: Pump[] }> {
   const modules = await loadModules();
   const handlers: Record<string, JobHandler> = {};
   const lines: string[] = [RETENTION_CRONTAB];
   const retention = [...PLATFORM_RETENTION];
+  const pumps: Pump[] = [outboxPump];
   for (const module of modules) {
     retention.push(...(module.retention ?? []));
+    pumps.push(...(module.pumps ?? []));
     for (const [name, handler] of Object.entries(module.tasks ?? {})) {
       if (handlers[name]) throw new Error(`two modules define the job ${name}`);
       handlers[name] = handler;
@@ -37,7 +41,7 @@ export async function collectJobs(): Promise<{ handlers: Record<string, JobHandl
     lines.push(...(module.crontab ?? []));
   }
   handlers[RETENTION_TASK] = retentionTask(retention);
-  return { handlers, crontab: lines.join('\n') };
+  return { handlers, crontab: lines.join('\n'), pumps };
 }
 
 export interface StartOptions {
@@ -66,8 +70,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
   }
   let jobs: JobRunner | null = null;
   if (config.role !== 'api') {
-    const { handlers, crontab } = await collectJobs();
-    jobs = await startJobRunner(db, config, log, handlers, crontab);
+    const { handlers, crontab, pumps } = await collectJobs();
+    jobs = await startJobRunner(db, config, log, handlers, crontab, pumps);
   }
   return {
     app,

@@ -4,15 +4,15 @@ import { Logger as WorkerLogger, makeWorkerUtils, parseCrontab, run, type Runner
 import type { Database, Tx } from './db.js';
 import type { Config } from '../config.js';
 import type { Logger } from './logger.js';
-import { startOutboxPump } from './outbox.js';
+import { startPump, type Pump } from './pump.js';
 
 /**
  * Background work runs on graphile-worker: jobs are rows in PostgreSQL, added
  * inside the caller's transaction (`addJob(tx, …)`), picked up at once through
  * LISTEN/NOTIFY, retried with backoff, scheduled with `run_at`, and recurring
  * through its crontab. (A job insert NOTIFYs, which serialises commits; hot
- * paths do not add jobs per request — the outbox hands its events over in
- * batches through the pump started here.)
+ * paths do not add jobs per request — pending markers are handed over in
+ * batches by the pumps started here; see pump.ts.)
  *
  * graphile-worker only frees the jobs of a crashed process after four hours.
  * Each process therefore records a heartbeat for its workers, and every
@@ -75,6 +75,7 @@ export async function startJobRunner(
   log: Logger,
   handlers: Record<string, JobHandler>,
   crontab: string,
+  pumps: Pump[] = [],
 ): Promise<JobRunner> {
   const context: JobContext = { db, config, log };
   const taskList: TaskList = {};
@@ -108,8 +109,8 @@ export async function startJobRunner(
     logger: workerLogger(log),
   });
   const utils: WorkerUtils = await makeWorkerUtils({ pgPool: db.system, logger: workerLogger(log) });
-  // Every worker process also hands committed outbox events to the dispatcher (see outbox.ts).
-  const outboxPump = startOutboxPump(db.system, log);
+  // Every worker process also runs the pumps: committed outbox events to the dispatcher, stored events to processing.
+  const runningPumps = pumps.map((pump) => startPump(pump, db.system, log));
 
   async function heartbeat(): Promise<void> {
     if (liveWorkers.size === 0) return;
@@ -158,7 +159,7 @@ export async function startJobRunner(
     async stop() {
       clearInterval(heartbeatTimer);
       clearInterval(sweepTimer);
-      await outboxPump.stop();
+      await Promise.all(runningPumps.map((pump) => pump.stop()));
       await runner.stop();
       await utils.release();
     },

@@ -7,6 +7,7 @@ import type { JobHandler } from './jobs.js';
 import type { Tx } from './db.js';
 import type { AuthContext } from './auth.js';
 import type { RetentionRule } from './retention.js';
+import type { Pump } from './pump.js';
 import { registerFactHandler, type FactHandler } from './facts.js';
 import { registerEngagementCheck, type EngagementCheck } from './engagements.js';
 
@@ -27,6 +28,8 @@ export interface ServiceModule {
   tasks?: Record<string, JobHandler>;
   /** graphile-worker crontab lines for recurring jobs. */
   crontab?: string[];
+  /** Loops that move the module's pending markers into queue jobs in batches (run by every worker process; platform/pump.ts). */
+  pumps?: Pump[];
   /** What the module deletes once it has served its purpose (run by the platform's retention job). */
   retention?: RetentionRule[];
   /** Reactions to facts (processed events, activity completions, custom facts); see platform/facts.ts. */

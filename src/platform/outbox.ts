@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Tx } from './db.js';
 import { prefixedId } from './ids.js';
 import { clock } from './clock.js';
-import type { Logger } from './logger.js';
+import type { Pump } from './pump.js';
 
 /**
  * The outbox. A service that changes state calls `emit` inside the same
@@ -59,8 +59,6 @@ export async function emit(tx: Tx, tenantId: string, events: OutboxEvent | Outbo
   return ids;
 }
 
-/** How often an idle pump looks for pending events; a pump that found some looks again at once. */
-export const OUTBOX_PUMP_INTERVAL_MS = 100;
 /** Pending events taken per pump transaction. */
 export const OUTBOX_PUMP_BATCH = 5_000;
 /** Event ids per dispatch job (a job's payload stays small, and one failing job retries few events). */
@@ -94,39 +92,5 @@ export async function pumpOutbox(pool: pg.Pool, limit: number = OUTBOX_PUMP_BATC
   return rows[0].events as number;
 }
 
-export interface OutboxPump {
-  stop(): Promise<void>;
-}
-
-/** Runs the pump until stopped: at once again after a tick that moved events, otherwise every OUTBOX_PUMP_INTERVAL_MS. */
-export function startOutboxPump(pool: pg.Pool, log: Logger, intervalMs: number = OUTBOX_PUMP_INTERVAL_MS): OutboxPump {
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
-  const schedule = (delay: number) => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      timer = null;
-      running = tick().finally(() => {
-        running = null;
-      });
-    }, delay);
-  };
-  const tick = async () => {
-    let moved = 0;
-    try {
-      moved = await pumpOutbox(pool);
-    } catch (error) {
-      if (!stopped) log.warn({ err: error }, 'outbox pump failed; it retries');
-    }
-    schedule(moved > 0 ? 0 : intervalMs);
-  };
-  schedule(0);
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      if (running) await running;
-    },
-  };
-}
+/** The outbox's pump (platform/pump.ts), run by every worker process. */
+export const outboxPump: Pump = { name: 'outbox', move: (pool) => pumpOutbox(pool) };

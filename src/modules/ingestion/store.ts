@@ -61,16 +61,16 @@ export async function insertEvents(tx: Tx, tenantId: string, events: NewEvent[],
        SELECT $1, event_id, event_name, participant_id, engagement_id, properties, occurred_at, $12, key, fact_id FROM fresh
        ORDER BY occurred_at, ord
      ),
-     jobs AS (
-       SELECT graphile_worker.add_job($13, json_build_object('tenant_id', $1::uuid, 'event_ids', array_agg(event_id ORDER BY occurred_at, ord)),
-                                      queue_name => queue, max_attempts => 25)
-       FROM fresh WHERE queue IS NOT NULL GROUP BY queue
+     pending AS (
+       -- Handed to the processing queue by the ingestion pump (pump.ts), in this order.
+       INSERT INTO ingestion_pending (tenant_id, event_id, queue)
+       SELECT $1, event_id, queue FROM fresh WHERE queue IS NOT NULL
+       ORDER BY occurred_at, ord
      )
      SELECT i.ord::int AS ord, f.event_id IS NOT NULL AS fresh, k.event_id AS existing_event_id, k.fingerprint AS existing_fingerprint
      FROM input i
      LEFT JOIN fresh f ON f.event_id = i.event_id
      LEFT JOIN event_idempotency_keys k ON f.event_id IS NULL AND k.tenant_id = $1 AND k.key = i.key
-     CROSS JOIN (SELECT count(*) FROM jobs) AS queued
      ORDER BY i.ord`,
     [
       tenantId,
@@ -85,7 +85,6 @@ export async function insertEvents(tx: Tx, tenantId: string, events: NewEvent[],
       events.map((e) => e.occurredAt.toISOString()),
       events.map((e) => e.queue),
       receivedAt,
-      PROCESS_TASK,
     ],
   );
   return rows.map((r) => ({ index: r.ord - 1, fresh: r.fresh, existingEventId: r.existing_event_id, existingFingerprint: r.existing_fingerprint }));
