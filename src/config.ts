@@ -18,6 +18,8 @@ export interface Config {
   databaseUrl: string | null;
   embeddedPostgresPort: number;
   dbPoolSize: number;
+  /** Statements with parameters are sent as named (prepared) statements; off behind a transaction-mode pooler that cannot keep them. */
+  dbPreparedStatements: boolean;
   appDbPassword: string | null;
   jwtSecret: string | null;
   jwtTtlSeconds: number;
@@ -99,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || null,
     embeddedPostgresPort: readInt(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
     dbPoolSize: readInt(env, 'DB_POOL_SIZE', 20, 1, 500),
+    dbPreparedStatements: env.DB_PREPARED_STATEMENTS === undefined || env.DB_PREPARED_STATEMENTS === '' ? true : readBool(env, 'DB_PREPARED_STATEMENTS'),
     appDbPassword: env.DB_APP_PASSWORD || null,
     jwtSecret: env.JWT_SECRET || null,
     jwtTtlSeconds: readInt(env, 'JWT_TTL_SECONDS', 3600, 60, 7 * 24 * 3600),

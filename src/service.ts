@@ -60,7 +60,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const server = options.server ?? (await openDatabaseServer(config));
   const appPassword = new URL(server.appUrl).password;
   await migrate(server.ownerUrl, decodeURIComponent(appPassword), (message) => log.info(message));
-  const db = new Database(server.appUrl, server.ownerUrl, config.dbPoolSize);
+  const db = new Database(server.appUrl, server.ownerUrl, config.dbPoolSize, { preparedStatements: config.dbPreparedStatements });
   const jwtKey = await loadJwtKey(db.system, config.jwtSecret);
 
   let app: App | null = null;

@@ -93,7 +93,8 @@ export interface ProcessingOutcome {
  * null when the event was processed already.
  */
 export async function processEventInTx(tx: Tx, tenantId: string, eventId: string): Promise<ProcessedEvent | null> {
-  const event = await store.markProcessed(tx, tenantId, eventId, clock.now());
+  const startedAt = clock.now();
+  const event = await store.claimForProcessing(tx, tenantId, eventId);
   if (!event) return null;
   // The event timestamp tells the profile how recent these values are, so a late event cannot overwrite newer ones.
   await coalesceProfile(tx, tenantId, event.participant_id, event.properties, { observedAt: event.occurred_at });
@@ -129,7 +130,7 @@ export async function processEventInTx(tx: Tx, tenantId: string, eventId: string
     capped_rules: rules.capped_rules,
     streaks_continued: streaks.map((s) => s.streakCode),
   };
-  await store.recordOutcome(tx, tenantId, eventId, outcome);
+  await store.recordProcessed(tx, tenantId, eventId, startedAt, outcome);
   return { eventId: event.event_id, factId: event.fact_id, outcome };
 }
 

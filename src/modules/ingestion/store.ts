@@ -121,22 +121,28 @@ const EVENT_COLUMNS = `event_id, seq, event_name, participant_id, engagement_id,
   status, attempts, last_error, processed_at, outcome`;
 
 /**
- * The processed marker: flips the event to processed, unless it already is,
- * and returns it. The row lock makes a concurrent second processor wait and
- * then find it processed, so an event's effects happen once.
+ * Claims an event for processing: locks it unless it is processed already,
+ * and returns it. A concurrent second processor waits on the lock and then
+ * finds it processed (the condition is checked again on the locked row), so
+ * an event's effects happen once. `recordProcessed` writes the marker at the
+ * end of the same transaction: one new row version per event, not two.
  */
-export async function markProcessed(tx: Tx, tenantId: string, eventId: string, now: Date): Promise<EventRow | null> {
+export async function claimForProcessing(tx: Tx, tenantId: string, eventId: string): Promise<EventRow | null> {
   const { rows } = await tx.query<EventRow>(
-    `UPDATE ingested_events SET status = 'processed', processed_at = $3, attempts = attempts + 1, last_error = NULL
+    `SELECT ${EVENT_COLUMNS} FROM ingested_events
      WHERE tenant_id = $1 AND event_id = $2 AND status <> 'processed'
-     RETURNING ${EVENT_COLUMNS}`,
-    [tenantId, eventId, now],
+     FOR UPDATE`,
+    [tenantId, eventId],
   );
   return rows[0] ?? null;
 }
 
-export async function recordOutcome(tx: Tx, tenantId: string, eventId: string, outcome: unknown): Promise<void> {
-  await tx.query('UPDATE ingested_events SET outcome = $3 WHERE tenant_id = $1 AND event_id = $2', [tenantId, eventId, JSON.stringify(outcome)]);
+export async function recordProcessed(tx: Tx, tenantId: string, eventId: string, processedAt: Date, outcome: unknown): Promise<void> {
+  await tx.query(
+    `UPDATE ingested_events SET status = 'processed', processed_at = $3, attempts = attempts + 1, last_error = NULL, outcome = $4
+     WHERE tenant_id = $1 AND event_id = $2`,
+    [tenantId, eventId, processedAt, JSON.stringify(outcome)],
+  );
 }
 
 /** Records a failed attempt; returns the attempts so far and the participant (for the retry's queue), or null when the event is processed. */
