@@ -6,6 +6,7 @@ import { startTestService, type RequestOptions, type TestResponse } from './help
 import { probeRoutes } from './probe-routes.js';
 import { clock } from '../src/platform/clock.js';
 import { Authenticator } from '../src/platform/auth.js';
+import type { Database } from '../src/platform/db.js';
 
 /** Every refusal carries the coded envelope, and nothing else decides the status. */
 function assertRefused(response: TestResponse, status: number, code: string): void {
@@ -405,26 +406,32 @@ test('tenantStartingWith: the first statement travels with BEGIN, under the tena
   await assert.rejects(db.tenantStartingWith("x'; SELECT 1; --", 'SELECT 1', [], async () => 1), /must be a UUID/);
 });
 
-test('tenantReadAll: several statements in one round trip and one snapshot, each with its rows, under the tenant', async (t) => {
-  const svc = await startTestService(t);
-  const tenantA = await svc.createTenant();
-  const tenantB = await svc.createTenant();
-  const db = svc.service.db;
-  let connections = 0;
+/** Counts the application pool's connection checkouts (one per round trip of a read) until the test ends. */
+function countConnections(t: { after(fn: () => void): void }, db: Database): () => number {
+  let count = 0;
   const connect = db.app.connect.bind(db.app);
   (db.app as { connect: unknown }).connect = () => {
-    connections += 1;
+    count += 1;
     return connect();
   };
   t.after(() => {
     (db.app as { connect: unknown }).connect = connect;
   });
+  return () => count;
+}
+
+test('tenantReadAll: several statements in one round trip and one snapshot, each with its rows, under the tenant', async (t) => {
+  const svc = await startTestService(t);
+  const tenantA = await svc.createTenant();
+  const tenantB = await svc.createTenant();
+  const db = svc.service.db;
+  const connections = countConnections(t, db);
   const results = await db.tenantReadAll(
     tenantA.tenantId,
     ['SELECT id FROM tenants WHERE id = $1', 'SELECT id FROM tenants WHERE id = $2', 'SELECT $2::text AS b, txid_current_if_assigned() AS xid', "SELECT current_setting('transaction_read_only') AS ro"],
     [tenantA.tenantId, tenantB.tenantId],
   );
-  assert.equal(connections, 1, 'one connection, one message');
+  assert.equal(connections(), 1, 'one connection, one message');
   assert.deepEqual(results, [[{ id: tenantA.tenantId }], [], [{ b: tenantB.tenantId, xid: null }], [{ ro: 'on' }]]);
   assert.deepEqual(await db.tenantReadAll(tenantA.tenantId, []), []);
   // A failing statement fails the whole read, and the connection is clean afterwards.
@@ -439,20 +446,12 @@ test('tenantRead coalesces identical concurrent reads without serving a read sen
   const tenant = await svc.createTenant();
   const db = svc.service.db;
   const statement = 'SELECT name FROM tenants WHERE id = $1';
-  let roundTrips = 0;
-  const connect = db.app.connect.bind(db.app);
-  (db.app as { connect: unknown }).connect = () => {
-    roundTrips += 1;
-    return connect();
-  };
-  t.after(() => {
-    (db.app as { connect: unknown }).connect = connect;
-  });
+  const connections = countConnections(t, db);
 
   // 300 identical reads at once: every caller gets the row, through far fewer round trips.
   const burst = await Promise.all(Array.from({ length: 300 }, () => db.tenantRead<{ name: string }>(tenant.tenantId, statement, [tenant.tenantId])));
   assert.ok(burst.every((rows) => rows.length === 1 && rows[0].name === burst[0][0].name));
-  assert.ok(roundTrips <= 3, `300 identical reads took ${roundTrips} round trips`);
+  assert.ok(connections() <= 3, `300 identical reads took ${connections()} round trips`);
 
   // Different values or tenants are never shared.
   const other = await svc.createTenant();
