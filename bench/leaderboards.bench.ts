@@ -90,7 +90,6 @@ async function main(): Promise<void> {
     const tenant = await createTenant(db, { name: 'Bench', slug: `bench-${process.pid}`, plan: 'enterprise', requestsPerMinute: 100_000_000 });
     const tenantId = tenant.tenant_id;
     const key = tenant.api_key;
-    const engagementId = randomUUID();
 
     // Seeding is not measured: one statement per table, scores spread over 0..100,000 with many ties.
     const [, seedMs] = await timed(async () => {
@@ -118,7 +117,14 @@ async function main(): Promise<void> {
     await owner.query('VACUUM ANALYZE leaderboard_rankings');
     rows.push([`refresh: rebuild the ranking of ${PARTICIPANTS.toLocaleString('en')} participants (${refreshTimes.length} runs)`, `median ${ms(percentile(refreshTimes, 50))}`, `max ${ms(Math.max(...refreshTimes))}`]);
 
-    // Sessions for rank reads, spread over the whole ranking.
+    // Sessions for rank reads, spread over the whole ranking, for an engagement of the tenant (sessions need one that exists).
+    const engagement = await fetch(`${baseUrl}/api/v1/admin/engagements`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ name: 'Bench', site_slug: 'bench' }),
+    });
+    if (engagement.status !== 201) throw new Error(`engagement: ${engagement.status} ${await engagement.text()}`);
+    const engagementId = ((await engagement.json()) as { id: string }).id;
     const sessions: string[] = [];
     for (let i = 0; i < SESSIONS; i++) {
       const participant = `p${1 + Math.floor((i * PARTICIPANTS) / SESSIONS)}`;
@@ -127,6 +133,7 @@ async function main(): Promise<void> {
         headers: { 'content-type': 'application/json', 'x-api-key': key },
         body: JSON.stringify({ participant_id: participant, engagement_id: engagementId }),
       });
+      if (response.status !== 201) throw new Error(`session: ${response.status} ${await response.text()}`);
       sessions.push(((await response.json()) as { session_id: string }).session_id);
     }
 
