@@ -314,7 +314,7 @@ async function runAction(ctx: ActionContext, action: Action, source: Executed['s
         source: { kind: 'activity', id: attemptId },
         activityId: activity.activityId,
         engagementId: session.engagementId,
-      });
+      }, ctx.events);
       return { type: 'award_points', source, points_awarded: granted.delta, new_balance: granted.available };
     }
     case 'award_reward': {
@@ -372,6 +372,7 @@ async function runPrize(ctx: ActionContext, result: Result): Promise<{ executed:
     const action = prizeAction(segments[result.segment_index as number]);
     if (!action) return { executed: null, result };
     await ctx.tx.query('SAVEPOINT prize');
+    const eventsBefore = ctx.events.length;
     try {
       const executed = await runAction(ctx, action, 'prize');
       await ctx.tx.query('RELEASE SAVEPOINT prize');
@@ -379,6 +380,8 @@ async function runPrize(ctx: ActionContext, result: Result): Promise<{ executed:
     } catch (error) {
       if (!(error instanceof AppError) || !PRIZE_GONE_CODES.has(error.code)) throw error;
       await ctx.tx.query('ROLLBACK TO SAVEPOINT prize');
+      // The events of the rolled-back prize go with it.
+      ctx.events.length = eventsBefore;
       excluded.add(result.segment_index as number);
       result = await draw(ctx.tx, ctx.session, ctx.activity, excluded);
     }

@@ -83,9 +83,10 @@ function checkText(name: string, value: unknown, max: number, required: boolean)
 /**
  * Grants points: creates the participant if new, a lot with the tenant's
  * expiry, a ledger entry, the new balance and tier — one statement — and
- * emits points.awarded.v1 (and tier.changed.v1 when the tier moves).
+ * emits points.awarded.v1 (and tier.changed.v1 when the tier moves) — or hands
+ * them to `events`, so that the caller emits everything in one statement.
  */
-export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput): Promise<LedgerResult> {
+export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput, events?: OutboxEvent[]): Promise<LedgerResult> {
   const amount = checkAmount(input.amount);
   const reason = checkText('reason', input.reason, REASON_LENGTH_MAX, true)!;
   const memo = checkText('memo', input.memo, MEMO_LENGTH_MAX, false);
@@ -113,7 +114,7 @@ export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput): Pr
     .catch((error: unknown) => {
       throw isBalanceLimit(error) ? balanceLimit() : error;
     });
-  const events: OutboxEvent[] = [
+  const emitted: OutboxEvent[] = [
     {
       event: 'points.awarded.v1',
       participantId: input.participantId,
@@ -135,9 +136,10 @@ export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput): Pr
     },
   ];
   if (row.tier !== null && row.tier !== row.previous_tier) {
-    events.push(tierChangedEvent(input.participantId, row.previous_tier, row.tier, row.lifetime, input.engagementId ?? null));
+    emitted.push(tierChangedEvent(input.participantId, row.previous_tier, row.tier, row.lifetime, input.engagementId ?? null));
   }
-  await emit(tx, tenantId, events);
+  if (events) events.push(...emitted);
+  else await emit(tx, tenantId, emitted);
   return { ledgerEntryId: entryId, available: row.available, lifetime: row.lifetime, delta: amount };
 }
 
