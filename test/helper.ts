@@ -8,6 +8,7 @@ import { APP_ROLE } from '../src/platform/migrate.js';
 import { startService, type RunningService } from '../src/service.js';
 import { createTenant } from '../src/modules/access/index.js';
 import { createLogger } from '../src/platform/logger.js';
+import { validateEventData } from '../src/modules/webhooks/index.js';
 import type { Plan } from '../src/platform/plans.js';
 
 /**
@@ -88,7 +89,26 @@ export function testCluster(): { template: string; databaseUrl(name: string): st
   return { template, databaseUrl: (name) => withCredentials(templateUrl, user, password, name), appPassword: deriveAppPassword(templateUrl, null) };
 }
 
-export async function startTestService(t: TestContext | { after(fn: () => Promise<void>): void }, options: { config?: Record<string, string>; jobs?: boolean; routes?: FastifyPluginAsync } = {}): Promise<TestService> {
+/** The outbox events whose payload does not match the event catalog, described. */
+async function eventsBreakingTheContract(pool: pg.Pool): Promise<string[]> {
+  const rows = (await pool.query('SELECT event, data FROM outbox_events ORDER BY seq')).rows as Array<{ event: string; data: unknown }>;
+  return rows.flatMap((row) => {
+    const problems = validateEventData(row.event, row.data);
+    return problems.length > 0 ? [`${row.event}: ${problems.join('; ')} in ${JSON.stringify(row.data).slice(0, 200)}`] : [];
+  });
+}
+
+/**
+ * Starts the service on a database of its own for one test file. When the test
+ * ends, every event the test's flows wrote to the outbox is checked against the
+ * event catalog (the webhook payload contract), so each module's tests also
+ * test its events; `eventContract: false` skips that for tests that write
+ * deliberately incomplete events straight into the outbox.
+ */
+export async function startTestService(
+  t: TestContext | { after(fn: () => Promise<void>): void },
+  options: { config?: Record<string, string>; jobs?: boolean; routes?: FastifyPluginAsync; eventContract?: boolean } = {},
+): Promise<TestService> {
   const cluster = testCluster();
   const databaseName = `test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: cluster.databaseUrl('postgres') });
@@ -122,6 +142,7 @@ export async function startTestService(t: TestContext | { after(fn: () => Promis
   ownerPool.on('error', () => undefined);
 
   t.after(async () => {
+    const broken = options.eventContract === false ? [] : await eventsBreakingTheContract(ownerPool);
     await service.stop();
     await ownerPool.end();
     const cleanup = new pg.Client({ connectionString: cluster.databaseUrl('postgres') });
@@ -140,6 +161,9 @@ export async function startTestService(t: TestContext | { after(fn: () => Promis
     }
     await cleanup.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
     await cleanup.end();
+    if (broken.length > 0) {
+      throw new Error(`${broken.length} outbox event(s) do not match the event catalog:\n${broken.slice(0, 5).join('\n')}`);
+    }
   });
 
   async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse<T>> {

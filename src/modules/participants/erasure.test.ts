@@ -127,7 +127,8 @@ async function scanFor(svc: TestService, values: string[]): Promise<string[]> {
 }
 
 test('erasure: anonymization and hard delete', async (t) => {
-  const svc = await startTestService(t);
+  // The test writes a hand-made event with personal data into the outbox: no event contract check.
+  const svc = await startTestService(t, { eventContract: false });
   await createStandInTables(svc);
   const tenant = await svc.createTenant();
   const other = await svc.createTenant();
