@@ -84,9 +84,9 @@ export async function pumpOutbox(pool: pg.Pool, limit: number = OUTBOX_PUMP_BATC
        GROUP BY tenant_id, chunk
      ),
      jobs AS (
-       SELECT graphile_worker.add_job($2, json_build_object('tenant_id', tenant_id, 'event_ids', ids), max_attempts => 25) AS job FROM chunks
+       SELECT enqueue_jobs($2, ARRAY(SELECT json_build_object('tenant_id', tenant_id, 'event_ids', ids) FROM chunks), 25) AS added
      )
-     SELECT (SELECT count(*) FROM taken)::int AS events, (SELECT count(job) FROM jobs)::int AS jobs`,
+     SELECT (SELECT count(*) FROM taken)::int AS events, (SELECT added FROM jobs)::int AS jobs`,
     [limit, DISPATCH_TASK, DISPATCH_EVENTS_PER_JOB],
   );
   return rows[0].events as number;

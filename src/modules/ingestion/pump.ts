@@ -34,13 +34,11 @@ export async function pumpIngestion(pool: pg.Pool, limit: number = INGESTION_PUM
     );
     if (taken.length > 0) {
       const jobs = chunkByQueue(taken.sort((a, b) => a.seq - b.seq));
-      await client.query(
-        `SELECT count(*) FROM graphile_worker.add_jobs(ARRAY(
-           SELECT ROW($1, s.payload, s.queue, NULL, 25, NULL, NULL, NULL)::graphile_worker.job_spec
-           FROM unnest($2::json[], $3::text[]) WITH ORDINALITY AS s (payload, queue, n)
-           ORDER BY s.n))`,
-        [PROCESS_TASK, jobs.map((job) => JSON.stringify({ tenant_id: job.tenantId, event_ids: job.eventIds })), jobs.map((job) => job.queue)],
-      );
+      await client.query('SELECT enqueue_jobs($1, $2::json[], 25, $3::text[])', [
+        PROCESS_TASK,
+        jobs.map((job) => JSON.stringify({ tenant_id: job.tenantId, event_ids: job.eventIds })),
+        jobs.map((job) => job.queue),
+      ]);
     }
     await client.query('COMMIT');
     return taken.length;

@@ -111,8 +111,7 @@ export async function fanOut(tx: Tx, tenantId: string, eventIds: string[], now: 
        ON CONFLICT (tenant_id, destination_id, event_id) WHERE replay_of IS NULL DO NOTHING
        RETURNING id
      ), jobs AS (
-       SELECT graphile_worker.add_job($4, json_build_object('tenant_id', $1::uuid, 'delivery_id', inserted.id), max_attempts => $5) AS job
-       FROM inserted
+       SELECT enqueue_jobs($4, ARRAY(SELECT json_build_object('tenant_id', $1::uuid, 'delivery_id', id) FROM inserted), $5) AS added
      ), chunks AS (
        SELECT participant_id, (row_number() OVER (PARTITION BY participant_id ORDER BY id) - 1) / $7 AS chunk, id
        FROM ev WHERE participant_id IS NOT NULL
@@ -121,7 +120,7 @@ export async function fanOut(tx: Tx, tenantId: string, eventIds: string[], now: 
        FROM chunks GROUP BY participant_id, chunk
      )
      SELECT (SELECT count(*) FROM ev)::int AS events,
-            (SELECT count(job) FROM jobs)::int AS deliveries,
+            (SELECT added FROM jobs)::int AS deliveries,
             (SELECT count(*) FROM notified)::int AS notifications`,
     [tenantId, eventIds, now, DELIVER_TASK, DELIVER_JOB_ATTEMPTS_MAX, DISPATCHED_CHANNEL, NOTIFY_EVENT_IDS_MAX],
   );
@@ -306,7 +305,7 @@ export async function insertReplay(tx: Tx, tenantId: string, original: DeliveryR
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'PENDING', $9, $10, $11, $10, $10)
        RETURNING id
      )
-     SELECT graphile_worker.add_job($12, json_build_object('tenant_id', $1::uuid, 'delivery_id', id), max_attempts => $13) FROM inserted`,
+     SELECT enqueue_jobs($12, ARRAY(SELECT json_build_object('tenant_id', $1::uuid, 'delivery_id', id) FROM inserted), $13)`,
     [
       tenantId, newId, destination.id, original.event_id, original.event, original.participant_id, original.engagement_id, original.occurred_at,
       destination.retry_count + 1, now, original.id, DELIVER_TASK, DELIVER_JOB_ATTEMPTS_MAX,
@@ -429,9 +428,9 @@ export async function runBulkReplay(tx: Tx, tenantId: string, job: ReplayJobRow,
        FROM chosen c
        RETURNING id
      ), jobs AS (
-       SELECT graphile_worker.add_job($11, json_build_object('tenant_id', $1::uuid, 'delivery_id', id), max_attempts => $12) AS job FROM inserted
+       SELECT enqueue_jobs($11, ARRAY(SELECT json_build_object('tenant_id', $1::uuid, 'delivery_id', id) FROM inserted), $12) AS added
      ), counts AS (
-       SELECT (SELECT count(*) FROM chosen)::int AS matched, (SELECT count(job) FROM jobs)::int AS replayed
+       SELECT (SELECT count(*) FROM chosen)::int AS matched, (SELECT added FROM jobs)::int AS replayed
      )
      UPDATE webhook_replay_jobs r SET status = 'completed', matched = counts.matched, replayed = counts.replayed, completed_at = $9
      FROM counts
