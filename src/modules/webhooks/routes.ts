@@ -206,9 +206,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       const engagementId = auth.engagementId!;
       const header = request.headers['last-event-id'];
       const resumeFrom = (typeof header === 'string' && header !== '' ? header : request.query.last_event_id) ?? null;
-      const catchUp = async (afterId: string): Promise<StreamEventRow[] | null> =>
-        db.tenant(tenantId, (tx) => participantEventsAfter(tx, tenantId, participantId, engagementId, afterId, STREAM_CATCH_UP_MAX));
-      const caughtUp = resumeFrom ? await catchUp(resumeFrom) : [];
+      const caughtUp = resumeFrom ? await participantEventsAfter(db, tenantId, participantId, engagementId, resumeFrom, STREAM_CATCH_UP_MAX) : [];
       // An id the stream does not know (deleted by retention, or never this participant's): the stream
       // starts from now and says so first, so that the client re-reads what it may have missed.
       const reset = caughtUp === null;

@@ -496,18 +496,17 @@ export async function participantEventsAfterSeq(db: Database, tenantId: string, 
   );
 }
 
-/** The events of one participant after the one with id `afterId` (catch-up on resume). */
-export async function participantEventsAfter(tx: Tx, tenantId: string, participantId: string, engagementId: string, afterId: string, limit: number): Promise<StreamEventRow[] | null> {
-  const { rows: marker } = await tx.query('SELECT seq FROM outbox_events WHERE tenant_id = $1 AND participant_id = $2 AND id = $3', [tenantId, participantId, afterId]);
-  if (!marker[0]) return null;
-  const { rows } = await tx.query<StreamEventRow>(
-    `SELECT id, seq, event, participant_id, engagement_id, data, created_at FROM outbox_events
-     WHERE tenant_id = $1 AND participant_id = $2 AND seq > $4 AND (engagement_id IS NULL OR engagement_id = $3)
-     ORDER BY seq
-     LIMIT $5`,
-    [tenantId, participantId, engagementId, marker[0].seq, limit],
-  );
-  return rows;
+/**
+ * The events of one participant after the one with id `afterId` (catch-up on resume), or null when
+ * that event is not the participant's or no longer kept: its position, then the events after it.
+ */
+export async function participantEventsAfter(db: Database, tenantId: string, participantId: string, engagementId: string, afterId: string, limit: number): Promise<StreamEventRow[] | null> {
+  const [marker] = await db.tenantRead<{ seq: number }>(tenantId, 'SELECT seq FROM outbox_events WHERE tenant_id = $1 AND participant_id = $2 AND id = $3', [
+    tenantId,
+    participantId,
+    afterId,
+  ]);
+  return marker ? participantEventsAfterSeq(db, tenantId, participantId, engagementId, Number(marker.seq), limit) : null;
 }
 
 // ---- retention -----------------------------------------------------------------
