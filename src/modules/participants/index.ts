@@ -14,7 +14,7 @@ import { retention } from './retention.js';
  * reads of personal data they hand out (webhook deliveries) with
  * `recordPiiAccessInTx`.
  */
-export { ensureParticipant, participantExists, readProfile as readProfileInTx } from './store.js';
+export { ensureParticipant, participantExists, PARTICIPANT_EXISTS_STATEMENT, readProfile as readProfileInTx } from './store.js';
 /** Participants born on a month and day (birthday rules): `{ month, day, after, limit }`, ids in order. */
 export { participantsWithBirthday as participantsWithBirthdayInTx } from './store.js';
 export type { StoredProfile } from './store.js';

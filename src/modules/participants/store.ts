@@ -19,8 +19,11 @@ export async function ensureParticipant(tx: Tx, tenantId: string, participantId:
   );
 }
 
+/** One row when the participant exists (`$1` the tenant, `$2` the participant): for reads that batch it with others. */
+export const PARTICIPANT_EXISTS_STATEMENT = 'SELECT 1 FROM participants WHERE tenant_id = $1 AND participant_id = $2';
+
 export async function participantExists(tx: Tx, tenantId: string, participantId: string): Promise<boolean> {
-  const { rowCount } = await tx.query('SELECT 1 FROM participants WHERE tenant_id = $1 AND participant_id = $2', [tenantId, participantId]);
+  const { rowCount } = await tx.query(PARTICIPANT_EXISTS_STATEMENT, [tenantId, participantId]);
   return rowCount === 1;
 }
 

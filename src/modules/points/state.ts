@@ -2,6 +2,7 @@ import type { Database } from '../../platform/db.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { isStatementPart, loadModules, readStatePart, type StatePart } from '../../platform/module.js';
 import { invalid, notFound } from '../../platform/errors.js';
+import { PARTICIPANT_EXISTS_STATEMENT } from '../participants/index.js';
 import { STATE_PARTS } from './schemas.js';
 
 /**
@@ -51,26 +52,26 @@ export async function parseInclude(include: string | undefined): Promise<StatePa
   return names as StatePartName[];
 }
 
-const PARTICIPANT_CHECK = 'SELECT 1 FROM participants WHERE tenant_id = $1 AND participant_id = $2';
-
 export async function readState(db: Database, auth: AuthContext, participantId: string, include: StatePartName[]): Promise<{ participant_id: string } & Record<string, any>> {
   const parts = await registeredParts();
   const tenantId = auth.tenantId;
   const chosen = include.map((name) => ({ name, part: parts.get(name) }));
   const state: { participant_id: string } & Record<string, unknown> = { participant_id: participantId };
 
-  // Every part one statement: the check and all the parts in one round trip, one snapshot.
+  // Every part one statement: the check and all the parts in one round trip, one snapshot; parts
+  // that share a statement (points and tier) share its rows.
   if (chosen.every(({ part }) => !part || isStatementPart(part))) {
-    const statementParts = chosen.flatMap(({ name, part }) => (part && isStatementPart(part) ? [{ name, part }] : []));
-    const [found, ...results] = await db.tenantReadAll(tenantId, [PARTICIPANT_CHECK, ...statementParts.map(({ part }) => part.statement)], [tenantId, participantId]);
+    const statements = [...new Set(chosen.flatMap(({ part }) => (part && isStatementPart(part) ? [part.statement] : [])))];
+    const [found, ...results] = await db.tenantReadAll(tenantId, [PARTICIPANT_EXISTS_STATEMENT, ...statements], [tenantId, participantId]);
     if (found.length === 0) throw notFound('participant');
-    const shaped = new Map(statementParts.map(({ name, part }, index) => [name, part.shape(results[index] as Array<Record<string, unknown>>)]));
-    for (const { name } of chosen) state[name] = shaped.has(name) ? shaped.get(name) : EMPTY_PARTS[name]();
+    for (const { name, part } of chosen) {
+      state[name] = part && isStatementPart(part) ? part.shape(results[statements.indexOf(part.statement)] as Array<Record<string, unknown>>) : EMPTY_PARTS[name]();
+    }
     return state;
   }
 
   // The participant check travels with BEGIN: one round trip fewer.
-  return db.tenantStartingWith(tenantId, PARTICIPANT_CHECK, [tenantId, participantId], async (tx, found) => {
+  return db.tenantStartingWith(tenantId, PARTICIPANT_EXISTS_STATEMENT, [tenantId, participantId], async (tx, found) => {
     if (found.length === 0) throw notFound('participant');
     // One transaction, so the parts are read sequentially on its connection.
     for (const { name, part } of chosen) state[name] = part ? await readStatePart(part, tx, tenantId, participantId, auth) : EMPTY_PARTS[name]();
