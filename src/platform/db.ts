@@ -71,8 +71,9 @@ function isStalePlan(error: unknown): boolean {
  * Planning was 40% of the database's CPU on the event-processing path
  * (docs/performance/ingestion.md). At most PREPARED_PER_CONNECTION_MAX named
  * statements per connection; after a stale plan the connection forgets its
- * names and prepares afresh under new ones (within the same bound). Statements without parameters, and calls that pass a
- * query object, go through unchanged.
+ * names and prepares afresh under new ones (within the same bound).
+ * Statements without parameters, and calls that pass a query object, go
+ * through unchanged.
  */
 function prepareStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
