@@ -10,6 +10,7 @@ import { createTenant } from '../src/modules/access/index.js';
 import { createLogger } from '../src/platform/logger.js';
 import { validateEventData } from '../src/modules/webhooks/index.js';
 import type { Plan } from '../src/platform/plans.js';
+import type { TenantEnvironment } from '../src/platform/environments.js';
 
 /**
  * The test builder: a database of the test file's own (cloned from the
@@ -56,7 +57,7 @@ export interface TestService {
   ownerUrl: string;
   config: Config;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
-  createTenant(options?: { plan?: Plan; requestsPerMinute?: number | null; slug?: string; eventIngestionPerDay?: number | null }): Promise<TestTenant>;
+  createTenant(options?: { plan?: Plan; requestsPerMinute?: number | null; slug?: string; eventIngestionPerDay?: number | null; environment?: TenantEnvironment }): Promise<TestTenant>;
   login(tenant: TestTenant): Promise<string>;
   /**
    * A participant session issued through `POST /api/v1/sessions` with the
@@ -214,6 +215,7 @@ export async function startTestService(
         adminEmail: `admin@${slug}.example`,
         requestsPerMinute: tenantOptions.requestsPerMinute === undefined ? 10_000_000 : tenantOptions.requestsPerMinute,
         eventIngestionPerDay: tenantOptions.eventIngestionPerDay ?? null,
+        environment: tenantOptions.environment ?? 'live',
       });
       return { tenantId: created.tenant_id, slug, apiKey: created.api_key, adminEmail: created.admin_email, adminPassword: created.admin_password };
     },

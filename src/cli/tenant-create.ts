@@ -15,7 +15,7 @@ import { AppError } from '../platform/errors.js';
  * embedded server or starts one for the duration of the command. Logs go to
  * stderr; stdout carries only the result.
  */
-const usage = 'usage: npm run tenant:create -- --name "Acme" --slug acme [--plan starter|growth|scale|enterprise] [--admin-email a@b.c] [--timezone Europe/Paris] [--requests-per-minute N] [--ingestion-per-day N] [--json]';
+const usage = 'usage: npm run tenant:create -- --name "Acme" --slug acme [--plan starter|growth|scale|enterprise] [--admin-email a@b.c] [--timezone Europe/Paris] [--requests-per-minute N] [--ingestion-per-day N] [--sandbox] [--json]';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -27,6 +27,7 @@ async function main(): Promise<void> {
       timezone: { type: 'string' },
       'requests-per-minute': { type: 'string' },
       'ingestion-per-day': { type: 'string' },
+      sandbox: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -63,13 +64,14 @@ async function main(): Promise<void> {
         timezone: values.timezone,
         requestsPerMinute,
         eventIngestionPerDay: ingestionPerDay,
+        environment: values.sandbox ? 'sandbox' : 'live',
       });
       if (values.json) {
         process.stdout.write(`${JSON.stringify(tenant, null, 2)}\n`);
       } else {
         process.stdout.write(
           [
-            `tenant ${tenant.name} (${tenant.slug}) created on the ${tenant.plan} plan`,
+            `tenant ${tenant.name} (${tenant.slug}) created on the ${tenant.plan} plan (${tenant.environment})`,
             `  tenant_id:      ${tenant.tenant_id}`,
             `  admin_email:    ${tenant.admin_email}`,
             `  admin_password: ${tenant.admin_password}`,

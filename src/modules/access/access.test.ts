@@ -15,6 +15,19 @@ test('access: keys, login, sessions', async (t) => {
     assert.ok(response.headers.get('x-request-id'));
   });
 
+  await t.test('a tenant is live unless created as a sandbox, whose first key is a test key', async () => {
+    const live = await svc.request('GET', '/api/v1/tenant', { key: tenant.apiKey });
+    assert.equal(live.body.environment, 'live');
+    assert.match(tenant.apiKey, /^lk_live_/);
+    const sandbox = await svc.createTenant({ environment: 'sandbox' });
+    assert.match(sandbox.apiKey, /^lk_test_/);
+    const read = await svc.request('GET', '/api/v1/tenant', { key: sandbox.apiKey });
+    assert.equal(read.status, 200);
+    assert.equal(read.body.environment, 'sandbox');
+    const keys = await svc.request('GET', '/api/v1/events/api-keys', { bearer: await svc.login(sandbox) });
+    assert.equal(keys.status, 200);
+  });
+
   await t.test('a missing key gets 401 with the coded envelope', async () => {
     const response = await svc.request('GET', '/api/v1/tenant');
     assert.equal(response.status, 401);

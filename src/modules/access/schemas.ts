@@ -103,6 +103,9 @@ export const TenantResponse = Type.Object({
   slug: Type.String(),
   name: Type.String(),
   plan: Type.String(),
+  environment: Type.Union([Type.Literal('live'), Type.Literal('sandbox')], {
+    description: '`sandbox` tenants are for integration tests: their keys are `lk_test_` and the test controls (test clock, private webhook receivers, webhook backoff scale) work only for them. Chosen at creation; never changes.',
+  }),
   timezone: Type.String(),
   requests_per_minute: Type.Integer(),
   quotas: Type.Object({

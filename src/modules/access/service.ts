@@ -8,6 +8,7 @@ import { PLAN_QUOTAS, nextUtcMidnight, tenantEventIngestionPerDay, tenantRequest
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { ensureParticipant } from '../participants/index.js';
 import { engagementExists } from '../../platform/engagements.js';
+import type { TenantEnvironment } from '../../platform/environments.js';
 import * as store from './store.js';
 import type { ApiKeyRecord } from './schemas.js';
 
@@ -38,6 +39,8 @@ export interface CreateTenantInput {
   requestsPerMinute?: number | null;
   /** The tenant's own daily event-ingestion quota (enterprise "custom"); null keeps the plan's. */
   eventIngestionPerDay?: number | null;
+  /** 'sandbox' makes a tenant for integration tests, whose test controls work and whose keys are `lk_test_`; default 'live'. */
+  environment?: TenantEnvironment;
 }
 
 /** Creates a tenant with its first admin user and a first API key holding every admin scope. */
@@ -46,7 +49,8 @@ export async function createTenant(db: Database, input: CreateTenantInput) {
   const adminEmail = input.adminEmail ?? `admin@${input.slug}.example`;
   const adminPassword = randomToken(18);
   const passwordHash = await argonHash(adminPassword);
-  const generated = generateApiKey('live');
+  const environment = input.environment ?? 'live';
+  const generated = generateApiKey(environment === 'sandbox' ? 'test' : 'live');
   const scopes = ['admin', 'gamify:admin', 'read:pii'];
   await db.systemTx(async (tx) => {
     const taken = await tx.query('SELECT 1 FROM tenants WHERE slug = $1', [input.slug]);
@@ -54,14 +58,14 @@ export async function createTenant(db: Database, input: CreateTenantInput) {
     const emailTaken = await tx.query('SELECT 1 FROM admin_users WHERE lower(email) = lower($1)', [adminEmail]);
     if (emailTaken.rowCount) throw new AppError('conflict', 'ADMIN_EMAIL_TAKEN', `an admin user with the email "${adminEmail}" already exists`);
     await tx.query(
-      `INSERT INTO tenants (id, slug, name, plan, rate_limit_per_minute, event_ingestion_per_day, timezone) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [tenantId, input.slug, input.name, input.plan, input.requestsPerMinute ?? null, input.eventIngestionPerDay ?? null, input.timezone ?? 'UTC'],
+      `INSERT INTO tenants (id, slug, name, plan, rate_limit_per_minute, event_ingestion_per_day, timezone, environment) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [tenantId, input.slug, input.name, input.plan, input.requestsPerMinute ?? null, input.eventIngestionPerDay ?? null, input.timezone ?? 'UTC', environment],
     );
     await tx.query(`INSERT INTO admin_users (tenant_id, id, email, password_hash) VALUES ($1, $2, $3, $4)`, [tenantId, uuid(), adminEmail, passwordHash]);
     await store.insertApiKey(tx, tenantId, {
       id: uuid(),
       name: 'first admin key',
-      environment: 'live',
+      environment: environment === 'sandbox' ? 'test' : 'live',
       prefix: generated.prefix,
       hash: generated.hash,
       scopes,
@@ -73,6 +77,7 @@ export async function createTenant(db: Database, input: CreateTenantInput) {
     slug: input.slug,
     name: input.name,
     plan: input.plan,
+    environment,
     admin_email: adminEmail,
     admin_password: adminPassword,
     api_key: generated.key,
@@ -179,6 +184,7 @@ export async function readTenant(db: Database, tenantId: string) {
     slug: tenant.slug,
     name: tenant.name,
     plan: tenant.plan,
+    environment: tenant.environment,
     timezone: tenant.timezone,
     requests_per_minute: tenantRequestsPerMinute(tenant.plan, tenant.rate_limit_per_minute),
     quotas: {

@@ -1,5 +1,6 @@
 import type { Database, Tx } from '../../platform/db.js';
 import type { Plan } from '../../platform/plans.js';
+import type { TenantEnvironment } from '../../platform/environments.js';
 import { daysBefore, deleteBatch, type RetentionRule } from '../../platform/retention.js';
 import type { ApiKeyRecord } from './schemas.js';
 
@@ -107,9 +108,10 @@ export async function readTenantOnce(db: Database, tenantId: string) {
     rate_limit_per_minute: number | null;
     event_ingestion_per_day: number | null;
     timezone: string;
+    environment: TenantEnvironment;
   }>(
     tenantId,
-    'SELECT id, slug, name, plan, rate_limit_per_minute, event_ingestion_per_day, timezone FROM tenants WHERE id = $1',
+    'SELECT id, slug, name, plan, rate_limit_per_minute, event_ingestion_per_day, timezone, environment FROM tenants WHERE id = $1',
     [tenantId],
   );
   return rows[0] ?? null;

@@ -808,6 +808,8 @@ export interface paths {
                             slug: string;
                             name: string;
                             plan: string;
+                            /** @description `sandbox` tenants are for integration tests: their keys are `lk_test_` and the test controls (test clock, private webhook receivers, webhook backoff scale) work only for them. Chosen at creation; never changes. */
+                            environment: "live" | "sandbox";
                             timezone: string;
                             requests_per_minute: number;
                             quotas: {
