@@ -1,6 +1,7 @@
 import { takeOverSignals } from './platform/signals.js';
 import { loadConfig, ConfigError } from './config.js';
 import { startService } from './service.js';
+import { UnsupportedServerError } from './platform/migrate.js';
 
 /** `npm start`: the whole service in one process, or one role of it (SERVICE_ROLE=api|worker). */
 async function main(): Promise<void> {
@@ -30,6 +31,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
+  if (error instanceof UnsupportedServerError) {
+    process.stderr.write(`failed to start: ${error.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { migrate } from '../src/platform/migrate.js';
+import { POSTGRES_VERSION_MIN, UnsupportedServerError, checkServerVersion, migrate } from '../src/platform/migrate.js';
 import { testCluster } from './helper.js';
 
 /**
@@ -28,5 +28,26 @@ test('migrating several databases of one cluster at once: every migration succee
     const outcomes = await Promise.allSettled(names.map((name) => migrate(cluster.databaseUrl(name), cluster.appPassword)));
     const failures = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [String(outcome.reason)] : []));
     assert.deepEqual(failures, [], `round ${round + 1}`);
+  }
+});
+
+test('a PostgreSQL older than 15 is refused before any migration, naming the version found and the one needed', async () => {
+  const answering = (num: string, version: string) => ({ query: async () => ({ rows: [{ num, version }] }) }) as never;
+  await assert.rejects(checkServerVersion(answering('140011', '14.11')), (error: Error) => {
+    assert.ok(error instanceof UnsupportedServerError);
+    assert.match(error.message, /PostgreSQL 14\.11 is not supported/);
+    assert.match(error.message, /PostgreSQL 15 or newer/);
+    return true;
+  });
+  assert.equal(await checkServerVersion(answering('150018', '15.18 (Debian 15.18-0+deb12u1)')), 15);
+  assert.equal(await checkServerVersion(answering('180001', '18.1')), 18);
+  // The server the suite runs on is supported (15 in CI's second run, 18 embedded).
+  const cluster = testCluster();
+  const client = new pg.Client({ connectionString: cluster.databaseUrl('postgres') });
+  await client.connect();
+  try {
+    assert.ok((await checkServerVersion(client)) >= POSTGRES_VERSION_MIN);
+  } finally {
+    await client.end();
   }
 });

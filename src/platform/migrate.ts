@@ -61,11 +61,36 @@ export function migrationFiles(): string[] {
     .sort();
 }
 
+/**
+ * The oldest PostgreSQL the SQL is written for: 15 is the oldest that Debian
+ * stable ships, and managed services and Citus lag the newest release, so the
+ * SQL avoids what 16–18 added (`RETURNING old.…` among them: migration 0105).
+ * The suite runs on 15 and on the embedded 18 (`.ci/run`).
+ */
+export const POSTGRES_VERSION_MIN = 15;
+
+export class UnsupportedServerError extends Error {}
+
+/** Refuses a server older than POSTGRES_VERSION_MIN, naming the version found and the one needed. */
+export async function checkServerVersion(client: Pick<pg.Client, 'query'>): Promise<number> {
+  const { rows } = await client.query<{ num: string; version: string }>(
+    "SELECT current_setting('server_version_num') AS num, current_setting('server_version') AS version",
+  );
+  const major = Math.floor(Number(rows[0].num) / 10_000);
+  if (major < POSTGRES_VERSION_MIN) {
+    throw new UnsupportedServerError(
+      `PostgreSQL ${rows[0].version} is not supported: the service needs PostgreSQL ${POSTGRES_VERSION_MIN} or newer (it is tested on 15 and 18)`,
+    );
+  }
+  return major;
+}
+
 export async function migrate(ownerUrl: string, appPassword: string, log: (message: string) => void = () => undefined): Promise<string[]> {
   const client = new pg.Client({ connectionString: ownerUrl });
   await client.connect();
   const applied: string[] = [];
   try {
+    await checkServerVersion(client);
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
     await ensureAppRole(client, appPassword);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -34,7 +34,8 @@ export interface GrantValues {
  * The whole grant in one statement: the participant on first sight, the
  * balance (locked by the upsert, so concurrent grants serialise on it), the
  * tier for the new lifetime, a lot with the tenant's expiry and the ledger
- * entry. PostgreSQL 18's `RETURNING old.…` gives the tier before the change.
+ * entry. The upsert keeps the tier it replaces in `tier_code_before` and
+ * returns it (PostgreSQL before 18 has no `RETURNING old.…`; migration 0105).
  */
 export async function insertGrant(tx: Tx, tenantId: string, v: GrantValues): Promise<GrantRow> {
   const { rows } = await tx.query<GrantRow>(
@@ -54,9 +55,10 @@ export async function insertGrant(tx: Tx, tenantId: string, v: GrantValues): Pro
              lifetime = b.lifetime + EXCLUDED.lifetime,
              last_earned_at = EXCLUDED.last_earned_at,
              updated_at = EXCLUDED.updated_at,
+             tier_code_before = b.tier_code,
              tier_code = (SELECT t.code FROM points_tiers t WHERE t.tenant_id = $1 AND t.min_lifetime_points <= b.lifetime + EXCLUDED.lifetime
                           ORDER BY t.min_lifetime_points DESC LIMIT 1)
-       RETURNING old.tier_code AS previous_tier, new.tier_code AS tier, new.available, new.lifetime
+       RETURNING b.tier_code_before AS previous_tier, b.tier_code AS tier, b.available, b.lifetime
      ),
      lot AS (
        INSERT INTO points_lots (tenant_id, participant_id, amount, remaining, ledger_entry_id, created_at, expires_at)
@@ -324,11 +326,11 @@ export async function reevaluateTiers(
 ): Promise<{ lastId: string | null; changes: TierChangeRow[] }> {
   const { rows } = await tx.query(
     `WITH page AS (
-       SELECT participant_id, lifetime FROM points_balances WHERE tenant_id = $1 AND participant_id > $2
+       SELECT participant_id, lifetime, tier_code FROM points_balances WHERE tenant_id = $1 AND participant_id > $2
        ORDER BY participant_id LIMIT $3 FOR UPDATE
      ),
      target AS (
-       SELECT p.participant_id,
+       SELECT p.participant_id, p.tier_code AS previous,
               (SELECT t.code FROM points_tiers t WHERE t.tenant_id = $1 AND t.min_lifetime_points <= p.lifetime
                ORDER BY t.min_lifetime_points DESC LIMIT 1) AS code
        FROM page p
@@ -337,7 +339,7 @@ export async function reevaluateTiers(
        UPDATE points_balances b SET tier_code = target.code, updated_at = $4
        FROM target
        WHERE b.tenant_id = $1 AND b.participant_id = target.participant_id AND b.tier_code IS DISTINCT FROM target.code
-       RETURNING b.participant_id, old.tier_code AS previous_tier, new.tier_code AS tier, b.lifetime
+       RETURNING b.participant_id, target.previous AS previous_tier, b.tier_code AS tier, b.lifetime
      )
      SELECT (SELECT max(participant_id) FROM page) AS last_id,
             coalesce((SELECT json_agg(changed) FROM changed), '[]'::json) AS changes`,
@@ -421,11 +423,18 @@ export async function expireBatch(
        ORDER BY b.participant_id
        FOR UPDATE SKIP LOCKED
      ),
+     -- The due lots, locked: FOR UPDATE reads their current remaining (the statement's snapshot may predate a deduct that
+     -- committed before the balances were locked), which the update returns as the points expired.
+     due_lots AS (
+       SELECT l.participant_id, l.id, l.remaining FROM points_lots l
+       WHERE l.tenant_id = $1 AND l.participant_id IN (SELECT participant_id FROM locked) AND l.remaining > 0 AND l.expires_at <= $2
+       FOR UPDATE OF l
+     ),
      expired AS (
-       UPDATE points_lots l SET expired = l.expired + l.remaining, remaining = 0
-       FROM locked
-       WHERE l.tenant_id = $1 AND l.participant_id = locked.participant_id AND l.remaining > 0 AND l.expires_at <= $2
-       RETURNING l.participant_id, old.remaining AS points
+       UPDATE points_lots l SET expired = l.expired + d.remaining, remaining = 0
+       FROM due_lots d
+       WHERE l.tenant_id = $1 AND l.participant_id = d.participant_id AND l.id = d.id
+       RETURNING l.participant_id, d.remaining AS points
      ),
      totals AS (
        SELECT participant_id, sum(points)::bigint AS points, count(*)::int AS lots FROM expired GROUP BY participant_id
@@ -434,7 +443,7 @@ export async function expireBatch(
        UPDATE points_balances b SET available = b.available - t.points, updated_at = $2
        FROM totals t
        WHERE b.tenant_id = $1 AND b.participant_id = t.participant_id
-       RETURNING b.participant_id, new.available, new.lifetime, t.points, t.lots,
+       RETURNING b.participant_id, b.available, b.lifetime, t.points, t.lots,
                  'ple_' || replace(gen_random_uuid()::text, '-', '') AS ledger_entry_id
      ),
      entries AS (
@@ -731,10 +740,11 @@ export async function grantBulkBatch(
              lifetime = b.lifetime + EXCLUDED.lifetime,
              last_earned_at = EXCLUDED.last_earned_at,
              updated_at = EXCLUDED.updated_at,
+             tier_code_before = b.tier_code,
              tier_code = (SELECT t.code FROM points_tiers t WHERE t.tenant_id = $1 AND t.min_lifetime_points <= b.lifetime + EXCLUDED.lifetime
                           ORDER BY t.min_lifetime_points DESC LIMIT 1)
-       RETURNING b.participant_id, new.available, new.lifetime, new.lifetime - coalesce(old.lifetime, 0) AS amount,
-                 old.tier_code AS previous_tier, new.tier_code AS tier,
+       RETURNING b.participant_id, b.available, b.lifetime, (SELECT g.amount FROM grants g WHERE g.participant_id = b.participant_id) AS amount,
+                 b.tier_code_before AS previous_tier, b.tier_code AS tier,
                  'ple_' || substr(md5($2 || '/' || b.participant_id), 1, 24) AS entry_id
      ),
      lots AS (
