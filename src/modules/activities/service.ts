@@ -84,7 +84,7 @@ function attemptState(row: ParticipationRow | null, activity: PublishedActivity,
 /** Explains why no attempt could be taken: always a 4xx with the figures. */
 async function refuseAttempt(tx: Tx, session: Session, activity: PublishedActivity): Promise<never> {
   const row = await store.readParticipation(tx, session.tenantId, keyOf(session, activity));
-  const { used, maxAttempts, cooldownRemaining } = attemptState(row, activity, clock.now());
+  const { used, maxAttempts, cooldownRemaining } = attemptState(row, activity, clock.now(session.tenantId));
   if (used >= maxAttempts) {
     throw new AppError('rule_violation', 'ATTEMPTS_EXHAUSTED', `all ${maxAttempts} attempts of this activity are used`, { attempts_used: used, max_attempts: maxAttempts });
   }
@@ -103,7 +103,7 @@ export async function eligibility(db: Database, auth: AuthContext, activityId: s
   return db.tenant(session.tenantId, async (tx) => {
     const activity = await loadActivity(tx, session, activityId);
     const row = await store.readParticipation(tx, session.tenantId, keyOf(session, activity));
-    const state = attemptState(row, activity, clock.now());
+    const state = attemptState(row, activity, clock.now(session.tenantId));
     return {
       eligible: state.eligible,
       attempts_used: state.used,
@@ -210,7 +210,7 @@ export async function validate(db: Database, auth: AuthContext, activityId: stri
       // Checking answers reveals nothing about correctness and takes no attempt,
       // but the limits still apply.
       const row = await store.readParticipation(tx, session.tenantId, keyOf(session, activity));
-      if (!attemptState(row, activity, clock.now()).eligible) await refuseAttempt(tx, session, activity);
+      if (!attemptState(row, activity, clock.now(session.tenantId)).eligible) await refuseAttempt(tx, session, activity);
       const scored = score(activity, payload.answers);
       return { valid: true, result: { answered: scored.answered as number, total_questions: scored.total_questions as number }, attempt_id: null };
     }
@@ -249,7 +249,7 @@ async function openAttempt(tx: Tx, session: Session, activity: PublishedActivity
       if (existing && existing.status === 'open') return { ...existing, fresh: false };
     }
   }
-  const now = clock.now();
+  const now = clock.now(session.tenantId);
   const attemptId = requestedId ?? prefixedId('att', 12);
   const { maxAttempts, cooldownSeconds } = limits(activity);
   if (!(await store.takeAttempt(tx, session.tenantId, key, { attemptId, at: now, maxAttempts, cooldownSeconds, completing }))) {
@@ -419,7 +419,7 @@ export async function complete(db: Database, auth: AuthContext, activityId: stri
       if (when === 'always' || (when === 'passed') === passed) executed.push(await runAction(ctx, action, 'on_completion'));
     }
 
-    const now = clock.now();
+    const now = clock.now(session.tenantId);
     const fact: Fact = {
       id: prefixedId('fct', 12),
       name: FACT_NAMES[activity.type],
@@ -482,7 +482,7 @@ export async function emitFact(db: Database, auth: AuthContext, body: EmitFactBo
       participantId: session.participantId,
       engagementId: session.engagementId,
       properties,
-      occurredAt: clock.now(),
+      occurredAt: clock.now(session.tenantId),
       source: 'custom',
       activityId: null,
       evaluateChallenges: evaluate,
