@@ -291,7 +291,11 @@ export async function buildApp(
       throw forbidden('API keys and admin tokens cannot act as a participant; use a session_id');
     }
     const { sessionId, engagementId } = sessionParameters(request);
-    if (sessionId === undefined || sessionId === null || sessionId === '') throw unauthenticated('session_id is required');
+    if (sessionId === undefined || sessionId === null || sessionId === '') {
+      throw unauthenticated(
+        "session_id is required: this participant route acts for the participant of a session that the tenant's server issues (POST /api/v1/sessions with its API key); send it with the engagement_id it was issued for",
+      );
+    }
     if (typeof sessionId !== 'string') throw unauthenticated('session_id must be a string');
     const auth = await authenticator.fromSession(sessionId, typeof engagementId === 'string' ? engagementId : undefined);
     auth.ipAddress = clientIp(request);

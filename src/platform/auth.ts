@@ -53,6 +53,12 @@ interface KeyRecord {
   tenantRequestsPerMinute: number | null;
 }
 
+/** A tenant that owns an engagement id, and whether that engagement is published (public routes). */
+export interface EngagementOwner {
+  tenantId: string;
+  published: boolean;
+}
+
 interface SessionRecord {
   tenantId: string;
   id: string;
@@ -110,6 +116,8 @@ export class Authenticator {
   private readonly keyCache = new LookupCache<KeyRecord | null>();
   private readonly sessionCache = new LookupCache<SessionRecord | null>();
   private readonly tenantCache = new LookupCache<{ plan: Plan; requestsPerMinute: number | null } | null>();
+  private readonly engagementOwnerCache = new LookupCache<readonly EngagementOwner[]>();
+  private readonly challengeOwnerCache = new LookupCache<readonly string[]>();
   private listener: pg.Client | null = null;
 
   constructor(
@@ -131,6 +139,8 @@ export class Authenticator {
     this.keyCache.clear();
     this.tenantCache.clear();
     this.sessionCache.clear();
+    this.engagementOwnerCache.clear();
+    this.challengeOwnerCache.clear();
   }
 
   async close(): Promise<void> {
@@ -189,6 +199,32 @@ export class Authenticator {
     if (cached) return cached.value;
     const { rows } = await this.db.system.query('SELECT plan, rate_limit_per_minute FROM auth_find_tenant($1)', [tenantId]);
     return this.tenantCache.put(tenantId, rows[0] ? { plan: rows[0].plan as Plan, requestsPerMinute: rows[0].rate_limit_per_minute as number | null } : null).value;
+  }
+
+  /**
+   * The tenants that own an engagement id, for public routes that name no
+   * other tenant. Engagement ids are UUIDs the service generates, so there is
+   * one owner (none for an unknown id; two only for rows written by hand).
+   * Cached like keys; publication and unpublication announce a credential
+   * change, so `published` is never staler than that notice.
+   */
+  async engagementOwners(engagementId: string): Promise<readonly EngagementOwner[]> {
+    if (!isUuid(engagementId)) return NO_OWNERS;
+    const id = engagementId.toLowerCase();
+    const cached = this.engagementOwnerCache.fresh(id);
+    if (cached) return cached.value;
+    const { rows } = await this.db.system.query('SELECT tenant_id, published FROM public_find_engagement_tenants($1)', [id]);
+    return this.engagementOwnerCache.put(id, rows.map((row) => ({ tenantId: row.tenant_id as string, published: row.published as boolean }))).value;
+  }
+
+  /** The tenants that own a challenge id (generated like engagement ids); a challenge never changes tenant. */
+  async challengeOwners(challengeId: string): Promise<readonly string[]> {
+    if (!isUuid(challengeId)) return NO_OWNERS;
+    const id = challengeId.toLowerCase();
+    const cached = this.challengeOwnerCache.fresh(id);
+    if (cached) return cached.value;
+    const { rows } = await this.db.system.query('SELECT tenant_id FROM public_find_challenge_tenants($1)', [id]);
+    return this.challengeOwnerCache.put(id, rows.map((row) => row.tenant_id as string)).value;
   }
 
   async issueJwt(tenantId: string, userId: string): Promise<{ token: string; expiresAt: Date }> {
@@ -291,6 +327,7 @@ export class Authenticator {
 }
 
 const NO_SCOPES: ReadonlySet<string> = new Set();
+const NO_OWNERS: readonly never[] = [];
 
 export function requireAnyScope(auth: AuthContext, scopes: readonly string[]): void {
   if (scopes.length === 0) return;

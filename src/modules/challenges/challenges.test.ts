@@ -338,9 +338,11 @@ test('challenges', async (t) => {
       const response = await svc.request('GET', `/api/v1/public/challenges/${id}/leaderboard?limit=${limit}`, { key: tenant.apiKey });
       assert.equal(response.status, 400, `limit=${limit}`);
     }
-    const anonymous = await svc.request('GET', `/api/v1/public/challenges/${id}/leaderboard`);
-    assert.equal(anonymous.status, 400);
-    assert.equal(anonymous.body.code, 'TENANT_REQUIRED');
+    // The documented request (limit only): the challenge id names its tenant.
+    const anonymous = await svc.request('GET', `/api/v1/public/challenges/${id}/leaderboard?limit=2`);
+    assert.equal(anonymous.status, 200, anonymous.text);
+    assert.deepEqual(anonymous.body.entries.map((e: { participant_id: string }) => e.participant_id), ['lb-a', 'lb-c']);
+    assert.equal(anonymous.body.total_participants, 4);
     assert.equal((await svc.request('GET', `/api/v1/public/challenges/${id}/leaderboard`, { headers: { 'x-service-tenant': 'no-such-tenant' } })).status, 404);
     assert.equal((await svc.request('GET', `/api/v1/public/challenges/${id}/leaderboard`, { headers: { 'x-service-tenant': other.slug } })).status, 404);
     assert.equal((await svc.request('GET', `/api/v1/public/challenges/${randomUUID()}/leaderboard`, { key: tenant.apiKey })).status, 404);

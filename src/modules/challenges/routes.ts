@@ -17,7 +17,7 @@ import {
 } from './schemas.js';
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, authenticator } = app.ctx;
+  const { db } = app.ctx;
   const tags = ['challenges'];
   const adminChallenge = { 200: Type.Ref('AdminChallenge') };
 
@@ -121,14 +121,15 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "A challenge's leaderboard",
         description:
           'Ranked by score (highest first); equal scores rank by who reached the score first, then by participant id. ' +
-          'The tenant is named by `session_id` (which also adds the caller\'s row as `me`), an `X-API-Key`, or `X-Service-Tenant` (tenant id or slug).',
+          'Needs no credential: the challenge id names its tenant. `session_id` adds the caller\'s row as `me`; an `X-API-Key` or `X-Service-Tenant` (tenant id or slug), when sent, must name the challenge\'s tenant (404 otherwise). ' +
+          'A draft or unknown challenge is a 404.',
         params: ChallengeIdParams,
         querystring: ChallengeLeaderboardQuery,
         response: { 200: ChallengeLeaderboardResponse },
       },
     },
-    async (request) => {
-      const caller = await resolvePublicCaller(request, db, authenticator);
+    async (request, reply) => {
+      const caller = await resolvePublicCaller(request, reply, app.ctx, { challengeId: request.params.id });
       return service.leaderboard(db, caller.tenantId, request.params.id, request.query.limit, caller);
     },
   );

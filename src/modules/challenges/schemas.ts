@@ -221,7 +221,7 @@ export const ChallengeLeaderboardQuery = Type.Object(
       default: CHALLENGE_LEADERBOARD_LIMIT_DEFAULT,
       description: `Rows, 1 to ${CHALLENGE_LEADERBOARD_LIMIT_MAX} (default ${CHALLENGE_LEADERBOARD_LIMIT_DEFAULT}); out of range is a 400.`,
     }),
-    session_id: Type.Optional(Type.String({ maxLength: 128, description: 'Names the tenant (and adds the caller\'s own row as `me`).' })),
+    session_id: Type.Optional(Type.String({ maxLength: 128, description: 'Adds the caller\'s own row as `me` (not needed to name the tenant: the challenge id does).' })),
     engagement_id: Type.Optional(Type.String({ format: 'uuid' })),
   },
   { additionalProperties: false },

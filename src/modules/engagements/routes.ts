@@ -22,7 +22,7 @@ import {
 const tags = ['engagements'];
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, config } = app.ctx;
+  const { db, config, authenticator } = app.ctx;
   const engagement = { 200: Type.Ref('Engagement') };
 
   app.post(
@@ -64,13 +64,22 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: { tags, summary: 'Publish the current draft (snapshot); the site serves it from now on', params: EngagementIdParams, response: engagement },
     },
-    async (request) => service.publishEngagement(db, request.auth!.tenantId, request.auth!.plan, request.params.id),
+    async (request) => {
+      const published = await service.publishEngagement(db, request.auth!.tenantId, request.auth!.plan, request.params.id);
+      // Public routes cache an engagement's tenant and publication: this process forgets at once, the others on the notice it sent.
+      authenticator.forgetCredentials();
+      return published;
+    },
   );
 
   app.post(
     '/admin/engagements/:id/unpublish',
     { config: { auth: 'admin' }, schema: { tags, summary: 'Take the engagement off its site; its activities stop', params: EngagementIdParams, response: engagement } },
-    async (request) => service.unpublishEngagement(db, request.auth!.tenantId, request.params.id),
+    async (request) => {
+      const unpublished = await service.unpublishEngagement(db, request.auth!.tenantId, request.params.id);
+      authenticator.forgetCredentials();
+      return unpublished;
+    },
   );
 
   app.get(

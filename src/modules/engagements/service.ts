@@ -4,6 +4,7 @@ import { AppError, conflict, invalid, notFound, ruleViolation } from '../../plat
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { uuid, randomToken } from '../../platform/ids.js';
 import { PLAN_QUOTAS, type Plan } from '../../platform/plans.js';
+import { announceCredentialChange } from '../../platform/auth.js';
 import { missingRewardIdsInTx } from '../rewards/index.js';
 import { missingBadgeCodesInTx } from '../badges/index.js';
 import { parseCondition } from './conditions.js';
@@ -236,7 +237,10 @@ export async function publishEngagement(db: Database, tenantId: string, plan: Pl
       }
     }
     try {
-      return present(await store.publish(tx, tenantId, id, clock.now()));
+      const published = present(await store.publish(tx, tenantId, id, clock.now()));
+      // Public routes find an engagement's tenant, and whether it is published, in a cache that this notice empties.
+      await announceCredentialChange(tx, 'engagement published');
+      return published;
     } catch (error) {
       // The transaction is lost either way: a site clash is answered as a conflict.
       if ((error as { code?: string }).code === '23505') {
@@ -251,7 +255,9 @@ export async function unpublishEngagement(db: Database, tenantId: string, id: st
   return db.tenant(tenantId, async (tx) => {
     const row = await lockedEngagement(tx, tenantId, id);
     if (row.status === 'draft') throw conflict('the engagement is not published', 'ENGAGEMENT_NOT_PUBLISHED');
-    return present(await store.unpublish(tx, tenantId, id));
+    const unpublished = present(await store.unpublish(tx, tenantId, id));
+    await announceCredentialChange(tx, 'engagement unpublished');
+    return unpublished;
   });
 }
 

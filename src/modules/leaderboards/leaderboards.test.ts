@@ -108,14 +108,18 @@ test('progression leaderboards', async (t) => {
     assert.equal((await read('all-time', '&around=2')).status, 400, 'around needs a session');
   });
 
-  await t.test('the tenant of the public read: session, key, X-Service-Tenant, or a 400', async () => {
+  await t.test('the tenant of the public read: engagement_id alone once published; a key, X-Service-Tenant or session must agree with it', async () => {
+    // A draft engagement: its tenant's key may read the board, nobody else.
+    assert.equal((await read('all-time', '', {})).body.code, 'ENGAGEMENT_NOT_FOUND');
+    assert.equal((await read('all-time', '', { headers: { 'x-service-tenant': tenant.slug } })).status, 404);
+    assert.equal((await svc.request('POST', `/api/v1/admin/engagements/${engagementId}/publish`, { key: tenant.apiKey })).status, 200);
+    const documented = await read('all-time', '', {});
+    assert.equal(documented.status, 200, documented.text);
+    assert.equal(documented.body.total_participants, 12);
     assert.equal((await read('all-time', '', { headers: { 'x-service-tenant': tenant.slug } })).body.total_participants, 12);
     assert.equal((await read('all-time', '', { headers: { 'x-service-tenant': tenant.tenantId } })).body.total_participants, 12);
-    const none = await read('all-time', '', {});
-    assert.equal(none.status, 400);
-    assert.equal(none.body.code, 'TENANT_REQUIRED');
-    assert.equal((await read('all-time', '', { key: other.apiKey })).status, 404);
-    assert.equal((await read('all-time', '', { headers: { 'x-service-tenant': other.slug } })).status, 404);
+    assert.equal((await read('all-time', '', { key: other.apiKey })).body.code, 'ENGAGEMENT_NOT_FOUND');
+    assert.equal((await read('all-time', '', { headers: { 'x-service-tenant': other.slug } })).body.code, 'ENGAGEMENT_NOT_FOUND');
     const foreignSession = await session(svc, other, 'x', engagementId);
     assert.equal((await read('all-time', `&session_id=${foreignSession}`, {})).status, 404);
     const wrongEngagement = await session(svc, tenant, 'p02', randomUUID());
@@ -123,7 +127,7 @@ test('progression leaderboards', async (t) => {
   });
 
   await t.test('an engagement-scoped board is readable with its engagement only; archived boards are gone', async () => {
-    const scoped = await create({ leaderboard_code: 'scoped', name: 'Scoped', metric: 'lifetime_points', engagement_id: randomUUID() });
+    const scoped = await create({ leaderboard_code: 'scoped', name: 'Scoped', metric: 'lifetime_points', engagement_id: await svc.createEngagement(tenant) });
     assert.equal(scoped.status, 201);
     assert.equal((await read('scoped', '')).status, 404);
     assert.equal((await svc.request('GET', `/api/v1/public/leaderboards/scoped?engagement_id=${scoped.body.engagement_id}`, { key: tenant.apiKey })).status, 200);
@@ -134,6 +138,9 @@ test('progression leaderboards', async (t) => {
   await t.test('weekly periods reset at Monday 00:00 in the tenant time zone; past periods stay readable', async () => {
     const zoned = await svc.createTenant();
     await svc.sql(`UPDATE tenants SET timezone = 'Europe/Berlin' WHERE id = $1`, [zoned.tenantId]);
+    const zonedEngagement = await svc.createEngagement(zoned);
+    const readZoned = (code: string, query: string) =>
+      svc.request('GET', `/api/v1/public/leaderboards/${code}?engagement_id=${zonedEngagement}${query}`, { key: zoned.apiKey });
     // Sunday 22 November 2026, 23:30 in Berlin (22:30 UTC).
     clock.freeze(Date.parse('2026-11-22T22:30:00Z'));
     const created = await create({ leaderboard_code: 'weekly', name: 'This week', metric: 'period_points', period: 'weekly' }, zoned.apiKey);
@@ -142,7 +149,7 @@ test('progression leaderboards', async (t) => {
     assert.equal((await grant(svc, zoned, 'early', 25)).status, 200);
     assert.equal((await grant(svc, zoned, 'both', 10)).status, 200);
     await svc.request('POST', '/api/v1/admin/leaderboards/weekly/refresh', { key: zoned.apiKey });
-    const sunday = await read('weekly', '', { key: zoned.apiKey });
+    const sunday = await readZoned('weekly', '');
     assert.equal(sunday.body.period_start, '2026-11-16');
     assert.equal(sunday.body.next_reset_at, '2026-11-22T23:00:00.000Z');
     assert.deepEqual(sunday.body.entries.map((e: { participant_id: string; score: number }) => [e.participant_id, e.score]), [['early', 75], ['both', 10]]);
@@ -151,25 +158,25 @@ test('progression leaderboards', async (t) => {
     assert.equal((await grant(svc, zoned, 'both', 5)).status, 200);
     assert.equal((await grant(svc, zoned, 'late', 7)).status, 200);
     await svc.request('POST', '/api/v1/admin/leaderboards/weekly/refresh', { key: zoned.apiKey });
-    const monday = await read('weekly', '', { key: zoned.apiKey });
+    const monday = await readZoned('weekly', '');
     assert.equal(monday.body.period_start, '2026-11-23');
     assert.equal(monday.body.next_reset_at, '2026-11-29T23:00:00.000Z');
     assert.equal(monday.body.final, false);
     assert.deepEqual(monday.body.entries.map((e: { participant_id: string; score: number }) => [e.participant_id, e.score]), [['late', 7], ['both', 5]]);
 
-    const past = await read('weekly', '&period_start=2026-11-16', { key: zoned.apiKey });
+    const past = await readZoned('weekly', '&period_start=2026-11-16');
     assert.equal(past.status, 200, past.text);
     assert.equal(past.body.final, true);
     assert.equal(past.body.period_ends_at, '2026-11-22T23:00:00.000Z');
     assert.deepEqual(past.body.entries.map((e: { participant_id: string; score: number }) => [e.participant_id, e.score]), [['early', 75], ['both', 10]]);
-    assert.equal((await read('weekly', '&period_start=2026-11-17', { key: zoned.apiKey })).status, 400);
-    assert.equal((await read('weekly', '&period_start=2026-11-30', { key: zoned.apiKey })).status, 400);
-    assert.equal((await read('weekly', '&period_start=2026-13-01', { key: zoned.apiKey })).status, 400);
+    assert.equal((await readZoned('weekly', '&period_start=2026-11-17')).status, 400);
+    assert.equal((await readZoned('weekly', '&period_start=2026-11-30')).status, 400);
+    assert.equal((await readZoned('weekly', '&period_start=2026-13-01')).status, 400);
     assert.equal((await read('all-time', '&period_start=2026-11-16')).status, 400);
 
     // Lifetime keeps counting across the reset.
     await create({ leaderboard_code: 'life', name: 'Life', metric: 'lifetime_points' }, zoned.apiKey);
-    const life = await read('life', '', { key: zoned.apiKey });
+    const life = await readZoned('life', '');
     assert.deepEqual(life.body.entries.map((e: { participant_id: string; score: number }) => [e.participant_id, e.score]), [['early', 75], ['both', 15], ['late', 7]]);
     clock.reset();
   });
@@ -185,7 +192,7 @@ test('progression leaderboards', async (t) => {
 test('the refresh job keeps a board fresh on its interval', async (t) => {
   const svc = await startTestService(t, { jobs: true });
   const tenant = await svc.createTenant();
-  const engagementId = randomUUID();
+  const engagementId = await svc.createEngagement(tenant);
   const created = await svc.request('POST', '/api/v1/admin/leaderboards', { key: tenant.apiKey, body: { leaderboard_code: 'fast', name: 'Fast', metric: 'lifetime_points', refresh_seconds: 1 } });
   assert.equal(created.status, 201, created.text);
   assert.equal((await grant(svc, tenant, 'runner', 42)).status, 200);

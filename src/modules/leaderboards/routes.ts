@@ -5,7 +5,7 @@ import { resolvePublicCaller } from '../challenges/index.js';
 import { AdminLeaderboardList, CodeParams, CreateLeaderboardBody, PublicQuery, RefreshResponse, UpdateLeaderboardBody } from './schemas.js';
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, authenticator } = app.ctx;
+  const { db } = app.ctx;
   const tags = ['leaderboards'];
   const one = { 200: Type.Ref('AdminLeaderboard') };
 
@@ -57,15 +57,16 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Read a progression leaderboard',
         description:
           'The ranking as of its last refresh (`updated_at`; rebuilt every `refresh_seconds`, default 30). Ties: higher score first, then whoever reached the score first, then participant id; ranks are unique. ' +
-          'The tenant is named by `session_id` (which also adds `me`, and `around_me` with `around`), an `X-API-Key`, or `X-Service-Tenant` (tenant id or slug). ' +
+          'Needs no credential: `engagement_id` names the tenant (an unknown or unpublished engagement is a 404). ' +
+          '`session_id` (a session issued for that engagement) adds `me`, and `around_me` with `around`. An `X-API-Key` (whose tenant may also read the boards of its draft engagements) or `X-Service-Tenant` (tenant id or slug), when sent, must name the engagement\'s tenant (404 otherwise). ' +
           'Period leaderboards tell `next_reset_at`; past periods are read with `period_start`.',
         params: CodeParams,
         querystring: PublicQuery,
         response: { 200: Type.Ref('ProgressionLeaderboard') },
       },
     },
-    async (request) => {
-      const caller = await resolvePublicCaller(request, db, authenticator);
+    async (request, reply) => {
+      const caller = await resolvePublicCaller(request, reply, app.ctx, { engagementId: request.query.engagement_id });
       return service.readPublic(db, caller, request.params.code, request.query);
     },
   );

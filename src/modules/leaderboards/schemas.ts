@@ -69,14 +69,14 @@ export const RefreshResponse = Type.Object({
 
 export const PublicQuery = Type.Object(
   {
-    engagement_id: Type.String({ format: 'uuid' }),
+    engagement_id: Type.String({ format: 'uuid', description: 'The published engagement the board is shown in; it names the tenant, so no credential is needed.' }),
     limit: Type.Integer({
       minimum: 1,
       maximum: LEADERBOARD_LIMIT_MAX,
       default: LEADERBOARD_LIMIT_DEFAULT,
       description: `Rows from the top, 1 to ${LEADERBOARD_LIMIT_MAX} (default ${LEADERBOARD_LIMIT_DEFAULT}); out of range is a 400.`,
     }),
-    session_id: Type.Optional(Type.String({ maxLength: 128, description: "The caller's session: adds `me` (the caller's rank, even outside the top) and names the tenant." })),
+    session_id: Type.Optional(Type.String({ maxLength: 128, description: "The caller's session, issued for `engagement_id`: adds `me` (the caller's rank, even outside the top)." })),
     around: Type.Integer({ minimum: 0, maximum: AROUND_MAX, default: 0, description: `With session_id: this many neighbours above and below the caller in \`around_me\` (0 to ${AROUND_MAX}).` }),
     period_start: Type.Optional(Type.String({ format: 'date', description: 'A past period of a period leaderboard, by its start date (YYYY-MM-DD, tenant time zone); default the current period.' })),
   },

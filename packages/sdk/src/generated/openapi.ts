@@ -4403,14 +4403,14 @@ export interface paths {
         };
         /**
          * A challenge's leaderboard
-         * @description Ranked by score (highest first); equal scores rank by who reached the score first, then by participant id. The tenant is named by `session_id` (which also adds the caller's row as `me`), an `X-API-Key`, or `X-Service-Tenant` (tenant id or slug).
+         * @description Ranked by score (highest first); equal scores rank by who reached the score first, then by participant id. Needs no credential: the challenge id names its tenant. `session_id` adds the caller's row as `me`; an `X-API-Key` or `X-Service-Tenant` (tenant id or slug), when sent, must name the challenge's tenant (404 otherwise). A draft or unknown challenge is a 404.
          */
         get: {
             parameters: {
                 query?: {
                     /** @description Rows, 1 to 100 (default 10); out of range is a 400. */
                     limit?: number;
-                    /** @description Names the tenant (and adds the caller's own row as `me`). */
+                    /** @description Adds the caller's own row as `me` (not needed to name the tenant: the challenge id does). */
                     session_id?: string;
                     engagement_id?: string;
                 };
@@ -10833,15 +10833,16 @@ export interface paths {
         };
         /**
          * Read a progression leaderboard
-         * @description The ranking as of its last refresh (`updated_at`; rebuilt every `refresh_seconds`, default 30). Ties: higher score first, then whoever reached the score first, then participant id; ranks are unique. The tenant is named by `session_id` (which also adds `me`, and `around_me` with `around`), an `X-API-Key`, or `X-Service-Tenant` (tenant id or slug). Period leaderboards tell `next_reset_at`; past periods are read with `period_start`.
+         * @description The ranking as of its last refresh (`updated_at`; rebuilt every `refresh_seconds`, default 30). Ties: higher score first, then whoever reached the score first, then participant id; ranks are unique. Needs no credential: `engagement_id` names the tenant (an unknown or unpublished engagement is a 404). `session_id` (a session issued for that engagement) adds `me`, and `around_me` with `around`. An `X-API-Key` (whose tenant may also read the boards of its draft engagements) or `X-Service-Tenant` (tenant id or slug), when sent, must name the engagement's tenant (404 otherwise). Period leaderboards tell `next_reset_at`; past periods are read with `period_start`.
          */
         get: {
             parameters: {
                 query: {
+                    /** @description The published engagement the board is shown in; it names the tenant, so no credential is needed. */
                     engagement_id: string;
                     /** @description Rows from the top, 1 to 100 (default 10); out of range is a 400. */
                     limit?: number;
-                    /** @description The caller's session: adds `me` (the caller's rank, even outside the top) and names the tenant. */
+                    /** @description The caller's session, issued for `engagement_id`: adds `me` (the caller's rank, even outside the top). */
                     session_id?: string;
                     /** @description With session_id: this many neighbours above and below the caller in `around_me` (0 to 25). */
                     around?: number;
