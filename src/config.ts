@@ -1,4 +1,7 @@
+import fs from 'node:fs';
 import path from 'node:path';
+import { createHash, X509Certificate } from 'node:crypto';
+import type { TrustedCertificates } from './platform/safe-http.js';
 
 /**
  * Every setting of the service, read once from the environment and validated.
@@ -48,6 +51,12 @@ export interface Config {
   allowLoopbackWebhooks: boolean;
   /** Development only: accept plain http:// webhook URLs (for local receivers). */
   allowHttpWebhooks: boolean;
+  /**
+   * Development only (`WEBHOOK_CA_FILE`): CA certificates trusted for webhook
+   * deliveries in addition to the bundled roots, so a local receiver may use
+   * its own CA. Null when unset.
+   */
+  webhookCa: TrustedCertificates | null;
   sessionTtlSeconds: number;
   jobConcurrency: number;
   /** How long a job queue worker may be silent before its jobs are handed to another. */
@@ -81,6 +90,36 @@ function readBool(env: NodeJS.ProcessEnv, name: string): boolean {
   if (raw === '' || raw === '0' || raw === 'false' || raw === 'no') return false;
   if (raw === '1' || raw === 'true' || raw === 'yes') return true;
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+/** A CA file larger than this is a mistake (a whole disk image, a log), not a bundle of certificates. */
+const CA_FILE_BYTES_MAX = 1024 * 1024;
+
+/** Reads a PEM bundle: readable, at most 1 MB, at least one certificate, every certificate valid. */
+function readCertificateFile(env: NodeJS.ProcessEnv, name: string): TrustedCertificates | null {
+  const file = env[name];
+  if (file === undefined || file === '') return null;
+  let text: string;
+  try {
+    const size = fs.statSync(file).size;
+    if (size > CA_FILE_BYTES_MAX) throw new ConfigError(`${name} (${file}) is larger than ${CA_FILE_BYTES_MAX} bytes; it should hold PEM certificates only`);
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(`${name} (${file}) cannot be read: ${(error as Error).message}`);
+  }
+  const pems = text.match(PEM_CERTIFICATE) ?? [];
+  if (pems.length === 0) throw new ConfigError(`${name} (${file}) holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  pems.forEach((pem, index) => {
+    try {
+      new X509Certificate(pem);
+    } catch (error) {
+      throw new ConfigError(`${name} (${file}): certificate ${index + 1} of ${pems.length} is not a valid certificate (${(error as Error).message})`);
+    }
+  });
+  const fingerprint = createHash('sha256').update(pems.join('\n')).digest('hex');
+  return { source: path.resolve(file), pems, fingerprint };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -122,6 +161,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeScale: readNumber(env, 'TIME_SCALE', 1, 0.0001, 1),
     allowLoopbackWebhooks: readBool(env, 'ALLOW_LOOPBACK_WEBHOOKS'),
     allowHttpWebhooks: readBool(env, 'ALLOW_HTTP_WEBHOOKS'),
+    // Never read in production: the setting is refused there before anything is trusted.
+    webhookCa: appEnv === 'production' ? null : readCertificateFile(env, 'WEBHOOK_CA_FILE'),
     sessionTtlSeconds: readInt(env, 'SESSION_TTL_SECONDS', 24 * 3600, 60, 90 * 24 * 3600),
     jobConcurrency: readInt(env, 'JOB_CONCURRENCY', 8, 1, 100),
     workerStaleAfterSeconds: readInt(env, 'WORKER_STALE_AFTER_SECONDS', 30, 5, 3600),
@@ -131,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (config.timeScale !== 1) unsafe.push('TIME_SCALE');
     if (config.allowLoopbackWebhooks) unsafe.push('ALLOW_LOOPBACK_WEBHOOKS');
     if (config.allowHttpWebhooks) unsafe.push('ALLOW_HTTP_WEBHOOKS');
+    if (env.WEBHOOK_CA_FILE) unsafe.push('WEBHOOK_CA_FILE');
     if (unsafe.length > 0) {
       throw new ConfigError(`${unsafe.join(', ')} may not be set in production (APP_ENV=production)`);
     }

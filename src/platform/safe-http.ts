@@ -1,4 +1,5 @@
 import dns from 'node:dns';
+import tls from 'node:tls';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
@@ -20,12 +21,33 @@ import { Agent, request } from 'undici';
  * - The whole exchange, including a receiver that trickles its response one
  *   byte at a time, ends at the deadline; at most a small part of the response
  *   body is read.
+ *
+ * The policy is given per request: the process-wide development settings, or
+ * a destination's own opt-in to the private network (a sandbox tenant's, outside
+ * production; decided by the webhooks module).
  */
 export interface SafeHttpPolicy {
   /** Development only: allow loopback receivers (127.0.0.0/8, ::1, localhost). */
   allowLoopback: boolean;
   /** Development only: allow plain http:// URLs. */
   allowHttp: boolean;
+  /**
+   * Development only, for one destination that opted in: also allow the private
+   * network (loopback, RFC 1918, IPv6 unique-local) and single-label host names.
+   * Cloud metadata addresses stay refused.
+   */
+  allowPrivateNetwork?: boolean;
+  /** Development only: CA certificates trusted in addition to the bundled roots (WEBHOOK_CA_FILE). */
+  trustedCertificates?: TrustedCertificates | null;
+}
+
+/** PEM certificates to trust, with a fingerprint that tells one set from another. */
+export interface TrustedCertificates {
+  /** Where they came from, for messages. */
+  source: string;
+  pems: readonly string[];
+  /** SHA-256 of the certificates: connection pools are kept apart per set. */
+  fingerprint: string;
 }
 
 export class UnsafeUrlError extends Error {}
@@ -54,6 +76,31 @@ export function blockedAddressReason(address: string, policy: Pick<SafeHttpPolic
   return `the address ${parsed.toString()} is in a non-public range (${range})`;
 }
 
+/**
+ * Ranges a destination that opted in to the private network may reach, and the
+ * cloud metadata endpoints it still may not (AWS, GCP and Azure's link-local
+ * address, AWS's IPv6 one, Alibaba's): a local receiver never needs those, and
+ * they hand out the host's credentials.
+ */
+const PRIVATE_NETWORK_RANGES = new Set(['loopback', 'private', 'uniqueLocal']);
+const CLOUD_METADATA_ADDRESSES = ['169.254.169.254', 'fd00:ec2::254', '100.100.100.200'].map((address) => ipaddr.parse(address).toNormalizedString());
+
+/**
+ * Why an address may not be contacted under this policy, or null when it may:
+ * the classification of `blockedAddressReason`, widened to the private network
+ * for a destination that opted in.
+ */
+function addressRefusal(address: string, policy: SafeHttpPolicy): string | null {
+  const reason = blockedAddressReason(address, policy);
+  if (reason === null || !policy.allowPrivateNetwork) return reason;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (CLOUD_METADATA_ADDRESSES.includes(parsed.toNormalizedString())) {
+    return `the address ${parsed.toString()} is a cloud metadata endpoint, refused even for a private-network destination`;
+  }
+  return PRIVATE_NETWORK_RANGES.has(parsed.range()) ? null : reason;
+}
+
 /** Parses and checks a receiver URL without resolving it. Returns the parsed URL. */
 export function checkUrlSyntax(raw: string, policy: SafeHttpPolicy): URL {
   if (raw.length > URL_LENGTH_MAX) throw new UnsafeUrlError(`the URL is longer than ${URL_LENGTH_MAX} characters`);
@@ -71,11 +118,13 @@ export function checkUrlSyntax(raw: string, policy: SafeHttpPolicy): URL {
   const host = hostOf(url);
   if (host === '') throw new UnsafeUrlError('the URL has no host');
   if (ipaddr.isValid(host)) {
-    const reason = blockedAddressReason(host, policy);
+    const reason = addressRefusal(host, policy);
     if (reason) throw new UnsafeUrlError(reason);
   } else {
-    if (LOCALHOST_NAME.test(host) && !policy.allowLoopback) throw new UnsafeUrlError(`the host "${host}" is a loopback name`);
-    if (!host.includes('.') && !LOCALHOST_NAME.test(host)) throw new UnsafeUrlError(`the host "${host}" is not a fully qualified domain name`);
+    const privateNetwork = policy.allowPrivateNetwork === true;
+    if (LOCALHOST_NAME.test(host) && !policy.allowLoopback && !privateNetwork) throw new UnsafeUrlError(`the host "${host}" is a loopback name`);
+    // A single-label name (a container's service name) resolves through search domains: private network only.
+    if (!host.includes('.') && !LOCALHOST_NAME.test(host) && !privateNetwork) throw new UnsafeUrlError(`the host "${host}" is not a fully qualified domain name`);
   }
   return url;
 }
@@ -111,7 +160,7 @@ export async function resolveSafeTarget(
   }
   if (answers.length === 0) throw new UnsafeUrlError(`the host "${host}" does not resolve`);
   for (const answer of answers) {
-    const reason = blockedAddressReason(answer.address, policy);
+    const reason = addressRefusal(answer.address, policy);
     if (reason) throw new UnsafeUrlError(`the host "${host}" resolves to a blocked address: ${reason}`);
   }
   const first = answers[0];
@@ -127,21 +176,40 @@ function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
 }
 
 /**
- * Connections are kept alive per origin and pinned address, so a receiver
- * that takes many deliveries does not pay a TLS handshake for each. A new
- * address (the name now resolves elsewhere) gets a new pool.
+ * Connections are kept alive per origin, pinned address and set of trusted
+ * certificates, so a receiver that takes many deliveries does not pay a TLS
+ * handshake for each. A new address (the name now resolves elsewhere) gets a
+ * new pool, and so does another WEBHOOK_CA_FILE (a connection verified
+ * against one set of roots is never reused under another).
  */
 const agents = new Map<string, Agent>();
 
-function agentFor(origin: string, address: string, family: 4 | 6): Agent {
-  const key = `${origin}|${address}`;
+/**
+ * One TLS context per set of trusted certificates: the bundled roots plus the
+ * extra ones. Built once, because a `ca` option given per connection would
+ * parse some 150 root certificates on every handshake.
+ */
+const secureContexts = new Map<string, tls.SecureContext>();
+
+function secureContextFor(trusted: TrustedCertificates): tls.SecureContext {
+  let context = secureContexts.get(trusted.fingerprint);
+  if (!context) {
+    context = tls.createSecureContext({ ca: [...tls.rootCertificates, ...trusted.pems] });
+    secureContexts.set(trusted.fingerprint, context);
+  }
+  return context;
+}
+
+function agentFor(origin: string, address: string, family: 4 | 6, trusted: TrustedCertificates | null): Agent {
+  const key = `${origin}|${address}|${trusted?.fingerprint ?? 'roots'}`;
   let agent = agents.get(key);
   if (agent) {
     agents.delete(key);
     agents.set(key, agent);
     return agent;
   }
-  agent = new Agent({ connect: { lookup: pinnedLookup(address, family) }, keepAliveTimeout: 10_000, connections: 32 });
+  const connect = trusted ? { lookup: pinnedLookup(address, family), secureContext: secureContextFor(trusted) } : { lookup: pinnedLookup(address, family) };
+  agent = new Agent({ connect, keepAliveTimeout: 10_000, connections: 32 });
   agents.set(key, agent);
   if (agents.size > AGENT_CACHE_ENTRIES_MAX) {
     const [oldestKey, oldest] = agents.entries().next().value as [string, Agent];
@@ -192,7 +260,7 @@ export async function safePost(
       method: 'POST',
       headers,
       body,
-      dispatcher: agentFor(target.url.origin, target.address, target.family),
+      dispatcher: agentFor(target.url.origin, target.address, target.family, policy.trustedCertificates ?? null),
       signal: controller.signal,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,

@@ -208,6 +208,8 @@ export const OPERATIONS = {
   replayWebhookDelivery: { method: 'POST', path: '/api/v1/gamify/webhooks/{destination_id}/deliveries/{log_id}/replay', auth: 'key' },
   replayWebhookDeliveries: { method: 'POST', path: '/api/v1/gamify/webhooks/{destination_id}/replay', auth: 'key' },
   getWebhookReplayJob: { method: 'GET', path: '/api/v1/gamify/webhooks/{destination_id}/replay-jobs/{job_id}', auth: 'key' },
+  getWebhookSettings: { method: 'GET', path: '/api/v1/gamify/webhooks/settings', auth: 'key' },
+  updateWebhookSettings: { method: 'PATCH', path: '/api/v1/gamify/webhooks/settings', auth: 'key' },
   getEventCatalog: { method: 'GET', path: '/.well-known/events.json', auth: 'public' },
   streamEvents: { method: 'GET', path: '/api/v1/public/events/stream', auth: 'session', stream: true },
 } as const satisfies Record<string, OperationSpec>;

@@ -5,6 +5,7 @@ import type { Logger } from '../../platform/logger.js';
 import { clock } from '../../platform/clock.js';
 import { addJob } from '../../platform/jobs.js';
 import { randomToken } from '../../platform/ids.js';
+import { isSandboxTenant } from '../../platform/environments.js';
 import { safePost, type SafeHttpPolicy } from '../../platform/safe-http.js';
 import * as participants from '../participants/index.js';
 import { PING_EVENT, personalDataIn } from './catalog.js';
@@ -32,6 +33,15 @@ export function backoffSecondsBefore(attempt: number): number {
   return BACKOFF_SECONDS[Math.min(Math.max(attempt, 1), BACKOFF_SECONDS.length) - 1];
 }
 
+/**
+ * The wait before attempt n, in whole milliseconds: the spec's interval times
+ * the service's TIME_SCALE times the tenant's webhook_backoff_scale (1 unless
+ * a sandbox tenant chose a smaller one).
+ */
+export function backoffMsBefore(attempt: number, timeScale: number, tenantBackoffScale: number): number {
+  return Math.round(backoffSecondsBefore(attempt) * 1000 * timeScale * tenantBackoffScale);
+}
+
 export interface Envelope {
   id: string;
   event: string;
@@ -48,14 +58,34 @@ export function signatureHeader(secret: string, timestamp: number, rawBody: stri
   return `t=${timestamp},v1=${digest}`;
 }
 
+/** The process-wide policy: what every destination may reach. */
 export function policyOf(config: Config): SafeHttpPolicy {
-  return { allowLoopback: config.allowLoopbackWebhooks, allowHttp: config.allowHttpWebhooks };
+  return { allowLoopback: config.allowLoopbackWebhooks, allowHttp: config.allowHttpWebhooks, trustedCertificates: config.webhookCa };
+}
+
+/** Private receivers are a development control: never honoured with APP_ENV=production. */
+export function privateNetworkPermittedBy(config: Config): boolean {
+  return config.env !== 'production';
 }
 
 interface Context {
   db: Database;
   config: Config;
   log: Logger;
+}
+
+/**
+ * The policy for one destination. A destination with `allow_private_network`
+ * may also reach loopback and private addresses over plain http, but only while
+ * its tenant is a sandbox and the service is not in production: both are
+ * checked again here, at every delivery, so a flag stored by mistake (a
+ * database copied into production) opens nothing.
+ */
+export async function destinationPolicy(context: Pick<Context, 'db' | 'config'>, tenantId: string, destination: { allow_private_network: boolean }): Promise<SafeHttpPolicy> {
+  const base = policyOf(context.config);
+  if (!destination.allow_private_network || !privateNetworkPermittedBy(context.config)) return base;
+  if (!(await isSandboxTenant(context.db, tenantId))) return base;
+  return { ...base, allowLoopback: true, allowHttp: true, allowPrivateNetwork: true };
 }
 
 export type AttemptResult = 'not_found' | 'not_due' | 'cancelled' | 'superseded' | DeliveryStatus;
@@ -125,7 +155,8 @@ export async function attemptDelivery(context: Context, tenantId: string, delive
     'x-service-timestamp': String(timestamp),
     'x-service-delivery-id': delivery.event_id,
   };
-  const response = await safePost(destination.url, headers, rawBody, destination.timeout_seconds * 1000, policyOf(config));
+  const policy = await destinationPolicy(context, tenantId, destination);
+  const response = await safePost(destination.url, headers, rawBody, destination.timeout_seconds * 1000, policy);
   const succeeded = response.status !== null && response.status >= 200 && response.status < 300;
   const attemptNumber = delivery.attempts + 1;
   const status: DeliveryStatus = succeeded ? 'SUCCEEDED' : attemptNumber >= delivery.max_attempts ? 'EXHAUSTED' : 'RETRYING';
@@ -133,7 +164,8 @@ export async function attemptDelivery(context: Context, tenantId: string, delive
 
   return db.tenant(tenantId, async (tx) => {
     const now = clock.now();
-    const nextAttemptAt = status === 'RETRYING' ? new Date(now.getTime() + backoffSecondsBefore(attemptNumber + 1) * 1000 * config.timeScale) : null;
+    // The tenant's backoff scale is read when the retry is scheduled, so a change applies to the next retry.
+    const nextAttemptAt = status === 'RETRYING' ? new Date(now.getTime() + backoffMsBefore(attemptNumber + 1, config.timeScale, await store.backoffScale(tx, tenantId))) : null;
     const recorded = await store.finishAttempt(tx, tenantId, deliveryId, token, {
       status,
       nextAttemptAt,

@@ -1,7 +1,7 @@
 import type { ServiceModule } from '../../platform/module.js';
 import { routes, rootRoutes } from './routes.js';
 import { tasks } from './jobs.js';
-import { Delivery, Destination, ReplayJob } from './schemas.js';
+import { Delivery, Destination, ReplayJob, WebhookSettings } from './schemas.js';
 import { retention } from './store.js';
 
 /**
@@ -19,7 +19,7 @@ const webhooksModule: ServiceModule = {
   name: 'webhooks',
   routes,
   rootRoutes,
-  schemas: [Destination, Delivery, ReplayJob],
+  schemas: [Destination, Delivery, ReplayJob, WebhookSettings],
   tasks,
   retention,
 };

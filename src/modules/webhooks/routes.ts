@@ -19,6 +19,7 @@ import {
   ReplayJobParams,
   StreamQuery,
   UpdateDestinationBody,
+  UpdateSettingsBody,
 } from './schemas.js';
 
 const tags = ['webhooks'];
@@ -54,12 +55,47 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Rule violations (name outside 1–100 characters or with the reserved `[system]` prefix, a URL that is not https or points at a ' +
           'private, loopback, link-local or otherwise non-public address, unknown event names, retry_count outside 0–5, timeout_seconds ' +
-          'outside 3–60) answer 422 `VALIDATION_INVALID_VALUE`.',
+          'outside 3–60) answer 422 `VALIDATION_INVALID_VALUE`. `allow_private_network: true` (a local receiver, development only) answers ' +
+          '403 `SANDBOX_ONLY` for a live tenant and 403 `TEST_CONTROLS_DISABLED` when the service runs with APP_ENV=production.',
         body: CreateDestinationBody,
         response: { 201: CreatedDestination },
       },
     },
     async (request, reply) => reply.status(201).send(await service.createDestination(context, request.auth!.tenantId, request.body)),
+  );
+
+  // `settings` is never a destination id (those are `whk_…`), and a static path wins over the parametric one.
+  app.get(
+    '/gamify/webhooks/settings',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: "The tenant's webhook settings: the backoff scale of a sandbox tenant and the retry waits it gives",
+        description: 'Readable by live and sandbox tenants (a live tenant always has webhook_backoff_scale 1).',
+        response: { 200: Type.Ref('WebhookSettings') },
+      },
+    },
+    async (request) => service.readSettings(context, request.auth!.tenantId),
+  );
+
+  app.patch(
+    '/gamify/webhooks/settings',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Set the webhook backoff scale of a sandbox tenant (a test control)',
+        description:
+          'Multiplies the retry schedule (30 s, 5 min, 30 min) of every destination of the tenant, with the service\'s TIME_SCALE, from the next ' +
+          'retry scheduled on. Deliveries already waiting keep their time. Sandbox tenants only: a live tenant answers 403 `SANDBOX_ONLY` ' +
+          '(whatever the value). A value outside 0.001–1 answers 400 `VALIDATION_INVALID_REQUEST`. Allowed in production: it only speeds up ' +
+          'retries to the sandbox tenant\'s own receivers, within the same number of attempts.',
+        body: UpdateSettingsBody,
+        response: { 200: Type.Ref('WebhookSettings') },
+      },
+    },
+    async (request) => service.updateSettings(context, request.auth!.tenantId, request.body),
   );
 
   app.get(
@@ -74,8 +110,11 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: admin,
       schema: {
         tags,
-        summary: 'Update the url, events, retry_count, timeout_seconds or active state of a destination',
-        description: 'The URL is re-validated against the same forgery rules as at creation.',
+        summary: 'Update the url, events, retry_count, timeout_seconds, active state or private-network opt-in of a destination',
+        description:
+          'The URL is re-validated against the same forgery rules as at creation (422 `VALIDATION_INVALID_VALUE`); turning ' +
+          '`allow_private_network` off re-validates the stored URL under the public rules. `allow_private_network: true` answers 403 ' +
+          '`SANDBOX_ONLY` for a live tenant and 403 `TEST_CONTROLS_DISABLED` in production.',
         params: DestinationIdParams,
         body: UpdateDestinationBody,
         response: { 200: Type.Ref('WebhookDestination') },

@@ -15,6 +15,14 @@ export const DestinationIdParams = Type.Object({ destination_id: Type.String({ m
 export const DeliveryParams = Type.Object({ destination_id: Type.String({ maxLength: 64 }), log_id: Type.String({ maxLength: 64 }) });
 export const ReplayJobParams = Type.Object({ destination_id: Type.String({ maxLength: 64 }), job_id: Type.String({ maxLength: 64 }) });
 
+const AllowPrivateNetwork = Type.Boolean({
+  description:
+    'Sandbox tenants only, and never when the service runs with APP_ENV=production: lets this destination reach a receiver on the private ' +
+    'network (loopback, 10/8, 172.16/12, 192.168/16, fc00::/7, `localhost`, single-label names such as a container\'s service name) over ' +
+    'https or plain http, for local development. Cloud metadata addresses (169.254.169.254, fd00:ec2::254) stay refused. Default false. ' +
+    '`true` from a live tenant answers 403 `SANDBOX_ONLY`; in production 403 `TEST_CONTROLS_DISABLED`.',
+});
+
 const CustomHeaders = Type.Record(Type.String(), Type.String(), {
   description: 'Extra headers added to every delivery (at most 20; names other than the X-Service-* and transport headers).',
 });
@@ -29,6 +37,7 @@ export const CreateDestinationBody = Type.Object(
     retry_count: Type.Optional(Type.Integer({ description: '0 to 5 (default 3); attempts = retry_count + 1.' })),
     timeout_seconds: Type.Optional(Type.Integer({ description: '3 to 60 (default 10).' })),
     active: Type.Optional(Type.Boolean({ description: 'Default true.' })),
+    allow_private_network: Type.Optional(AllowPrivateNetwork),
   },
   { additionalProperties: false },
 );
@@ -41,6 +50,7 @@ export const UpdateDestinationBody = Type.Object(
     retry_count: Type.Optional(Type.Integer()),
     timeout_seconds: Type.Optional(Type.Integer()),
     active: Type.Optional(Type.Boolean()),
+    allow_private_network: Type.Optional(AllowPrivateNetwork),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -57,6 +67,7 @@ export const Destination = Type.Object(
     retry_count: Type.Integer(),
     timeout_seconds: Type.Integer(),
     active: Type.Boolean(),
+    allow_private_network: Type.Boolean({ description: 'The destination may reach a private-network receiver (sandbox tenants, outside production).' }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
@@ -181,3 +192,36 @@ export const CatalogDocument = Type.Object({
     }),
   ),
 });
+
+/** Limits of the sandbox tenant's webhook backoff scale. */
+export const BACKOFF_SCALE_MIN = 0.001;
+export const BACKOFF_SCALE_MAX = 1;
+
+export const WebhookSettings = Type.Object(
+  {
+    environment: Type.Union([Type.Literal('live'), Type.Literal('sandbox')], { description: "The tenant's environment; only a sandbox tenant may change these settings." }),
+    webhook_backoff_scale: Type.Number({
+      description: 'Factor on the retry schedule (30 s, 5 min, 30 min, 30 min, 30 min) applied when each retry is scheduled: from 0.001 to 1, default 1. Always 1 for a live tenant.',
+    }),
+    retry_delays_seconds: Type.Array(Type.Number(), {
+      description:
+        'The waits before attempts 2 to 6 as they are scheduled now: the spec\'s intervals times webhook_backoff_scale times the service\'s TIME_SCALE ' +
+        '(1 in production). A destination makes retry_count of them.',
+    }),
+    updated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the settings last changed; null when never.' }),
+  },
+  { $id: 'WebhookSettings', title: 'Webhook settings' },
+);
+export type WebhookSettingsView = Static<typeof WebhookSettings>;
+
+export const UpdateSettingsBody = Type.Object(
+  {
+    webhook_backoff_scale: Type.Number({
+      minimum: BACKOFF_SCALE_MIN,
+      maximum: BACKOFF_SCALE_MAX,
+      description: 'From 0.001 to 1; 1 restores the spec\'s timing. With 0.01 the retries wait 0.3 s, 3 s, 18 s, 18 s, 18 s.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type UpdateSettingsInput = Static<typeof UpdateSettingsBody>;

@@ -7,9 +7,10 @@ import { addJob } from '../../platform/jobs.js';
 import { prefixedId } from '../../platform/ids.js';
 import { AppError, conflict, notFound, ruleViolation } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
-import { resolveSafeTarget, UnsafeUrlError, type Resolver } from '../../platform/safe-http.js';
+import { resolveSafeTarget, UnsafeUrlError, type Resolver, type SafeHttpPolicy } from '../../platform/safe-http.js';
+import { tenantEnvironment } from '../../platform/environments.js';
 import { catalogEntry, PING_EVENT } from './catalog.js';
-import { attemptDelivery, policyOf } from './delivery.js';
+import { attemptDelivery, backoffMsBefore, destinationPolicy, privateNetworkPermittedBy } from './delivery.js';
 import * as store from './store.js';
 import type {
   BulkReplayInput,
@@ -18,6 +19,8 @@ import type {
   DestinationView,
   ReplayJobView,
   UpdateDestinationInput,
+  UpdateSettingsInput,
+  WebhookSettingsView,
 } from './schemas.js';
 
 /**
@@ -88,14 +91,43 @@ function checkCustomHeaders(headers: Record<string, string>): Record<string, str
   return headers;
 }
 
-/** The URL rules: https, no credentials, and a host that is (or resolves only to) public addresses. */
-async function checkUrl(context: Context, url: string): Promise<string> {
+/**
+ * The URL rules: https, no credentials, and a host that is (or resolves only to)
+ * public addresses; or, for a destination allowed the private network, also
+ * loopback and private addresses over http.
+ */
+async function checkUrl(context: Context, url: string, policy: SafeHttpPolicy): Promise<string> {
   try {
-    const target = await resolveSafeTarget(url, policyOf(context.config), context.resolver);
+    const target = await resolveSafeTarget(url, policy, context.resolver);
     return target.url.toString();
   } catch (error) {
-    if (error instanceof UnsafeUrlError) throw ruleViolation(`url is not allowed: ${error.message}`);
+    if (error instanceof UnsafeUrlError) {
+      const hint = policy.allowPrivateNetwork ? '' : ' (a sandbox tenant may set allow_private_network: true for a local receiver)';
+      throw ruleViolation(`url is not allowed: ${error.message}${hint}`);
+    }
     throw error;
+  }
+}
+
+/**
+ * `allow_private_network: true` is a test control: a sandbox tenant's, outside
+ * production. The tenant's environment never changes, and delivery checks both
+ * conditions again before every request.
+ */
+async function requirePrivateNetworkPermitted(context: Context, tenantId: string): Promise<void> {
+  if (!privateNetworkPermittedBy(context.config)) {
+    throw new AppError(
+      'forbidden',
+      'TEST_CONTROLS_DISABLED',
+      'allow_private_network is a development control and this service runs with APP_ENV=production, where every receiver must be a public https endpoint',
+    );
+  }
+  await requireSandbox(context, tenantId, 'allow_private_network works only for sandbox tenants, and this tenant is live: its receivers must be public https endpoints');
+}
+
+async function requireSandbox(context: Pick<Context, 'db'>, tenantId: string, detail: string): Promise<void> {
+  if ((await tenantEnvironment(context.db, tenantId)) !== 'sandbox') {
+    throw new AppError('forbidden', 'SANDBOX_ONLY', `${detail}. Use a sandbox tenant (npm run tenant:create -- --sandbox) for test controls`);
   }
 }
 
@@ -110,6 +142,7 @@ export function toDestinationView(row: store.DestinationRow): DestinationView {
     retry_count: row.retry_count,
     timeout_seconds: row.timeout_seconds,
     active: row.active,
+    allow_private_network: row.allow_private_network,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };
@@ -172,7 +205,9 @@ export async function createDestination(context: Context, tenantId: string, inpu
   checkRange('retry_count', retryCount, RETRY_COUNT_MIN, RETRY_COUNT_MAX);
   checkRange('timeout_seconds', timeoutSeconds, TIMEOUT_SECONDS_MIN, TIMEOUT_SECONDS_MAX);
   const customHeaders = checkCustomHeaders(input.custom_headers ?? {});
-  const url = await checkUrl(context, input.url);
+  const allowPrivateNetwork = input.allow_private_network ?? false;
+  if (allowPrivateNetwork) await requirePrivateNetworkPermitted(context, tenantId);
+  const url = await checkUrl(context, input.url, await destinationPolicy(context, tenantId, { allow_private_network: allowPrivateNetwork }));
   const now = clock.now();
   const row = await context.db.tenant(tenantId, (tx) =>
     store.insertDestination(tx, {
@@ -186,6 +221,7 @@ export async function createDestination(context: Context, tenantId: string, inpu
       retry_count: retryCount,
       timeout_seconds: timeoutSeconds,
       active: input.active ?? true,
+      allow_private_network: allowPrivateNetwork,
       secret: newSecret(),
       created_at: now,
       updated_at: now,
@@ -214,8 +250,12 @@ export async function updateDestination(context: Context, tenantId: string, id: 
   if (input.retry_count !== undefined) checkRange('retry_count', input.retry_count, RETRY_COUNT_MIN, RETRY_COUNT_MAX);
   if (input.timeout_seconds !== undefined) checkRange('timeout_seconds', input.timeout_seconds, TIMEOUT_SECONDS_MIN, TIMEOUT_SECONDS_MAX);
   // The existence check comes first so that another tenant's id is a 404 whatever the body says.
-  await readDestination(context, tenantId, id);
-  const url = input.url === undefined ? undefined : await checkUrl(context, input.url);
+  const current = await readDestination(context, tenantId, id);
+  if (input.allow_private_network === true) await requirePrivateNetworkPermitted(context, tenantId);
+  const policy = await destinationPolicy(context, tenantId, { allow_private_network: input.allow_private_network ?? current.allow_private_network });
+  const url = input.url === undefined ? undefined : await checkUrl(context, input.url, policy);
+  // Turning the opt-in off must not leave a destination whose URL the public rules refuse.
+  if (input.url === undefined && input.allow_private_network === false && current.allow_private_network) await checkUrl(context, current.url, policy);
   return context.db.tenant(tenantId, async (tx) => {
     const row = await store.updateDestination(tx, tenantId, id, { ...input, url, events }, clock.now());
     if (!row) throw notFound(`webhook destination "${id}"`, 'WEBHOOK_DESTINATION_NOT_FOUND');
@@ -347,4 +387,40 @@ export async function runBulkReplay(context: Context, tenantId: string, jobId: s
 /** The dispatcher: outbox events to deliveries (and live-stream notifications). */
 export async function dispatch(context: Context, tenantId: string, eventIds: string[]): Promise<{ events: number; deliveries: number }> {
   return context.db.tenant(tenantId, (tx) => store.fanOut(tx, tenantId, eventIds, clock.now()));
+}
+
+// ---- settings (test controls) ------------------------------------------------------
+
+/** Attempts 2 to 6: the waits a destination with retry_count 5 goes through. */
+const RETRY_ATTEMPTS = [2, 3, 4, 5, 6];
+
+function toSettingsView(context: Context, environment: 'live' | 'sandbox', row: store.SettingsRow): WebhookSettingsView {
+  return {
+    environment,
+    webhook_backoff_scale: row.backoff_scale,
+    retry_delays_seconds: RETRY_ATTEMPTS.map((attempt) => backoffMsBefore(attempt, context.config.timeScale, row.backoff_scale) / 1000),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+async function environmentOf(context: Context, tenantId: string): Promise<'live' | 'sandbox'> {
+  const environment = await tenantEnvironment(context.db, tenantId);
+  if (!environment) throw notFound(`tenant "${tenantId}"`, 'TENANT_NOT_FOUND');
+  return environment;
+}
+
+export async function readSettings(context: Context, tenantId: string): Promise<WebhookSettingsView> {
+  const environment = await environmentOf(context, tenantId);
+  return toSettingsView(context, environment, await context.db.tenant(tenantId, (tx) => store.readSettings(tx, tenantId)));
+}
+
+/**
+ * The sandbox tenant's backoff scale. A live tenant is refused whatever the
+ * value (even 1): the settings are test controls, and a live tenant's retries
+ * keep the spec's timing.
+ */
+export async function updateSettings(context: Context, tenantId: string, input: UpdateSettingsInput): Promise<WebhookSettingsView> {
+  await requireSandbox(context, tenantId, "webhook_backoff_scale can be changed only for sandbox tenants, and this tenant is live: a live tenant's retries keep the spec's schedule");
+  const row = await context.db.tenant(tenantId, (tx) => store.upsertSettings(tx, tenantId, input.webhook_backoff_scale, clock.now()));
+  return toSettingsView(context, 'sandbox', row);
 }

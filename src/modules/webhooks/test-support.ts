@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 
@@ -24,10 +25,11 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(respond: Responder = (_r, res) => res.end('ok')): Promise<Receiver> {
+/** `tls` makes it an https receiver with that key and certificate (PEM). */
+export async function startReceiver(respond: Responder = (_r, res) => res.end('ok'), options: { tls?: { key: string; cert: string } } = {}): Promise<Receiver> {
   const received: ReceivedRequest[] = [];
   const receiver: Receiver = { url: '', port: 0, received, respond, close: async () => undefined };
-  const server = http.createServer((req, res) => {
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => {
@@ -42,11 +44,12 @@ export async function startReceiver(respond: Responder = (_r, res) => res.end('o
       received.push(record);
       void receiver.respond(record, res);
     });
-  });
+  };
+  const server = options.tls ? https.createServer(options.tls, handle) : http.createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   receiver.port = port;
-  receiver.url = `http://127.0.0.1:${port}`;
+  receiver.url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   receiver.close = () =>
     new Promise((resolve) => {
       server.closeAllConnections();

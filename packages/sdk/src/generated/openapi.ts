@@ -19536,7 +19536,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook destination; returns the signing secret once
-         * @description Rule violations (name outside 1–100 characters or with the reserved `[system]` prefix, a URL that is not https or points at a private, loopback, link-local or otherwise non-public address, unknown event names, retry_count outside 0–5, timeout_seconds outside 3–60) answer 422 `VALIDATION_INVALID_VALUE`.
+         * @description Rule violations (name outside 1–100 characters or with the reserved `[system]` prefix, a URL that is not https or points at a private, loopback, link-local or otherwise non-public address, unknown event names, retry_count outside 0–5, timeout_seconds outside 3–60) answer 422 `VALIDATION_INVALID_VALUE`. `allow_private_network: true` (a local receiver, development only) answers 403 `SANDBOX_ONLY` for a live tenant and 403 `TEST_CONTROLS_DISABLED` when the service runs with APP_ENV=production.
          */
         post: {
             parameters: {
@@ -19569,6 +19569,8 @@ export interface paths {
                         timeout_seconds?: number;
                         /** @description Default true. */
                         active?: boolean;
+                        /** @description Sandbox tenants only, and never when the service runs with APP_ENV=production: lets this destination reach a receiver on the private network (loopback, 10/8, 172.16/12, 192.168/16, fc00::/7, `localhost`, single-label names such as a container's service name) over https or plain http, for local development. Cloud metadata addresses (169.254.169.254, fd00:ec2::254) stay refused. Default false. `true` from a live tenant answers 403 `SANDBOX_ONLY`; in production 403 `TEST_CONTROLS_DISABLED`. */
+                        allow_private_network?: boolean;
                     };
                 };
             };
@@ -19593,6 +19595,8 @@ export interface paths {
                             retry_count: number;
                             timeout_seconds: number;
                             active: boolean;
+                            /** @description The destination may reach a private-network receiver (sandbox tenants, outside production). */
+                            allow_private_network: boolean;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -19698,6 +19702,255 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/gamify/webhooks/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's webhook settings: the backoff scale of a sandbox tenant and the retry waits it gives
+         * @description Readable by live and sandbox tenants (a live tenant always has webhook_backoff_scale 1).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookSettings"];
+                    };
+                };
+                /** @description Invalid parameters or request body. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Missing or invalid credential. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The credential lacks the required scope, or belongs to another kind of caller. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The resource does not exist (or belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Duplicate action or a conflicting request in progress. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is larger than the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is not JSON. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Validation failure or guarded operation failure. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Server error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the webhook backoff scale of a sandbox tenant (a test control)
+         * @description Multiplies the retry schedule (30 s, 5 min, 30 min) of every destination of the tenant, with the service's TIME_SCALE, from the next retry scheduled on. Deliveries already waiting keep their time. Sandbox tenants only: a live tenant answers 403 `SANDBOX_ONLY` (whatever the value). A value outside 0.001–1 answers 400 `VALIDATION_INVALID_REQUEST`. Allowed in production: it only speeds up retries to the sandbox tenant's own receivers, within the same number of attempts.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description From 0.001 to 1; 1 restores the spec's timing. With 0.01 the retries wait 0.3 s, 3 s, 18 s, 18 s, 18 s. */
+                        webhook_backoff_scale: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookSettings"];
+                    };
+                };
+                /** @description Invalid parameters or request body. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Missing or invalid credential. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The credential lacks the required scope, or belongs to another kind of caller. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The resource does not exist (or belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Duplicate action or a conflicting request in progress. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is larger than the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is not JSON. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Validation failure or guarded operation failure. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Server error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/gamify/webhooks/{destination_id}": {
@@ -19936,8 +20189,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update the url, events, retry_count, timeout_seconds or active state of a destination
-         * @description The URL is re-validated against the same forgery rules as at creation.
+         * Update the url, events, retry_count, timeout_seconds, active state or private-network opt-in of a destination
+         * @description The URL is re-validated against the same forgery rules as at creation (422 `VALIDATION_INVALID_VALUE`); turning `allow_private_network` off re-validates the stored URL under the public rules. `allow_private_network: true` answers 403 `SANDBOX_ONLY` for a live tenant and 403 `TEST_CONTROLS_DISABLED` in production.
          */
         patch: {
             parameters: {
@@ -19957,6 +20210,8 @@ export interface paths {
                         retry_count?: number;
                         timeout_seconds?: number;
                         active?: boolean;
+                        /** @description Sandbox tenants only, and never when the service runs with APP_ENV=production: lets this destination reach a receiver on the private network (loopback, 10/8, 172.16/12, 192.168/16, fc00::/7, `localhost`, single-label names such as a container's service name) over https or plain http, for local development. Cloud metadata addresses (169.254.169.254, fd00:ec2::254) stay refused. Default false. `true` from a live tenant answers 403 `SANDBOX_ONLY`; in production 403 `TEST_CONTROLS_DISABLED`. */
+                        allow_private_network?: boolean;
                     };
                 };
             };
@@ -21841,6 +22096,8 @@ export interface components {
             retry_count: number;
             timeout_seconds: number;
             active: boolean;
+            /** @description The destination may reach a private-network receiver (sandbox tenants, outside production). */
+            allow_private_network: boolean;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -21904,6 +22161,17 @@ export interface components {
             created_at: string;
             started_at: string | null;
             completed_at: string | null;
+        };
+        /** Webhook settings */
+        WebhookSettings: {
+            /** @description The tenant's environment; only a sandbox tenant may change these settings. */
+            environment: "live" | "sandbox";
+            /** @description Factor on the retry schedule (30 s, 5 min, 30 min, 30 min, 30 min) applied when each retry is scheduled: from 0.001 to 1, default 1. Always 1 for a live tenant. */
+            webhook_backoff_scale: number;
+            /** @description The waits before attempts 2 to 6 as they are scheduled now: the spec's intervals times webhook_backoff_scale times the service's TIME_SCALE (1 in production). A destination makes retry_count of them. */
+            retry_delays_seconds: number[];
+            /** @description When the settings last changed; null when never. */
+            updated_at: string | null;
         };
     };
     responses: never;
