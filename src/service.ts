@@ -10,6 +10,7 @@ import { loadModules } from './platform/module.js';
 import { PLATFORM_RETENTION, RETENTION_CRONTAB, RETENTION_TASK, retentionTask } from './platform/retention.js';
 import { outboxPump } from './platform/outbox.js';
 import type { Pump } from './platform/pump.js';
+import { listenForTestClocks } from './platform/test-clock.js';
 
 /**
  * Starts the parts of the service that the role asks for: the database
@@ -62,6 +63,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
   await migrate(server.ownerUrl, decodeURIComponent(appPassword), (message) => log.info(message));
   const db = new Database(server.appUrl, server.ownerUrl, config.dbPoolSize, { preparedStatements: config.dbPreparedStatements });
   const jwtKey = await loadJwtKey(db.system, config.jwtSecret);
+  // Sandbox tenants' test clocks are read before any request or job runs (decisions/foundation.md, Test controls).
+  const testClocks = await listenForTestClocks(db, server.ownerUrl, log);
 
   let app: App | null = null;
   if (config.role !== 'worker') {
@@ -82,6 +85,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     async stop() {
       await app?.close();
       await jobs?.stop();
+      await testClocks.close();
       await db.close();
       if (!options.server) await server.stop();
     },

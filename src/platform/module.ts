@@ -4,7 +4,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import type { JobHandler } from './jobs.js';
-import type { Tx } from './db.js';
+import type { Database, Tx } from './db.js';
+import type { Config } from '../config.js';
 import type { AuthContext } from './auth.js';
 import type { RetentionRule } from './retention.js';
 import type { Pump } from './pump.js';
@@ -44,6 +45,13 @@ export interface ServiceModule {
    * `POST /sessions` refuses sessions for unknown engagements (404).
    */
   engagementExists?: EngagementCheck;
+  /**
+   * Runs now the tenant's scheduled work that is due on the tenant's clock
+   * (`clock.now(tenantId)`): lifecycle steps, expiry. The test clock calls it
+   * after advancing a sandbox tenant. Returns what it did, as counts by name
+   * (`contests_advanced`, …).
+   */
+  runDueWork?: (context: { db: Database; config: Config }, tenantId: string) => Promise<Record<string, number>>;
 }
 
 export type StatePart = ((tx: Tx, tenantId: string, participantId: string, auth: AuthContext) => Promise<unknown>) | StatementStatePart;

@@ -40,6 +40,7 @@ export const OPERATIONS = {
   completeActivity: { method: 'POST', path: '/api/v1/activities/{activityId}/complete-with-actions', auth: 'session', idempotency: 'attempt' },
   getActivityEligibility: { method: 'GET', path: '/api/v1/activities/{activityId}/eligibility', auth: 'session' },
   emitFact: { method: 'POST', path: '/api/v1/activities/facts/emit', auth: 'session', idempotency: 'body' },
+  reportActivityCompletion: { method: 'POST', path: '/api/v1/activities/{activityId}/completions', auth: 'key' },
 
   // Badges.
   createBadge: { method: 'POST', path: '/api/v1/admin/badges', auth: 'key' },
@@ -143,6 +144,9 @@ export const OPERATIONS = {
   grantPoints: { method: 'POST', path: '/api/v1/gamify/points/grant', auth: 'key', idempotency: 'body' },
   deductPoints: { method: 'POST', path: '/api/v1/gamify/points/deduct', auth: 'key', idempotency: 'body' },
   getPointsSettings: { method: 'GET', path: '/api/v1/admin/points/settings', auth: 'key' },
+  getTestClock: { method: 'GET', path: '/api/v1/admin/test-clock', auth: 'key' },
+  advanceTestClock: { method: 'POST', path: '/api/v1/admin/test-clock/advance', auth: 'key' },
+  resetTestClock: { method: 'DELETE', path: '/api/v1/admin/test-clock', auth: 'key' },
   updatePointsSettings: { method: 'PATCH', path: '/api/v1/admin/points/settings', auth: 'key' },
   createMultiplier: { method: 'POST', path: '/api/v1/admin/points/multipliers', auth: 'key' },
   listMultipliers: { method: 'GET', path: '/api/v1/admin/points/multipliers', auth: 'key' },

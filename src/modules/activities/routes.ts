@@ -8,6 +8,8 @@ import {
   EligibilityQuery,
   EmitFactBody,
   EmitFactResponse,
+  ReportCompletionBody,
+  ReportCompletionResponse,
   ValidateBody,
   ValidateResponse,
 } from './schemas.js';
@@ -76,6 +78,31 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const result = await service.emitFact(db, request.auth!, request.body);
+      return reply.status(result.duplicate ? 200 : 201).send(result);
+    },
+  );
+
+  app.post(
+    '/activities/:activityId/completions',
+    {
+      config: { auth: 'key', scopes: ['ingest', 'admin', 'gamify:admin'] },
+      schema: {
+        tags,
+        summary: "Report, from the tenant's server, a completion of the activity that happened outside the runtime",
+        description:
+          'Records the same fact as a runtime completion (`activity_completed`, or `quiz_completed` for a quiz), so `activity_count` challenge objectives and contests count it, and emits `activity.completed`. ' +
+          'Server credentials only (scope `ingest`, `admin` or `gamify:admin`); participant sessions cannot report completions, and `facts/emit` refuses these fact names. ' +
+          'The activity must be published in the tenant (404 `ENGAGEMENT_NOT_FOUND` / `ACTIVITY_NOT_FOUND`, 422 `ENGAGEMENT_NOT_PUBLISHED`). ' +
+          '`completion_id` makes it idempotent: the same id again answers 200 with `duplicate: true` and changes nothing (409 `COMPLETION_ID_REUSED` when the id was used for another participant or activity). ' +
+          "Each report takes one of the participant's attempts: past the activity's `max_attempts` it is refused with 422 `ATTEMPTS_EXHAUSTED`. The activity's on-completion actions and prizes do not run. " +
+          '422 `TIMESTAMP_IN_FUTURE` when `occurred_at` is more than 5 minutes ahead.',
+        params: ActivityParams,
+        body: ReportCompletionBody,
+        response: { 200: ReportCompletionResponse, 201: ReportCompletionResponse },
+      },
+    },
+    async (request, reply) => {
+      const result = await service.reportCompletion(db, request.auth!.tenantId, request.params.activityId, request.body);
       return reply.status(result.duplicate ? 200 : 201).send(result);
     },
   );

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ParticipantId } from '../participants/index.js';
 
 export const LIMITS = { answersMax: 50, factPropertiesBytesMax: 8_192 } as const;
 
@@ -120,4 +121,33 @@ export const EmitFactResponse = Type.Object({
   occurred_at: Type.String({ format: 'date-time' }),
   challenge_evaluation_triggered: Type.Boolean(),
   duplicate: Type.Boolean(),
+});
+
+export const ReportCompletionBody = Type.Object(
+  {
+    participant_id: ParticipantId,
+    engagement_id: Type.String({ format: 'uuid', description: 'The published engagement that holds the activity.' }),
+    completion_id: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "Your system's id for this completion, unique in the tenant: reporting it again changes nothing (200, duplicate: true).",
+    }),
+    occurred_at: Type.Optional(Type.String({ format: 'date-time', description: "When the participant completed the activity; default now (the tenant's clock). At most 5 minutes in the future." })),
+    properties: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Free-form attributes kept on the fact (at most 8 KB as JSON).' })),
+  },
+  { additionalProperties: false },
+);
+export type ReportCompletionBody = Static<typeof ReportCompletionBody>;
+
+export const ReportCompletionResponse = Type.Object({
+  fact_id: Type.String({ description: 'The `activity_completed` (or `quiz_completed`) fact recorded for the completion; derived from completion_id.' }),
+  completion_id: Type.String(),
+  activity_id: Type.String(),
+  activity_type: ActivityType,
+  engagement_id: Type.String({ format: 'uuid' }),
+  participant_id: Type.String(),
+  occurred_at: Type.String({ format: 'date-time' }),
+  attempts_used: Type.Integer({ description: "The participant's attempts of the activity after this completion (runtime attempts and reported completions together)." }),
+  max_attempts: Type.Integer(),
+  duplicate: Type.Boolean({ description: 'True when this completion_id was already reported; nothing was applied again.' }),
 });

@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import type { Database, Tx } from '../../platform/db.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { clock } from '../../platform/clock.js';
@@ -11,7 +11,8 @@ import { ACTIVITY_DEFAULTS, findPublishedActivityInTx, type Action, type Publish
 import { claimRewardInTx, unavailableRewardIdsInTx } from '../rewards/index.js';
 import { grantInTx } from '../points/index.js';
 import { awardBadgeInTx } from '../badges/index.js';
-import { LIMITS, type CompleteBody, type EmitFactBody, type Payload, type ValidateBody } from './schemas.js';
+import { ensureParticipant } from '../participants/index.js';
+import { LIMITS, type CompleteBody, type EmitFactBody, type Payload, type ReportCompletionBody, type ValidateBody } from './schemas.js';
 import * as store from './store.js';
 import type { ActivityKey, AttemptRow, ParticipationRow } from './store.js';
 
@@ -20,7 +21,9 @@ import type { ActivityKey, AttemptRow, ParticipationRow } from './store.js';
 const WEIGHT_SCALE = 1_000_000;
 const FACT_NAMES = { spin_wheel: 'activity_completed', quiz: 'quiz_completed' } as const;
 /** Facts only the server records; a custom fact may not pretend to be one. */
-const RESERVED_FACT_NAMES = new Set(['activity_completed', 'quiz_completed', 'game_completed']);
+const RESERVED_FACT_NAMES = new Set(['activity_completed', 'quiz_completed', 'game_completed', 'activity.completed']);
+/** A reported completion may say it happened at most this far ahead of the tenant's now (clock skew). */
+const REPORTED_FUTURE_SKEW_MS = 5 * 60_000;
 
 type Result = Record<string, unknown>;
 
@@ -84,7 +87,7 @@ function attemptState(row: ParticipationRow | null, activity: PublishedActivity,
 /** Explains why no attempt could be taken: always a 4xx with the figures. */
 async function refuseAttempt(tx: Tx, session: Session, activity: PublishedActivity): Promise<never> {
   const row = await store.readParticipation(tx, session.tenantId, keyOf(session, activity));
-  const { used, maxAttempts, cooldownRemaining } = attemptState(row, activity, clock.now());
+  const { used, maxAttempts, cooldownRemaining } = attemptState(row, activity, clock.now(session.tenantId));
   if (used >= maxAttempts) {
     throw new AppError('rule_violation', 'ATTEMPTS_EXHAUSTED', `all ${maxAttempts} attempts of this activity are used`, { attempts_used: used, max_attempts: maxAttempts });
   }
@@ -103,7 +106,7 @@ export async function eligibility(db: Database, auth: AuthContext, activityId: s
   return db.tenant(session.tenantId, async (tx) => {
     const activity = await loadActivity(tx, session, activityId);
     const row = await store.readParticipation(tx, session.tenantId, keyOf(session, activity));
-    const state = attemptState(row, activity, clock.now());
+    const state = attemptState(row, activity, clock.now(session.tenantId));
     return {
       eligible: state.eligible,
       attempts_used: state.used,
@@ -210,7 +213,7 @@ export async function validate(db: Database, auth: AuthContext, activityId: stri
       // Checking answers reveals nothing about correctness and takes no attempt,
       // but the limits still apply.
       const row = await store.readParticipation(tx, session.tenantId, keyOf(session, activity));
-      if (!attemptState(row, activity, clock.now()).eligible) await refuseAttempt(tx, session, activity);
+      if (!attemptState(row, activity, clock.now(session.tenantId)).eligible) await refuseAttempt(tx, session, activity);
       const scored = score(activity, payload.answers);
       return { valid: true, result: { answered: scored.answered as number, total_questions: scored.total_questions as number }, attempt_id: null };
     }
@@ -249,7 +252,7 @@ async function openAttempt(tx: Tx, session: Session, activity: PublishedActivity
       if (existing && existing.status === 'open') return { ...existing, fresh: false };
     }
   }
-  const now = clock.now();
+  const now = clock.now(session.tenantId);
   const attemptId = requestedId ?? prefixedId('att', 12);
   const { maxAttempts, cooldownSeconds } = limits(activity);
   if (!(await store.takeAttempt(tx, session.tenantId, key, { attemptId, at: now, maxAttempts, cooldownSeconds, completing }))) {
@@ -419,7 +422,7 @@ export async function complete(db: Database, auth: AuthContext, activityId: stri
       if (when === 'always' || (when === 'passed') === passed) executed.push(await runAction(ctx, action, 'on_completion'));
     }
 
-    const now = clock.now();
+    const now = clock.now(session.tenantId);
     const fact: Fact = {
       id: prefixedId('fct', 12),
       name: FACT_NAMES[activity.type],
@@ -466,7 +469,12 @@ export async function complete(db: Database, auth: AuthContext, activityId: stri
 
 export async function emitFact(db: Database, auth: AuthContext, body: EmitFactBody) {
   const session = sessionOf(auth);
-  if (RESERVED_FACT_NAMES.has(body.fact_name)) throw ruleViolation(`${body.fact_name} facts are recorded by the server when an activity completes`, 'RESERVED_FACT_NAME');
+  if (RESERVED_FACT_NAMES.has(body.fact_name)) {
+    throw ruleViolation(
+      `${body.fact_name} facts are recorded by the service when an activity completes; a completion outside the runtime is reported by the tenant's server with POST /api/v1/activities/{activity_id}/completions`,
+      'RESERVED_FACT_NAME',
+    );
+  }
   const properties = body.properties ?? {};
   if (Buffer.byteLength(JSON.stringify(properties)) > LIMITS.factPropertiesBytesMax) throw invalid(`properties must be at most ${LIMITS.factPropertiesBytesMax} bytes as JSON`);
   const evaluate = body.trigger_challenge_evaluation ?? false;
@@ -482,7 +490,7 @@ export async function emitFact(db: Database, auth: AuthContext, body: EmitFactBo
       participantId: session.participantId,
       engagementId: session.engagementId,
       properties,
-      occurredAt: clock.now(),
+      occurredAt: clock.now(session.tenantId),
       source: 'custom',
       activityId: null,
       evaluateChallenges: evaluate,
@@ -492,6 +500,84 @@ export async function emitFact(db: Database, auth: AuthContext, body: EmitFactBo
     const response = presentFact(fact);
     if (body.idempotency_key !== undefined) await storeResponse(tx, session.tenantId, scope, body.idempotency_key, response);
     return response;
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Completions reported by the tenant's server.
+
+/** The fact id of a reported completion: the same completion_id always names the same fact. */
+function reportedFactId(completionId: string): string {
+  return `fct_r${createHash('sha256').update(completionId).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * The tenant's server reports that a participant completed an activity
+ * outside the runtime (its own app, a kiosk, a call centre). The completion
+ * becomes the same fact a runtime completion records, so `activity_count`
+ * objectives and contests count it. Anti-abuse (decisions/activities.md):
+ * server credentials only; the activity must be published in the tenant; one
+ * fact per completion_id; and it takes one of the participant's attempts, so
+ * the activity's max_attempts caps runtime and reported completions together.
+ * The activity's own on-completion actions and prizes do not run: the server
+ * decided the outcome itself.
+ */
+export async function reportCompletion(db: Database, tenantId: string, activityId: string, body: ReportCompletionBody) {
+  const properties = body.properties ?? {};
+  if (Buffer.byteLength(JSON.stringify(properties)) > LIMITS.factPropertiesBytesMax) throw invalid(`properties must be at most ${LIMITS.factPropertiesBytesMax} bytes as JSON`);
+  const session: Session = { tenantId, participantId: body.participant_id, engagementId: body.engagement_id };
+  return db.tenant(tenantId, async (tx) => {
+    const activity = await loadActivity(tx, session, activityId);
+    const now = clock.now(tenantId);
+    const occurredAt = body.occurred_at ? new Date(body.occurred_at) : now;
+    if (occurredAt.getTime() > now.getTime() + REPORTED_FUTURE_SKEW_MS) {
+      throw ruleViolation(`occurred_at lies more than ${REPORTED_FUTURE_SKEW_MS / 60_000} minutes after now (${now.toISOString()})`, 'TIMESTAMP_IN_FUTURE');
+    }
+    const { maxAttempts } = limits(activity);
+    const fact: Fact = {
+      id: reportedFactId(body.completion_id),
+      name: FACT_NAMES[activity.type],
+      participantId: body.participant_id,
+      engagementId: body.engagement_id,
+      properties: { ...properties, activity_id: activity.activityId, activity_type: activity.type, completion_id: body.completion_id, reported_by: 'server' },
+      occurredAt,
+      source: 'activity',
+      activityId: activity.activityId,
+      evaluateChallenges: true,
+    };
+    const answer = (attemptsUsed: number, at: Date, duplicate: boolean) => ({
+      fact_id: fact.id,
+      completion_id: body.completion_id,
+      activity_id: activity.activityId,
+      activity_type: activity.type,
+      engagement_id: body.engagement_id,
+      participant_id: body.participant_id,
+      occurred_at: at.toISOString(),
+      attempts_used: attemptsUsed,
+      max_attempts: maxAttempts,
+      duplicate,
+    });
+    await ensureParticipant(tx, tenantId, body.participant_id);
+    if (!(await store.insertFactOnce(tx, tenantId, { ...fact, activityId: activity.activityId, source: 'activity' }))) {
+      const first = (await store.readFact(tx, tenantId, fact.id))!;
+      if (first.participant_id !== body.participant_id || first.activity_id !== activity.activityId || first.engagement_id !== body.engagement_id) {
+        throw conflict(`completion_id ${JSON.stringify(body.completion_id)} was already reported for another participant or activity`, 'COMPLETION_ID_REUSED');
+      }
+      const row = await store.readParticipation(tx, tenantId, keyOf(session, activity));
+      return answer(row?.attempts_used ?? 0, first.occurred_at, true);
+    }
+    const attemptsUsed = await store.takeReportedAttempt(tx, tenantId, keyOf(session, activity), occurredAt, maxAttempts);
+    if (attemptsUsed === null) {
+      throw new AppError('rule_violation', 'ATTEMPTS_EXHAUSTED', `all ${maxAttempts} attempts of this activity are used by this participant`, { max_attempts: maxAttempts });
+    }
+    await runFactHandlers(tx, tenantId, fact);
+    await emit(tx, tenantId, {
+      event: 'activity.completed',
+      participantId: body.participant_id,
+      engagementId: body.engagement_id,
+      data: { participant_id: body.participant_id, activity_id: activity.activityId, fact_id: fact.id, activity_type: activity.type },
+    });
+    return answer(attemptsUsed, occurredAt, false);
   });
 }
 

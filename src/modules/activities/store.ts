@@ -195,3 +195,38 @@ export async function completedActivities(tx: Tx, tenantId: string, engagementId
   );
   return rows;
 }
+
+/** Records a reported completion's fact unless its id exists; true when recorded. */
+export async function insertFactOnce(tx: Tx, tenantId: string, fact: FactRecord): Promise<boolean> {
+  const { rowCount } = await tx.query(`${INSERT_FACT} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (tenant_id, id) DO NOTHING`, [tenantId, ...factValues(fact)]);
+  return rowCount === 1;
+}
+
+export async function readFact(tx: Tx, tenantId: string, id: string) {
+  const { rows } = await tx.query<{ participant_id: string; engagement_id: string | null; activity_id: string | null; occurred_at: Date }>(
+    'SELECT participant_id, engagement_id, activity_id, occurred_at FROM activity_facts WHERE tenant_id = $1 AND id = $2',
+    [tenantId, id],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Counts a completion reported by the tenant's server as one attempt, and one
+ * completion, of the participant while attempts remain (no cooldown: the
+ * completion already happened). Returns the attempts used after it, or null
+ * when all were used.
+ */
+export async function takeReportedAttempt(tx: Tx, tenantId: string, key: ActivityKey, at: Date, maxAttempts: number): Promise<number | null> {
+  const { rows } = await tx.query<{ attempts_used: number }>(
+    `INSERT INTO activity_participations AS p (tenant_id, engagement_id, activity_id, participant_id, attempts_used, last_attempt_at, open_attempt_id, completions)
+     VALUES ($1, $2, $3, $4, 1, $5, NULL, 1)
+     ON CONFLICT (tenant_id, engagement_id, activity_id, participant_id) DO UPDATE
+       SET attempts_used = p.attempts_used + 1,
+           last_attempt_at = GREATEST(p.last_attempt_at, EXCLUDED.last_attempt_at),
+           completions = p.completions + 1
+       WHERE p.attempts_used < $6
+     RETURNING attempts_used`,
+    [tenantId, key.engagementId, key.activityId, key.participantId, at, maxAttempts],
+  );
+  return rows[0]?.attempts_used ?? null;
+}

@@ -30,6 +30,7 @@ const challengesModule: ServiceModule = {
     },
   },
   crontab: ['* * * * * challenges:lifecycle ?max=1'],
+  runDueWork: async ({ db }, tenantId) => ({ challenge_status_moves: await service.runTenantLifecycle(db, tenantId) }),
   stateParts: {
     challenges: (tx, tenantId, participantId) => service.statePart(tx, tenantId, participantId),
   },

@@ -86,7 +86,7 @@ function present(row: store.ChallengeRow, counts: { enrolled: number; completed:
 }
 
 async function readAdmin(tx: Tx, tenantId: string, id: string) {
-  const row = await store.findChallenge(tx, tenantId, id, clock.now());
+  const row = await store.findChallenge(tx, tenantId, id, clock.now(tenantId));
   if (!row) throw notFound('challenge');
   const counts = await store.challengeCounts(tx, tenantId, [id]);
   const moves = await store.statusMoves(tx, tenantId, id);
@@ -100,7 +100,7 @@ export async function createChallenge(db: Database, tenantId: string, body: Crea
   const window = parseWindow(body.starts_at, body.ends_at);
   const objectives = normaliseObjectives(body.objectives);
   const milestones = normaliseMilestones(body.milestones ?? []);
-  const now = clock.now();
+  const now = clock.now(tenantId);
   let status = 'draft';
   if (body.status === 'active') {
     if (window.endsAt <= now) throw ruleViolation('a challenge whose window has already ended cannot be published', 'CHALLENGE_WINDOW_ENDED');
@@ -138,7 +138,7 @@ export async function getChallenge(db: Database, tenantId: string, id: string) {
 export async function listChallenges(db: Database, tenantId: string, query: { status?: string; limit: number; cursor?: string }) {
   const after = decodeCursor<{ created_at: string; id: string }>(query.cursor);
   return db.tenant(tenantId, async (tx) => {
-    const rows = await store.listChallenges(tx, tenantId, clock.now(), { status: query.status, after, limit: query.limit + 1 });
+    const rows = await store.listChallenges(tx, tenantId, clock.now(tenantId), { status: query.status, after, limit: query.limit + 1 });
     const page = rows.slice(0, query.limit);
     const counts = await store.challengeCounts(tx, tenantId, page.map((r) => r.id));
     const last = page[page.length - 1];
@@ -161,7 +161,7 @@ const EDITABLE_BY_STATUS: Record<string, ReadonlySet<string>> = {
 export async function updateChallenge(db: Database, tenantId: string, id: string, body: UpdateChallengeBody) {
   return db.tenant(tenantId, async (tx) => {
     await checkBadgesExistInTx(tx, tenantId, [body.completion_badge_code, ...(body.objectives ?? []).map((o) => o.badge_code)]);
-    const now = clock.now();
+    const now = clock.now(tenantId);
     const row = await store.findChallenge(tx, tenantId, id, now, true);
     if (!row) throw notFound('challenge');
     const editable = EDITABLE_BY_STATUS[row.effective_status];
@@ -191,7 +191,7 @@ export async function updateChallenge(db: Database, tenantId: string, id: string
 /** The admin status moves: publish (draft → scheduled/active), end (scheduled/active → ended), archive (any → archived). */
 export async function moveChallenge(db: Database, tenantId: string, id: string, action: 'publish' | 'end' | 'archive', actor: string) {
   return db.tenant(tenantId, async (tx) => {
-    const now = clock.now();
+    const now = clock.now(tenantId);
     const row = await store.findChallenge(tx, tenantId, id, now, true);
     if (!row) throw notFound('challenge');
     const from = row.effective_status;
@@ -214,22 +214,30 @@ export async function moveChallenge(db: Database, tenantId: string, id: string, 
   });
 }
 
-/** Records the moves that time has made (scheduled → active → ended) for every tenant. */
+/**
+ * Records the moves that time has made (scheduled → active → ended) for every
+ * tenant: those due on the service clock, then those of sandbox tenants whose
+ * test clock runs ahead (each on its own clock).
+ */
 export async function runLifecycle(db: Database): Promise<number> {
-  const { rows } = await db.system.query(
+  const { rows } = await db.system.query<{ tenant_id: string }>(
     `SELECT DISTINCT tenant_id FROM challenges
      WHERE status IN ('scheduled', 'active') AND challenge_effective_status(status, starts_at, ends_at, $1::timestamptz) <> status`,
     [clock.now()],
   );
+  const tenants = new Set([...rows.map((r) => r.tenant_id), ...clock.tenantsWithTestClock()]);
   let moved = 0;
-  for (const { tenant_id: tenantId } of rows) {
-    moved += await db.tenant(tenantId, async (tx) => {
-      const due = await store.dueStatusMoves(tx, tenantId, clock.now());
-      for (const move of due) await store.moveStatus(tx, tenantId, move.id, move.status, move.next_status, 'lifecycle', move.moved_at);
-      return due.length;
-    });
-  }
+  for (const tenantId of tenants) moved += await runTenantLifecycle(db, tenantId);
   return moved;
+}
+
+/** Records the status moves of one tenant's challenges that are due on the tenant's clock. */
+export async function runTenantLifecycle(db: Database, tenantId: string): Promise<number> {
+  return db.tenant(tenantId, async (tx) => {
+    const due = await store.dueStatusMoves(tx, tenantId, clock.now(tenantId));
+    for (const move of due) await store.moveStatus(tx, tenantId, move.id, move.status, move.next_status, 'lifecycle', move.moved_at);
+    return due.length;
+  });
 }
 
 // ---------------------------------------------------------------- participant side
@@ -247,7 +255,7 @@ function publicObjectives(objectives: StoredObjective[], progress: Record<string
 
 export async function listForParticipant(db: Database, tenantId: string, participantId: string, engagementId: string) {
   return db.tenant(tenantId, async (tx) => {
-    const rows = await store.listPublicChallenges(tx, tenantId, engagementId, participantId, clock.now());
+    const rows = await store.listPublicChallenges(tx, tenantId, engagementId, participantId, clock.now(tenantId));
     return {
       challenges: rows.map((row) => {
         const reached = new Set(row.milestones_reached ?? []);
@@ -269,7 +277,7 @@ export async function listForParticipant(db: Database, tenantId: string, partici
 
 export async function enroll(db: Database, tenantId: string, participantId: string, engagementId: string, challengeId: string) {
   return db.tenant(tenantId, async (tx) => {
-    const now = clock.now();
+    const now = clock.now(tenantId);
     const row = await store.findChallenge(tx, tenantId, challengeId, now);
     if (!row || !visibleTo(row, engagementId)) throw notFound('challenge');
     if (row.effective_status === 'scheduled') {
@@ -295,7 +303,7 @@ export async function enroll(db: Database, tenantId: string, participantId: stri
 
 export async function progress(db: Database, tenantId: string, participantId: string, engagementId: string, challengeId: string) {
   return db.tenant(tenantId, async (tx) => {
-    const row = await store.findChallenge(tx, tenantId, challengeId, clock.now());
+    const row = await store.findChallenge(tx, tenantId, challengeId, clock.now(tenantId));
     if (!row || !visibleTo(row, engagementId)) throw notFound('challenge');
     const enrollment = await store.findEnrollment(tx, tenantId, challengeId, participantId);
     if (!enrollment) throw new AppError('not_found', 'NOT_ENROLLED', 'the participant is not enrolled in this challenge; enroll first');
@@ -313,7 +321,7 @@ export async function progress(db: Database, tenantId: string, participantId: st
 
 export async function leaderboard(db: Database, tenantId: string, challengeId: string, limit: number, caller: { participantId: string | null; engagementId: string | null }) {
   return db.tenant(tenantId, async (tx) => {
-    const row = await store.findChallenge(tx, tenantId, challengeId, clock.now());
+    const row = await store.findChallenge(tx, tenantId, challengeId, clock.now(tenantId));
     if (!row || row.status === 'draft' || (caller.engagementId && !visibleTo(row, caller.engagementId))) throw notFound('challenge');
     const { rows, total } = await store.leaderboard(tx, tenantId, challengeId, limit);
     const me = caller.participantId ? await store.leaderboardRow(tx, tenantId, challengeId, caller.participantId) : undefined;
@@ -322,7 +330,7 @@ export async function leaderboard(db: Database, tenantId: string, challengeId: s
 }
 
 export async function statePart(tx: Tx, tenantId: string, participantId: string) {
-  const rows = await store.participantEnrollments(tx, tenantId, participantId, clock.now());
+  const rows = await store.participantEnrollments(tx, tenantId, participantId, clock.now(tenantId));
   return rows.map((r) => ({
     challenge_id: r.challenge_id,
     name: r.name,
@@ -345,7 +353,7 @@ export async function statePart(tx: Tx, tenantId: string, participantId: string)
  * rewards and the events are written in the same transaction.
  */
 export async function evaluateParticipantInTx(tx: Tx, tenantId: string, participantId: string, fact: Fact | null): Promise<void> {
-  const now = clock.now();
+  const now = clock.now(tenantId);
   const enrollments = await store.lockOpenEnrollments(tx, tenantId, participantId, now);
   if (enrollments.length === 0) return;
 

@@ -2,7 +2,7 @@ import type { ServiceModule } from '../../platform/module.js';
 import routes from './routes.js';
 import { sharedSchemas } from './schemas.js';
 import { tasks, crontab } from './jobs.js';
-import { scoreFactInTx, statePart } from './service.js';
+import { advanceDueContests, scoreFactInTx, statePart } from './service.js';
 
 /**
  * Contests: time-bound competitions scored in real time from facts, with
@@ -16,6 +16,7 @@ const contestsModule: ServiceModule = {
   tasks,
   crontab,
   factHandler: scoreFactInTx,
+  runDueWork: ({ db, config }, tenantId) => advanceDueContests(db, config, tenantId),
   stateParts: { contests: (tx, tenantId, participantId) => statePart(tx, tenantId, participantId) },
 };
 export default contestsModule;

@@ -161,7 +161,7 @@ export async function createContest(db: Database, tenantId: string, body: Create
       maxRewardLiability: body.max_reward_liability,
       fraudRules: normalizeFraudRules(body.fraud_rules as FraudRules | undefined),
       verificationWindowHours: body.verification_window_hours ?? 24,
-      now: clock.now(),
+      now: clock.now(tenantId),
     });
     if (!created) throw conflict(`a contest with id "${body.id}" already exists`, 'CONTEST_EXISTS');
     return adminView(created);
@@ -195,7 +195,7 @@ export async function updateContest(db: Database, config: Config, tenantId: stri
     const startsAt = body.starts_at ? new Date(body.starts_at) : contest.starts_at;
     const endsAt = body.ends_at ? new Date(body.ends_at) : contest.ends_at;
     checkDefinition({ starts_at: new Date(startsAt), ends_at: new Date(endsAt), prize_structure: body.prize_structure ?? contest.prize_structure });
-    if (contest.status === 'scheduled' && (body.starts_at || body.ends_at) && new Date(endsAt).getTime() <= clock.nowMs()) {
+    if (contest.status === 'scheduled' && (body.starts_at || body.ends_at) && new Date(endsAt).getTime() <= clock.nowMs(tenantId)) {
       throw ruleViolation('ends_at must be in the future for a scheduled contest', 'CONTEST_WINDOW_INVALID');
     }
     const updated = await store.updateContest(
@@ -215,7 +215,7 @@ export async function updateContest(db: Database, config: Config, tenantId: stri
         fraudRules: body.fraud_rules ? normalizeFraudRules(body.fraud_rules as FraudRules) : undefined,
         verificationWindowHours: body.verification_window_hours,
       },
-      clock.now(),
+      clock.now(tenantId),
     );
     if (updated.status === 'scheduled' && body.starts_at) await scheduleAdvance(tx, config, tenantId, updated.id, new Date(updated.starts_at).getTime());
     return adminView(updated);
@@ -227,7 +227,7 @@ export async function publishContest(db: Database, config: Config, tenantId: str
     const contest = await store.readContest(tx, tenantId, id, true);
     if (!contest) throw notFound(`contest "${id}"`);
     if (contest.status !== 'draft') throw conflict(`the contest is already ${contest.status}; only a draft can be published`, 'CONTEST_NOT_DRAFT');
-    const now = clock.now();
+    const now = clock.now(tenantId);
     if (new Date(contest.ends_at).getTime() <= now.getTime()) {
       throw ruleViolation('the contest window has already closed; change ends_at before publishing', 'CONTEST_WINDOW_CLOSED');
     }
@@ -297,7 +297,7 @@ export async function publicLeaderboard(db: Database, tenantId: string, id: stri
       contest_id: contest.id,
       entries: rows.map((r) => ({ rank: r.rank, display_name: r.display_name, score: Number(r.score), last_scored_at: iso(r.last_scored_at) })),
       total_entries: contest.entry_count,
-      updated_at: clock.now().toISOString(),
+      updated_at: clock.now(tenantId).toISOString(),
     };
   });
 }
@@ -310,7 +310,7 @@ export async function adminLeaderboard(db: Database, tenantId: string, id: strin
     return {
       contest_id: contest.id,
       window: contest.status === 'completed' ? ('final' as const) : ('active' as const),
-      as_of: clock.now().toISOString(),
+      as_of: clock.now(tenantId).toISOString(),
       rows: rows.map((r) => ({
         rank: r.rank,
         participant_id: r.participant_id,
@@ -406,6 +406,10 @@ async function enterInTx(tx: Tx, tenantId: string, contestId: string, input: Ent
   if (!existing && contest.status !== 'scheduled' && contest.status !== 'active') {
     throw ruleViolation(`the contest is ${contest.status}; entries are accepted while it is scheduled or active`, 'CONTEST_NOT_OPEN');
   }
+  // The lifecycle job closes a contest within a tick of ends_at; the window itself decides at once.
+  if (!existing && clock.nowMs(tenantId) >= new Date(contest.ends_at).getTime()) {
+    throw ruleViolation(`the contest ended at ${iso(contest.ends_at)}; entries are no longer accepted`, 'CONTEST_NOT_OPEN');
+  }
   if (existing && contest.status !== 'scheduled' && contest.status !== 'active') {
     return { entry: entryView(existing, await rankOf(tx, tenantId, contest, existing)), created: false };
   }
@@ -420,7 +424,7 @@ async function enterInTx(tx: Tx, tenantId: string, contestId: string, input: Ent
     paymentMethod: input.paymentMethod,
     deviceFingerprint: input.deviceFingerprint,
     publishConsent: input.publishConsent,
-    now: clock.now(),
+    now: clock.now(tenantId),
     actor: input.actor,
   });
   return { entry: entryView(entry, await rankOf(tx, tenantId, contest, entry)), created };
@@ -509,7 +513,7 @@ export async function statePart(tx: Tx, tenantId: string, participantId: string)
  * per (contest, fact), then applies the velocity caps.
  */
 export async function scoreFactInTx(tx: Tx, tenantId: string, fact: Fact): Promise<void> {
-  const now = clock.now();
+  const now = clock.now(tenantId);
   const scored = await store.scoreFact(tx, tenantId, fact, now);
   for (const row of scored) {
     const rules = row.fraud_rules as FraudRules;
@@ -577,7 +581,7 @@ export function verificationWindowMs(config: Config, hours: number): number {
  * key per contest keeps a single pending job.
  */
 export async function scheduleAdvance(tx: Tx, config: Config, tenantId: string, contestId: string, dueMs: number): Promise<void> {
-  const delayMs = Math.max(0, dueMs - clock.nowMs());
+  const delayMs = Math.max(0, dueMs - clock.nowMs(tenantId));
   await addJob(tx, ADVANCE_TASK, { tenant_id: tenantId, contest_id: contestId }, { runAt: new Date(Date.now() + delayMs), jobKey: advanceJobKey(tenantId, contestId) });
   void config;
 }
@@ -590,7 +594,7 @@ export async function advanceContest(db: Database, config: Config, tenantId: str
     const moved = await db.tenant(tenantId, async (tx) => {
       const contest = await store.readContest(tx, tenantId, contestId, true);
       if (!contest) return { moved: false, status: null };
-      const now = clock.now();
+      const now = clock.now(tenantId);
       const result = await stepContest(tx, config, tenantId, contest, now);
       if (!result.moved) await scheduleNext(tx, config, tenantId, result.contest);
       return { moved: result.moved, status: result.contest.status };
@@ -601,7 +605,7 @@ export async function advanceContest(db: Database, config: Config, tenantId: str
 }
 
 async function scheduleNext(tx: Tx, config: Config, tenantId: string, contest: ContestRow): Promise<void> {
-  const now = clock.nowMs();
+  const now = clock.nowMs(tenantId);
   switch (contest.status) {
     case 'scheduled':
       return scheduleAdvance(tx, config, tenantId, contest.id, new Date(contest.starts_at).getTime());
@@ -871,13 +875,41 @@ async function issueVerifiedPrizes(tx: Tx, tenantId: string, contestId: string, 
   return issued;
 }
 
-/** The safety sweep: finds contests with a due step across tenants and makes sure their job runs now. */
+/**
+ * The safety sweep: finds contests with a due step across tenants and makes
+ * sure their job runs now; then does the same for each sandbox tenant whose
+ * test clock runs ahead, on that tenant's clock.
+ */
 export async function enqueueDueContests(db: Database, config: Config): Promise<number> {
   const { rows } = await db.system.query<{ tenant_id: string; id: string }>(store.DUE_CONTESTS_SQL, [clock.now(), SWEEP_BATCH_MAX]);
+  for (const tenantId of clock.tenantsWithTestClock()) {
+    const due = await db.tenant(tenantId, (tx) => store.dueContestsOfTenant(tx, tenantId, clock.now(tenantId), SWEEP_BATCH_MAX));
+    rows.push(...due.map((d) => ({ tenant_id: tenantId, id: d.id })));
+  }
   for (const row of rows) {
-    await db.tenant(row.tenant_id, (tx) => scheduleAdvance(tx, config, row.tenant_id, row.id, clock.nowMs()));
+    await db.tenant(row.tenant_id, (tx) => scheduleAdvance(tx, config, row.tenant_id, row.id, clock.nowMs(row.tenant_id)));
   }
   return rows.length;
+}
+
+/**
+ * Runs the tenant's due contest steps now, in this call, rather than through
+ * the queue (the test clock's advance): each due contest is stepped as far as
+ * the tenant's clock allows. Returns how many contests started, completed (final
+ * sweep and winners drawn) and had their prizes issued.
+ */
+export async function advanceDueContests(db: Database, config: Config, tenantId: string): Promise<Record<string, number>> {
+  const due = await db.tenant(tenantId, (tx) => store.dueContestsOfTenant(tx, tenantId, clock.now(tenantId), SWEEP_BATCH_MAX));
+  const counts = { contests_started: 0, contests_completed: 0, contest_prizes_issued: 0 };
+  for (const before of due) {
+    await advanceContest(db, config, tenantId, before.id);
+    const after = await db.tenant(tenantId, (tx) => store.readContest(tx, tenantId, before.id));
+    if (!after) continue;
+    if (before.status === 'scheduled' && after.status !== 'scheduled') counts.contests_started += 1;
+    if (before.status !== 'completed' && after.status === 'completed') counts.contests_completed += 1;
+    if (before.prizes_issued_at === null && after.prizes_issued_at !== null) counts.contest_prizes_issued += 1;
+  }
+  return counts;
 }
 
 // ---------------------------------------------------------------- reviews and decisions
@@ -927,7 +959,7 @@ export async function decide(db: Database, tenantId: string, actorId: string, bo
     if (!review) throw notFound('review');
     if (review.status !== 'pending') throw conflict(`the review was already decided (${review.status})`, 'REVIEW_ALREADY_DECIDED');
     const contest = (await store.readContest(tx, tenantId, review.contest_id, true))!;
-    const now = clock.now();
+    const now = clock.now(tenantId);
     const decision = body.decision === 'approve' ? 'approved' : 'disqualified';
     await store.decideReview(tx, tenantId, review.id, decision, actorId, body.reason ?? null, now);
     let prizeStatus: string | null = null;

@@ -749,3 +749,19 @@ export const DUE_CONTESTS_SQL = `
      OR (status = 'scoring')
      OR (status = 'completed' AND prizes_issued_at IS NULL AND verification_ends_at <= $1)
   LIMIT $2`;
+
+/** One tenant's contests with a due step at `now` (the tenant's clock), oldest deadline first. */
+export async function dueContestsOfTenant(tx: Tx, tenantId: string, now: Date, limit: number) {
+  const { rows } = await tx.query<{ id: string; status: ContestRow['status']; prizes_issued_at: Date | null }>(
+    `SELECT id, status, prizes_issued_at FROM contests
+     WHERE tenant_id = $1
+       AND ((status = 'scheduled' AND starts_at <= $2)
+         OR (status = 'active' AND ends_at <= $2)
+         OR (status = 'scoring')
+         OR (status = 'completed' AND prizes_issued_at IS NULL AND verification_ends_at <= $2))
+     ORDER BY ends_at, id
+     LIMIT $3`,
+    [tenantId, now, limit],
+  );
+  return rows;
+}

@@ -81,7 +81,7 @@ export function normalize(tenantId: string, event: IngestEvent, headerKey: strin
   }
   // PostgreSQL's jsonb cannot hold the NUL character.
   if (propertiesJson.includes('\\u0000')) return { code: 'VALIDATION_INVALID_REQUEST', detail: 'properties contain a NUL character (\\u0000), which cannot be stored' };
-  const now = clock.now();
+  const now = clock.now(tenantId);
   let occurredAt = now;
   if (event.timestamp !== undefined) {
     occurredAt = new Date(event.timestamp);

@@ -1,7 +1,8 @@
 import type { ServiceModule } from '../../platform/module.js';
 import routes from './routes.js';
 import { Multiplier, LedgerEntry, Tier } from './schemas.js';
-import { pointsStatePart, tierStatePart } from './service.js';
+import { expireTenantPoints, pointsStatePart, sendTenantExpiryReminders, tierStatePart } from './service.js';
+import { clock } from '../../platform/clock.js';
 import { tasks, crontab } from './jobs.js';
 
 /**
@@ -17,6 +18,11 @@ const pointsModule: ServiceModule = {
   routes,
   schemas: [Multiplier, LedgerEntry, Tier],
   tasks,
+  runDueWork: async ({ db }, tenantId) => {
+    const expired = await expireTenantPoints(db, tenantId, clock.now(tenantId));
+    const reminders = await sendTenantExpiryReminders(db, tenantId, clock.now(tenantId));
+    return { points_lots_expired: expired.lots, points_expired: expired.points, points_expiry_reminders: reminders };
+  },
   crontab,
   stateParts: { points: pointsStatePart, tier: tierStatePart },
 };

@@ -94,7 +94,7 @@ export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput, eve
   if (!GRANT_TYPES.includes(type)) throw invalid(`type must be one of ${GRANT_TYPES.join(', ')}`);
   const source = input.source ?? { kind: 'grant' as const, id: '' };
   if (!SOURCE_KINDS.includes(source.kind)) throw invalid(`source.kind must be one of ${SOURCE_KINDS.join(', ')}`);
-  const now = clock.now();
+  const now = clock.now(tenantId);
   const entryId = prefixedId('ple', 12);
   const row = await store
     .insertGrant(tx, tenantId, {
@@ -182,7 +182,7 @@ export async function deductInTx(tx: Tx, tenantId: string, input: DeductInput): 
     memo,
     sourceKind: source.kind,
     sourceId: source.id || null,
-    now: clock.now(),
+    now: clock.now(tenantId),
   });
   if (!result.applied) throw insufficientPoints(result.available, amount);
   await emit(tx, tenantId, {
@@ -284,7 +284,7 @@ async function direct(db: Database, tenantId: string, operation: 'grant' | 'dedu
   const type = body.type ?? (operation === 'grant' ? 'award' : 'redemption');
   const allowed: readonly string[] = operation === 'grant' ? GRANT_TYPES : DEDUCT_TYPES;
   if (!allowed.includes(type)) throw invalid(`type must be one of ${allowed.join(', ')}`);
-  const now = clock.now();
+  const now = clock.now(tenantId);
   const values: store.DirectValues = {
     key: body.idempotency_key,
     fingerprint: requestFingerprint(operation, body),
@@ -575,15 +575,37 @@ async function useBatchMemory(tx: Tx): Promise<void> {
 export const EXPIRY_PARALLEL = 2;
 
 /**
- * Expires every due lot of every tenant; returns what it did. Each tenant's
- * due lots are taken in batches by EXPIRY_PARALLEL loops over disjoint
- * partitions of its participants, each batch one transaction, until none is
- * left. Safe to run concurrently with itself and with grants (SKIP LOCKED: a
- * participant busy elsewhere is taken by the next run).
+ * Expires every due lot of every tenant; returns what it did. Without `now`,
+ * each tenant's lots are expired on the tenant's clock, and sandbox tenants
+ * whose test clock runs ahead are looked at too.
  */
-export async function expireDuePoints(db: Database, now: Date = clock.now()): Promise<{ participants: number; lots: number; points: number }> {
+export async function expireDuePoints(db: Database, now?: Date): Promise<{ participants: number; lots: number; points: number }> {
   const totals = { participants: 0, lots: 0, points: 0 };
-  const expirePartition = async (tenantId: string, index: number) => {
+  for (const tenantId of await tenantsToLookAt(store.tenantsWithDueLots(db.system, now ?? clock.now()), now)) {
+    const done = await expireTenantPoints(db, tenantId, now ?? clock.now(tenantId));
+    totals.participants += done.participants;
+    totals.lots += done.lots;
+    totals.points += done.points;
+  }
+  return totals;
+}
+
+async function tenantsToLookAt(found: Promise<string[]>, now: Date | undefined): Promise<Set<string>> {
+  const tenants = new Set(await found);
+  if (now === undefined) for (const tenantId of clock.tenantsWithTestClock()) tenants.add(tenantId);
+  return tenants;
+}
+
+/**
+ * Expires one tenant's lots due at `now`. Its due lots are taken in batches by
+ * EXPIRY_PARALLEL loops over disjoint partitions of its participants, each
+ * batch one transaction, until none is left. Safe to run concurrently with
+ * itself and with grants (SKIP LOCKED: a participant busy elsewhere is taken
+ * by the next run).
+ */
+export async function expireTenantPoints(db: Database, tenantId: string, now: Date): Promise<{ participants: number; lots: number; points: number }> {
+  const totals = { participants: 0, lots: 0, points: 0 };
+  const expirePartition = async (index: number) => {
     for (;;) {
       const batch = await db.tenant(tenantId, async (tx) => {
         await useBatchMemory(tx);
@@ -615,43 +637,47 @@ export async function expireDuePoints(db: Database, now: Date = clock.now()): Pr
       }
     }
   };
-  for (const tenantId of await store.tenantsWithDueLots(db.system, now)) {
-    await Promise.all(Array.from({ length: EXPIRY_PARALLEL }, (_, index) => expirePartition(tenantId, index)));
-  }
+  await Promise.all(Array.from({ length: EXPIRY_PARALLEL }, (_, index) => expirePartition(index)));
   return totals;
 }
 
-/** Sends the due expiry reminders (points.expiring.v1), once per lot and reminder day. */
-export async function sendExpiryReminders(db: Database, now: Date = clock.now()): Promise<number> {
+const REMINDER_HORIZON_DAYS = 366;
+
+/** Sends the due expiry reminders (points.expiring.v1), once per lot and reminder day; each tenant on its own clock unless `now` is given. */
+export async function sendExpiryReminders(db: Database, now?: Date): Promise<number> {
   let sent = 0;
-  const horizonDays = 366;
-  for (const tenantId of await store.tenantsWithExpiringLots(db.system, now, horizonDays)) {
-    for (;;) {
-      const rows = await db.tenant(tenantId, async (tx) => {
-        const due = await store.recordReminders(tx, tenantId, now, REMINDER_BATCH);
-        await emit(
-          tx,
-          tenantId,
-          due.map((r) => ({
-            event: 'points.expiring.v1',
-            participantId: r.participant_id,
-            data: {
-              participant_id: r.participant_id,
-              points: r.points,
-              expires_at: r.expires_at.toISOString(),
-              days_before: r.days_before,
-              lot_id: String(r.lot_id),
-            },
-            occurredAt: now,
-          })),
-        );
-        return due;
-      });
-      sent += rows.length;
-      if (rows.length < REMINDER_BATCH) break;
-    }
+  for (const tenantId of await tenantsToLookAt(store.tenantsWithExpiringLots(db.system, now ?? clock.now(), REMINDER_HORIZON_DAYS), now)) {
+    sent += await sendTenantExpiryReminders(db, tenantId, now ?? clock.now(tenantId));
   }
   return sent;
+}
+
+export async function sendTenantExpiryReminders(db: Database, tenantId: string, now: Date): Promise<number> {
+  let sent = 0;
+  for (;;) {
+    const rows = await db.tenant(tenantId, async (tx) => {
+      const due = await store.recordReminders(tx, tenantId, now, REMINDER_BATCH);
+      await emit(
+        tx,
+        tenantId,
+        due.map((r) => ({
+          event: 'points.expiring.v1',
+          participantId: r.participant_id,
+          data: {
+            participant_id: r.participant_id,
+            points: r.points,
+            expires_at: r.expires_at.toISOString(),
+            days_before: r.days_before,
+            lot_id: String(r.lot_id),
+          },
+          occurredAt: now,
+        })),
+      );
+      return due;
+    });
+    sent += rows.length;
+    if (rows.length < REMINDER_BATCH) return sent;
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -836,7 +862,7 @@ export async function startBulkGrant(db: Database, tenantId: string, body: BulkG
     const job = await store.insertBulkJob(
       tx,
       tenantId,
-      { id, reason: body.reason, memo: body.memo ?? null, type: body.type ?? 'bonus', now: clock.now() },
+      { id, reason: body.reason, memo: body.memo ?? null, type: body.type ?? 'bonus', now: clock.now(tenantId) },
       body.grants.map((g) => g.participant_id),
       body.grants.map((g) => g.amount),
     );
@@ -883,7 +909,7 @@ export async function runBulkGrant(db: Database, tenantId: string, jobId: string
             grants.amounts.push(batch.amounts[i]);
           }
         });
-        const granted = await store.grantBulkBatch(tx, tenantId, jobId, grants, { participantIds: failed, reason: BULK_FAILURE_BALANCE_LIMIT }, clock.now());
+        const granted = await store.grantBulkBatch(tx, tenantId, jobId, grants, { participantIds: failed, reason: BULK_FAILURE_BALANCE_LIMIT }, clock.now(tenantId));
         await store.countBulkProgress(tx, tenantId, jobId, granted, failed.length);
         return batch.participantIds.length;
       });

@@ -1778,6 +1778,201 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/activities/{activityId}/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report, from the tenant's server, a completion of the activity that happened outside the runtime
+         * @description Records the same fact as a runtime completion (`activity_completed`, or `quiz_completed` for a quiz), so `activity_count` challenge objectives and contests count it, and emits `activity.completed`. Server credentials only (scope `ingest`, `admin` or `gamify:admin`); participant sessions cannot report completions, and `facts/emit` refuses these fact names. The activity must be published in the tenant (404 `ENGAGEMENT_NOT_FOUND` / `ACTIVITY_NOT_FOUND`, 422 `ENGAGEMENT_NOT_PUBLISHED`). `completion_id` makes it idempotent: the same id again answers 200 with `duplicate: true` and changes nothing (409 `COMPLETION_ID_REUSED` when the id was used for another participant or activity). Each report takes one of the participant's attempts: past the activity's `max_attempts` it is refused with 422 `ATTEMPTS_EXHAUSTED`. The activity's on-completion actions and prizes do not run. 422 `TIMESTAMP_IN_FUTURE` when `occurred_at` is more than 5 minutes ahead.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    activityId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The tenant's identifier of the participant (1 to 128 characters, no control characters). */
+                        participant_id: string;
+                        /**
+                         * Format: uuid
+                         * @description The published engagement that holds the activity.
+                         */
+                        engagement_id: string;
+                        /** @description Your system's id for this completion, unique in the tenant: reporting it again changes nothing (200, duplicate: true). */
+                        completion_id: string;
+                        /**
+                         * Format: date-time
+                         * @description When the participant completed the activity; default now (the tenant's clock). At most 5 minutes in the future.
+                         */
+                        occurred_at?: string;
+                        /** @description Free-form attributes kept on the fact (at most 8 KB as JSON). */
+                        properties?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The `activity_completed` (or `quiz_completed`) fact recorded for the completion; derived from completion_id. */
+                            fact_id: string;
+                            completion_id: string;
+                            activity_id: string;
+                            activity_type: "spin_wheel" | "quiz";
+                            /** Format: uuid */
+                            engagement_id: string;
+                            participant_id: string;
+                            /** Format: date-time */
+                            occurred_at: string;
+                            /** @description The participant's attempts of the activity after this completion (runtime attempts and reported completions together). */
+                            attempts_used: number;
+                            max_attempts: number;
+                            /** @description True when this completion_id was already reported; nothing was applied again. */
+                            duplicate: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The `activity_completed` (or `quiz_completed`) fact recorded for the completion; derived from completion_id. */
+                            fact_id: string;
+                            completion_id: string;
+                            activity_id: string;
+                            activity_type: "spin_wheel" | "quiz";
+                            /** Format: uuid */
+                            engagement_id: string;
+                            participant_id: string;
+                            /** Format: date-time */
+                            occurred_at: string;
+                            /** @description The participant's attempts of the activity after this completion (runtime attempts and reported completions together). */
+                            attempts_used: number;
+                            max_attempts: number;
+                            /** @description True when this completion_id was already reported; nothing was applied again. */
+                            duplicate: boolean;
+                        };
+                    };
+                };
+                /** @description Invalid parameters or request body. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Missing or invalid credential. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The credential lacks the required scope, or belongs to another kind of caller. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The resource does not exist (or belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Duplicate action or a conflicting request in progress. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is larger than the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is not JSON. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Validation failure or guarded operation failure. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Server error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/badges": {
         parameters: {
             query?: never;
@@ -18817,6 +19012,400 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/v1/admin/test-clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the sandbox tenant's test clock
+         * @description The tenant's now, real time, and how far the tenant's clock runs ahead. Sandbox tenants only: a live tenant gets 403 with code `SANDBOX_ONLY`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TestClock"];
+                    };
+                };
+                /** @description Invalid parameters or request body. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Missing or invalid credential. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The credential lacks the required scope, or belongs to another kind of caller. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The resource does not exist (or belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Duplicate action or a conflicting request in progress. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is larger than the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is not JSON. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Validation failure or guarded operation failure. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Server error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Put the sandbox tenant back on real time
+         * @description Removes the test clock: the tenant's now is real time again. What happened on the advanced clock stays (a completed contest stays completed; times recorded on the advanced clock stay in the future). Sandbox tenants only: a live tenant gets 403 with code `SANDBOX_ONLY`.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TestClock"];
+                    };
+                };
+                /** @description Invalid parameters or request body. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Missing or invalid credential. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The credential lacks the required scope, or belongs to another kind of caller. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The resource does not exist (or belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Duplicate action or a conflicting request in progress. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is larger than the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is not JSON. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Validation failure or guarded operation failure. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Server error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/test-clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move the sandbox tenant's clock forward and run the work that became due
+         * @description Give `seconds` or `to`. The clock only moves forward, at most 400 days per call and five years ahead of real time, and keeps running from the new moment. Before answering, the tenant's due lifecycle work runs on the new clock: contests start, close (final sweep, winners drawn) and issue prizes after the verification hold; challenges start and end; points lots expire and expiry reminders go out. `ran` says what ran. Errors: 400 `TEST_CLOCK_ADVANCE_INVALID` (neither or both fields), 422 `TEST_CLOCK_BACKWARDS`, `TEST_CLOCK_STEP_TOO_LARGE`, `TEST_CLOCK_OFFSET_TOO_LARGE`. Sandbox tenants only: a live tenant gets 403 with code `SANDBOX_ONLY`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Move the clock forward by this many seconds (at most 34560000, 400 days). */
+                        seconds?: number;
+                        /**
+                         * Format: date-time
+                         * @description Move the clock forward to this moment (after the tenant's now, at most 400 days ahead of it). Give `seconds` or `to`, not both.
+                         */
+                        to?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            clock: components["schemas"]["TestClock"];
+                            /**
+                             * Format: date-time
+                             * @description The tenant's now before the advance.
+                             */
+                            previous_now: string;
+                            /** @description The scheduled work that became due and was run during the call, as counts: `contests_started`, `contests_completed` (final sweep, winners drawn), `contest_prizes_issued` (verification hold over, prize codes issued), `challenge_status_moves`, `points_lots_expired`, `points_expired`, `points_expiry_reminders`. New names may appear. */
+                            ran: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid parameters or request body. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Missing or invalid credential. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The credential lacks the required scope, or belongs to another kind of caller. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The resource does not exist (or belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Duplicate action or a conflicting request in progress. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is larger than the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is not JSON. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Validation failure or guarded operation failure. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Server error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/gamify/webhooks": {
         parameters: {
             query?: never;
@@ -21214,6 +21803,27 @@ export interface components {
             last_activity_at: string;
             /** @description Missed periods forgiven by the grace option during the current streak. */
             freezes_used: number;
+        };
+        /** TestClock */
+        TestClock: {
+            /** Format: uuid */
+            tenant_id: string;
+            /** @enum {string} */
+            environment: "sandbox";
+            /**
+             * Format: date-time
+             * @description The tenant's now: what its contests, challenges and points expiry read.
+             */
+            now: string;
+            /**
+             * Format: date-time
+             * @description The service's own now, which live tenants see.
+             */
+            real_now: string;
+            /** @description How far the tenant's clock runs ahead of real time (0: real time). The clock keeps running from there. */
+            offset_seconds: number;
+            /** @description When (real time) the clock was last advanced; null on real time. */
+            advanced_at: string | null;
         };
         /** Webhook destination */
         WebhookDestination: {
