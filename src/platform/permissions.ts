@@ -115,6 +115,7 @@ const ROUTE_PERMISSIONS: Array<[RegExp, Area]> = [
   [/^\/api\/v1\/admin\/events(\/|$)/, DEVELOPERS],
   [/^\/api\/v1\/(ingest\/events|events\/batch|events\/search)(\/|$)/, DEVELOPERS],
   [/^\/api\/v1\/sessions$/, DEVELOPERS],
+  [/^\/api\/v1\/activities\/:activityId\/completions$/, DEVELOPERS],
   [/^\/api\/v1\/tenant(\/|$)/, SETTINGS],
 ];
 
