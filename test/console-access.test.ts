@@ -185,6 +185,7 @@ test('console access: sign-in, CSRF, roles on every route, invitations, audit lo
     assert.equal(updated.status, 200, updated.text);
     const log = await svc.request('GET', `/api/v1/admin/audit-log?resource_type=rules&resource_id=${ruleId}`, as(owner, false));
     assert.equal(log.status, 200, log.text);
+    assert.equal(log.body.entries.length, 2, JSON.stringify(log.body.entries.map((e: { action: string; occurred_at: string }) => [e.action, e.occurred_at])));
     const [update, create] = log.body.entries;
     assert.equal(update.action, 'update');
     assert.equal(update.actor_type, 'user');

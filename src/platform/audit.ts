@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from './db.js';
 import { clock } from './clock.js';
 import { routePermission, type Permission } from './permissions.js';
@@ -18,8 +18,9 @@ import { routePermission, type Permission } from './permissions.js';
  * the caller's credentials just before the handler runs and just after it
  * answered (so a caller never sees in the log what it could not read), with
  * secrets and personal values replaced by "[redacted]". A create's after is
- * its response. The row is written after the response: a process that dies in
- * between loses that row, never the change (decisions/console.md).
+ * its response. The row is written after the change committed and before the
+ * answer is sent: a process that dies in
+ * between loses that row, never the change (decisions/console-access.md).
  */
 const ALWAYS: ReadonlySet<Permission> = new Set([
   'programs:write',
@@ -129,7 +130,7 @@ export function installAudit(app: FastifyInstance, db: Database): void {
     return response.statusCode === 200 ? snapshot(response.body) : null;
   }
 
-  app.addHook('preHandler', async (request) => {
+  const preHandler = async (request: FastifyRequest) => {
     const auth = request.auth;
     if (!auth || SAFE_METHODS.has(request.method) || auth.kind === 'session') return;
     const pattern = request.routeOptions.url ?? '';
@@ -150,15 +151,18 @@ export function installAudit(app: FastifyInstance, db: Database): void {
       before: readable && described.resourceUrl ? await read(request, described.resourceUrl) : null,
       payload: null,
     };
-  });
+  };
 
-  app.addHook('onSend', async (request, _reply, payload) => {
+  // Written before the answer leaves (so that a reader who got the answer finds the entry), after the change committed.
+  const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (request.pendingAudit && typeof payload === 'string') request.pendingAudit.payload = payload;
+    await record(request, reply);
     return payload;
-  });
+  };
 
-  app.addHook('onResponse', async (request, reply) => {
+  const record = async (request: FastifyRequest, reply: FastifyReply) => {
     const pending = request.pendingAudit;
+    request.pendingAudit = null;
     const auth = request.auth;
     if (!pending || !auth || reply.statusCode >= 300) return;
     try {
@@ -196,5 +200,16 @@ export function installAudit(app: FastifyInstance, db: Database): void {
     } catch (error) {
       request.log.error({ err: error, request_id: request.id }, 'the audit log row could not be written');
     }
+  };
+
+  // Only the routes that can change something carry the hooks: reads and integration traffic pay nothing.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.every((method) => SAFE_METHODS.has(method))) return;
+    const auth = route.config?.auth ?? 'public';
+    if (auth === 'public' || auth === 'session' || NEVER.test(route.url)) return;
+    const add = <T>(existing: T | T[] | undefined, hook: T): T[] => (existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook]);
+    route.preHandler = add(route.preHandler as never, preHandler as never);
+    route.onSend = add(route.onSend as never, onSend as never);
   });
 }

@@ -24,7 +24,7 @@ const tags = ['console'];
 const SELF = 'account:self' as const;
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, config } = app.ctx;
+  const { db, config, authenticator } = app.ctx;
   const signingKey = app.ctx.signingKey;
 
   function setCookie(request: FastifyRequest, reply: FastifyReply, value: string, maxAgeSeconds: number): void {
@@ -164,7 +164,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Ref('ConsoleUser') },
       },
     },
-    async (request) => service.updateUser(db, request.auth!.tenantId, request.params.id, request.body),
+    async (request) => service.updateUser(db, authenticator, request.auth!.tenantId, request.params.id, request.body),
   );
 
   app.delete(
@@ -174,7 +174,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags, summary: 'Remove a console user (their sign-ins end; the audit log keeps their entries)', params: UserParams, response: { 204: Type.Null() } },
     },
     async (request, reply) => {
-      await service.deleteUser(db, request.auth!.tenantId, request.params.id);
+      await service.deleteUser(db, authenticator, request.auth!.tenantId, request.params.id);
       return reply.status(204).send(null);
     },
   );

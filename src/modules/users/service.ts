@@ -1,6 +1,6 @@
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
 import type { Database, Tx } from '../../platform/db.js';
-import { announceCredentialChange, type AuthContext } from '../../platform/auth.js';
+import { announceCredentialChange, type AuthContext, type Authenticator } from '../../platform/auth.js';
 import { AppError, forbidden, notFound, unauthenticated } from '../../platform/errors.js';
 import { randomToken, sha256Hex, uuid } from '../../platform/ids.js';
 import { clock } from '../../platform/clock.js';
@@ -209,6 +209,7 @@ async function assertOwnerRemains(tx: Tx, tenantId: string, userId: string): Pro
 
 export async function updateUser(
   db: Database,
+  authenticator: Authenticator,
   tenantId: string,
   id: string,
   changes: { role?: Role; can_publish?: boolean; name?: string; status?: 'active' | 'disabled' },
@@ -234,10 +235,11 @@ export async function updateUser(
     await announceCredentialChange(tx, `user:${id}`);
     return rows[0];
   });
+  authenticator.forgetCredentials();
   return view(row);
 }
 
-export async function deleteUser(db: Database, tenantId: string, id: string): Promise<void> {
+export async function deleteUser(db: Database, authenticator: Authenticator, tenantId: string, id: string): Promise<void> {
   await db.tenant(tenantId, async (tx) => {
     const { rows } = await tx.query('SELECT role, status FROM admin_users WHERE tenant_id = $1 AND id = $2 FOR UPDATE', [tenantId, id]);
     if (!rows[0]) throw notFound('console user');
@@ -245,6 +247,7 @@ export async function deleteUser(db: Database, tenantId: string, id: string): Pr
     await tx.query('DELETE FROM admin_users WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
     await announceCredentialChange(tx, `user:${id}`);
   });
+  authenticator.forgetCredentials();
 }
 
 // ---- the audit log -------------------------------------------------------------
