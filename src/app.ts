@@ -13,6 +13,10 @@ import { cachingSerializerFactory, ErrorResponse, installErrorHandlers, installV
 import { AppError, unauthenticated, forbidden } from './platform/errors.js';
 import { uuid } from './platform/ids.js';
 import { loadModules, type ServiceModule } from './platform/module.js';
+import cookie from '@fastify/cookie';
+import { CONSOLE_COOKIE, checkCsrf } from './platform/console-auth.js';
+import { routePermission, userMay } from './platform/permissions.js';
+import { INTERNAL_READ_HEADER, INTERNAL_READ_SECRET, installAudit } from './platform/audit.js';
 
 /**
  * Builds the Fastify application: external plugins first, then the shared
@@ -25,6 +29,8 @@ export interface ServiceContext {
   log: Logger;
   authenticator: Authenticator;
   rateLimits: RateLimits;
+  /** Signs admin login tokens and derives console CSRF tokens. */
+  signingKey: Uint8Array;
   /** The owner connection URL, for LISTEN connections (live stream, key-change notices). */
   systemUrl: string;
   metrics: client.Registry;
@@ -102,7 +108,7 @@ const SECURITY_BY_MODE: Record<AuthMode, Array<Record<string, string[]>>> = {
 };
 
 export async function buildApp(
-  ctx: Omit<ServiceContext, 'metrics' | 'rateLimits' | 'authenticator' | 'limitPublicTenant'> & { jwtKey: Uint8Array },
+  ctx: Omit<ServiceContext, 'metrics' | 'rateLimits' | 'authenticator' | 'limitPublicTenant' | 'signingKey'> & { jwtKey: Uint8Array },
   options: BuildOptions = {},
 ): Promise<App> {
   const { config } = ctx;
@@ -132,7 +138,7 @@ export async function buildApp(
   const authenticator = new Authenticator(ctx.db, ctx.jwtKey, config.jwtTtlSeconds);
   const rateLimits = new RateLimits(config);
   if (!(await rateLimits.ready())) ctx.log.warn('Redis (REDIS_URL) does not answer; rate limits count in this process until it does');
-  const serviceContext: ServiceContext = { ...ctx, authenticator, rateLimits, metrics, limitPublicTenant };
+  const serviceContext: ServiceContext = { ...ctx, signingKey: ctx.jwtKey, authenticator, rateLimits, metrics, limitPublicTenant };
   app.decorate('ctx', serviceContext);
   app.decorateRequest('auth', null);
   app.decorateRequest('rateLimitDecision', null);
@@ -148,6 +154,8 @@ export async function buildApp(
   installValidators(app, sharedSchemas);
   for (const schema of sharedSchemas) app.addSchema(schema);
   installErrorHandlers(app);
+  await app.register(cookie);
+  installAudit(app, ctx.db);
   // Bodies are JSON only: a text/plain body would otherwise reach validation as a string.
   app.removeContentTypeParser('text/plain');
 
@@ -231,6 +239,8 @@ export async function buildApp(
     // addresses, with counters shared across processes under REDIS_URL: a 429
     // there would take a healthy instance out of service.
     if (group === 'none') return;
+    // The audit log's own before/after reads of a change the caller was already counted for.
+    if (request.headers[INTERNAL_READ_HEADER] === INTERNAL_READ_SECRET) return;
     enforce(request, reply, await rateLimits.check(countAddress ? clientIp(request) : null, auth, group));
   }
 
@@ -259,6 +269,13 @@ export async function buildApp(
       if (presented) {
         if (mode === 'jwt' && presented.kind !== 'jwt') throw unauthenticated('this route needs an admin login token, not an API key');
         auth = presented.kind === 'key' ? await authenticator.fromApiKey(presented.token) : await authenticator.fromJwt(presented.token);
+      } else {
+        // A person signed in to the console: the cookie counts only when no header credential is given.
+        const consoleCookie = request.cookies[CONSOLE_COOKIE];
+        if (consoleCookie) {
+          auth = await authenticator.fromConsoleCookie(consoleCookie);
+          checkCsrf(request.method, ctx.jwtKey, auth.consoleSession!.tokenHash, request.headers['x-csrf-token']);
+        }
       }
     } catch (error) {
       await limit(request, reply, null);
@@ -280,6 +297,15 @@ export async function buildApp(
     await authenticator.checkTenantHeader(auth, typeof tenantHeader === 'string' ? tenantHeader : undefined);
     const scopes = routeConfig.scopes ?? (mode === 'admin' ? ADMIN_SCOPES : []);
     requireAnyScope(auth, scopes);
+    if (auth.user) {
+      // People act through their role; a route no rule classifies is the owner's alone.
+      const permission = routeConfig.permission ?? routePermission(request.method, request.routeOptions.url ?? '');
+      const allowed = permission ? userMay(auth.user, permission) : auth.user.role === 'owner';
+      if (!allowed) {
+        const need = permission === 'programs:publish' && auth.user.role !== 'owner' ? 'the publishing permission (can_publish)' : `the permission "${permission ?? 'owner'}"`;
+        throw forbidden(`the ${auth.user.role} role may not do this: it needs ${need}`);
+      }
+    }
   });
 
   // Sessions travel in the body or the query, so they are resolved once the body is parsed; so is

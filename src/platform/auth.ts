@@ -6,6 +6,8 @@ import { sha256Hex, isUuid } from './ids.js';
 import { clock } from './clock.js';
 import { AppError, forbidden, unauthenticated } from './errors.js';
 import type { Plan } from './plans.js';
+import type { ConsoleUser } from './permissions.js';
+import { consoleSessionFromCookie, findUser, scopesOfRole, type UserRecord } from './console-auth.js';
 
 /**
  * Credentials and what they may do.
@@ -21,7 +23,8 @@ export type Scope = (typeof SCOPES)[number];
 export const ADMIN_SCOPES: readonly Scope[] = ['admin', 'gamify:admin'];
 
 export interface AuthContext {
-  kind: 'key' | 'jwt' | 'session';
+  /** `console`: a person signed in to the console (cookie); `jwt`: a person with an admin login token. */
+  kind: 'key' | 'jwt' | 'session' | 'console';
   tenantId: string;
   scopes: ReadonlySet<string>;
   /** Key id, admin user id, or session id: who acts, for logs and audit rows. */
@@ -31,6 +34,10 @@ export interface AuthContext {
   keyRequestsPerMinute: number | null;
   participantId?: string;
   engagementId?: string;
+  /** The person behind a `jwt` or `console` credential, held to their role (platform/permissions.ts). */
+  user?: ConsoleUser;
+  /** The console sign-in (`console` credentials): its id and the hash its CSRF token derives from. */
+  consoleSession?: { id: string; tokenHash: string; expiresAt: Date };
   /** The caller's address, set by the app for each request (audit rows such as the personal-data access log). */
   ipAddress?: string;
 }
@@ -118,6 +125,7 @@ export class Authenticator {
   private readonly tenantCache = new LookupCache<{ plan: Plan; requestsPerMinute: number | null } | null>();
   private readonly engagementOwnerCache = new LookupCache<readonly EngagementOwner[]>();
   private readonly challengeOwnerCache = new LookupCache<readonly string[]>();
+  private readonly userCache = new LookupCache<UserRecord | null>();
   private listener: pg.Client | null = null;
 
   constructor(
@@ -141,6 +149,7 @@ export class Authenticator {
     this.sessionCache.clear();
     this.engagementOwnerCache.clear();
     this.challengeOwnerCache.clear();
+    this.userCache.clear();
   }
 
   async close(): Promise<void> {
@@ -258,16 +267,39 @@ export class Authenticator {
     if (typeof tenantId !== 'string' || !isUuid(tenantId) || typeof payload.sub !== 'string') {
       throw unauthenticated('the admin token is not valid');
     }
-    const { rows } = await this.db.system.query('SELECT * FROM auth_find_tenant($1)', [tenantId]);
-    if (!rows[0]) throw unauthenticated('the admin token names a tenant that no longer exists');
+    // The person's role and status are read (cached like keys, dropped on every credential change), not taken from the token:
+    // a demotion or a disabled user takes effect at once.
+    const userKey = `${tenantId}/${payload.sub}`;
+    const cached = this.userCache.fresh(userKey) ?? this.userCache.put(userKey, await findUser(this.db, tenantId, payload.sub));
+    const user = cached.value;
+    if (!user) throw unauthenticated('the admin token names a user or tenant that no longer exists');
+    if (user.status !== 'active') throw unauthenticated('this console user is disabled');
     return {
       kind: 'jwt',
       tenantId,
-      scopes: new Set(Array.isArray(payload.scopes) ? (payload.scopes as string[]) : []),
+      scopes: scopesOfRole(user.role),
       actorId: payload.sub,
-      plan: rows[0].plan,
-      tenantRequestsPerMinute: rows[0].rate_limit_per_minute,
+      plan: user.plan,
+      tenantRequestsPerMinute: user.tenantRequestsPerMinute,
       keyRequestsPerMinute: null,
+      user: { id: user.id, role: user.role, canPublish: user.canPublish, email: user.email },
+    };
+  }
+
+  /** A person signed in to the console: the `lk_console` cookie. */
+  async fromConsoleCookie(cookie: string): Promise<AuthContext> {
+    const session = await consoleSessionFromCookie(this.db, cookie);
+    const { user } = session;
+    return {
+      kind: 'console',
+      tenantId: user.tenantId,
+      scopes: scopesOfRole(user.role),
+      actorId: user.id,
+      plan: user.plan,
+      tenantRequestsPerMinute: user.tenantRequestsPerMinute,
+      keyRequestsPerMinute: null,
+      user: { id: user.id, role: user.role, canPublish: user.canPublish, email: user.email },
+      consoleSession: { id: session.id, tokenHash: session.tokenHash, expiresAt: session.expiresAt },
     };
   }
 

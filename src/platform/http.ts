@@ -1,3 +1,4 @@
+import type { Permission } from './permissions.js';
 import { Type, type TSchema } from '@sinclair/typebox';
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -32,6 +33,8 @@ declare module 'fastify' {
      */
     rateLimit?: RateLimitGroup | 'none';
     deprecated?: Deprecation;
+    /** What a console user's role needs for this route, when ROUTE_PERMISSIONS (platform/permissions.ts) does not say. */
+    permission?: Permission;
   }
   interface FastifyRequest {
     auth: AuthContext | null;

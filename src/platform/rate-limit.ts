@@ -124,7 +124,7 @@ export class RateLimits {
    */
   async check(ip: string | null, auth: AuthContext | null, group: RateLimitGroup): Promise<Decision> {
     const checks: Promise<Decision>[] = [];
-    const keyed = auth !== null && (auth.kind === 'key' || auth.kind === 'jwt');
+    const keyed = auth !== null && (auth.kind === 'key' || auth.kind === 'jwt' || auth.kind === 'console');
     if (!keyed && ip !== null) checks.push(this.consume('ip', ip, this.config.rateLimits.ipPerMinute, WINDOW_SECONDS));
     if (auth) {
       const tenantLimit = tenantRequestsPerMinute(auth.plan, auth.tenantRequestsPerMinute);

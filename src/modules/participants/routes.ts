@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import * as service from './service.js';
+import { revealRoutes } from './reveal.js';
 import {
   CreateCustomFieldBody,
   CustomFieldPage,
@@ -165,6 +166,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => service.deleteCustomField(db, request.auth!.tenantId, request.params.key),
   );
+
+  await app.register(revealRoutes);
 };
 
 export default routes;

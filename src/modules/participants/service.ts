@@ -139,16 +139,20 @@ export interface PiiAccess {
   rowCount: number;
   exportFormat?: 'json' | 'csv' | null;
   ipAddress?: string | null;
+  /** Why a person revealed a field (POST /admin/participants/{id}/reveal). */
+  reason?: string | null;
 }
 
 /** Writes one `pii_access_log` row for one full read of personal data, in the caller's transaction. */
-export async function recordPiiAccessInTx(tx: Tx, tenantId: string, access: PiiAccess): Promise<void> {
+export async function recordPiiAccessInTx(tx: Tx, tenantId: string, access: PiiAccess): Promise<string> {
   if (!Number.isInteger(access.rowCount) || access.rowCount < 1) throw new Error(`rowCount must be a positive integer, got ${access.rowCount}`);
   if (!['admin', 'system', 'webhook'].includes(access.actorType)) throw new Error(`unknown actorType ${access.actorType}`);
   const participantIds = access.participantIds ?? (access.participantId !== null ? [access.participantId] : []);
   const ip = access.ipAddress && isIP(access.ipAddress) ? access.ipAddress : null;
+  const id = uuid();
   await store.insertAccessLog(tx, tenantId, {
-    id: uuid(),
+    id,
+    reason: access.reason ?? null,
     actorType: access.actorType,
     actorId: access.actorId,
     participantId: access.participantId ?? (participantIds.length === 1 ? participantIds[0] : null),
@@ -159,10 +163,11 @@ export async function recordPiiAccessInTx(tx: Tx, tenantId: string, access: PiiA
     ipAddress: ip,
     occurredAt: clock.now(),
   });
+  return id;
 }
 
 export function actorOf(auth: AuthContext): { actorType: 'admin' | 'system'; actorId: string } {
-  if (auth.kind === 'jwt') return { actorType: 'admin', actorId: `admin_user:${auth.actorId}` };
+  if (auth.kind === 'jwt' || auth.kind === 'console') return { actorType: 'admin', actorId: `admin_user:${auth.actorId}` };
   if (auth.kind === 'key') return { actorType: 'admin', actorId: `api_key:${auth.actorId}` };
   return { actorType: 'system', actorId: `session:${auth.actorId}` };
 }

@@ -289,12 +289,13 @@ export interface AccessLogRow {
   exportFormat: 'json' | 'csv' | null;
   ipAddress: string | null;
   occurredAt: Date;
+  reason: string | null;
 }
 
 export async function insertAccessLog(tx: Tx, tenantId: string, row: AccessLogRow): Promise<void> {
   await tx.query(
-    `INSERT INTO pii_access_log (tenant_id, id, actor_type, actor_id, participant_id, participant_ids, fields_accessed, row_count, export_format, ip_address, occurred_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    `INSERT INTO pii_access_log (tenant_id, id, actor_type, actor_id, participant_id, participant_ids, fields_accessed, row_count, export_format, ip_address, occurred_at, reason)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
     [
       tenantId,
       row.id,
@@ -307,6 +308,7 @@ export async function insertAccessLog(tx: Tx, tenantId: string, row: AccessLogRo
       row.exportFormat,
       row.ipAddress,
       row.occurredAt,
+      row.reason,
     ],
   );
 }

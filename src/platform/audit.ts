@@ -1,0 +1,215 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from './db.js';
+import { clock } from './clock.js';
+import { routePermission, type Permission } from './permissions.js';
+
+/**
+ * The audit log: who changed what, when, and the resource before and after.
+ *
+ * Recorded for every successful request (2xx) that changes configuration —
+ * programs, publishing, settings, users and keys, webhooks, fraud decisions,
+ * erasures — whoever sends it, and for the participant actions of people
+ * (manual grants and deducts, profile edits, reveals of personal data). An
+ * integrator's own high-volume traffic (ingestion, grants by API key,
+ * sessions) is not: the ledger and the event store are its record.
+ *
+ * Before and after are the resource as its own GET route shows it, read with
+ * the caller's credentials just before the handler runs and just after it
+ * answered (so a caller never sees in the log what it could not read), with
+ * secrets and personal values replaced by "[redacted]". A create's after is
+ * its response. The row is written after the change committed and before the
+ * answer is sent: a process that dies in
+ * between loses that row, never the change (decisions/console-access.md).
+ */
+const ALWAYS: ReadonlySet<Permission> = new Set([
+  'programs:write',
+  'programs:publish',
+  'settings:write',
+  'access:manage',
+  'developers:write',
+  'fraud:decide',
+  'participants:erase',
+]);
+const PEOPLE_ONLY: ReadonlySet<Permission> = new Set(['participants:write', 'pii:reveal']);
+/** Integration traffic: recorded elsewhere (event store, sessions). */
+const NEVER = /^\/api\/v1\/(ingest\/|events\/batch$|sessions$|console\/|auth\/)/;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const SECRET_KEY = /(secret|password|token|api_key|signing|^key$|^code_values$|^codes$)/i;
+const PERSONAL_KEY = /^(email|mobile_number|phone|first_name|last_name|full_name|date_of_birth|gender|display_name|address|value)$/i;
+const SNAPSHOT_BYTES_MAX = 64 * 1024;
+/** Marks the log's own reads so that they are not counted against the caller's rate limits. */
+export const INTERNAL_READ_HEADER = 'x-audit-read';
+export const INTERNAL_READ_SECRET = randomBytes(24).toString('hex');
+
+interface PendingAudit {
+  /** When the change was asked for: entries sort in the order the changes were made, not the order their rows were written. */
+  at: Date;
+  permission: Permission | null;
+  action: string;
+  resourceType: string;
+  resourceId: string | null;
+  resourceUrl: string | null;
+  before: unknown;
+  payload: string | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    pendingAudit: PendingAudit | null;
+  }
+}
+
+/** Replaces secrets and personal values anywhere in a JSON value. */
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 12) return '[truncated]';
+  if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      out[key] = (SECRET_KEY.test(key) || PERSONAL_KEY.test(key)) && item !== null ? '[redacted]' : redact(item, depth + 1);
+    }
+    return out;
+  }
+  return value;
+}
+
+function snapshot(text: string | null): unknown {
+  if (text === null || text === '') return null;
+  if (text.length > SNAPSHOT_BYTES_MAX) return { truncated: true, bytes: text.length };
+  try {
+    return redact(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
+
+/** `/api/v1/admin/rules/:rule_id/publish` → type `rules`, the id param's value, the action `publish`, the resource `/api/v1/admin/rules/<id>`. */
+function describe(request: FastifyRequest, pattern: string) {
+  const segments = pattern.split('/').filter(Boolean);
+  const params = (request.params ?? {}) as Record<string, string>;
+  const firstParam = segments.findIndex((segment) => segment.startsWith(':'));
+  const lastParam = segments.map((segment) => segment.startsWith(':')).lastIndexOf(true);
+  const resourceType = firstParam > 0 ? segments[firstParam - 1] : segments[segments.length - 1];
+  const resourceId = firstParam >= 0 ? (params[segments[firstParam].slice(1)] ?? null) : null;
+  const trailing = lastParam >= 0 ? segments.slice(lastParam + 1) : [];
+  const method = request.method;
+  let action: string;
+  if (trailing.length > 0 && method === 'POST') action = trailing.join('.');
+  else if (method === 'POST') action = lastParam >= 0 ? 'update' : 'create';
+  else if (method === 'DELETE') action = 'delete';
+  else action = 'update';
+  // The resource the change is seen on: the pattern up to its last parameter, with the values of this request.
+  const resourceSegments = lastParam >= 0 ? segments.slice(0, lastParam + 1) : null;
+  const resourcePattern = resourceSegments ? `/${resourceSegments.join('/')}` : null;
+  const resourceUrl = resourceSegments
+    ? `/${resourceSegments.map((segment) => (segment.startsWith(':') ? encodeURIComponent(params[segment.slice(1)] ?? '') : segment)).join('/')}`
+    : null;
+  return { resourceType, resourceId, action, resourcePattern, resourceUrl };
+}
+
+/** A person's action on a participant (a grant, a reveal, an erasure): recorded against the participant. */
+function describeParticipantAction(request: FastifyRequest, pattern: string) {
+  const params = (request.params ?? {}) as Record<string, string>;
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const last = pattern.split('/').filter((segment) => segment && !segment.startsWith(':')).pop() ?? 'change';
+  const participantId = params.participant_id ?? (typeof body.participant_id === 'string' ? body.participant_id : null);
+  return { resourceType: 'participants', resourceId: participantId, action: request.method === 'DELETE' ? 'erase' : last, resourcePattern: null, resourceUrl: null };
+}
+
+export function installAudit(app: FastifyInstance, db: Database): void {
+  app.decorateRequest('pendingAudit', null);
+
+  async function read(request: FastifyRequest, url: string): Promise<unknown> {
+    const headers: Record<string, string> = { [INTERNAL_READ_HEADER]: INTERNAL_READ_SECRET };
+    for (const name of ['authorization', 'x-api-key', 'x-service-tenant', 'cookie']) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const response = await app.inject({ method: 'GET', url, headers });
+    return response.statusCode === 200 ? snapshot(response.body) : null;
+  }
+
+  const preHandler = async (request: FastifyRequest) => {
+    const auth = request.auth;
+    if (!auth || SAFE_METHODS.has(request.method) || auth.kind === 'session') return;
+    const pattern = request.routeOptions.url ?? '';
+    if (NEVER.test(pattern)) return;
+    const permission = request.routeOptions.config?.permission ?? routePermission(request.method, pattern);
+    const recorded = permission === null || ALWAYS.has(permission) || (PEOPLE_ONLY.has(permission) && auth.user !== undefined);
+    if (!recorded) return;
+    const personal = permission !== null && (PEOPLE_ONLY.has(permission) || permission === 'participants:erase');
+    const described = personal ? describeParticipantAction(request, pattern) : describe(request, pattern);
+    const readable = !personal && described.resourcePattern !== null && app.hasRoute({ method: 'GET', url: described.resourcePattern });
+    request.pendingAudit = {
+      at: clock.now(),
+      permission,
+      action: described.action,
+      resourceType: described.resourceType,
+      resourceId: described.resourceId,
+      resourceUrl: readable ? described.resourceUrl : null,
+      before: readable && described.resourceUrl ? await read(request, described.resourceUrl) : null,
+      payload: null,
+    };
+  };
+
+  // Written before the answer leaves (so that a reader who got the answer finds the entry), after the change committed.
+  const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (request.pendingAudit && typeof payload === 'string') request.pendingAudit.payload = payload;
+    await record(request, reply);
+    return payload;
+  };
+
+  const record = async (request: FastifyRequest, reply: FastifyReply) => {
+    const pending = request.pendingAudit;
+    request.pendingAudit = null;
+    const auth = request.auth;
+    if (!pending || !auth || reply.statusCode >= 300) return;
+    try {
+      const response = snapshot(pending.payload);
+      let after: unknown = null;
+      if (request.method !== 'DELETE') after = pending.resourceUrl ? await read(request, pending.resourceUrl) : response;
+      // What was asked: a reveal's field and reason, a grant's amount and reason; never a personal value or a secret.
+      const details = { params: request.params ?? {}, body: redact(request.body ?? null) };
+      const createdId =
+        pending.resourceId ??
+        (after && typeof after === 'object' ? (['id', 'code', 'rule_id', 'destination_id', 'job_id'].map((k) => (after as Record<string, unknown>)[k]).find((v) => typeof v === 'string') as string | undefined) ?? null : null);
+      const actorType = auth.user ? 'user' : auth.kind === 'key' ? 'api_key' : 'system';
+      await db.system.query(
+        `INSERT INTO audit_log (tenant_id, occurred_at, actor_type, actor_id, actor_label, action, method, route, resource_type, resource_id,
+                                status, before, after, details, request_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+        [
+          auth.tenantId,
+          pending.at,
+          actorType,
+          auth.actorId,
+          auth.user ? `${auth.user.email} (${auth.user.role})` : null,
+          pending.action,
+          request.method,
+          request.routeOptions.url,
+          pending.resourceType,
+          createdId,
+          reply.statusCode,
+          JSON.stringify(pending.before),
+          JSON.stringify(after),
+          JSON.stringify(details),
+          request.id,
+        ],
+      );
+    } catch (error) {
+      request.log.error({ err: error, request_id: request.id }, 'the audit log row could not be written');
+    }
+  };
+
+  // Only the routes that can change something carry the hooks: reads and integration traffic pay nothing.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.every((method) => SAFE_METHODS.has(method))) return;
+    const auth = route.config?.auth ?? 'public';
+    if (auth === 'public' || auth === 'session' || NEVER.test(route.url)) return;
+    const add = <T>(existing: T | T[] | undefined, hook: T): T[] => (existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook]);
+    route.preHandler = add(route.preHandler as never, preHandler as never);
+    route.onSend = add(route.onSend as never, onSend as never);
+  });
+}

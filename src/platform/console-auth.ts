@@ -1,0 +1,120 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Database } from './db.js';
+import { clock } from './clock.js';
+import { isUuid, sha256Hex } from './ids.js';
+import { AppError, unauthenticated } from './errors.js';
+import type { Plan } from './plans.js';
+import type { ConsoleUser, Role } from './permissions.js';
+
+/**
+ * People: console users (the tenant's admin users with a role) signed in with
+ * a cookie, or holding an admin login token. The cookie `lk_console` carries
+ * `<tenant id>.<secret>`; the database keeps its SHA-256. It is HttpOnly and
+ * SameSite=Strict, and every request that changes something must also carry
+ * `X-CSRF-Token`, an HMAC of the session under the service's signing key that
+ * a page of another origin cannot read (double protection: the cookie does not
+ * travel cross-site, and the token cannot be forged without the key).
+ */
+export const CONSOLE_COOKIE = 'lk_console';
+/** A sign-in lasts at most this long, however active. */
+export const CONSOLE_SESSION_TTL_SECONDS = 12 * 3600;
+/** A sign-in unused this long has ended. */
+export const CONSOLE_IDLE_TIMEOUT_SECONDS = 2 * 3600;
+/** last_seen_at is written at most once a minute per session. */
+const LAST_SEEN_RESOLUTION_MS = 60_000;
+const COOKIE_PATTERN = /^([0-9a-f-]{36})\.([A-Za-z0-9_-]{43})$/;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export const OWNER_SCOPES: ReadonlySet<string> = new Set(['admin', 'gamify:admin', 'read:pii']);
+/** Other roles pass the admin routes' scope check and are then held to their role; personal data stays masked. */
+export const STAFF_SCOPES: ReadonlySet<string> = new Set(['admin', 'gamify:admin']);
+
+export function scopesOfRole(role: Role): ReadonlySet<string> {
+  return role === 'owner' ? OWNER_SCOPES : STAFF_SCOPES;
+}
+
+export interface UserRecord extends ConsoleUser {
+  tenantId: string;
+  name: string | null;
+  status: 'invited' | 'active' | 'disabled';
+  plan: Plan;
+  tenantRequestsPerMinute: number | null;
+}
+
+export interface ConsoleSessionRecord {
+  id: string;
+  tokenHash: string;
+  expiresAt: Date;
+  user: UserRecord;
+}
+
+const USER_COLUMNS = `u.tenant_id, u.id, u.email, u.name, u.role, u.can_publish, u.status, t.plan, t.rate_limit_per_minute`;
+
+function toUser(row: Record<string, any>): UserRecord {
+  return {
+    tenantId: row.tenant_id,
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    canPublish: row.can_publish,
+    status: row.status,
+    plan: row.plan,
+    tenantRequestsPerMinute: row.rate_limit_per_minute,
+  };
+}
+
+/** The user named by an admin login token (any status), or null. */
+export async function findUser(db: Database, tenantId: string, userId: string): Promise<UserRecord | null> {
+  if (!isUuid(userId)) return null;
+  const { rows } = await db.system.query(
+    `SELECT ${USER_COLUMNS} FROM admin_users u JOIN tenants t ON t.id = u.tenant_id WHERE u.tenant_id = $1 AND u.id = $2`,
+    [tenantId, userId],
+  );
+  return rows[0] ? toUser(rows[0]) : null;
+}
+
+export function newConsoleToken(tenantId: string): { token: string; hash: string } {
+  const token = `${tenantId}.${randomBytes(32).toString('base64url')}`;
+  return { token, hash: sha256Hex(token) };
+}
+
+export function csrfTokenFor(signingKey: Uint8Array, tokenHash: string): string {
+  return createHmac('sha256', signingKey).update(`csrf:${tokenHash}`).digest('base64url');
+}
+
+/** The live session a cookie names, or a 401 that says why not. Touches last_seen_at (at most once a minute). */
+export async function consoleSessionFromCookie(db: Database, cookie: string): Promise<ConsoleSessionRecord> {
+  const match = COOKIE_PATTERN.exec(cookie);
+  if (!match || !isUuid(match[1])) throw unauthenticated('the console session is not valid; sign in again');
+  const hash = sha256Hex(cookie);
+  const { rows } = await db.system.query(
+    `SELECT s.id AS session_id, s.expires_at, s.last_seen_at, s.revoked_at, ${USER_COLUMNS}
+     FROM console_sessions s JOIN admin_users u ON u.tenant_id = s.tenant_id AND u.id = s.user_id JOIN tenants t ON t.id = s.tenant_id
+     WHERE s.tenant_id = $1 AND s.token_hash = $2`,
+    [match[1], hash],
+  );
+  const row = rows[0];
+  if (!row || row.revoked_at !== null) throw unauthenticated('the console session has ended; sign in again');
+  const now = clock.nowMs();
+  const lastSeen = new Date(row.last_seen_at).getTime();
+  if (new Date(row.expires_at).getTime() <= now || lastSeen + CONSOLE_IDLE_TIMEOUT_SECONDS * 1000 <= now) {
+    throw unauthenticated('the console session has expired; sign in again');
+  }
+  const user = toUser(row);
+  if (user.status !== 'active') throw unauthenticated('this console user is disabled');
+  if (now - lastSeen >= LAST_SEEN_RESOLUTION_MS) {
+    await db.system.query('UPDATE console_sessions SET last_seen_at = $3 WHERE tenant_id = $1 AND id = $2', [user.tenantId, row.session_id, new Date(now)]);
+  }
+  return { id: row.session_id, tokenHash: hash, expiresAt: new Date(row.expires_at), user };
+}
+
+/** Requests that change something with a cookie session must carry its CSRF token. */
+export function checkCsrf(method: string, signingKey: Uint8Array, tokenHash: string, presented: unknown): void {
+  if (SAFE_METHODS.has(method)) return;
+  const expected = Buffer.from(csrfTokenFor(signingKey, tokenHash));
+  const given = Buffer.from(typeof presented === 'string' ? presented : '');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw new AppError('forbidden', 'AUTH_CSRF_INVALID', 'this request needs the X-CSRF-Token header of the console session (from POST or GET /api/v1/console/session)');
+  }
+}
