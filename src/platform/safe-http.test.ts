@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { blockedAddressReason, checkUrlSyntax, resolveSafeTarget, safePost, UnsafeUrlError, type Resolver } from './safe-http.js';
 import { startTestService } from '../../test/helper.js';
 import { startReceiver } from '../modules/webhooks/test-support.js';
+import { BLOCKED_ADDRESS_FORMS, BLOCKED_NAME_URLS } from './blocked-address-forms.js';
 
 /**
  * Server-side request forgery: every spelling of a non-public address is
@@ -34,13 +35,11 @@ const BLOCKED_URLS = [
   'https://[fe80::1]/',
   'https://224.0.0.1/',
   'https://255.255.255.255/',
-  'https://localhost/',
-  'https://localhost./',
-  'https://api.localhost/',
   'https://user@127.0.0.1/',
   'https://user:pass@93.184.216.34/',
   'http://93.184.216.34/',
-  'https://intranet/',
+  ...BLOCKED_NAME_URLS,
+  ...BLOCKED_ADDRESS_FORMS.map((form) => form.url),
 ];
 
 test('safe-http: every blocked spelling is refused without resolving anything', () => {
@@ -61,6 +60,57 @@ test('safe-http: address ranges', () => {
   }
   assert.equal(blockedAddressReason('127.0.0.1', { allowLoopback: true }), null, 'loopback only with the development setting');
   assert.ok(blockedAddressReason('10.0.0.1', { allowLoopback: true }), 'the setting allows loopback, not private ranges');
+});
+
+test('safe-http: every address form of the table is refused as a URL host, naming the problem', () => {
+  assert.ok(BLOCKED_ADDRESS_FORMS.length >= 40);
+  for (const form of BLOCKED_ADDRESS_FORMS) {
+    assert.throws(() => checkUrlSyntax(form.url, STRICT), (error: Error) => error instanceof UnsafeUrlError && form.reason.test(error.message), form.label);
+  }
+});
+
+test('safe-http: every address form of the table is refused as a resolver answer, naming the problem', async () => {
+  for (const form of BLOCKED_ADDRESS_FORMS) {
+    const resolver: Resolver = async () => [{ address: form.answer, family: form.answer.includes(':') ? 6 : 4 }];
+    await assert.rejects(resolveSafeTarget('https://hooks.example.com/', STRICT, resolver), (error: Error) => {
+      return error instanceof UnsafeUrlError && /resolves to a blocked address/.test(error.message) && (form.answerReason ?? form.reason).test(error.message);
+    }, form.label);
+  }
+});
+
+test('safe-http: IPv6 forms embedding IPv4 are refused even when the embedded address is public; IPv4-mapped is unwrapped', () => {
+  for (const address of ['::8.8.8.8', '::808:808', '::ffff:0:808:808', '64:ff9b::808:808', '64:ff9b:1:808:8:800::', '2002:808:808::1', '2001:0:4136:e378:8000:63bf:f7f7:f7f7', '2a00:1450::5efe:808:808']) {
+    assert.match(blockedAddressReason(address, STRICT) ?? '', /embeds the IPv4 address 8\.8\.8\.8; IPv6 forms that embed an IPv4 address are refused/, address);
+  }
+  assert.equal(blockedAddressReason('::ffff:8.8.8.8', STRICT), null);
+  assert.equal(blockedAddressReason('::ffff:808:808', STRICT), null);
+  assert.match(blockedAddressReason('::127.0.0.1', { allowLoopback: true }) ?? '', /IPv4-compatible/, 'the loopback setting does not open IPv4-compatible forms');
+  assert.equal(blockedAddressReason('::1', { allowLoopback: true }), null);
+  assert.equal(blockedAddressReason('::ffff:127.0.0.1', { allowLoopback: true }), null);
+});
+
+test('safe-http: the connection is pinned to the address as checked, with its own family', async () => {
+  const mapped: Resolver = async () => [{ address: '::ffff:8.8.8.8', family: 6 }];
+  assert.deepEqual(await resolveSafeTarget('https://mapped.example.com/', STRICT, mapped).then(({ address, family }) => ({ address, family })), { address: '8.8.8.8', family: 4 });
+  const wrongFamily: Resolver = async () => [{ address: '2606:4700:4700:0:0:0:0:1111', family: 4 }];
+  assert.deepEqual(await resolveSafeTarget('https://v6.example.com/', STRICT, wrongFamily).then(({ address, family }) => ({ address, family })), { address: '2606:4700:4700::1111', family: 6 });
+  const literal = await resolveSafeTarget('https://[::ffff:93.184.216.34]/', STRICT);
+  assert.deepEqual({ address: literal.address, family: literal.family }, { address: '93.184.216.34', family: 4 });
+});
+
+test('safe-http: a delivery to a name now resolving to any form of the table sends nothing', async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const policy = { allowLoopback: false, allowHttp: true };
+  for (const form of BLOCKED_ADDRESS_FORMS) {
+    const resolver: Resolver = async () => [{ address: form.answer, family: form.answer.includes(':') ? 6 : 4 }];
+    const result = await safePost(`http://receiver.webhooks.test:${receiver.port}/`, {}, '{}', 3000, policy, resolver);
+    assert.equal(result.status, null, form.label);
+    assert.equal(result.address, null, `${form.label}: no address was chosen to connect to`);
+    assert.match(result.error ?? '', /^blocked: /, form.label);
+    assert.match(result.error ?? '', form.answerReason ?? form.reason, form.label);
+  }
+  assert.equal(receiver.received.length, 0);
 });
 
 test('safe-http: a name is refused when any of its addresses is blocked, even after a public one', async () => {

@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import tls from 'node:tls';
-import type { LookupFunction } from 'node:net';
+import net, { type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
 
@@ -15,8 +15,12 @@ import { Agent, request } from 'undici';
  *   pinned to the checked address through the socket's `lookup`, so nothing
  *   resolves the name a second time.
  * - IP literals in every spelling (`127.1`, `2130706433`, `0x7f.1`,
- *   `[::ffff:7f00:1]`) are normalised by the WHATWG URL parser and then
- *   checked with ipaddr.js; IPv4-mapped IPv6 addresses are unwrapped first.
+ *   `[::127.0.0.1]`) are normalised by the WHATWG URL parser; addresses from
+ *   the resolver must be in standard notation. IPv6 forms that embed an IPv4
+ *   address are refused, except IPv4-mapped ones, which are unwrapped and
+ *   checked as IPv4 (IPV6_FORMS_EMBEDDING_IPV4 below). Then only public
+ *   unicast is allowed: ipaddr.js's `unicast` range, and for IPv6 only within
+ *   the global unicast block 2000::/3.
  * - Redirects are never followed: a 3xx is an answer like any other.
  * - The whole exchange, including a receiver that trickles its response one
  *   byte at a time, ends at the deadline; at most a small part of the response
@@ -55,25 +59,146 @@ export class UnsafeUrlError extends Error {}
 /** The only IPv4 and IPv6 range ipaddr.js names `unicast` is the public internet. */
 const PUBLIC_RANGE = 'unicast';
 const LOOPBACK_RANGE = 'loopback';
+/** IANA's global unicast block; the rest of the IPv6 space is special-purpose or unassigned. */
+const IPV6_GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
 const LOCALHOST_NAME = /(^|\.)localhost\.?$/i;
 export const RESPONSE_BODY_CAPTURE_BYTES = 1024;
 const AGENT_CACHE_ENTRIES_MAX = 256;
 const URL_LENGTH_MAX = 2048;
 
-/** Why an address may not be contacted, or null when it may. */
-export function blockedAddressReason(address: string, policy: Pick<SafeHttpPolicy, 'allowLoopback'>): string | null {
-  if (!ipaddr.isValid(address)) return `"${address}" is not an IP address`;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+type Hextets = number[];
+
+/** An IPv6 form that carries an IPv4 address, and where in the 128 bits that address sits. */
+interface EmbeddingForm {
+  name: string;
+  matches(hextets: Hextets): boolean;
+  /** The embedded IPv4 address as four octets. */
+  embedded(hextets: Hextets): number[];
+  /** Unwrap and check the IPv4 address (true), or refuse the form whatever it embeds (false). */
+  unwrap: boolean;
+}
+
+function inPrefix(cidr: string): (hextets: Hextets) => boolean {
+  const range = ipaddr.IPv6.parseCIDR(cidr);
+  return (hextets) => new ipaddr.IPv6(hextets).match(range);
+}
+
+const octetsOf = (high: number, low: number): number[] => [high >> 8, high & 0xff, low >> 8, low & 0xff];
+const lastThirtyTwoBits = (h: Hextets): number[] => octetsOf(h[6], h[7]);
+const isUnspecifiedOrLoopback = (h: Hextets): boolean => h.slice(0, 7).every((hextet) => hextet === 0) && h[7] <= 1;
+const inIpv4CompatibleBlock = inPrefix('::/96');
+
+/**
+ * Every IPv6 form known to embed an IPv4 address. Where such an address leads
+ * depends on translators and relays on the path (a NAT64 gateway or a 6to4
+ * relay inside our own network reaches the embedded address), so each is
+ * refused whatever it embeds, public or not: a real receiver has a native
+ * address. IPv4-mapped addresses are the exception: that is how dual-stack
+ * resolvers present a plain IPv4 answer, and the kernel connects to the IPv4
+ * address itself, so they are unwrapped and checked as IPv4.
+ * docs/decisions/webhooks.md, "Destination filter: IPv6 forms embedding IPv4".
+ */
+const IPV6_FORMS_EMBEDDING_IPV4: readonly EmbeddingForm[] = [
+  { name: 'IPv4-mapped IPv6 (::ffff:0:0/96)', matches: inPrefix('::ffff:0:0/96'), embedded: lastThirtyTwoBits, unwrap: true },
+  {
+    // :: and ::1 sit inside ::/96 too; they are classified as unspecified and loopback below.
+    name: 'IPv4-compatible IPv6 (::/96)',
+    matches: (h) => inIpv4CompatibleBlock(h) && !isUnspecifiedOrLoopback(h),
+    embedded: lastThirtyTwoBits,
+    unwrap: false,
+  },
+  { name: 'IPv4-translated IPv6 (::ffff:0:0:0/96)', matches: inPrefix('::ffff:0:0:0/96'), embedded: lastThirtyTwoBits, unwrap: false },
+  { name: 'NAT64 under the well-known prefix (64:ff9b::/96)', matches: inPrefix('64:ff9b::/96'), embedded: lastThirtyTwoBits, unwrap: false },
+  {
+    // RFC 6052 layout for a /48 prefix: two octets in bits 48-63, the reserved octet, then two more.
+    name: 'NAT64 under the local-use prefix (64:ff9b:1::/48)',
+    matches: inPrefix('64:ff9b:1::/48'),
+    embedded: (h) => [h[3] >> 8, h[3] & 0xff, h[4] & 0xff, h[5] >> 8],
+    unwrap: false,
+  },
+  { name: '6to4 (2002::/16)', matches: inPrefix('2002::/16'), embedded: (h) => octetsOf(h[1], h[2]), unwrap: false },
+  {
+    // The client's address is stored inverted (RFC 4380).
+    name: 'Teredo (2001::/32)',
+    matches: inPrefix('2001::/32'),
+    embedded: (h) => octetsOf(h[6] ^ 0xffff, h[7] ^ 0xffff),
+    unwrap: false,
+  },
+  {
+    // Interface identifier 0000:5efe or 0200:5efe (either u/g bit) under any prefix (RFC 5214).
+    name: 'ISATAP (interface identifier 0:5efe:a.b.c.d)',
+    matches: (h) => (h[4] & 0xfcff) === 0 && h[5] === 0x5efe,
+    embedded: lastThirtyTwoBits,
+    unwrap: false,
+  },
+];
+
+/**
+ * The eight 16-bit groups of an IPv6 address in standard notation (as
+ * `net.isIPv6` accepts it, without a zone). Written out rather than left to
+ * ipaddr.js, whose parser reads `::a.b.c.d` as IPv4-mapped.
+ */
+function hextetsOf(address: string): Hextets {
+  let text = address;
+  const dotted = /(?:^|:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted[1].split('.').map(Number);
+    text = `${text.slice(0, text.length - dotted[1].length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const groups = (part: string | undefined) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
+  const front = groups(head);
+  const back = groups(tail);
+  const fill = tail === undefined ? [] : new Array<number>(8 - front.length - back.length).fill(0);
+  return [...front, ...fill, ...back];
+}
+
+type AddressCheck =
+  | { allowed: true; address: string; family: 4 | 6 }
+  /** `range` and `normalized` are set when the address was refused for its range only (not for its form). */
+  | { allowed: false; reason: string; range?: string; normalized?: string };
+
+/**
+ * Classifies an address in standard notation: refused with a reason, or
+ * allowed with the address and family to connect to (an IPv4-mapped address
+ * is connected to as the IPv4 address that was checked).
+ */
+function checkAddress(address: string, policy: Pick<SafeHttpPolicy, 'allowLoopback'>): AddressCheck {
+  const refuse = (reason: string): AddressCheck => ({ allowed: false, reason });
+  if (address.includes('%') && net.isIPv6(address)) {
+    return refuse(`the address ${address} carries a zone index; scoped addresses are refused`);
+  }
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  if (net.isIPv4(address)) {
+    parsed = ipaddr.IPv4.parse(address);
+  } else if (net.isIPv6(address)) {
+    const hextets = hextetsOf(address);
+    parsed = new ipaddr.IPv6(hextets);
+    const form = IPV6_FORMS_EMBEDDING_IPV4.find((candidate) => candidate.matches(hextets));
+    if (form) {
+      const embedded = new ipaddr.IPv4(form.embedded(hextets));
+      if (!form.unwrap) {
+        return refuse(`the address ${parsed.toString()} is ${form.name}, which embeds the IPv4 address ${embedded.toString()}; IPv6 forms that embed an IPv4 address are refused`);
+      }
+      parsed = embedded;
+    }
+  } else {
+    return refuse(`"${address}" is not an IP address in standard notation`);
   }
   const range = parsed.range();
-  if (range === PUBLIC_RANGE) return null;
-  if (range === LOOPBACK_RANGE && policy.allowLoopback) return null;
-  // Everything else: private, loopback, link-local, unique-local, multicast,
-  // carrier-grade NAT, unspecified, broadcast, reserved, and the IPv6 ranges
-  // that embed an IPv4 address (NAT64 64:ff9b::/96, 6to4 2002::/16, Teredo).
-  return `the address ${parsed.toString()} is in a non-public range (${range})`;
+  const family = parsed.kind() === 'ipv6' ? 6 : 4;
+  if (range === LOOPBACK_RANGE && policy.allowLoopback) return { allowed: true, address: parsed.toString(), family };
+  if (range !== PUBLIC_RANGE) return { allowed: false, reason: `the address ${parsed.toString()} is in a non-public range (${range})`, range, normalized: parsed.toNormalizedString() };
+  if (family === 6 && !(parsed as ipaddr.IPv6).match(IPV6_GLOBAL_UNICAST)) {
+    return refuse(`the address ${parsed.toString()} is in a non-public range (outside global unicast 2000::/3)`);
+  }
+  return { allowed: true, address: parsed.toString(), family };
+}
+
+/** Why an address may not be contacted, or null when it may. */
+export function blockedAddressReason(address: string, policy: Pick<SafeHttpPolicy, 'allowLoopback'>): string | null {
+  const check = checkAddress(address, policy);
+  return check.allowed ? null : check.reason;
 }
 
 /**
@@ -91,14 +216,21 @@ const CLOUD_METADATA_ADDRESSES = ['169.254.169.254', 'fd00:ec2::254', '100.100.1
  * for a destination that opted in.
  */
 function addressRefusal(address: string, policy: SafeHttpPolicy): string | null {
-  const reason = blockedAddressReason(address, policy);
-  if (reason === null || !policy.allowPrivateNetwork) return reason;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  if (CLOUD_METADATA_ADDRESSES.includes(parsed.toNormalizedString())) {
-    return `the address ${parsed.toString()} is a cloud metadata endpoint, refused even for a private-network destination`;
+  const check = checkAddress(address, policy);
+  if (check.allowed) return null;
+  // Only a refusal for the range is widened: IPv6 forms that embed an IPv4 address stay refused.
+  if (!policy.allowPrivateNetwork || check.range === undefined || check.normalized === undefined) return check.reason;
+  if (CLOUD_METADATA_ADDRESSES.includes(check.normalized)) {
+    return `the address ${address} is a cloud metadata endpoint, refused even for a private-network destination`;
   }
-  return PRIVATE_NETWORK_RANGES.has(parsed.range()) ? null : reason;
+  return PRIVATE_NETWORK_RANGES.has(check.range) ? null : check.reason;
+}
+
+/** The address and family to connect to: an IPv4-mapped address is connected to as the IPv4 address that was checked. */
+function connectionTarget(address: string): { address: string; family: 4 | 6 } {
+  if (!net.isIPv6(address)) return { address, family: 4 };
+  const parsed = new ipaddr.IPv6(hextetsOf(address));
+  return parsed.isIPv4MappedAddress() ? { address: parsed.toIPv4Address().toString(), family: 4 } : { address: parsed.toString(), family: 6 };
 }
 
 /** Parses and checks a receiver URL without resolving it. Returns the parsed URL. */
@@ -117,14 +249,16 @@ export function checkUrlSyntax(raw: string, policy: SafeHttpPolicy): URL {
   if (url.hash !== '') throw new UnsafeUrlError('the URL may not carry a fragment');
   const host = hostOf(url);
   if (host === '') throw new UnsafeUrlError('the URL has no host');
-  if (ipaddr.isValid(host)) {
+  if (isIpLiteral(url)) {
     const reason = addressRefusal(host, policy);
     if (reason) throw new UnsafeUrlError(reason);
   } else {
+    // A trailing dot only marks the name as absolute: `intranet.` is still a single label.
+    const name = host.endsWith('.') ? host.slice(0, -1) : host;
     const privateNetwork = policy.allowPrivateNetwork === true;
-    if (LOCALHOST_NAME.test(host) && !policy.allowLoopback && !privateNetwork) throw new UnsafeUrlError(`the host "${host}" is a loopback name`);
+    if (LOCALHOST_NAME.test(name) && !policy.allowLoopback && !privateNetwork) throw new UnsafeUrlError(`the host "${host}" is a loopback name`);
     // A single-label name (a container's service name) resolves through search domains: private network only.
-    if (!host.includes('.') && !LOCALHOST_NAME.test(host) && !privateNetwork) throw new UnsafeUrlError(`the host "${host}" is not a fully qualified domain name`);
+    if (!name.includes('.') && !LOCALHOST_NAME.test(name) && !privateNetwork) throw new UnsafeUrlError(`the host "${host}" is not a fully qualified domain name`);
   }
   return url;
 }
@@ -134,13 +268,19 @@ function hostOf(url: URL): string {
   return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 }
 
+/** The WHATWG parser writes every IPv4 host as a dotted quad and every IPv6 host in brackets. */
+function isIpLiteral(url: URL): boolean {
+  return url.hostname.startsWith('[') || net.isIPv4(url.hostname);
+}
+
 export type Resolver = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
 
 const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
 /**
  * Checks the URL and resolves its host once. Every resolved address must be
- * allowed; the first one is returned to be pinned for the connection.
+ * allowed; the first one, as checked, is returned to be pinned for the
+ * connection (its family is the address's own, not what the resolver said).
  */
 export async function resolveSafeTarget(
   raw: string,
@@ -149,8 +289,10 @@ export async function resolveSafeTarget(
 ): Promise<{ url: URL; address: string; family: 4 | 6 }> {
   const url = checkUrlSyntax(raw, policy);
   const host = hostOf(url);
-  if (ipaddr.isValid(host)) {
-    return { url, address: host, family: ipaddr.parse(host).kind() === 'ipv6' ? 6 : 4 };
+  if (isIpLiteral(url)) {
+    const check = checkAddress(host, policy);
+    if (!check.allowed) throw new UnsafeUrlError(check.reason);
+    return { url, address: check.address, family: check.family };
   }
   let answers: Array<{ address: string; family: number }>;
   try {
@@ -163,8 +305,7 @@ export async function resolveSafeTarget(
     const reason = addressRefusal(answer.address, policy);
     if (reason) throw new UnsafeUrlError(`the host "${host}" resolves to a blocked address: ${reason}`);
   }
-  const first = answers[0];
-  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+  return { url, ...connectionTarget(answers[0].address) };
 }
 
 /** A socket lookup that answers with the already checked address and never asks DNS. */

@@ -6,7 +6,7 @@ import { clock } from '../../platform/clock.js';
 import { addJob } from '../../platform/jobs.js';
 import { randomToken } from '../../platform/ids.js';
 import { isSandboxTenant } from '../../platform/environments.js';
-import { safePost, type SafeHttpPolicy } from '../../platform/safe-http.js';
+import { safePost, type Resolver, type SafeHttpPolicy } from '../../platform/safe-http.js';
 import * as participants from '../participants/index.js';
 import { PING_EVENT, personalDataIn } from './catalog.js';
 import * as store from './store.js';
@@ -72,6 +72,8 @@ interface Context {
   db: Database;
   config: Config;
   log: Logger;
+  /** Tests give a fake resolver; production uses the system's. */
+  resolver?: Resolver;
 }
 
 /**
@@ -156,7 +158,7 @@ export async function attemptDelivery(context: Context, tenantId: string, delive
     'x-service-delivery-id': delivery.event_id,
   };
   const policy = await destinationPolicy(context, tenantId, destination);
-  const response = await safePost(destination.url, headers, rawBody, destination.timeout_seconds * 1000, policy);
+  const response = await safePost(destination.url, headers, rawBody, destination.timeout_seconds * 1000, policy, context.resolver);
   const succeeded = response.status !== null && response.status >= 200 && response.status < 300;
   const attemptNumber = delivery.attempts + 1;
   const status: DeliveryStatus = succeeded ? 'SUCCEEDED' : attemptNumber >= delivery.max_attempts ? 'EXHAUSTED' : 'RETRYING';
