@@ -41,6 +41,9 @@ export const OPERATIONS = {
   getActivityEligibility: { method: 'GET', path: '/api/v1/activities/{activityId}/eligibility', auth: 'session' },
   emitFact: { method: 'POST', path: '/api/v1/activities/facts/emit', auth: 'session', idempotency: 'body' },
 
+  // Analytics (the console's Overview).
+  getAnalyticsOverview: { method: 'GET', path: '/api/v1/admin/analytics/overview', auth: 'key' },
+
   // Badges.
   createBadge: { method: 'POST', path: '/api/v1/admin/badges', auth: 'key' },
   listBadges: { method: 'GET', path: '/api/v1/admin/badges', auth: 'key' },

@@ -46,7 +46,7 @@ export async function overview(db: Database, tenantId: string, query: OverviewQu
   const tenant = await store.tenantDay(db, tenantId, now);
   if (!tenant) throw notFound('tenant');
   const { from, to } = resolveRange(query, tenant.today);
-  const row = await store.overview(db, tenantId, from, to);
+  const row = await store.overview(db, tenantId, from, to, tenant.timezone);
   const sum = (field: keyof Omit<store.DayRow, 'date' | 'active_participants'>) => row.days.reduce((total, day) => total + day[field], 0);
   return {
     from,

@@ -1778,6 +1778,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/analytics/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Daily figures of the tenant for a range of days (the console Overview)
+         * @description Per calendar day in the tenant's time zone (`timezone`), from `from` to `to` inclusive: points issued, redeemed and expired (from the points ledger), active participants, events stored and failed (from the event store), webhook deliveries succeeded and failed (from counters kept for good), with totals over the range, the outstanding points liability now, and the top 10 earn rules by points awarded in the range. Every day of the range is listed, with zeros where nothing happened. At most 366 days; default the last 30 days ending today. Figures are computed from the database on each call (read only, one snapshot). An admin credential (`admin` or `gamify:admin` scope, or an admin login token) is required.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /**
+                     * @description First day of the range (YYYY-MM-DD, a calendar day in the tenant's time zone, inclusive). Default: 29 days before `to`.
+                     * @example 2026-03-01
+                     */
+                    from?: string;
+                    /**
+                     * @description Last day of the range (YYYY-MM-DD, the tenant's time zone, inclusive). Default: today in the tenant's time zone.
+                     * @example 2026-03-01
+                     */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AnalyticsOverview"];
+                    };
+                };
+                /** @description A date that is not a calendar day written YYYY-MM-DD, `from` after `to`, or a range longer than 366 days (`VALIDATION_INVALID_REQUEST` or `VALIDATION_INVALID_VALUE`, the reason in `detail`). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Missing or invalid credential. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The credential has no admin scope (`AUTH_FORBIDDEN`). */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The resource does not exist (or belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Duplicate action or a conflicting request in progress. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is larger than the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is not JSON. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Validation failure or guarded operation failure. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Server error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/badges": {
         parameters: {
             query?: never;
@@ -20444,6 +20584,87 @@ export interface components {
             updated_at: string;
             last_used_at: string | null;
             revoked_at: string | null;
+        };
+        /** Analytics overview */
+        AnalyticsOverview: {
+            /**
+             * Format: date
+             * @description First day of the range (inclusive).
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the range (inclusive).
+             */
+            to: string;
+            /** @description The tenant's time zone (IANA name) that the days are cut in. */
+            timezone: string;
+            /** @description Every day of the range, oldest first, with zeros on days without activity. */
+            days: {
+                /**
+                 * Format: date
+                 * @description The calendar day in the tenant's time zone.
+                 */
+                date: string;
+                /** @description Points granted: the sum of positive ledger entries (awards, bonuses, positive adjustments; rule awards included). */
+                points_issued: number;
+                /** @description Points taken out other than by expiry: redemptions and negative adjustments (deducts), as a positive number. */
+                points_redeemed: number;
+                /** @description Points removed by expiry, as a positive number. */
+                points_expired: number;
+                /** @description Events in the event store whose own timestamp falls on the day (every stored event, whatever its processing outcome). Events refused at the door (400/422 from the ingestion routes) are never stored and are not counted. */
+                events_ingested: number;
+                /** @description Of `events_ingested`, the events whose processing failed for good (status `failed`, see `/events/search?status=failed`), as of now: a retried event that then succeeds leaves this figure. */
+                events_rejected: number;
+                /** @description Webhook deliveries that ended SUCCEEDED on the day (a replay is a delivery of its own; the test ping is not counted). Kept for good, unlike the delivery log. */
+                webhooks_succeeded: number;
+                /** @description Webhook deliveries that ended EXHAUSTED on the day (every attempt failed). Cancelled deliveries are not counted. */
+                webhooks_failed: number;
+                /** @description Distinct participants with at least one ledger entry other than an expiry, or one stored event, on the day. */
+                active_participants: number;
+            }[];
+            /** @description The figures of the whole range: sums of the days, except `active_participants`. */
+            totals: {
+                /** @description Points granted: the sum of positive ledger entries (awards, bonuses, positive adjustments; rule awards included). */
+                points_issued: number;
+                /** @description Points taken out other than by expiry: redemptions and negative adjustments (deducts), as a positive number. */
+                points_redeemed: number;
+                /** @description Points removed by expiry, as a positive number. */
+                points_expired: number;
+                /** @description Events in the event store whose own timestamp falls on the day (every stored event, whatever its processing outcome). Events refused at the door (400/422 from the ingestion routes) are never stored and are not counted. */
+                events_ingested: number;
+                /** @description Of `events_ingested`, the events whose processing failed for good (status `failed`, see `/events/search?status=failed`), as of now: a retried event that then succeeds leaves this figure. */
+                events_rejected: number;
+                /** @description Webhook deliveries that ended SUCCEEDED on the day (a replay is a delivery of its own; the test ping is not counted). Kept for good, unlike the delivery log. */
+                webhooks_succeeded: number;
+                /** @description Webhook deliveries that ended EXHAUSTED on the day (every attempt failed). Cancelled deliveries are not counted. */
+                webhooks_failed: number;
+                /** @description Distinct participants active on at least one day of the range (not the sum of the days: a participant active on several days counts once). */
+                active_participants: number;
+            };
+            /** @description The outstanding points liability, now. */
+            liability: {
+                /** @description Points held by participants now: the sum of every participant's available balance. */
+                outstanding_points: number;
+                /** @description Participants whose available balance is above zero now. */
+                participants_with_balance: number;
+                /**
+                 * Format: date-time
+                 * @description When the balances were read. The liability is current, not as at the end of the range.
+                 */
+                as_of: string;
+            };
+            /** @description Up to 10 earn rules by points awarded in the range, most first (ties by rule id). */
+            top_rules: {
+                /** @description The earn rule (`rul_…`). */
+                rule_id: string;
+                /** @description The rule's current name; null when the rule has since been deleted. */
+                name: string | null;
+                /** @description Points the rule awarded in the range. */
+                points: number;
+                /** @description How many awards the rule made in the range: one per event (or scheduled occurrence) it paid points for. */
+                events: number;
+            }[];
         };
         /** BadgeDefinition */
         BadgeDefinition: {
