@@ -42,6 +42,9 @@ export const OPERATIONS = {
   emitFact: { method: 'POST', path: '/api/v1/activities/facts/emit', auth: 'session', idempotency: 'body' },
   reportActivityCompletion: { method: 'POST', path: '/api/v1/activities/{activityId}/completions', auth: 'key' },
 
+  // Analytics (the console's Overview).
+  getAnalyticsOverview: { method: 'GET', path: '/api/v1/admin/analytics/overview', auth: 'key' },
+
   // Badges.
   createBadge: { method: 'POST', path: '/api/v1/admin/badges', auth: 'key' },
   listBadges: { method: 'GET', path: '/api/v1/admin/badges', auth: 'key' },

@@ -1,0 +1,16 @@
+import type { ServiceModule } from '../../platform/module.js';
+import routes from './routes.js';
+import { AnalyticsOverview } from './schemas.js';
+
+/**
+ * Analytics: the figures of the console's Overview (issue 18), read from the
+ * tables of the modules that own them, plus counters of finished webhook
+ * deliveries kept for good (migration 1010). Reads only; nothing to call from
+ * other modules.
+ */
+const analyticsModule: ServiceModule = {
+  name: 'analytics',
+  routes,
+  schemas: [AnalyticsOverview],
+};
+export default analyticsModule;
