@@ -45,6 +45,22 @@ export const OPERATIONS = {
   // Analytics (the console's Overview).
   getAnalyticsOverview: { method: 'GET', path: '/api/v1/admin/analytics/overview', auth: 'key' },
 
+  // Console access. Sign-in and invitations send no credential; the others take an admin key, or in the console the
+  // browser's same-origin sign-in cookie with the X-CSRF-Token header on changes.
+  signInToConsole: { method: 'POST', path: '/api/v1/console/session', auth: 'public' },
+  getConsoleSession: { method: 'GET', path: '/api/v1/console/session', auth: 'key' },
+  signOutOfConsole: { method: 'DELETE', path: '/api/v1/console/session', auth: 'key' },
+  changeConsolePassword: { method: 'POST', path: '/api/v1/console/password', auth: 'key' },
+  acceptConsoleInvitation: { method: 'POST', path: '/api/v1/console/invitations/accept', auth: 'public' },
+  listConsoleUsers: { method: 'GET', path: '/api/v1/admin/users', auth: 'key' },
+  inviteConsoleUser: { method: 'POST', path: '/api/v1/admin/users', auth: 'key' },
+  getConsoleUser: { method: 'GET', path: '/api/v1/admin/users/{id}', auth: 'key' },
+  updateConsoleUser: { method: 'PATCH', path: '/api/v1/admin/users/{id}', auth: 'key' },
+  deleteConsoleUser: { method: 'DELETE', path: '/api/v1/admin/users/{id}', auth: 'key' },
+  listAuditLog: { method: 'GET', path: '/api/v1/admin/audit-log', auth: 'key' },
+  revealParticipantField: { method: 'POST', path: '/api/v1/admin/participants/{participant_id}/reveal', auth: 'key' },
+  listPiiAccessLog: { method: 'GET', path: '/api/v1/admin/pii-access-log', auth: 'key' },
+
   // Badges.
   createBadge: { method: 'POST', path: '/api/v1/admin/badges', auth: 'key' },
   listBadges: { method: 'GET', path: '/api/v1/admin/badges', auth: 'key' },
