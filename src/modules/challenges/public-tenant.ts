@@ -13,7 +13,9 @@ import { isUuid } from '../../platform/ids.js';
  * 2. `X-API-Key`: the key's tenant (a tenant's own server or widget backend);
  * 3. `X-Service-Tenant`: a tenant id or slug, as on the bearer routes.
  *
- * Without any of them the request is a 400 that says so.
+ * Without any of them the request is a 400 that says so. A session and a key
+ * that belong to different tenants are refused (400), not resolved in favour of
+ * the session.
  */
 export interface PublicCaller {
   tenantId: string;
@@ -24,16 +26,17 @@ export interface PublicCaller {
 export async function resolvePublicCaller(request: FastifyRequest, db: Database, authenticator: Authenticator): Promise<PublicCaller> {
   const query = (request.query ?? {}) as Record<string, unknown>;
   const sessionId = query.session_id;
+  const apiKey = request.headers['x-api-key'];
+  const keyTenantId = typeof apiKey === 'string' && apiKey !== '' ? (await authenticator.fromApiKey(apiKey.trim())).tenantId : null;
   if (typeof sessionId === 'string' && sessionId !== '') {
     const engagementId = typeof query.engagement_id === 'string' ? query.engagement_id : undefined;
     const auth = await authenticator.fromSession(sessionId, engagementId);
+    if (keyTenantId !== null && keyTenantId !== auth.tenantId) {
+      throw invalid('session_id and X-API-Key are credentials of different tenants; send one of them', 'AUTH_CONFLICTING_CREDENTIALS');
+    }
     return { tenantId: auth.tenantId, participantId: auth.participantId ?? null, engagementId: auth.engagementId ?? null };
   }
-  const apiKey = request.headers['x-api-key'];
-  if (typeof apiKey === 'string' && apiKey !== '') {
-    const auth = await authenticator.fromApiKey(apiKey.trim());
-    return { tenantId: auth.tenantId, participantId: null, engagementId: null };
-  }
+  if (keyTenantId !== null) return { tenantId: keyTenantId, participantId: null, engagementId: null };
   const header = request.headers['x-service-tenant'];
   if (typeof header === 'string' && header !== '') {
     const { rows } = isUuid(header)
