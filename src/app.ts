@@ -9,8 +9,20 @@ import type { Logger } from './platform/logger.js';
 import { ADMIN_SCOPES, Authenticator, requireAnyScope, type AuthContext } from './platform/auth.js';
 import { RateLimits, bindingDecision, type Decision } from './platform/rate-limit.js';
 import { tenantRequestsPerMinute } from './platform/plans.js';
-import { cachingSerializerFactory, ErrorResponse, installErrorHandlers, installValidators, markDeprecated, withErrorResponses, clientIp, type AuthMode } from './platform/http.js';
-import { AppError, unauthenticated, forbidden } from './platform/errors.js';
+import {
+  answerClientError,
+  cachingSerializerFactory,
+  ErrorResponse,
+  installErrorHandlers,
+  installValidators,
+  markDeprecated,
+  withErrorResponses,
+  clientIp,
+  PATH_PARAMETER_LENGTH_MAX,
+  routerError,
+  type AuthMode,
+} from './platform/http.js';
+import { AppError, errorBody, unauthenticated, forbidden } from './platform/errors.js';
 import { uuid } from './platform/ids.js';
 import { loadModules, type ServiceModule } from './platform/module.js';
 
@@ -147,7 +159,21 @@ export async function buildApp(
     },
     ajv: { customOptions: { removeAdditional: false } },
     schemaController: { compilersFactory: { buildSerializer: cachingSerializerFactory() } },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: PATH_PARAMETER_LENGTH_MAX },
+    // Router errors arrive before any hook: the request id and the rate limit are applied here.
+    frameworkErrors: (error, request, routerReply) => {
+      const reply = routerReply as FastifyReply;
+      reply.header('X-Request-Id', request.id);
+      const refuse = (refusal: AppError) => {
+        for (const [name, value] of Object.entries(refusal.headers)) reply.header(name, value);
+        reply.status(refusal.status).send(errorBody(refusal.code, refusal.message, refusal.extra));
+      };
+      limit(request, reply, null).then(
+        () => refuse(routerError(error)),
+        (limitError: unknown) => refuse(limitError instanceof AppError ? limitError : routerError(error)),
+      );
+    },
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const metrics = new client.Registry();
