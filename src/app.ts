@@ -19,6 +19,7 @@ import {
   withErrorResponses,
   clientIp,
   PATH_PARAMETER_LENGTH_MAX,
+  RequestLogController,
   routerError,
   type AuthMode,
 } from './platform/http.js';
@@ -149,6 +150,7 @@ export async function buildApp(
   options: BuildOptions = {},
 ): Promise<App> {
   const { config } = ctx;
+  const requestLog = new RequestLogController();
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
@@ -160,9 +162,12 @@ export async function buildApp(
     ajv: { customOptions: { removeAdditional: false } },
     schemaController: { compilersFactory: { buildSerializer: cachingSerializerFactory() } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: PATH_PARAMETER_LENGTH_MAX },
-    // Router errors arrive before any hook: the request id and the rate limit are applied here.
+    logController: requestLog,
+    // Router errors arrive before any hook, and Fastify does not log their
+    // completion: the request id, the rate limit and the log line are added here.
     frameworkErrors: (error, request, routerReply) => {
       const reply = routerReply as FastifyReply;
+      reply.raw.once('finish', () => requestLog.requestCompleted(null, request, reply));
       reply.header('X-Request-Id', request.id);
       const refuse = (refusal: AppError) => {
         for (const [name, value] of Object.entries(refusal.headers)) reply.header(name, value);

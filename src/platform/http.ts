@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError, errorBody, ERROR_VERSION_FIELD } from './errors.js';
 import { uuid } from './ids.js';
 import type { AuthContext } from './auth.js';
@@ -190,7 +190,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
       const code = error.code && !error.code.startsWith('FST_') ? error.code : (CODE_OF_STATUS[error.statusCode] ?? 'BAD_REQUEST');
       return reply.status(error.statusCode).send(errorBody(code, error.message));
     }
-    request.log.error({ err: error }, 'unhandled error');
+    request.log.error({ err: error, req: request, tenantId: request.auth?.tenantId }, 'unhandled error');
     return reply.status(500).send(errorBody('INTERNAL_ERROR', 'internal server error'));
   });
 
@@ -266,6 +266,33 @@ export function answerClientError(this: FastifyInstance, error: Error & { code?:
     );
   }
   socket.destroy(error);
+}
+
+/**
+ * One log line per request, when it completes: the request id (the child
+ * logger's `reqId`), the method, the route pattern and the query with its
+ * values replaced (the logger's `req` serializer), the tenant, the status and
+ * the response time. The URL, whose path and query can hold an email, a
+ * referral code or a session id, is never logged; the arrival of a request is
+ * logged at debug level only.
+ */
+export class RequestLogController extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    if (this.isLogDisabled(request)) return;
+    request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    const line = { req: request, tenantId: request.auth?.tenantId, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+
+  override routeNotFound(request: FastifyRequest): void {
+    if (this.isLogDisabled(request)) return;
+    request.log.info({ req: request }, 'route not found');
+  }
 }
 
 /** Sets the Deprecation and Sunset headers (RFC 9745, RFC 8594) of a deprecated route. */
