@@ -9,8 +9,21 @@ import type { Logger } from './platform/logger.js';
 import { ADMIN_SCOPES, Authenticator, requireAnyScope, type AuthContext } from './platform/auth.js';
 import { RateLimits, bindingDecision, type Decision } from './platform/rate-limit.js';
 import { tenantRequestsPerMinute } from './platform/plans.js';
-import { cachingSerializerFactory, ErrorResponse, installErrorHandlers, installValidators, markDeprecated, withErrorResponses, clientIp, type AuthMode } from './platform/http.js';
-import { AppError, unauthenticated, forbidden } from './platform/errors.js';
+import {
+  answerClientError,
+  cachingSerializerFactory,
+  ErrorResponse,
+  installErrorHandlers,
+  installValidators,
+  markDeprecated,
+  withErrorResponses,
+  clientIp,
+  PATH_PARAMETER_LENGTH_MAX,
+  RequestLogController,
+  routerError,
+  type AuthMode,
+} from './platform/http.js';
+import { AppError, errorBody, unauthenticated, forbidden } from './platform/errors.js';
 import { uuid } from './platform/ids.js';
 import { loadModules, type ServiceModule } from './platform/module.js';
 import cookie from '@fastify/cookie';
@@ -57,17 +70,40 @@ export type App = FastifyInstance;
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
+const BEARER_PATTERN = /^Bearer\s+(\S+)$/i;
+
+const conflictingCredentials = (detail: string) => new AppError('invalid', 'AUTH_CONFLICTING_CREDENTIALS', detail);
+
+/**
+ * The credential in the headers: `X-API-Key`, or `Authorization: Bearer`.
+ * Several may be sent only when they carry the same credential (the same key
+ * in both headers); two different ones are refused before either is looked
+ * up, rather than one of them silently preferred. The raw headers are read,
+ * because Node keeps only the first of two Authorization headers.
+ */
 function presentedKey(request: FastifyRequest): { kind: 'key' | 'jwt'; token: string } | null {
-  const apiKey = request.headers['x-api-key'];
-  if (typeof apiKey === 'string' && apiKey !== '') return { kind: 'key', token: apiKey.trim() };
-  const authorization = request.headers.authorization;
-  if (typeof authorization === 'string' && authorization !== '') {
-    const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
-    if (!match) throw unauthenticated('the Authorization header must be "Bearer <credential>"');
-    const token = match[1];
-    return { kind: token.startsWith('lk_') ? 'key' : 'jwt', token };
+  if (request.headers['x-api-key'] === undefined && request.headers.authorization === undefined) return null;
+  let presented: { kind: 'key' | 'jwt'; token: string } | null = null;
+  const raw = request.raw.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i].toLowerCase();
+    if (name !== 'x-api-key' && name !== 'authorization') continue;
+    const value = raw[i + 1].trim();
+    if (value === '') continue;
+    let credential: { kind: 'key' | 'jwt'; token: string };
+    if (name === 'x-api-key') {
+      credential = { kind: 'key', token: value };
+    } else {
+      const match = BEARER_PATTERN.exec(value);
+      if (!match) throw unauthenticated('the Authorization header must be "Bearer <credential>"');
+      credential = { kind: match[1].startsWith('lk_') ? 'key' : 'jwt', token: match[1] };
+    }
+    if (presented && presented.token !== credential.token) {
+      throw conflictingCredentials('the request carries two different credentials (X-API-Key and Authorization, or one of them twice); send one, or the same key in both');
+    }
+    if (!presented || credential.kind === 'key') presented = credential;
   }
-  return null;
+  return presented;
 }
 
 function sessionParameters(request: FastifyRequest): { sessionId: unknown; engagementId: unknown } {
@@ -76,6 +112,14 @@ function sessionParameters(request: FastifyRequest): { sessionId: unknown; engag
   const pick = (name: string) => (typeof body === 'object' && body !== null && name in body ? body[name] : query[name]);
   return { sessionId: pick('session_id'), engagementId: pick('engagement_id') };
 }
+
+function bodyNamesSession(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && 'session_id' in body;
+}
+
+/** A participant session beside an API key or admin token: two callers in one request. */
+const sessionBesideCredential = () =>
+  conflictingCredentials('the request carries a participant session_id and an API key or admin token; a route acts for one caller, so send one credential');
 
 /**
  * The refusal of a key, admin or token route called with no credential: a
@@ -112,6 +156,7 @@ export async function buildApp(
   options: BuildOptions = {},
 ): Promise<App> {
   const { config } = ctx;
+  const requestLog = new RequestLogController();
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
@@ -122,7 +167,24 @@ export async function buildApp(
     },
     ajv: { customOptions: { removeAdditional: false } },
     schemaController: { compilersFactory: { buildSerializer: cachingSerializerFactory() } },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: PATH_PARAMETER_LENGTH_MAX },
+    logController: requestLog,
+    // Router errors arrive before any hook, and Fastify does not log their
+    // completion: the request id, the rate limit and the log line are added here.
+    frameworkErrors: (error, request, routerReply) => {
+      const reply = routerReply as FastifyReply;
+      reply.raw.once('finish', () => requestLog.requestCompleted(null, request, reply));
+      reply.header('X-Request-Id', request.id);
+      const refuse = (refusal: AppError) => {
+        for (const [name, value] of Object.entries(refusal.headers)) reply.header(name, value);
+        reply.status(refusal.status).send(errorBody(refusal.code, refusal.message, refusal.extra));
+      };
+      limit(request, reply, null).then(
+        () => refuse(routerError(error)),
+        (limitError: unknown) => refuse(limitError instanceof AppError ? limitError : routerError(error)),
+      );
+    },
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const metrics = new client.Registry();
@@ -267,6 +329,7 @@ export async function buildApp(
     try {
       const presented = presentedKey(request);
       if (presented) {
+        if (sessionParameters(request).sessionId !== undefined) throw sessionBesideCredential();
         if (mode === 'jwt' && presented.kind !== 'jwt') throw unauthenticated('this route needs an admin login token, not an API key');
         auth = presented.kind === 'key' ? await authenticator.fromApiKey(presented.token) : await authenticator.fromJwt(presented.token);
       } else {
@@ -312,7 +375,10 @@ export async function buildApp(
   // the refusal of a key route called without a credential, whose body may carry a session.
   app.addHook('preValidation', async (request, reply) => {
     if (request.credentialRefusal) throw missingCredential(request);
-    if (request.routeOptions.config?.auth !== 'session') return;
+    const mode = request.routeOptions.config?.auth ?? 'public';
+    // A key or token route whose body also names a participant session: the query was checked before the body was read.
+    if (request.auth && mode !== 'session' && mode !== 'public' && bodyNamesSession(request.body)) throw sessionBesideCredential();
+    if (mode !== 'session') return;
     if (presentedKey(request)) {
       throw forbidden('API keys and admin tokens cannot act as a participant; use a session_id');
     }

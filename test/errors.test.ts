@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { startTestService, type RequestOptions, type TestResponse } from './helper.js';
 import { probeRoutes } from './probe-routes.js';
 
@@ -30,6 +31,24 @@ function assertErrorShape(response: TestResponse, expected: { status: number; co
   assert.ok(response.headers.get('x-ratelimit-limit'), `${name}: X-RateLimit-Limit`);
   assert.ok(response.headers.get('x-ratelimit-remaining'), `${name}: X-RateLimit-Remaining`);
   assert.ok(response.headers.get('x-ratelimit-reset'), `${name}: X-RateLimit-Reset`);
+}
+
+/** Sends raw bytes and reads the answer until the server closes the connection. */
+function rawExchange(baseUrl: string, request: string): Promise<{ status: number; headers: Headers; text: string }> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(request));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => (received += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head, text = ''] = received.split('\r\n\r\n', 2);
+      const [statusLine, ...headerLines] = head.split('\r\n');
+      const headers = new Headers(headerLines.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, text });
+    });
+  });
 }
 
 test('the error shape for bad input of every kind', async (t) => {
@@ -68,6 +87,7 @@ test('the error shape for bad input of every kind', async (t) => {
     { name: 'a JSON null body', method: 'POST', path: keys, options: { ...auth, raw: 'null', headers: json }, status: 400, code: invalid },
     { name: 'an array where an object is expected', method: 'POST', path: keys, options: { ...auth, body: [valid] }, status: 400, code: invalid, detail: /must be of type object/ },
     { name: 'a string where an object is expected', method: 'POST', path: keys, options: { ...auth, body: 'hello' }, status: 400, code: invalid },
+    { name: 'a body without a content type', method: 'POST', path: keys, options: { ...auth, raw: Buffer.from(JSON.stringify(valid)) }, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: /no Content-Type/ },
     { name: 'a wrong content type', method: 'POST', path: keys, options: { ...auth, raw: 'name=k&scopes=admin', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
     { name: 'text/plain JSON', method: 'POST', path: keys, options: { ...auth, raw: JSON.stringify(valid), headers: { 'content-type': 'text/plain' } }, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
     { name: 'a prototype-polluting key', method: 'POST', path: keys, options: { ...auth, raw: '{"name":"k","scopes":["admin"],"__proto__":{"admin":true}}', headers: json }, status: 400, code: 'INVALID_JSON' },
@@ -83,6 +103,8 @@ test('the error shape for bad input of every kind', async (t) => {
     { name: 'a query parameter out of range', method: 'GET', path: `${keys}?limit=1000`, options: auth, status: 400, code: invalid },
     { name: 'an unknown query parameter', method: 'GET', path: `${keys}?tenant_id=${tenant.tenantId}`, options: auth, status: 400, code: invalid },
     { name: 'a forged cursor', method: 'GET', path: `${keys}?cursor=%7B%7D%7B`, options: auth, status: 400, code: 'INVALID_CURSOR' },
+    { name: 'a path that is not valid percent-encoding', method: 'GET', path: '/api/v1/admin/badges/%ff%fe', options: auth, status: 400, code: 'INVALID_URL', detail: /^the URL path is not valid/ },
+    { name: 'an over-long path parameter', method: 'DELETE', path: `${keys}/${'a'.repeat(600)}`, options: auth, status: 414, code: 'URI_TOO_LONG', detail: /^a path parameter is longer than 500 characters$/ },
     { name: 'an unknown route', method: 'GET', path: '/api/v1/no-such-thing', options: {}, status: 404, code: 'ROUTE_NOT_FOUND', detail: /no route GET \/api\/v1\/no-such-thing/ },
     { name: 'an unknown method on a known path', method: 'PUT', path: keys, options: { ...auth, body: valid }, status: 404, code: 'ROUTE_NOT_FOUND' },
     { name: 'a removed path outside /api/v1', method: 'GET', path: '/api/v2/tenant', options: {}, status: 404, code: 'ROUTE_NOT_FOUND' },
@@ -96,6 +118,7 @@ test('the error shape for bad input of every kind', async (t) => {
     const response = await svc.request(bad.method, bad.path, bad.options);
     assertErrorShape(response, bad, bad.name);
     assert.ok(!response.text.includes('s3cr3t'), `${bad.name}: internal details stay in the log`);
+    assert.ok(!/FST_|statusCode|"error"/.test(response.text), `${bad.name}: no trace of Fastify's own error body: ${response.text}`);
   }
   assert.ok(cases.length >= 40);
   assert.deepEqual(await svc.sql('SELECT id, name, scopes, rate_limit_per_minute, revoked_at FROM api_keys ORDER BY id'), before, 'no bad input changed anything');
@@ -120,6 +143,25 @@ test('the error shape for bad input of every kind', async (t) => {
       await svc.request('DELETE', `${keys}/${created.body.id}`, auth);
     }
     assert.equal((await svc.sql(`SELECT count(*)::int AS n FROM api_keys`))[0].n >= 2, true, 'the api_keys table is intact');
+  });
+
+  await t.test('requests refused before they reach the router get the one shape too, without their URL', async () => {
+    const refusedShape = (response: { status: number; headers: Headers; text: string }, status: number, code: string, name: string) => {
+      assert.equal(response.status, status, `${name}: ${response.text}`);
+      assert.match(response.headers.get('content-type') ?? '', /^application\/json/, `${name}: JSON body`);
+      const body = JSON.parse(response.text);
+      assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'error_version'], `${name}: ${response.text}`);
+      assert.equal(body.code, code, name);
+      assert.equal(body.error_version, 1, name);
+      assert.ok(body.detail.length > 0 && !body.detail.includes('aaaa'), `${name}: a detail, without the URL`);
+      assert.ok(response.headers.get('x-request-id'), `${name}: X-Request-Id`);
+    };
+    const longUrl = await fetch(`${svc.baseUrl}/api/v1/events/api-keys?name=${'a'.repeat(20_000)}`, { headers: { authorization: `Bearer ${jwt}` } });
+    refusedShape({ status: longUrl.status, headers: longUrl.headers, text: await longUrl.text() }, 431, 'REQUEST_HEADERS_TOO_LARGE', 'an over-long URL');
+    const malformed = await rawExchange(svc.baseUrl, 'GET /api/v1/tenant HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n');
+    refusedShape(malformed, 400, 'MALFORMED_REQUEST', 'two Content-Length headers');
+    const garbage = await rawExchange(svc.baseUrl, 'NOT HTTP AT ALL aaaa\r\n\r\n');
+    refusedShape(garbage, 400, 'MALFORMED_REQUEST', 'a request that is not HTTP');
   });
 
   await t.test('a request id given by the caller is echoed; a malformed one is replaced', async () => {

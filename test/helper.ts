@@ -108,7 +108,14 @@ async function eventsBreakingTheContract(pool: pg.Pool): Promise<string[]> {
  */
 export async function startTestService(
   t: TestContext | { after(fn: () => Promise<void>): void },
-  options: { config?: Record<string, string>; jobs?: boolean; routes?: FastifyPluginAsync; eventContract?: boolean } = {},
+  options: {
+    config?: Record<string, string>;
+    jobs?: boolean;
+    routes?: FastifyPluginAsync;
+    eventContract?: boolean;
+    /** Where the service logs (at LOG_LEVEL, `info` unless the config says otherwise); by default nothing is logged. */
+    logDestination?: { write(line: string): void };
+  } = {},
 ): Promise<TestService> {
   const cluster = testCluster();
   const databaseName = `test_${randomBytes(6).toString('hex')}`;
@@ -128,12 +135,12 @@ export async function startTestService(
     RATE_LIMIT_IP_PER_MINUTE: '1000000',
     DB_POOL_SIZE: '20',
     SERVICE_ROLE: options.jobs ? 'all' : 'api',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? (options.logDestination ? 'info' : 'silent'),
     ...options.config,
   });
   const service = await startService({
     config,
-    log: createLogger(config.logLevel),
+    log: createLogger(config.logLevel, options.logDestination),
     server: { ownerUrl, appUrl, stop: async () => undefined },
     extraRoutes: options.routes,
   });

@@ -10,6 +10,7 @@ export type ErrorKind =
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
+  | 'uri_too_long'
   | 'unsupported_media_type'
   | 'rule_violation'
   | 'rate_limited'
@@ -22,6 +23,7 @@ export const statusOfKind: Record<ErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   rule_violation: 422,
   rate_limited: 429,

@@ -3,8 +3,11 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError, errorBody, ERROR_VERSION_FIELD } from './errors.js';
+import { uuid } from './ids.js';
 import type { AuthContext } from './auth.js';
 import type { Decision, RateLimitGroup } from './rate-limit.js';
 
@@ -175,24 +178,124 @@ export function installErrorHandlers(app: FastifyInstance): void {
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return reply.status(400).send(errorBody('INVALID_JSON', `the request body is not valid JSON: ${error.message}`));
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return reply.status(413).send(errorBody('PAYLOAD_TOO_LARGE', error.message));
+        return reply.status(413).send(errorBody('PAYLOAD_TOO_LARGE', `the request body is larger than ${request.routeOptions.bodyLimit} bytes`));
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return reply.status(415).send(errorBody('UNSUPPORTED_MEDIA_TYPE', 'send the request body as application/json'));
+        return reply.status(415).send(errorBody('UNSUPPORTED_MEDIA_TYPE', request.headers['content-type'] === undefined
+          ? 'the request has a body but no Content-Type; send it as application/json'
+          : 'send the request body as application/json'));
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return reply.status(400).send(errorBody('INVALID_CONTENT_LENGTH', error.message));
+        return reply.status(400).send(errorBody('INVALID_CONTENT_LENGTH', 'the request body is not as long as its Content-Length says'));
       default:
         break;
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      return reply.status(error.statusCode).send(errorBody(error.code ?? 'BAD_REQUEST', error.message));
+      // Fastify's own codes (FST_ERR_…) name its internals; the client gets a code of ours.
+      const code = error.code && !error.code.startsWith('FST_') ? error.code : (CODE_OF_STATUS[error.statusCode] ?? 'BAD_REQUEST');
+      return reply.status(error.statusCode).send(errorBody(code, error.message));
     }
-    request.log.error({ err: error }, 'unhandled error');
+    request.log.error({ err: error, req: request, tenantId: request.auth?.tenantId }, 'unhandled error');
     return reply.status(500).send(errorBody('INTERNAL_ERROR', 'internal server error'));
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send(errorBody('ROUTE_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`));
+    reply.status(404).send(errorBody('ROUTE_NOT_FOUND', `no route ${request.method} ${shortened(request.url.split('?')[0], ECHOED_PATH_LENGTH_MAX)}`));
   });
+}
+
+/** The longest path a 404's detail repeats; a longer one is cut. */
+const ECHOED_PATH_LENGTH_MAX = 200;
+
+function shortened(text: string, length: number): string {
+  return text.length <= length ? text : `${text.slice(0, length)}…`;
+}
+
+const CODE_OF_STATUS: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  404: 'ROUTE_NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  408: 'REQUEST_TIMEOUT',
+  413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  431: 'REQUEST_HEADERS_TOO_LARGE',
+};
+
+/** The longest path parameter the router accepts; no id or code of ours comes near it. */
+export const PATH_PARAMETER_LENGTH_MAX = 500;
+
+/**
+ * The errors Fastify's router raises before any route or hook runs (a path
+ * that is not valid percent-encoding, a path parameter over
+ * PATH_PARAMETER_LENGTH_MAX, a failing route constraint), as ours. Fastify's
+ * own answers have another shape and repeat the whole URL.
+ */
+export function routerError(error: FastifyError): AppError {
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return new AppError('invalid', 'INVALID_URL', 'the URL path is not valid: a percent-encoded sequence does not decode to UTF-8');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('uri_too_long', 'URI_TOO_LONG', `a path parameter is longer than ${PATH_PARAMETER_LENGTH_MAX} characters`);
+    default:
+      return new AppError('invalid', 'BAD_REQUEST', 'the request cannot be routed');
+  }
+}
+
+/**
+ * Requests that Node's HTTP parser refuses never become Fastify requests:
+ * malformed HTTP, a request line and headers over the header size limit
+ * (16 KiB, which is also the longest URL), a request that does not arrive in
+ * time. They are answered on the socket in the one error shape, with a request
+ * id of their own, and the connection is closed. Nothing of the request is logged.
+ */
+export function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  // A connection reset by the client has nobody left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  let status = 400;
+  let body = errorBody('MALFORMED_REQUEST', 'the request is not valid HTTP/1.1');
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    status = 431;
+    body = errorBody('REQUEST_HEADERS_TOO_LARGE', `the request line and headers are longer than ${http.maxHeaderSize} bytes; a URL is limited by the same figure`);
+  } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    status = 408;
+    body = errorBody('REQUEST_TIMEOUT', 'the request did not arrive in time');
+  }
+  const requestId = uuid();
+  this.log.debug({ reqId: requestId, code: error.code, res: { statusCode: status } }, 'client error');
+  if (socket.writable) {
+    const text = JSON.stringify(body);
+    socket.write(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
+        `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy(error);
+}
+
+/**
+ * One log line per request, when it completes: the request id (the child
+ * logger's `reqId`), the method, the route pattern and the query with its
+ * values replaced (the logger's `req` serializer), the tenant, the status and
+ * the response time. The URL, whose path and query can hold an email, a
+ * referral code or a session id, is never logged; the arrival of a request is
+ * logged at debug level only.
+ */
+export class RequestLogController extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    if (this.isLogDisabled(request)) return;
+    request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    const line = { req: request, tenantId: request.auth?.tenantId, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+
+  override routeNotFound(request: FastifyRequest): void {
+    if (this.isLogDisabled(request)) return;
+    request.log.info({ req: request }, 'route not found');
+  }
 }
 
 /** Sets the Deprecation and Sunset headers (RFC 9745, RFC 8594) of a deprecated route. */

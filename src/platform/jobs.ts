@@ -57,11 +57,16 @@ export async function addJob(tx: Tx, task: string, payload: unknown, options: Ad
   );
 }
 
-/** Routes graphile-worker's own messages into the service's log. */
+/**
+ * Routes graphile-worker's own messages into the service's log. Its failures
+ * carry the error as `error`; it is logged as `err`, so that the logger's error
+ * serializer (which drops PostgreSQL's value-quoting `detail`) applies to it.
+ */
 function workerLogger(log: Logger): WorkerLogger {
   return new WorkerLogger(() => (level, message, meta) => {
     const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';
-    log[method]({ component: 'job-queue', ...meta }, message);
+    const { error, ...rest } = (meta ?? {}) as Record<string, unknown>;
+    log[method]({ component: 'job-queue', ...rest, ...(error === undefined ? {} : { err: error }) }, message);
   });
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../platform/db.js';
 import type { Authenticator } from '../../platform/auth.js';
-import { AppError } from '../../platform/errors.js';
+import { AppError, invalid } from '../../platform/errors.js';
 import { isUuid } from '../../platform/ids.js';
 
 /**
@@ -18,8 +18,9 @@ import { isUuid } from '../../platform/ids.js';
  *
  * A subject that does not belong to the tenant named by 2 or 3 is a 404, as
  * if it did not exist, so a caller cannot read one tenant's data through
- * another's. Every resolved request counts against its tenant's public-route
- * rate limit.
+ * another's. A session and a key that belong to different tenants are refused
+ * (400 `AUTH_CONFLICTING_CREDENTIALS`), not resolved in favour of the session.
+ * Every resolved request counts against its tenant's public-route rate limit.
  */
 export interface PublicCaller {
   tenantId: string;
@@ -47,21 +48,25 @@ async function identify(request: FastifyRequest, ctx: PublicContext, subject: Pu
   const { authenticator } = ctx;
   const query = (request.query ?? {}) as Record<string, unknown>;
   const sessionId = query.session_id;
+  const apiKey = headerValue(request, 'x-api-key');
+  const keyAuth = apiKey !== null ? await authenticator.fromApiKey(apiKey.trim()) : null;
+  const keyTenantId = keyAuth?.tenantId ?? null;
   if (typeof sessionId === 'string' && sessionId !== '') {
     // The session must have been issued for the engagement named beside it (403 otherwise), and a
     // session's engagement is one of its own tenant's.
     const engagementId = typeof query.engagement_id === 'string' ? query.engagement_id : undefined;
     const auth = await authenticator.fromSession(sessionId, engagementId);
+    if (keyTenantId !== null && keyTenantId !== auth.tenantId) {
+      throw invalid('session_id and X-API-Key are credentials of different tenants; send one of them', 'AUTH_CONFLICTING_CREDENTIALS');
+    }
     return { tenantId: auth.tenantId, participantId: auth.participantId ?? null, engagementId: auth.engagementId ?? null };
   }
   const tenantHeader = headerValue(request, 'x-service-tenant');
-  const apiKey = headerValue(request, 'x-api-key');
-  if (apiKey !== null) {
-    const auth = await authenticator.fromApiKey(apiKey.trim());
-    await authenticator.checkTenantHeader(auth, tenantHeader ?? undefined);
+  if (keyAuth !== null) {
+    await authenticator.checkTenantHeader(keyAuth, tenantHeader ?? undefined);
     // The tenant's own server may read the boards of a draft engagement, as its sessions may.
-    await requireEngagementOf(ctx, subject, auth.tenantId, { draftsToo: true }, "the API key's tenant");
-    return { tenantId: auth.tenantId, participantId: null, engagementId: null };
+    await requireEngagementOf(ctx, subject, keyAuth.tenantId, { draftsToo: true }, "the API key's tenant");
+    return { tenantId: keyAuth.tenantId, participantId: null, engagementId: null };
   }
   if (tenantHeader !== null) {
     const tenantId = await tenantOfHeader(ctx.db, tenantHeader);
