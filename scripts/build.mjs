@@ -5,7 +5,8 @@
  * compiled files: running through tsx would compile every module in the
  * service's own process and keep the compiler in memory (about 80 MB more
  * resident memory). Tests, benchmarks of single modules and the CLIs run the
- * TypeScript sources through tsx.
+ * TypeScript sources through tsx. `node scripts/build.mjs <folder>` compiles into
+ * another folder (the crash test runs its worker processes from such a build).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +14,7 @@ import { build } from 'esbuild';
 
 const root = path.resolve(import.meta.dirname, '..');
 const sourceDir = path.join(root, 'src');
-const outDir = path.join(root, 'dist');
+const outDir = process.argv[2] ? path.resolve(process.argv[2]) : path.join(root, 'dist');
 
 const entryPoints = fs
   .readdirSync(sourceDir, { recursive: true })

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Database } from '../../platform/db.js';
+import type { Database, Tx } from '../../platform/db.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../platform/logger.js';
 import { clock } from '../../platform/clock.js';
@@ -22,12 +22,16 @@ import type { DeliveryStatus } from './schemas.js';
  * logs the lost attempt as `interrupted` (it does not count against
  * retry_count, since nobody knows whether the receiver got it) and tries again.
  * So every committed event reaches its receivers at least once.
+ *
+ * Every attempt, cut short or not, has its own number in the log (1, 2, 3…),
+ * allocated on the delivery row by the statement that claims the attempt.
  */
 /** Delay before attempt n (index n - 1): immediate, +30 s, +5 min, +30 min; the last step repeats for attempts 5 and 6. */
 export const BACKOFF_SECONDS = [0, 30, 300, 1800] as const;
 /** Time allowed past timeout_seconds before an unfinished attempt counts as abandoned. */
 const ATTEMPT_DEADLINE_GRACE_SECONDS = 5;
 const USER_AGENT = 'loyalty-service-webhooks/1';
+const INTERRUPTED_ERROR = 'the worker making this attempt stopped before it finished; the attempt is repeated';
 
 export function backoffSecondsBefore(attempt: number): number {
   return BACKOFF_SECONDS[Math.min(Math.max(attempt, 1), BACKOFF_SECONDS.length) - 1];
@@ -114,23 +118,16 @@ export async function attemptDelivery(context: Context, tenantId: string, delive
     }
     if (!['PENDING', 'RETRYING', 'DELIVERING'].includes(delivery.status)) return { result: 'not_due' as const };
     const now = clock.now();
-    if (delivery.status === 'DELIVERING') {
-      await store.insertAttempt(tx, tenantId, deliveryId, {
-        attempt: delivery.attempts + 1,
-        outcome: 'interrupted',
-        startedAt: now,
-        durationMs: 0,
-        responseStatus: null,
-        responseBody: null,
-        error: 'the worker making this attempt stopped before it finished; the attempt is repeated',
-      });
-    }
+    // Still DELIVERING past the deadline: the attempt was cut short. The statement that takes the
+    // delivery over logs it as interrupted.
+    const abandoned: store.AbandonedAttempt | null =
+      delivery.status === 'DELIVERING' ? { token: delivery.attempt_token, startedAt: delivery.attempt_started_at ?? now, error: INTERRUPTED_ERROR } : null;
     if (!destination.active) {
-      await store.cancelDelivery(tx, tenantId, deliveryId, 'the destination was deactivated before the delivery was made', now);
+      await store.cancelDelivery(tx, tenantId, deliveryId, 'the destination was deactivated before the delivery was made', now, abandoned);
       return { result: 'cancelled' as const };
     }
-    await store.startAttempt(tx, tenantId, deliveryId, token, destination.timeout_seconds + ATTEMPT_DEADLINE_GRACE_SECONDS, now);
-    return { result: 'claimed' as const, work };
+    const taken = await store.claimLocked(tx, tenantId, deliveryId, token, destination.timeout_seconds + ATTEMPT_DEADLINE_GRACE_SECONDS, now, abandoned);
+    return { result: 'claimed' as const, work: { ...work, delivery: taken } };
   });
   if (claimed.result !== 'claimed') return claimed.result;
 
@@ -160,20 +157,21 @@ export async function attemptDelivery(context: Context, tenantId: string, delive
   const policy = await destinationPolicy(context, tenantId, destination);
   const response = await safePost(destination.url, headers, rawBody, destination.timeout_seconds * 1000, policy, context.resolver);
   const succeeded = response.status !== null && response.status >= 200 && response.status < 300;
-  const attemptNumber = delivery.attempts + 1;
-  const status: DeliveryStatus = succeeded ? 'SUCCEEDED' : attemptNumber >= delivery.max_attempts ? 'EXHAUSTED' : 'RETRYING';
+  // Only attempts that finish with an outcome spend the retry budget (and set the backoff).
+  const countedAttempts = delivery.attempts + 1;
+  const status: DeliveryStatus = succeeded ? 'SUCCEEDED' : countedAttempts >= delivery.max_attempts ? 'EXHAUSTED' : 'RETRYING';
   const error = succeeded ? null : (response.error ?? `the receiver answered HTTP ${response.status}`);
 
   return db.tenant(tenantId, async (tx) => {
     const now = clock.now();
     // The tenant's backoff scale is read when the retry is scheduled, so a change applies to the next retry.
-    const nextAttemptAt = status === 'RETRYING' ? new Date(now.getTime() + backoffMsBefore(attemptNumber + 1, config.timeScale, await store.backoffScale(tx, tenantId))) : null;
+    const nextAttemptAt =
+      status === 'RETRYING' ? new Date(now.getTime() + backoffMsBefore(countedAttempts + 1, config.timeScale, await store.backoffScale(tx, tenantId))) : null;
     const recorded = await store.finishAttempt(tx, tenantId, deliveryId, token, {
       status,
       nextAttemptAt,
       now,
       record: {
-        attempt: attemptNumber,
         outcome: succeeded ? 'succeeded' : 'failed',
         startedAt,
         durationMs: response.durationMs,
@@ -182,10 +180,11 @@ export async function attemptDelivery(context: Context, tenantId: string, delive
         error,
       },
     });
-    if (!recorded) {
+    if (!recorded.held) {
       log.warn({ tenantId, deliveryId }, 'a delivery attempt finished after its deadline; another worker had taken over');
       return 'superseded' as const;
     }
+    if (!recorded.logged) log.warn({ tenantId, deliveryId, attempt: delivery.attempts_started }, 'a delivery attempt was recorded, but its number was already in the log');
     if (nextAttemptAt) await addJob(tx, store.DELIVER_TASK, { tenant_id: tenantId, delivery_id: deliveryId }, { runAt: nextAttemptAt });
     await logPersonalDataAccess(tx, tenantId, destination.id, delivery.participant_id, data, response.address);
     return status;
@@ -203,7 +202,7 @@ function pingData(destinationId: string): Record<string, unknown> {
  * the participants module.
  */
 async function logPersonalDataAccess(
-  tx: Parameters<typeof store.insertAttempt>[0],
+  tx: Tx,
   tenantId: string,
   destinationId: string,
   participantId: string | null,

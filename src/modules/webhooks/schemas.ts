@@ -84,7 +84,7 @@ export const ListDestinationsQuery = Type.Object({ limit: Pagination.limit(100, 
 export const DestinationList = Type.Object({ destinations: Type.Array(Type.Ref('WebhookDestination')), next_cursor: Type.Union([Type.String(), Type.Null()]) });
 
 export const Attempt = Type.Object({
-  attempt: Type.Integer({ description: '1-based attempt number.' }),
+  attempt: Type.Integer({ description: 'Attempt number: 1, 2, 3… in order; every attempt has its own, an interrupted one too.' }),
   outcome: Type.Union([Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('interrupted')]),
   started_at: Type.String({ format: 'date-time' }),
   duration_ms: Type.Integer(),

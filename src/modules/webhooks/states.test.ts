@@ -2,9 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService } from '../../../test/helper.js';
 import { emit } from '../../platform/outbox.js';
+import { clock } from '../../platform/clock.js';
 import * as participants from '../participants/index.js';
 import { attemptDelivery } from './delivery.js';
 import { dispatch } from './service.js';
+import { claimDue } from './store.js';
 import { startReceiver } from './test-support.js';
 
 /**
@@ -54,6 +56,28 @@ test('webhooks: states and paths without the job runner', async (t) => {
     assert.equal(receiver.received.filter((r) => r.path === '/race').length, 1);
     const [after] = await svc.sql(`SELECT attempts, status FROM webhook_deliveries WHERE id = $1`, [row.id]);
     assert.deepEqual(after, { attempts: 1, status: 'SUCCEEDED' });
+  });
+
+  await t.test('an attempt cut short and its repeat have their own numbers, even when both start in the same millisecond', async () => {
+    const created = await svc.request('POST', BASE, { key: tenant.apiKey, body: { name: 'cut', url: `${receiver.url}/cut`, events: ['badge.earned.v1'] } });
+    await dispatch(context, tenant.tenantId, await emitNow({}));
+    const [row] = await svc.sql(`SELECT id FROM webhook_deliveries WHERE destination_id = $1`, [created.body.id]);
+    // A worker claims the delivery and dies before it records anything; its deadline passes.
+    await svc.service.db.tenant(tenant.tenantId, (tx) => claimDue(tx, tenant.tenantId, row.id, 'dead-worker', 5, clock.now()));
+    await svc.sql(`UPDATE webhook_deliveries SET attempt_deadline = now() - interval '1 second' WHERE id = $1`, [row.id]);
+    // The take-over and the repeat's POST then happen within one millisecond.
+    clock.freeze();
+    try {
+      assert.equal(await attemptDelivery(context, tenant.tenantId, row.id), 'SUCCEEDED');
+    } finally {
+      clock.reset();
+    }
+    const logs = await svc.request('GET', `${BASE}/${created.body.id}/logs`, { key: tenant.apiKey });
+    const [delivery] = logs.body.deliveries;
+    assert.deepEqual(delivery.attempt_log.map((a: { attempt: number; outcome: string }) => [a.attempt, a.outcome]), [[1, 'interrupted'], [2, 'succeeded']]);
+    assert.equal(delivery.attempts, 1, 'the cut attempt does not count against the retry budget');
+    assert.equal(delivery.status, 'SUCCEEDED');
+    assert.equal(receiver.received.filter((r) => r.path === '/cut').length, 1);
   });
 
   await t.test('an in-progress delivery cannot be replayed', async () => {

@@ -174,8 +174,11 @@ export interface DeliveryRow {
   attempts: number;
   max_attempts: number;
   next_attempt_at: Date | null;
+  /** The number of the latest attempt claimed, cut short or not: each attempt's own number in the log. */
+  attempts_started: number;
   attempt_token: string | null;
   attempt_deadline: Date | null;
+  attempt_started_at: Date | null;
   last_response_status: number | null;
   last_error: string | null;
   replay_of: string | null;
@@ -197,13 +200,15 @@ export interface DeliveryWork {
 /**
  * The common case in one statement: a delivery that is due (PENDING or
  * RETRYING) to an active destination is marked DELIVERING with the attempt's
- * token and deadline, and returned with its destination and event data.
- * Null when the delivery is in any other situation (the caller then looks closer).
+ * token, deadline and number (the next one), and returned with its destination
+ * and event data. Null when the delivery is in any other situation (the caller
+ * then looks closer).
  */
 export async function claimDue(tx: Tx, tenantId: string, deliveryId: string, token: string, graceSeconds: number, now: Date): Promise<DeliveryWork | null> {
   const { rows } = await tx.query(
     `UPDATE webhook_deliveries w
-     SET status = 'DELIVERING', attempt_token = $3, attempt_deadline = now() + make_interval(secs => d.timeout_seconds + $4), updated_at = $5
+     SET status = 'DELIVERING', attempts_started = w.attempts_started + 1, attempt_token = $3,
+         attempt_deadline = now() + make_interval(secs => d.timeout_seconds + $4), attempt_started_at = $5, updated_at = $5
      FROM webhook_destinations d
      WHERE w.tenant_id = $1 AND w.id = $2 AND w.status IN ('PENDING', 'RETRYING')
        AND d.tenant_id = w.tenant_id AND d.id = w.destination_id AND d.active
@@ -233,19 +238,51 @@ export async function lockDeliveryWork(tx: Tx, tenantId: string, deliveryId: str
   return { delivery, destination: row.destination as DestinationRow, data: row.data ?? null, deadlineExpired: row.deadline_expired === true };
 }
 
-/** Marks an attempt as in flight until `deadlineSeconds` from now (database time, shared by every process). */
-export async function startAttempt(tx: Tx, tenantId: string, deliveryId: string, token: string, deadlineSeconds: number, now: Date): Promise<void> {
-  await tx.query(
-    `UPDATE webhook_deliveries
-     SET status = 'DELIVERING', attempt_token = $3, attempt_deadline = now() + make_interval(secs => $4), updated_at = $5
-     WHERE tenant_id = $1 AND id = $2`,
-    [tenantId, deliveryId, token, deadlineSeconds, now],
+/** An attempt whose deadline passed without an outcome: its worker died, or gave up on it. */
+export interface AbandonedAttempt {
+  /** The token it held the delivery with (the statement changes nothing if another has it by now). */
+  token: string | null;
+  startedAt: Date;
+  error: string;
+}
+
+/**
+ * Claims a delivery that the caller holds locked (`lockDeliveryWork`) for a new attempt, under
+ * the next attempt number, until `deadlineSeconds` from now (database time, shared by every
+ * process). When an abandoned attempt held it, the same statement logs that attempt as
+ * `interrupted` under its own number, the one before the new attempt's: the number is allocated
+ * once, on the delivery row, so the cut attempt and its repeat can never share it.
+ */
+export async function claimLocked(
+  tx: Tx,
+  tenantId: string,
+  deliveryId: string,
+  token: string,
+  deadlineSeconds: number,
+  now: Date,
+  abandoned: AbandonedAttempt | null,
+): Promise<DeliveryRow> {
+  const { rows } = await tx.query(
+    `WITH claimed AS (
+       UPDATE webhook_deliveries
+       SET status = 'DELIVERING', attempts_started = attempts_started + 1, attempt_token = $3,
+           attempt_deadline = now() + make_interval(secs => $4), attempt_started_at = $5, updated_at = $5
+       WHERE tenant_id = $1 AND id = $2 AND attempt_token IS NOT DISTINCT FROM $6::text
+       RETURNING *
+     ), interrupted AS (
+       INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, outcome, started_at, duration_ms, error)
+       SELECT tenant_id, id, attempts_started - 1, 'interrupted', $7::timestamptz, 0, $8 FROM claimed WHERE $7::timestamptz IS NOT NULL
+     )
+     SELECT to_jsonb(claimed) AS delivery FROM claimed`,
+    [tenantId, deliveryId, token, deadlineSeconds, now, abandoned?.token ?? null, abandoned?.startedAt ?? null, abandoned?.error ?? null],
   );
+  // The caller holds the row locked and read its token under the lock.
+  if (rows.length !== 1) throw new Error(`claimLocked: delivery ${deliveryId} changed under its lock`);
+  return rows[0].delivery as DeliveryRow;
 }
 
 export interface AttemptRecord {
-  attempt: number;
-  outcome: 'succeeded' | 'failed' | 'interrupted';
+  outcome: 'succeeded' | 'failed';
   startedAt: Date;
   durationMs: number;
   responseStatus: number | null;
@@ -253,19 +290,13 @@ export interface AttemptRecord {
   error: string | null;
 }
 
-export async function insertAttempt(tx: Tx, tenantId: string, deliveryId: string, record: AttemptRecord): Promise<void> {
-  await tx.query(
-    `INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, outcome, started_at, duration_ms, response_status, response_body, error)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-     ON CONFLICT DO NOTHING`,
-    [tenantId, deliveryId, record.attempt, record.outcome, record.startedAt, record.durationMs, record.responseStatus, record.responseBody, record.error],
-  );
-}
-
 /**
- * Records the outcome of the attempt that holds `token`, with its log row, in
- * one statement. Returns false when the attempt no longer holds the delivery
- * (another worker took over after the deadline): its result is then dropped.
+ * Records the outcome of the attempt that holds `token`, with its log row under
+ * the number the attempt was claimed with, in one statement. `held` is false
+ * when the attempt no longer holds the delivery (another worker took over after
+ * the deadline): its result is then dropped. The log row gives way on a clash
+ * (`logged` false) rather than lose an outcome whose POST already went out;
+ * with numbers allocated on the delivery row no clash is expected.
  */
 export async function finishAttempt(
   tx: Tx,
@@ -273,19 +304,20 @@ export async function finishAttempt(
   deliveryId: string,
   token: string,
   outcome: { status: DeliveryStatus; nextAttemptAt: Date | null; now: Date; record: AttemptRecord },
-): Promise<boolean> {
+): Promise<{ held: boolean; logged: boolean }> {
   const { record } = outcome;
   const terminal = outcome.status === 'SUCCEEDED' || outcome.status === 'EXHAUSTED' || outcome.status === 'CANCELLED';
   const { rows } = await tx.query(
     `WITH updated AS (
        UPDATE webhook_deliveries
-       SET status = $4, attempts = attempts + 1, next_attempt_at = $5, attempt_token = NULL, attempt_deadline = NULL,
+       SET status = $4, attempts = attempts + 1, next_attempt_at = $5, attempt_token = NULL, attempt_deadline = NULL, attempt_started_at = NULL,
            last_response_status = $6, last_error = $7, updated_at = $8, completed_at = $9
        WHERE tenant_id = $1 AND id = $2 AND attempt_token = $3
-       RETURNING id, attempts
+       RETURNING id, attempts_started
      ), logged AS (
        INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, outcome, started_at, duration_ms, response_status, response_body, error)
-       SELECT $1, id, attempts, $10, $11, $12, $6, $13, $7 FROM updated
+       SELECT $1, id, attempts_started, $10, $11, $12, $6, $13, $7 FROM updated
+       ON CONFLICT (tenant_id, delivery_id, attempt) DO NOTHING
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT count(*) FROM logged)::int AS logged`,
@@ -305,16 +337,24 @@ export async function finishAttempt(
       record.responseBody,
     ],
   );
-  return rows[0].updated === 1;
+  return { held: rows[0].updated === 1, logged: rows[0].logged === 1 };
 }
 
-/** Ends a delivery without an attempt (its destination was deactivated meanwhile). */
-export async function cancelDelivery(tx: Tx, tenantId: string, deliveryId: string, reason: string, now: Date): Promise<void> {
+/**
+ * Ends a delivery without a new attempt (its destination was deactivated meanwhile); an abandoned
+ * attempt that held it is logged as `interrupted` under its own number in the same statement.
+ */
+export async function cancelDelivery(tx: Tx, tenantId: string, deliveryId: string, reason: string, now: Date, abandoned: AbandonedAttempt | null): Promise<void> {
   await tx.query(
-    `UPDATE webhook_deliveries SET status = 'CANCELLED', attempt_token = NULL, attempt_deadline = NULL, next_attempt_at = NULL,
-       last_error = $3, updated_at = $4, completed_at = $4
-     WHERE tenant_id = $1 AND id = $2`,
-    [tenantId, deliveryId, reason, now],
+    `WITH cancelled AS (
+       UPDATE webhook_deliveries SET status = 'CANCELLED', attempt_token = NULL, attempt_deadline = NULL, attempt_started_at = NULL, next_attempt_at = NULL,
+         last_error = $3, updated_at = $4, completed_at = $4
+       WHERE tenant_id = $1 AND id = $2 AND attempt_token IS NOT DISTINCT FROM $5::text
+       RETURNING tenant_id, id, attempts_started
+     )
+     INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, outcome, started_at, duration_ms, error)
+     SELECT tenant_id, id, attempts_started, 'interrupted', $6::timestamptz, 0, $7 FROM cancelled WHERE $6::timestamptz IS NOT NULL`,
+    [tenantId, deliveryId, reason, now, abandoned?.token ?? null, abandoned?.startedAt ?? null, abandoned?.error ?? null],
   );
 }
 
@@ -368,7 +408,7 @@ const WITH_ATTEMPTS = `
   SELECT w.*, COALESCE((
     SELECT json_agg(json_build_object('attempt', a.attempt, 'outcome', a.outcome, 'started_at', a.started_at, 'duration_ms', a.duration_ms,
                                       'response_status', a.response_status, 'response_body', a.response_body, 'error', a.error)
-                    ORDER BY a.started_at, a.attempt)
+                    ORDER BY a.attempt)
     FROM webhook_delivery_attempts a WHERE a.tenant_id = w.tenant_id AND a.delivery_id = w.id
   ), '[]'::json) AS attempt_log
   FROM webhook_deliveries w`;

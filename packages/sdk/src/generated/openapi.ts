@@ -24063,7 +24063,7 @@ export interface components {
             created_at: string;
             completed_at: string | null;
             attempt_log: {
-                /** @description 1-based attempt number. */
+                /** @description Attempt number: 1, 2, 3… in order; every attempt has its own, an interrupted one too. */
                 attempt: number;
                 outcome: "succeeded" | "failed" | "interrupted";
                 /** Format: date-time */
