@@ -290,9 +290,8 @@ export async function resolveSafeTarget(
   const url = checkUrlSyntax(raw, policy);
   const host = hostOf(url);
   if (isIpLiteral(url)) {
-    const check = checkAddress(host, policy);
-    if (!check.allowed) throw new UnsafeUrlError(check.reason);
-    return { url, address: check.address, family: check.family };
+    // checkUrlSyntax refused what the policy refuses.
+    return { url, ...connectionTarget(host) };
   }
   let answers: Array<{ address: string; family: number }>;
   try {
