@@ -69,6 +69,7 @@ async function main(): Promise<void> {
           `  embed URL (anonymous visitor):   ${base}/embed/${site}?engagement_id=${seed.engagementId}`,
           `  host page embedding it:          ${hostPage}`,
           `  host page as participant Alice:  ${hostPage}#session=${session.body.session_id}`,
+          `  console (sign in as the admin):  ${base}/console`,
           `  API reference:                   ${base}/docs`,
           '',
           `  tenant_id ${tenant.tenant_id}`,
