@@ -205,6 +205,22 @@ export const OPERATIONS = {
   replayWebhookDeliveries: { method: 'POST', path: '/api/v1/gamify/webhooks/{destination_id}/replay', auth: 'key' },
   getWebhookReplayJob: { method: 'GET', path: '/api/v1/gamify/webhooks/{destination_id}/replay-jobs/{job_id}', auth: 'key' },
   getEventCatalog: { method: 'GET', path: '/.well-known/events.json', auth: 'public' },
+
+  // The console (a person signed in with the console's cookie session; create
+  // the client with `credentials` and `csrfToken`). The admin routes here take
+  // an API key as well.
+  getConsoleSession: { method: 'GET', path: '/api/v1/console/session', auth: 'public' },
+  createConsoleSession: { method: 'POST', path: '/api/v1/console/session', auth: 'public' },
+  deleteConsoleSession: { method: 'DELETE', path: '/api/v1/console/session', auth: 'public' },
+  changeConsolePassword: { method: 'POST', path: '/api/v1/console/password', auth: 'public' },
+  acceptConsoleInvitation: { method: 'POST', path: '/api/v1/console/invitations/accept', auth: 'public' },
+  listConsoleUsers: { method: 'GET', path: '/api/v1/admin/users', auth: 'key' },
+  inviteConsoleUser: { method: 'POST', path: '/api/v1/admin/users', auth: 'key' },
+  updateConsoleUser: { method: 'PATCH', path: '/api/v1/admin/users/{id}', auth: 'key' },
+  deleteConsoleUser: { method: 'DELETE', path: '/api/v1/admin/users/{id}', auth: 'key' },
+  listAuditLog: { method: 'GET', path: '/api/v1/admin/audit-log', auth: 'key' },
+  revealParticipantField: { method: 'POST', path: '/api/v1/admin/participants/{participant_id}/reveal', auth: 'key' },
+  getAnalyticsOverview: { method: 'GET', path: '/api/v1/admin/analytics/overview', auth: 'key' },
   streamEvents: { method: 'GET', path: '/api/v1/public/events/stream', auth: 'session', stream: true },
 } as const satisfies Record<string, OperationSpec>;
 

@@ -1,0 +1,59 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { client, isUnauthenticated, setCsrfToken } from '../../api/client';
+import type { ConsoleUser } from '../../lib/permissions';
+
+/** `GET/POST/DELETE /console/session`: who is signed in, and signing in and out. */
+export interface ConsoleSession {
+  user: ConsoleUser;
+  csrf_token: string;
+  expires_at: string;
+}
+
+export const sessionKey = ['console-session'] as const;
+
+function remember(session: ConsoleSession | null): ConsoleSession | null {
+  setCsrfToken(session?.csrf_token);
+  return session;
+}
+
+export function useSession() {
+  return useQuery({
+    queryKey: sessionKey,
+    queryFn: async () => {
+      try {
+        return remember((await client.getConsoleSession()) as ConsoleSession);
+      } catch (error) {
+        if (isUnauthenticated(error)) return remember(null);
+        throw error;
+      }
+    },
+    staleTime: 60_000,
+    retry: false,
+  });
+}
+
+export function useSignIn() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (body: { email: string; password: string }) => remember((await client.createConsoleSession({ body })) as ConsoleSession),
+    onSuccess: (session) => {
+      // Whatever another person's session had cached is not this one's to see.
+      queryClient.clear();
+      queryClient.setQueryData(sessionKey, session);
+    },
+  });
+}
+
+export function useSignOut() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async () => {
+      await client.deleteConsoleSession();
+    },
+    onSettled: () => {
+      remember(null);
+      queryClient.clear();
+      queryClient.setQueryData(sessionKey, null);
+    },
+  });
+}
