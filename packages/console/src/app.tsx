@@ -93,7 +93,7 @@ export function App() {
   if (session.isPending) {
     return (
       <Center mih="100vh">
-        <Loader aria-label={t('common.loading')} />
+        <Loader role="status" aria-label={t('common.loading')} />
       </Center>
     );
   }

@@ -3,6 +3,7 @@ import '@mantine/charts/styles.css';
 import './console.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { setNonce } from 'get-nonce';
 import { createTheme, MantineProvider, type CSSVariablesResolver } from '@mantine/core';
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { isUnauthenticated, isForbidden } from './api/client';
@@ -16,6 +17,8 @@ import './i18n';
  * Mantine writes its CSS variables in one, with that nonce.
  */
 const styleNonce = document.querySelector<HTMLMetaElement>('meta[name="style-nonce"]')?.content ?? '';
+// Dialogs lock the page's scrolling with a `<style>` element of their own (react-remove-scroll), which takes its nonce from here.
+setNonce(styleNonce);
 
 const theme = createTheme({
   primaryColor: 'blue',

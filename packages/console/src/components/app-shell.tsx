@@ -55,6 +55,7 @@ export function ConsoleShell() {
               end={item.to === '/'}
               label={t(item.label)}
               active={item.to === '/' ? location.pathname === '/' : location.pathname.startsWith(item.to)}
+              variant="filled"
               onClick={close}
             />
           ))}

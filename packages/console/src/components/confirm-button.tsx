@@ -28,10 +28,10 @@ export function ConfirmButton({ label, title, message, confirmLabel, onConfirm, 
   };
   return (
     <>
-      <Button color={destructive ? 'red.8' : undefined} {...button} onClick={() => setOpen(true)}>
+      <Button color={destructive ? 'red.9' : undefined} {...button} onClick={() => setOpen(true)}>
         {label}
       </Button>
-      <Modal opened={open} onClose={close} title={title} centered>
+      <Modal opened={open} onClose={close} title={title} centered closeButtonProps={{ 'aria-label': t('common.close') }}>
         <Stack>
           <Text>{message}</Text>
           {children}
@@ -41,7 +41,7 @@ export function ConfirmButton({ label, title, message, confirmLabel, onConfirm, 
               {t('common.cancel')}
             </Button>
             <Button
-              color={destructive ? 'red.8' : undefined}
+              color={destructive ? 'red.9' : undefined}
               loading={busy}
               disabled={confirmDisabled}
               onClick={async () => {

@@ -4,6 +4,7 @@ export const en = {
   common: {
     error: 'The service refused this',
     cancel: 'Cancel',
+    close: 'Close',
     confirm: 'Confirm',
     delete: 'Delete',
     actions: 'Actions',

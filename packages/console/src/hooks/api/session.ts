@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { client, isUnauthenticated, setCsrfToken } from '../../api/client';
 import type { ConsoleUser } from '../../lib/permissions';
 
@@ -10,6 +10,11 @@ export interface ConsoleSession {
 }
 
 export const sessionKey = ['console-session'] as const;
+
+/** Forgets every cached answer but the session itself (whose query the app is watching). */
+function forgetOtherQueries(queryClient: QueryClient): void {
+  queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== sessionKey[0] });
+}
 
 function remember(session: ConsoleSession | null): ConsoleSession | null {
   setCsrfToken(session?.csrf_token);
@@ -38,7 +43,7 @@ export function useSignIn() {
     mutationFn: async (body: { email: string; password: string }) => remember((await client.createConsoleSession({ body })) as ConsoleSession),
     onSuccess: (session) => {
       // Whatever another person's session had cached is not this one's to see.
-      queryClient.clear();
+      forgetOtherQueries(queryClient);
       queryClient.setQueryData(sessionKey, session);
     },
   });
@@ -52,7 +57,7 @@ export function useSignOut() {
     },
     onSettled: () => {
       remember(null);
-      queryClient.clear();
+      forgetOtherQueries(queryClient);
       queryClient.setQueryData(sessionKey, null);
     },
   });

@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { useOverview, type Overview as OverviewData } from '../../hooks/api/analytics';
 import { ErrorAlert } from '../../components/error-alert';
 import { PageHeader } from '../../components/page-header';
+import { Loading, ScrollTable } from '../../components/loading';
 
 const RANGES = ['7', '30', '90'] as const;
 
@@ -36,7 +37,7 @@ function ChartCard({ title, children, data, series }: { title: string; children:
       <div aria-hidden="true">{children}</div>
       <details>
         <summary>{t('overview.asTable')}</summary>
-        <Table.ScrollContainer minWidth={300}>
+        <ScrollTable minWidth={300}>
           <Table striped>
             <Table.Thead>
               <Table.Tr>
@@ -57,7 +58,7 @@ function ChartCard({ title, children, data, series }: { title: string; children:
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       </details>
     </Card>
   );
@@ -98,7 +99,7 @@ export function Overview() {
         />
       </PageHeader>
       <ErrorAlert error={overview.error} />
-      {overview.isPending && <Loader aria-label={t('common.loading')} />}
+      {overview.isPending && <Loading />}
       {data && (
         <>
           <Text size="sm" c="dimmed">
@@ -131,7 +132,7 @@ export function Overview() {
             {data.top_rules.length === 0 ? (
               <Text c="dimmed">{t('overview.noRules')}</Text>
             ) : (
-              <Table.ScrollContainer minWidth={300}>
+              <ScrollTable minWidth={300}>
                 <Table>
                   <Table.Thead>
                     <Table.Tr>
@@ -150,7 +151,7 @@ export function Overview() {
                     ))}
                   </Table.Tbody>
                 </Table>
-              </Table.ScrollContainer>
+              </ScrollTable>
             )}
           </Card>
           <Group>

@@ -10,6 +10,7 @@ import { PageHeader } from '../../components/page-header';
 import { ConfirmButton } from '../../components/confirm-button';
 import { RoleGuard, useCurrentUser } from '../../components/permission';
 import { ROLES, type Role } from '../../lib/permissions';
+import { Loading, ScrollTable } from '../../components/loading';
 
 function UsageRow({ label, used, quota }: { label: string; used: number; quota: number | null }) {
   const { t } = useTranslation();
@@ -19,7 +20,11 @@ function UsageRow({ label, used, quota }: { label: string; used: number; quota: 
         <Text size="sm">{label}</Text>
         <Text size="sm">{quota === null ? t('settings.unlimited', { used }) : `${used.toLocaleString()} / ${quota.toLocaleString()}`}</Text>
       </Group>
-      {quota !== null && <Progress value={Math.min(100, (used / Math.max(quota, 1)) * 100)} aria-label={label} color={used >= quota ? 'red.8' : 'blue.8'} />}
+      {quota !== null && (
+        <Progress.Root>
+          <Progress.Section value={Math.min(100, (used / Math.max(quota, 1)) * 100)} aria-label={label} color={used >= quota ? 'red.9' : 'blue.8'} />
+        </Progress.Root>
+      )}
     </div>
   );
 }
@@ -41,7 +46,7 @@ function ConsoleUsers() {
       </Title>
       <ErrorAlert error={users.error ?? update.error} />
       {users.data && (
-        <Table.ScrollContainer minWidth={500}>
+        <ScrollTable minWidth={500}>
           <Table striped data-testid="console-users">
             <Table.Thead>
               <Table.Tr>
@@ -86,7 +91,7 @@ function ConsoleUsers() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
       <form
         onSubmit={(event) => {
@@ -152,7 +157,7 @@ export function Settings() {
     <Stack>
       <PageHeader title={t('settings.title')} />
       <ErrorAlert error={tenant.error ?? usage.error} />
-      {(tenant.isPending || usage.isPending) && <Loader aria-label={t('common.loading')} />}
+      {(tenant.isPending || usage.isPending) && <Loading />}
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         {tenant.data && (
           <Card withBorder>

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useEventCatalog } from '../../../hooks/api/webhooks';
 import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
+import { Loading, ScrollTable } from '../../../components/loading';
 
 /** The events the service sends (GET /.well-known/events.json), filterable by name. */
 export function EventCatalog() {
@@ -16,9 +17,9 @@ export function EventCatalog() {
       <PageHeader title={t('catalog.title')} />
       <TextInput label={t('catalog.filter')} value={filter} onChange={(e) => setFilter(e.currentTarget.value)} maw={320} />
       <ErrorAlert error={catalog.error} />
-      {catalog.isPending && <Loader aria-label={t('common.loading')} />}
+      {catalog.isPending && <Loading />}
       {events.length > 0 && (
-        <Table.ScrollContainer minWidth={600}>
+        <ScrollTable minWidth={600}>
           <Table striped>
             <Table.Thead>
               <Table.Tr>
@@ -41,7 +42,7 @@ export function EventCatalog() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
     </Stack>
   );

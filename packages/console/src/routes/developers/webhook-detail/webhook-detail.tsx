@@ -8,9 +8,10 @@ import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
 import { RoleGuard, useCan } from '../../../components/permission';
 import { ConfirmButton } from '../../../components/confirm-button';
+import { Loading, ScrollTable } from '../../../components/loading';
 
 const STATUSES = ['PENDING', 'DELIVERING', 'RETRYING', 'SUCCEEDED', 'EXHAUSTED', 'CANCELLED'] as const;
-const STATUS_COLORS: Record<string, string> = { SUCCEEDED: 'green.9', EXHAUSTED: 'red.8', RETRYING: 'orange.9', CANCELLED: 'gray.7' };
+const STATUS_COLORS: Record<string, string> = { SUCCEEDED: 'teal.9', EXHAUSTED: 'red.9', RETRYING: 'indigo.9', CANCELLED: 'gray.7' };
 
 function Deliveries({ destinationId }: { destinationId: string }) {
   const { t } = useTranslation();
@@ -43,7 +44,7 @@ function Deliveries({ destinationId }: { destinationId: string }) {
       {replay.isSuccess && <Alert color="green" role="status">{t('deliveries.replayed')}</Alert>}
       {deliveries.data && rows.length === 0 && <Text>{t('deliveries.none')}</Text>}
       {rows.length > 0 && (
-        <Table.ScrollContainer minWidth={700}>
+        <ScrollTable minWidth={700}>
           <Table striped data-testid="deliveries">
             <Table.Thead>
               <Table.Tr>
@@ -61,7 +62,7 @@ function Deliveries({ destinationId }: { destinationId: string }) {
                   <Table.Td>{new Date(d.created_at).toLocaleString()}</Table.Td>
                   <Table.Td>{d.event}</Table.Td>
                   <Table.Td>
-                    <Badge color={STATUS_COLORS[d.status] ?? 'blue.8'} variant="filled">
+                    <Badge color={STATUS_COLORS[d.status] ?? 'blue.9'} variant="filled">
                       {d.status}
                     </Badge>
                   </Table.Td>
@@ -80,7 +81,7 @@ function Deliveries({ destinationId }: { destinationId: string }) {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
       <Pager pages={pages} nextCursor={deliveries.data?.next_cursor} />
     </Card>
@@ -121,7 +122,7 @@ export function WebhookDetail() {
       </PageHeader>
       <ErrorAlert error={destination.error ?? update.error ?? test.error} />
       {test.isSuccess && <Alert color="green" role="status">{t('webhooks.testSent')}</Alert>}
-      {destination.isPending && <Loader aria-label={t('common.loading')} />}
+      {destination.isPending && <Loading />}
       {d && (
         <Card withBorder>
           <Stack gap="xs">

@@ -7,6 +7,7 @@ import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
 import { RoleGuard } from '../../../components/permission';
+import { Loading, ScrollTable } from '../../../components/loading';
 
 function CreateDestination() {
   const { t } = useTranslation();
@@ -56,10 +57,10 @@ export function WebhookList() {
     <Stack>
       <PageHeader title={t('webhooks.title')} />
       <ErrorAlert error={destinations.error} />
-      {destinations.isPending && <Loader aria-label={t('common.loading')} />}
+      {destinations.isPending && <Loading />}
       {destinations.data && rows.length === 0 && <Text>{t('webhooks.none')}</Text>}
       {rows.length > 0 && (
-        <Table.ScrollContainer minWidth={600}>
+        <ScrollTable minWidth={600}>
           <Table striped>
             <Table.Thead>
               <Table.Tr>
@@ -80,7 +81,7 @@ export function WebhookList() {
                   <Table.Td>{d.url}</Table.Td>
                   <Table.Td>{d.events.length === 0 ? t('webhooks.allEvents') : d.events.join(', ')}</Table.Td>
                   <Table.Td>
-                    <Badge color={d.active ? 'green.9' : 'gray.7'} variant="filled">
+                    <Badge color={d.active ? 'teal.9' : 'gray.7'} variant="filled">
                       {d.active ? t('webhooks.active') : t('webhooks.inactive')}
                     </Badge>
                   </Table.Td>
@@ -88,7 +89,7 @@ export function WebhookList() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
       <Pager pages={pages} nextCursor={destinations.data?.next_cursor} />
       <RoleGuard permission="developers:write">

@@ -10,6 +10,7 @@ import { RoleGuard } from '../../../components/permission';
 import { ConfirmButton } from '../../../components/confirm-button';
 import { PointsAdjustForm } from './components/points-adjust-form';
 import { ProfileCard } from './components/profile-card';
+import { Loading, ScrollTable } from '../../../components/loading';
 
 type Named = { code?: string; name?: string; badge_code?: string; streak_code?: string; current?: number; current_count?: number; earned_at?: string; earned?: boolean };
 
@@ -26,7 +27,7 @@ function Ledger({ participantId }: { participantId: string }) {
       <ErrorAlert error={ledger.error} />
       {ledger.data && entries.length === 0 && <Text>{t('participant.noLedger')}</Text>}
       {entries.length > 0 && (
-        <Table.ScrollContainer minWidth={560}>
+        <ScrollTable minWidth={560}>
           <Table striped data-testid="ledger">
             <Table.Thead>
               <Table.Tr>
@@ -49,7 +50,7 @@ function Ledger({ participantId }: { participantId: string }) {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
       <Pager pages={pages} nextCursor={ledger.data?.next_cursor} />
     </Card>
@@ -107,7 +108,7 @@ export function ParticipantDetail() {
         {profile.data?.anonymized && <Badge color="gray.7">{t('participants.anonymized')}</Badge>}
       </PageHeader>
       <ErrorAlert error={profile.error ?? state.error} />
-      {(profile.isPending || state.isPending) && <Loader aria-label={t('common.loading')} />}
+      {(profile.isPending || state.isPending) && <Loading />}
       {points && (
         <SimpleGrid cols={{ base: 1, sm: 3 }}>
           <Card withBorder>

@@ -6,6 +6,7 @@ import { useParticipants, type ParticipantFilters } from '../../../hooks/api/par
 import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
+import { Loading, ScrollTable } from '../../../components/loading';
 
 /** Participants, masked: search by the tenant's own id or by email, or list with a country filter. */
 export function ParticipantList() {
@@ -46,10 +47,10 @@ export function ParticipantList() {
         </form>
       </Card>
       <ErrorAlert error={participants.error} />
-      {participants.isPending && <Loader aria-label={t('common.loading')} />}
+      {participants.isPending && <Loading />}
       {participants.data && rows.length === 0 && <Text>{t('participants.none')}</Text>}
       {rows.length > 0 && (
-        <Table.ScrollContainer minWidth={600}>
+        <ScrollTable minWidth={600}>
           <Table striped highlightOnHover data-testid="participant-table">
             <Table.Thead>
               <Table.Tr>
@@ -81,7 +82,7 @@ export function ParticipantList() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
       <Pager pages={pages} nextCursor={participants.data?.next_cursor} />
     </Stack>

@@ -6,6 +6,7 @@ import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
 import { RoleGuard } from '../../../components/permission';
+import { Loading } from '../../../components/loading';
 
 export function BadgeList() {
   const { t } = useTranslation();
@@ -20,7 +21,7 @@ export function BadgeList() {
     <Stack>
       <PageHeader title={t('badges.title')} />
       <ErrorAlert error={badges.error} />
-      {badges.isPending && <Loader aria-label={t('common.loading')} />}
+      {badges.isPending && <Loading />}
       {badges.data && rows.length === 0 && <Text>{t('badges.none')}</Text>}
       {rows.length > 0 && (
         <Table striped>

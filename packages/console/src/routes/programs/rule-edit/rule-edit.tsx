@@ -7,6 +7,7 @@ import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
 import { ConfirmButton } from '../../../components/confirm-button';
 import { useCan } from '../../../components/permission';
+import { Loading } from '../../../components/loading';
 
 /** What the form edits: an event rule awarding a fixed number of points (other rule shapes are kept as they are). */
 interface Draft {
@@ -63,7 +64,7 @@ export function RuleEdit() {
     simulate.mutate({ rule: input, from: from.toISOString(), to: to.toISOString() }, { onSuccess: () => setSimulated(current) });
   };
 
-  if (ruleId && rule.isPending) return <Loader aria-label={t('common.loading')} />;
+  if (ruleId && rule.isPending) return <Loading />;
   return (
     <Stack>
       <Anchor component={Link} to="/programs/rules" size="sm">
@@ -137,7 +138,7 @@ export function RuleEdit() {
           <ErrorAlert error={simulate.error} />
           {simulate.data && (
             <Stack gap={4} mt="sm" data-testid="backtest-result" aria-live="polite">
-              {!backtested && <Text c="orange.9">{t('rules.backtestStale')}</Text>}
+              {!backtested && <Text c="red.9">{t('rules.backtestStale')}</Text>}
               <Text>{t('rules.eventsMatched', { matched: simulate.data.events_matched, scanned: simulate.data.events_scanned })}</Text>
               <Text>{t('rules.participantsReached', { count: simulate.data.participants })}</Text>
               <Text fw={700}>{t('rules.pointsWouldAward', { points: simulate.data.points.toLocaleString() })}</Text>

@@ -7,6 +7,7 @@ import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
 import { RoleGuard } from '../../../components/permission';
+import { Loading, ScrollTable } from '../../../components/loading';
 
 export function RuleList() {
   const { t } = useTranslation();
@@ -41,10 +42,10 @@ export function RuleList() {
         <TextInput label={t('rules.eventName')} value={eventName} onChange={(e) => { pages.reset(); setEventName(e.currentTarget.value); }} />
       </Group>
       <ErrorAlert error={rules.error} />
-      {rules.isPending && <Loader aria-label={t('common.loading')} />}
+      {rules.isPending && <Loading />}
       {rules.data && rows.length === 0 && <Text>{t('rules.none')}</Text>}
       {rows.length > 0 && (
-        <Table.ScrollContainer minWidth={600}>
+        <ScrollTable minWidth={600}>
           <Table striped data-testid="rules">
             <Table.Thead>
               <Table.Tr>
@@ -64,7 +65,7 @@ export function RuleList() {
                   </Table.Td>
                   <Table.Td>{rule.trigger === 'event' ? rule.event_name : rule.trigger}</Table.Td>
                   <Table.Td>
-                    <Badge color={rule.status === 'active' ? 'green.9' : 'gray.7'} variant="filled">
+                    <Badge color={rule.status === 'active' ? 'teal.9' : 'gray.7'} variant="filled">
                       {t(`rules.${rule.status}`)}
                     </Badge>
                   </Table.Td>
@@ -73,7 +74,7 @@ export function RuleList() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
       <Pager pages={pages} nextCursor={rules.data?.next_cursor} />
     </Stack>

@@ -6,6 +6,7 @@ import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
 import { ConfirmButton } from '../../../components/confirm-button';
 import { RoleGuard, useCan } from '../../../components/permission';
+import { Loading } from '../../../components/loading';
 
 export function TierList() {
   const { t } = useTranslation();
@@ -21,7 +22,7 @@ export function TierList() {
     <Stack>
       <PageHeader title={t('tiers.title')} />
       <ErrorAlert error={tiers.error} />
-      {tiers.isPending && <Loader aria-label={t('common.loading')} />}
+      {tiers.isPending && <Loading />}
       {tiers.data && rows.length === 0 && <Text>{t('tiers.none')}</Text>}
       {rows.length > 0 && (
         <Table striped>

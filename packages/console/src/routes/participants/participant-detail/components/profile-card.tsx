@@ -25,7 +25,7 @@ function RevealButton({ participantId, field }: { participantId: string; field: 
       <Button size="compact-xs" variant="default" onClick={() => setOpen(true)} aria-label={t('reveal.buttonFor', { field: t(`fields.${field}`) })}>
         {t('reveal.button')}
       </Button>
-      <Modal opened={open} onClose={close} title={t('reveal.title', { field: t(`fields.${field}`) })} centered>
+      <Modal opened={open} onClose={close} title={t('reveal.title', { field: t(`fields.${field}`) })} centered closeButtonProps={{ 'aria-label': t('common.close') }}>
         <form
           onSubmit={(event) => {
             event.preventDefault();
