@@ -59,7 +59,7 @@ export function ProfileCard({ profile }: { profile: Profile }) {
   return (
     <Card withBorder>
       <Title order={2} size="h4" mb="sm">
-        {t('participant.profile')}
+        {profile.masked ? t('participant.profileMasked') : t('participant.profile')}
       </Title>
       <Table>
         <Table.Tbody>
