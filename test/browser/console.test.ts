@@ -75,7 +75,8 @@ const analyticsStub: FastifyPluginAsync = async (app) => {
 };
 const sessionStub: FastifyPluginAsync = async (app) => {
   const session = () => ({
-    user: { id: 'owner', email: stubTenant!.adminEmail, name: 'Owner', role: 'owner', can_publish: true, tenant_id: stubTenant!.tenantId },
+    user: { id: 'owner', email: stubTenant!.adminEmail, name: 'Owner', role: 'owner', can_publish: true, status: 'active' },
+    tenant: { id: stubTenant!.tenantId, slug: stubTenant!.slug, name: 'Test', environment: 'live' },
     csrf_token: 'stub',
     expires_at: new Date(Date.now() + 3_600_000).toISOString(),
   });
@@ -244,8 +245,17 @@ test('the console in Chromium: sign-in, every built screen accessible and within
       await page.getByRole('link', { name: 'p-ada' }).click();
       await page.getByRole('heading', { level: 1, name: 'Participant p-ada' }).waitFor();
       await page.locator('[data-testid="available"][data-value="120"]').waitFor();
-      // A console user sees the profile masked; the stand-in signs in with the tenant's key, which holds read:pii.
-      if (REAL_SESSIONS) assert.doesNotMatch((await page.textContent('main'))!, /ada@example\.com/, 'the profile is masked');
+      // A console user sees the profile masked and reveals one field with a reason; the stand-in signs in with the tenant's key, which holds read:pii.
+      if (REAL_SESSIONS) {
+        assert.doesNotMatch((await page.textContent('main'))!, /ada@example\.com/, 'the profile is masked');
+        await page.getByRole('button', { name: 'Reveal Email' }).click();
+        const reveal = page.getByRole('dialog', { name: 'Reveal Email' });
+        await reveal.getByLabel(/^Reason/).fill('ticket 4711: customer asked');
+        await reveal.getByRole('button', { name: 'Reveal' }).click();
+        assert.equal(await reveal.getByTestId('revealed-value').textContent(), 'ada@example.com');
+        await assertAccessible(page, 'reveal dialog');
+        await reveal.getByRole('button', { name: 'Close' }).click();
+      }
 
       await page.getByLabel(/^Amount/).fill('50');
       await page.getByLabel(/^Reason/).fill('goodwill: late delivery');
@@ -339,6 +349,43 @@ test('the console in Chromium: sign-in, every built screen accessible and within
       await phone.getByRole('button', { name: 'Show or hide the navigation' }).click();
       await phone.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Settings' }).click();
       await phone.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+    });
+
+    await t.test('audit log: the changes made above, newest first', { skip: !REAL_SESSIONS && 'needs the console branch\'s audit log' }, async () => {
+      await open(page, 'Audit log', 'Audit log');
+      await page.getByTestId('audit-log').waitFor();
+      await assertAccessible(page, 'audit log');
+      await screenshot(page, '15-audit-log');
+    });
+
+    await t.test('a marketer: the page hides participant adjustments, and the API refuses them (403)', { skip: !REAL_SESSIONS && 'needs the console branch\'s roles' }, async () => {
+      const owner = page.context().request;
+      const session = await (await owner.get(`${svc.baseUrl}/api/v1/console/session`)).json();
+      const invited = await owner.post(`${svc.baseUrl}/api/v1/admin/users`, { headers: { 'x-csrf-token': session.csrf_token }, data: { email: 'mara@example.com', role: 'marketer' } });
+      assert.equal(invited.status(), 201, await invited.text());
+      const token = new URLSearchParams(new URL((await invited.json()).invite_url).hash.slice(1)).get('token');
+      const accepted = await svc.request('POST', '/api/v1/console/invitations/accept', { body: { token, password: 'a long marketer password 42' } });
+      assert.equal(accepted.status, 200, accepted.text);
+
+      const marketer = await newPage();
+      await signIn(marketer, 'mara@example.com', 'a long marketer password 42');
+      const links = await marketer.getByRole('navigation', { name: 'Console sections' }).getByRole('link').allTextContents();
+      assert.ok(links.includes('Earn rules') && links.includes('Participants'), links.join());
+      assert.ok(!links.includes('Webhooks') && !links.includes('Audit log'), `a marketer sees no developer or audit screens: ${links.join()}`);
+      await marketer.goto(`${svc.baseUrl}/console/participants/p-ada`);
+      await marketer.locator('[data-testid="available"]').waitFor();
+      assert.equal(await marketer.getByRole('heading', { name: 'Adjust points' }).count(), 0, 'no adjustment form');
+      assert.equal(await marketer.getByRole('button', { name: /^Reveal/ }).count(), 0, 'no reveal');
+
+      const mine = await (await marketer.context().request.get(`${svc.baseUrl}/api/v1/console/session`)).json();
+      const refused = await marketer.context().request.post(`${svc.baseUrl}/api/v1/gamify/points/grant`, {
+        headers: { 'x-csrf-token': mine.csrf_token },
+        data: { participant_id: 'p-ada', amount: 5, reason: 'not allowed', idempotency_key: 'marketer-try' },
+      });
+      assert.equal(refused.status(), 403);
+      assert.equal((await refused.json()).code, 'AUTH_FORBIDDEN');
+      const hooks = await marketer.context().request.get(`${svc.baseUrl}/api/v1/gamify/webhooks?limit=5`);
+      assert.equal(hooks.status(), 403);
     });
 
     await t.test('the session ends: the next call brings back the sign-in page, which says so', { skip: !REAL_SESSIONS && 'needs the console branch\'s cookie sessions' }, async () => {

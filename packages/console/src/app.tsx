@@ -6,7 +6,7 @@ import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
 import { useSession } from './hooks/api/session';
 import { permissionsOf, type Permission } from './lib/permissions';
 import { NAVIGATION, ConsoleShell } from './components/app-shell';
-import { UserContext, RoleGuard } from './components/permission';
+import { UserContext, RoleGuard, useCurrentUser } from './components/permission';
 import { ErrorAlert } from './components/error-alert';
 import { SignIn } from './routes/sign-in/sign-in';
 import { AcceptInvitation } from './routes/accept-invitation/accept-invitation';
@@ -21,6 +21,7 @@ import { WebhookList } from './routes/developers/webhook-list/webhook-list';
 import { WebhookDetail } from './routes/developers/webhook-detail/webhook-detail';
 import { EventCatalog } from './routes/developers/event-catalog/event-catalog';
 import { Settings } from './routes/settings/settings';
+import { AuditLog } from './routes/settings/audit-log/audit-log';
 import { NotFound } from './routes/not-found';
 
 export const BASENAME = '/console';
@@ -36,19 +37,14 @@ function Guarded({ permission, children }: { permission: Permission; children: R
 }
 
 function Home() {
-  const { user } = useUserOrThrow();
-  const first = NAVIGATION.find((item) => permissionsOf(user).has(item.permission));
+  const { permissions } = useCurrentUser();
+  const first = NAVIGATION.find((item) => permissions.has(item.permission));
   if (first && first.to !== '/') return <Navigate to={first.to} replace />;
   return (
     <Guarded permission="analytics:read">
       <Overview />
     </Guarded>
   );
-}
-
-function useUserOrThrow() {
-  const session = useSession();
-  return { user: session.data!.user };
 }
 
 function SignedIn() {
@@ -71,6 +67,7 @@ function SignedIn() {
               { path: '/developers/webhooks/:destinationId', element: <Guarded permission="developers:read"><WebhookDetail /></Guarded> },
               { path: '/developers/events', element: <Guarded permission="developers:read"><EventCatalog /></Guarded> },
               { path: '/settings', element: <Guarded permission="settings:read"><Settings /></Guarded> },
+              { path: '/audit-log', element: <Guarded permission="audit:read"><AuditLog /></Guarded> },
               { path: '*', element: <NotFound /> },
             ],
           },
@@ -87,9 +84,8 @@ export function App() {
   const session = useSession();
   const ended = useQuery({ queryKey: sessionEndedKey, queryFn: () => false, staleTime: Infinity });
   const path = window.location.pathname.slice(BASENAME.length);
-  const user = session.data?.user;
-  const value = useMemo(() => (user ? { user, permissions: permissionsOf(user) } : null), [user]);
-  if (path.startsWith('/accept-invitation')) return <AcceptInvitation />;
+  const value = useMemo(() => (session.data ? { user: session.data.user, permissions: permissionsOf(session.data.user, session.data.permissions) } : null), [session.data]);
+  if (path.startsWith('/accept-invite')) return <AcceptInvitation />;
   if (session.isPending) {
     return (
       <Center mih="100vh">

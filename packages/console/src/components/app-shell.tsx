@@ -16,6 +16,7 @@ export const NAVIGATION: Array<{ to: string; label: string; permission: Permissi
   { to: '/developers/webhooks', label: 'nav.webhooks', permission: 'developers:read' },
   { to: '/developers/events', label: 'nav.eventCatalog', permission: 'developers:read' },
   { to: '/settings', label: 'nav.settings', permission: 'settings:read' },
+  { to: '/audit-log', label: 'nav.auditLog', permission: 'audit:read' },
 ];
 
 export function ConsoleShell() {

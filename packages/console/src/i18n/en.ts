@@ -28,6 +28,7 @@ export const en = {
     webhooks: 'Webhooks',
     eventCatalog: 'Event catalogue',
     settings: 'Settings',
+    auditLog: 'Audit log',
   },
   roles: { owner: 'Owner', marketer: 'Marketer', support: 'Support', reviewer: 'Fraud reviewer', analyst: 'Analyst' },
   signIn: {
@@ -250,6 +251,16 @@ export const en = {
     invite: 'Send invitation',
     invited: 'Invitation created',
     inviteLink: 'Send this link to the person:',
+  },
+  audit: {
+    title: 'Audit log',
+    when: 'When',
+    who: 'Who',
+    action: 'Action',
+    resource: 'Resource',
+    resourceHelp: 'For example rules, webhooks, users, participants.',
+    status: 'Status',
+    none: 'No change recorded.',
   },
   password: { title: 'Your password', current: 'Current password', new: 'New password', submit: 'Change password', changed: 'Password changed.' },
 };

@@ -44,12 +44,13 @@ export interface ConsoleUser {
   name: string | null;
   role: Role;
   can_publish: boolean;
-  tenant_id: string;
-  permissions?: Permission[];
+  status?: 'invited' | 'active' | 'disabled';
 }
 
-export function permissionsOf(user: ConsoleUser): Set<Permission> {
-  const granted = new Set<Permission>(user.permissions ?? ROLE_PERMISSIONS[user.role] ?? []);
-  if (!user.permissions && !user.can_publish) granted.delete('programs:publish');
+/** The session's own list when it has one (the server's word), else the role's. */
+export function permissionsOf(user: ConsoleUser, fromSession?: Permission[]): Set<Permission> {
+  if (fromSession) return new Set(fromSession);
+  const granted = new Set<Permission>(ROLE_PERMISSIONS[user.role] ?? []);
+  if (!user.can_publish) granted.delete('programs:publish');
   return granted;
 }

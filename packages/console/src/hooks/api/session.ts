@@ -1,11 +1,14 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { client, isUnauthenticated, setCsrfToken } from '../../api/client';
-import type { ConsoleUser } from '../../lib/permissions';
+import type { ConsoleUser, Permission } from '../../lib/permissions';
 
 /** `GET/POST/DELETE /console/session`: who is signed in, and signing in and out. */
 export interface ConsoleSession {
   user: ConsoleUser;
-  csrf_token: string;
+  tenant?: { id: string; slug: string; name: string; environment: string };
+  /** What the user may do, as the server enforces it. */
+  permissions?: Permission[];
+  csrf_token: string | null;
   expires_at: string;
 }
 
@@ -17,7 +20,7 @@ function forgetOtherQueries(queryClient: QueryClient): void {
 }
 
 function remember(session: ConsoleSession | null): ConsoleSession | null {
-  setCsrfToken(session?.csrf_token);
+  setCsrfToken(session?.csrf_token ?? undefined);
   return session;
 }
 

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { client } from '../../api/client';
 import type { Role } from '../../lib/permissions';
 import { queryKeysFactory } from './query-keys';
@@ -54,5 +54,29 @@ export function useRemoveUser() {
   return useMutation({
     mutationFn: (id: string) => client.deleteConsoleUser({ path: { id } }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: userKeys.all }),
+  });
+}
+
+/** `GET /admin/audit-log`: who changed what, newest first. */
+export interface AuditEntry {
+  id: string;
+  occurred_at: string;
+  actor_type: 'user' | 'api_key' | 'system';
+  actor_id: string;
+  actor_label: string | null;
+  action: string;
+  method: string;
+  route: string;
+  resource_type: string;
+  resource_id: string | null;
+  status: number;
+}
+
+export function useAuditLog(filters: { resource_type?: string; cursor?: string }) {
+  return useQuery({
+    queryKey: ['audit-log', filters],
+    queryFn: async () =>
+      (await client.listAuditLog({ query: { limit: 50, resource_type: filters.resource_type || undefined, cursor: filters.cursor } })) as { entries: AuditEntry[]; next_cursor: string | null },
+    placeholderData: keepPreviousData,
   });
 }

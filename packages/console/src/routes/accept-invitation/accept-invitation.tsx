@@ -5,10 +5,14 @@ import { useTranslation } from 'react-i18next';
 import { client } from '../../api/client';
 import { ErrorAlert } from '../../components/error-alert';
 
-/** `/console/accept-invitation?token=…`: the invited person chooses a password. */
+/** The invite link, `/console/accept-invite#token=…` (in the fragment, so never in a server log): the invited person chooses a password. */
+function invitationToken(): string {
+  return new URLSearchParams(window.location.hash.slice(1)).get('token') ?? new URLSearchParams(window.location.search).get('token') ?? '';
+}
+
 export function AcceptInvitation() {
   const { t } = useTranslation();
-  const token = new URLSearchParams(window.location.search).get('token') ?? '';
+  const token = invitationToken();
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   const accept = useMutation({ mutationFn: () => client.acceptConsoleInvitation({ body: { token, password, name: name || undefined } }) });
