@@ -59,6 +59,18 @@ export interface ClientOptions {
   onRetry?: (info: RetryInfo) => void;
   /** Source of idempotency keys (default crypto.randomUUID, or a v4 UUID from crypto.getRandomValues outside secure contexts). */
   generateIdempotencyKey?: () => string;
+  /**
+   * Browser callers signed in with a cookie (the console): the fetch
+   * `credentials` mode. When set, server (`key`) operations are sent without
+   * an API key and the browser's cookie is the credential.
+   */
+  credentials?: RequestCredentials;
+  /**
+   * The cookie session's CSRF token, sent as `X-CSRF-Token` on every request
+   * that is not a GET. A function is read at each call, so a client made once
+   * follows a sign-in or a renewed session.
+   */
+  csrfToken?: string | (() => string | undefined);
 }
 
 interface PreparedRequest {
@@ -225,7 +237,13 @@ export class LoyaltyClient {
     const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers, ...args.headers };
     const hasBody = spec.method !== 'GET' && spec.method !== 'DELETE';
 
-    if (spec.auth === 'key') {
+    if (spec.method !== 'GET') {
+      const csrf = typeof this.options.csrfToken === 'function' ? this.options.csrfToken() : this.options.csrfToken;
+      if (csrf) headers['x-csrf-token'] = csrf;
+    }
+    if (spec.auth === 'key' && this.options.credentials !== undefined && !this.options.apiKey) {
+      // A cookie session: the browser sends the credential itself.
+    } else if (spec.auth === 'key') {
       if (!this.options.apiKey) throw new LoyaltyValidationError('apiKey', `${name} is a server operation: create the client with an apiKey`);
       headers['x-api-key'] = this.options.apiKey;
       if (this.options.tenant) headers['x-service-tenant'] = this.options.tenant;
@@ -284,7 +302,13 @@ export class LoyaltyClient {
       let response: Response;
       let body: unknown;
       try {
-        response = await this.fetchImpl(request.url, { method: request.method, headers: request.headers, body: request.body, signal: attempt.signal });
+        response = await this.fetchImpl(request.url, {
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          signal: attempt.signal,
+          ...(this.options.credentials === undefined ? {} : { credentials: this.options.credentials }),
+        });
         // Reading the body belongs to the attempt: a connection dropped mid-answer is a network failure too.
         body = await readBody(response);
       } catch (cause) {

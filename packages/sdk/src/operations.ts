@@ -47,9 +47,10 @@ export const OPERATIONS = {
 
   // Console access. Sign-in and invitations send no credential; the others take an admin key, or in the console the
   // browser's same-origin sign-in cookie with the X-CSRF-Token header on changes.
-  signInToConsole: { method: 'POST', path: '/api/v1/console/session', auth: 'public' },
+  // In the console, create the client with `credentials` and `csrfToken`: key operations then go without a key.
+  createConsoleSession: { method: 'POST', path: '/api/v1/console/session', auth: 'public' },
   getConsoleSession: { method: 'GET', path: '/api/v1/console/session', auth: 'key' },
-  signOutOfConsole: { method: 'DELETE', path: '/api/v1/console/session', auth: 'key' },
+  deleteConsoleSession: { method: 'DELETE', path: '/api/v1/console/session', auth: 'key' },
   changeConsolePassword: { method: 'POST', path: '/api/v1/console/password', auth: 'key' },
   acceptConsoleInvitation: { method: 'POST', path: '/api/v1/console/invitations/accept', auth: 'public' },
   listConsoleUsers: { method: 'GET', path: '/api/v1/admin/users', auth: 'key' },
@@ -230,6 +231,7 @@ export const OPERATIONS = {
   getWebhookSettings: { method: 'GET', path: '/api/v1/gamify/webhooks/settings', auth: 'key' },
   updateWebhookSettings: { method: 'PATCH', path: '/api/v1/gamify/webhooks/settings', auth: 'key' },
   getEventCatalog: { method: 'GET', path: '/.well-known/events.json', auth: 'public' },
+
   streamEvents: { method: 'GET', path: '/api/v1/public/events/stream', auth: 'session', stream: true },
 } as const satisfies Record<string, OperationSpec>;
 

@@ -1,0 +1,41 @@
+/**
+ * Builds the console (packages/console) with esbuild: one script and one
+ * stylesheet whose names carry a hash of their content, so the service can
+ * let browsers keep them for a year. `scripts/build.mjs` writes the result to
+ * dist/console; the service running from its TypeScript sources (tests,
+ * tsx) calls this in memory at the first request instead.
+ */
+import path from 'node:path';
+import { build } from 'esbuild';
+
+const root = import.meta.dirname;
+const ENTRY = path.join(root, 'src/main.tsx');
+
+/**
+ * @returns {Promise<{ script: string, stylesheet: string, files: Array<{ name: string, contents: Uint8Array }> }>}
+ */
+export async function buildConsole({ minify = true } = {}) {
+  const result = await build({
+    entryPoints: { console: ENTRY },
+    bundle: true,
+    write: false,
+    outdir: path.join(root, 'out'),
+    entryNames: '[name]-[hash]',
+    assetNames: '[name]-[hash]',
+    format: 'esm',
+    target: ['es2020'],
+    jsx: 'automatic',
+    minify,
+    legalComments: 'none',
+    charset: 'utf8',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    logLevel: 'silent',
+  });
+  const files = result.outputFiles.map((file) => ({ name: path.basename(file.path), contents: file.contents }));
+  const named = (extension) => {
+    const found = files.find((file) => file.name.endsWith(extension));
+    if (!found) throw new Error(`the console build produced no ${extension} file`);
+    return found.name;
+  };
+  return { script: named('.js'), stylesheet: named('.css'), files };
+}

@@ -1,0 +1,109 @@
+import { useMemo } from 'react';
+import { Center, Loader } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
+import { useSession } from './hooks/api/session';
+import { permissionsOf, type Permission } from './lib/permissions';
+import { NAVIGATION, ConsoleShell } from './components/app-shell';
+import { UserContext, RoleGuard, useCurrentUser } from './components/permission';
+import { ErrorAlert } from './components/error-alert';
+import { SignIn } from './routes/sign-in/sign-in';
+import { AcceptInvitation } from './routes/accept-invitation/accept-invitation';
+import { Overview } from './routes/overview/overview';
+import { ParticipantList } from './routes/participants/participant-list/participant-list';
+import { ParticipantDetail } from './routes/participants/participant-detail/participant-detail';
+import { RuleList } from './routes/programs/rule-list/rule-list';
+import { RuleEdit } from './routes/programs/rule-edit/rule-edit';
+import { TierList } from './routes/programs/tier-list/tier-list';
+import { BadgeList } from './routes/programs/badge-list/badge-list';
+import { WebhookList } from './routes/developers/webhook-list/webhook-list';
+import { WebhookDetail } from './routes/developers/webhook-detail/webhook-detail';
+import { EventCatalog } from './routes/developers/event-catalog/event-catalog';
+import { Settings } from './routes/settings/settings';
+import { AuditLog } from './routes/settings/audit-log/audit-log';
+import { NotFound } from './routes/not-found';
+
+export const BASENAME = '/console';
+export const sessionEndedKey = ['console-session-ended'] as const;
+
+/** A screen only the roles that may see it reach; others land on the first screen they may. */
+function Guarded({ permission, children }: { permission: Permission; children: React.ReactNode }) {
+  return (
+    <RoleGuard permission={permission} fallback={<NotFound />}>
+      {children}
+    </RoleGuard>
+  );
+}
+
+function Home() {
+  const { permissions } = useCurrentUser();
+  const first = NAVIGATION.find((item) => permissions.has(item.permission));
+  if (first && first.to !== '/') return <Navigate to={first.to} replace />;
+  return (
+    <Guarded permission="analytics:read">
+      <Overview />
+    </Guarded>
+  );
+}
+
+function SignedIn() {
+  const router = useMemo(
+    () =>
+      createBrowserRouter(
+        [
+          {
+            element: <ConsoleShell />,
+            children: [
+              { path: '/', element: <Home /> },
+              { path: '/participants', element: <Guarded permission="participants:read"><ParticipantList /></Guarded> },
+              { path: '/participants/:participantId', element: <Guarded permission="participants:read"><ParticipantDetail /></Guarded> },
+              { path: '/programs/rules', element: <Guarded permission="programs:read"><RuleList /></Guarded> },
+              { path: '/programs/rules/new', element: <Guarded permission="programs:write"><RuleEdit /></Guarded> },
+              { path: '/programs/rules/:ruleId', element: <Guarded permission="programs:read"><RuleEdit /></Guarded> },
+              { path: '/programs/tiers', element: <Guarded permission="programs:read"><TierList /></Guarded> },
+              { path: '/programs/badges', element: <Guarded permission="programs:read"><BadgeList /></Guarded> },
+              { path: '/developers/webhooks', element: <Guarded permission="developers:read"><WebhookList /></Guarded> },
+              { path: '/developers/webhooks/:destinationId', element: <Guarded permission="developers:read"><WebhookDetail /></Guarded> },
+              { path: '/developers/events', element: <Guarded permission="developers:read"><EventCatalog /></Guarded> },
+              { path: '/settings', element: <Guarded permission="settings:read"><Settings /></Guarded> },
+              { path: '/audit-log', element: <Guarded permission="audit:read"><AuditLog /></Guarded> },
+              { path: '*', element: <NotFound /> },
+            ],
+          },
+        ],
+        { basename: BASENAME },
+      ),
+    [],
+  );
+  return <RouterProvider router={router} />;
+}
+
+export function App() {
+  const { t } = useTranslation();
+  const session = useSession();
+  const ended = useQuery({ queryKey: sessionEndedKey, queryFn: () => false, staleTime: Infinity });
+  const path = window.location.pathname.slice(BASENAME.length);
+  const value = useMemo(() => (session.data ? { user: session.data.user, permissions: permissionsOf(session.data.user, session.data.permissions) } : null), [session.data]);
+  if (path.startsWith('/accept-invite')) return <AcceptInvitation />;
+  if (session.isPending) {
+    return (
+      <Center mih="100vh">
+        <Loader role="status" aria-label={t('common.loading')} />
+      </Center>
+    );
+  }
+  if (session.isError) {
+    return (
+      <Center mih="100vh" p="md">
+        <ErrorAlert error={session.error} />
+      </Center>
+    );
+  }
+  if (!value) return <SignIn expired={ended.data === true} />;
+  return (
+    <UserContext.Provider value={value}>
+      <SignedIn />
+    </UserContext.Provider>
+  );
+}

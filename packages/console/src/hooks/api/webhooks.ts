@@ -1,0 +1,70 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { RequestBody } from '@loyalty/sdk';
+import { client } from '../../api/client';
+import { queryKeysFactory } from './query-keys';
+import { PAGE_SIZE } from './participants';
+
+export const destinationKeys = queryKeysFactory('webhook-destinations');
+export const deliveryKeys = queryKeysFactory('webhook-deliveries');
+
+export function useDestinations(cursor: string | undefined) {
+  return useQuery({ queryKey: destinationKeys.list({ cursor }), queryFn: () => client.listWebhooks({ query: { limit: PAGE_SIZE, cursor } }), placeholderData: keepPreviousData });
+}
+
+export function useDestination(id: string) {
+  return useQuery({ queryKey: destinationKeys.detail(id), queryFn: () => client.getWebhook({ path: { destination_id: id } }) });
+}
+
+export type DeliveryStatus = NonNullable<NonNullable<Parameters<typeof client.listWebhookLogs>[0]>['query']>['status'];
+
+export function useDeliveries(id: string, filters: { status?: DeliveryStatus; event?: string; cursor?: string }) {
+  return useQuery({
+    queryKey: deliveryKeys.list({ id, ...filters }),
+    queryFn: () => client.listWebhookLogs({ path: { destination_id: id }, query: { limit: PAGE_SIZE, status: filters.status, event: filters.event || undefined, cursor: filters.cursor } }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useEventCatalog() {
+  return useQuery({ queryKey: ['event-catalog'], queryFn: () => client.getEventCatalog(), staleTime: Infinity });
+}
+
+export function useCreateDestination() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: RequestBody<'createWebhook'>) => client.createWebhook({ body }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: destinationKeys.lists() }),
+  });
+}
+
+export function useUpdateDestination(id: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: RequestBody<'updateWebhook'>) => client.updateWebhook({ path: { destination_id: id }, body }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: destinationKeys.all }),
+  });
+}
+
+export function useDeleteDestination() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => client.deleteWebhook({ path: { destination_id: id } }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: destinationKeys.all }),
+  });
+}
+
+export function useTestDestination(id: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => client.testWebhook({ path: { destination_id: id } }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: deliveryKeys.all }),
+  });
+}
+
+export function useReplayDelivery(id: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (logId: string) => client.replayWebhookDelivery({ path: { destination_id: id, log_id: logId } }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: deliveryKeys.all }),
+  });
+}

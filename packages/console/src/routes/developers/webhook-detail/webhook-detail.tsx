@@ -1,0 +1,145 @@
+import { useState } from 'react';
+import { Alert, Anchor, Badge, Button, Card, Group, Loader, Select, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { Link, useNavigate, useParams } from 'react-router';
+import { useDeleteDestination, useDeliveries, useDestination, useReplayDelivery, useTestDestination, useUpdateDestination, type DeliveryStatus } from '../../../hooks/api/webhooks';
+import { ErrorAlert } from '../../../components/error-alert';
+import { PageHeader } from '../../../components/page-header';
+import { Pager, useCursorPages } from '../../../components/pager';
+import { RoleGuard, useCan } from '../../../components/permission';
+import { ConfirmButton } from '../../../components/confirm-button';
+import { Loading, ScrollTable } from '../../../components/loading';
+
+const STATUSES = ['PENDING', 'DELIVERING', 'RETRYING', 'SUCCEEDED', 'EXHAUSTED', 'CANCELLED'] as const;
+const STATUS_COLORS: Record<string, string> = { SUCCEEDED: 'teal.9', EXHAUSTED: 'red.9', RETRYING: 'indigo.9', CANCELLED: 'gray.7' };
+
+function Deliveries({ destinationId }: { destinationId: string }) {
+  const { t } = useTranslation();
+  const pages = useCursorPages();
+  const [status, setStatus] = useState<DeliveryStatus | undefined>(undefined);
+  const [eventName, setEventName] = useState('');
+  const deliveries = useDeliveries(destinationId, { status, event: eventName, cursor: pages.cursor });
+  const replay = useReplayDelivery(destinationId);
+  const canReplay = useCan('developers:write');
+  const rows = deliveries.data?.deliveries ?? [];
+  return (
+    <Card withBorder>
+      <Text fw={700} component="h2" size="lg" mb="sm">
+        {t('deliveries.title')}
+      </Text>
+      <Group mb="sm" align="flex-end">
+        <Select
+          label={t('deliveries.status')}
+          clearable
+          data={STATUSES.map((s) => ({ value: s, label: s }))}
+          value={status ?? null}
+          onChange={(value) => {
+            pages.reset();
+            setStatus((value ?? undefined) as DeliveryStatus | undefined);
+          }}
+        />
+        <TextInput label={t('deliveries.event')} value={eventName} onChange={(e) => { pages.reset(); setEventName(e.currentTarget.value); }} />
+      </Group>
+      <ErrorAlert error={deliveries.error ?? replay.error} />
+      {replay.isSuccess && <Alert color="green" role="status">{t('deliveries.replayed')}</Alert>}
+      {deliveries.data && rows.length === 0 && <Text>{t('deliveries.none')}</Text>}
+      {rows.length > 0 && (
+        <ScrollTable minWidth={700}>
+          <Table striped data-testid="deliveries">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('deliveries.when')}</Table.Th>
+                <Table.Th>{t('deliveries.event')}</Table.Th>
+                <Table.Th>{t('deliveries.status')}</Table.Th>
+                <Table.Th>{t('deliveries.attempts')}</Table.Th>
+                <Table.Th>{t('deliveries.response')}</Table.Th>
+                {canReplay && <Table.Th>{t('deliveries.actions')}</Table.Th>}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((d) => (
+                <Table.Tr key={d.log_id}>
+                  <Table.Td>{new Date(d.created_at).toLocaleString()}</Table.Td>
+                  <Table.Td>{d.event}</Table.Td>
+                  <Table.Td>
+                    <Badge color={STATUS_COLORS[d.status] ?? 'blue.9'} variant="filled">
+                      {d.status}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    {d.attempts} / {d.max_attempts}
+                  </Table.Td>
+                  <Table.Td>{d.last_response_status ?? d.last_error ?? '—'}</Table.Td>
+                  {canReplay && (
+                    <Table.Td>
+                      <Button size="compact-sm" variant="default" loading={replay.isPending && replay.variables === d.log_id} onClick={() => replay.mutate(d.log_id)}>
+                        {t('deliveries.replay')}
+                      </Button>
+                    </Table.Td>
+                  )}
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </ScrollTable>
+      )}
+      <Pager pages={pages} nextCursor={deliveries.data?.next_cursor} />
+    </Card>
+  );
+}
+
+export function WebhookDetail() {
+  const { t } = useTranslation();
+  const id = useParams().destinationId!;
+  const navigate = useNavigate();
+  const destination = useDestination(id);
+  const update = useUpdateDestination(id);
+  const test = useTestDestination(id);
+  const remove = useDeleteDestination();
+  const canWrite = useCan('developers:write');
+  const d = destination.data;
+  return (
+    <Stack>
+      <Anchor component={Link} to="/developers/webhooks" size="sm">
+        ← {t('webhooks.title')}
+      </Anchor>
+      <PageHeader title={d?.name ?? t('webhooks.destination')}>
+        <RoleGuard permission="developers:write">
+          <Button variant="default" onClick={() => test.mutate()} loading={test.isPending}>
+            {t('webhooks.test')}
+          </Button>
+          <ConfirmButton
+            label={t('webhooks.delete')}
+            title={t('webhooks.deleteTitle')}
+            message={t('webhooks.deleteConfirm', { name: d?.name ?? id })}
+            confirmLabel={t('webhooks.delete')}
+            onConfirm={async () => {
+              await remove.mutateAsync(id);
+              navigate('/developers/webhooks');
+            }}
+          />
+        </RoleGuard>
+      </PageHeader>
+      <ErrorAlert error={destination.error ?? update.error ?? test.error} />
+      {test.isSuccess && <Alert color="green" role="status">{t('webhooks.testSent')}</Alert>}
+      {destination.isPending && <Loading />}
+      {d && (
+        <Card withBorder>
+          <Stack gap="xs">
+            <Text>
+              <b>{t('webhooks.url')}:</b> {d.url}
+            </Text>
+            <Text>
+              <b>{t('webhooks.events')}:</b> {d.events.length === 0 ? t('webhooks.allEvents') : d.events.join(', ')}
+            </Text>
+            <Text>
+              <b>{t('webhooks.retries')}:</b> {d.retry_count} · <b>{t('webhooks.timeout')}:</b> {d.timeout_seconds} s
+            </Text>
+            <Switch label={t('webhooks.active')} checked={d.active} disabled={!canWrite || update.isPending} onChange={(e) => update.mutate({ active: e.currentTarget.checked })} />
+          </Stack>
+        </Card>
+      )}
+      <Deliveries destinationId={id} />
+    </Stack>
+  );
+}

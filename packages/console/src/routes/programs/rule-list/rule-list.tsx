@@ -1,0 +1,82 @@
+import { useState } from 'react';
+import { Anchor, Badge, Button, Group, Loader, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { useRules } from '../../../hooks/api/programs';
+import { ErrorAlert } from '../../../components/error-alert';
+import { PageHeader } from '../../../components/page-header';
+import { Pager, useCursorPages } from '../../../components/pager';
+import { RoleGuard } from '../../../components/permission';
+import { Loading, ScrollTable } from '../../../components/loading';
+
+export function RuleList() {
+  const { t } = useTranslation();
+  const pages = useCursorPages();
+  const [status, setStatus] = useState<'active' | 'paused' | undefined>(undefined);
+  const [eventName, setEventName] = useState('');
+  const rules = useRules({ status, event_name: eventName, cursor: pages.cursor });
+  const rows = rules.data?.rules ?? [];
+  return (
+    <Stack>
+      <PageHeader title={t('rules.title')}>
+        <RoleGuard permission="programs:write">
+          <Button component={Link} to="/programs/rules/new">
+            {t('rules.new')}
+          </Button>
+        </RoleGuard>
+      </PageHeader>
+      <Group align="flex-end">
+        <Select
+          label={t('rules.status')}
+          clearable
+          data={[
+            { value: 'active', label: t('rules.active') },
+            { value: 'paused', label: t('rules.paused') },
+          ]}
+          value={status ?? null}
+          onChange={(value) => {
+            pages.reset();
+            setStatus((value ?? undefined) as 'active' | 'paused' | undefined);
+          }}
+        />
+        <TextInput label={t('rules.eventName')} value={eventName} onChange={(e) => { pages.reset(); setEventName(e.currentTarget.value); }} />
+      </Group>
+      <ErrorAlert error={rules.error} />
+      {rules.isPending && <Loading />}
+      {rules.data && rows.length === 0 && <Text>{t('rules.none')}</Text>}
+      {rows.length > 0 && (
+        <ScrollTable minWidth={600}>
+          <Table striped data-testid="rules">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('rules.name')}</Table.Th>
+                <Table.Th>{t('rules.trigger')}</Table.Th>
+                <Table.Th>{t('rules.status')}</Table.Th>
+                <Table.Th>{t('rules.budget')}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((rule) => (
+                <Table.Tr key={rule.id}>
+                  <Table.Td>
+                    <Anchor component={Link} to={`/programs/rules/${rule.id}`}>
+                      {rule.name}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td>{rule.trigger === 'event' ? rule.event_name : rule.trigger}</Table.Td>
+                  <Table.Td>
+                    <Badge color={rule.status === 'active' ? 'teal.9' : 'gray.7'} variant="filled">
+                      {t(`rules.${rule.status}`)}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>{rule.budget_points === null ? '—' : `${rule.budget_spent} / ${rule.budget_points}`}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </ScrollTable>
+      )}
+      <Pager pages={pages} nextCursor={rules.data?.next_cursor} />
+    </Stack>
+  );
+}
