@@ -1,51 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import type { FastifyPluginAsync } from 'fastify';
 import { startTestService, type TestService, type TestTenant } from '../helper.js';
+import { assertAccessible, launchConsoleBrowser, PHONE, screenshot } from './console-kit.js';
 
 /**
- * The console (packages/console) in a real browser: Debian's Chromium driven
- * by playwright-core against the running service on loopback. Every screen is
- * checked with axe-core (no serious or critical violation) and against its
- * Content-Security-Policy (no violation reported). UPDATE_SCREENSHOTS=1
- * rewrites docs/console/*.png from these steps.
+ * The console (packages/console) in a real browser: the shell, sign-in,
+ * overview, participants, rules, tiers, badges, webhooks, settings, audit log
+ * and role limits. Other sections have their own files (console-*.test.ts);
+ * console-kit.ts holds what they share.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../../docs/console') : null;
-const STEP_TIMEOUT_MS = 20_000;
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const DESKTOP = { width: 1280, height: 900 };
-
-const PHONE = { width: 390, height: 844 };
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: string[] }>;
-}
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  if (!SCREENSHOTS) return;
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
-
-/** axe-core, evaluated through the DevTools protocol (the page's CSP allows no inline script, rightly). */
-async function assertAccessible(page: Page, screen: string): Promise<void> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> } }).axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target })) }));
-  });
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(serious, [], `${screen}: axe found ${JSON.stringify(serious, null, 1)}`);
-}
-
 test('the console in Chromium: sign-in, every built screen accessible and within its CSP, grant with confirmation, backtest before activation', { timeout: 300_000 }, async (t) => {
   const svc: TestService = await startTestService(t, { config: { ALLOW_LOOPBACK_WEBHOOKS: 'true', ALLOW_HTTP_WEBHOOKS: 'true' } });
   const tenant: TestTenant = await svc.createTenant();
@@ -66,49 +29,8 @@ test('the console in Chromium: sign-in, every built screen accessible and within
   await call('POST', '/api/v1/ingest/events', { event_name: 'order_placed', participant_id: 'p-bob', properties: { total: 30 }, idempotency_key: 'seed-order-1' });
   await call('POST', '/api/v1/gamify/webhooks', { name: 'CRM', url: 'http://127.0.0.1:9/hooks/loyalty', events: ['points.awarded.v1'] });
 
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  const contexts: BrowserContext[] = [];
-  const cspViolations: string[] = [];
-  const pageErrors: string[] = [];
-  const newPage = async (viewport = DESKTOP) => {
-    const context = await browser.newContext({ viewport, reducedMotion: 'reduce', });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(`${page.url()}: ${message.text()} at ${JSON.stringify(message.location())}`);
-    });
-    page.on('pageerror', (error) => pageErrors.push(String(error)));
-    page.setDefaultTimeout(STEP_TIMEOUT_MS);
-    return page;
-  };
-  try {
-    await scenarios();
-  } finally {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser.close();
-  }
-
-  async function signIn(page: Page, email: string, password: string): Promise<void> {
-    await page.goto(`${svc.baseUrl}/console/`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel(/^Password/).fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page
-      .getByRole('button', { name: 'Sign out' })
-      .waitFor()
-      .catch(async (error: unknown) => {
-        throw new Error(`not signed in: ${String(error)}; page errors ${JSON.stringify(pageErrors)}; page text: ${(await page.innerText('body')).slice(0, 800)}`);
-      });
-  }
-
-  async function open(page: Page, linkName: string, heading: string | RegExp): Promise<void> {
-    await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: linkName }).click();
-    await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-  }
+  const { newPage, signIn, open, assertClean } = await launchConsoleBrowser(t, svc);
+  await scenarios();
 
   async function scenarios(): Promise<void> {
     await t.test('the page is served with a strict policy and long-cached, hashed assets', async () => {
@@ -335,7 +257,6 @@ test('the console in Chromium: sign-in, every built screen accessible and within
       assert.equal(after.status(), 401);
     });
 
-    assert.deepEqual(cspViolations, [], 'no Content-Security-Policy violation on any screen');
-    assert.deepEqual(pageErrors, [], 'no uncaught error in the page');
+    assertClean();
   }
 });

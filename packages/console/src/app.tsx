@@ -5,23 +5,13 @@ import { useTranslation } from 'react-i18next';
 import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
 import { useSession } from './hooks/api/session';
 import { permissionsOf, type Permission } from './lib/permissions';
-import { NAVIGATION, ConsoleShell } from './components/app-shell';
+import { ConsoleShell } from './components/app-shell';
 import { UserContext, RoleGuard, useCurrentUser } from './components/permission';
 import { ErrorAlert } from './components/error-alert';
 import { SignIn } from './routes/sign-in/sign-in';
 import { AcceptInvitation } from './routes/accept-invitation/accept-invitation';
 import { Overview } from './routes/overview/overview';
-import { ParticipantList } from './routes/participants/participant-list/participant-list';
-import { ParticipantDetail } from './routes/participants/participant-detail/participant-detail';
-import { RuleList } from './routes/programs/rule-list/rule-list';
-import { RuleEdit } from './routes/programs/rule-edit/rule-edit';
-import { TierList } from './routes/programs/tier-list/tier-list';
-import { BadgeList } from './routes/programs/badge-list/badge-list';
-import { WebhookList } from './routes/developers/webhook-list/webhook-list';
-import { WebhookDetail } from './routes/developers/webhook-detail/webhook-detail';
-import { EventCatalog } from './routes/developers/event-catalog/event-catalog';
-import { Settings } from './routes/settings/settings';
-import { AuditLog } from './routes/settings/audit-log/audit-log';
+import { AREAS, NAVIGATION } from './areas';
 import { NotFound } from './routes/not-found';
 
 export const BASENAME = '/console';
@@ -56,18 +46,9 @@ function SignedIn() {
             element: <ConsoleShell />,
             children: [
               { path: '/', element: <Home /> },
-              { path: '/participants', element: <Guarded permission="participants:read"><ParticipantList /></Guarded> },
-              { path: '/participants/:participantId', element: <Guarded permission="participants:read"><ParticipantDetail /></Guarded> },
-              { path: '/programs/rules', element: <Guarded permission="programs:read"><RuleList /></Guarded> },
-              { path: '/programs/rules/new', element: <Guarded permission="programs:write"><RuleEdit /></Guarded> },
-              { path: '/programs/rules/:ruleId', element: <Guarded permission="programs:read"><RuleEdit /></Guarded> },
-              { path: '/programs/tiers', element: <Guarded permission="programs:read"><TierList /></Guarded> },
-              { path: '/programs/badges', element: <Guarded permission="programs:read"><BadgeList /></Guarded> },
-              { path: '/developers/webhooks', element: <Guarded permission="developers:read"><WebhookList /></Guarded> },
-              { path: '/developers/webhooks/:destinationId', element: <Guarded permission="developers:read"><WebhookDetail /></Guarded> },
-              { path: '/developers/events', element: <Guarded permission="developers:read"><EventCatalog /></Guarded> },
-              { path: '/settings', element: <Guarded permission="settings:read"><Settings /></Guarded> },
-              { path: '/audit-log', element: <Guarded permission="audit:read"><AuditLog /></Guarded> },
+              ...AREAS.flatMap((area) =>
+                area.routes.map((route) => ({ path: route.path, element: <Guarded permission={route.permission}>{route.element}</Guarded> })),
+              ),
               { path: '*', element: <NotFound /> },
             ],
           },

@@ -1,23 +1,10 @@
-import { AppShell, Burger, Button, Group, NavLink, Stack, Text, VisuallyHidden } from '@mantine/core';
+import { AppShell, Burger, Button, Group, NavLink, ScrollArea, Stack, Text, VisuallyHidden } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useTranslation } from 'react-i18next';
 import { NavLink as RouterLink, Outlet, useLocation } from 'react-router';
 import { useSignOut } from '../hooks/api/session';
-import type { Permission } from '../lib/permissions';
+import { AREAS } from '../areas';
 import { useCurrentUser } from './permission';
-
-/** The navigation: only screens that are built, and only those the role may open. */
-export const NAVIGATION: Array<{ to: string; label: string; permission: Permission }> = [
-  { to: '/', label: 'nav.overview', permission: 'analytics:read' },
-  { to: '/participants', label: 'nav.participants', permission: 'participants:read' },
-  { to: '/programs/rules', label: 'nav.rules', permission: 'programs:read' },
-  { to: '/programs/tiers', label: 'nav.tiers', permission: 'programs:read' },
-  { to: '/programs/badges', label: 'nav.badges', permission: 'programs:read' },
-  { to: '/developers/webhooks', label: 'nav.webhooks', permission: 'developers:read' },
-  { to: '/developers/events', label: 'nav.eventCatalog', permission: 'developers:read' },
-  { to: '/settings', label: 'nav.settings', permission: 'settings:read' },
-  { to: '/audit-log', label: 'nav.auditLog', permission: 'audit:read' },
-];
 
 export function ConsoleShell() {
   const { t } = useTranslation();
@@ -25,7 +12,7 @@ export function ConsoleShell() {
   const [opened, { toggle, close }] = useDisclosure(false);
   const signOut = useSignOut();
   const location = useLocation();
-  const links = NAVIGATION.filter((item) => permissions.has(item.permission));
+  const groups = AREAS.map((area) => ({ area, links: area.navigation.filter((item) => permissions.has(item.permission)) })).filter((group) => group.links.length > 0);
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
       <AppShell.Header>
@@ -47,20 +34,31 @@ export function ConsoleShell() {
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label={t('nav.label')} component="nav">
+        <AppShell.Section grow component={ScrollArea}>
         <Stack gap={2}>
-          {links.map((item) => (
-            <NavLink
-              key={item.to}
-              component={RouterLink}
-              to={item.to}
-              end={item.to === '/'}
-              label={t(item.label)}
-              active={item.to === '/' ? location.pathname === '/' : location.pathname.startsWith(item.to)}
-              variant="filled"
-              onClick={close}
-            />
+          {groups.map(({ area, links }) => (
+            <Stack gap={2} key={area.key} role="group" aria-labelledby={area.heading ? `nav-${area.key}` : undefined}>
+              {area.heading && (
+                <Text id={`nav-${area.key}`} size="xs" fw={700} tt="uppercase" c="dimmed" px="sm" pt="sm">
+                  {t(area.heading)}
+                </Text>
+              )}
+              {links.map((item) => (
+                <NavLink
+                  key={item.to}
+                  component={RouterLink}
+                  to={item.to}
+                  end={item.to === '/'}
+                  label={t(item.label)}
+                  active={item.to === '/' ? location.pathname === '/' : location.pathname.startsWith(item.to)}
+                  variant="filled"
+                  onClick={close}
+                />
+              ))}
+            </Stack>
           ))}
         </Stack>
+        </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>
         <VisuallyHidden>

@@ -20,6 +20,7 @@ export const en = {
     label: 'Console sections',
     toggle: 'Show or hide the navigation',
     signOut: 'Sign out',
+    groups: { programs: 'Programs', engagements: 'Engagements', competitions: 'Challenges and contests', developers: 'Developers', settings: 'Settings' },
     overview: 'Overview',
     participants: 'Participants',
     rules: 'Earn rules',

@@ -1,0 +1,20 @@
+import type { ConsoleArea } from './lib/area';
+import { overviewArea } from './routes/overview';
+import { participantsArea } from './routes/participants';
+import { programsArea } from './routes/programs';
+import { developersArea } from './routes/developers';
+import { settingsArea } from './routes/settings';
+
+/**
+ * The console's sections, in the order of the navigation. A section adds
+ * itself here once; its screens, links and strings stay in its own folder.
+ */
+export const AREAS: ConsoleArea[] = [
+  overviewArea,
+  participantsArea,
+  programsArea,
+  developersArea,
+  settingsArea,
+];
+
+export const NAVIGATION = AREAS.flatMap((area) => area.navigation);
