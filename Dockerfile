@@ -18,7 +18,8 @@ COPY migrations ./migrations
 COPY packages ./packages
 RUN npm run build
 
-# --- runtime: production dependencies only, a non-root user, a health check
+# --- runtime: production dependencies only, a non-root user, a health check (/healthz of the API, or of a
+#     worker's METRICS_PORT: a worker without it reports unhealthy)
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     APP_ENV=production \
@@ -41,5 +42,5 @@ RUN mkdir -p /var/lib/loyalty && chown node:node /var/lib/loyalty
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+  CMD node -e "const port = process.env.SERVICE_ROLE === 'worker' ? process.env.METRICS_PORT : process.env.PORT || 3000; fetch('http://127.0.0.1:' + port + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 CMD ["node", "--max-semi-space-size=8", "--enable-source-maps", "dist/main.js"]

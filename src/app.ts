@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import client from 'prom-client';
+import { registry as domainMetrics, rateLimitRefusals } from './platform/metrics.js';
 import type { Config } from './config.js';
 import type { Database } from './platform/db.js';
 import type { Logger } from './platform/logger.js';
@@ -187,8 +188,8 @@ export async function buildApp(
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // This app's request series; the process's default and domain series live in platform/metrics.ts.
   const metrics = new client.Registry();
-  client.collectDefaultMetrics({ register: metrics });
   const requestDuration = new client.Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by route and status',
@@ -289,6 +290,7 @@ export async function buildApp(
     request.rateLimitDecision = binding;
     applyRateLimitHeaders(reply, binding);
     if (!binding.allowed) {
+      rateLimitRefusals.inc({ scope: binding.scope });
       throw new AppError('rate_limited', 'RATE_LIMITED', `rate limit exceeded (${binding.scope}: ${binding.limit} requests per window); retry after ${binding.retryAfterSeconds} s`, {}, {
         'Retry-After': String(binding.retryAfterSeconds),
       });
@@ -417,8 +419,9 @@ export async function buildApp(
     }
   });
   app.get('/metrics', { config: operations, schema: hidden }, async (_request, reply) => {
-    reply.header('Content-Type', metrics.contentType);
-    return metrics.metrics();
+    const all = client.Registry.merge([domainMetrics, metrics]);
+    reply.header('Content-Type', all.contentType);
+    return all.metrics();
   });
   app.get('/openapi.json', { schema: hidden }, async () => app.swagger());
 

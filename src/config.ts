@@ -61,6 +61,8 @@ export interface Config {
   jobConcurrency: number;
   /** How long a job queue worker may be silent before its jobs are handed to another. */
   workerStaleAfterSeconds: number;
+  /** A worker process's own `/metrics` and `/healthz` port (SERVICE_ROLE=worker); null: none. */
+  metricsPort: number | null;
 }
 
 export class ConfigError extends Error {}
@@ -166,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionTtlSeconds: readInt(env, 'SESSION_TTL_SECONDS', 24 * 3600, 60, 90 * 24 * 3600),
     jobConcurrency: readInt(env, 'JOB_CONCURRENCY', 8, 1, 100),
     workerStaleAfterSeconds: readInt(env, 'WORKER_STALE_AFTER_SECONDS', 30, 5, 3600),
+    metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? null : readInt(env, 'METRICS_PORT', 0, 0, 65535),
   };
   if (config.env === 'production') {
     const unsafe: string[] = [];

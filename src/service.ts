@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import { Database } from './platform/db.js';
 import { openDatabaseServer, type DatabaseServer } from './platform/database-server.js';
 import { migrate } from './platform/migrate.js';
+import { startMetricsServer, watchDatabase, type MetricsServer } from './platform/metrics.js';
 import { createLogger, type Logger } from './platform/logger.js';
 import { loadJwtKey } from './platform/secrets.js';
 import { buildApp, type App, type BuildOptions } from './app.js';
@@ -71,10 +72,14 @@ export async function startService(options: StartOptions): Promise<RunningServic
     app = await buildApp({ config, db, log, systemUrl: server.ownerUrl, jwtKey }, { extraRoutes: options.extraRoutes });
     if (options.listen !== false) await app.listen({ host: config.host, port: config.port });
   }
+  const unwatch = watchDatabase(db);
   let jobs: JobRunner | null = null;
+  let metricsServer: MetricsServer | null = null;
   if (config.role !== 'api') {
     const { handlers, crontab, pumps } = await collectJobs();
     jobs = await startJobRunner(db, config, log, handlers, crontab, pumps);
+    // The API serves /metrics; a worker alone serves them on METRICS_PORT.
+    if (config.role === 'worker' && config.metricsPort !== null && options.listen !== false) metricsServer = await startMetricsServer(config.host, config.metricsPort, log);
   }
   return {
     app,
@@ -84,7 +89,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
     log,
     async stop() {
       await app?.close();
+      await metricsServer?.close();
       await jobs?.stop();
+      unwatch();
       await testClocks.close();
       await db.close();
       if (!options.server) await server.stop();

@@ -1,9 +1,10 @@
 import os from 'node:os';
 import { EventEmitter } from 'node:events';
-import { Logger as WorkerLogger, makeWorkerUtils, parseCrontab, run, type Runner, type Task, type TaskList, type WorkerEvents, type WorkerUtils } from 'graphile-worker';
+import { Logger as WorkerLogger, makeWorkerUtils, parseCrontab, run, type Job, type Runner, type Task, type TaskList, type WorkerEvents, type WorkerUtils } from 'graphile-worker';
 import type { Database, Tx } from './db.js';
 import type { Config } from '../config.js';
 import type { Logger } from './logger.js';
+import { jobDuration, jobsFinished } from './metrics.js';
 import { startPump, type Pump } from './pump.js';
 
 /**
@@ -70,6 +71,12 @@ function workerLogger(log: Logger): WorkerLogger {
   });
 }
 
+/** The tenant a job works for, when its payload names one (`tenant_id`, as every tenant job's does). */
+function tenantOf(payload: unknown): string | undefined {
+  const value = (payload as { tenant_id?: unknown } | null)?.tenant_id;
+  return typeof value === 'string' ? value : undefined;
+}
+
 export interface JobRunner {
   stop(): Promise<void>;
 }
@@ -100,8 +107,27 @@ export async function startJobRunner(
   events.on('worker:stop', ({ worker }) => {
     liveWorkers.delete(worker.workerId);
   });
+  // One info line per job (id, task, tenant, duration, outcome) and the job series of /metrics.
+  const started = new Map<string, number>();
+  events.on('job:start', ({ job }) => {
+    started.set(job.id, performance.now());
+  });
+  const finished = (job: Job, outcome: 'succeeded' | 'failed'): { jobId: string; task: string; tenantId: string | undefined; durationMs: number; attempts: number } => {
+    const start = started.get(job.id);
+    started.delete(job.id);
+    const durationMs = start === undefined ? 0 : Math.round((performance.now() - start) * 10) / 10;
+    jobsFinished.inc({ task: job.task_identifier, outcome });
+    jobDuration.observe({ task: job.task_identifier }, durationMs / 1000);
+    return { jobId: job.id, task: job.task_identifier, tenantId: tenantOf(job.payload), durationMs, attempts: job.attempts };
+  };
+  events.on('job:success', ({ job }) => {
+    log.info({ ...finished(job, 'succeeded'), outcome: 'succeeded' }, 'job done');
+  });
   events.on('job:error', ({ job, error }) => {
-    log.warn({ task: job.task_identifier, jobId: job.id, attempts: job.attempts, err: error }, 'job failed; it will be retried');
+    log.warn({ ...finished(job, 'failed'), outcome: 'failed', err: error }, 'job failed; it will be retried');
+  });
+  events.on('job:failed', ({ job }) => {
+    log.error({ jobId: job.id, task: job.task_identifier, tenantId: tenantOf(job.payload), attempts: job.attempts, outcome: 'gave up' }, 'job failed for the last time; it stays in the queue for inspection');
   });
   const runner: Runner = await run({
     events,

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../platform/errors.js';
+import { eventsAccepted, eventsRejected } from '../../platform/metrics.js';
 import * as service from './service.js';
 import { EventWriter } from './writer.js';
 import { checkShape, isRejection, normalize, type Rejection } from './normalize.js';
@@ -31,10 +32,27 @@ function refuse(rejection: Rejection): AppError {
   return new AppError(kind, rejection.code, rejection.detail);
 }
 
+const INGEST_ROUTES = new Set(['/api/v1/ingest/events', '/api/v1/ingest/events/batch', '/api/v1/events/batch', '/api/v1/ingest/events/sync']);
+
+/** The `code` of an error answer, for the metric's label (a bounded set: the service's error codes). */
+function errorCode(payload: unknown): string {
+  if (typeof payload !== 'string') return 'UNKNOWN';
+  const code = /"code":"([A-Z_]{1,64})"/.exec(payload)?.[1];
+  return code ?? 'UNKNOWN';
+}
+
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, log } = app.ctx;
   const writer = new EventWriter(db, log);
   app.addHook('onClose', async () => writer.drain());
+  // Refusals of a whole request (validation, quota, idempotency conflicts) are counted from the error
+  // they answer with; events refused inside a batch are counted by the batch handler.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode < 400 || reply.statusCode === 401 || reply.statusCode === 403 || reply.statusCode === 429) return payload;
+    if (!INGEST_ROUTES.has(request.routeOptions.url ?? '')) return payload;
+    eventsRejected.inc({ code: errorCode(payload) });
+    return payload;
+  });
 
   const eventDescription =
     `An idempotency key is required, as \`idempotency_key\` or the \`Idempotency-Key\` header (both: they must agree). ` +
@@ -58,6 +76,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       if (isRejection(event)) throw refuse(event);
       const [result] = await writer.submit(request.auth!.tenantId, [event]);
       if (result.status === 'rejected') throw refuse(result);
+      eventsAccepted.inc({ outcome: result.status });
       return reply.status(result.status === 'accepted' ? 202 : 200).send({ accepted: true, message_id: result.eventId, duplicate: result.status === 'duplicate' });
     },
   );
@@ -80,6 +99,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         result.status === 'rejected' ? { index, status: 'rejected', code: result.code, detail: result.detail } : { index, status: result.status, message_id: result.eventId };
     });
     const count = (status: string) => results.filter((r) => r.status === status).length;
+    for (const result of results) {
+      if (result.status === 'rejected') eventsRejected.inc({ code: result.code ?? 'INVALID' });
+      else eventsAccepted.inc({ outcome: result.status });
+    }
     return reply.status(200).send({ accepted: count('accepted'), duplicates: count('duplicate'), rejected: count('rejected'), results });
   };
 
@@ -128,7 +151,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const event = normalize(request.auth!.tenantId, request.body as IngestEvent, request.headers['idempotency-key'], false);
       if (isRejection(event)) throw refuse(event);
-      return service.ingestSync(db, request.auth!.tenantId, event);
+      const result = await service.ingestSync(db, request.auth!.tenantId, event);
+      eventsAccepted.inc({ outcome: result.duplicate ? 'duplicate' : 'accepted' });
+      return result;
     },
   );
 

@@ -1,3 +1,4 @@
+import { countLedgerWrite } from '../../platform/metrics.js';
 import { RETRYABLE_SQLSTATES, TX_ATTEMPTS_MAX, type Database, type Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { emit, type OutboxEvent } from '../../platform/outbox.js';
@@ -140,6 +141,7 @@ export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput, eve
   }
   if (events) events.push(...emitted);
   else await emit(tx, tenantId, emitted);
+  countLedgerWrite('grant', amount);
   return { ledgerEntryId: entryId, available: row.available, lifetime: row.lifetime, delta: amount };
 }
 
@@ -185,6 +187,7 @@ export async function deductInTx(tx: Tx, tenantId: string, input: DeductInput): 
     now: clock.now(tenantId),
   });
   if (!result.applied) throw insufficientPoints(result.available, amount);
+  countLedgerWrite('deduct', amount);
   await emit(tx, tenantId, {
     event: 'points.deducted.v1',
     participantId: input.participantId,
@@ -312,6 +315,7 @@ async function direct(db: Database, tenantId: string, operation: 'grant' | 'dedu
     }
     switch (result.outcome) {
       case 'applied':
+        countLedgerWrite(operation, amount);
         return result.response as unknown as DirectResponse;
       case 'duplicate':
         return { ...(result.response as unknown as DirectResponse), duplicate: true };
@@ -634,6 +638,7 @@ export async function expireTenantPoints(db: Database, tenantId: string, now: Da
       for (const r of batch) {
         totals.lots += r.lots;
         totals.points += r.points;
+        countLedgerWrite('expiry', r.points);
       }
     }
   };

@@ -1,3 +1,4 @@
+import { webhookDeliveries, webhookLatency } from '../../platform/metrics.js';
 import { createHmac } from 'node:crypto';
 import type { Database, Tx } from '../../platform/db.js';
 import type { Config } from '../../config.js';
@@ -161,6 +162,8 @@ export async function attemptDelivery(context: Context, tenantId: string, delive
   const countedAttempts = delivery.attempts + 1;
   const status: DeliveryStatus = succeeded ? 'SUCCEEDED' : countedAttempts >= delivery.max_attempts ? 'EXHAUSTED' : 'RETRYING';
   const error = succeeded ? null : (response.error ?? `the receiver answered HTTP ${response.status}`);
+  webhookDeliveries.inc({ outcome: status.toLowerCase() });
+  webhookLatency.observe(response.durationMs / 1000);
 
   return db.tenant(tenantId, async (tx) => {
     const now = clock.now();
