@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { createLogger } from '../src/platform/logger.js';
 import { startMetricsServer } from '../src/platform/metrics.js';
 import { startReceiver } from '../src/modules/webhooks/test-support.js';
@@ -121,6 +123,15 @@ test('/metrics moves with what happened, and every job logs its task, tenant, du
   assert.equal(typeof delivery.durationMs, 'number');
   assert.match(String(delivery.jobId), /^\d+$/);
   assert.ok(!written.join('').includes(email), 'nothing personal in the log');
+
+  // The alert rules and the dashboard in deploy/ name only series the service exports.
+  const exported = new Set([...(await (await fetch(`${svc.baseUrl}/metrics`)).text()).matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
+  for (const file of ['deploy/prometheus/alerts.yaml', 'deploy/grafana/loyalty-dashboard.json']) {
+    const text = fs.readFileSync(path.resolve(import.meta.dirname, '..', file), 'utf8');
+    const named = new Set([...text.matchAll(/\b((?:loyalty|http_request|process)_[a-z_]+)/g)].map((m) => m[1].replace(/_(bucket|count|sum)$/, '')));
+    assert.ok(named.size >= 5, `${file} names series`);
+    for (const series of named) assert.ok(exported.has(series), `${file} names ${series}, which /metrics does not export`);
+  }
 });
 
 test('a worker process serves its series on METRICS_PORT', async (t) => {
