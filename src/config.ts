@@ -19,6 +19,8 @@ export interface Config {
   dataDir: string;
   /** Set when an external PostgreSQL is used; unset means the embedded server. */
   databaseUrl: string | null;
+  /** A streaming replica of the database (DATABASE_REPLICA_URL) for reads that may lag: leaderboards, history, analytics. */
+  databaseReplicaUrl: string | null;
   embeddedPostgresPort: number;
   dbPoolSize: number;
   /** Statements with parameters are sent as named (prepared) statements; off behind a transaction-mode pooler that cannot keep them. */
@@ -140,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: readInt(env, 'PORT', 3000, 0, 65535),
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl: env.DATABASE_URL || null,
+    databaseReplicaUrl: env.DATABASE_REPLICA_URL || null,
     embeddedPostgresPort: readInt(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
     dbPoolSize: readInt(env, 'DB_POOL_SIZE', 20, 1, 500),
     dbPreparedStatements: env.DB_PREPARED_STATEMENTS === undefined || env.DB_PREPARED_STATEMENTS === '' ? true : readBool(env, 'DB_PREPARED_STATEMENTS'),

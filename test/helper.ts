@@ -115,6 +115,11 @@ export async function startTestService(
     eventContract?: boolean;
     /** Where the service logs (at LOG_LEVEL, `info` unless the config says otherwise); by default nothing is logged. */
     logDestination?: { write(line: string): void };
+    /**
+     * Stands a second, empty database (the migrated template) in for a streaming replica
+     * (DATABASE_REPLICA_URL): reads routed to the replica see none of the primary's rows.
+     */
+    replicaStandIn?: boolean;
   } = {},
 ): Promise<TestService> {
   const cluster = testCluster();
@@ -122,9 +127,12 @@ export async function startTestService(
   const admin = new pg.Client({ connectionString: cluster.databaseUrl('postgres') });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${databaseName} TEMPLATE ${cluster.template}`);
+  const replicaName = options.replicaStandIn ? `${databaseName}_replica` : null;
+  if (replicaName) await admin.query(`CREATE DATABASE ${replicaName} TEMPLATE ${cluster.template}`);
   await admin.end();
   const ownerUrl = cluster.databaseUrl(databaseName);
   const appUrl = withCredentials(ownerUrl, APP_ROLE, cluster.appPassword);
+  const replicaAppUrl = replicaName ? withCredentials(cluster.databaseUrl(replicaName), APP_ROLE, cluster.appPassword) : null;
 
   const config = loadConfig({
     APP_ENV: 'test',
@@ -141,7 +149,7 @@ export async function startTestService(
   const service = await startService({
     config,
     log: createLogger(config.logLevel, options.logDestination),
-    server: { ownerUrl, appUrl, stop: async () => undefined },
+    server: { ownerUrl, appUrl, replicaAppUrl, stop: async () => undefined },
     extraRoutes: options.routes,
   });
   const address = service.app!.server.address() as { port: number };
@@ -168,6 +176,7 @@ export async function startTestService(
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await cleanup.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+    if (replicaName) await cleanup.query(`DROP DATABASE IF EXISTS ${replicaName} WITH (FORCE)`);
     await cleanup.end();
     if (broken.length > 0) {
       throw new Error(`${broken.length} outbox event(s) do not match the event catalog:\n${broken.slice(0, 5).join('\n')}`);

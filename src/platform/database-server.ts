@@ -16,6 +16,8 @@ import { APP_ROLE } from './migrate.js';
 export interface DatabaseServer {
   ownerUrl: string;
   appUrl: string;
+  /** The application role on a streaming replica (DATABASE_REPLICA_URL), for reads that may lag; null: none. */
+  replicaAppUrl?: string | null;
   stop(): Promise<void>;
 }
 
@@ -167,5 +169,7 @@ export async function openDatabaseServer(config: Config): Promise<DatabaseServer
     stop = embedded.stop;
   }
   const appPassword = deriveAppPassword(ownerUrl, config.appDbPassword);
-  return { ownerUrl, appUrl: withCredentials(ownerUrl, APP_ROLE, appPassword), stop };
+  // A replica has the primary's roles (replication copies them), so the application role signs in there with the same password.
+  const replicaAppUrl = config.databaseReplicaUrl ? withCredentials(config.databaseReplicaUrl, APP_ROLE, appPassword) : null;
+  return { ownerUrl, appUrl: withCredentials(ownerUrl, APP_ROLE, appPassword), replicaAppUrl, stop };
 }

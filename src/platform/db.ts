@@ -102,6 +102,8 @@ export const TX_ATTEMPTS_MAX = 4;
 export class Database {
   readonly app: pg.Pool;
   readonly system: pg.Pool;
+  /** The application role on a streaming replica, for `staleRead`; null when none is configured. */
+  readonly replica: pg.Pool | null;
 
   /**
    * `preparedStatements` (DB_PREPARED_STATEMENTS, on by default) sends
@@ -109,10 +111,11 @@ export class Database {
    * turn it off behind a connection pooler in transaction mode that does not
    * track prepared statements.
    */
-  constructor(appUrl: string, systemUrl: string, poolSize: number, options: { preparedStatements?: boolean } = {}) {
+  constructor(appUrl: string, systemUrl: string, poolSize: number, options: { preparedStatements?: boolean; replicaUrl?: string | null } = {}) {
     this.app = new pg.Pool({ connectionString: appUrl, max: poolSize, application_name: 'loyalty-app' });
     this.system = new pg.Pool({ connectionString: systemUrl, max: Math.max(4, Math.ceil(poolSize / 2)), application_name: 'loyalty-system' });
-    for (const pool of [this.app, this.system]) {
+    this.replica = options.replicaUrl ? new pg.Pool({ connectionString: options.replicaUrl, max: poolSize, application_name: 'loyalty-replica' }) : null;
+    for (const pool of [this.app, this.system, ...(this.replica ? [this.replica] : [])]) {
       // An idle client that loses its connection must not crash the process.
       pool.on('error', () => undefined);
       pool.on('connect', (client) => {
@@ -217,8 +220,8 @@ export class Database {
   }
 
   /** The rows of each statement between the tenant setting and COMMIT. */
-  private async readOnce(message: string): Promise<unknown[][]> {
-    const client = await this.app.connect();
+  private async readOnce(message: string, pool: pg.Pool = this.app): Promise<unknown[][]> {
+    const client = await pool.connect();
     try {
       const results = (await client.query(message)) as unknown as pg.QueryResult[];
       client.release();
@@ -231,6 +234,28 @@ export class Database {
       );
       throw error;
     }
+  }
+
+  /**
+   * A read that may lag the primary by the replica's replay delay: on the
+   * streaming replica when DATABASE_REPLICA_URL is set, else on the primary.
+   * For reads whose callers accept staleness (leaderboards, history,
+   * analytics, exports); never for a read that must see the caller's own
+   * write (a balance after a grant, a spin's outcome), nor for any write —
+   * the transaction is READ ONLY, and a replica refuses writes anyway.
+   */
+  async staleRead<T>(tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
+    return this.transaction(`BEGIN READ ONLY; SELECT set_config('app.tenant_id', '${tenantId}', true)`, fn, this.replica ?? this.app);
+  }
+
+  /** `tenantReadAll` on the replica when one is configured (see `staleRead`): one round trip, not coalesced. */
+  async staleReadAll(tenantId: string, texts: readonly string[], values: readonly unknown[] = []): Promise<unknown[][]> {
+    if (!this.replica) return this.tenantReadAll(tenantId, texts, values);
+    if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
+    if (texts.length === 0) return [];
+    const statements = texts.map((text) => inlineStatement(text, values)).join('; ');
+    return this.readOnce(`BEGIN READ ONLY; SELECT set_config('app.tenant_id', '${tenantId}', true); ${statements}; COMMIT`, this.replica);
   }
 
   /** A transaction on the owner pool, for cross-tenant system work only. */
@@ -266,6 +291,6 @@ export class Database {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.app.end(), this.system.end()]);
+    await Promise.allSettled([this.app.end(), this.system.end(), ...(this.replica ? [this.replica.end()] : [])]);
   }
 }

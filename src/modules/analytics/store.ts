@@ -173,6 +173,6 @@ export const OVERVIEW_WORK_MEM = '16MB';
 
 /** The overview of the local days `from` to `to` (inclusive) in the tenant's time zone `timezone`. */
 export async function overview(db: Database, tenantId: string, from: string, to: string, timezone: string): Promise<OverviewRow> {
-  const [, rows] = await db.tenantReadAll(tenantId, [`SELECT set_config('work_mem', '${OVERVIEW_WORK_MEM}', true)`, OVERVIEW_STATEMENT], [tenantId, from, to, timezone]);
+  const [, rows] = await db.staleReadAll(tenantId, [`SELECT set_config('work_mem', '${OVERVIEW_WORK_MEM}', true)`, OVERVIEW_STATEMENT], [tenantId, from, to, timezone]);
   return rows[0] as OverviewRow;
 }

@@ -153,7 +153,8 @@ export async function readPublic(db: Database, caller: PublicCaller, code: strin
   if (caller.engagementId && caller.engagementId !== query.engagement_id) throw invalid('engagement_id differs from the session\'s engagement');
   if (query.around > 0 && !caller.participantId) throw invalid('around needs session_id: it lists the neighbours of the caller');
   const tenantId = caller.tenantId;
-  return db.tenant(tenantId, async (tx) => {
+  // Standings are snapshots refreshed every few seconds: they may come from the replica.
+  return db.staleRead(tenantId, async (tx) => {
     const board = await store.findByCode(tx, tenantId, code);
     if (!board || board.status !== 'active' || (board.engagement_id !== null && board.engagement_id !== query.engagement_id)) throw notFound('leaderboard');
     const now = clock.now();

@@ -733,7 +733,8 @@ export async function readHistory(
     throw new AppError('invalid', 'INVALID_CURSOR', 'cursor is not a cursor this service issued');
   }
   const now = clock.now();
-  const rows = await db.tenant(tenantId, (tx) =>
+  // History may lag (decisions/operations.md, Replica reads): read from the replica when there is one.
+  const rows = await db.staleRead(tenantId, (tx) =>
     store.history(tx, tenantId, {
       participantId: query.participant_id ?? null,
       types,
