@@ -233,6 +233,7 @@ export function RuleEdit() {
             </Stack>
           </form>
         </Grid.Col>
+        {canWrite && (
         <Grid.Col span={{ base: 12, lg: 4 }}>
           <BacktestCard
             days={days}
@@ -247,6 +248,7 @@ export function RuleEdit() {
             current={backtested}
           />
         </Grid.Col>
+        )}
       </Grid>
     </Stack>
   );

@@ -36,7 +36,7 @@ export function EffectList({ rows, onChange, disabled }: EffectListProps) {
               />
             )}
             {row.type === 'award_points' && row.mode === 'fixed' && (
-              <NumberInput label={t('rules.fixedPoints')} min={1} allowDecimal={false} value={row.points} onChange={(value) => update(row.key, { points: value })} disabled={disabled} w={130} />
+              <NumberInput label={t('rules.points')} min={1} allowDecimal={false} value={row.points} onChange={(value) => update(row.key, { points: value })} disabled={disabled} w={130} />
             )}
             {row.type === 'award_points' && row.mode === 'rate' && (
               <>
