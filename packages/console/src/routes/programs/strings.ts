@@ -74,8 +74,8 @@ registerStrings({
     startsAt: 'Starts at',
     endsAt: 'Ends at',
     windowHelp: 'Your local time; empty for no limit.',
-    backtestPeriod: 'Period',
-    backtestDays: 'Last {{days}} days',
+    backtestPeriod: 'Period (days up to now)',
+    backtestDays: '{{days}} days',
     backtestExplainPeriod: 'Runs the rule as written over the stored events of the chosen period, without awarding anything.',
     backtestEventOnly: 'Only event rules can be backtested over stored events.',
     cappedEvents: '{{count}} events capped or cut by a cap or the budget',
@@ -88,6 +88,7 @@ registerStrings({
   badges: {
     imageUrl: 'Image URL',
     image: 'Image',
+    imageMissing: 'Does not load',
     actions: 'Actions',
     edit: 'Edit',
     editNamed: 'Edit badge {{name}}',

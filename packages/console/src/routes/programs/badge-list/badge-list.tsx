@@ -56,7 +56,7 @@ export function BadgeList() {
             <Table.Tbody>
               {rows.map((badge) => (
                 <Table.Tr key={badge.code}>
-                  <Table.Td>{badge.image_url ? <Image src={badge.image_url} alt="" w={32} h={32} fit="contain" /> : '—'}</Table.Td>
+                  <Table.Td>{badge.image_url ? <BadgeImage url={badge.image_url} /> : '—'}</Table.Td>
                   <Table.Td>{badge.code}</Table.Td>
                   <Table.Td>{badge.name}</Table.Td>
                   <Table.Td>{badge.description ?? '—'}</Table.Td>
@@ -112,6 +112,20 @@ export function BadgeList() {
       </RoleGuard>
     </Stack>
   );
+}
+
+/** The badge's picture; when its address does not load, a note says so instead of a broken image. */
+function BadgeImage({ url }: { url: string }) {
+  const { t } = useTranslation();
+  const [failed, setFailed] = useState(false);
+  if (failed) {
+    return (
+      <Text size="xs" c="dimmed" title={url}>
+        {t('badges.imageMissing')}
+      </Text>
+    );
+  }
+  return <Image src={url} alt="" w={32} h={32} fit="contain" onError={() => setFailed(true)} />;
 }
 
 function BadgeEdit({ badge }: { badge: Badge }) {

@@ -60,7 +60,7 @@ export function PointsSettings() {
                   ))}
                 </Stack>
               </Radio.Group>
-              <NumberInput label={t('pointsSettings.ttl')} min={1} max={36_500} allowDecimal={false} value={ttl} onChange={setTtl} disabled={!canWrite || policy === 'none'} maw={240} />
+              <NumberInput label={t('pointsSettings.ttl')} min={1} max={36_500} allowDecimal={false} value={ttl} onChange={setTtl} readOnly={!canWrite} disabled={policy === 'none'} maw={240} />
               <div>
                 <Title order={2} size="h4">
                   {t('pointsSettings.reminders')}
@@ -68,9 +68,9 @@ export function PointsSettings() {
                 <Text size="sm" c="dimmed" mb="xs">
                   {t('pointsSettings.remindersHelp')}
                 </Text>
-                <TextInput label={t('pointsSettings.reminderDays')} value={reminders} onChange={(e) => setReminders(e.currentTarget.value)} disabled={!canWrite} maw={320} />
+                <TextInput label={t('pointsSettings.reminderDays')} value={reminders} onChange={(e) => setReminders(e.currentTarget.value)} readOnly={!canWrite} maw={320} />
               </div>
-              <TextInput label={t('pointsSettings.currency')} value={currency} onChange={(e) => setCurrency(e.currentTarget.value)} disabled={!canWrite} maw={320} />
+              <TextInput label={t('pointsSettings.currency')} value={currency} onChange={(e) => setCurrency(e.currentTarget.value)} readOnly={!canWrite} maw={320} />
               {settings.data.updated_at && (
                 <Text size="sm" c="dimmed">
                   {t('pointsSettings.updatedAt', { at: new Date(settings.data.updated_at).toLocaleString() })}

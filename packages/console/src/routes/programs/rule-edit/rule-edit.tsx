@@ -49,7 +49,7 @@ export function RuleEdit() {
     const from = new Date(to.getTime() - days * DAY_MS);
     simulate.mutate({ rule: input, from: from.toISOString(), to: to.toISOString() }, { onSuccess: () => setSimulated(current) });
   };
-  const disabled = !canWrite;
+  const readOnly = !canWrite;
 
   if (ruleId && rule.isPending) return <Loading />;
   return (
@@ -89,8 +89,8 @@ export function RuleEdit() {
                   {t('rules.sections.what')}
                 </Title>
                 <Stack>
-                  <TextInput label={t('rules.name')} value={draft.name} onChange={(e) => set({ name: e.currentTarget.value })} required disabled={disabled} />
-                  <Textarea label={t('rules.description')} value={draft.description} onChange={(e) => set({ description: e.currentTarget.value })} disabled={disabled} autosize minRows={2} />
+                  <TextInput label={t('rules.name')} value={draft.name} onChange={(e) => set({ name: e.currentTarget.value })} required readOnly={readOnly} />
+                  <Textarea label={t('rules.description')} value={draft.description} onChange={(e) => set({ description: e.currentTarget.value })} readOnly={readOnly} autosize minRows={2} />
                 </Stack>
               </Card>
 
@@ -106,10 +106,10 @@ export function RuleEdit() {
                     value={draft.trigger}
                     onChange={(value) => set({ trigger: (value ?? 'event') as RuleDraft['trigger'] })}
                     allowDeselect={false}
-                    disabled={disabled || ruleId !== undefined}
+                    readOnly={readOnly || ruleId !== undefined}
                   />
                   {draft.trigger === 'event' && (
-                    <TextInput label={t('rules.eventName')} description={t('rules.eventNameHelp')} value={draft.event_name} onChange={(e) => set({ event_name: e.currentTarget.value })} required disabled={disabled} />
+                    <TextInput label={t('rules.eventName')} description={t('rules.eventNameHelp')} value={draft.event_name} onChange={(e) => set({ event_name: e.currentTarget.value })} required readOnly={readOnly} />
                   )}
                   {draft.trigger === 'recurring' && (
                     <Select
@@ -119,7 +119,7 @@ export function RuleEdit() {
                       value={draft.schedule}
                       onChange={(value) => set({ schedule: (value ?? 'daily') as RuleDraft['schedule'] })}
                       allowDeselect={false}
-                      disabled={disabled}
+                      readOnly={readOnly}
                     />
                   )}
                 </SimpleGrid>
@@ -134,8 +134,8 @@ export function RuleEdit() {
                 </Text>
                 <Stack>
                   {draft.all.length === 0 && draft.any.length === 0 && <Text size="sm">{t('rules.conditionsNone')}</Text>}
-                  <ConditionList group="all" rows={draft.all} onChange={(all) => set({ all })} disabled={disabled} />
-                  <ConditionList group="any" rows={draft.any} onChange={(any) => set({ any })} disabled={disabled} />
+                  <ConditionList group="all" rows={draft.all} onChange={(all) => set({ all })} readOnly={readOnly} />
+                  <ConditionList group="any" rows={draft.any} onChange={(any) => set({ any })} readOnly={readOnly} />
                 </Stack>
               </Card>
 
@@ -143,7 +143,7 @@ export function RuleEdit() {
                 <Title order={2} size="h4" mb="sm">
                   {t('rules.sections.effects')}
                 </Title>
-                <EffectList rows={draft.effects} onChange={(effects) => set({ effects })} disabled={disabled} />
+                <EffectList rows={draft.effects} onChange={(effects) => set({ effects })} readOnly={readOnly} />
               </Card>
 
               <Card withBorder>
@@ -162,7 +162,7 @@ export function RuleEdit() {
                         allowDecimal={false}
                         value={draft.caps[period].times}
                         onChange={(value) => setCap(period, 'times', value)}
-                        disabled={disabled}
+                        readOnly={readOnly}
                       />
                       <NumberInput
                         label={t('rules.capPoints', { period: t(`rules.capPeriods.${period}`) })}
@@ -170,7 +170,7 @@ export function RuleEdit() {
                         allowDecimal={false}
                         value={draft.caps[period].points}
                         onChange={(value) => setCap(period, 'points', value)}
-                        disabled={disabled}
+                        readOnly={readOnly}
                       />
                     </Stack>
                   ))}
@@ -184,7 +184,7 @@ export function RuleEdit() {
                   thousandSeparator=","
                   value={draft.budget_points}
                   onChange={(value) => set({ budget_points: value })}
-                  disabled={disabled}
+                  readOnly={readOnly}
                   maw={320}
                 />
               </Card>
@@ -194,11 +194,11 @@ export function RuleEdit() {
                   {t('rules.sections.window')}
                 </Title>
                 <SimpleGrid cols={{ base: 1, sm: 2 }}>
-                  <TextInput type="datetime-local" label={t('rules.startsAt')} description={t('rules.windowHelp')} value={draft.starts_at} onChange={(e) => set({ starts_at: e.currentTarget.value })} disabled={disabled} />
-                  <TextInput type="datetime-local" label={t('rules.endsAt')} description={t('rules.windowHelp')} value={draft.ends_at} onChange={(e) => set({ ends_at: e.currentTarget.value })} disabled={disabled} />
-                  <NumberInput label={t('rules.priority')} description={t('rules.priorityHelp')} min={-1000} max={1000} allowDecimal={false} value={draft.priority} onChange={(value) => set({ priority: value })} disabled={disabled} />
+                  <TextInput type="datetime-local" label={t('rules.startsAt')} description={t('rules.windowHelp')} value={draft.starts_at} onChange={(e) => set({ starts_at: e.currentTarget.value })} readOnly={readOnly} />
+                  <TextInput type="datetime-local" label={t('rules.endsAt')} description={t('rules.windowHelp')} value={draft.ends_at} onChange={(e) => set({ ends_at: e.currentTarget.value })} readOnly={readOnly} />
+                  <NumberInput label={t('rules.priority')} description={t('rules.priorityHelp')} min={-1000} max={1000} allowDecimal={false} value={draft.priority} onChange={(value) => set({ priority: value })} readOnly={readOnly} />
                 </SimpleGrid>
-                <Checkbox mt="md" label={t('rules.stopProcessing')} checked={draft.stop_processing} onChange={(e) => set({ stop_processing: e.currentTarget.checked })} disabled={disabled} />
+                <Checkbox mt="md" label={t('rules.stopProcessing')} checked={draft.stop_processing} onChange={(e) => set({ stop_processing: e.currentTarget.checked })} disabled={readOnly} />
               </Card>
 
               <Card withBorder>
@@ -212,7 +212,7 @@ export function RuleEdit() {
                     value={draft.status}
                     onChange={(value) => set({ status: (value ?? 'paused') as RuleDraft['status'] })}
                     allowDeselect={false}
-                    disabled={disabled}
+                    readOnly={readOnly}
                     maw={320}
                   />
                   {needsBacktest && (

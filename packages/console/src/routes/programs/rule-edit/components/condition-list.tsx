@@ -6,13 +6,14 @@ interface ConditionListProps {
   group: 'all' | 'any';
   rows: ConditionDraft[];
   onChange: (rows: ConditionDraft[]) => void;
-  disabled: boolean;
+  readOnly: boolean;
 }
 
 /** One group of conditions (all or any), a row per (fact, operator, value). */
-export function ConditionList({ group, rows, onChange, disabled }: ConditionListProps) {
+export function ConditionList({ group, rows, onChange, readOnly }: ConditionListProps) {
   const { t } = useTranslation();
   const update = (key: number, patch: Partial<ConditionDraft>) => onChange(rows.map((row) => (row.key === key ? { ...row, ...patch } : row)));
+  if (readOnly && rows.length === 0) return null;
   return (
     <Stack gap="xs">
       <Text fw={600} size="sm">
@@ -27,8 +28,8 @@ export function ConditionList({ group, rows, onChange, disabled }: ConditionList
                 label={t('rules.fact')}
                 value={row.fact}
                 onChange={(e) => update(row.key, { fact: e.currentTarget.value })}
-                disabled={disabled}
-                style={{ flex: '2 1 14rem' }}
+                readOnly={readOnly}
+                style={{ flex: '2 1 11rem' }}
               />
               <Select
                 label={t('rules.operator')}
@@ -36,19 +37,19 @@ export function ConditionList({ group, rows, onChange, disabled }: ConditionList
                 value={row.operator}
                 onChange={(value) => update(row.key, { operator: (value ?? 'equals') as Operator })}
                 allowDeselect={false}
-                disabled={disabled}
-                style={{ flex: '1 1 10rem' }}
+                readOnly={readOnly}
+                style={{ flex: '1 1 8rem' }}
               />
               {!VALUELESS.includes(row.operator) && (
                 <TextInput
                   label={t('rules.value')}
                   value={row.value}
                   onChange={(e) => update(row.key, { value: e.currentTarget.value })}
-                  disabled={disabled}
-                  style={{ flex: '2 1 12rem' }}
+                  readOnly={readOnly}
+                  style={{ flex: '2 1 8rem' }}
                 />
               )}
-              {!disabled && (
+              {!readOnly && (
                 <Button
                   variant="subtle"
                   color="red.9"
@@ -62,7 +63,7 @@ export function ConditionList({ group, rows, onChange, disabled }: ConditionList
           </Fieldset>
         );
       })}
-      {!disabled && rows.length < CONDITIONS_MAX && (
+      {!readOnly && rows.length < CONDITIONS_MAX && (
         <Group>
           <Button variant="default" size="xs" onClick={() => onChange([...rows, newCondition()])}>
             {t(group === 'all' ? 'rules.addConditionAll' : 'rules.addConditionAny')}

@@ -5,11 +5,11 @@ import { EFFECTS_MAX, EFFECT_TYPES, ROUNDINGS, newEffect, type EffectDraft } fro
 interface EffectListProps {
   rows: EffectDraft[];
   onChange: (rows: EffectDraft[]) => void;
-  disabled: boolean;
+  readOnly: boolean;
 }
 
 /** What the rule does when it applies: points (fixed or per unit of a property), a badge, a streak's progress; one to ten. */
-export function EffectList({ rows, onChange, disabled }: EffectListProps) {
+export function EffectList({ rows, onChange, readOnly }: EffectListProps) {
   const { t } = useTranslation();
   const update = (key: number, patch: Partial<EffectDraft>) => onChange(rows.map((row) => (row.key === key ? { ...row, ...patch } : row)));
   return (
@@ -23,7 +23,7 @@ export function EffectList({ rows, onChange, disabled }: EffectListProps) {
               value={row.type}
               onChange={(value) => update(row.key, { type: (value ?? 'award_points') as EffectDraft['type'] })}
               allowDeselect={false}
-              disabled={disabled}
+              readOnly={readOnly}
             />
             {row.type === 'award_points' && (
               <Select
@@ -32,38 +32,38 @@ export function EffectList({ rows, onChange, disabled }: EffectListProps) {
                 value={row.mode}
                 onChange={(value) => update(row.key, { mode: (value ?? 'fixed') as EffectDraft['mode'] })}
                 allowDeselect={false}
-                disabled={disabled}
+                readOnly={readOnly}
               />
             )}
             {row.type === 'award_points' && row.mode === 'fixed' && (
-              <NumberInput label={t('rules.points')} min={1} allowDecimal={false} value={row.points} onChange={(value) => update(row.key, { points: value })} disabled={disabled} w={130} />
+              <NumberInput label={t('rules.points')} min={1} allowDecimal={false} value={row.points} onChange={(value) => update(row.key, { points: value })} readOnly={readOnly} w={130} />
             )}
             {row.type === 'award_points' && row.mode === 'rate' && (
               <>
-                <TextInput label={t('rules.rateProperty')} placeholder="properties.amount" value={row.property} onChange={(e) => update(row.key, { property: e.currentTarget.value })} disabled={disabled} />
-                <NumberInput label={t('rules.pointsPerUnit')} min={0} decimalScale={4} value={row.points_per_unit} onChange={(value) => update(row.key, { points_per_unit: value })} disabled={disabled} w={130} />
+                <TextInput label={t('rules.rateProperty')} placeholder="properties.amount" value={row.property} onChange={(e) => update(row.key, { property: e.currentTarget.value })} readOnly={readOnly} />
+                <NumberInput label={t('rules.pointsPerUnit')} min={0} decimalScale={4} value={row.points_per_unit} onChange={(value) => update(row.key, { points_per_unit: value })} readOnly={readOnly} w={130} />
                 <Select
                   label={t('rules.rounding')}
                   data={ROUNDINGS.map((rounding) => ({ value: rounding, label: t(`rules.roundings.${rounding}`) }))}
                   value={row.rounding}
                   onChange={(value) => update(row.key, { rounding: (value ?? 'floor') as EffectDraft['rounding'] })}
                   allowDeselect={false}
-                  disabled={disabled}
+                  readOnly={readOnly}
                   w={120}
                 />
-                <NumberInput label={t('rules.maxPoints')} min={1} allowDecimal={false} value={row.max_points} onChange={(value) => update(row.key, { max_points: value })} disabled={disabled} w={170} />
+                <NumberInput label={t('rules.maxPoints')} min={1} allowDecimal={false} value={row.max_points} onChange={(value) => update(row.key, { max_points: value })} readOnly={readOnly} w={200} />
               </>
             )}
             {row.type === 'award_points' && (
-              <TextInput label={t('rules.reason')} placeholder={t('rules.reasonHelp')} value={row.reason} onChange={(e) => update(row.key, { reason: e.currentTarget.value })} disabled={disabled} />
+              <TextInput label={t('rules.reason')} placeholder={t('rules.reasonHelp')} value={row.reason} onChange={(e) => update(row.key, { reason: e.currentTarget.value })} readOnly={readOnly} />
             )}
             {row.type === 'award_badge' && (
-              <TextInput label={t('rules.badgeCode')} value={row.badge_code} onChange={(e) => update(row.key, { badge_code: e.currentTarget.value })} disabled={disabled} />
+              <TextInput label={t('rules.badgeCode')} value={row.badge_code} onChange={(e) => update(row.key, { badge_code: e.currentTarget.value })} readOnly={readOnly} />
             )}
             {row.type === 'continue_streak' && (
-              <TextInput label={t('rules.streakCode')} value={row.streak_code} onChange={(e) => update(row.key, { streak_code: e.currentTarget.value })} disabled={disabled} />
+              <TextInput label={t('rules.streakCode')} value={row.streak_code} onChange={(e) => update(row.key, { streak_code: e.currentTarget.value })} readOnly={readOnly} />
             )}
-            {!disabled && rows.length > 1 && (
+            {!readOnly && rows.length > 1 && (
               <Button variant="subtle" color="red.9" aria-label={t('rules.removeEffect', { n: index + 1 })} onClick={() => onChange(rows.filter((r) => r.key !== row.key))}>
                 ✕
               </Button>
@@ -71,7 +71,7 @@ export function EffectList({ rows, onChange, disabled }: EffectListProps) {
           </Group>
         </Fieldset>
       ))}
-      {!disabled && rows.length < EFFECTS_MAX && (
+      {!readOnly && rows.length < EFFECTS_MAX && (
         <Group>
           <Button variant="default" size="xs" onClick={() => onChange([...rows, newEffect()])}>
             {t('rules.addEffect')}
