@@ -1,4 +1,5 @@
-import type { RequestBody, ResponseBody } from '@loyalty/sdk';
+import type { ResponseBody } from '@loyalty/sdk';
+import type { RuleInput, RulePatch } from '../../../hooks/api/programs';
 
 /**
  * What the rule editor edits: every field of `EarnRuleInput`, held as the
@@ -6,8 +7,7 @@ import type { RequestBody, ResponseBody } from '@loyalty/sdk';
  * body on save or backtest. Nothing is validated here: the server checks the
  * rule against its schema and says what is wrong (the form shows its detail).
  */
-export type RuleInput = RequestBody<'createRule'>;
-export type RulePatch = RequestBody<'updateRule'>;
+export type { RuleInput, RulePatch };
 export type Rule = ResponseBody<'getRule'>;
 
 export const OPERATORS = ['equals', 'not_equals', 'in', 'not_in', 'gt', 'gte', 'lt', 'lte', 'exists', 'not_exists', 'contains'] as const;
