@@ -112,7 +112,7 @@ registerStrings({
     period: 'Period',
     periods: { daily: 'Daily', weekly: 'Weekly' },
     eventName: 'Counted event',
-    eventNameHelp: 'Empty: only earn rules (continue a streak) count.',
+    eventNameHelp: 'With no counted event, only earn rules that continue the streak count.',
     noEvent: 'Earn rules only',
     grace: 'Grace periods',
     graceHelp: 'Missed periods forgiven before the streak breaks (0 to 7).',

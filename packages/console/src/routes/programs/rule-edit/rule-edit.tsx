@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Alert, Anchor, Button, Card, Checkbox, Grid, Group, NumberInput, Select, SimpleGrid, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Grid, Group, Select, SimpleGrid, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useDeleteRule, useRule, useSaveRule, useSimulateRule } from '../../../hooks/api/programs';
@@ -8,10 +8,11 @@ import { PageHeader } from '../../../components/page-header';
 import { ConfirmButton } from '../../../components/confirm-button';
 import { useCan } from '../../../components/permission';
 import { Loading } from '../../../components/loading';
-import { CAP_PERIODS, SCHEDULES, TRIGGERS, emptyDraft, fromRule, toInput, toPatch, type RuleDraft } from '../common/rule-draft';
+import { SCHEDULES, TRIGGERS, emptyDraft, fromRule, toInput, toPatch, type RuleDraft } from '../common/rule-draft';
 import { ConditionList } from './components/condition-list';
 import { EffectList } from './components/effect-list';
 import { BacktestCard, type BacktestDays } from './components/backtest-card';
+import { LimitsCard, WindowCard } from './components/limits-cards';
 
 const DAY_MS = 86_400_000;
 
@@ -42,8 +43,6 @@ export function RuleEdit() {
   // Only event rules can be replayed over stored events; birthday and recurring rules are activated without.
   const needsBacktest = activating && draft.trigger === 'event' && !backtested;
   const set = (patch: Partial<RuleDraft>) => setDraft((d) => ({ ...d, ...patch }));
-  const setCap = (period: (typeof CAP_PERIODS)[number], field: 'times' | 'points', value: number | string) =>
-    setDraft((d) => ({ ...d, caps: { ...d.caps, [period]: { ...d.caps[period], [field]: value } } }));
   const runBacktest = () => {
     const to = new Date();
     const from = new Date(to.getTime() - days * DAY_MS);
@@ -146,60 +145,9 @@ export function RuleEdit() {
                 <EffectList rows={draft.effects} onChange={(effects) => set({ effects })} readOnly={readOnly} />
               </Card>
 
-              <Card withBorder>
-                <Title order={2} size="h4" mb={4}>
-                  {t('rules.sections.limits')}
-                </Title>
-                <Text size="sm" c="dimmed" mb="sm">
-                  {t('rules.capsHelp')}
-                </Text>
-                <SimpleGrid cols={{ base: 2, sm: 3 }}>
-                  {CAP_PERIODS.map((period) => (
-                    <Stack key={period} gap="xs">
-                      <NumberInput
-                        label={t('rules.capTimes', { period: t(`rules.capPeriods.${period}`) })}
-                        min={1}
-                        allowDecimal={false}
-                        value={draft.caps[period].times}
-                        onChange={(value) => setCap(period, 'times', value)}
-                        readOnly={readOnly}
-                      />
-                      <NumberInput
-                        label={t('rules.capPoints', { period: t(`rules.capPeriods.${period}`) })}
-                        min={1}
-                        allowDecimal={false}
-                        value={draft.caps[period].points}
-                        onChange={(value) => setCap(period, 'points', value)}
-                        readOnly={readOnly}
-                      />
-                    </Stack>
-                  ))}
-                </SimpleGrid>
-                <NumberInput
-                  mt="md"
-                  label={t('rules.budgetPoints')}
-                  description={t('rules.budgetHelp')}
-                  min={1}
-                  allowDecimal={false}
-                  thousandSeparator=","
-                  value={draft.budget_points}
-                  onChange={(value) => set({ budget_points: value })}
-                  readOnly={readOnly}
-                  maw={320}
-                />
-              </Card>
+              <LimitsCard draft={draft} set={set} readOnly={readOnly} />
 
-              <Card withBorder>
-                <Title order={2} size="h4" mb="sm">
-                  {t('rules.sections.window')}
-                </Title>
-                <SimpleGrid cols={{ base: 1, sm: 2 }}>
-                  <TextInput type="datetime-local" label={t('rules.startsAt')} description={t('rules.windowHelp')} value={draft.starts_at} onChange={(e) => set({ starts_at: e.currentTarget.value })} readOnly={readOnly} />
-                  <TextInput type="datetime-local" label={t('rules.endsAt')} description={t('rules.windowHelp')} value={draft.ends_at} onChange={(e) => set({ ends_at: e.currentTarget.value })} readOnly={readOnly} />
-                  <NumberInput label={t('rules.priority')} description={t('rules.priorityHelp')} min={-1000} max={1000} allowDecimal={false} value={draft.priority} onChange={(value) => set({ priority: value })} readOnly={readOnly} />
-                </SimpleGrid>
-                <Checkbox mt="md" label={t('rules.stopProcessing')} checked={draft.stop_processing} onChange={(e) => set({ stop_processing: e.currentTarget.checked })} disabled={readOnly} />
-              </Card>
+              <WindowCard draft={draft} set={set} readOnly={readOnly} />
 
               <Card withBorder>
                 <Stack>
