@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { startTestService, type TestService, type TestTenant } from '../helper.js';
 import { sendSync } from '../../src/modules/ingestion/test-support.js';
-import { assertAccessible, consoleUser, launchConsoleBrowser, screenshot } from './console-kit.js';
+import { assertAccessible, consoleUser, launchConsoleBrowser, PHONE, screenshot } from './console-kit.js';
 
 const DAY_MS = 86_400_000;
 
@@ -242,6 +242,17 @@ test('the Programs section in Chromium: a rule built, backtested and activated; 
     assert.equal((await svc.request('GET', '/api/v1/admin/badges/old', { key: tenant.apiKey })).status, 404);
     await assertAccessible(page, 'badges');
     await screenshot(page, '26-badges');
+  });
+
+  await t.test('on a phone: the stored rule in the editor, one column', async () => {
+    const phone = await newPage(PHONE);
+    await signIn(phone, tenant.adminEmail, tenant.adminPassword);
+    const { rules } = await call('GET', '/api/v1/admin/rules?event_name=purchase');
+    await phone.goto(`${svc.baseUrl}/console/programs/rules/${rules[0].id}`);
+    await phone.getByRole('heading', { level: 1, name: 'Rule: Big purchases' }).waitFor();
+    await phone.getByRole('group', { name: 'Condition 1 (all)' }).getByLabel('Value').waitFor();
+    await assertAccessible(phone, 'rule editor on a phone');
+    await screenshot(phone, '28-phone-rule-editor');
   });
 
   await t.test('an analyst sees every Programs screen read-only, and the API refuses the analyst’s writes (403)', async () => {
