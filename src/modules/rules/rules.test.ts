@@ -243,4 +243,29 @@ test('earn rules: administration, conditions, effects, caps, budget, simulation'
     });
     assert.equal(missingBadge.status, 422);
   });
+
+  await t.test('simulation names the event that would have spent the last of the budget, and null when the budget lasts', async () => {
+    // The sim_evt events above: amounts 10, 20, 30, 40, 50 on April 1 to 5; 1 point per 1 unit.
+    const simulate = (budget_points: number | undefined) =>
+      svc.request('POST', '/api/v1/admin/rules/simulate', {
+        key: tenant.apiKey,
+        body: {
+          rule: { name: 'budgeted', event_name: 'sim_evt', budget_points, effects: [{ type: 'award_points', rate: { property: 'properties.amount', points_per_unit: 1 } }] },
+          from: '2026-04-01T00:00:00Z',
+          to: '2026-04-06T00:00:00Z',
+        },
+      });
+    const exhausted = await simulate(55);
+    assert.equal(exhausted.status, 200, exhausted.text);
+    // 10 + 20 = 30, then 30 of the event of April 3 is cut to 25: the budget is spent at that event; the two later ones are capped.
+    assert.deepEqual(
+      { points: exhausted.body.points, capped: exhausted.body.capped_events, at: exhausted.body.budget_exhausted_at },
+      { points: 55, capped: 3, at: '2026-04-03T10:00:00.000Z' },
+    );
+    const lasting = await simulate(1_000);
+    assert.equal(lasting.body.points, 150);
+    assert.equal(lasting.body.budget_exhausted_at, null);
+    const unbudgeted = await simulate(undefined);
+    assert.equal(unbudgeted.body.budget_exhausted_at, null);
+  });
 });

@@ -255,4 +255,7 @@ export const SimulationResult = Type.Object({
   badges_awarded: Type.Integer({ description: 'Badges it would have awarded to participants who do not hold them yet.' }),
   capped_events: Type.Integer({ description: 'Matching events skipped or reduced by a cap or the budget.' }),
   truncated: Type.Boolean({ description: 'True when the range held more events than one simulation scans; the figures cover the earliest ones.' }),
+  budget_exhausted_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'The timestamp of the event that would have spent the last point of `budget_points`; null when the rule has no budget or the budget would have lasted the range.',
+  }),
 });

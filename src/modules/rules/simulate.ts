@@ -79,6 +79,8 @@ export async function simulateRule(
     const usage = new Map<string, { times: number; points: number }>();
     const badgesSeen = new Set<string>();
     let budgetLeft = rule.budget_points ?? Number.POSITIVE_INFINITY;
+    /** The timestamp of the event that spent the last of the budget, when one did. */
+    let budgetExhaustedAt: Date | null = null;
     const result = { events_scanned: 0, events_matched: 0, points: 0, badges_awarded: 0, capped_events: 0, truncated: false };
     const participants = new Set<string>();
     const capPeriods = (['per_day', 'per_week', 'lifetime'] as const).filter((k) => rule.caps[k] !== undefined);
@@ -131,6 +133,7 @@ export async function simulateRule(
         });
         wanted = Math.min(wanted, budgetLeft);
         budgetLeft -= wanted;
+        if (budgetLeft === 0 && budgetExhaustedAt === null) budgetExhaustedAt = event.occurred_at;
         if (wanted < full) result.capped_events += 1;
         keys.forEach((key, i) => usage.set(key, { times: counters[i].times + 1, points: counters[i].points + wanted }));
 
@@ -149,6 +152,12 @@ export async function simulateRule(
       const last = page[page.length - 1];
       after = { occurredAt: last.occurred_at, seq: last.seq };
     }
-    return { from: from.toISOString(), to: to.toISOString(), participants: participants.size, ...result };
+    return {
+      from: from.toISOString(),
+      to: to.toISOString(),
+      participants: participants.size,
+      ...result,
+      budget_exhausted_at: budgetExhaustedAt === null ? null : budgetExhaustedAt.toISOString(),
+    };
   });
 }

@@ -18242,6 +18242,8 @@ export interface paths {
                             capped_events: number;
                             /** @description True when the range held more events than one simulation scans; the figures cover the earliest ones. */
                             truncated: boolean;
+                            /** @description The timestamp of the event that would have spent the last point of `budget_points`; null when the rule has no budget or the budget would have lasted the range. */
+                            budget_exhausted_at: string | null;
                         };
                     };
                 };

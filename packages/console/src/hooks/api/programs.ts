@@ -9,11 +9,13 @@ export const tierKeys = queryKeysFactory('tiers');
 export const badgeKeys = queryKeysFactory('badges');
 
 export type RuleInput = RequestBody<'createRule'>;
+export type RulePatch = RequestBody<'updateRule'>;
 
-export function useRules(filters: { status?: 'active' | 'paused'; event_name?: string; cursor?: string }) {
+export function useRules(filters: { status?: 'active' | 'paused'; trigger?: 'event' | 'birthday' | 'recurring'; event_name?: string; cursor?: string }) {
   return useQuery({
     queryKey: ruleKeys.list(filters),
-    queryFn: () => client.listRules({ query: { limit: PAGE_SIZE, status: filters.status, event_name: filters.event_name || undefined, cursor: filters.cursor } }),
+    queryFn: () =>
+      client.listRules({ query: { limit: PAGE_SIZE, status: filters.status, trigger: filters.trigger, event_name: filters.event_name || undefined, cursor: filters.cursor } }),
     placeholderData: keepPreviousData,
   });
 }
@@ -27,10 +29,12 @@ export function useSimulateRule() {
   return useMutation({ mutationFn: (body: RequestBody<'simulateRule'>) => client.simulateRule({ body }) });
 }
 
+/** Creates a rule (the whole input) or changes a stored one (a patch: its trigger stays). */
 export function useSaveRule(id: string | undefined) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: RuleInput) => (id ? client.updateRule({ path: { rule_id: id }, body }) : client.createRule({ body })),
+    mutationFn: (body: { input: RuleInput; patch: RulePatch }) =>
+      id ? client.updateRule({ path: { rule_id: id }, body: body.patch }) : client.createRule({ body: body.input }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ruleKeys.all }),
   });
 }
@@ -59,6 +63,18 @@ export function useCreateTier() {
   });
 }
 
+export function useUpdateTier() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ code, body }: { code: string; body: RequestBody<'updateTier'> }) => client.updateTier({ path: { code }, body }),
+    // A moved threshold moves participants between tiers.
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: tierKeys.all });
+      void queryClient.invalidateQueries({ queryKey: ['participants'] });
+    },
+  });
+}
+
 export function useDeleteTier() {
   const queryClient = useQueryClient();
   return useMutation({
@@ -79,5 +95,37 @@ export function useCreateBadge() {
   return useMutation({
     mutationFn: (body: RequestBody<'createBadge'>) => client.createBadge({ body }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: badgeKeys.all }),
+  });
+}
+
+export function useUpdateBadge() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ code, body }: { code: string; body: RequestBody<'updateBadge'> }) => client.updateBadge({ path: { code }, body }),
+    // Participant pages show the badge's name and image.
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: badgeKeys.all });
+      void queryClient.invalidateQueries({ queryKey: ['participants'] });
+    },
+  });
+}
+
+export function useDeleteBadge() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (code: string) => client.deleteBadge({ path: { code } }),
+    // Deleting a badge removes every participant's record of it.
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: badgeKeys.all });
+      void queryClient.invalidateQueries({ queryKey: ['participants'] });
+    },
+  });
+}
+
+export function useAwardBadge() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ code, participant_id }: { code: string; participant_id: string }) => client.awardBadge({ path: { code }, body: { participant_id } }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['participants'] }),
   });
 }

@@ -1,37 +1,22 @@
 import { useEffect, useState } from 'react';
-import { Alert, Anchor, Button, Card, Group, Loader, NumberInput, Select, SimpleGrid, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Grid, Group, Select, SimpleGrid, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
-import { useDeleteRule, useRule, useSaveRule, useSimulateRule, type RuleInput } from '../../../hooks/api/programs';
+import { useDeleteRule, useRule, useSaveRule, useSimulateRule } from '../../../hooks/api/programs';
 import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
 import { ConfirmButton } from '../../../components/confirm-button';
 import { useCan } from '../../../components/permission';
 import { Loading } from '../../../components/loading';
+import { SCHEDULES, TRIGGERS, emptyDraft, fromRule, toInput, toPatch, type RuleDraft } from '../common/rule-draft';
+import { ConditionList } from './components/condition-list';
+import { EffectList } from './components/effect-list';
+import { BacktestCard, type BacktestDays } from './components/backtest-card';
+import { LimitsCard, WindowCard } from './components/limits-cards';
 
-/** What the form edits: an event rule awarding a fixed number of points (other rule shapes are kept as they are). */
-interface Draft {
-  name: string;
-  description: string;
-  event_name: string;
-  points: number | string;
-  status: 'active' | 'paused';
-}
+const DAY_MS = 86_400_000;
 
-const EMPTY: Draft = { name: '', description: '', event_name: '', points: 10, status: 'paused' };
-const BACKTEST_DAYS = 30;
-
-function toInput(draft: Draft): RuleInput {
-  return {
-    name: draft.name.trim(),
-    description: draft.description.trim() || undefined,
-    trigger: 'event',
-    event_name: draft.event_name.trim(),
-    effects: [{ type: 'award_points', points: Number(draft.points) }],
-    status: draft.status,
-  };
-}
-
+/** Creates or edits an earn rule, every field of it; activating needs a backtest of exactly the rule being saved. */
 export function RuleEdit() {
   const { t } = useTranslation();
   const ruleId = useParams().ruleId;
@@ -42,27 +27,28 @@ export function RuleEdit() {
   const simulate = useSimulateRule();
   const canWrite = useCan('programs:write');
   const canPublish = useCan('programs:publish');
-  const [draft, setDraft] = useState<Draft>(EMPTY);
-  /** The draft the last backtest ran on: activating needs a backtest of exactly what is saved. */
+  const [draft, setDraft] = useState<RuleDraft>(emptyDraft);
+  const [days, setDays] = useState<BacktestDays>(30);
+  /** The rule the last backtest ran on: activating needs a backtest of exactly what is saved. */
   const [simulated, setSimulated] = useState<string | null>(null);
 
   useEffect(() => {
-    const r = rule.data;
-    if (!r) return;
-    const fixed = r.effects.find((e) => e.type === 'award_points' && e.points !== undefined);
-    setDraft({ name: r.name, description: r.description ?? '', event_name: r.event_name ?? '', points: fixed?.points ?? 10, status: r.status });
+    if (rule.data) setDraft(fromRule(rule.data));
   }, [rule.data]);
 
   const input = toInput(draft);
-  const current = JSON.stringify(input);
+  const current = JSON.stringify({ ...input, status: undefined });
   const backtested = simulated === current;
   const activating = draft.status === 'active' && rule.data?.status !== 'active';
-  const set = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
+  // Only event rules can be replayed over stored events; birthday and recurring rules are activated without.
+  const needsBacktest = activating && draft.trigger === 'event' && !backtested;
+  const set = (patch: Partial<RuleDraft>) => setDraft((d) => ({ ...d, ...patch }));
   const runBacktest = () => {
     const to = new Date();
-    const from = new Date(to.getTime() - BACKTEST_DAYS * 86_400_000);
+    const from = new Date(to.getTime() - days * DAY_MS);
     simulate.mutate({ rule: input, from: from.toISOString(), to: to.toISOString() }, { onSuccess: () => setSimulated(current) });
   };
+  const readOnly = !canWrite;
 
   if (ruleId && rule.isPending) return <Loading />;
   return (
@@ -85,68 +71,133 @@ export function RuleEdit() {
         )}
       </PageHeader>
       <ErrorAlert error={rule.error} />
-      <SimpleGrid cols={{ base: 1, md: 2 }}>
-        <Card withBorder>
+      {rule.data && rule.data.budget_points !== null && (
+        <Text data-testid="rule-budget">{t('rules.budgetSpentLabel', { spent: rule.data.budget_spent.toLocaleString(), budget: rule.data.budget_points.toLocaleString() })}</Text>
+      )}
+      <Grid>
+        <Grid.Col span={{ base: 12, lg: 8 }}>
           <form
             onSubmit={(event) => {
               event.preventDefault();
-              save.mutate(input, { onSuccess: (saved) => navigate(`/programs/rules/${saved.id}`) });
+              save.mutate({ input, patch: toPatch(draft) }, { onSuccess: (saved) => navigate(`/programs/rules/${saved.id}`) });
             }}
           >
             <Stack>
-              <TextInput label={t('rules.name')} value={draft.name} onChange={(e) => set({ name: e.currentTarget.value })} required disabled={!canWrite} />
-              <Textarea label={t('rules.description')} value={draft.description} onChange={(e) => set({ description: e.currentTarget.value })} disabled={!canWrite} />
-              <TextInput label={t('rules.eventName')} description={t('rules.eventNameHelp')} value={draft.event_name} onChange={(e) => set({ event_name: e.currentTarget.value })} required disabled={!canWrite} />
-              <NumberInput label={t('rules.points')} min={1} allowDecimal={false} value={draft.points} onChange={(value) => set({ points: value })} required disabled={!canWrite} />
-              <Select
-                label={t('rules.status')}
-                data={[
-                  { value: 'paused', label: t('rules.paused') },
-                  { value: 'active', label: t('rules.active'), disabled: !canPublish },
-                ]}
-                value={draft.status}
-                onChange={(value) => set({ status: (value ?? 'paused') as Draft['status'] })}
-                allowDeselect={false}
-                disabled={!canWrite}
-              />
-              {activating && !backtested && (
-                <Alert color="yellow" role="status">
-                  {t('rules.backtestFirst')}
-                </Alert>
-              )}
-              <ErrorAlert error={save.error} />
-              {canWrite && (
-                <Group>
-                  <Button type="submit" loading={save.isPending} disabled={activating && !backtested}>
-                    {t('rules.save')}
-                  </Button>
-                </Group>
-              )}
+              <Card withBorder>
+                <Title order={2} size="h4" mb="sm">
+                  {t('rules.sections.what')}
+                </Title>
+                <Stack>
+                  <TextInput label={t('rules.name')} value={draft.name} onChange={(e) => set({ name: e.currentTarget.value })} required readOnly={readOnly} />
+                  <Textarea label={t('rules.description')} value={draft.description} onChange={(e) => set({ description: e.currentTarget.value })} readOnly={readOnly} autosize minRows={2} />
+                </Stack>
+              </Card>
+
+              <Card withBorder>
+                <Title order={2} size="h4" mb="sm">
+                  {t('rules.sections.when')}
+                </Title>
+                <SimpleGrid cols={{ base: 1, sm: 2 }}>
+                  <Select
+                    label={t('rules.trigger')}
+                    description={ruleId ? t('rules.triggerHelp') : undefined}
+                    data={TRIGGERS.map((trigger) => ({ value: trigger, label: t(`rules.triggers.${trigger}`) }))}
+                    value={draft.trigger}
+                    onChange={(value) => set({ trigger: (value ?? 'event') as RuleDraft['trigger'] })}
+                    allowDeselect={false}
+                    readOnly={readOnly || ruleId !== undefined}
+                  />
+                  {draft.trigger === 'event' && (
+                    <TextInput label={t('rules.eventName')} description={t('rules.eventNameHelp')} value={draft.event_name} onChange={(e) => set({ event_name: e.currentTarget.value })} required readOnly={readOnly} />
+                  )}
+                  {draft.trigger === 'recurring' && (
+                    <Select
+                      label={t('rules.schedule')}
+                      description={t('rules.scheduleHelp')}
+                      data={SCHEDULES.map((schedule) => ({ value: schedule, label: t(`rules.schedules.${schedule}`) }))}
+                      value={draft.schedule}
+                      onChange={(value) => set({ schedule: (value ?? 'daily') as RuleDraft['schedule'] })}
+                      allowDeselect={false}
+                      readOnly={readOnly}
+                    />
+                  )}
+                </SimpleGrid>
+              </Card>
+
+              <Card withBorder>
+                <Title order={2} size="h4" mb={4}>
+                  {t('rules.sections.conditions')}
+                </Title>
+                <Text size="sm" c="dimmed" mb="sm">
+                  {t('rules.factHelp')}. {t('rules.valueHelp')}
+                </Text>
+                <Stack>
+                  {draft.all.length === 0 && draft.any.length === 0 && <Text size="sm">{t('rules.conditionsNone')}</Text>}
+                  <ConditionList group="all" rows={draft.all} onChange={(all) => set({ all })} readOnly={readOnly} />
+                  <ConditionList group="any" rows={draft.any} onChange={(any) => set({ any })} readOnly={readOnly} />
+                </Stack>
+              </Card>
+
+              <Card withBorder>
+                <Title order={2} size="h4" mb="sm">
+                  {t('rules.sections.effects')}
+                </Title>
+                <EffectList rows={draft.effects} onChange={(effects) => set({ effects })} readOnly={readOnly} />
+              </Card>
+
+              <LimitsCard draft={draft} set={set} readOnly={readOnly} />
+
+              <WindowCard draft={draft} set={set} readOnly={readOnly} />
+
+              <Card withBorder>
+                <Stack>
+                  <Select
+                    label={t('rules.status')}
+                    data={[
+                      { value: 'paused', label: t('rules.paused') },
+                      { value: 'active', label: t('rules.active'), disabled: !canPublish },
+                    ]}
+                    value={draft.status}
+                    onChange={(value) => set({ status: (value ?? 'paused') as RuleDraft['status'] })}
+                    allowDeselect={false}
+                    readOnly={readOnly}
+                    maw={320}
+                  />
+                  {needsBacktest && (
+                    <Alert color="yellow" role="status">
+                      {t('rules.backtestFirst')}
+                    </Alert>
+                  )}
+                  <ErrorAlert error={save.error} />
+                  {canWrite && (
+                    <Group>
+                      <Button type="submit" loading={save.isPending} disabled={needsBacktest}>
+                        {t('rules.save')}
+                      </Button>
+                    </Group>
+                  )}
+                </Stack>
+              </Card>
             </Stack>
           </form>
-        </Card>
-        <Card withBorder>
-          <Title order={2} size="h4" mb="sm">
-            {t('rules.backtest')}
-          </Title>
-          <Text size="sm" mb="sm">
-            {t('rules.backtestExplain', { days: BACKTEST_DAYS })}
-          </Text>
-          <Button variant="default" onClick={runBacktest} loading={simulate.isPending} disabled={!draft.name || !draft.event_name}>
-            {t('rules.runBacktest')}
-          </Button>
-          <ErrorAlert error={simulate.error} />
-          {simulate.data && (
-            <Stack gap={4} mt="sm" data-testid="backtest-result" aria-live="polite">
-              {!backtested && <Text c="red.9">{t('rules.backtestStale')}</Text>}
-              <Text>{t('rules.eventsMatched', { matched: simulate.data.events_matched, scanned: simulate.data.events_scanned })}</Text>
-              <Text>{t('rules.participantsReached', { count: simulate.data.participants })}</Text>
-              <Text fw={700}>{t('rules.pointsWouldAward', { points: simulate.data.points.toLocaleString() })}</Text>
-              {simulate.data.truncated && <Text size="sm">{t('rules.truncated')}</Text>}
-            </Stack>
-          )}
-        </Card>
-      </SimpleGrid>
+        </Grid.Col>
+        {canWrite && (
+        <Grid.Col span={{ base: 12, lg: 4 }}>
+          <BacktestCard
+            days={days}
+            onDaysChange={setDays}
+            onRun={runBacktest}
+            running={simulate.isPending}
+            runnable={draft.name.trim() !== '' && (draft.trigger !== 'event' || draft.event_name.trim() !== '')}
+            eventRule={draft.trigger === 'event'}
+            hasBudget={draft.budget_points !== ''}
+            result={simulate.data}
+            error={simulate.error}
+            current={backtested}
+          />
+        </Grid.Col>
+        )}
+      </Grid>
     </Stack>
   );
 }

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Anchor, Badge, Button, Group, Loader, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Progress, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useRules } from '../../../hooks/api/programs';
@@ -8,13 +8,17 @@ import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
 import { RoleGuard } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
+import { TRIGGERS } from '../common/rule-draft';
+
+type Trigger = (typeof TRIGGERS)[number];
 
 export function RuleList() {
   const { t } = useTranslation();
   const pages = useCursorPages();
   const [status, setStatus] = useState<'active' | 'paused' | undefined>(undefined);
+  const [trigger, setTrigger] = useState<Trigger | undefined>(undefined);
   const [eventName, setEventName] = useState('');
-  const rules = useRules({ status, event_name: eventName, cursor: pages.cursor });
+  const rules = useRules({ status, trigger, event_name: eventName, cursor: pages.cursor });
   const rows = rules.data?.rules ?? [];
   return (
     <Stack>
@@ -37,6 +41,16 @@ export function RuleList() {
           onChange={(value) => {
             pages.reset();
             setStatus((value ?? undefined) as 'active' | 'paused' | undefined);
+          }}
+        />
+        <Select
+          label={t('rules.filterTrigger')}
+          clearable
+          data={TRIGGERS.map((value) => ({ value, label: t(`rules.triggers.${value}`) }))}
+          value={trigger ?? null}
+          onChange={(value) => {
+            pages.reset();
+            setTrigger((value ?? undefined) as Trigger | undefined);
           }}
         />
         <TextInput label={t('rules.eventName')} value={eventName} onChange={(e) => { pages.reset(); setEventName(e.currentTarget.value); }} />
@@ -63,13 +77,22 @@ export function RuleList() {
                       {rule.name}
                     </Anchor>
                   </Table.Td>
-                  <Table.Td>{rule.trigger === 'event' ? rule.event_name : rule.trigger}</Table.Td>
+                  <Table.Td>{rule.trigger === 'event' ? rule.event_name : rule.trigger === 'recurring' ? t(`rules.schedules.${rule.schedule}`) : t('rules.triggers.birthday')}</Table.Td>
                   <Table.Td>
                     <Badge color={rule.status === 'active' ? 'teal.9' : 'gray.7'} variant="filled">
                       {t(`rules.${rule.status}`)}
                     </Badge>
                   </Table.Td>
-                  <Table.Td>{rule.budget_points === null ? '—' : `${rule.budget_spent} / ${rule.budget_points}`}</Table.Td>
+                  <Table.Td>
+                    {rule.budget_points === null ? (
+                      t('rules.budgetNone')
+                    ) : (
+                      <Stack gap={2}>
+                        <Text size="sm">{t('rules.budgetOf', { spent: rule.budget_spent.toLocaleString(), budget: rule.budget_points.toLocaleString() })}</Text>
+                        <Progress value={Math.min(100, (rule.budget_spent / rule.budget_points) * 100)} color={rule.budget_spent >= rule.budget_points ? 'red.9' : 'teal.9'} size="sm" aria-label={t('rules.budgetSpentLabel', { spent: rule.budget_spent, budget: rule.budget_points })} />
+                      </Stack>
+                    )}
+                  </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

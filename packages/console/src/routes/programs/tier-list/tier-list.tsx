@@ -1,12 +1,13 @@
 import { useState } from 'react';
-import { Button, Card, Group, Loader, NumberInput, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Button, Card, Group, NumberInput, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { useCreateTier, useDeleteTier, useTiers } from '../../../hooks/api/programs';
+import { useCreateTier, useDeleteTier, useTiers, useUpdateTier } from '../../../hooks/api/programs';
 import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
 import { ConfirmButton } from '../../../components/confirm-button';
 import { RoleGuard, useCan } from '../../../components/permission';
-import { Loading } from '../../../components/loading';
+import { Loading, ScrollTable } from '../../../components/loading';
+import { EditDialog } from '../common/edit-dialog';
 
 export function TierList() {
   const { t } = useTranslation();
@@ -25,41 +26,46 @@ export function TierList() {
       {tiers.isPending && <Loading />}
       {tiers.data && rows.length === 0 && <Text>{t('tiers.none')}</Text>}
       {rows.length > 0 && (
-        <Table striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('tiers.level')}</Table.Th>
-              <Table.Th>{t('tiers.name')}</Table.Th>
-              <Table.Th>{t('tiers.code')}</Table.Th>
-              <Table.Th>{t('tiers.threshold')}</Table.Th>
-              {canWrite && <Table.Th>{t('common.actions')}</Table.Th>}
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((tier) => (
-              <Table.Tr key={tier.code}>
-                <Table.Td>{tier.level}</Table.Td>
-                <Table.Td>{tier.name}</Table.Td>
-                <Table.Td>{tier.code}</Table.Td>
-                <Table.Td>{tier.min_lifetime_points.toLocaleString()}</Table.Td>
-                {canWrite && (
-                  <Table.Td>
-                    <ConfirmButton
-                      size="compact-sm"
-                      variant="outline"
-                      label={t('common.delete')}
-                      aria-label={t('tiers.deleteNamed', { name: tier.name })}
-                      title={t('tiers.deleteTitle')}
-                      message={t('tiers.deleteConfirm', { name: tier.name })}
-                      confirmLabel={t('common.delete')}
-                      onConfirm={() => remove.mutateAsync(tier.code)}
-                    />
-                  </Table.Td>
-                )}
+        <ScrollTable minWidth={600}>
+          <Table striped data-testid="tiers">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('tiers.level')}</Table.Th>
+                <Table.Th>{t('tiers.name')}</Table.Th>
+                <Table.Th>{t('tiers.code')}</Table.Th>
+                <Table.Th>{t('tiers.threshold')}</Table.Th>
+                {canWrite && <Table.Th>{t('common.actions')}</Table.Th>}
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((tier) => (
+                <Table.Tr key={tier.code}>
+                  <Table.Td>{tier.level}</Table.Td>
+                  <Table.Td>{tier.name}</Table.Td>
+                  <Table.Td>{tier.code}</Table.Td>
+                  <Table.Td>{tier.min_lifetime_points.toLocaleString()}</Table.Td>
+                  {canWrite && (
+                    <Table.Td>
+                      <Group gap="xs" wrap="nowrap">
+                        <TierEdit tier={tier} />
+                        <ConfirmButton
+                          size="compact-sm"
+                          variant="outline"
+                          label={t('common.delete')}
+                          aria-label={t('tiers.deleteNamed', { name: tier.name })}
+                          title={t('tiers.deleteTitle')}
+                          message={t('tiers.deleteConfirm', { name: tier.name })}
+                          confirmLabel={t('common.delete')}
+                          onConfirm={() => remove.mutateAsync(tier.code)}
+                        />
+                      </Group>
+                    </Table.Td>
+                  )}
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </ScrollTable>
       )}
       <RoleGuard permission="programs:write">
         <Card withBorder>
@@ -85,5 +91,29 @@ export function TierList() {
         </Card>
       </RoleGuard>
     </Stack>
+  );
+}
+
+function TierEdit({ tier }: { tier: { code: string; name: string; min_lifetime_points: number } }) {
+  const { t } = useTranslation();
+  const update = useUpdateTier();
+  const [name, setName] = useState(tier.name);
+  const [threshold, setThreshold] = useState<number | string>(tier.min_lifetime_points);
+  return (
+    <EditDialog
+      size="compact-sm"
+      label={t('tiers.edit')}
+      aria-label={t('tiers.editNamed', { name: tier.name })}
+      title={t('tiers.editTitle', { name: tier.name })}
+      submitLabel={t('tiers.save')}
+      onOpen={() => {
+        setName(tier.name);
+        setThreshold(tier.min_lifetime_points);
+      }}
+      onSubmit={() => update.mutateAsync({ code: tier.code, body: { name, min_lifetime_points: Number(threshold) } })}
+    >
+      <TextInput label={t('tiers.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus />
+      <NumberInput label={t('tiers.threshold')} min={0} allowDecimal={false} value={threshold} onChange={setThreshold} required />
+    </EditDialog>
   );
 }

@@ -1,0 +1,46 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { RequestBody } from '@loyalty/sdk';
+import { client } from '../../api/client';
+import { queryKeysFactory } from './query-keys';
+import { PAGE_SIZE } from './participants';
+
+export const pointsSettingsKeys = queryKeysFactory('points-settings');
+export const multiplierKeys = queryKeysFactory('multipliers');
+
+/** The expiry policy, default lifetime of a lot, expiry reminder days and the points' name. */
+export function usePointsSettings() {
+  return useQuery({ queryKey: pointsSettingsKeys.all, queryFn: () => client.getPointsSettings() });
+}
+
+export function useUpdatePointsSettings() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: RequestBody<'updatePointsSettings'>) => client.updatePointsSettings({ body }),
+    onSuccess: (settings) => queryClient.setQueryData(pointsSettingsKeys.all, settings),
+  });
+}
+
+/** Multipliers, newest first; `active_at` keeps those whose window holds that instant. */
+export function useMultipliers(filters: { active_at?: string; cursor?: string }) {
+  return useQuery({
+    queryKey: multiplierKeys.list(filters),
+    queryFn: () => client.listMultipliers({ query: { limit: PAGE_SIZE, cursor: filters.cursor, active_at: filters.active_at } }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useCreateMultiplier() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: RequestBody<'createMultiplier'>) => client.createMultiplier({ body }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: multiplierKeys.all }),
+  });
+}
+
+export function useDeleteMultiplier() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => client.deleteMultiplier({ path: { id } }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: multiplierKeys.all }),
+  });
+}
