@@ -170,7 +170,7 @@ export function ChallengeEdit() {
                     <TextInput label={t('challenges.badgeCode')} value={objective.badge_code} onChange={(e) => setObjective(index, { badge_code: e.currentTarget.value })} disabled={locked('objectives')} />
                   )}
                   {draft.objectives.length > 1 && !locked('objectives') && (
-                    <Button variant="subtle" color="red.9" onClick={() => set({ objectives: draft.objectives.filter((_, i) => i !== index) })}>
+                    <Button variant="outline" color="red.9" onClick={() => set({ objectives: draft.objectives.filter((_, i) => i !== index) })}>
                       {t('challenges.removeObjective', { n: index + 1 })}
                     </Button>
                   )}
@@ -194,7 +194,7 @@ export function ChallengeEdit() {
                   <TextInput label={t('challenges.milestoneName', { n: index + 1 })} value={milestone.name} onChange={(e) => setMilestone(index, { name: e.currentTarget.value })} required disabled={locked('milestones')} />
                   <NumberInput label={t('challenges.milestonePercent')} min={1} max={100} value={milestone.percent} onChange={(value) => setMilestone(index, { percent: value })} required disabled={locked('milestones')} />
                   {!locked('milestones') && (
-                    <Button variant="subtle" color="red.9" onClick={() => set({ milestones: draft.milestones.filter((_, i) => i !== index) })}>
+                    <Button variant="outline" color="red.9" onClick={() => set({ milestones: draft.milestones.filter((_, i) => i !== index) })}>
                       {t('challenges.removeMilestone', { n: index + 1 })}
                     </Button>
                   )}

@@ -187,7 +187,7 @@ export function ContestEdit() {
                   <NumberInput w={130} label={t('contests.rewardValue')} min={0} value={prize.value} onChange={(value) => setPrize(index, { value })} required disabled={locked('prize_structure')} />
                   <TextInput label={t('contests.rewardName')} value={prize.name} onChange={(e) => setPrize(index, { name: e.currentTarget.value })} disabled={locked('prize_structure')} />
                   {draft.prizes.length > 1 && !locked('prize_structure') && (
-                    <Button variant="subtle" color="red.9" onClick={() => set({ prizes: draft.prizes.filter((_, i) => i !== index) })}>
+                    <Button variant="outline" color="red.9" onClick={() => set({ prizes: draft.prizes.filter((_, i) => i !== index) })}>
                       {t('contests.removePrize', { n: index + 1 })}
                     </Button>
                   )}

@@ -51,7 +51,7 @@ function SettingsForm({ settings }: { settings: ReferralSettings }) {
               <NumberInput label={t('referrals.milestonePoints')} min={1} allowDecimal={false} value={milestone.points ?? ''} onChange={(value) => setMilestone(index, { points: value === '' ? undefined : Number(value) })} disabled={!canWrite} />
               <TextInput label={t('referrals.milestoneBadge')} value={milestone.badge_code ?? ''} onChange={(e) => setMilestone(index, { badge_code: e.currentTarget.value || undefined })} disabled={!canWrite} />
               {canWrite && (
-                <Button variant="subtle" color="red.9" onClick={() => setDraft({ ...draft, milestones: draft.milestones.filter((_, i) => i !== index) })}>
+                <Button variant="outline" color="red.9" onClick={() => setDraft({ ...draft, milestones: draft.milestones.filter((_, i) => i !== index) })}>
                   {t('referrals.removeMilestone', { n: index + 1 })}
                 </Button>
               )}
