@@ -170,7 +170,7 @@ test('the console: challenges, contests, leaderboards, referrals and the fraud r
     await signIn(review, reviewer.email, reviewer.password);
     await open(review, 'Review queue', 'Fraud review queue');
     const queue = review.getByTestId('review-queue');
-    await queue.waitFor();
+    await queue.getByTestId('queue-item').nth(1).waitFor();
     assert.equal(await queue.getByTestId('queue-item').count(), 2);
     await assertAccessible(review, 'fraud review queue');
     await screenshot(review, '44-fraud-queue');
@@ -196,7 +196,7 @@ test('the console: challenges, contests, leaderboards, referrals and the fraud r
     assert.deepEqual(conversions.map((c: { status: string; decision_note: string }) => [c.status, c.decision_note]), [['converted', 'Shared family tablet']]);
 
     // The decided items and their trails.
-    await review.getByLabel('Status').click();
+    await review.getByRole('combobox', { name: 'Status' }).click();
     await review.getByRole('option', { name: 'Disqualified' }).click();
     await queue.getByRole('button', { name: /^Decision trail of ann/ }).click();
     const trail = review.getByTestId('decision-trail');
@@ -204,7 +204,7 @@ test('the console: challenges, contests, leaderboards, referrals and the fraud r
     await trail.getByText(/under_review → disqualified/).waitFor();
     await assertAccessible(review, 'decision trail');
     await screenshot(review, '45-fraud-trail');
-    await review.getByLabel('Status').click();
+    await review.getByRole('combobox', { name: 'Status' }).click();
     await review.getByRole('option', { name: 'Approved' }).click();
     await queue.getByRole('button', { name: /^Decision trail of carol/ }).click();
     await review.getByTestId('decision-trail').getByText(/Approved by you .*: Shared family tablet/).waitFor();

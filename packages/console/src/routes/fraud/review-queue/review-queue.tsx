@@ -85,7 +85,8 @@ export function ReviewQueue() {
       <ErrorAlert error={reviews.error ?? conversions.error} />
       {pending && <Loading />}
       {!pending && items.length === 0 && <Text>{t('fraud.none')}</Text>}
-      {items.length > 0 && (
+      {/* Both sources are shown together, so the queue does not reorder itself as the second one arrives. */}
+      {!pending && items.length > 0 && (
         <ScrollTable minWidth={820}>
           <Table data-testid="review-queue">
             <Table.Thead>
@@ -123,7 +124,7 @@ export function ReviewQueue() {
                         )}
                         <Button
                           size="compact-sm"
-                          variant="subtle"
+                          variant="default"
                           aria-expanded={open === item.key}
                           aria-label={t('fraud.trailNamed', { subject: item.subject })}
                           onClick={() => setOpen(open === item.key ? null : item.key)}
