@@ -31,6 +31,8 @@ export const fraudStrings = {
       move: '{{from}} → {{to}} by {{by}}, {{at}}: {{reason}}',
     },
     signals: {
+      review_threshold_score: 'Score above the review threshold',
+      flagged: 'A fraud control fired while it scored',
       same_device: 'Same device as the referrer',
       same_ip: 'Same IP address as the referrer',
       velocity_per_hour: 'Too many conversions this hour',
