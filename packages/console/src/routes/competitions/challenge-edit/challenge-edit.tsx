@@ -132,7 +132,14 @@ export function ChallengeEdit() {
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          save.mutate(toInput(draft, existing), { onSuccess: (saved) => !challengeId && navigate(`/competitions/challenges/${saved.id}`) });
+          save.mutate(toInput(draft, existing), {
+            onSuccess: (saved) => {
+              if (challengeId) return;
+              // The same screen shows the new challenge: "Saved." is for changes, not for the creation.
+              save.reset();
+              navigate(`/competitions/challenges/${saved.id}`);
+            },
+          });
         }}
       >
         <Stack>
