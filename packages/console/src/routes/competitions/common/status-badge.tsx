@@ -18,11 +18,11 @@ const COLOURS: Record<string, string> = {
   disqualified: 'red.9',
 };
 
-/** A status in the console's words (`competitions.status.<status>`), coloured by what it means. */
+/** A status in the console's words (`competitions.status.<status>`), coloured by what it means; a narrow table column never cuts it short. */
 export function StatusBadge({ status }: { status: string }) {
   const { t } = useTranslation();
   return (
-    <Badge color={COLOURS[status] ?? 'gray.7'} variant="filled">
+    <Badge color={COLOURS[status] ?? 'gray.7'} variant="filled" miw="max-content">
       {t(`competitions.status.${status}`, { defaultValue: status })}
     </Badge>
   );

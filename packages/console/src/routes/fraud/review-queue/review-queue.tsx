@@ -104,7 +104,7 @@ export function ReviewQueue() {
                 <Fragment key={item.key}>
                   <Table.Tr data-testid="queue-item" data-kind={item.kind}>
                     <Table.Td>
-                      <Badge variant="outline" color="dark">
+                      <Badge variant="outline" color="dark" miw="max-content">
                         {t(`fraud.kinds.${item.kind}`)}
                       </Badge>
                     </Table.Td>
