@@ -2,6 +2,8 @@ import type { ConsoleArea } from './lib/area';
 import { overviewArea } from './routes/overview';
 import { participantsArea } from './routes/participants';
 import { programsArea } from './routes/programs';
+import { competitionsArea } from './routes/competitions';
+import { fraudArea } from './routes/fraud';
 import { developersArea } from './routes/developers';
 import { settingsArea } from './routes/settings';
 
@@ -13,6 +15,8 @@ export const AREAS: ConsoleArea[] = [
   overviewArea,
   participantsArea,
   programsArea,
+  competitionsArea,
+  fraudArea,
   developersArea,
   settingsArea,
 ];

@@ -139,6 +139,7 @@ export const OPERATIONS = {
   updateLeaderboard: { method: 'PATCH', path: '/api/v1/admin/leaderboards/{code}', auth: 'key' },
   deleteLeaderboard: { method: 'DELETE', path: '/api/v1/admin/leaderboards/{code}', auth: 'key' },
   refreshLeaderboard: { method: 'POST', path: '/api/v1/admin/leaderboards/{code}/refresh', auth: 'key' },
+  getLeaderboardStandings: { method: 'GET', path: '/api/v1/admin/leaderboards/{code}/standings', auth: 'key' },
   getLeaderboard: { method: 'GET', path: '/api/v1/public/leaderboards/{code}', auth: 'public' },
 
   // Participants and privacy.

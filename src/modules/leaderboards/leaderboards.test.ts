@@ -108,6 +108,20 @@ test('progression leaderboards', async (t) => {
     assert.equal((await read('all-time', '&around=2')).status, 400, 'around needs a session');
   });
 
+  await t.test('the tenant reads the standings of any of its boards without an engagement; another tenant gets a 404', async () => {
+    const standings = await svc.request('GET', '/api/v1/admin/leaderboards/all-time/standings?limit=3', { key: tenant.apiKey });
+    assert.equal(standings.status, 200, standings.text);
+    assert.equal(standings.body.total_participants, 12);
+    assert.deepEqual(standings.body.entries.map((e: { participant_id: string }) => e.participant_id), ['p12', 'p11', 'p10']);
+    assert.equal(standings.body.me, null);
+    const scoped = await create({ leaderboard_code: 'any-scope', name: 'Scoped', metric: 'lifetime_points', engagement_id: randomUUID() });
+    assert.equal(scoped.status, 201, scoped.text);
+    assert.equal((await svc.request('GET', '/api/v1/admin/leaderboards/any-scope/standings', { key: tenant.apiKey })).status, 200);
+    assert.equal((await svc.request('GET', '/api/v1/admin/leaderboards/all-time/standings', { key: other.apiKey })).status, 404);
+    assert.equal((await svc.request('GET', '/api/v1/admin/leaderboards/all-time/standings?limit=101', { key: tenant.apiKey })).status, 400);
+    assert.equal((await svc.request('DELETE', '/api/v1/admin/leaderboards/any-scope', { key: tenant.apiKey })).status, 200);
+  });
+
   await t.test('the tenant of the public read: engagement_id alone once published; a key, X-Service-Tenant or session must agree with it', async () => {
     // A draft engagement: its tenant's key may read the board, nobody else.
     assert.equal((await read('all-time', '', {})).body.code, 'ENGAGEMENT_NOT_FOUND');

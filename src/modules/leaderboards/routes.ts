@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import * as service from './service.js';
 import { resolvePublicCaller } from '../challenges/index.js';
-import { AdminLeaderboardList, CodeParams, CreateLeaderboardBody, PublicQuery, RefreshResponse, UpdateLeaderboardBody } from './schemas.js';
+import { AdminLeaderboardList, CodeParams, CreateLeaderboardBody, PublicQuery, RefreshResponse, StandingsQuery, UpdateLeaderboardBody } from './schemas.js';
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.ctx;
@@ -46,6 +46,22 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/leaderboards/:code/refresh',
     { config: { auth: 'admin' }, schema: { tags, summary: 'Rebuild the ranking now instead of at the next scheduled refresh', params: CodeParams, response: { 200: RefreshResponse } } },
     async (request) => service.refreshNow(db, request.auth!.tenantId, request.params.code),
+  );
+
+  app.get(
+    '/admin/leaderboards/:code/standings',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: "The tenant's view of a board's ranking, whatever engagement it is scoped to",
+        description: 'The same ranking as `GET /public/leaderboards/{code}` (as of its last refresh, `updated_at`), read by the tenant itself: no engagement_id is needed, and `me` and `around_me` are always null.',
+        params: CodeParams,
+        querystring: StandingsQuery,
+        response: { 200: Type.Ref('ProgressionLeaderboard') },
+      },
+    },
+    async (request) => service.readStandings(db, request.auth!.tenantId, request.params.code, request.query),
   );
 
   app.get(

@@ -84,6 +84,15 @@ export const PublicQuery = Type.Object(
 );
 export type PublicQuery = Static<typeof PublicQuery>;
 
+export const StandingsQuery = Type.Object(
+  {
+    limit: PublicQuery.properties.limit,
+    period_start: PublicQuery.properties.period_start,
+  },
+  { additionalProperties: false },
+);
+export type StandingsQuery = Static<typeof StandingsQuery>;
+
 export const Entry = Type.Object({
   rank: Type.Union([Type.Integer(), Type.Null()], { description: 'Null only in `me` when the caller has no points in this ranking.' }),
   participant_id: Type.String(),

@@ -4,7 +4,7 @@ import { conflict, invalid, notFound } from '../../platform/errors.js';
 import { uuid } from '../../platform/ids.js';
 import type { PublicCaller } from '../challenges/index.js';
 import * as store from './store.js';
-import { LIFETIME_PERIOD_START, REFRESH_SECONDS_DEFAULT, type CreateLeaderboardBody, type PublicQuery, type UpdateLeaderboardBody } from './schemas.js';
+import { LIFETIME_PERIOD_START, REFRESH_SECONDS_DEFAULT, type CreateLeaderboardBody, type PublicQuery, type StandingsQuery, type UpdateLeaderboardBody } from './schemas.js';
 
 /**
  * Progression leaderboards. Points totals are kept current by a trigger on
@@ -152,11 +152,25 @@ function entry(row: store.RankedRow, me: string | null) {
 export async function readPublic(db: Database, caller: PublicCaller, code: string, query: PublicQuery) {
   if (caller.engagementId && caller.engagementId !== query.engagement_id) throw invalid('engagement_id differs from the session\'s engagement');
   if (query.around > 0 && !caller.participantId) throw invalid('around needs session_id: it lists the neighbours of the caller');
+  return readRanking(db, caller, code, query);
+}
+
+/**
+ * The tenant's own view of a board's standings (the console): any board of the
+ * tenant, whatever engagement it is scoped to, without a participant's `me`.
+ */
+export async function readStandings(db: Database, tenantId: string, code: string, query: StandingsQuery) {
+  return readRanking(db, { tenantId, participantId: null, engagementId: null }, code, { ...query, around: 0 });
+}
+
+/** `engagement_id` undefined reads a board of any scope: only the tenant's admin routes pass none. */
+async function readRanking(db: Database, caller: PublicCaller, code: string, query: Omit<PublicQuery, 'engagement_id'> & { engagement_id?: string }) {
   const tenantId = caller.tenantId;
   // Standings are snapshots refreshed every few seconds: they may come from the replica.
   return db.staleRead(tenantId, async (tx) => {
     const board = await store.findByCode(tx, tenantId, code);
-    if (!board || board.status !== 'active' || (board.engagement_id !== null && board.engagement_id !== query.engagement_id)) throw notFound('leaderboard');
+    const outOfScope = query.engagement_id !== undefined && board?.engagement_id != null && board.engagement_id !== query.engagement_id;
+    if (!board || board.status !== 'active' || outOfScope) throw notFound('leaderboard');
     const now = clock.now();
     let periodStart = LIFETIME_PERIOD_START;
     let periodEndsAt: Date | null = null;

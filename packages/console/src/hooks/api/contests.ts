@@ -1,0 +1,56 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { RequestBody, ResponseBody } from '@loyalty/sdk';
+import { client } from '../../api/client';
+import { queryKeysFactory } from './query-keys';
+import { PAGE_SIZE } from './participants';
+
+export const contestKeys = queryKeysFactory('contests');
+
+export type Contest = ResponseBody<'getAdminContest'>;
+export type ContestStatus = Contest['status'];
+export type ContestInput = RequestBody<'createContest'>;
+export type ContestLeaderboard = ResponseBody<'getContestLeaderboard'>;
+
+/** Rows of the admin leaderboard read at once: the leaderboard screen and the prize fulfilment list. */
+export const CONTEST_LEADERBOARD_ROWS = 100;
+
+export function useContests(filters: { status?: ContestStatus; cursor?: string }) {
+  return useQuery({
+    queryKey: contestKeys.list(filters),
+    queryFn: () => client.listContests({ query: { limit: PAGE_SIZE, status: filters.status, cursor: filters.cursor } }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useContest(id: string | undefined) {
+  return useQuery({ queryKey: contestKeys.detail(id ?? ''), queryFn: () => client.getAdminContest({ path: { id: id! } }), enabled: id !== undefined });
+}
+
+export function useContestLeaderboard(id: string, enabled: boolean) {
+  return useQuery({
+    queryKey: contestKeys.detail(id, 'leaderboard'),
+    queryFn: () => client.getContestLeaderboard({ path: { id }, query: { limit: CONTEST_LEADERBOARD_ROWS } }),
+    enabled,
+  });
+}
+
+export function useSaveContest(id: string | undefined) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: ContestInput) => {
+      if (!id) return client.createContest({ body });
+      const { id: _id, ...changes } = body;
+      return client.updateContest({ path: { id }, body: changes });
+    },
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: contestKeys.all }),
+  });
+}
+
+/** Publication: draft → scheduled. Every later move is the server's, by time. */
+export function usePublishContest() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => client.publishContest({ path: { id } }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: contestKeys.all }),
+  });
+}
