@@ -10,7 +10,7 @@ export const badgeKeys = queryKeysFactory('badges');
 
 export type RuleInput = RequestBody<'createRule'>;
 
-export function useRules(filters: { status?: 'active' | 'paused'; event_name?: string; cursor?: string }) {
+export function useRules(filters: { status?: 'draft' | 'active' | 'paused'; event_name?: string; cursor?: string }) {
   return useQuery({
     queryKey: ruleKeys.list(filters),
     queryFn: () => client.listRules({ query: { limit: PAGE_SIZE, status: filters.status, event_name: filters.event_name || undefined, cursor: filters.cursor } }),

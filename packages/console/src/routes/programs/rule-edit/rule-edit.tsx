@@ -8,6 +8,7 @@ import { PageHeader } from '../../../components/page-header';
 import { ConfirmButton } from '../../../components/confirm-button';
 import { useCan } from '../../../components/permission';
 import { Loading } from '../../../components/loading';
+import { PublicationControls } from '../../../components/publication-controls';
 
 /** What the form edits: an event rule awarding a fixed number of points (other rule shapes are kept as they are). */
 interface Draft {
@@ -15,10 +16,10 @@ interface Draft {
   description: string;
   event_name: string;
   points: number | string;
-  status: 'active' | 'paused';
+  status: 'draft' | 'active' | 'paused';
 }
 
-const EMPTY: Draft = { name: '', description: '', event_name: '', points: 10, status: 'paused' };
+const EMPTY: Draft = { name: '', description: '', event_name: '', points: 10, status: 'draft' };
 const BACKTEST_DAYS = 30;
 
 function toInput(draft: Draft): RuleInput {
@@ -43,6 +44,8 @@ export function RuleEdit() {
   const canWrite = useCan('programs:write');
   const canPublish = useCan('programs:publish');
   const [draft, setDraft] = useState<Draft>(EMPTY);
+  /** Without the publishing permission only a draft can be changed (the service refuses the rest). */
+  const editable = canWrite && (canPublish || !rule.data || rule.data.status === 'draft');
   /** The draft the last backtest ran on: activating needs a backtest of exactly what is saved. */
   const [simulated, setSimulated] = useState<string | null>(null);
 
@@ -71,7 +74,7 @@ export function RuleEdit() {
         ← {t('rules.title')}
       </Anchor>
       <PageHeader title={ruleId ? t('rules.edit', { name: rule.data?.name ?? '' }) : t('rules.new')}>
-        {ruleId && canWrite && (
+        {ruleId && editable && (
           <ConfirmButton
             label={t('rules.delete')}
             title={t('rules.deleteTitle')}
@@ -85,6 +88,15 @@ export function RuleEdit() {
         )}
       </PageHeader>
       <ErrorAlert error={rule.error} />
+      {ruleId && rule.data && (
+        <PublicationControls
+          kind="rule"
+          id={ruleId}
+          status={rule.data.status}
+          name={rule.data.name}
+          publishBlocked={rule.data.status === 'draft' && !backtested ? t('rules.backtestFirst') : null}
+        />
+      )}
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Card withBorder>
           <form
@@ -94,20 +106,22 @@ export function RuleEdit() {
             }}
           >
             <Stack>
-              <TextInput label={t('rules.name')} value={draft.name} onChange={(e) => set({ name: e.currentTarget.value })} required disabled={!canWrite} />
-              <Textarea label={t('rules.description')} value={draft.description} onChange={(e) => set({ description: e.currentTarget.value })} disabled={!canWrite} />
-              <TextInput label={t('rules.eventName')} description={t('rules.eventNameHelp')} value={draft.event_name} onChange={(e) => set({ event_name: e.currentTarget.value })} required disabled={!canWrite} />
-              <NumberInput label={t('rules.points')} min={1} allowDecimal={false} value={draft.points} onChange={(value) => set({ points: value })} required disabled={!canWrite} />
+              <TextInput label={t('rules.name')} value={draft.name} onChange={(e) => set({ name: e.currentTarget.value })} required disabled={!editable} />
+              <Textarea label={t('rules.description')} value={draft.description} onChange={(e) => set({ description: e.currentTarget.value })} disabled={!editable} />
+              <TextInput label={t('rules.eventName')} description={t('rules.eventNameHelp')} value={draft.event_name} onChange={(e) => set({ event_name: e.currentTarget.value })} required disabled={!editable} />
+              <NumberInput label={t('rules.points')} min={1} allowDecimal={false} value={draft.points} onChange={(value) => set({ points: value })} required disabled={!editable} />
               <Select
                 label={t('rules.status')}
+                description={canPublish ? undefined : t('rules.draftOnly')}
                 data={[
-                  { value: 'paused', label: t('rules.paused') },
+                  { value: 'draft', label: t('rules.draft') },
+                  { value: 'paused', label: t('rules.paused'), disabled: !canPublish },
                   { value: 'active', label: t('rules.active'), disabled: !canPublish },
                 ]}
                 value={draft.status}
-                onChange={(value) => set({ status: (value ?? 'paused') as Draft['status'] })}
+                onChange={(value) => set({ status: (value ?? 'draft') as Draft['status'] })}
                 allowDeselect={false}
-                disabled={!canWrite}
+                disabled={!editable}
               />
               {activating && !backtested && (
                 <Alert color="yellow" role="status">
@@ -115,7 +129,7 @@ export function RuleEdit() {
                 </Alert>
               )}
               <ErrorAlert error={save.error} />
-              {canWrite && (
+              {editable && (
                 <Group>
                   <Button type="submit" loading={save.isPending} disabled={activating && !backtested}>
                     {t('rules.save')}

@@ -12,7 +12,7 @@ import { Loading, ScrollTable } from '../../../components/loading';
 export function RuleList() {
   const { t } = useTranslation();
   const pages = useCursorPages();
-  const [status, setStatus] = useState<'active' | 'paused' | undefined>(undefined);
+  const [status, setStatus] = useState<'draft' | 'active' | 'paused' | undefined>(undefined);
   const [eventName, setEventName] = useState('');
   const rules = useRules({ status, event_name: eventName, cursor: pages.cursor });
   const rows = rules.data?.rules ?? [];
@@ -30,13 +30,14 @@ export function RuleList() {
           label={t('rules.status')}
           clearable
           data={[
+            { value: 'draft', label: t('rules.draft') },
             { value: 'active', label: t('rules.active') },
             { value: 'paused', label: t('rules.paused') },
           ]}
           value={status ?? null}
           onChange={(value) => {
             pages.reset();
-            setStatus((value ?? undefined) as 'active' | 'paused' | undefined);
+            setStatus((value ?? undefined) as 'draft' | 'active' | 'paused' | undefined);
           }}
         />
         <TextInput label={t('rules.eventName')} value={eventName} onChange={(e) => { pages.reset(); setEventName(e.currentTarget.value); }} />
