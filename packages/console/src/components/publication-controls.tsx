@@ -86,7 +86,7 @@ export function PublicationControls({ kind, id, status, name, hasUnpublishedChan
           </Badge>
         )}
         {pending && (
-          <Badge color="yellow.9" variant="filled" data-testid="review-pending">
+          <Badge color="indigo.9" variant="filled" data-testid="review-pending">
             {t('publication.pending')}
           </Badge>
         )}

@@ -10,7 +10,7 @@ import { ConfirmButton } from '../../../components/confirm-button';
 import { useCan } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
 
-const STATUS_COLOR: Record<ReviewStatus, string> = { pending: 'yellow.9', approved: 'teal.9', returned: 'orange.9' };
+const STATUS_COLOR: Record<ReviewStatus, string> = { pending: 'indigo.9', approved: 'teal.9', returned: 'red.9' };
 
 /** Where an item of each kind is edited; kinds whose screens are not built yet show their name only. */
 const ITEM_PATH: Partial<Record<ReviewKind, (id: string) => string>> = { rule: (id) => `/programs/rules/${id}` };
