@@ -9,6 +9,7 @@ registerStrings({
     intro: 'Drafts waiting for a publisher. Approving publishes the draft as it was submitted; returning sends it back to its author with your note.',
     status: 'Status',
     kind: 'Kind',
+    allKinds: 'All kinds',
     item: 'Item',
     submittedBy: 'Submitted by',
     submittedAt: 'Submitted',

@@ -78,7 +78,7 @@ export function ReviewList() {
       <Text>{t('reviews.intro')}</Text>
       <Group align="flex-end">
         <Stack gap={4}>
-          <Text size="sm" fw={500} id="review-status-label">
+          <Text size="sm" fw={700} id="review-status-label">
             {t('reviews.status')}
           </Text>
           <SegmentedControl
@@ -93,6 +93,7 @@ export function ReviewList() {
         </Stack>
         <Select
           label={t('reviews.kind')}
+          placeholder={t('reviews.allKinds')}
           clearable
           data={(['rule', 'engagement', 'challenge', 'contest'] as const).map((value) => ({ value, label: t(`reviews.kinds.${value}`) }))}
           value={kind ?? null}
@@ -137,8 +138,9 @@ export function ReviewList() {
                     <Table.Td>{review.submitted_by.email ?? review.submitted_by.id}</Table.Td>
                     <Table.Td>{when.format(new Date(review.submitted_at))}</Table.Td>
                     <Table.Td>{review.note ?? '—'}</Table.Td>
-                    <Table.Td>
-                      <Badge color={STATUS_COLOR[review.status]} variant="filled">
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                      {/* The table squeezes its columns: the badge keeps its whole word. */}
+                      <Badge color={STATUS_COLOR[review.status]} variant="filled" style={{ minWidth: 'max-content' }}>
                         {t(`reviews.statuses.${review.status}`)}
                       </Badge>
                     </Table.Td>
