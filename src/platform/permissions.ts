@@ -105,6 +105,8 @@ const ROUTE_PERMISSIONS: Array<[RegExp, Area]> = [
   [/^\/api\/v1\/admin\/badges\/:code\/award$/, PARTICIPANTS],
   [/^\/api\/v1\/points\/history$/, PARTICIPANTS],
   [/^\/api\/v1\/referrals\/(generate|stats\/)/, PARTICIPANTS],
+  [/^\/api\/v1\/admin\/reviews\/:id\/(approve|return)$/, only('programs:publish')],
+  [/^\/api\/v1\/admin\/reviews(\/|$)/, PROGRAMS],
   [/^\/api\/v1\/admin\/contests\/:id\/entries(\/|$)/, { read: 'participants:read', write: 'programs:write' }],
   [/^\/api\/v1\/admin\/fraud(\/|$)/, FRAUD],
   [/^\/api\/v1\/admin\/referrals\/conversions(\/|$)/, FRAUD],

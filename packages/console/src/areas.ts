@@ -2,6 +2,7 @@ import type { ConsoleArea } from './lib/area';
 import { overviewArea } from './routes/overview';
 import { participantsArea } from './routes/participants';
 import { programsArea } from './routes/programs';
+import { reviewsArea } from './routes/reviews';
 import { competitionsArea } from './routes/competitions';
 import { fraudArea } from './routes/fraud';
 import { developersArea } from './routes/developers';
@@ -15,6 +16,7 @@ export const AREAS: ConsoleArea[] = [
   overviewArea,
   participantsArea,
   programsArea,
+  reviewsArea,
   competitionsArea,
   fraudArea,
   developersArea,

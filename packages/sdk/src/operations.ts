@@ -184,6 +184,13 @@ export const OPERATIONS = {
   bulkGrantPoints: { method: 'POST', path: '/api/v1/admin/points/bulk-grant', auth: 'key', idempotency: 'body' },
   getBulkGrantJob: { method: 'GET', path: '/api/v1/admin/points/bulk-grant/{job_id}', auth: 'key' },
 
+  // Publishing: review requests for drafts (people without the publishing permission submit; publishers approve or return).
+  createReview: { method: 'POST', path: '/api/v1/admin/reviews', auth: 'key' },
+  listReviews: { method: 'GET', path: '/api/v1/admin/reviews', auth: 'key' },
+  getReview: { method: 'GET', path: '/api/v1/admin/reviews/{id}', auth: 'key' },
+  approveReview: { method: 'POST', path: '/api/v1/admin/reviews/{id}/approve', auth: 'key' },
+  returnReview: { method: 'POST', path: '/api/v1/admin/reviews/{id}/return', auth: 'key' },
+
   // Referrals.
   generateReferralCode: { method: 'POST', path: '/api/v1/referrals/generate', auth: 'key' },
   validateReferralCode: { method: 'GET', path: '/api/v1/referrals/validate/{code}', auth: 'public' },

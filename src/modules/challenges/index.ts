@@ -8,7 +8,7 @@ import * as service from './service.js';
  * leaderboard per challenge. Other modules may use `evaluateParticipantInTx`
  * (re-evaluate a participant inside their transaction) and `resolvePublicCaller`.
  */
-export { evaluateParticipantInTx } from './service.js';
+export { evaluateParticipantInTx, challengeForReviewInTx, moveChallengeInTx } from './service.js';
 export { resolvePublicCaller, type PublicCaller } from './public-tenant.js';
 export { grantPointsInTx, awardBadgeInTx, checkBadgesExistInTx } from './progression.js';
 

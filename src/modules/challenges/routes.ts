@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { mayPublish } from '../../platform/publishing.js';
 import * as service from './service.js';
 import { resolvePublicCaller } from './public-tenant.js';
 import {
@@ -27,7 +28,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: { tags, summary: 'Create a challenge (draft by default)', body: CreateChallengeBody, response: { 201: Type.Ref('AdminChallenge') } },
     },
-    async (request, reply) => reply.status(201).send(await service.createChallenge(db, request.auth!.tenantId, request.body, request.auth!.actorId)),
+    async (request, reply) => reply.status(201).send(await service.createChallenge(db, request.auth!.tenantId, request.body, request.auth!.actorId, !mayPublish(request.auth!))),
   );
 
   app.get(
@@ -55,7 +56,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: adminChallenge,
       },
     },
-    async (request) => service.updateChallenge(db, request.auth!.tenantId, request.params.id, request.body),
+    async (request) => service.updateChallenge(db, request.auth!.tenantId, request.params.id, request.body, !mayPublish(request.auth!)),
   );
 
   for (const action of ['publish', 'end', 'archive'] as const) {
@@ -74,7 +75,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/admin/challenges/:id',
     { config: { auth: 'admin' }, schema: { tags, summary: 'Archive a challenge (same as POST …/archive)', params: ChallengeIdParams, response: adminChallenge } },
-    async (request) => service.moveChallenge(db, request.auth!.tenantId, request.params.id, 'archive', request.auth!.actorId),
+    async (request) => service.moveChallenge(db, request.auth!.tenantId, request.params.id, 'archive', request.auth!.actorId, !mayPublish(request.auth!)),
   );
 
   app.get(

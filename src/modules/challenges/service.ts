@@ -1,5 +1,6 @@
 import type { Database, Tx } from '../../platform/db.js';
 import type { Fact } from '../../platform/facts.js';
+import { publishingRequired } from '../../platform/publishing.js';
 import { clock } from '../../platform/clock.js';
 import { emit, type OutboxEvent } from '../../platform/outbox.js';
 import { AppError, conflict, invalid, notFound, ruleViolation } from '../../platform/errors.js';
@@ -96,7 +97,8 @@ async function readAdmin(tx: Tx, tenantId: string, id: string) {
   };
 }
 
-export async function createChallenge(db: Database, tenantId: string, body: CreateChallengeBody, actor: string) {
+export async function createChallenge(db: Database, tenantId: string, body: CreateChallengeBody, actor: string, draftsOnly = false) {
+  if (draftsOnly && body.status === 'active') throw publishingRequired('creating a challenge with status "active"');
   const window = parseWindow(body.starts_at, body.ends_at);
   const objectives = normaliseObjectives(body.objectives);
   const milestones = normaliseMilestones(body.milestones ?? []);
@@ -158,12 +160,14 @@ const EDITABLE_BY_STATUS: Record<string, ReadonlySet<string>> = {
   archived: new Set(['name', 'description']),
 };
 
-export async function updateChallenge(db: Database, tenantId: string, id: string, body: UpdateChallengeBody) {
+/** With `draftsOnly` (no publishing permission) only a draft may change. */
+export async function updateChallenge(db: Database, tenantId: string, id: string, body: UpdateChallengeBody, draftsOnly = false) {
   return db.tenant(tenantId, async (tx) => {
     await checkBadgesExistInTx(tx, tenantId, [body.completion_badge_code, ...(body.objectives ?? []).map((o) => o.badge_code)]);
     const now = clock.now(tenantId);
     const row = await store.findChallenge(tx, tenantId, id, now, true);
     if (!row) throw notFound('challenge');
+    if (draftsOnly && row.effective_status !== 'draft') throw publishingRequired(`changing a published challenge (this one is ${row.effective_status})`);
     const editable = EDITABLE_BY_STATUS[row.effective_status];
     const refused = Object.keys(body).filter((k) => !editable.has(k));
     if (refused.length > 0) {
@@ -189,29 +193,42 @@ export async function updateChallenge(db: Database, tenantId: string, id: string
 }
 
 /** The admin status moves: publish (draft → scheduled/active), end (scheduled/active → ended), archive (any → archived). */
-export async function moveChallenge(db: Database, tenantId: string, id: string, action: 'publish' | 'end' | 'archive', actor: string) {
-  return db.tenant(tenantId, async (tx) => {
-    const now = clock.now(tenantId);
-    const row = await store.findChallenge(tx, tenantId, id, now, true);
-    if (!row) throw notFound('challenge');
-    const from = row.effective_status;
-    let to: string;
-    if (action === 'publish') {
-      if (from !== 'draft') throw ruleViolation(`only a draft challenge can be published; this one is ${from}`, 'CHALLENGE_STATUS_MOVE_REFUSED');
-      if (row.ends_at <= now) throw ruleViolation('a challenge whose window has already ended cannot be published', 'CHALLENGE_WINDOW_ENDED');
-      to = row.starts_at <= now ? 'active' : 'scheduled';
-    } else if (action === 'end') {
-      if (from !== 'scheduled' && from !== 'active') throw ruleViolation(`only a scheduled or active challenge can be ended; this one is ${from}`, 'CHALLENGE_STATUS_MOVE_REFUSED');
-      to = 'ended';
-    } else {
-      if (from === 'archived') throw ruleViolation('the challenge is already archived', 'CHALLENGE_STATUS_MOVE_REFUSED');
-      to = 'archived';
-    }
-    // A stored status that lags behind the window is first brought up to date, so the history shows every step.
-    if (from !== row.status) await store.moveStatus(tx, tenantId, id, row.status, from, 'lifecycle', from === 'ended' ? row.ends_at : row.starts_at);
-    await store.moveStatus(tx, tenantId, id, from, to, `admin:${actor}`, now);
-    return readAdmin(tx, tenantId, id);
-  });
+export async function moveChallenge(db: Database, tenantId: string, id: string, action: 'publish' | 'end' | 'archive', actor: string, draftsOnly = false) {
+  return db.tenant(tenantId, (tx) => moveChallengeInTx(tx, tenantId, id, action, actor, draftsOnly));
+}
+
+/**
+ * One status move inside the caller's transaction (a review's approval publishes through here).
+ * With `draftsOnly` only a draft may be archived (`DELETE`); the other moves need the publishing permission on the route.
+ */
+export async function moveChallengeInTx(tx: Tx, tenantId: string, id: string, action: 'publish' | 'end' | 'archive', actor: string, draftsOnly = false) {
+  const now = clock.now(tenantId);
+  const row = await store.findChallenge(tx, tenantId, id, now, true);
+  if (!row) throw notFound('challenge');
+  const from = row.effective_status;
+  if (draftsOnly && from !== 'draft') throw publishingRequired(`archiving a published challenge (this one is ${from})`);
+  let to: string;
+  if (action === 'publish') {
+    if (from !== 'draft') throw ruleViolation(`only a draft challenge can be published; this one is ${from}`, 'CHALLENGE_STATUS_MOVE_REFUSED');
+    if (row.ends_at <= now) throw ruleViolation('a challenge whose window has already ended cannot be published', 'CHALLENGE_WINDOW_ENDED');
+    to = row.starts_at <= now ? 'active' : 'scheduled';
+  } else if (action === 'end') {
+    if (from !== 'scheduled' && from !== 'active') throw ruleViolation(`only a scheduled or active challenge can be ended; this one is ${from}`, 'CHALLENGE_STATUS_MOVE_REFUSED');
+    to = 'ended';
+  } else {
+    if (from === 'archived') throw ruleViolation('the challenge is already archived', 'CHALLENGE_STATUS_MOVE_REFUSED');
+    to = 'archived';
+  }
+  // A stored status that lags behind the window is first brought up to date, so the history shows every step.
+  if (from !== row.status) await store.moveStatus(tx, tenantId, id, row.status, from, 'lifecycle', from === 'ended' ? row.ends_at : row.starts_at);
+  await store.moveStatus(tx, tenantId, id, from, to, `admin:${actor}`, now);
+  return readAdmin(tx, tenantId, id);
+}
+
+/** What a review needs to know of a challenge: its name, whether it is a draft, and a stamp that changes with every edit. */
+export async function challengeForReviewInTx(tx: Tx, tenantId: string, id: string, forUpdate = false) {
+  const row = await store.findChallenge(tx, tenantId, id, clock.now(tenantId), forUpdate);
+  return row ? { name: row.name, draft: row.effective_status === 'draft', revision: row.updated_at.toISOString() } : null;
 }
 
 /**

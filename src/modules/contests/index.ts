@@ -19,4 +19,5 @@ const contestsModule: ServiceModule = {
   runDueWork: ({ db, config }, tenantId) => advanceDueContests(db, config, tenantId),
   stateParts: { contests: (tx, tenantId, participantId) => statePart(tx, tenantId, participantId) },
 };
+export { contestForReviewInTx, publishContestInTx } from './service.js';
 export default contestsModule;

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { forbidden } from '../../platform/errors.js';
+import { mayPublish } from '../../platform/publishing.js';
 import * as service from './service.js';
 import {
   ActiveContests,
@@ -200,7 +201,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Ref('AdminContest') },
       },
     },
-    async (request) => service.updateContest(db, config, request.auth!.tenantId, request.params.id, request.body),
+    async (request) => service.updateContest(db, config, request.auth!.tenantId, request.params.id, request.body, !mayPublish(request.auth!)),
   );
 
   app.post(

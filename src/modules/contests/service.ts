@@ -9,6 +9,7 @@ import { addJob } from '../../platform/jobs.js';
 import { conflict, forbidden, invalid, notFound, ruleViolation } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { prefixedId } from '../../platform/ids.js';
+import { publishingRequired } from '../../platform/publishing.js';
 import { ensureParticipant } from '../participants/index.js';
 import { readBalanceInTx } from '../points/index.js';
 import * as store from './store.js';
@@ -176,10 +177,12 @@ function normalizeFraudRules(rules: FraudRules | undefined): Record<string, unkn
 const FROZEN_FROM_SCHEDULED = ['scoring', 'prize_structure'] as const;
 const CHANGEABLE_WHILE_RUNNING = new Set(['title', 'description']);
 
-export async function updateContest(db: Database, config: Config, tenantId: string, id: string, body: UpdateContestBody) {
+/** With `draftsOnly` (no publishing permission) only a draft may change. */
+export async function updateContest(db: Database, config: Config, tenantId: string, id: string, body: UpdateContestBody, draftsOnly = false) {
   return db.tenant(tenantId, async (tx) => {
     const contest = await store.readContest(tx, tenantId, id, true);
     if (!contest) throw notFound(`contest "${id}"`);
+    if (draftsOnly && contest.status !== 'draft') throw publishingRequired(`changing a published contest (this one is ${contest.status})`);
     const fields = Object.keys(body);
     if (contest.status === 'scheduled') {
       const frozen = fields.filter((f) => (FROZEN_FROM_SCHEDULED as readonly string[]).includes(f));
@@ -223,18 +226,27 @@ export async function updateContest(db: Database, config: Config, tenantId: stri
 }
 
 export async function publishContest(db: Database, config: Config, tenantId: string, id: string) {
-  return db.tenant(tenantId, async (tx) => {
-    const contest = await store.readContest(tx, tenantId, id, true);
-    if (!contest) throw notFound(`contest "${id}"`);
-    if (contest.status !== 'draft') throw conflict(`the contest is already ${contest.status}; only a draft can be published`, 'CONTEST_NOT_DRAFT');
-    const now = clock.now(tenantId);
-    if (new Date(contest.ends_at).getTime() <= now.getTime()) {
-      throw ruleViolation('the contest window has already closed; change ends_at before publishing', 'CONTEST_WINDOW_CLOSED');
-    }
-    const updated = await store.updateContest(tx, tenantId, id, { status: 'scheduled', publishedAt: now }, now);
-    await scheduleAdvance(tx, config, tenantId, id, new Date(updated.starts_at).getTime());
-    return adminView(updated);
-  });
+  return db.tenant(tenantId, (tx) => publishContestInTx(tx, config, tenantId, id));
+}
+
+/** Publishes a draft inside the caller's transaction (a review's approval publishes through here). */
+export async function publishContestInTx(tx: Tx, config: Config, tenantId: string, id: string) {
+  const contest = await store.readContest(tx, tenantId, id, true);
+  if (!contest) throw notFound(`contest "${id}"`);
+  if (contest.status !== 'draft') throw conflict(`the contest is already ${contest.status}; only a draft can be published`, 'CONTEST_NOT_DRAFT');
+  const now = clock.now(tenantId);
+  if (new Date(contest.ends_at).getTime() <= now.getTime()) {
+    throw ruleViolation('the contest window has already closed; change ends_at before publishing', 'CONTEST_WINDOW_CLOSED');
+  }
+  const updated = await store.updateContest(tx, tenantId, id, { status: 'scheduled', publishedAt: now }, now);
+  await scheduleAdvance(tx, config, tenantId, id, new Date(updated.starts_at).getTime());
+  return adminView(updated);
+}
+
+/** What a review needs to know of a contest: its title, whether it is a draft, and a stamp that changes with every edit. */
+export async function contestForReviewInTx(tx: Tx, tenantId: string, id: string, forUpdate = false) {
+  const contest = await store.readContest(tx, tenantId, id, forUpdate);
+  return contest ? { name: contest.title, draft: contest.status === 'draft', revision: new Date(contest.updated_at).toISOString() } : null;
 }
 
 export async function readAdminContest(db: Database, tenantId: string, id: string) {

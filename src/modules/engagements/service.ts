@@ -225,30 +225,42 @@ export async function listEngagements(db: Database, tenantId: string, query: { s
 }
 
 export async function publishEngagement(db: Database, tenantId: string, plan: Plan, id: string) {
-  return db.tenant(tenantId, async (tx) => {
-    const row = await lockedEngagement(tx, tenantId, id);
-    // The catalogue may have changed since the draft was saved.
-    await checkReferences(tx, tenantId, row.definition);
-    const quota = PLAN_QUOTAS[plan].concurrentEngagements;
-    if (row.status === 'draft' && quota !== null) {
-      await store.lockPublications(tx, tenantId);
-      if ((await store.countPublished(tx, tenantId, id)) >= quota) {
-        throw ruleViolation(`the ${plan} plan allows ${quota} published engagements at a time; unpublish one first`, 'PLAN_QUOTA_EXCEEDED');
-      }
+  return db.tenant(tenantId, (tx) => publishEngagementInTx(tx, tenantId, plan, id));
+}
+
+/** Publishes the current draft inside the caller's transaction (a review's approval publishes through here). */
+export async function publishEngagementInTx(tx: Tx, tenantId: string, plan: Plan, id: string) {
+  const row = await lockedEngagement(tx, tenantId, id);
+  // The catalogue may have changed since the draft was saved.
+  await checkReferences(tx, tenantId, row.definition);
+  const quota = PLAN_QUOTAS[plan].concurrentEngagements;
+  if (row.status === 'draft' && quota !== null) {
+    await store.lockPublications(tx, tenantId);
+    if ((await store.countPublished(tx, tenantId, id)) >= quota) {
+      throw ruleViolation(`the ${plan} plan allows ${quota} published engagements at a time; unpublish one first`, 'PLAN_QUOTA_EXCEEDED');
     }
-    try {
-      const published = present(await store.publish(tx, tenantId, id, clock.now()));
-      // Public routes find an engagement's tenant, and whether it is published, in a cache that this notice empties.
-      await announceCredentialChange(tx, 'engagement published');
-      return published;
-    } catch (error) {
-      // The transaction is lost either way: a site clash is answered as a conflict.
-      if ((error as { code?: string }).code === '23505') {
-        throw conflict(`another engagement is already published on the site ${JSON.stringify(row.definition.site_slug)}; unpublish it first`, 'SITE_IN_USE');
-      }
-      throw error;
+  }
+  try {
+    const published = present(await store.publish(tx, tenantId, id, clock.now()));
+    // Public routes find an engagement's tenant, and whether it is published, in a cache that this notice empties.
+    await announceCredentialChange(tx, 'engagement published');
+    return published;
+  } catch (error) {
+    // The transaction is lost either way: a site clash is answered as a conflict.
+    if ((error as { code?: string }).code === '23505') {
+      throw conflict(`another engagement is already published on the site ${JSON.stringify(row.definition.site_slug)}; unpublish it first`, 'SITE_IN_USE');
     }
-  });
+    throw error;
+  }
+}
+
+/**
+ * What a review needs to know of an engagement: its name, whether its draft holds anything unpublished
+ * (a new engagement, or changes to a published one), and a stamp that changes with every edit.
+ */
+export async function engagementForReviewInTx(tx: Tx, tenantId: string, id: string, forUpdate = false) {
+  const row = await store.findEngagement(tx, tenantId, id, forUpdate);
+  return row ? { name: row.definition.name, draft: present(row).has_unpublished_changes, revision: row.updated_at.toISOString() } : null;
 }
 
 export async function unpublishEngagement(db: Database, tenantId: string, id: string) {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { mayPublish } from '../../platform/publishing.js';
 import * as service from './service.js';
 import { simulateRule } from './simulate.js';
 import { ListRulesQuery, RuleIdParams, RuleList, SimulateBody, SimulationResult, UpdateRuleBody, type CreateRuleBody } from './schemas.js';
@@ -19,12 +20,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'A rule matches an event by name and typed conditions, and awards points (fixed or from a numeric property), badges and streak progress. ' +
           'Caps per participant per day, week and lifetime, a total points budget, an active window, priority and stop_processing limit it. ' +
-          'A rule that names a badge or streak that does not exist is refused with 422.',
+          'A rule that names a badge or streak that does not exist is refused with 422. ' +
+          'A person without the publishing permission creates drafts only (the default status for them); asking for `active` or `paused` is refused with 403.',
         body: Type.Ref('EarnRuleInput'),
         response: { 201: Type.Ref('EarnRule') },
       },
     },
-    async (request, reply) => reply.status(201).send(await service.createRule(db, request.auth!.tenantId, request.body as CreateRuleBody)),
+    async (request, reply) => reply.status(201).send(await service.createRule(db, request.auth!.tenantId, request.body as CreateRuleBody, !mayPublish(request.auth!))),
   );
 
   app.get(
@@ -46,20 +48,22 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Change an earn rule (not its trigger)',
-        description: 'Fields given replace the stored ones; the merged rule is validated as a whole. Changes apply to events processed afterwards.',
+        description:
+          'Fields given replace the stored ones; the merged rule is validated as a whole. Changes apply to events processed afterwards. ' +
+          'A person without the publishing permission may change drafts only, and may not move them out of draft (403): they submit them for review instead.',
         params: RuleIdParams,
         body: UpdateRuleBody,
         response: { 200: Type.Ref('EarnRule') },
       },
     },
-    async (request) => service.updateRule(db, request.auth!.tenantId, request.params.rule_id, request.body as UpdateRuleBody),
+    async (request) => service.updateRule(db, request.auth!.tenantId, request.params.rule_id, request.body as UpdateRuleBody, !mayPublish(request.auth!)),
   );
 
   app.delete(
     '/admin/rules/:rule_id',
     { config: { auth: 'admin' }, schema: { tags, summary: 'Delete an earn rule', params: RuleIdParams, response: { 204: Type.Null() } } },
     async (request, reply) => {
-      await service.deleteRule(db, request.auth!.tenantId, request.params.rule_id);
+      await service.deleteRule(db, request.auth!.tenantId, request.params.rule_id, !mayPublish(request.auth!));
       return reply.status(204).send(null);
     },
   );

@@ -110,7 +110,11 @@ const Trigger = Type.Union([Type.Literal('event'), Type.Literal('birthday'), Typ
     '`recurring`: runs for every participant on `schedule` (daily at 00:00, weekly on Mondays, monthly on the 1st, tenant time zone).',
 });
 const Schedule = Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly')]);
-const Status = Type.Union([Type.Literal('active'), Type.Literal('paused')]);
+const Status = Type.Union([Type.Literal('draft'), Type.Literal('active'), Type.Literal('paused')], {
+  description:
+    '`active` rules apply to events; `paused` ones are published but skipped; a `draft` has never been published and applies to nothing. ' +
+    'People without the publishing permission create drafts (the default for them) and submit them for review (POST /admin/reviews); API keys and publishers create `active` rules by default.',
+});
 
 const ruleFields = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -151,7 +155,7 @@ export const CreateRuleBody = Type.Object(
 export type CreateRuleBody = {
   name: string;
   description?: string;
-  status?: 'active' | 'paused';
+  status?: 'draft' | 'active' | 'paused';
   trigger?: 'event' | 'birthday' | 'recurring';
   event_name?: string;
   schedule?: 'daily' | 'weekly' | 'monthly';

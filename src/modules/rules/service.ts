@@ -1,6 +1,7 @@
 import type { Database, Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
-import { invalid, notFound, ruleViolation } from '../../platform/errors.js';
+import { conflict, invalid, notFound, ruleViolation } from '../../platform/errors.js';
+import { publishingRequired } from '../../platform/publishing.js';
 import { prefixedId } from '../../platform/ids.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { missingBadgeCodesInTx } from '../badges/index.js';
@@ -78,11 +79,12 @@ export async function validateRuleInTx(tx: Tx, tenantId: string, rule: store.Rul
   }
 }
 
-export function draftFromBody(body: CreateRuleBody): store.RuleDraft {
+/** `draftsOnly`: the caller lacks the publishing permission, so the rule is a draft unless it asks for more (which is refused). */
+export function draftFromBody(body: CreateRuleBody, draftsOnly = false): store.RuleDraft {
   return {
     name: body.name,
     description: body.description ?? null,
-    status: body.status ?? 'active',
+    status: body.status ?? (draftsOnly ? 'draft' : 'active'),
     trigger: body.trigger ?? 'event',
     event_name: body.event_name ?? null,
     schedule: body.schedule ?? null,
@@ -97,8 +99,9 @@ export function draftFromBody(body: CreateRuleBody): store.RuleDraft {
   };
 }
 
-export async function createRule(db: Database, tenantId: string, body: CreateRuleBody) {
-  const draft = draftFromBody(body);
+export async function createRule(db: Database, tenantId: string, body: CreateRuleBody, draftsOnly = false) {
+  const draft = draftFromBody(body, draftsOnly);
+  if (draftsOnly && draft.status !== 'draft') throw publishingRequired(`creating a rule with status "${draft.status}"`);
   return db.tenant(tenantId, async (tx) => {
     await validateRuleInTx(tx, tenantId, draft);
     return toRuleResponse(await store.insertRule(tx, tenantId, prefixedId('rul'), draft, clock.now()));
@@ -127,11 +130,16 @@ export async function listRules(db: Database, tenantId: string, query: { event_n
   });
 }
 
-/** Changes a rule; the merged rule is validated as a whole. The trigger cannot change (create a new rule instead). */
-export async function updateRule(db: Database, tenantId: string, ruleId: string, body: UpdateRuleBody) {
+/**
+ * Changes a rule; the merged rule is validated as a whole. The trigger cannot change (create a new rule instead).
+ * With `draftsOnly` (no publishing permission) only a draft may change, and it stays a draft.
+ */
+export async function updateRule(db: Database, tenantId: string, ruleId: string, body: UpdateRuleBody, draftsOnly = false) {
   return db.tenant(tenantId, async (tx) => {
     const current = await store.findRule(tx, tenantId, ruleId, true);
     if (!current) throw notFound(`earn rule "${ruleId}"`);
+    if (draftsOnly && current.status !== 'draft') throw publishingRequired(`changing a published rule (this one is ${current.status})`);
+    if (draftsOnly && body.status !== undefined && body.status !== 'draft') throw publishingRequired(`setting a rule's status to "${body.status}"`);
     const pick = <K extends keyof UpdateRuleBody>(key: K) => body[key] !== undefined;
     const merged: store.RuleDraft = {
       name: body.name ?? current.name,
@@ -157,8 +165,28 @@ export async function updateRule(db: Database, tenantId: string, ruleId: string,
   });
 }
 
-export async function deleteRule(db: Database, tenantId: string, ruleId: string): Promise<void> {
+export async function deleteRule(db: Database, tenantId: string, ruleId: string, draftsOnly = false): Promise<void> {
   await db.tenant(tenantId, async (tx) => {
+    if (draftsOnly) {
+      const current = await store.findRule(tx, tenantId, ruleId, true);
+      if (current && current.status !== 'draft') throw publishingRequired(`deleting a published rule (this one is ${current.status})`);
+    }
     if (!(await store.deleteRule(tx, tenantId, ruleId))) throw notFound(`earn rule "${ruleId}"`);
   });
+}
+
+/** What a review needs to know of a rule: its name, whether it is an unpublished draft, and a stamp that changes with every edit. */
+export async function ruleForReviewInTx(tx: Tx, tenantId: string, ruleId: string, forUpdate = false) {
+  const row = await store.findRule(tx, tenantId, ruleId, forUpdate);
+  return row ? { name: row.name, draft: row.status === 'draft', revision: row.updated_at.toISOString() } : null;
+}
+
+/** Publishes a draft rule (draft → active): it applies to events processed from now on. The caller's transaction holds the review. */
+export async function publishRuleInTx(tx: Tx, tenantId: string, ruleId: string) {
+  const current = await store.findRule(tx, tenantId, ruleId, true);
+  if (!current) throw notFound(`earn rule "${ruleId}"`);
+  if (current.status !== 'draft') throw conflict(`the rule is already ${current.status}; only a draft is published through a review`, 'REVIEW_ITEM_NOT_DRAFT');
+  // The catalogue may have changed since the draft was saved: the rule is checked again as a whole.
+  await validateRuleInTx(tx, tenantId, current);
+  return toRuleResponse(await store.replaceRule(tx, tenantId, ruleId, { ...current, status: 'active' }, clock.now()));
 }

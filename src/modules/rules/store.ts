@@ -6,7 +6,7 @@ export interface RuleRow {
   id: string;
   name: string;
   description: string | null;
-  status: 'active' | 'paused';
+  status: 'draft' | 'active' | 'paused';
   trigger: 'event' | 'birthday' | 'recurring';
   event_name: string | null;
   schedule: 'daily' | 'weekly' | 'monthly' | null;

@@ -191,6 +191,8 @@ export const en = {
     points: 'Points per event',
     trigger: 'Trigger',
     status: 'Status',
+    draft: 'Draft',
+    draftOnly: 'You save drafts; a publisher puts them live after your review request.',
     active: 'Active',
     paused: 'Paused',
     budget: 'Budget spent',

@@ -15679,6 +15679,676 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List review requests, newest first
+         * @description Filter by `status`, `kind` and `item_id`; pages with `limit` and `next_cursor`. Needs programs:read.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `pending` until a publisher decides; `approved` published the item; `returned` sent it back to its author with a note. */
+                    status?: "pending" | "approved" | "returned";
+                    /** @description What is reviewed: an earn rule (`rul_…`), an engagement (uuid), a challenge (uuid) or a contest (its own id). */
+                    kind?: "rule" | "engagement" | "challenge" | "contest";
+                    /** @description Only the requests for this item (give `kind` with it). */
+                    item_id?: string;
+                    /** @description Page size, 1 to 100 (default 20). */
+                    limit?: number;
+                    /** @description Opaque cursor from the previous page's `next_cursor`. */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            reviews: components["schemas"]["Review"][];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description Invalid parameters or request body. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Missing or invalid credential. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The credential lacks the required scope, or belongs to another kind of caller. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The resource does not exist (or belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Duplicate action or a conflicting request in progress. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is larger than the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is not JSON. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Validation failure or guarded operation failure. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Server error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Ask for a draft to be published (a review request)
+         * @description For people without the publishing permission (programs:publish): the draft rule, engagement (or an engagement's unpublished changes), challenge or contest goes to the publishers. Needs programs:write. The item must exist in this tenant (404) and hold something unpublished (409 `REVIEW_ITEM_NOT_DRAFT`); an item has at most one pending request (409 `REVIEW_ALREADY_PENDING`). The submitter is recorded: a console user by id and email, an API key by its id.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description What is reviewed: an earn rule (`rul_…`), an engagement (uuid), a challenge (uuid) or a contest (its own id). */
+                        kind: "rule" | "engagement" | "challenge" | "contest";
+                        /** @description The id of the draft to publish. */
+                        id: string;
+                        /** @description What the publisher should know. */
+                        note?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Review"];
+                    };
+                };
+                /** @description Invalid parameters or request body. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Missing or invalid credential. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The credential lacks the required scope, or belongs to another kind of caller. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The resource does not exist (or belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Duplicate action or a conflicting request in progress. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is larger than the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is not JSON. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Validation failure or guarded operation failure. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Server error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/reviews/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a review request
+         * @description Needs programs:read.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Review request id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Review"];
+                    };
+                };
+                /** @description Invalid parameters or request body. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Missing or invalid credential. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The credential lacks the required scope, or belongs to another kind of caller. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The resource does not exist (or belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Duplicate action or a conflicting request in progress. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is larger than the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is not JSON. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Validation failure or guarded operation failure. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Server error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/reviews/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a pending request: the item is published
+         * @description Needs programs:publish. Publishes the item through its own publish route's logic (a rule becomes `active`, an engagement's draft is published, a challenge and a contest leave `draft`) in the same transaction as the decision: when publishing is refused (a plan quota, a closed window …) that error is answered and the request stays pending. 409 `REVIEW_ALREADY_DECIDED`, `REVIEW_ITEM_GONE`, `REVIEW_ITEM_NOT_DRAFT` (published meanwhile) or `REVIEW_ITEM_CHANGED` (edited after submission: return it for resubmission).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Review request id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Review"];
+                    };
+                };
+                /** @description Invalid parameters or request body. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Missing or invalid credential. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The credential lacks the required scope, or belongs to another kind of caller. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The resource does not exist (or belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Duplicate action or a conflicting request in progress. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is larger than the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is not JSON. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Validation failure or guarded operation failure. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Server error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/reviews/{id}/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Return a pending request to its author with a note
+         * @description Needs programs:publish. The item stays a draft; its author changes it and submits it again. 409 `REVIEW_ALREADY_DECIDED` when it was decided already.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Review request id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Why the draft goes back to its author: what to change. */
+                        note: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Review"];
+                    };
+                };
+                /** @description Invalid parameters or request body. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Missing or invalid credential. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The credential lacks the required scope, or belongs to another kind of caller. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The resource does not exist (or belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Duplicate action or a conflicting request in progress. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is larger than the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is not JSON. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Validation failure or guarded operation failure. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Server error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/referrals/generate": {
         parameters: {
             query?: never;
@@ -17702,7 +18372,8 @@ export interface paths {
                 query?: {
                     /** @description An event name: 1 to 128 letters, digits, `_`, `.`, `:`, `/` or `-`. */
                     event_name?: string;
-                    status?: "active" | "paused";
+                    /** @description `active` rules apply to events; `paused` ones are published but skipped; a `draft` has never been published and applies to nothing. People without the publishing permission create drafts (the default for them) and submit them for review (POST /admin/reviews); API keys and publishers create `active` rules by default. */
+                    status?: "draft" | "active" | "paused";
                     /** @description `event`: runs on each processed event named `event_name`. `birthday`: runs once a day (tenant time zone) for participants whose profile `date_of_birth` is today. `recurring`: runs for every participant on `schedule` (daily at 00:00, weekly on Mondays, monthly on the 1st, tenant time zone). */
                     trigger?: "event" | "birthday" | "recurring";
                     /** @description Page size, 1 to 100 (default 50). */
@@ -17823,7 +18494,7 @@ export interface paths {
         put?: never;
         /**
          * Create an earn rule
-         * @description A rule matches an event by name and typed conditions, and awards points (fixed or from a numeric property), badges and streak progress. Caps per participant per day, week and lifetime, a total points budget, an active window, priority and stop_processing limit it. A rule that names a badge or streak that does not exist is refused with 422.
+         * @description A rule matches an event by name and typed conditions, and awards points (fixed or from a numeric property), badges and streak progress. Caps per participant per day, week and lifetime, a total points budget, an active window, priority and stop_processing limit it. A rule that names a badge or streak that does not exist is refused with 422. A person without the publishing permission creates drafts only (the default status for them); asking for `active` or `paused` is refused with 403.
          */
         post: {
             parameters: {
@@ -18182,7 +18853,7 @@ export interface paths {
         head?: never;
         /**
          * Change an earn rule (not its trigger)
-         * @description Fields given replace the stored ones; the merged rule is validated as a whole. Changes apply to events processed afterwards.
+         * @description Fields given replace the stored ones; the merged rule is validated as a whole. Changes apply to events processed afterwards. A person without the publishing permission may change drafts only, and may not move them out of draft (403): they submit them for review instead.
          */
         patch: {
             parameters: {
@@ -18198,7 +18869,8 @@ export interface paths {
                     "application/json": {
                         name?: string;
                         description?: string | null;
-                        status?: "active" | "paused";
+                        /** @description `active` rules apply to events; `paused` ones are published but skipped; a `draft` has never been published and applies to nothing. People without the publishing permission create drafts (the default for them) and submit them for review (POST /admin/reviews); API keys and publishers create `active` rules by default. */
+                        status?: "draft" | "active" | "paused";
                         /** @description An event name: 1 to 128 letters, digits, `_`, `.`, `:`, `/` or `-`. */
                         event_name?: string;
                         schedule?: "daily" | "weekly" | "monthly";
@@ -23883,6 +24555,38 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** ReviewActor */
+        ReviewActor: {
+            /** @description `user`: a console user (cookie or admin login token); `api_key`: an API key. */
+            type: "user" | "api_key";
+            /** @description The console user's id, or the API key's id. */
+            id: string;
+            /** @description The console user's email; null for an API key. */
+            email: string | null;
+        };
+        /** Review */
+        Review: {
+            /** @description Review request id. */
+            id: string;
+            /** @description What is reviewed: an earn rule (`rul_…`), an engagement (uuid), a challenge (uuid) or a contest (its own id). */
+            kind: "rule" | "engagement" | "challenge" | "contest";
+            item_id: string;
+            /** @description The item's name (a contest's title) when it was submitted. */
+            item_name: string;
+            /** @description The item's `updated_at` when it was submitted: approval publishes that draft only (409 `REVIEW_ITEM_CHANGED` once it changed). */
+            item_revision: string;
+            /** @description `pending` until a publisher decides; `approved` published the item; `returned` sent it back to its author with a note. */
+            status: "pending" | "approved" | "returned";
+            /** @description The author's note to the publisher. */
+            note: string | null;
+            submitted_by: components["schemas"]["ReviewActor"];
+            /** Format: date-time */
+            submitted_at: string;
+            decided_by: components["schemas"]["ReviewActor"] | null;
+            decided_at: string | null;
+            /** @description The publisher's note; always given when returning. */
+            decision_note: string | null;
+        };
         /** Referral code */
         ReferralCode: {
             code: string;
@@ -24040,7 +24744,8 @@ export interface components {
         EarnRuleInput: {
             name: string;
             description?: string;
-            status?: "active" | "paused";
+            /** @description `active` rules apply to events; `paused` ones are published but skipped; a `draft` has never been published and applies to nothing. People without the publishing permission create drafts (the default for them) and submit them for review (POST /admin/reviews); API keys and publishers create `active` rules by default. */
+            status?: "draft" | "active" | "paused";
             /** @description `event`: runs on each processed event named `event_name`. `birthday`: runs once a day (tenant time zone) for participants whose profile `date_of_birth` is today. `recurring`: runs for every participant on `schedule` (daily at 00:00, weekly on Mondays, monthly on the 1st, tenant time zone). */
             trigger?: "event" | "birthday" | "recurring";
             /** @description An event name: 1 to 128 letters, digits, `_`, `.`, `:`, `/` or `-`. */
@@ -24065,7 +24770,8 @@ export interface components {
             id: string;
             name: string;
             description: string | null;
-            status: "active" | "paused";
+            /** @description `active` rules apply to events; `paused` ones are published but skipped; a `draft` has never been published and applies to nothing. People without the publishing permission create drafts (the default for them) and submit them for review (POST /admin/reviews); API keys and publishers create `active` rules by default. */
+            status: "draft" | "active" | "paused";
             /** @description `event`: runs on each processed event named `event_name`. `birthday`: runs once a day (tenant time zone) for participants whose profile `date_of_birth` is today. `recurring`: runs for every participant on `schedule` (daily at 00:00, weekly on Mondays, monthly on the 1st, tenant time zone). */
             trigger: "event" | "birthday" | "recurring";
             event_name: string | null;

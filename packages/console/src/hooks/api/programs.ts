@@ -11,7 +11,7 @@ export const badgeKeys = queryKeysFactory('badges');
 export type RuleInput = RequestBody<'createRule'>;
 export type RulePatch = RequestBody<'updateRule'>;
 
-export function useRules(filters: { status?: 'active' | 'paused'; trigger?: 'event' | 'birthday' | 'recurring'; event_name?: string; cursor?: string }) {
+export function useRules(filters: { status?: 'draft' | 'active' | 'paused'; trigger?: 'event' | 'birthday' | 'recurring'; event_name?: string; cursor?: string }) {
   return useQuery({
     queryKey: ruleKeys.list(filters),
     queryFn: () =>

@@ -53,7 +53,7 @@ export type CapDraft = { times: NumberText; points: NumberText };
 export interface RuleDraft {
   name: string;
   description: string;
-  status: 'active' | 'paused';
+  status: 'draft' | 'active' | 'paused';
   trigger: (typeof TRIGGERS)[number];
   event_name: string;
   schedule: (typeof SCHEDULES)[number];
@@ -85,7 +85,7 @@ export function emptyDraft(): RuleDraft {
   return {
     name: '',
     description: '',
-    status: 'paused',
+    status: 'draft',
     trigger: 'event',
     event_name: '',
     schedule: 'daily',

@@ -13,6 +13,7 @@ import { ConditionList } from './components/condition-list';
 import { EffectList } from './components/effect-list';
 import { BacktestCard, type BacktestDays } from './components/backtest-card';
 import { LimitsCard, WindowCard } from './components/limits-cards';
+import { PublicationControls } from '../../../components/publication-controls';
 
 const DAY_MS = 86_400_000;
 
@@ -48,7 +49,9 @@ export function RuleEdit() {
     const from = new Date(to.getTime() - days * DAY_MS);
     simulate.mutate({ rule: input, from: from.toISOString(), to: to.toISOString() }, { onSuccess: () => setSimulated(current) });
   };
-  const readOnly = !canWrite;
+  /** Without the publishing permission only a draft can be changed (the service refuses the rest). */
+  const editable = canWrite && (canPublish || !rule.data || rule.data.status === 'draft');
+  const readOnly = !editable;
 
   if (ruleId && rule.isPending) return <Loading />;
   return (
@@ -57,7 +60,7 @@ export function RuleEdit() {
         ← {t('rules.title')}
       </Anchor>
       <PageHeader title={ruleId ? t('rules.edit', { name: rule.data?.name ?? '' }) : t('rules.new')}>
-        {ruleId && canWrite && (
+        {ruleId && editable && (
           <ConfirmButton
             label={t('rules.delete')}
             title={t('rules.deleteTitle')}
@@ -71,6 +74,15 @@ export function RuleEdit() {
         )}
       </PageHeader>
       <ErrorAlert error={rule.error} />
+      {ruleId && rule.data && (
+        <PublicationControls
+          kind="rule"
+          id={ruleId}
+          status={rule.data.status}
+          name={rule.data.name}
+          publishBlocked={rule.data.status === 'draft' && rule.data.trigger === 'event' && !backtested ? t('rules.backtestFirst') : null}
+        />
+      )}
       {rule.data && rule.data.budget_points !== null && (
         <Text data-testid="rule-budget">{t('rules.budgetSpentLabel', { spent: rule.data.budget_spent.toLocaleString(), budget: rule.data.budget_points.toLocaleString() })}</Text>
       )}
@@ -153,12 +165,14 @@ export function RuleEdit() {
                 <Stack>
                   <Select
                     label={t('rules.status')}
+                    description={canPublish ? undefined : t('rules.draftOnly')}
                     data={[
-                      { value: 'paused', label: t('rules.paused') },
+                      { value: 'draft', label: t('rules.draft') },
+                      { value: 'paused', label: t('rules.paused'), disabled: !canPublish },
                       { value: 'active', label: t('rules.active'), disabled: !canPublish },
                     ]}
                     value={draft.status}
-                    onChange={(value) => set({ status: (value ?? 'paused') as RuleDraft['status'] })}
+                    onChange={(value) => set({ status: (value ?? 'draft') as RuleDraft['status'] })}
                     allowDeselect={false}
                     readOnly={readOnly}
                     maw={320}
@@ -169,7 +183,7 @@ export function RuleEdit() {
                     </Alert>
                   )}
                   <ErrorAlert error={save.error} />
-                  {canWrite && (
+                  {editable && (
                     <Group>
                       <Button type="submit" loading={save.isPending} disabled={needsBacktest}>
                         {t('rules.save')}

@@ -15,7 +15,7 @@ type Trigger = (typeof TRIGGERS)[number];
 export function RuleList() {
   const { t } = useTranslation();
   const pages = useCursorPages();
-  const [status, setStatus] = useState<'active' | 'paused' | undefined>(undefined);
+  const [status, setStatus] = useState<'draft' | 'active' | 'paused' | undefined>(undefined);
   const [trigger, setTrigger] = useState<Trigger | undefined>(undefined);
   const [eventName, setEventName] = useState('');
   const rules = useRules({ status, trigger, event_name: eventName, cursor: pages.cursor });
@@ -34,13 +34,14 @@ export function RuleList() {
           label={t('rules.status')}
           clearable
           data={[
+            { value: 'draft', label: t('rules.draft') },
             { value: 'active', label: t('rules.active') },
             { value: 'paused', label: t('rules.paused') },
           ]}
           value={status ?? null}
           onChange={(value) => {
             pages.reset();
-            setStatus((value ?? undefined) as 'active' | 'paused' | undefined);
+            setStatus((value ?? undefined) as 'draft' | 'active' | 'paused' | undefined);
           }}
         />
         <Select

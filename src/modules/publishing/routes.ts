@@ -1,0 +1,91 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import * as service from './service.js';
+import { CreateReviewBody, ListReviewsQuery, ReturnReviewBody, ReviewIdParams, ReviewList } from './schemas.js';
+
+const tags = ['publishing'];
+const review = { 200: Type.Ref('Review') };
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, config, authenticator } = app.ctx;
+
+  app.post(
+    '/admin/reviews',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: 'Ask for a draft to be published (a review request)',
+        description:
+          'For people without the publishing permission (programs:publish): the draft rule, engagement (or an engagement\'s unpublished changes), challenge or contest goes to the publishers. ' +
+          'Needs programs:write. The item must exist in this tenant (404) and hold something unpublished (409 `REVIEW_ITEM_NOT_DRAFT`); an item has at most one pending request (409 `REVIEW_ALREADY_PENDING`). ' +
+          'The submitter is recorded: a console user by id and email, an API key by its id.',
+        body: CreateReviewBody,
+        response: { 201: Type.Ref('Review') },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await service.submitReview(db, request.auth!, request.body)),
+  );
+
+  app.get(
+    '/admin/reviews',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: 'List review requests, newest first',
+        description: 'Filter by `status`, `kind` and `item_id`; pages with `limit` and `next_cursor`. Needs programs:read.',
+        querystring: ListReviewsQuery,
+        response: { 200: ReviewList },
+      },
+    },
+    async (request) => service.listReviews(db, request.auth!.tenantId, request.query),
+  );
+
+  app.get(
+    '/admin/reviews/:id',
+    { config: { auth: 'admin' }, schema: { tags, summary: 'Read a review request', description: 'Needs programs:read.', params: ReviewIdParams, response: review } },
+    async (request) => service.readReview(db, request.auth!.tenantId, request.params.id),
+  );
+
+  app.post(
+    '/admin/reviews/:id/approve',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: 'Approve a pending request: the item is published',
+        description:
+          'Needs programs:publish. Publishes the item through its own publish route\'s logic (a rule becomes `active`, an engagement\'s draft is published, a challenge and a contest leave `draft`) ' +
+          'in the same transaction as the decision: when publishing is refused (a plan quota, a closed window …) that error is answered and the request stays pending. ' +
+          '409 `REVIEW_ALREADY_DECIDED`, `REVIEW_ITEM_GONE`, `REVIEW_ITEM_NOT_DRAFT` (published meanwhile) or `REVIEW_ITEM_CHANGED` (edited after submission: return it for resubmission).',
+        params: ReviewIdParams,
+        response: review,
+      },
+    },
+    async (request) => {
+      const approved = await service.approveReview(db, config, request.auth!, request.params.id);
+      // Public routes cache whether an engagement is published: this process forgets at once, the others on the notice the publication sent.
+      if (approved.kind === 'engagement') authenticator.forgetCredentials();
+      return approved;
+    },
+  );
+
+  app.post(
+    '/admin/reviews/:id/return',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        summary: 'Return a pending request to its author with a note',
+        description: 'Needs programs:publish. The item stays a draft; its author changes it and submits it again. 409 `REVIEW_ALREADY_DECIDED` when it was decided already.',
+        params: ReviewIdParams,
+        body: ReturnReviewBody,
+        response: review,
+      },
+    },
+    async (request) => service.returnReview(db, request.auth!, request.params.id, request.body.note),
+  );
+};
+
+export default routes;

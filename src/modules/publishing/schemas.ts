@@ -1,0 +1,80 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Pagination } from '../../platform/http.js';
+
+/** The kinds of program that go through a review, and the id each one takes. */
+export const REVIEW_KINDS = ['rule', 'engagement', 'challenge', 'contest'] as const;
+export type ReviewKind = (typeof REVIEW_KINDS)[number];
+export const REVIEW_STATUSES = ['pending', 'approved', 'returned'] as const;
+export const NOTE_LENGTH_MAX = 2000;
+export const REVIEW_LIST_LIMIT_MAX = 100;
+
+const Kind = Type.Union(
+  REVIEW_KINDS.map((kind) => Type.Literal(kind)),
+  { description: 'What is reviewed: an earn rule (`rul_…`), an engagement (uuid), a challenge (uuid) or a contest (its own id).' },
+);
+const Status = Type.Union(
+  REVIEW_STATUSES.map((status) => Type.Literal(status)),
+  { description: '`pending` until a publisher decides; `approved` published the item; `returned` sent it back to its author with a note.' },
+);
+const ReviewId = Type.String({ pattern: '^rev_[0-9a-f]{32}$', description: 'Review request id.' });
+const Timestamp = Type.String({ format: 'date-time' });
+
+const Actor = Type.Object(
+  {
+    type: Type.Union([Type.Literal('user'), Type.Literal('api_key')], { description: '`user`: a console user (cookie or admin login token); `api_key`: an API key.' }),
+    id: Type.String({ description: "The console user's id, or the API key's id." }),
+    email: Type.Union([Type.String(), Type.Null()], { description: "The console user's email; null for an API key." }),
+  },
+  { $id: 'ReviewActor', title: 'ReviewActor' },
+);
+
+export const Review = Type.Object(
+  {
+    id: ReviewId,
+    kind: Kind,
+    item_id: Type.String(),
+    item_name: Type.String({ description: "The item's name (a contest's title) when it was submitted." }),
+    item_revision: Type.String({ description: "The item's `updated_at` when it was submitted: approval publishes that draft only (409 `REVIEW_ITEM_CHANGED` once it changed)." }),
+    status: Status,
+    note: Type.Union([Type.String(), Type.Null()], { description: "The author's note to the publisher." }),
+    submitted_by: Type.Ref('ReviewActor'),
+    submitted_at: Timestamp,
+    decided_by: Type.Union([Type.Ref('ReviewActor'), Type.Null()]),
+    decided_at: Type.Union([Timestamp, Type.Null()]),
+    decision_note: Type.Union([Type.String(), Type.Null()], { description: "The publisher's note; always given when returning." }),
+  },
+  { $id: 'Review', title: 'Review' },
+);
+
+export const CreateReviewBody = Type.Object(
+  {
+    kind: Kind,
+    id: Type.String({ minLength: 1, maxLength: 64, description: 'The id of the draft to publish.' }),
+    note: Type.Optional(Type.String({ minLength: 1, maxLength: NOTE_LENGTH_MAX, description: 'What the publisher should know.' })),
+  },
+  { additionalProperties: false },
+);
+export type CreateReviewBody = Static<typeof CreateReviewBody>;
+
+export const ReturnReviewBody = Type.Object(
+  { note: Type.String({ minLength: 1, maxLength: NOTE_LENGTH_MAX, description: 'Why the draft goes back to its author: what to change.' }) },
+  { additionalProperties: false },
+);
+
+export const ReviewIdParams = Type.Object({ id: ReviewId }, { additionalProperties: false });
+
+export const ListReviewsQuery = Type.Object(
+  {
+    status: Type.Optional(Status),
+    kind: Type.Optional(Kind),
+    item_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only the requests for this item (give `kind` with it).' })),
+    limit: Pagination.limit(REVIEW_LIST_LIMIT_MAX, 20),
+    cursor: Pagination.cursor(),
+  },
+  { additionalProperties: false },
+);
+export type ListReviewsQuery = Static<typeof ListReviewsQuery>;
+
+export const ReviewList = Type.Object({ reviews: Type.Array(Type.Ref('Review')), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+
+export { Actor as ReviewActor };

@@ -1,0 +1,164 @@
+import type { Database, Tx } from '../../platform/db.js';
+import type { Config } from '../../config.js';
+import type { AuthContext } from '../../platform/auth.js';
+import type { Plan } from '../../platform/plans.js';
+import { clock } from '../../platform/clock.js';
+import { conflict, invalid, notFound } from '../../platform/errors.js';
+import { decodeCursor, encodeCursor } from '../../platform/http.js';
+import { prefixedId } from '../../platform/ids.js';
+import { publishRuleInTx, ruleForReviewInTx } from '../rules/index.js';
+import { engagementForReviewInTx, publishEngagementInTx } from '../engagements/index.js';
+import { challengeForReviewInTx, moveChallengeInTx } from '../challenges/index.js';
+import { contestForReviewInTx, publishContestInTx } from '../contests/index.js';
+import * as store from './store.js';
+import type { CreateReviewBody, ListReviewsQuery, ReviewKind } from './schemas.js';
+
+/**
+ * Review requests: a person without the publishing permission asks for a
+ * draft to be published; a publisher approves (the item is published through
+ * its own module's publish logic, in the same transaction as the decision) or
+ * returns it with a note. See docs/decisions/console-access.md, "Publishing".
+ */
+
+interface ReviewedItem {
+  name: string;
+  /** Whether the item holds something unpublished (a draft, or an engagement's unpublished changes). */
+  draft: boolean;
+  /** Changes with every edit of the item (its updated_at). */
+  revision: string;
+}
+
+interface PublishContext {
+  tenantId: string;
+  plan: Plan;
+  config: Config;
+  actorId: string;
+}
+
+/** How each kind is found and published: always through the owning module's public surface. */
+const PROGRAMS: Record<ReviewKind, { label: string; idPattern: RegExp; find(tx: Tx, tenantId: string, id: string, forUpdate: boolean): Promise<ReviewedItem | null>; publish(tx: Tx, context: PublishContext, id: string): Promise<unknown> }> = {
+  rule: {
+    label: 'earn rule',
+    idPattern: /^rul_[0-9a-f]{32}$/,
+    find: ruleForReviewInTx,
+    publish: (tx, context, id) => publishRuleInTx(tx, context.tenantId, id),
+  },
+  engagement: {
+    label: 'engagement',
+    idPattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+    find: engagementForReviewInTx,
+    publish: (tx, context, id) => publishEngagementInTx(tx, context.tenantId, context.plan, id),
+  },
+  challenge: {
+    label: 'challenge',
+    idPattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+    find: challengeForReviewInTx,
+    publish: (tx, context, id) => moveChallengeInTx(tx, context.tenantId, id, 'publish', context.actorId),
+  },
+  contest: {
+    label: 'contest',
+    idPattern: /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/,
+    find: contestForReviewInTx,
+    publish: (tx, context, id) => publishContestInTx(tx, context.config, context.tenantId, id),
+  },
+};
+
+/** Who acts: a person by user id and email, an API key by its id. */
+export function actorOf(auth: AuthContext): store.Actor {
+  return auth.user ? { type: 'user', id: auth.user.id, email: auth.user.email } : { type: 'api_key', id: auth.actorId, email: null };
+}
+
+function present(row: store.ReviewRow) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    item_id: row.item_id,
+    item_name: row.item_name,
+    item_revision: row.item_revision,
+    status: row.status,
+    note: row.note,
+    submitted_by: { type: row.submitted_by_type, id: row.submitted_by_id, email: row.submitted_by_email },
+    submitted_at: row.submitted_at.toISOString(),
+    decided_by: row.decided_by_type ? { type: row.decided_by_type, id: row.decided_by_id!, email: row.decided_by_email } : null,
+    decided_at: row.decided_at ? row.decided_at.toISOString() : null,
+    decision_note: row.decision_note,
+  };
+}
+
+export async function submitReview(db: Database, auth: AuthContext, body: CreateReviewBody) {
+  const program = PROGRAMS[body.kind];
+  if (!program.idPattern.test(body.id)) throw invalid(`"${body.id}" is not the id of a ${program.label}`);
+  return db.tenant(auth.tenantId, async (tx) => {
+    const item = await program.find(tx, auth.tenantId, body.id, true);
+    if (!item) throw notFound(`${program.label} "${body.id}"`);
+    if (!item.draft) throw conflict(`the ${program.label} "${body.id}" has nothing unpublished to review`, 'REVIEW_ITEM_NOT_DRAFT');
+    const created = await store.insertReview(tx, auth.tenantId, {
+      id: prefixedId('rev'),
+      kind: body.kind,
+      itemId: body.id,
+      itemName: item.name,
+      itemRevision: item.revision,
+      note: body.note ?? null,
+      by: actorOf(auth),
+      at: clock.now(),
+    });
+    if (!created) throw conflict(`the ${program.label} "${body.id}" already has a pending review request`, 'REVIEW_ALREADY_PENDING');
+    return present(created);
+  });
+}
+
+export async function readReview(db: Database, tenantId: string, id: string) {
+  const row = await db.tenant(tenantId, (tx) => store.findReview(tx, tenantId, id));
+  if (!row) throw notFound(`review request "${id}"`);
+  return present(row);
+}
+
+export async function listReviews(db: Database, tenantId: string, query: ListReviewsQuery) {
+  const after = decodeCursor<{ submitted_at: string; id: string }>(query.cursor);
+  const rows = await db.tenant(tenantId, (tx) =>
+    store.listReviews(tx, tenantId, { status: query.status, kind: query.kind, itemId: query.item_id }, after, query.limit + 1),
+  );
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    reviews: page.map(present),
+    next_cursor: rows.length > query.limit && last ? encodeCursor({ submitted_at: last.submitted_at.toISOString(), id: last.id }) : null,
+  };
+}
+
+async function pendingReviewInTx(tx: Tx, tenantId: string, id: string): Promise<store.ReviewRow> {
+  const review = await store.findReview(tx, tenantId, id, true);
+  if (!review) throw notFound(`review request "${id}"`);
+  if (review.status !== 'pending') throw conflict(`the review request was already ${review.status}`, 'REVIEW_ALREADY_DECIDED');
+  return review;
+}
+
+/**
+ * Approves a pending request: the item is published by its own module in this
+ * transaction, so the decision and the publication commit together or not at
+ * all. Only the draft that was submitted is published.
+ */
+export async function approveReview(db: Database, config: Config, auth: AuthContext, id: string) {
+  return db.tenant(auth.tenantId, async (tx) => {
+    const review = await pendingReviewInTx(tx, auth.tenantId, id);
+    const program = PROGRAMS[review.kind];
+    const item = await program.find(tx, auth.tenantId, review.item_id, true);
+    if (!item) throw conflict(`the ${program.label} "${review.item_id}" no longer exists; return the request`, 'REVIEW_ITEM_GONE');
+    if (!item.draft) throw conflict(`the ${program.label} "${review.item_id}" was published meanwhile; return the request`, 'REVIEW_ITEM_NOT_DRAFT');
+    if (item.revision !== review.item_revision) {
+      throw conflict(`the ${program.label} "${review.item_id}" changed after it was submitted; return the request so that its author submits the current draft`, 'REVIEW_ITEM_CHANGED');
+    }
+    await program.publish(tx, { tenantId: auth.tenantId, plan: auth.plan, config, actorId: auth.actorId }, review.item_id);
+    const decided = await store.decideReview(tx, auth.tenantId, id, { status: 'approved', by: actorOf(auth), at: clock.now(), note: null });
+    return present(decided!);
+  });
+}
+
+/** Returns a pending request to its author with a note; the item stays a draft. */
+export async function returnReview(db: Database, auth: AuthContext, id: string, note: string) {
+  return db.tenant(auth.tenantId, async (tx) => {
+    await pendingReviewInTx(tx, auth.tenantId, id);
+    const decided = await store.decideReview(tx, auth.tenantId, id, { status: 'returned', by: actorOf(auth), at: clock.now(), note });
+    return present(decided!);
+  });
+}
