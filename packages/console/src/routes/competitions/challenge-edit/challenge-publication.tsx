@@ -2,7 +2,8 @@ import { Group } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { useChallengeAction, type Challenge, type ChallengeAction } from '../../../hooks/api/challenges';
 import { ConfirmButton } from '../../../components/confirm-button';
-import { RoleGuard } from '../../../components/permission';
+import { RoleGuard, useCan } from '../../../components/permission';
+import { PublicationControls } from '../../../components/publication-controls';
 
 /** Which moves each status allows (the server refuses the others with a 409). */
 const ACTIONS: Record<Challenge['status'], ChallengeAction[]> = {
@@ -14,12 +15,20 @@ const ACTIONS: Record<Challenge['status'], ChallengeAction[]> = {
 };
 
 /**
- * A challenge's lifecycle controls, kept in one component so that a
- * publishing flow with review can replace it without touching the form.
+ * A challenge's lifecycle controls for a publisher; for a drafts-only
+ * marketer the review request of the publishing flow.
  */
 export function ChallengePublication({ challenge }: { challenge: Challenge }) {
   const { t } = useTranslation();
   const act = useChallengeAction();
+  // Without the publishing permission a draft goes to a publisher through a review request.
+  if (!useCan('programs:publish')) {
+    return (
+      <RoleGuard permission="programs:write">
+        <PublicationControls kind="challenge" id={challenge.id} status={challenge.status} name={challenge.name} />
+      </RoleGuard>
+    );
+  }
   return (
     <RoleGuard permission="programs:publish">
       <Group>
