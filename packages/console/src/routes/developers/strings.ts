@@ -71,7 +71,7 @@ export const developerStrings = {
     intro: 'Sends again every event whose latest delivery to this destination ended in one of these states.',
     statuses: 'Latest delivery ended as',
     since: 'Events since',
-    start: 'Replay',
+    start: 'Replay matching deliveries',
     progress: 'Replay progress',
     counts: '{{replayed}} of {{matched}} replayed',
     state: { queued: 'Queued', running: 'Running', completed: 'Completed', failed: 'Failed' },

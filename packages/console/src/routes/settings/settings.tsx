@@ -202,7 +202,7 @@ export function Settings() {
       </SimpleGrid>
       {tenant.data && (
         <RoleGuard permission="settings:write">
-          <TenantSettingsForm key={`${tenant.data.timezone}|${tenant.data.currency}|${tenant.data.locale}`} tenant={tenant.data} />
+          <TenantSettingsForm tenant={tenant.data} />
         </RoleGuard>
       )}
       <RoleGuard permission="access:manage">

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Alert, Badge, Button, Card, Checkbox, Code, CopyButton, Group, Select, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey, useRotateApiKey } from '../../../hooks/api/api-keys';
+import { useTenant } from '../../../hooks/api/settings';
 import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
@@ -17,7 +18,7 @@ type Scope = (typeof SCOPES)[number];
 function SecretOnce({ title, secret, onDismiss }: { title: string; secret: string; onDismiss: () => void }) {
   const { t } = useTranslation();
   return (
-    <Alert color="green" role="status" title={title} withCloseButton onClose={onDismiss} closeButtonLabel={t('apiKeys.dismiss')}>
+    <Alert color="green.9" role="status" title={title} withCloseButton onClose={onDismiss} closeButtonLabel={t('apiKeys.dismiss')}>
       <Stack gap="xs">
         <Text size="sm">{t('apiKeys.secretOnce')}</Text>
         <Group gap="xs" wrap="nowrap">
@@ -41,7 +42,10 @@ function CreateApiKey({ onSecret }: { onSecret: (title: string, secret: string) 
   const { t } = useTranslation();
   const create = useCreateApiKey();
   const [name, setName] = useState('');
-  const [environment, setEnvironment] = useState<'live' | 'test'>('live');
+  const tenant = useTenant();
+  const [chosen, setEnvironment] = useState<'live' | 'test' | null>(null);
+  // A sandbox tenant is for integration tests: its keys are test keys unless someone asks otherwise.
+  const environment = chosen ?? (tenant.data?.environment === 'sandbox' ? 'test' : 'live');
   const [scopes, setScopes] = useState<Scope[]>(['ingest']);
   return (
     <Card withBorder>

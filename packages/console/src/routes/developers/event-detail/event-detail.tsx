@@ -43,7 +43,7 @@ export function EventDetail() {
       </PageHeader>
       <ErrorAlert error={event.error ?? retry.error} />
       {retry.isSuccess && (
-        <Alert color="green" role="status">
+        <Alert color="green.9" role="status">
           {t('events.retried')}
         </Alert>
       )}
@@ -51,7 +51,7 @@ export function EventDetail() {
       {e && (
         <>
           {e.last_error && (
-            <Alert color="red" variant="light" title={e.status === 'processed' ? t('events.earlierFailure') : t('events.failureReason')} data-testid="event-failure">
+            <Alert color="red.9" variant="light" title={e.status === 'processed' ? t('events.earlierFailure') : t('events.failureReason')} data-testid="event-failure">
               <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
                 {e.last_error}
               </Text>

@@ -34,11 +34,21 @@ export function TenantSettingsForm({ tenant }: { tenant: TenantSettings }) {
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          update.mutate({
-            ...(timezone !== tenant.timezone ? { timezone } : {}),
-            ...(currency !== tenant.currency ? { currency } : {}),
-            ...(locale !== tenant.locale ? { locale } : {}),
-          });
+          update.mutate(
+            {
+              ...(timezone !== tenant.timezone ? { timezone } : {}),
+              ...(currency !== tenant.currency ? { currency } : {}),
+              ...(locale !== tenant.locale ? { locale } : {}),
+            },
+            {
+              // The server's canonical forms (EUR, fr-FR) replace what was typed.
+              onSuccess: (saved) => {
+                setTimezone(saved.timezone);
+                setCurrency(saved.currency);
+                setLocale(saved.locale);
+              },
+            },
+          );
         }}
       >
         <Stack>
@@ -47,7 +57,7 @@ export function TenantSettingsForm({ tenant }: { tenant: TenantSettings }) {
           <TextInput label={t('tenantSettings.locale')} description={t('tenantSettings.localeHelp')} value={locale} onChange={(e) => setLocale(e.currentTarget.value)} required />
           <ErrorAlert error={update.error} />
           {update.isSuccess && !changed && (
-            <Alert color="green" role="status">
+            <Alert color="green.9" role="status">
               {t('tenantSettings.saved')}
             </Alert>
           )}
