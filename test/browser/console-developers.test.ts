@@ -72,7 +72,7 @@ test('the console in Chromium: API keys, ingested events, bulk replay, settings'
     assert.equal(await tenantStatus(first), 200, 'the new key works');
 
     await page.reload();
-    await page.getByRole('cell', { name: 'Integration' }).waitFor();
+    await page.getByRole('cell', { name: 'Integration', exact: true }).waitFor();
     assert.equal(await page.getByTestId('api-key-secret').count(), 0, 'after a reload the secret is gone');
     assert.equal(await page.getByText(first).count(), 0);
 
@@ -86,7 +86,7 @@ test('the console in Chromium: API keys, ingested events, bulk replay, settings'
 
     await page.getByRole('button', { name: 'Revoke Integration' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
-    await page.getByRole('cell', { name: 'Integration' }).waitFor({ state: 'detached' });
+    await page.getByRole('cell', { name: 'Integration', exact: true }).waitFor({ state: 'detached' });
     assert.equal(await tenantStatus(second), 401, 'a revoked key is refused');
   });
 

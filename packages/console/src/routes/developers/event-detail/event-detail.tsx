@@ -51,11 +51,14 @@ export function EventDetail() {
       {e && (
         <>
           {e.last_error && (
-            <Alert color="red.9" variant="light" title={e.status === 'processed' ? t('events.earlierFailure') : t('events.failureReason')} data-testid="event-failure">
+            <Card withBorder data-testid="event-failure" style={{ borderColor: 'var(--mantine-color-red-9)' }}>
+              <Title order={2} size="h4" mb="xs" c="red.9">
+                {e.status === 'processed' ? t('events.earlierFailure') : t('events.failureReason')}
+              </Title>
               <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
                 {e.last_error}
               </Text>
-            </Alert>
+            </Card>
           )}
           <Card withBorder>
             <Table>
