@@ -18,8 +18,10 @@ type Scope = (typeof SCOPES)[number];
 function SecretOnce({ title, secret, onDismiss }: { title: string; secret: string; onDismiss: () => void }) {
   const { t } = useTranslation();
   return (
-    <Alert color="green.9" role="status" title={title} withCloseButton onClose={onDismiss} closeButtonLabel={t('apiKeys.dismiss')}>
+    <Alert color="green" variant="light" role="status" withCloseButton onClose={onDismiss} closeButtonLabel={t('apiKeys.dismiss')}>
       <Stack gap="xs">
+        {/* The title as body text: the alert's own title colour is below 4.5:1 on its background. */}
+        <Text fw={700}>{title}</Text>
         <Text size="sm">{t('apiKeys.secretOnce')}</Text>
         <Group gap="xs" wrap="nowrap">
           <Code data-testid="api-key-secret" style={{ wordBreak: 'break-all' }}>

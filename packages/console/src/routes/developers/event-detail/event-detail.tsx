@@ -43,7 +43,7 @@ export function EventDetail() {
       </PageHeader>
       <ErrorAlert error={event.error ?? retry.error} />
       {retry.isSuccess && (
-        <Alert color="green.9" role="status">
+        <Alert color="green" variant="light" role="status">
           {t('events.retried')}
         </Alert>
       )}

@@ -62,8 +62,8 @@ function Deliveries({ destinationId }: { destinationId: string }) {
                 <Table.Tr key={d.log_id}>
                   <Table.Td>{new Date(d.created_at).toLocaleString()}</Table.Td>
                   <Table.Td>{d.event}</Table.Td>
-                  <Table.Td>
-                    <Badge color={STATUS_COLORS[d.status] ?? 'blue.9'} variant="filled">
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                    <Badge color={STATUS_COLORS[d.status] ?? 'blue.9'} variant="filled" style={{ overflow: 'visible' }}>
                       {d.status}
                     </Badge>
                   </Table.Td>

@@ -57,7 +57,7 @@ export function TenantSettingsForm({ tenant }: { tenant: TenantSettings }) {
           <TextInput label={t('tenantSettings.locale')} description={t('tenantSettings.localeHelp')} value={locale} onChange={(e) => setLocale(e.currentTarget.value)} required />
           <ErrorAlert error={update.error} />
           {update.isSuccess && !changed && (
-            <Alert color="green.9" role="status">
+            <Alert color="green" variant="light" role="status">
               {t('tenantSettings.saved')}
             </Alert>
           )}
