@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../src/config.js';
 import { Database } from '../src/platform/db.js';
 import { openDatabaseServer } from '../src/platform/database-server.js';
@@ -6,17 +5,17 @@ import { migrate } from '../src/platform/migrate.js';
 import { createLogger } from '../src/platform/logger.js';
 import { loadJwtKey } from '../src/platform/secrets.js';
 import { buildApp } from '../src/app.js';
-import { createTenant } from '../src/modules/access/index.js';
-import { seedDemo, type ApiCall } from './demo-seed.js';
+import { ensureDemoTenant, DEMO_SLUG } from './demo-tenant.js';
 
 /**
- * `npm run demo`: seeds a demo tenant into the database `npm start` uses
- * (DATA_DIR or DATABASE_URL; like `npm run tenant:create`, it reuses a running
- * embedded server or starts one for the duration of the command) and prints
- * the URLs to open. It starts no server of its own: the seeding goes through
- * the service's own routes in-process (`app.inject`), so it passes the same
- * validation as any tenant's. Every run makes a new tenant with a fresh slug
- * (`demo-<random>`), so it can be run again and again.
+ * `npm run demo`: creates or refreshes the demo tenant (slug `demo`, or
+ * DEMO_SLUG) in the database `npm start` uses (DATA_DIR or DATABASE_URL; like
+ * `npm run tenant:create`, it reuses a running embedded server or starts one
+ * for the duration of the command) and prints the owner's sign-in and the URLs
+ * to open. It starts no server of its own: the seeding goes through the
+ * service's own routes in-process (`app.inject`), so it passes the same
+ * validation as any tenant's. Running it again adds nothing twice; it gives
+ * the owner a new password (scripts/demo-tenant.ts).
  */
 const HEALTH_TIMEOUT_MS = 1_500;
 
@@ -38,45 +37,32 @@ async function main(): Promise<void> {
     const db = new Database(server.appUrl, server.ownerUrl, 2);
     const app = await buildApp({ config: { ...config, role: 'api' }, db, log, systemUrl: server.ownerUrl, jwtKey: await loadJwtKey(db.system, config.jwtSecret) });
     try {
-      const slug = `demo-${randomBytes(3).toString('hex')}`;
-      const tenant = await createTenant(db, { name: 'Demo Shop', slug, plan: 'enterprise', adminEmail: `admin@${slug}.example`, requestsPerMinute: null });
-      const call: ApiCall = async (method, url, body) => {
-        const response = await app.inject({
-          method: method as 'GET' | 'POST',
-          url,
-          headers: { 'x-api-key': tenant.api_key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-          ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-        });
-        return { status: response.statusCode, body: response.body ? JSON.parse(response.body) : null, text: response.body };
-      };
-      const seed = await seedDemo(call);
-      const session = await call('POST', '/api/v1/sessions', { participant_id: 'demo-alice', engagement_id: seed.engagementId, display_name: 'Alice', ttl_seconds: 7 * 24 * 3600 });
-      if (session.status !== 201) throw new Error(`session for demo-alice: ${session.status} ${session.text}`);
-
+      const demo = await ensureDemoTenant(db, app, process.env.DEMO_SLUG ?? DEMO_SLUG);
       const base = (config.publicBaseUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`).replace(/\/+$/, '');
       // On loopback the host page is served from `localhost` and embeds the runtime from `127.0.0.1`:
       // two origins, as on a real tenant's site.
       const loopback = /^http:\/\/127\.0\.0\.1(:\d+)?$/.test(base);
       const hostBase = loopback ? base.replace('127.0.0.1', 'localhost') : base;
-      const site = `${slug}/${seed.siteSlug}`;
-      const hostPage = `${hostBase}/embed-demo/${site}?engagement_id=${seed.engagementId}${loopback ? `&embed_base=${encodeURIComponent(base)}` : ''}`;
+      const site = `${demo.slug}/${demo.siteSlug}`;
+      const hostPage = `${hostBase}/embed-demo/${site}?engagement_id=${demo.engagementId}${loopback ? `&embed_base=${encodeURIComponent(base)}` : ''}`;
       const running = await serviceAnswers(base);
       process.stdout.write(
         [
-          `Demo tenant "${tenant.name}" (${slug}) seeded: engagement "Spring Rewards" (published), badges quiz-master and lucky-spinner,`,
-          `reward spring-coupon, challenge ${seed.challengeId}, contest ${seed.contestId}, leaderboard ${seed.leaderboardCode}.`,
+          `Demo tenant "${demo.name}" (${demo.slug}) ${demo.created ? 'created' : 'refreshed (nothing added twice; the owner has a new password)'}:`,
+          'six participants with profiles and points, tiers, badges, earn rules, ingested events (one failing on purpose),',
+          'a webhook destination with deliveries, and the engagement "Spring Rewards" with its wheel, quiz, challenge, contest and leaderboard.',
           '',
-          `  embed URL (anonymous visitor):   ${base}/embed/${site}?engagement_id=${seed.engagementId}`,
+          `  console:                         ${base}/console`,
+          `  owner sign-in:                   ${demo.ownerEmail} / ${demo.ownerPassword}`,
+          `  embed URL (anonymous visitor):   ${base}/embed/${site}?engagement_id=${demo.engagementId}`,
           `  host page embedding it:          ${hostPage}`,
-          `  host page as participant Alice:  ${hostPage}#session=${session.body.session_id}`,
-          `  console (sign in as the admin):  ${base}/console`,
           `  API reference:                   ${base}/docs`,
           '',
-          `  tenant_id ${tenant.tenant_id}`,
-          `  api_key   ${tenant.api_key}   (shown once)`,
-          `  admin     ${tenant.admin_email} / ${tenant.admin_password}`,
+          `  tenant_id ${demo.tenantId}   (API keys: create one in the console, Developers > API keys)`,
           '',
-          running ? `The service answers at ${base}: open the URLs above.` : `The service does not answer at ${base} yet: run \`npm start\` (same DATA_DIR / DATABASE_URL), then open the URLs above.`,
+          running
+            ? `The service answers at ${base}: open the console. Events are processed and webhooks delivered by its worker.`
+            : `The service does not answer at ${base} yet: run \`npm start\` (same DATA_DIR / DATABASE_URL), then open the console; its worker processes the demo's events.`,
           '',
         ].join('\n'),
       );

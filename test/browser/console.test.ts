@@ -244,9 +244,9 @@ test('the console in Chromium: sign-in, every built screen accessible and within
     await t.test('the session ends: the next call brings back the sign-in page', async () => {
       await page.context().clearCookies();
       await open(page, 'Participants', 'Participants').catch(() => undefined);
-      // The next call is refused (401) and the page goes back to the sign-in form. Whether the form also shows
-      // "Your session ended" is not checked: with the real cookie sessions it did not appear (issue 18's note).
+      // The next call is refused (401) and the page goes back to the sign-in form, which says why.
       await page.getByRole('heading', { name: 'Sign in to the loyalty console' }).waitFor();
+      await page.getByText('Your session ended. Please sign in again.').waitFor();
     });
 
     await t.test('sign out returns to the sign-in page', async () => {

@@ -1,9 +1,8 @@
 import { useMemo } from 'react';
 import { Center, Loader } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
-import { useSession } from './hooks/api/session';
+import { useSession, useSessionEnded } from './hooks/api/session';
 import { permissionsOf, type Permission } from './lib/permissions';
 import { ConsoleShell } from './components/app-shell';
 import { UserContext, RoleGuard, useCurrentUser } from './components/permission';
@@ -15,7 +14,6 @@ import { AREAS, NAVIGATION } from './areas';
 import { NotFound } from './routes/not-found';
 
 export const BASENAME = '/console';
-export const sessionEndedKey = ['console-session-ended'] as const;
 
 /** A screen only the roles that may see it reach; others land on the first screen they may. */
 function Guarded({ permission, children }: { permission: Permission; children: React.ReactNode }) {
@@ -63,7 +61,7 @@ function SignedIn() {
 export function App() {
   const { t } = useTranslation();
   const session = useSession();
-  const ended = useQuery({ queryKey: sessionEndedKey, queryFn: () => false, staleTime: Infinity });
+  const ended = useSessionEnded();
   const path = window.location.pathname.slice(BASENAME.length);
   const value = useMemo(() => (session.data ? { user: session.data.user, permissions: permissionsOf(session.data.user, session.data.permissions) } : null), [session.data]);
   if (path.startsWith('/accept-invite')) return <AcceptInvitation />;
@@ -81,7 +79,7 @@ export function App() {
       </Center>
     );
   }
-  if (!value) return <SignIn expired={ended.data === true} />;
+  if (!value) return <SignIn expired={ended} />;
   return (
     <UserContext.Provider value={value}>
       <SignedIn />

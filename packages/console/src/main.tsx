@@ -7,8 +7,8 @@ import { setNonce } from 'get-nonce';
 import { createTheme, MantineProvider, type CSSVariablesResolver } from '@mantine/core';
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { isUnauthenticated, isForbidden } from './api/client';
-import { sessionKey } from './hooks/api/session';
-import { App, sessionEndedKey } from './app';
+import { endSession } from './hooks/api/session';
+import { App } from './app';
 import './i18n';
 
 /**
@@ -37,8 +37,7 @@ const resolver: CSSVariablesResolver = () => ({
 /** A 401 on any call means the session ended: back to the sign-in page, which says so. */
 function onError(error: unknown): void {
   if (!isUnauthenticated(error)) return;
-  queryClient.setQueryData(sessionEndedKey, true);
-  queryClient.setQueryData(sessionKey, null);
+  endSession(queryClient);
 }
 
 const queryClient: QueryClient = new QueryClient({

@@ -247,6 +247,9 @@ export class LoyaltyClient {
       if (!this.options.apiKey) throw new LoyaltyValidationError('apiKey', `${name} is a server operation: create the client with an apiKey`);
       headers['x-api-key'] = this.options.apiKey;
       if (this.options.tenant) headers['x-service-tenant'] = this.options.tenant;
+    } else if (spec.auth === 'console') {
+      // A person's operation: only the browser's console cookie is accepted, so no key is sent.
+      if (this.options.credentials === undefined) throw new LoyaltyValidationError('credentials', `${name} needs a console sign-in: create the client with credentials`);
     } else if (spec.auth === 'session') {
       const given = body && typeof body === 'object' ? (body as Record<string, unknown>) : query;
       const explicit = typeof given.session_id === 'string' && typeof given.engagement_id === 'string' ? { sessionId: given.session_id, engagementId: given.engagement_id } : undefined;

@@ -5,7 +5,8 @@
  * here no longer exists in the document.
  *
  * `auth` says which credential the SDK sends: `key` an API key (server
- * callers), `session` the participant's `session_id` and `engagement_id`
+ * callers), `console` none of its own: a person's console sign-in cookie,
+ * which the browser sends (the service refuses API keys there), `session` the participant's `session_id` and `engagement_id`
  * (never a key: the service refuses keys on participant routes), `public`
  * nothing. `idempotency` names where the SDK puts a generated idempotency key
  * when the caller gives none: `body` (the body's `idempotency_key`) or
@@ -16,7 +17,7 @@
  * after a network failure only when it is present.
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type OperationAuth = 'key' | 'session' | 'public';
+export type OperationAuth = 'key' | 'console' | 'session' | 'public';
 export type IdempotencyPlacement = 'body' | 'events' | 'attempt';
 
 export interface OperationSpec {
@@ -34,6 +35,15 @@ export const OPERATIONS = {
   createSession: { method: 'POST', path: '/api/v1/sessions', auth: 'key' },
   getTenant: { method: 'GET', path: '/api/v1/tenant', auth: 'key' },
   getTenantUsage: { method: 'GET', path: '/api/v1/tenant/usage', auth: 'key' },
+  updateTenant: { method: 'PATCH', path: '/api/v1/tenant', auth: 'key' },
+
+  // API keys. The service takes an owner's console cookie (or an admin login token) here, never an API key:
+  // they are for the console, whose client is created with `credentials` and `csrfToken`.
+  listApiKeys: { method: 'GET', path: '/api/v1/events/api-keys', auth: 'console' },
+  createApiKey: { method: 'POST', path: '/api/v1/events/api-keys', auth: 'console' },
+  updateApiKey: { method: 'PATCH', path: '/api/v1/events/api-keys/{id}', auth: 'console' },
+  revokeApiKey: { method: 'DELETE', path: '/api/v1/events/api-keys/{id}', auth: 'console' },
+  rotateApiKey: { method: 'POST', path: '/api/v1/events/api-keys/{id}/rotate', auth: 'console' },
 
   // Activities (participant).
   validateActivity: { method: 'POST', path: '/api/v1/activities/{activityId}/validate', auth: 'session', idempotency: 'attempt' },
@@ -252,10 +262,6 @@ export type OperationName = keyof typeof OPERATIONS;
  */
 export const EXCLUDED_OPERATIONS: ReadonlyArray<{ method: HttpMethod; path: string; reason: string }> = [
   { method: 'POST', path: '/api/v1/auth/login', reason: 'admin login with a person\'s password: dashboard only' },
-  { method: 'POST', path: '/api/v1/events/api-keys', reason: 'API key management needs an admin login token (JWT)' },
-  { method: 'GET', path: '/api/v1/events/api-keys', reason: 'API key management needs an admin login token (JWT)' },
-  { method: 'PATCH', path: '/api/v1/events/api-keys/{id}', reason: 'API key management needs an admin login token (JWT)' },
-  { method: 'DELETE', path: '/api/v1/events/api-keys/{id}', reason: 'API key management needs an admin login token (JWT)' },
   // The runtime's HTML page and browser assets (src/modules/runtime): a browser loads them in an iframe, the SDK has nothing to call there.
   { method: 'GET', path: '/embed/{tenantSlug}/{siteSlug}', reason: 'the runtime page (HTML) for an iframe, not an API' },
   { method: 'GET', path: '/embed-demo/{tenantSlug}/{siteSlug}', reason: 'a demo host page (HTML, development only), not an API' },

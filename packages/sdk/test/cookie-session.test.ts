@@ -39,3 +39,18 @@ test('without credentials or a key, a server operation is refused before sending
   await assert.rejects(() => client.listRules(), /apiKey/);
   assert.equal(recorder.calls.length, 0);
 });
+
+test("console operations (API keys) go with the console's cookie only: never a key, and refused without credentials", async () => {
+  const recorder = recordingFetch();
+  const keyed = createLoyaltyClient({ baseUrl: 'https://loyalty.example.com', apiKey: 'lk_live_00000000000000000000000000000000', fetch: recorder.impl });
+  await assert.rejects(() => keyed.rotateApiKey({ path: { id: '00000000-0000-4000-8000-000000000000' } }), /credentials/);
+  assert.equal(recorder.calls.length, 0);
+  const console = createLoyaltyClient({ baseUrl: 'https://loyalty.example.com', credentials: 'same-origin', csrfToken: 'token', fetch: recorder.impl });
+  await console.rotateApiKey({ path: { id: '00000000-0000-4000-8000-000000000000' } }).catch(() => undefined);
+  const [call] = recorder.calls;
+  assert.match(call.url, /\/api\/v1\/events\/api-keys\/00000000-0000-4000-8000-000000000000\/rotate$/);
+  const headers = call.init.headers as Record<string, string>;
+  assert.equal(headers['x-api-key'], undefined);
+  assert.equal(headers['x-csrf-token'], 'token');
+  assert.equal(call.init.credentials, 'same-origin');
+});

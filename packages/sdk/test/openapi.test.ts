@@ -67,7 +67,15 @@ test('each method sends the credential its operation declares', () => {
   const snapshot = JSON.parse(fs.readFileSync(snapshotPath, 'utf8')) as { paths: Record<string, Record<string, { security?: Array<Record<string, unknown>> }>> };
   for (const [name, spec] of Object.entries(OPERATIONS)) {
     const security = (snapshot.paths[spec.path][spec.method.toLowerCase()].security ?? []).flatMap((entry) => Object.keys(entry));
-    const declared = security.includes('Session') ? 'session' : security.includes('ApiKey') ? 'key' : security.length === 0 ? 'public' : security.join('|');
+    const declared = security.includes('Session')
+      ? 'session'
+      : security.includes('ApiKey')
+        ? 'key'
+        : security.includes('AdminToken')
+          ? 'console'
+          : security.length === 0
+            ? 'public'
+            : security.join('|');
     assert.equal(spec.auth, declared, `${name} (${spec.method} ${spec.path})`);
   }
   for (const excluded of EXCLUDED_OPERATIONS) {

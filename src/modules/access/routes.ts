@@ -14,6 +14,7 @@ import {
   TenantResponse,
   TenantUsageResponse,
   UpdateApiKeyBody,
+  UpdateTenantBody,
 } from './schemas.js';
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
@@ -86,6 +87,23 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.post(
+    '/events/api-keys/:id/rotate',
+    {
+      config: { auth: 'jwt' },
+      schema: {
+        tags: ['access'],
+        summary: 'Give an API key a new secret; the old one is refused at once',
+        description:
+          'The key keeps its id, name, scopes and limits; the new plaintext key is returned once. There is no grace period: ' +
+          'the old secret stops working the moment the rotation commits, in every process. A revoked key answers 404.',
+        params: KeyIdParams,
+        response: { 200: CreatedApiKey },
+      },
+    },
+    async (request) => service.rotateApiKey(db, authenticator, request.auth!.tenantId, request.params.id),
+  );
+
+  app.post(
     '/sessions',
     {
       config: { auth: 'key', scopes: ['admin', 'gamify:admin', 'ingest'] },
@@ -109,6 +127,24 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags: ['access'], summary: "The caller's tenant, its plan and quotas", response: { 200: TenantResponse } },
     },
     async (request) => service.readTenant(db, request.auth!.tenantId),
+  );
+
+  app.patch(
+    '/tenant',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['access'],
+        summary: "Change the caller's tenant's time zone, currency or locale",
+        description:
+          'The time zone must be an IANA name PostgreSQL knows (it decides the tenant\'s calendar days from the next computation on: ' +
+          'daily caps, streaks, leaderboard periods, analytics), the currency an ISO 4217 code, the locale a BCP 47 tag (stored canonical). ' +
+          'Answers the tenant as `GET /tenant` shows it.',
+        body: UpdateTenantBody,
+        response: { 200: TenantResponse },
+      },
+    },
+    async (request) => service.updateTenant(db, request.auth!.tenantId, request.body),
   );
 
   app.get(

@@ -106,7 +106,9 @@ export const TenantResponse = Type.Object({
   environment: Type.Union([Type.Literal('live'), Type.Literal('sandbox')], {
     description: '`sandbox` tenants are for integration tests: their keys are `lk_test_` and the test controls (test clock, private webhook receivers, webhook backoff scale) work only for them. Chosen at creation; never changes.',
   }),
-  timezone: Type.String(),
+  timezone: Type.String({ description: 'IANA time zone: the tenant\'s calendar days (daily caps, streaks, leaderboard periods, analytics).' }),
+  currency: Type.String({ description: 'ISO 4217 code of the tenant\'s money amounts.' }),
+  locale: Type.String({ description: 'BCP 47 language tag of the tenant\'s staff and messages.' }),
   requests_per_minute: Type.Integer(),
   quotas: Type.Object({
     participants_per_month: Type.Union([Type.Integer(), Type.Null()]),
@@ -116,6 +118,16 @@ export const TenantResponse = Type.Object({
     concurrent_engagements: Type.Union([Type.Integer(), Type.Null()]),
   }),
 });
+
+export const UpdateTenantBody = Type.Object(
+  {
+    timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'An IANA time zone (`Europe/Paris`); takes effect for the next calendar-day computation.' })),
+    currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'An ISO 4217 currency code (`EUR`); stored upper-case.' })),
+    locale: Type.Optional(Type.String({ minLength: 2, maxLength: 35, description: 'A BCP 47 language tag (`fr-FR`); stored in its canonical form.' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateTenantInput = Static<typeof UpdateTenantBody>;
 
 const usageFields = {
   used: Type.Integer({ minimum: 0 }),

@@ -1,7 +1,7 @@
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
 import type { Database } from '../../platform/db.js';
 import { announceCredentialChange, generateApiKey, type Authenticator } from '../../platform/auth.js';
-import { AppError, notFound, ruleViolation, unauthenticated } from '../../platform/errors.js';
+import { AppError, invalid, notFound, ruleViolation, unauthenticated } from '../../platform/errors.js';
 import { randomToken, sha256Hex, uuid } from '../../platform/ids.js';
 import { clock } from '../../platform/clock.js';
 import { PLAN_QUOTAS, nextUtcMidnight, tenantEventIngestionPerDay, tenantRequestsPerMinute, type Plan } from '../../platform/plans.js';
@@ -10,7 +10,7 @@ import { ensureParticipant } from '../participants/index.js';
 import { engagementExists } from '../../platform/engagements.js';
 import type { TenantEnvironment } from '../../platform/environments.js';
 import * as store from './store.js';
-import type { ApiKeyRecord } from './schemas.js';
+import type { ApiKeyRecord, UpdateTenantInput } from './schemas.js';
 
 /**
  * Tenants, admin users, API keys and participant sessions: who may call the
@@ -152,6 +152,28 @@ export async function revokeApiKey(db: Database, authenticator: Authenticator, t
   return record;
 }
 
+/**
+ * Gives a key a new secret and returns it once. The old secret is refused from
+ * the moment this commits, in every process (no grace period: a rotation is
+ * most often asked for because the old secret leaked; see
+ * docs/decisions/console-developers.md). The key keeps its id, name, scopes and
+ * limits.
+ */
+export async function rotateApiKey(db: Database, authenticator: Authenticator, tenantId: string, id: string) {
+  const record = await db.tenant(tenantId, async (tx) => {
+    const existing = await tx.query<{ environment: 'live' | 'test' }>('SELECT environment FROM api_keys WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL', [tenantId, id]);
+    if (!existing.rows[0]) return null;
+    const generated = generateApiKey(existing.rows[0].environment);
+    const rotated = await store.rotateApiKey(tx, tenantId, id, generated);
+    if (!rotated) return null;
+    await announceCredentialChange(tx, id);
+    return { ...rotated, key: generated.key };
+  });
+  if (!record) throw notFound('API key');
+  authenticator.forgetCredentials();
+  return record;
+}
+
 export async function createSession(
   db: Database,
   tenantId: string,
@@ -186,6 +208,8 @@ export async function readTenant(db: Database, tenantId: string) {
     plan: tenant.plan,
     environment: tenant.environment,
     timezone: tenant.timezone,
+    currency: tenant.currency,
+    locale: tenant.locale,
     requests_per_minute: tenantRequestsPerMinute(tenant.plan, tenant.rate_limit_per_minute),
     quotas: {
       participants_per_month: quotas.participantsPerMonth,
@@ -195,6 +219,37 @@ export async function readTenant(db: Database, tenantId: string) {
       concurrent_engagements: quotas.concurrentEngagements,
     },
   };
+}
+
+const KNOWN_CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+/** The BCP 47 tag in its canonical form, or null when it is not one. */
+function canonicalLocale(tag: string): string | null {
+  try {
+    const [canonical] = Intl.getCanonicalLocales(tag);
+    return canonical ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Changes the tenant's time zone, currency or locale. Every reader of the time
+ * zone (daily caps, streaks, leaderboard periods, analytics, rule backtests)
+ * reads it from the tenants row in its own statement, and no process caches
+ * it, so the next computation uses the new zone.
+ */
+export async function updateTenant(db: Database, tenantId: string, input: UpdateTenantInput) {
+  const currency = input.currency?.toUpperCase() ?? null;
+  if (currency !== null && !KNOWN_CURRENCIES.has(currency)) throw invalid(`"${input.currency}" is not an ISO 4217 currency code`, 'TENANT_CURRENCY_UNKNOWN');
+  const locale = input.locale === undefined ? null : canonicalLocale(input.locale);
+  if (input.locale !== undefined && locale === null) throw invalid(`"${input.locale}" is not a BCP 47 language tag`, 'TENANT_LOCALE_INVALID');
+  const timezone = input.timezone ?? null;
+  await db.tenant(tenantId, async (tx) => {
+    if (timezone !== null && !(await store.timeZoneKnown(tx, timezone))) throw invalid(`"${timezone}" is not an IANA time zone`, 'TENANT_TIMEZONE_UNKNOWN');
+    if (!(await store.updateTenantSettings(tx, tenantId, { timezone, currency, locale }))) throw notFound('tenant');
+  });
+  return readTenant(db, tenantId);
 }
 
 /** What the tenant used of its plan's quotas: this UTC day, this UTC month, right now. */

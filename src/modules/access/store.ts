@@ -98,6 +98,33 @@ export async function readTenant(tx: Tx, tenantId: string) {
   return rows[0] ?? null;
 }
 
+/** Writes the settings given (null keeps the stored value); false when the tenant is not there. */
+export async function updateTenantSettings(tx: Tx, tenantId: string, changes: { timezone: string | null; currency: string | null; locale: string | null }): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `UPDATE tenants SET timezone = COALESCE($2::text, timezone), currency = COALESCE($3::text, currency), locale = COALESCE($4::text, locale)
+     WHERE id = $1`,
+    [tenantId, changes.timezone, changes.currency, changes.locale],
+  );
+  return rowCount === 1;
+}
+
+/** Whether PostgreSQL knows the time zone: the calendar-day arithmetic runs there (`AT TIME ZONE`). */
+export async function timeZoneKnown(tx: Tx, name: string): Promise<boolean> {
+  const { rowCount } = await tx.query('SELECT 1 FROM pg_timezone_names WHERE name = $1', [name]);
+  return (rowCount ?? 0) > 0;
+}
+
+/** Replaces a key's secret: the old one stops matching the moment this commits. */
+export async function rotateApiKey(tx: Tx, tenantId: string, id: string, secret: { prefix: string; hash: string }): Promise<ApiKeyRecord | null> {
+  const { rows } = await tx.query(
+    `UPDATE api_keys SET prefix = $3, key_hash = $4, updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL
+     RETURNING ${KEY_COLUMNS}`,
+    [tenantId, id, secret.prefix, secret.hash],
+  );
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
 /** The same read in one round trip, for the hot path. */
 export async function readTenantOnce(db: Database, tenantId: string) {
   const rows = await db.tenantRead<{
@@ -108,10 +135,12 @@ export async function readTenantOnce(db: Database, tenantId: string) {
     rate_limit_per_minute: number | null;
     event_ingestion_per_day: number | null;
     timezone: string;
+    currency: string;
+    locale: string;
     environment: TenantEnvironment;
   }>(
     tenantId,
-    'SELECT id, slug, name, plan, rate_limit_per_minute, event_ingestion_per_day, timezone, environment FROM tenants WHERE id = $1',
+    'SELECT id, slug, name, plan, rate_limit_per_minute, event_ingestion_per_day, timezone, currency, locale, environment FROM tenants WHERE id = $1',
     [tenantId],
   );
   return rows[0] ?? null;

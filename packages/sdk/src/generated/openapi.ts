@@ -630,6 +630,140 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/v1/events/api-keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give an API key a new secret; the old one is refused at once
+         * @description The key keeps its id, name, scopes and limits; the new plaintext key is returned once. There is no grace period: the old secret stops working the moment the rotation commits, in every process. A revoked key answers 404.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ApiKey"] & {
+                            /** @description The plaintext key. Shown once; store it now. */
+                            key: string;
+                        };
+                    };
+                };
+                /** @description Invalid parameters or request body. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Missing or invalid credential. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The credential lacks the required scope, or belongs to another kind of caller. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The resource does not exist (or belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Duplicate action or a conflicting request in progress. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is larger than the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is not JSON. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Validation failure or guarded operation failure. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Server error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sessions": {
         parameters: {
             query?: never;
@@ -810,7 +944,12 @@ export interface paths {
                             plan: string;
                             /** @description `sandbox` tenants are for integration tests: their keys are `lk_test_` and the test controls (test clock, private webhook receivers, webhook backoff scale) work only for them. Chosen at creation; never changes. */
                             environment: "live" | "sandbox";
+                            /** @description IANA time zone: the tenant's calendar days (daily caps, streaks, leaderboard periods, analytics). */
                             timezone: string;
+                            /** @description ISO 4217 code of the tenant's money amounts. */
+                            currency: string;
+                            /** @description BCP 47 language tag of the tenant's staff and messages. */
+                            locale: string;
                             requests_per_minute: number;
                             quotas: {
                                 participants_per_month: number | null;
@@ -919,7 +1058,153 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change the caller's tenant's time zone, currency or locale
+         * @description The time zone must be an IANA name PostgreSQL knows (it decides the tenant's calendar days from the next computation on: daily caps, streaks, leaderboard periods, analytics), the currency an ISO 4217 code, the locale a BCP 47 tag (stored canonical). Answers the tenant as `GET /tenant` shows it.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description An IANA time zone (`Europe/Paris`); takes effect for the next calendar-day computation. */
+                        timezone?: string;
+                        /** @description An ISO 4217 currency code (`EUR`); stored upper-case. */
+                        currency?: string;
+                        /** @description A BCP 47 language tag (`fr-FR`); stored in its canonical form. */
+                        locale?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            tenant_id: string;
+                            slug: string;
+                            name: string;
+                            plan: string;
+                            /** @description `sandbox` tenants are for integration tests: their keys are `lk_test_` and the test controls (test clock, private webhook receivers, webhook backoff scale) work only for them. Chosen at creation; never changes. */
+                            environment: "live" | "sandbox";
+                            /** @description IANA time zone: the tenant's calendar days (daily caps, streaks, leaderboard periods, analytics). */
+                            timezone: string;
+                            /** @description ISO 4217 code of the tenant's money amounts. */
+                            currency: string;
+                            /** @description BCP 47 language tag of the tenant's staff and messages. */
+                            locale: string;
+                            requests_per_minute: number;
+                            quotas: {
+                                participants_per_month: number | null;
+                                api_keys: number | null;
+                                event_ingestion_per_day: number | null;
+                                headless_sdk: boolean;
+                                concurrent_engagements: number | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid parameters or request body. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Missing or invalid credential. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The credential lacks the required scope, or belongs to another kind of caller. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The resource does not exist (or belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Duplicate action or a conflicting request in progress. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is larger than the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is not JSON. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Validation failure or guarded operation failure. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Server error. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/tenant/usage": {

@@ -1,4 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { RequestBody } from '@loyalty/sdk';
 import { client } from '../../api/client';
 import type { Role } from '../../lib/permissions';
 import { queryKeysFactory } from './query-keys';
@@ -7,6 +8,19 @@ export const userKeys = queryKeysFactory('console-users');
 
 export function useTenant() {
   return useQuery({ queryKey: ['tenant'], queryFn: () => client.getTenant(), staleTime: 300_000 });
+}
+
+/** A new time zone moves the tenant's calendar days: the overview's per-day figures are stale with it. */
+export function useUpdateTenant() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: RequestBody<'updateTenant'>) => client.updateTenant({ body }),
+    onSuccess: (tenant) => {
+      queryClient.setQueryData(['tenant'], tenant);
+      void queryClient.invalidateQueries({ queryKey: ['analytics'] });
+      void queryClient.invalidateQueries({ queryKey: ['audit-log'] });
+    },
+  });
 }
 
 export function useUsage() {

@@ -68,3 +68,26 @@ export function useReplayDelivery(id: string) {
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: deliveryKeys.all }),
   });
 }
+
+export const replayJobKeys = queryKeysFactory('webhook-replay-jobs');
+/** How often a running replay job is asked about: often enough for a progress bar, rarely enough not to matter. */
+const REPLAY_POLL_MS = 1_000;
+
+export function useBulkReplay(id: string) {
+  return useMutation({ mutationFn: (body: RequestBody<'replayWebhookDeliveries'>) => client.replayWebhookDeliveries({ path: { destination_id: id }, body }) });
+}
+
+/** A bulk replay job, asked about every second until it completed or failed; its end makes the delivery log stale. */
+export function useReplayJob(id: string, jobId: string | undefined) {
+  const queryClient = useQueryClient();
+  return useQuery({
+    queryKey: replayJobKeys.detail(jobId ?? ''),
+    enabled: jobId !== undefined,
+    queryFn: async () => {
+      const job = await client.getWebhookReplayJob({ path: { destination_id: id, job_id: jobId! } });
+      if (job.status === 'completed' || job.status === 'failed') void queryClient.invalidateQueries({ queryKey: deliveryKeys.all });
+      return job;
+    },
+    refetchInterval: (query) => (query.state.data && (query.state.data.status === 'completed' || query.state.data.status === 'failed') ? false : REPLAY_POLL_MS),
+  });
+}

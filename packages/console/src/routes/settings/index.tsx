@@ -1,6 +1,10 @@
 import type { ConsoleArea } from '../../lib/area';
+import { registerStrings } from '../../lib/area';
+import { settingsStrings } from './strings';
 import { Settings } from './settings';
 import { AuditLog } from './audit-log/audit-log';
+
+registerStrings(settingsStrings);
 
 export const settingsArea: ConsoleArea = {
   key: 'settings',

@@ -11,6 +11,7 @@ import { ConfirmButton } from '../../components/confirm-button';
 import { RoleGuard, useCurrentUser } from '../../components/permission';
 import { ROLES, type Role } from '../../lib/permissions';
 import { Loading, ScrollTable } from '../../components/loading';
+import { TenantSettingsForm } from './components/tenant-settings-form';
 
 function UsageRow({ label, used, quota }: { label: string; used: number; quota: number | null }) {
   const { t } = useTranslation();
@@ -172,6 +173,8 @@ export function Settings() {
                   ['settings.plan', tenant.data.plan],
                   ['settings.environment', tenant.data.environment ?? '—'],
                   ['settings.timezone', tenant.data.timezone],
+                  ['tenantSettings.currency', tenant.data.currency],
+                  ['tenantSettings.locale', tenant.data.locale],
                   ['settings.tenantId', tenant.data.tenant_id],
                 ] as const).map(([label, value]) => (
                   <Table.Tr key={label}>
@@ -197,6 +200,11 @@ export function Settings() {
           </Card>
         )}
       </SimpleGrid>
+      {tenant.data && (
+        <RoleGuard permission="settings:write">
+          <TenantSettingsForm tenant={tenant.data} />
+        </RoleGuard>
+      )}
       <RoleGuard permission="access:manage">
         <ConsoleUsers />
       </RoleGuard>

@@ -9,6 +9,7 @@ import { Pager, useCursorPages } from '../../../components/pager';
 import { RoleGuard, useCan } from '../../../components/permission';
 import { ConfirmButton } from '../../../components/confirm-button';
 import { Loading, ScrollTable } from '../../../components/loading';
+import { BulkReplay } from './components/bulk-replay';
 
 const STATUSES = ['PENDING', 'DELIVERING', 'RETRYING', 'SUCCEEDED', 'EXHAUSTED', 'CANCELLED'] as const;
 const STATUS_COLORS: Record<string, string> = { SUCCEEDED: 'teal.9', EXHAUSTED: 'red.9', RETRYING: 'indigo.9', CANCELLED: 'gray.7' };
@@ -61,8 +62,8 @@ function Deliveries({ destinationId }: { destinationId: string }) {
                 <Table.Tr key={d.log_id}>
                   <Table.Td>{new Date(d.created_at).toLocaleString()}</Table.Td>
                   <Table.Td>{d.event}</Table.Td>
-                  <Table.Td>
-                    <Badge color={STATUS_COLORS[d.status] ?? 'blue.9'} variant="filled">
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                    <Badge color={STATUS_COLORS[d.status] ?? 'blue.9'} variant="filled" style={{ overflow: 'visible' }}>
                       {d.status}
                     </Badge>
                   </Table.Td>
@@ -139,6 +140,9 @@ export function WebhookDetail() {
           </Stack>
         </Card>
       )}
+      <RoleGuard permission="developers:write">
+        <BulkReplay destinationId={id} />
+      </RoleGuard>
       <Deliveries destinationId={id} />
     </Stack>
   );

@@ -1,0 +1,14 @@
+import { Badge } from '@mantine/core';
+import type { EventStatus } from '../../../hooks/api/events';
+
+export const EVENT_STATUSES: EventStatus[] = ['pending', 'processed', 'retrying', 'failed'];
+// Shade 9 keeps white text on the badges above 4.5:1.
+const COLORS: Record<EventStatus, string> = { pending: 'blue.9', processed: 'teal.9', retrying: 'orange.9', failed: 'red.9' };
+
+export function EventStatusBadge({ status }: { status: EventStatus }) {
+  return (
+    <Badge color={COLORS[status]} variant="filled">
+      {status}
+    </Badge>
+  );
+}

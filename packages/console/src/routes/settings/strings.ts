@@ -1,0 +1,13 @@
+/** The English strings of the tenant settings form. */
+export const settingsStrings = {
+  tenantSettings: {
+    title: 'Time zone, currency and language',
+    timezone: 'Time zone',
+    timezoneHelp: 'Decides where the tenant\'s days start: daily caps, streaks, leaderboard periods and the overview\'s days.',
+    currency: 'Currency',
+    locale: 'Locale',
+    localeHelp: 'A language tag such as en-US, fr-FR or de.',
+    save: 'Save settings',
+    saved: 'Settings saved.',
+  },
+};
