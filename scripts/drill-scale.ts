@@ -197,14 +197,14 @@ async function send(apiOrder: number[], method: string, pathname: string, key: s
   throw lastError;
 }
 
-function createTenant(slug: string, extra: string[] = []): { tenantId: string; apiKey: string } {
+function createTenant(slug: string, extra: string[] = []): { tenantId: string; apiKey: string; adminEmail: string; adminPassword: string } {
   const out = execFileSync(process.execPath, ['dist/cli/tenant-create.js', '--name', slug, '--slug', slug, '--plan', 'enterprise', '--json', ...extra], {
     cwd: root,
     env: processEnv,
     encoding: 'utf8',
   });
   const created = JSON.parse(out);
-  return { tenantId: created.tenant_id, apiKey: created.api_key };
+  return { tenantId: created.tenant_id, apiKey: created.api_key, adminEmail: created.admin_email, adminPassword: created.admin_password };
 }
 
 async function quiescent(primary: pg.Pool, tenantId: string, timeoutMs = 180_000): Promise<number> {
@@ -372,11 +372,25 @@ async function main(): Promise<void> {
   const allowed = statuses.filter((status) => status === 200).length;
   check('rate-limit counts exact across the two APIs', allowed === 60 && statuses.filter((s) => s === 429).length === 20, `${allowed} allowed, ${statuses.filter((s) => s === 429).length} refused of 80 (limit 60/min)`);
 
-  // A key revoked through one API is refused by the other within the bound.
-  const made = await send([0], 'POST', '/api/v1/events/api-keys', tenant.apiKey, { name: 'to revoke', scopes: ['ingest'] });
+  // A key revoked through one API is refused by the other within the bound. Keys are managed with an
+  // admin login token (or a console session), never with an API key.
+  const login = await fetch(`http://127.0.0.1:${ports.api[0]}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: tenant.adminEmail, password: tenant.adminPassword }),
+  });
+  const token = ((await login.json()) as { token: string }).token;
+  const admin = (method: string, pathname: string, body?: unknown) =>
+    fetch(`http://127.0.0.1:${ports.api[0]}${pathname}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const made = { body: (await (await admin('POST', '/api/v1/events/api-keys', { name: 'to revoke', scopes: ['ingest'] })).json()) as { id: string; key: string } };
   const revocable = made.body.key as string;
   for (const index of [0, 1]) await send([index], 'POST', '/api/v1/ingest/events', revocable, { event_name: 'warm', participant_id: 'warm', properties: {}, idempotency_key: `warm-${index}-${randomUUID()}` });
-  await send([0], 'DELETE', `/api/v1/events/api-keys/${made.body.id}`, tenant.apiKey);
+  const revoked = await admin('DELETE', `/api/v1/events/api-keys/${made.body.id}`);
+  if (revoked.status >= 300) throw new Error(`revoking the key: ${revoked.status} ${await revoked.text()}`);
   const revokedAt = Date.now();
   let refusedAfter = -1;
   while (Date.now() - revokedAt < 5000) {
