@@ -2,6 +2,7 @@ import type { ConsoleArea } from './lib/area';
 import { overviewArea } from './routes/overview';
 import { participantsArea } from './routes/participants';
 import { programsArea } from './routes/programs';
+import { engagementsArea } from './routes/engagements';
 import { developersArea } from './routes/developers';
 import { settingsArea } from './routes/settings';
 
@@ -13,6 +14,7 @@ export const AREAS: ConsoleArea[] = [
   overviewArea,
   participantsArea,
   programsArea,
+  engagementsArea,
   developersArea,
   settingsArea,
 ];
