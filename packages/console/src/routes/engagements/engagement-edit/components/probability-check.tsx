@@ -6,7 +6,7 @@ import type { ProbabilityCheck as Check, Segment } from '../../common/definition
 export function ProbabilityCheck({ check, segments }: { check: Check; segments: Segment[] }) {
   const { t } = useTranslation();
   return (
-    <Alert color={check.ok ? 'teal' : 'yellow'} variant="light" title={t('engagements.wheel.check')} data-testid="probability-check" data-ok={check.ok}>
+    <Alert color={check.ok ? 'green' : 'red'} variant="light" title={t('engagements.wheel.check')} data-testid="probability-check" data-ok={check.ok}>
       <List size="sm" spacing={2}>
         <List.Item>{t('engagements.wheel.totalWeight', { total: Number(check.totalWeight.toFixed(6)) })}</List.Item>
         <List.Item>

@@ -93,14 +93,16 @@ export function CodeImport({ rewardId }: { rewardId: string }) {
       </Title>
       <Stack gap="sm">
         <Text size="sm">{t('rewards.codes.explain')}</Text>
-        <FileInput label={t('rewards.codes.file')} accept=".csv,text/csv,text/plain" value={file} onChange={setFile} clearable disabled={busy} />
+        <FileInput label={t('rewards.codes.file')} accept=".csv,text/csv,text/plain" value={file} onChange={setFile} clearable clearButtonProps={{ 'aria-label': t('common.clear') }} disabled={busy} />
         <div>
           <Button onClick={run} disabled={!file} loading={busy}>
             {t('rewards.codes.import')}
           </Button>
         </div>
         {total > 0 && (
-          <Progress value={(sent / total) * 100} aria-label={t('rewards.codes.progress', { sent, total })} role="progressbar" aria-valuenow={sent} aria-valuemin={0} aria-valuemax={total} />
+          <Progress.Root>
+            <Progress.Section value={(sent / total) * 100} aria-label={t('rewards.codes.progress', { sent, total })} />
+          </Progress.Root>
         )}
         {total > 0 && (
           <Text size="sm" aria-live="polite">
@@ -109,7 +111,7 @@ export function CodeImport({ rewardId }: { rewardId: string }) {
         )}
         <ErrorAlert error={failure} />
         {outcome && !busy && (
-          <Alert color={outcome.errors.length ? 'yellow' : 'teal'} variant="light" title={t('rewards.codes.done')} data-testid="import-result" role="status">
+          <Alert color={outcome.errors.length ? 'red' : 'green'} variant="light" title={t('rewards.codes.done')} data-testid="import-result" role="status">
             <Text size="sm">{t('rewards.codes.summary', { added: outcome.added, duplicates: outcome.duplicates, refused: outcome.errors.length })}</Text>
             {outcome.errors.length > 0 && (
               <List size="sm" mt="xs" data-testid="import-errors">
