@@ -47,9 +47,7 @@ test('the console engagements section in Chromium: wheel, probability check, pub
     // Two screens: the wheel, and a page locked until the wheel is spun (a gate).
     await page.getByRole('button', { name: 'Add a screen' }).click();
     await page.getByLabel('Screen name').first().fill('Play');
-    await page.getByLabel('Activities on this screen').first().click();
-    await page.getByRole('option', { name: `${wheel} (wheel)` }).click();
-    await page.keyboard.press('Escape');
+    await page.getByTestId('screen-screen').getByRole('checkbox', { name: `${wheel} (wheel)` }).check();
     await page.getByRole('button', { name: 'Add a screen' }).click();
     await page.getByLabel('Screen id').nth(1).fill('vip');
     await page.getByLabel('Screen name').nth(1).fill('VIP corner');
@@ -100,15 +98,15 @@ test('the console engagements section in Chromium: wheel, probability check, pub
     await page.getByRole('button', { name: 'Add a quiz' }).click();
     await page.getByLabel('Pass mark').fill('50');
     await page.getByLabel('Text of question 1').fill('Which roast is the darkest?');
-    await page.getByLabel('Answer 1 of question 1').fill('Cinnamon');
-    await page.getByLabel('Answer 2 of question 1').fill('French');
+    await page.getByRole('textbox', { name: 'Answer 1 of question 1', exact: true }).fill('Cinnamon');
+    await page.getByRole('textbox', { name: 'Answer 2 of question 1', exact: true }).fill('French');
     await page.getByRole('button', { name: 'Add an answer to question 1' }).click();
-    await page.getByLabel('Answer 3 of question 1').fill('City');
-    await page.getByLabel('Answer 2 is the correct answer of question 1').check();
+    await page.getByRole('textbox', { name: 'Answer 3 of question 1', exact: true }).fill('City');
+    await page.getByRole('radio', { name: 'Answer 2 is the correct answer of question 1' }).check();
     await page.getByRole('button', { name: 'Add a question' }).click();
     await page.getByLabel('Text of question 2').fill('Where do coffee beans grow?');
-    await page.getByLabel('Answer 1 of question 2').fill('On trees');
-    await page.getByLabel('Answer 2 of question 2').fill('Underground');
+    await page.getByRole('textbox', { name: 'Answer 1 of question 2', exact: true }).fill('On trees');
+    await page.getByRole('textbox', { name: 'Answer 2 of question 2', exact: true }).fill('Underground');
     await assertAccessible(page, 'quiz editor');
     await screenshot(page, '33-quiz-editor');
     await page.getByRole('button', { name: 'Create the engagement' }).click();
@@ -121,7 +119,7 @@ test('the console engagements section in Chromium: wheel, probability check, pub
     assert.deepEqual(quiz.questions[0].options, ['Cinnamon', 'French', 'City']);
 
     // The server's validation, in its own words: an empty answer.
-    await page.getByLabel('Answer 2 of question 2').fill('');
+    await page.getByRole('textbox', { name: 'Answer 2 of question 2', exact: true }).fill('');
     await page.getByRole('button', { name: 'Save the draft' }).click();
     const refused = page.getByTestId('api-error');
     await refused.waitFor();

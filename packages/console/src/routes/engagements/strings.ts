@@ -57,6 +57,8 @@ export const strings = {
       addSegment: 'Add a segment',
       prizeTypes: { points: 'Points', reward: 'Reward', badge: 'Badge', none: 'Nothing' },
       check: 'Probability check',
+      checkOk: 'OK',
+      checkProblem: 'Needs attention',
       totalWeight: 'The weights add up to {{total}}; each segment’s chance is its weight over that sum.',
       allReachable: 'Every segment can be drawn.',
       unreachable: 'These segments can never be drawn: {{labels}}.',

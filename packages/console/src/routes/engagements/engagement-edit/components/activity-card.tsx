@@ -25,7 +25,7 @@ export function ActivityCard({ activity, onChange, onRemove, rewards, unclaimabl
             {t(`engagements.kinds.${activity.type}`)}
           </Badge>
           {!disabled && (
-            <Button variant="subtle" color="red.9" size="compact-sm" onClick={onRemove}>
+            <Button variant="outline" color="red.9" size="compact-sm" onClick={onRemove}>
               {t('engagements.removeActivity', { name })}
             </Button>
           )}

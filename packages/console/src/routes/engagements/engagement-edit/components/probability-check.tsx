@@ -1,4 +1,4 @@
-import { Alert, List, Text } from '@mantine/core';
+import { Badge, Card, Group, List, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { ProbabilityCheck as Check, Segment } from '../../common/definition';
 
@@ -6,7 +6,15 @@ import type { ProbabilityCheck as Check, Segment } from '../../common/definition
 export function ProbabilityCheck({ check, segments }: { check: Check; segments: Segment[] }) {
   const { t } = useTranslation();
   return (
-    <Alert color={check.ok ? 'green' : 'red'} variant="light" title={t('engagements.wheel.check')} data-testid="probability-check" data-ok={check.ok}>
+    <Card withBorder p="sm" data-testid="probability-check" data-ok={check.ok} aria-live="polite">
+      <Group gap="xs" mb={4}>
+        <Title order={4} size="h6">
+          {t('engagements.wheel.check')}
+        </Title>
+        <Badge variant="filled" color={check.ok ? 'teal.9' : 'red.9'}>
+          {check.ok ? t('engagements.wheel.checkOk') : t('engagements.wheel.checkProblem')}
+        </Badge>
+      </Group>
       <List size="sm" spacing={2}>
         <List.Item>{t('engagements.wheel.totalWeight', { total: Number(check.totalWeight.toFixed(6)) })}</List.Item>
         <List.Item>
@@ -20,6 +28,6 @@ export function ProbabilityCheck({ check, segments }: { check: Check; segments: 
           </Text>
         </List.Item>
       </List>
-    </Alert>
+    </Card>
   );
 }

@@ -32,7 +32,7 @@ export function QuizEditor({ activity, onChange, disabled }: { activity: Activit
                 {t('engagements.quiz.question', { n: index + 1 })}
               </Title>
               {!disabled && questions.length > 1 && (
-                <Button variant="subtle" color="red.9" size="compact-sm" onClick={() => onChange({ ...activity, questions: questions.filter((_q, i) => i !== index) })}>
+                <Button variant="outline" color="red.9" size="compact-sm" onClick={() => onChange({ ...activity, questions: questions.filter((_q, i) => i !== index) })}>
                   {t('engagements.quiz.removeQuestion', { n: index + 1 })}
                 </Button>
               )}
@@ -64,7 +64,7 @@ export function QuizEditor({ activity, onChange, disabled }: { activity: Activit
                     />
                     {!disabled && question.options.length > 2 && (
                       <Button
-                        variant="subtle"
+                        variant="outline"
                         size="compact-sm"
                         aria-label={t('engagements.quiz.removeAnswer', { n: o + 1, q: index + 1 })}
                         onClick={() =>

@@ -1,4 +1,4 @@
-import { Button, Card, Group, MultiSelect, SimpleGrid, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Button, Card, Checkbox, Group, SimpleGrid, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { freshId, type Activity, type Screen } from '../../common/definition';
 
@@ -31,7 +31,7 @@ export function ScreensEditor({ screens, activities, onChange, disabled }: { scr
                   {t('engagements.screens.screen', { name: screen.name || screen.id })}
                 </Title>
                 {!disabled && (
-                  <Button variant="subtle" color="red.9" size="compact-sm" onClick={() => onChange(screens.filter((_s, i) => i !== index))}>
+                  <Button variant="outline" color="red.9" size="compact-sm" onClick={() => onChange(screens.filter((_s, i) => i !== index))}>
                     {t('engagements.screens.remove', { name: screen.name || screen.id })}
                   </Button>
                 )}
@@ -40,13 +40,18 @@ export function ScreensEditor({ screens, activities, onChange, disabled }: { scr
                 <TextInput label={t('engagements.screens.id')} value={screen.id} onChange={(e) => set(index, { ...screen, id: e.currentTarget.value })} disabled={disabled} />
                 <TextInput label={t('engagements.screens.name')} value={screen.name ?? ''} onChange={(e) => set(index, { ...screen, name: e.currentTarget.value })} disabled={disabled} />
               </SimpleGrid>
-              <MultiSelect
+              <Checkbox.Group
                 label={t('engagements.screens.activities')}
-                data={activityChoices}
                 value={shown}
                 onChange={(ids) => set(index, { ...screen, components: [...components.filter((c) => !isActivity(c)), ...ids.map((id) => ({ type: 'activity', activity_id: id }))] })}
-                disabled={disabled}
-              />
+              >
+                <Group gap="md" mt={4}>
+                  {activityChoices.length === 0 && <Text size="sm">{t('engagements.noActivities')}</Text>}
+                  {activityChoices.map((choice) => (
+                    <Checkbox key={choice.value} value={choice.value} label={choice.label} disabled={disabled} />
+                  ))}
+                </Group>
+              </Checkbox.Group>
               <Textarea
                 label={t('engagements.screens.gate')}
                 description={t('engagements.screens.gateHelp')}

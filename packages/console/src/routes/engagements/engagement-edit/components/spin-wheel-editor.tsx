@@ -121,7 +121,7 @@ export function SpinWheelEditor({ activity, onChange, rewards, unclaimableReward
                   <Table.Td>
                     {!disabled && (
                       <ActionIcon
-                        variant="subtle"
+                        variant="outline"
                         color="red.9"
                         aria-label={label('engagements.wheel.removeSegment')}
                         disabled={segments.length <= SEGMENTS_MIN}
