@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService, type TestTenant } from '../helper.js';
+import type { Page } from 'playwright-core';
 import { assertAccessible, consoleUser, launchConsoleBrowser, screenshot } from './console-kit.js';
+
+/** A full-page screenshot from the top: taken scrolled down, the fixed header would be drawn across the middle. */
+async function shot(page: Page, name: string): Promise<void> {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot(page, name);
+}
 
 /**
  * The Engagements section of the console in a real browser: a marketer builds
@@ -53,7 +60,7 @@ test('the console engagements section in Chromium: wheel, probability check, pub
     await page.getByLabel('Screen name').nth(1).fill('VIP corner');
     await page.getByLabel(/^Gate/).nth(1).fill('activity_completed:wheel');
     await assertAccessible(page, 'engagement editor');
-    await screenshot(page, '31-engagement-editor');
+    await shot(page, '31-engagement-editor');
 
     await page.getByRole('button', { name: 'Create the engagement' }).click();
     await page.getByRole('heading', { level: 1, name: 'Engagement: Summer wheel' }).waitFor();
@@ -80,14 +87,14 @@ test('the console engagements section in Chromium: wheel, probability check, pub
     assert.match((await prize.textContent())!, /You won: (50 points|10 points)!|No prize this time: No prize\./);
     await preview.locator('.lr-tab[data-screen-id="vip"][data-locked="false"]').waitFor({ timeout: 30_000 });
     await assertAccessible(page, 'engagement with live preview');
-    await screenshot(page, '32-live-preview');
+    await shot(page, '32-live-preview');
 
     await open(page, 'Engagements', 'Engagements');
     await page.getByRole('combobox', { name: 'Status' }).click();
     await page.getByRole('option', { name: 'Published' }).click();
     await page.getByRole('link', { name: 'Summer wheel' }).waitFor();
     await assertAccessible(page, 'engagement list');
-    await screenshot(page, '30-engagements');
+    await shot(page, '30-engagements');
   });
 
   await t.test('a quiz: questions, answers with the correct one, a pass mark', async () => {
@@ -108,7 +115,7 @@ test('the console engagements section in Chromium: wheel, probability check, pub
     await page.getByRole('textbox', { name: 'Answer 1 of question 2', exact: true }).fill('On trees');
     await page.getByRole('textbox', { name: 'Answer 2 of question 2', exact: true }).fill('Underground');
     await assertAccessible(page, 'quiz editor');
-    await screenshot(page, '33-quiz-editor');
+    await shot(page, '33-quiz-editor');
     await page.getByRole('button', { name: 'Create the engagement' }).click();
     await page.getByRole('heading', { level: 1, name: 'Engagement: Product quiz' }).waitFor();
     const list = await svc.request('GET', '/api/v1/admin/engagements?limit=5', { key: tenant.apiKey });
@@ -146,12 +153,12 @@ test('the console engagements section in Chromium: wheel, probability check, pub
     const stored = await svc.sql<{ n: number }>('SELECT count(*)::int AS n FROM reward_codes WHERE tenant_id = $1 AND reward_id = $2', [tenant.tenantId, 'coffee']);
     assert.equal(stored[0].n, 5);
     await assertAccessible(page, 'reward page');
-    await screenshot(page, '34-reward-codes');
+    await shot(page, '34-reward-codes');
 
     await open(page, 'Rewards catalogue', 'Rewards catalogue');
     await page.getByTestId('low-stock').waitFor();
     await assertAccessible(page, 'rewards catalogue');
-    await screenshot(page, '35-rewards');
+    await shot(page, '35-rewards');
   });
 
   await t.test('a support user reads engagements but the API refuses their writes (403)', async () => {

@@ -12,13 +12,13 @@ export const engagementsArea: ConsoleArea = {
   heading: 'nav.groups.engagements',
   navigation: [
     { to: '/engagements', label: 'nav.engagements', permission: 'programs:read' },
-    { to: '/engagements/rewards', label: 'nav.rewards', permission: 'programs:read' },
+    { to: '/rewards', label: 'nav.rewards', permission: 'programs:read' },
   ],
   routes: [
     { path: '/engagements', permission: 'programs:read', element: <EngagementList /> },
     { path: '/engagements/new', permission: 'programs:write', element: <EngagementEdit /> },
-    { path: '/engagements/rewards', permission: 'programs:read', element: <RewardList /> },
-    { path: '/engagements/rewards/:rewardId', permission: 'programs:read', element: <RewardEdit /> },
+    { path: '/rewards', permission: 'programs:read', element: <RewardList /> },
+    { path: '/rewards/:rewardId', permission: 'programs:read', element: <RewardEdit /> },
     { path: '/engagements/:engagementId', permission: 'programs:read', element: <EngagementEdit /> },
   ],
 };

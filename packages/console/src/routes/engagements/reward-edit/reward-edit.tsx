@@ -19,7 +19,7 @@ export function RewardEdit() {
   if (reward.isPending) return <Loading />;
   return (
     <Stack>
-      <Anchor component={Link} to="/engagements/rewards" size="sm">
+      <Anchor component={Link} to="/rewards" size="sm">
         ← {t('rewards.title')}
       </Anchor>
       <PageHeader title={t('rewards.edit', { name: reward.data?.name ?? rewardId })} />
@@ -119,7 +119,7 @@ function RewardForm({ reward, disabled }: { reward: Reward; disabled: boolean })
           <Textarea label={t('rewards.description')} autosize minRows={1} value={description} onChange={(e) => setDescription(e.currentTarget.value)} disabled={disabled} />
           <NumberInput label={t('rewards.inventory')} description={t('rewards.inventoryHelp')} min={0} allowDecimal={false} value={inventory} onChange={setInventory} disabled={disabled} />
           <Switch label={t('rewards.activeLabel')} checked={active} onChange={(e) => setActive(e.currentTarget.checked)} disabled={disabled} />
-          <Textarea label={t('rewards.metadata')} description={t('rewards.metadataHelp')} autosize minRows={3} ff="monospace" value={metadata} onChange={(e) => setMetadata(e.currentTarget.value)} disabled={disabled} />
+          <Textarea label={t('rewards.metadata')} description={t('rewards.metadataHelp')} autosize minRows={3} styles={{ input: { fontFamily: 'monospace' } }} value={metadata} onChange={(e) => setMetadata(e.currentTarget.value)} disabled={disabled} />
           <ErrorAlert error={update.error} />
           {!disabled && (
             <Group>

@@ -40,7 +40,7 @@ export function RewardList() {
                 return (
                   <Table.Tr key={reward.id}>
                     <Table.Td>
-                      <Anchor component={Link} to={`/engagements/rewards/${encodeURIComponent(reward.id)}`}>
+                      <Anchor component={Link} to={`/rewards/${encodeURIComponent(reward.id)}`}>
                         {reward.name}
                       </Anchor>
                       {!reward.active && (
@@ -107,7 +107,7 @@ function CreateReward() {
               // Text that is not an object is sent as it is, so the server's detail names the problem.
               metadata: parseMetadata(metadata) ?? (metadata.trim() ? (metadata as unknown as Record<string, unknown>) : undefined),
             },
-            { onSuccess: (reward) => navigate(`/engagements/rewards/${encodeURIComponent(reward.id)}`) },
+            { onSuccess: (reward) => navigate(`/rewards/${encodeURIComponent(reward.id)}`) },
           );
         }}
       >
@@ -136,7 +136,7 @@ function CreateReward() {
             <NumberInput label={t('rewards.inventory')} description={t('rewards.inventoryHelp')} min={0} allowDecimal={false} value={inventory} onChange={setInventory} />
           </SimpleGrid>
           <Textarea label={t('rewards.description')} autosize minRows={1} value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-          <Textarea label={t('rewards.metadata')} description={t('rewards.metadataHelp')} autosize minRows={3} ff="monospace" value={metadata} onChange={(e) => setMetadata(e.currentTarget.value)} />
+          <Textarea label={t('rewards.metadata')} description={t('rewards.metadataHelp')} autosize minRows={3} styles={{ input: { fontFamily: 'monospace' } }} value={metadata} onChange={(e) => setMetadata(e.currentTarget.value)} />
           <ErrorAlert error={create.error} />
           <Group>
             <Button type="submit" loading={create.isPending}>
