@@ -7,7 +7,7 @@ import { assertAccessible, consoleUser, launchConsoleBrowser, screenshot } from 
 /** A full-page screenshot from the top: taken scrolled down, the fixed header would be drawn across the middle. */
 async function shot(page: Page, name: string): Promise<void> {
   await page.evaluate(() => window.scrollTo(0, 0));
-  await shot(page, name);
+  await screenshot(page, name);
 }
 
 /**
