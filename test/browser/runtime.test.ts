@@ -166,7 +166,7 @@ test('the runtime in Chromium: embedded spin, quiz, gate and host messages; clea
     assert.equal((await page.$$('#messages li[data-type="activity:completed"]')).length, 2, 'the host page listed both messages');
   });
 
-  await t.test('the runtime page carries a CSP for embedding: frame-ancestors * by default, the engagement\'s embed_origins when set', async () => {
+  await t.test('the runtime page carries a CSP for embedding: frame-ancestors * by default, the engagement\'s embed_origins (and the service\'s own origin, for the console preview) when set', async () => {
     const open = await svc.request('GET', `/embed/${tenant.slug}/${seed.siteSlug}`);
     assert.equal(open.status, 200);
     assert.match(open.headers.get('content-type') ?? '', /^text\/html/);
@@ -177,7 +177,7 @@ test('the runtime in Chromium: embedded spin, quiz, gate and host messages; clea
     assert.equal(open.headers.get('x-frame-options'), null);
     await engagement({ siteSlug: 'shop-only', embedOrigins: ['https://shop.example.com', 'https://*.example.org'] });
     const restricted = await svc.request('GET', `/embed/${tenant.slug}/shop-only`);
-    assert.match(restricted.headers.get('content-security-policy') ?? '', /frame-ancestors https:\/\/shop\.example\.com https:\/\/\*\.example\.org(;|$)/);
+    assert.match(restricted.headers.get('content-security-policy') ?? '', /frame-ancestors 'self' https:\/\/shop\.example\.com https:\/\/\*\.example\.org(;|$)/);
     const bad = await call('POST', '/api/v1/admin/engagements', { ...demoEngagement({ siteSlug: 'bad-origins' }), embed_origins: ['javascript:alert(1)'] });
     assert.equal(bad.status, 400);
     const script = await svc.request('GET', '/embed/assets/runtime.js');

@@ -2,6 +2,7 @@ import type { ConsoleArea } from './lib/area';
 import { overviewArea } from './routes/overview';
 import { participantsArea } from './routes/participants';
 import { programsArea } from './routes/programs';
+import { engagementsArea } from './routes/engagements';
 import { reviewsArea } from './routes/reviews';
 import { competitionsArea } from './routes/competitions';
 import { fraudArea } from './routes/fraud';
@@ -16,6 +17,7 @@ export const AREAS: ConsoleArea[] = [
   overviewArea,
   participantsArea,
   programsArea,
+  engagementsArea,
   reviewsArea,
   competitionsArea,
   fraudArea,

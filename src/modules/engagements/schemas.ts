@@ -36,7 +36,7 @@ export const EmbedOrigins = Type.Array(
     minItems: 1,
     maxItems: LIMITS.embedOriginsMax,
     description:
-      'Origins of the host pages that may embed the runtime page in an iframe (`https://shop.example.com`, `https://*.example.com`); the page\'s CSP `frame-ancestors`. Omitted: any page may embed it.',
+      'Origins of the host pages that may embed the runtime page in an iframe (`https://shop.example.com`, `https://*.example.com`); the page\'s CSP `frame-ancestors`, beside the service\'s own origin (the console\'s live preview). Omitted: any page may embed it.',
   },
 );
 const When = Type.Union([Type.Literal('always'), Type.Literal('passed'), Type.Literal('failed')], {

@@ -21,6 +21,10 @@ export const DEFAULT_FRAME_ANCESTORS = '*';
  * The runtime page's policy: its own script and style only, calls to its own
  * origin only, images from anywhere over https (badge images), no plugins,
  * no forms posting elsewhere, and framing by the engagement's host origins.
+ * When the engagement names its host origins, the service's own origin is
+ * added: the console's live preview frames the page from there
+ * (docs/decisions/console.md, "Engagements"), and nothing else on that origin
+ * frames it in production.
  */
 export function runtimeCsp(frameAncestors: string[] | null): string {
   return [
@@ -31,7 +35,7 @@ export function runtimeCsp(frameAncestors: string[] | null): string {
     "connect-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",
-    `frame-ancestors ${frameAncestors && frameAncestors.length ? frameAncestors.join(' ') : DEFAULT_FRAME_ANCESTORS}`,
+    `frame-ancestors ${frameAncestors && frameAncestors.length ? ["'self'", ...frameAncestors].join(' ') : DEFAULT_FRAME_ANCESTORS}`,
   ].join('; ');
 }
 

@@ -100,7 +100,7 @@ const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'An HTML page that renders the published engagement of the site with the runtime script, through the public and session routes only. ' +
           'Pass a server-issued session in the fragment, `#session=<session_id>` (never sent to a server, so never in a log); without one the page asks for an anonymous session when the engagement allows it. ' +
-          'The page posts `activity:completed` messages to the host window (see the README). Its Content-Security-Policy `frame-ancestors` is the engagement\'s `embed_origins`, or `*` when none are set.',
+          'The page posts `activity:completed` messages to the host window (see the README). Its Content-Security-Policy `frame-ancestors` is the engagement\'s `embed_origins` and the service\'s own origin (`\'self\'`, for the console\'s live preview), or `*` when none are set.',
         params: SiteParams,
         querystring: Type.Object(
           {

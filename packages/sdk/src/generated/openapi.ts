@@ -7757,7 +7757,7 @@ export interface paths {
                         };
                         /** @description When true, visitors of the published site may get an anonymous session from `POST /sites/{tenantSlug}/{siteSlug}/sessions`. */
                         allow_anonymous_sessions?: boolean;
-                        /** @description Origins of the host pages that may embed the runtime page in an iframe (`https://shop.example.com`, `https://*.example.com`); the page's CSP `frame-ancestors`. Omitted: any page may embed it. */
+                        /** @description Origins of the host pages that may embed the runtime page in an iframe (`https://shop.example.com`, `https://*.example.com`); the page's CSP `frame-ancestors`, beside the service's own origin (the console's live preview). Omitted: any page may embed it. */
                         embed_origins?: string[];
                     };
                 };
@@ -8103,7 +8103,7 @@ export interface paths {
                         };
                         /** @description When true, visitors of the published site may get an anonymous session from `POST /sites/{tenantSlug}/{siteSlug}/sessions`. */
                         allow_anonymous_sessions?: boolean;
-                        /** @description Origins of the host pages that may embed the runtime page in an iframe (`https://shop.example.com`, `https://*.example.com`); the page's CSP `frame-ancestors`. Omitted: any page may embed it. */
+                        /** @description Origins of the host pages that may embed the runtime page in an iframe (`https://shop.example.com`, `https://*.example.com`); the page's CSP `frame-ancestors`, beside the service's own origin (the console's live preview). Omitted: any page may embed it. */
                         embed_origins?: string[];
                     };
                 };
@@ -19684,7 +19684,7 @@ export interface paths {
         };
         /**
          * The embeddable runtime page of a site (put it in an iframe)
-         * @description An HTML page that renders the published engagement of the site with the runtime script, through the public and session routes only. Pass a server-issued session in the fragment, `#session=<session_id>` (never sent to a server, so never in a log); without one the page asks for an anonymous session when the engagement allows it. The page posts `activity:completed` messages to the host window (see the README). Its Content-Security-Policy `frame-ancestors` is the engagement's `embed_origins`, or `*` when none are set.
+         * @description An HTML page that renders the published engagement of the site with the runtime script, through the public and session routes only. Pass a server-issued session in the fragment, `#session=<session_id>` (never sent to a server, so never in a log); without one the page asks for an anonymous session when the engagement allows it. The page posts `activity:completed` messages to the host window (see the README). Its Content-Security-Policy `frame-ancestors` is the engagement's `embed_origins` and the service's own origin (`'self'`, for the console's live preview), or `*` when none are set.
          */
         get: {
             parameters: {
@@ -24635,7 +24635,7 @@ export interface components {
                 }[];
             };
             allow_anonymous_sessions: boolean;
-            /** @description Origins of the host pages that may embed the runtime page in an iframe (`https://shop.example.com`, `https://*.example.com`); the page's CSP `frame-ancestors`. Omitted: any page may embed it. */
+            /** @description Origins of the host pages that may embed the runtime page in an iframe (`https://shop.example.com`, `https://*.example.com`); the page's CSP `frame-ancestors`, beside the service's own origin (the console's live preview). Omitted: any page may embed it. */
             embed_origins?: string[];
         };
         /**

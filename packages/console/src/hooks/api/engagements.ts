@@ -1,0 +1,46 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { RequestBody, ResponseBody } from '@loyalty/sdk';
+import { client } from '../../api/client';
+import { queryKeysFactory } from './query-keys';
+import { PAGE_SIZE } from './participants';
+
+export const engagementKeys = queryKeysFactory('engagements');
+
+export type Engagement = ResponseBody<'getEngagement'>;
+export type EngagementInput = RequestBody<'createEngagement'>;
+export type EngagementStatus = Engagement['status'];
+
+export function useEngagements(filters: { status?: EngagementStatus; cursor?: string }) {
+  return useQuery({
+    queryKey: engagementKeys.list(filters),
+    queryFn: () => client.listEngagements({ query: { limit: PAGE_SIZE, status: filters.status, cursor: filters.cursor } }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useEngagement(id: string | undefined) {
+  return useQuery({ queryKey: engagementKeys.detail(id ?? ''), queryFn: () => client.getEngagement({ path: { id: id! } }), enabled: id !== undefined });
+}
+
+/** Where the runtime serves the engagement: its tenant and site slugs (the preview builds a same-origin address from them). */
+export function useEmbedUrl(id: string | undefined) {
+  return useQuery({ queryKey: engagementKeys.detail(id ?? '', 'embed-url'), queryFn: () => client.getEmbedUrl({ path: { id: id! } }), enabled: id !== undefined });
+}
+
+export function useSaveEngagement(id: string | undefined) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: EngagementInput) => (id ? client.updateEngagement({ path: { id }, body }) : client.createEngagement({ body })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: engagementKeys.all }),
+  });
+}
+
+/** Publishing and unpublishing change what the site serves: the engagement and its embed address are stale. */
+export function usePublication(id: string) {
+  const queryClient = useQueryClient();
+  const settle = () => void queryClient.invalidateQueries({ queryKey: engagementKeys.all });
+  return {
+    publish: useMutation({ mutationFn: () => client.publishEngagement({ path: { id } }), onSuccess: settle }),
+    unpublish: useMutation({ mutationFn: () => client.unpublishEngagement({ path: { id } }), onSuccess: settle }),
+  };
+}

@@ -1,0 +1,49 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { RequestBody, ResponseBody } from '@loyalty/sdk';
+import { client } from '../../api/client';
+import { queryKeysFactory } from './query-keys';
+import { PAGE_SIZE } from './participants';
+
+export const rewardKeys = queryKeysFactory('rewards');
+
+export type Reward = ResponseBody<'getReward'>;
+export type RewardInput = RequestBody<'createReward'>;
+export type RewardChanges = RequestBody<'updateReward'>;
+
+export function useRewards(cursor: string | undefined) {
+  return useQuery({ queryKey: rewardKeys.list({ cursor }), queryFn: () => client.listRewards({ query: { limit: PAGE_SIZE, cursor } }), placeholderData: keepPreviousData });
+}
+
+/** Every reward of the catalogue a picker needs (one page of the API's largest size). */
+export function useRewardChoices() {
+  return useQuery({ queryKey: rewardKeys.list({ choices: true }), queryFn: () => client.listRewards({ query: { limit: 100 } }) });
+}
+
+export function useReward(id: string | undefined) {
+  return useQuery({ queryKey: rewardKeys.detail(id ?? ''), queryFn: () => client.getReward({ path: { id: id! } }), enabled: id !== undefined });
+}
+
+export function useCreateReward() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: RewardInput) => client.createReward({ body }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: rewardKeys.all }),
+  });
+}
+
+export function useUpdateReward(id: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: RewardChanges) => client.updateReward({ path: { id }, body }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: rewardKeys.all }),
+  });
+}
+
+/** One chunk of codes; the caller refreshes the reward (its `codes_available`) when the whole file is sent. */
+export function useUploadCodes(id: string) {
+  const queryClient = useQueryClient();
+  return {
+    upload: (codes: string[]) => client.uploadRewardCodes({ path: { id }, body: { codes } }),
+    done: () => void queryClient.invalidateQueries({ queryKey: rewardKeys.all }),
+  };
+}
