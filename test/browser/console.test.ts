@@ -89,6 +89,8 @@ test('the console in Chromium: sign-in, every built screen accessible and within
       await page.locator('[data-testid="available"][data-value="120"]').waitFor();
       // The owner holds read:pii and sees the profile in full; a support user sees it masked and reveals one field with a reason.
       {
+        // The profile loads after the balance: wait for it rather than read the page too early.
+        await page.locator('main').getByText('ada@example.com').first().waitFor();
         assert.match((await page.textContent('main'))!, /ada@example\.com/, 'the owner sees the profile in full');
         const invited = await svc.request('POST', '/api/v1/admin/users', { key: tenant.apiKey, body: { email: `support@${tenant.slug}.example`, role: 'support' } });
         assert.equal(invited.status, 201, invited.text);
