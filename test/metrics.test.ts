@@ -88,6 +88,8 @@ test('/metrics moves with what happened, and every job logs its task, tenant, du
   // Four events award 10 points each and the grant 7: five points.awarded deliveries.
   await eventually(async () => receiver.received.length >= 5, `five webhook deliveries (${receiver.received.length}; ${written.filter((l) => /"level":[45]/.test(l)).slice(0, 3).join('')})`);
   await eventually(async () => value(await scrape(svc), 'loyalty_webhook_attempts_total{outcome="succeeded"}') - value(before, 'loyalty_webhook_attempts_total{outcome="succeeded"}') >= 5, 'the attempts counted');
+  // A job is counted when the queue reports it done, a moment after its attempt was recorded.
+  await eventually(async () => value(await scrape(svc), 'loyalty_jobs_total{task="webhooks.deliver",outcome="succeeded"}') - value(before, 'loyalty_jobs_total{task="webhooks.deliver",outcome="succeeded"}') >= 5, 'the delivery jobs counted');
   const after = await scrape(svc);
   const delta = (series: string) => value(after, series) - value(before, series);
 
