@@ -31,6 +31,8 @@ import cookie from '@fastify/cookie';
 import { CONSOLE_COOKIE, checkCsrf } from './platform/console-auth.js';
 import { routePermission, userMay } from './platform/permissions.js';
 import { INTERNAL_READ_HEADER, INTERNAL_READ_SECRET, installAudit } from './platform/audit.js';
+import { tracingOn } from './platform/tracing.js';
+import { traceRequests } from './platform/tracing-http.js';
 
 /**
  * Builds the Fastify application: external plugins first, then the shared
@@ -187,6 +189,8 @@ export async function buildApp(
     },
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // The first hook of all, so that everything a request does runs inside its span.
+  if (tracingOn()) traceRequests(app);
 
   // This app's request series; the process's default and domain series live in platform/metrics.ts.
   const metrics = new client.Registry();

@@ -65,6 +65,26 @@ export interface Config {
   workerStaleAfterSeconds: number;
   /** A worker process's own `/metrics` and `/healthz` port (SERVICE_ROLE=worker); null: none. */
   metricsPort: number | null;
+  /** OpenTelemetry traces; null (the default) when no OTLP endpoint is set: no SDK is loaded then. */
+  tracing: TracingConfig | null;
+}
+
+/**
+ * Traces over OTLP/HTTP, configured by the standard OpenTelemetry variables.
+ * The exporter itself also reads OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT,
+ * _COMPRESSION and the certificate variables, and the SDK OTEL_TRACES_SAMPLER,
+ * from the process environment.
+ */
+export interface TracingConfig {
+  /** Where spans are posted: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, or OTEL_EXPORTER_OTLP_ENDPOINT with `/v1/traces` appended. */
+  tracesUrl: string;
+  protocol: 'http/protobuf' | 'http/json';
+  /** `service.name` of every span (OTEL_SERVICE_NAME). */
+  serviceName: string;
+  /** Further resource attributes (OTEL_RESOURCE_ATTRIBUTES, `key=value,…`). */
+  resourceAttributes: Record<string, string>;
+  /** How long finished spans wait before they are sent in a batch (OTEL_BSP_SCHEDULE_DELAY). */
+  exportDelayMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -126,6 +146,72 @@ function readCertificateFile(env: NodeJS.ProcessEnv, name: string): TrustedCerti
   return { source: path.resolve(file), pems, fingerprint };
 }
 
+const DEFAULT_SERVICE_NAME = 'loyalty-service';
+const PROTOCOLS: ReadonlyArray<TracingConfig['protocol']> = ['http/protobuf', 'http/json'];
+
+function readUrl(env: NodeJS.ProcessEnv, name: string): URL {
+  let url: URL;
+  try {
+    url = new URL(env[name]!);
+  } catch {
+    throw new ConfigError(`${name} must be an http:// or https:// URL, got "${env[name]}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http:// or https:// URL, got "${env[name]}"`);
+  return url;
+}
+
+/** `key=value,key=value` with percent-encoded values, as the OpenTelemetry specification defines OTEL_RESOURCE_ATTRIBUTES. */
+function readResourceAttributes(env: NodeJS.ProcessEnv): Record<string, string> {
+  const raw = env.OTEL_RESOURCE_ATTRIBUTES ?? '';
+  const attributes: Record<string, string> = {};
+  for (const pair of raw.split(',')) {
+    if (pair.trim() === '') continue;
+    const equals = pair.indexOf('=');
+    if (equals <= 0) throw new ConfigError(`OTEL_RESOURCE_ATTRIBUTES must be key=value pairs separated by commas, got "${pair}"`);
+    try {
+      attributes[pair.slice(0, equals).trim()] = decodeURIComponent(pair.slice(equals + 1).trim());
+    } catch {
+      throw new ConfigError(`OTEL_RESOURCE_ATTRIBUTES: the value of ${pair.slice(0, equals).trim()} is not valid percent-encoding`);
+    }
+  }
+  return attributes;
+}
+
+/**
+ * Traces are on only when an OTLP endpoint is named, and OTEL_SDK_DISABLED or
+ * OTEL_TRACES_EXPORTER=none do not switch them off. Only OTLP over HTTP is
+ * built in; gRPC would add a second transport stack for the same data.
+ */
+function readTracing(env: NodeJS.ProcessEnv): TracingConfig | null {
+  const specific = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || '';
+  const general = env.OTEL_EXPORTER_OTLP_ENDPOINT || '';
+  if (specific === '' && general === '') return null;
+  if (readBool(env, 'OTEL_SDK_DISABLED')) return null;
+  const exporter = (env.OTEL_TRACES_EXPORTER || 'otlp').trim().toLowerCase();
+  if (exporter === 'none') return null;
+  if (exporter !== 'otlp') throw new ConfigError(`OTEL_TRACES_EXPORTER must be otlp or none, got "${env.OTEL_TRACES_EXPORTER}"`);
+  let tracesUrl: string;
+  if (specific !== '') tracesUrl = readUrl(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT').href;
+  else {
+    const base = readUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT').href;
+    tracesUrl = `${base.endsWith('/') ? base : `${base}/`}v1/traces`;
+  }
+  const protocolVariable = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = (env[protocolVariable] || 'http/protobuf') as TracingConfig['protocol'];
+  if (!PROTOCOLS.includes(protocol)) {
+    throw new ConfigError(`${protocolVariable} must be http/protobuf or http/json (gRPC is not built in), got "${env[protocolVariable]}"`);
+  }
+  const resourceAttributes = readResourceAttributes(env);
+  return {
+    tracesUrl,
+    protocol,
+    // The specification's order: OTEL_SERVICE_NAME wins over a service.name among the resource attributes.
+    serviceName: env.OTEL_SERVICE_NAME || resourceAttributes['service.name'] || DEFAULT_SERVICE_NAME,
+    resourceAttributes,
+    exportDelayMs: readInt(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 1, 600_000),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const appEnv = (env.APP_ENV ?? (env.NODE_ENV === 'production' ? 'production' : 'development')) as AppEnv;
   if (!['production', 'development', 'test'].includes(appEnv)) {
@@ -172,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobConcurrency: readInt(env, 'JOB_CONCURRENCY', 8, 1, 100),
     workerStaleAfterSeconds: readInt(env, 'WORKER_STALE_AFTER_SECONDS', 30, 5, 3600),
     metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? null : readInt(env, 'METRICS_PORT', 0, 0, 65535),
+    tracing: readTracing(env),
   };
   if (config.env === 'production') {
     const unsafe: string[] = [];

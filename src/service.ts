@@ -12,6 +12,7 @@ import { PLATFORM_RETENTION, RETENTION_CRONTAB, RETENTION_TASK, retentionTask } 
 import { outboxPump } from './platform/outbox.js';
 import type { Pump } from './platform/pump.js';
 import { listenForTestClocks } from './platform/test-clock.js';
+import { startTracing } from './platform/tracing.js';
 
 /**
  * Starts the parts of the service that the role asks for: the database
@@ -59,6 +60,8 @@ export interface StartOptions {
 export async function startService(options: StartOptions): Promise<RunningService> {
   const { config } = options;
   const log = options.log ?? createLogger(config.logLevel);
+  // Before the database layer and the app, which wrap their choke points only when tracing is on.
+  const tracing = config.tracing ? await startTracing(config.tracing, log, { env: config.env, role: config.role }) : null;
   const server = options.server ?? (await openDatabaseServer(config));
   const appPassword = new URL(server.appUrl).password;
   await migrate(server.ownerUrl, decodeURIComponent(appPassword), (message) => log.info(message));
@@ -95,6 +98,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
       await testClocks.close();
       await db.close();
       if (!options.server) await server.stop();
+      await tracing?.stop();
     },
   };
 }

@@ -1,6 +1,9 @@
 import { createRequire } from 'node:module';
 import pg from 'pg';
 import { isUuid } from './ids.js';
+import { currentContext, inContext, tracingOn } from './tracing.js';
+import { traceQueries, traceTransaction } from './tracing-db.js';
+import type { Context } from '@opentelemetry/api';
 
 // node-postgres's own conversion of parameter values to text, so that an
 // inlined value reads exactly as the same value sent as a parameter.
@@ -45,6 +48,8 @@ pg.types.setTypeParser(1700, (value) => Number(value));
 interface ReadCaller {
   resolve(results: unknown[][]): void;
   reject(error: unknown): void;
+  /** The caller's trace context, while tracing is on: a coalesced round trip is traced as its first caller's. */
+  traced?: Context;
 }
 
 /** Serialization failures and deadlocks: a transaction that failed with one of these may simply run again. */
@@ -115,12 +120,15 @@ export class Database {
     this.app = new pg.Pool({ connectionString: appUrl, max: poolSize, application_name: 'loyalty-app' });
     this.system = new pg.Pool({ connectionString: systemUrl, max: Math.max(4, Math.ceil(poolSize / 2)), application_name: 'loyalty-system' });
     this.replica = options.replicaUrl ? new pg.Pool({ connectionString: options.replicaUrl, max: poolSize, application_name: 'loyalty-replica' }) : null;
+    // Tracing is started before the database layer, or not at all: a process that traces nothing never wraps a statement.
+    const traced = tracingOn();
     for (const pool of [this.app, this.system, ...(this.replica ? [this.replica] : [])]) {
       // An idle client that loses its connection must not crash the process.
       pool.on('error', () => undefined);
       pool.on('connect', (client) => {
         client.on('error', () => undefined);
         if (options.preparedStatements ?? true) prepareStatements(client);
+        if (traced) traceQueries(client, pool.options.application_name ?? 'loyalty');
       });
     }
   }
@@ -188,7 +196,7 @@ export class Database {
     const statements = texts.map((text) => inlineStatement(text, values)).join('; ');
     const message = `BEGIN READ ONLY; SELECT set_config('app.tenant_id', '${tenantId}', true); ${statements}; COMMIT`;
     return new Promise<unknown[][]>((resolve, reject) => {
-      const caller = { resolve, reject };
+      const caller: ReadCaller = { resolve, reject, traced: currentContext() };
       const line = this.readLines.get(message);
       if (line) {
         line.next.push(caller);
@@ -216,7 +224,8 @@ export class Database {
       line.next = [];
       this.sendRead(message, waiting);
     };
-    this.readOnce(message).then((results) => settle({ results }), (error: unknown) => settle({ error }));
+    // A later round trip is sent from the settling of an earlier one, in that caller's context: it is traced as its own first caller's.
+    inContext(callers[0].traced, () => this.readOnce(message)).then((results) => settle({ results }), (error: unknown) => settle({ error }));
   }
 
   /** The rows of each statement between the tenant setting and COMMIT. */
@@ -263,8 +272,14 @@ export class Database {
     return this.transaction('BEGIN', fn, this.system);
   }
 
-  private async transaction<T>(begin: string, fn: (tx: Tx, started: pg.QueryResult) => Promise<T>, pool: pg.Pool = this.app): Promise<T> {
+  private transaction<T>(begin: string, fn: (tx: Tx, started: pg.QueryResult) => Promise<T>, pool: pg.Pool = this.app): Promise<T> {
+    if (!tracingOn()) return this.attempts(begin, fn, pool);
+    return traceTransaction(pool.options.application_name ?? 'loyalty', (attempted) => this.attempts(begin, fn, pool, attempted));
+  }
+
+  private async attempts<T>(begin: string, fn: (tx: Tx, started: pg.QueryResult) => Promise<T>, pool: pg.Pool, attempted?: (attempt: number) => void): Promise<T> {
     for (let attempt = 1; ; attempt++) {
+      attempted?.(attempt);
       const client = await pool.connect();
       let released = false;
       try {

@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { Logger } from './logger.js';
 import { jobDuration, jobsFinished } from './metrics.js';
 import { startPump, type Pump } from './pump.js';
+import { splitTraceparent, traceJob, tracingOn, withTraceparent } from './tracing.js';
 
 /**
  * Background work runs on graphile-worker: jobs are rows in PostgreSQL, added
@@ -41,13 +42,17 @@ export interface AddJobOptions {
   priority?: number;
 }
 
-/** Adds a job inside the caller's transaction: it exists only if the transaction commits. */
+/**
+ * Adds a job inside the caller's transaction: it exists only if the transaction commits.
+ * While tracing is on, the payload carries the caller's trace context (`traceparent`),
+ * so that the job's span joins the request's trace; the handler never sees that field.
+ */
 export async function addJob(tx: Tx, task: string, payload: unknown, options: AddJobOptions = {}): Promise<void> {
   await tx.query(
     `SELECT graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6, priority => $7, job_key_mode => $8)`,
     [
       task,
-      JSON.stringify(payload ?? {}),
+      JSON.stringify(withTraceparent(payload ?? {})),
       options.queueName ?? null,
       options.runAt ?? null,
       options.maxAttempts ?? 25,
@@ -91,8 +96,16 @@ export async function startJobRunner(
 ): Promise<JobRunner> {
   const context: JobContext = { db, config, log };
   const taskList: TaskList = {};
+  const traced = tracingOn();
   for (const [name, handler] of Object.entries(handlers)) {
-    const task: Task = async (payload) => handler(payload, context);
+    // A job added by a process that traces carries a trace context; a handler gets its payload without it, traced or not.
+    const task: Task = traced
+      ? async (payload, helpers) => {
+          const { payload: own, traceparent } = splitTraceparent(payload);
+          const job = { id: helpers.job.id, task: name, attempt: helpers.job.attempts, tenantId: tenantOf(own) };
+          await traceJob(job, traceparent, () => handler(own, context));
+        }
+      : async (payload) => handler(splitTraceparent(payload).payload, context);
     taskList[name] = task;
   }
   const liveWorkers = new Set<string>();

@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { NO_TRACE_FIELDS, traceLogFields } from './tracing.js';
 
 export type Logger = pino.Logger;
 
@@ -11,9 +12,22 @@ export type Logger = pino.Logger;
  * URL, headers or body, so no email, session id or key reaches the log; see
  * docs/decisions/foundation.md. The serializers do this rather than pino's
  * `redact`, which costs every log line several microseconds.
+ *
+ * While tracing is on, a line written inside a traced request or job names
+ * its `trace_id` and `span_id` (tracing.ts); otherwise the mixin adds nothing.
  */
 export function createLogger(level: string, destination: pino.DestinationStream = pino.destination({ dest: 2, sync: false })): Logger {
-  return pino({ level, base: { service: 'loyalty' }, serializers: { req: serializeRequest, res: serializeReply, err: serializeError } }, destination);
+  return pino(
+    {
+      level,
+      base: { service: 'loyalty' },
+      serializers: { req: serializeRequest, res: serializeReply, err: serializeError },
+      mixin: traceLogFields,
+      // pino's own merge writes the line's fields into the mixin's object; the shared empty one is left alone.
+      mixinMergeStrategy: (line, fields) => (fields === NO_TRACE_FIELDS ? line : Object.assign(fields, line)),
+    },
+    destination,
+  );
 }
 
 /** What the `req` serializer reads: a Fastify request, or anything shaped like one. */

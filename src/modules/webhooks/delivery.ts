@@ -8,6 +8,8 @@ import { addJob } from '../../platform/jobs.js';
 import { randomToken } from '../../platform/ids.js';
 import { isSandboxTenant } from '../../platform/environments.js';
 import { safePost, type Resolver, type SafeHttpPolicy } from '../../platform/safe-http.js';
+import { childSpan } from '../../platform/tracing.js';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import * as participants from '../participants/index.js';
 import { PING_EVENT, personalDataIn } from './catalog.js';
 import * as store from './store.js';
@@ -156,7 +158,17 @@ export async function attemptDelivery(context: Context, tenantId: string, delive
     'x-service-delivery-id': delivery.event_id,
   };
   const policy = await destinationPolicy(context, tenantId, destination);
-  const response = await safePost(destination.url, headers, rawBody, destination.timeout_seconds * 1000, policy, context.resolver);
+  // Traced by ids and status only: a receiver's URL may carry a token in its path, and the envelope is the tenant's data.
+  const attributes = { 'http.request.method': 'POST', 'loyalty.webhook.event': delivery.event, 'loyalty.webhook.delivery_id': deliveryId, 'loyalty.webhook.destination_id': destination.id };
+  const response = await childSpan('webhook POST', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    const answer = await safePost(destination.url, headers, rawBody, destination.timeout_seconds * 1000, policy, context.resolver);
+    if (answer.status !== null) span?.setAttribute('http.response.status_code', answer.status);
+    if (answer.status === null || answer.status >= 300) {
+      span?.setAttribute('error.type', answer.status === null ? 'no_response' : String(answer.status));
+      span?.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    return answer;
+  });
   const succeeded = response.status !== null && response.status >= 200 && response.status < 300;
   // Only attempts that finish with an outcome spend the retry budget (and set the backoff).
   const countedAttempts = delivery.attempts + 1;

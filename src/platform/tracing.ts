@@ -1,0 +1,255 @@
+import {
+  context,
+  diag,
+  propagation,
+  trace,
+  DiagLogLevel,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  isSpanContextValid,
+  type Attributes,
+  type Context,
+  type DiagLogger,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { AppEnv, Role, TracingConfig } from '../config.js';
+import type { Logger } from './logger.js';
+import { AppError } from './errors.js';
+
+/**
+ * OpenTelemetry traces, off unless an OTLP endpoint is configured
+ * (docs/decisions/operations.md, Traces). When off, none of the SDK is even
+ * loaded: `startTracing` imports it, and every choke point that makes spans
+ * (the request hook, the database layer, the job runner, the webhook attempt)
+ * first asks `activeTracer()`, which is null, and goes its usual way.
+ *
+ * Spans are made by hand at those choke points rather than by
+ * auto-instrumentation, which under ESM needs a loader hook (`--import` of
+ * the SDK's module hooks before the service's own modules) and patches
+ * libraries wholesale, recording URLs, headers and statement values that the
+ * request-log policy keeps out of every record (decisions/foundation.md).
+ * What a span may carry: route patterns, status codes, statement texts with
+ * every literal replaced, ids (tenant, job, delivery, destination), task and
+ * event names, SQLSTATEs and error codes. Never a query string, a header,
+ * a body, a parameter value or an error message (PostgreSQL's quote values).
+ */
+
+/** The tracer of the running SDK; null when tracing is off. */
+let tracer: Tracer | null = null;
+
+export function activeTracer(): Tracer | null {
+  return tracer;
+}
+
+export function tracingOn(): boolean {
+  return tracer !== null;
+}
+
+export interface Tracing {
+  /** Sends the spans still waiting, then stops the SDK and unregisters it. */
+  stop(): Promise<void>;
+}
+
+const TRACER_NAME = 'loyalty-service';
+/** A collector that is down makes every batch fail: one warning per interval at most says so. */
+const EXPORT_WARNING_INTERVAL_MS = 60_000;
+
+/** OpenTelemetry's own diagnostics (a failed export) as warnings in the service's log, at most one per interval. */
+function diagnosticsTo(log: Logger): DiagLogger {
+  let lastWarningAt = -Infinity;
+  const warn = (message: string) => {
+    const now = performance.now();
+    if (now - lastWarningAt < EXPORT_WARNING_INTERVAL_MS) return;
+    lastWarningAt = now;
+    log.warn({ component: 'tracing' }, `traces: ${message.slice(0, 500)}`);
+  };
+  const ignore = () => undefined;
+  return { error: warn, warn, info: ignore, debug: ignore, verbose: ignore };
+}
+
+/**
+ * Starts the SDK: spans are batched and posted to the OTLP/HTTP endpoint
+ * (protobuf or JSON), the active span follows async work through
+ * AsyncLocalStorage, and trace context travels as W3C `traceparent`.
+ * One SDK per process; the sampler is the SDK's (OTEL_TRACES_SAMPLER,
+ * parent-based always-on by default).
+ */
+export async function startTracing(config: TracingConfig, log: Logger, service: { env: AppEnv; role: Role }): Promise<Tracing> {
+  if (tracer) throw new Error('tracing is already started in this process');
+  const [{ BasicTracerProvider, BatchSpanProcessor }, { resourceFromAttributes }, { AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, { OTLPTraceExporter }] =
+    await Promise.all([
+      import('@opentelemetry/sdk-trace-base'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/context-async-hooks'),
+      import('@opentelemetry/core'),
+      config.protocol === 'http/json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
+    ]);
+  const exporter = new OTLPTraceExporter({ url: config.tracesUrl });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({
+      'deployment.environment.name': service.env,
+      'loyalty.role': service.role,
+      ...config.resourceAttributes,
+      [ATTR_SERVICE_NAME]: config.serviceName,
+    }),
+    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: config.exportDelayMs })],
+  });
+  diag.setLogger(diagnosticsTo(log), DiagLogLevel.WARN);
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(provider);
+  tracer = provider.getTracer(TRACER_NAME);
+  // The origin only: a URL's user information or path may hold a collector's credentials.
+  log.info({ endpoint: new URL(config.tracesUrl).origin, protocol: config.protocol, serviceName: config.serviceName }, 'traces are sent over OTLP');
+  return {
+    async stop() {
+      tracer = null;
+      await provider.shutdown().catch((error: unknown) => log.warn({ err: error, component: 'tracing' }, 'traces: the last spans could not be sent'));
+      trace.disable();
+      propagation.disable();
+      context.disable();
+      diag.disable();
+    },
+  };
+}
+
+/**
+ * What an error is, for `error.type`: an SQLSTATE, one of our error codes, or
+ * the error's class. Never its message, which may quote a value.
+ */
+export function errorType(error: unknown): string {
+  if (error instanceof AppError) return error.code;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  return error instanceof Error ? error.name : 'unknown';
+}
+
+/**
+ * Marks a span failed by `error`. A refusal the caller caused (an AppError
+ * below 500: insufficient points, a conflict) is recorded as its code but
+ * is not a failure of the service.
+ */
+export function recordFailure(span: Span, error: unknown): void {
+  span.setAttribute(ATTR_ERROR_TYPE, errorType(error));
+  if (!(error instanceof AppError && error.status < 500)) span.setStatus({ code: SpanStatusCode.ERROR });
+}
+
+/**
+ * Runs `fn` in a span that is a child of the active one; when tracing is off,
+ * or nothing around is traced (a pump tick, a heartbeat), `fn` runs as is with
+ * no span. The span ends when `fn` settles, failed if it throws.
+ */
+export async function childSpan<T>(name: string, options: { kind?: SpanKind; attributes?: Attributes }, fn: (span: Span | null) => Promise<T>): Promise<T> {
+  const active = tracer;
+  if (!active || !trace.getSpan(context.active())) return fn(null);
+  return active.startActiveSpan(name, options, async (span) => {
+    try {
+      return await fn(span);
+    } catch (error) {
+      recordFailure(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** The active context while tracing is on (to carry it across a queue); undefined when off. */
+export function currentContext(): Context | undefined {
+  return tracer ? context.active() : undefined;
+}
+
+/** Runs `fn` in a context taken by `currentContext`; as is when there is none. */
+export function inContext<T>(taken: Context | undefined, fn: () => T): T {
+  return taken ? context.with(taken, fn) : fn();
+}
+
+// ---------------------------------------------------------------------------
+// Jobs
+
+/** The payload field that carries the trace context of the request or job that added a job. */
+export const TRACEPARENT_FIELD = 'traceparent';
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A job payload with the active trace context added, so that the job's span
+ * joins the trace of the request (or job) that added it. Unchanged when
+ * tracing is off or nothing is traced.
+ */
+export function withTraceparent(payload: unknown): unknown {
+  if (!tracer || !isPlainObject(payload) || !trace.getSpan(context.active())) return payload;
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ? { ...payload, [TRACEPARENT_FIELD]: carrier.traceparent } : payload;
+}
+
+/** The payload as its handler expects it (without the trace context) and the trace context, if it carries one. */
+export function splitTraceparent(payload: unknown): { payload: unknown; traceparent: string | null } {
+  if (!isPlainObject(payload) || !(TRACEPARENT_FIELD in payload)) return { payload, traceparent: null };
+  const { [TRACEPARENT_FIELD]: traceparent, ...own } = payload;
+  return { payload: own, traceparent: typeof traceparent === 'string' ? traceparent : null };
+}
+
+export interface TracedJob {
+  id: string;
+  task: string;
+  /** This attempt's number, from 1. */
+  attempt: number;
+  tenantId: string | undefined;
+}
+
+/**
+ * Runs one job in a span of its own (`process <task>`): a child of the trace
+ * that added the job when its payload carries one, else the root of a new trace.
+ */
+export async function traceJob(job: TracedJob, traceparent: string | null, run: () => Promise<void>): Promise<void> {
+  const active = tracer;
+  if (!active) return run();
+  const parent = traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT;
+  const attributes: Attributes = {
+    'messaging.system': 'graphile_worker',
+    'messaging.operation.name': 'process',
+    'messaging.destination.name': job.task,
+    'messaging.message.id': job.id,
+    'loyalty.job.attempt': job.attempt,
+  };
+  if (job.tenantId) attributes['loyalty.tenant_id'] = job.tenantId;
+  return active.startActiveSpan(`process ${job.task}`, { kind: SpanKind.CONSUMER, attributes }, parent, async (span) => {
+    try {
+      await run();
+      span.setAttribute('loyalty.job.outcome', 'succeeded');
+    } catch (error) {
+      span.setAttribute('loyalty.job.outcome', 'failed');
+      recordFailure(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Log correlation
+
+/** Returned when a log line has no trace to name; the logger merges nothing then. */
+export const NO_TRACE_FIELDS: Readonly<Record<string, never>> = Object.freeze({});
+
+/**
+ * `trace_id` and `span_id` of the active span, for every log line written
+ * inside a traced request or job (the logger's mixin). While tracing is off
+ * this is one comparison and returns NO_TRACE_FIELDS.
+ */
+export function traceLogFields(): Record<string, string> {
+  if (!tracer) return NO_TRACE_FIELDS;
+  const span = trace.getSpan(context.active());
+  if (!span) return NO_TRACE_FIELDS;
+  const spanContext = span.spanContext();
+  if (!isSpanContextValid(spanContext)) return NO_TRACE_FIELDS;
+  return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
+}
