@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import type { Logger } from './logger.js';
 import { jobDuration, jobsFinished } from './metrics.js';
 import { startPump, type Pump } from './pump.js';
-import { splitTraceparent, traceJob, tracingOn, withTraceparent } from './tracing.js';
+import { splitTraceparent, traceJob, traceLogFields, tracingOn, withTraceparent } from './tracing.js';
 
 /**
  * Background work runs on graphile-worker: jobs are rows in PostgreSQL, added
@@ -97,13 +97,18 @@ export async function startJobRunner(
   const context: JobContext = { db, config, log };
   const taskList: TaskList = {};
   const traced = tracingOn();
+  // While tracing is on: each running job's trace_id and span_id, for its `job done` line, which is written after the span.
+  const jobTraces = new Map<string, Record<string, string>>();
   for (const [name, handler] of Object.entries(handlers)) {
     // A job added by a process that traces carries a trace context; a handler gets its payload without it, traced or not.
     const task: Task = traced
       ? async (payload, helpers) => {
           const { payload: own, traceparent } = splitTraceparent(payload);
-          const job = { id: helpers.job.id, task: name, attempt: helpers.job.attempts, tenantId: tenantOf(own) };
-          await traceJob(job, traceparent, () => handler(own, context));
+          const job = { id: String(helpers.job.id), task: name, attempt: helpers.job.attempts, tenantId: tenantOf(own) };
+          await traceJob(job, traceparent, () => {
+            jobTraces.set(job.id, traceLogFields());
+            return handler(own, context);
+          });
         }
       : async (payload) => handler(splitTraceparent(payload).payload, context);
     taskList[name] = task;
@@ -125,13 +130,16 @@ export async function startJobRunner(
   events.on('job:start', ({ job }) => {
     started.set(job.id, performance.now());
   });
-  const finished = (job: Job, outcome: 'succeeded' | 'failed'): { jobId: string; task: string; tenantId: string | undefined; durationMs: number; attempts: number } => {
+  const finished = (job: Job, outcome: 'succeeded' | 'failed'): { jobId: string; task: string; tenantId: string | undefined; durationMs: number; attempts: number; trace_id?: string; span_id?: string } => {
     const start = started.get(job.id);
     started.delete(job.id);
     const durationMs = start === undefined ? 0 : Math.round((performance.now() - start) * 10) / 10;
     jobsFinished.inc({ task: job.task_identifier, outcome });
     jobDuration.observe({ task: job.task_identifier }, durationMs / 1000);
-    return { jobId: job.id, task: job.task_identifier, tenantId: tenantOf(job.payload), durationMs, attempts: job.attempts };
+    // Job ids are bigints, read as numbers here (db.ts); the span took them as text.
+    const traceFields = jobTraces.get(String(job.id));
+    if (traceFields) jobTraces.delete(String(job.id));
+    return { jobId: job.id, task: job.task_identifier, tenantId: tenantOf(job.payload), durationMs, attempts: job.attempts, ...traceFields };
   };
   events.on('job:success', ({ job }) => {
     log.info({ ...finished(job, 'succeeded'), outcome: 'succeeded' }, 'job done');
