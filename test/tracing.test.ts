@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { trace } from '@opentelemetry/api';
 import { loadConfig, ConfigError } from '../src/config.js';
-import { tracingOn } from '../src/platform/tracing.js';
+import { activeTracer, startTracing, tracingOn } from '../src/platform/tracing.js';
+import { createLogger } from '../src/platform/logger.js';
+import { startReceiver } from '../src/modules/webhooks/test-support.js';
 import { statementShape } from '../src/platform/tracing-db.js';
 import { startTestService } from './helper.js';
 
@@ -28,8 +30,10 @@ interface ReceivedSpan {
 
 interface Receiver {
   url: string;
-  /** Every body posted, as received. */
+  /** Every JSON body posted, as received. */
   bodies: string[];
+  /** Every body posted in protobuf. */
+  protobufBodies: Buffer[];
   spans(): ReceivedSpan[];
   close(): Promise<void>;
 }
@@ -48,11 +52,15 @@ function attributesOf(list: OtlpAttribute[] | undefined): Record<string, unknown
 /** A local OTLP/HTTP receiver: collects what the JSON exporter posts to /v1/traces. */
 async function startOtlpReceiver(): Promise<Receiver> {
   const bodies: string[] = [];
+  const protobufBodies: Buffer[] = [];
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      if (request.method === 'POST' && request.url === '/v1/traces') bodies.push(Buffer.concat(chunks).toString('utf8'));
+      if (request.method === 'POST' && request.url === '/v1/traces') {
+        if (request.headers['content-type'] === 'application/x-protobuf') protobufBodies.push(Buffer.concat(chunks));
+        else bodies.push(Buffer.concat(chunks).toString('utf8'));
+      }
       response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
@@ -61,6 +69,7 @@ async function startOtlpReceiver(): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     bodies,
+    protobufBodies,
     spans() {
       return bodies.flatMap((body) =>
         (JSON.parse(body).resourceSpans ?? []).flatMap((resourceSpans: any) =>
@@ -180,6 +189,8 @@ test('a request is a server span with its transactions and statements; its job c
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '100',
       OTEL_SERVICE_NAME: 'loyalty-trace-test',
+      ALLOW_LOOPBACK_WEBHOOKS: 'true',
+      ALLOW_HTTP_WEBHOOKS: 'true',
     },
     logDestination: { write: (line) => void lines.push(line) },
   });
@@ -195,6 +206,11 @@ test('a request is a server span with its transactions and statements; its job c
     assert.equal(response.status, expected, `${method} ${path}: ${response.text}`);
     return response.body;
   };
+  const webhooks = await startReceiver();
+  t.after(() => webhooks.close());
+  // A receiver's URL may carry a secret in its path.
+  const hookPath = '/hooks/url-token-9be27c';
+  await call('POST', '/api/v1/gamify/webhooks', { name: 'Local', url: `${webhooks.url}${hookPath}`, events: ['points.awarded.v1'] }, 201);
   await call('PATCH', `/api/v1/gamify/admin/participants/${participantId}/profile`, { email }, 200);
   await call('POST', '/api/v1/gamify/points/grant', { participant_id: participantId, amount: 25, reason, idempotency_key: idempotencyKey }, 200);
   const search = await svc.request('GET', `/api/v1/admin/participants/search?email=${encodeURIComponent(email)}`, { key: tenant.apiKey });
@@ -206,6 +222,7 @@ test('a request is a server span with its transactions and statements; its job c
   const jobSpan = await waitFor('the bulk grant job span', () =>
     receiver.spans().find((span) => span.name === 'process points.bulk_grant' && span.attributes['loyalty.job.outcome'] === 'succeeded'),
   );
+  const webhookAttempt = await waitFor('a webhook attempt span', () => receiver.spans().find((span) => span.name === 'webhook POST' && span.attributes['http.response.status_code'] === 200));
   // The job's own statements come in the same or a later batch than the job span.
   await waitFor('the job line', () => lines.some((line) => line.includes('"job done"') && line.includes('points.bulk_grant')));
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -248,12 +265,19 @@ test('a request is a server span with its transactions and statements; its job c
   assert.ok(spans.some((span) => span.attributes['db.system.name'] === 'postgresql' && descendsFrom(span, jobSpan, spans)), 'no statement spans below the job');
   assert.ok(bulk.job_id);
 
+  // A webhook delivery: an attempt span below its job's span, named by ids, never by the receiver's URL.
+  const deliverJob = spans.find((span) => span.spanId === webhookAttempt.parentSpanId);
+  assert.equal(deliverJob?.name, 'process webhooks.deliver');
+  assert.equal(webhookAttempt.kind, SPAN_KIND_CLIENT);
+  assert.equal(webhookAttempt.attributes['loyalty.webhook.event'], 'points.awarded.v1');
+  assert.ok(webhooks.received.some((delivery) => delivery.body?.participant_id === participantId));
+
   // Work outside any request or job (the queue's polling, pumps, heartbeats) makes no spans.
   assert.ok(spans.every((span) => span.kind === SPAN_KIND_SERVER || span.kind === SPAN_KIND_CONSUMER || span.parentSpanId !== ''));
 
   // Nothing the caller sent is in any span: not in names, attributes or statement texts.
   const everything = receiver.bodies.join('\n');
-  for (const value of [email, encodeURIComponent(email), participantId, tenant.apiKey, reason, idempotencyKey, 'bulk-key-81f0', 'p-trace-other']) {
+  for (const value of [email, encodeURIComponent(email), participantId, tenant.apiKey, reason, idempotencyKey, 'bulk-key-81f0', 'p-trace-other', hookPath, webhooks.url]) {
     assert.ok(!everything.includes(value), `a span carries ${value}`);
   }
 
@@ -267,4 +291,19 @@ test('a request is a server span with its transactions and statements; its job c
   assert.ok(jobLine);
   assert.equal(jobLine.trace_id, jobSpan.traceId);
   assert.equal(jobLine.span_id, jobSpan.spanId);
+});
+
+test('the default protocol posts protobuf, and stopping sends the spans still waiting', async (t) => {
+  const receiver = await startOtlpReceiver();
+  t.after(() => receiver.close());
+  const config = loadConfig({ APP_ENV: 'test', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '60000' }).tracing!;
+  assert.equal(config.protocol, 'http/protobuf');
+  const tracing = await startTracing(config, createLogger('silent'), { env: 'test', role: 'all' });
+  activeTracer()!.startSpan('protobuf-probe').end();
+  await tracing.stop();
+  assert.equal(tracingOn(), false);
+  assert.equal(receiver.bodies.length, 0);
+  assert.equal(receiver.protobufBodies.length, 1);
+  assert.ok(receiver.protobufBodies[0].includes(Buffer.from('protobuf-probe')));
+  assert.ok(receiver.protobufBodies[0].includes(Buffer.from('loyalty-service')));
 });
