@@ -58,8 +58,13 @@ async function startOtlpReceiver(): Promise<Receiver> {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       if (request.method === 'POST' && request.url === '/v1/traces') {
-        if (request.headers['content-type'] === 'application/x-protobuf') protobufBodies.push(Buffer.concat(chunks));
-        else bodies.push(Buffer.concat(chunks).toString('utf8'));
+        if (request.headers['content-type'] === 'application/x-protobuf') {
+          protobufBodies.push(Buffer.concat(chunks));
+          // An empty ExportTraceServiceResponse.
+          response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+          return;
+        }
+        bodies.push(Buffer.concat(chunks).toString('utf8'));
       }
       response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });

@@ -56,14 +56,18 @@ export interface Tracing {
 const TRACER_NAME = 'loyalty-service';
 /** A collector that is down makes every batch fail: one warning per interval at most says so. */
 const EXPORT_WARNING_INTERVAL_MS = 60_000;
+/** How long stopping waits for the last spans to be sent. */
+const STOP_FLUSH_MS_MAX = 3_000;
 
 /** OpenTelemetry's own diagnostics (a failed export) as warnings in the service's log, at most one per interval. */
 function diagnosticsTo(log: Logger): DiagLogger {
   let lastWarningAt = -Infinity;
-  const warn = (message: string) => {
+  // A component's logger passes its name first (`OTLPExportDelegate`), then the message and any error.
+  const warn = (...parts: unknown[]) => {
     const now = performance.now();
     if (now - lastWarningAt < EXPORT_WARNING_INTERVAL_MS) return;
     lastWarningAt = now;
+    const message = parts.map((part) => (part instanceof Error ? part.message : String(part))).join(' ');
     log.warn({ component: 'tracing' }, `traces: ${message.slice(0, 500)}`);
   };
   const ignore = () => undefined;
@@ -107,7 +111,17 @@ export async function startTracing(config: TracingConfig, log: Logger, service: 
   return {
     async stop() {
       tracer = null;
-      await provider.shutdown().catch((error: unknown) => log.warn({ err: error, component: 'tracing' }, 'traces: the last spans could not be sent'));
+      // A collector that does not answer is retried for the exporter's timeout; the shutdown of the process does not wait that long.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), STOP_FLUSH_MS_MAX);
+      });
+      const flushed = await Promise.race([provider.shutdown().then(() => 'sent' as const), late]).catch((error: unknown) => {
+        log.warn({ err: error, component: 'tracing' }, 'traces: the last spans could not be sent');
+        return 'failed' as const;
+      });
+      clearTimeout(timer);
+      if (flushed === 'late') log.warn({ component: 'tracing' }, `traces: the last spans were not sent within ${STOP_FLUSH_MS_MAX} ms of stopping; they are dropped`);
       trace.disable();
       propagation.disable();
       context.disable();
