@@ -412,7 +412,7 @@ export async function buildApp(
 
   // Operations routes, outside /api/v1 and outside the rate limits.
   const hidden = { hide: true } as Record<string, unknown>;
-  const operations = { rateLimit: 'none' } as const;
+  const operations = { rateLimit: 'none', trace: false } as const;
   app.get('/healthz', { config: operations, schema: { ...hidden, response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
   app.get('/readyz', { config: operations, schema: hidden }, async (_request, reply) => {
     try {

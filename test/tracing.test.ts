@@ -220,6 +220,7 @@ test('a request is a server span with its transactions and statements; its job c
   await call('POST', '/api/v1/gamify/points/grant', { participant_id: participantId, amount: 25, reason, idempotency_key: idempotencyKey }, 200);
   const search = await svc.request('GET', `/api/v1/admin/participants/search?email=${encodeURIComponent(email)}`, { key: tenant.apiKey });
   assert.ok(search.status < 500, search.text);
+  assert.equal((await svc.request('GET', '/readyz')).status, 200);
   const bulk = await call('POST', '/api/v1/admin/points/bulk-grant', { idempotency_key: 'bulk-key-81f0', reason, grants: [{ participant_id: participantId, amount: 10 }, { participant_id: 'p-trace-other', amount: 5 }] }, 202);
 
   const grantRoute = '/api/v1/gamify/points/grant';
@@ -276,6 +277,9 @@ test('a request is a server span with its transactions and statements; its job c
   assert.equal(webhookAttempt.kind, SPAN_KIND_CLIENT);
   assert.equal(webhookAttempt.attributes['loyalty.webhook.event'], 'points.awarded.v1');
   assert.ok(webhooks.received.some((delivery) => delivery.body?.participant_id === participantId));
+
+  // Probes are not traced.
+  assert.ok(!spans.some((span) => span.name.includes('/readyz') || span.attributes['db.query.text'] === 'SELECT 1'));
 
   // Work outside any request or job (the queue's polling, pumps, heartbeats) makes no spans.
   assert.ok(spans.every((span) => span.kind === SPAN_KIND_SERVER || span.kind === SPAN_KIND_CONSUMER || span.parentSpanId !== ''));

@@ -35,6 +35,8 @@ declare module 'fastify' {
      * they are not counted and carry no X-RateLimit-* headers.
      */
     rateLimit?: RateLimitGroup | 'none';
+    /** False for the operations routes (probes and metrics): polled every few seconds, their traces would bury the rest. */
+    trace?: boolean;
     deprecated?: Deprecation;
     /** What a console user's role needs for this route, when ROUTE_PERMISSIONS (platform/permissions.ts) does not say. */
     permission?: Permission;

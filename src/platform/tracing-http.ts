@@ -10,6 +10,8 @@ import { activeTracer } from './tracing.js';
  * request log (decisions/foundation.md): never the path with its values, the
  * query, a header, the body or the caller's address.
  *
+ * The operations routes (`trace: false`: probes and metrics) are not traced.
+ *
  * An incoming W3C `traceparent` (from the tenant's gateway or a load
  * balancer) is honoured as the parent; `tracestate` and baggage are not read,
  * since they could carry whatever the caller put in them.
@@ -22,7 +24,7 @@ import { activeTracer } from './tracing.js';
 export function traceRequests(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
     const tracer = activeTracer();
-    if (!tracer) return done();
+    if (!tracer || request.routeOptions.config?.trace === false) return done();
     const traceparent = request.headers.traceparent;
     const parent = typeof traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT;
     const route = request.routeOptions.url;
