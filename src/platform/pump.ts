@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Database } from './db.js';
 import type { Logger } from './logger.js';
+import type { Config } from '../config.js';
 
 /**
  * Pumps hand work written by hot transactions to the job queue or process it
@@ -19,6 +20,8 @@ export interface Pump {
   move(pool: pg.Pool, db: Database, log: Logger): Promise<number>;
   /** Loops per process (default 1): each takes its own batches, so batches of different keys run side by side. */
   loops?: number;
+  /** How often an idle loop looks (default PUMP_INTERVAL_MS); a pump that is woken on arrival can look seldom. */
+  intervalMs?: (config: Config) => number;
 }
 
 /** How often an idle pump looks for pending markers; a pump that moved some looks again at once, and a woken one at once. */
@@ -86,7 +89,8 @@ export async function listenForPumpWakeUps(connectionString: string, log: Logger
 }
 
 /** Runs the pump until stopped: at once again after a tick that moved markers or a wake-up, otherwise every `intervalMs`. */
-export function startPump(pump: Pump, db: Database, log: Logger, intervalMs: number = PUMP_INTERVAL_MS): RunningPump {
+export function startPump(pump: Pump, db: Database, log: Logger, config: Config): RunningPump {
+  const intervalMs = pump.intervalMs?.(config) ?? PUMP_INTERVAL_MS;
   const loops = Array.from({ length: pump.loops ?? 1 }, () => startLoop(pump, db, log, intervalMs));
   return {
     async stop() {

@@ -110,4 +110,10 @@ async function processOneByOne(db: Database, log: Logger, tenantId: string, lane
 /** The name `wakePump` is called with when events are accepted. */
 export const LANES_PUMP = 'ingestion';
 
-export const lanePump: Pump = { name: LANES_PUMP, loops: LANE_LOOPS, move: (_pool, db, log) => processWaitingLane(db, log) };
+export const lanePump: Pump = {
+  name: LANES_PUMP,
+  loops: LANE_LOOPS,
+  // Accepting events wakes the lanes; the look is the fallback for a lost wake-up.
+  intervalMs: (config) => config.eventLookIntervalMs,
+  move: (_pool, db, log) => processWaitingLane(db, log),
+};

@@ -195,18 +195,6 @@ export async function deletePending(tx: Tx, tenantId: string, lane: number, seqs
   await tx.query('DELETE FROM ingestion_pending WHERE tenant_id = $1 AND lane = $2 AND seq = ANY($3::bigint[])', [tenantId, lane, seqs]);
 }
 
-/** Events waiting for processing and the age of the oldest, for one tenant or (owner connection, tenantId null) all. */
-export async function processingBacklog(client: Queryable, tenantId: string | null, now: Date): Promise<{ waiting: number; lagSeconds: number }> {
-  const { rows } = await client.query<{ waiting: string; oldest: Date | null }>(
-    `SELECT (SELECT count(*) FROM ingestion_pending WHERE $1::uuid IS NULL OR tenant_id = $1) AS waiting,
-            (SELECT e.received_at FROM ingestion_pending p JOIN ingested_events e ON e.tenant_id = p.tenant_id AND e.event_id = p.event_id
-             WHERE $1::uuid IS NULL OR p.tenant_id = $1 ORDER BY p.seq LIMIT 1) AS oldest`,
-    [tenantId],
-  );
-  const oldest = rows[0].oldest;
-  return { waiting: Number(rows[0].waiting), lagSeconds: oldest ? Math.max(0, (now.getTime() - oldest.getTime()) / 1000) : 0 };
-}
-
 export async function recordProcessed(tx: Tx, tenantId: string, eventId: string, processedAt: Date, outcome: unknown): Promise<void> {
   await tx.query(
     `UPDATE ingested_events SET status = 'processed', processed_at = $3, attempts = attempts + 1, last_error = NULL, outcome = $4
