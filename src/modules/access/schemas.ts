@@ -156,7 +156,7 @@ export const TenantUsageResponse = Type.Object(
       },
       {
         description:
-          "The tenant's processing backlog. Events are processed in accept order per participant; a tenant that sends faster than its events are processed sees `waiting` and `lag_seconds` grow, while other tenants are served between its batches (docs/decisions/pipeline.md).",
+          "The tenant's processing backlog. Events are processed in accept order per participant; a tenant that sends faster than its events are processed sees `waiting` and `lag_seconds` grow, while other tenants are served between its batches (docs/decisions/ingestion.md, Processing).",
       },
     ),
   },
