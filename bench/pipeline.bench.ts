@@ -61,10 +61,14 @@ const DRAIN_POLL_MS = 200;
 const WARMUP_RATE = 100;
 const WARMUP_SECONDS = 3;
 const STATEMENTS_TOP = 30;
-/** Tags the benchmark's own statements so that the statement table can leave them out. */
-const OWN_TAG = '/* bench_pipeline */';
+/**
+ * The benchmark's own statements name their result columns bench_pipeline_…,
+ * so that the statement table can leave them out (pg_stat_statements drops a
+ * leading comment, but keeps column aliases).
+ */
 
 const runId = randomBytes(4).toString('hex');
+const loadAtStart = os.loadavg()[0];
 
 function progress(message: string): void {
   process.stderr.write(`[pipeline] ${new Date().toISOString()} ${message}\n`);
@@ -120,29 +124,45 @@ interface BacklogSample {
   unprocessed: number;
 }
 
-/** Samples the backlog every BACKLOG_SAMPLE_MS on a connection of its own until stopped. */
+/** Served by the partial index on unfinished events; failed events are finished (they wait for no one). */
+const UNPROCESSED_SQL = `SELECT count(*) AS bench_pipeline_unprocessed FROM ingested_events WHERE tenant_id = $1 AND status <> 'processed' AND status <> 'failed'`;
+
+async function countUnprocessed(client: pg.Client | pg.Pool, tenantId: string): Promise<number> {
+  return Number((await client.query(UNPROCESSED_SQL, [tenantId])).rows[0].bench_pipeline_unprocessed);
+}
+
+/**
+ * Samples the backlog every BACKLOG_SAMPLE_MS on a connection of its own
+ * until stopped; stopping takes one last sample, the backlog at that moment.
+ */
 function sampleBacklog(client: pg.Client, tenantId: string): { stop(): Promise<BacklogSample[]> } {
   const samples: BacklogSample[] = [];
   let running = true;
   let pendingTable = true;
   let failure: unknown = null;
+  let wake: () => void = () => undefined;
+  const sample = async () => {
+    let pending: number | null = null;
+    if (pendingTable) {
+      try {
+        pending = Number((await client.query('SELECT count(*) AS bench_pipeline_pending FROM ingestion_pending')).rows[0].bench_pipeline_pending);
+      } catch (error) {
+        // 42P01: undefined table. Processing that no longer stages events there has no such backlog.
+        if ((error as { code?: string }).code !== '42P01') throw error;
+        pendingTable = false;
+        progress('ingestion_pending does not exist: its backlog is reported as n/a');
+      }
+    }
+    samples.push({ pending, unprocessed: await countUnprocessed(client, tenantId) });
+  };
   const loop = (async () => {
     while (running) {
       const started = performance.now();
-      let pending: number | null = null;
-      if (pendingTable) {
-        try {
-          pending = Number((await client.query(`${OWN_TAG} SELECT count(*) AS n FROM ingestion_pending`)).rows[0].n);
-        } catch (error) {
-          // 42P01: undefined table. Processing that no longer stages events there has no such backlog.
-          if ((error as { code?: string }).code !== '42P01') throw error;
-          pendingTable = false;
-          progress('ingestion_pending does not exist: its backlog is reported as n/a');
-        }
-      }
-      const unprocessed = Number((await client.query(unprocessedSql, [tenantId])).rows[0].n);
-      samples.push({ pending, unprocessed });
-      await sleep(Math.max(0, BACKLOG_SAMPLE_MS - (performance.now() - started)));
+      await sample();
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, Math.max(0, BACKLOG_SAMPLE_MS - (performance.now() - started)));
+      });
     }
   })().catch((error: unknown) => {
     failure = error;
@@ -150,21 +170,20 @@ function sampleBacklog(client: pg.Client, tenantId: string): { stop(): Promise<B
   return {
     async stop() {
       running = false;
+      wake();
       await loop;
       if (failure) throw failure;
+      await sample();
       return samples;
     },
   };
 }
 
-/** Served by the partial index on unfinished events; failed events are finished (they wait for no one). */
-const unprocessedSql = `${OWN_TAG} SELECT count(*) AS n FROM ingested_events WHERE tenant_id = $1 AND status <> 'processed' AND status <> 'failed'`;
-
 /** Waits until the tenant has no unprocessed event; returns how many are left when the timeout comes first (0: drained). */
 async function drain(owner: pg.Pool, tenantId: string, timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const left = Number((await owner.query(unprocessedSql, [tenantId])).rows[0].n);
+    const left = await countUnprocessed(owner, tenantId);
     if (left === 0 || Date.now() > deadline) return left;
     await sleep(DRAIN_POLL_MS);
   }
@@ -181,23 +200,27 @@ interface PipelineFigures {
 /** What the database says about the events whose idempotency key starts with `prefix`. */
 async function readPipelineFigures(owner: pg.Pool, tenantId: string, prefix: string): Promise<PipelineFigures> {
   const { rows } = await owner.query(
-    `${OWN_TAG}
-     SELECT count(*) FILTER (WHERE status = 'processed')::int AS processed,
-            count(*) FILTER (WHERE status = 'failed')::int AS failed,
+    `SELECT count(*) FILTER (WHERE status = 'processed')::int AS bench_pipeline_processed,
+            count(*) FILTER (WHERE status = 'failed')::int AS bench_pipeline_failed,
             percentile_disc(ARRAY[0.5, 0.95, 0.99]::float8[]) WITHIN GROUP (ORDER BY extract(epoch FROM processed_at - received_at)::float8 * 1000)
-              FILTER (WHERE status = 'processed') AS latency
+              FILTER (WHERE status = 'processed') AS bench_pipeline_latency
      FROM ingested_events WHERE tenant_id = $1 AND idempotency_key LIKE $2`,
     [tenantId, `${prefix}%`],
   );
   // The rule engine names the event in the ledger memo of the grant it makes.
   const { rows: granted } = await owner.query(
-    `${OWN_TAG}
-     SELECT coalesce(sum(l.delta), 0)::bigint AS points
+    `SELECT coalesce(sum(l.delta), 0)::bigint AS bench_pipeline_points
      FROM ingested_events e JOIN points_ledger l ON l.tenant_id = e.tenant_id AND l.memo = 'event ' || e.event_id
      WHERE e.tenant_id = $1 AND e.idempotency_key LIKE $2`,
     [tenantId, `${prefix}%`],
   );
-  return { processed: rows[0].processed, failed: rows[0].failed, latency: rows[0].latency, points: Number(granted[0].points) };
+  const [figures] = rows;
+  return {
+    processed: figures.bench_pipeline_processed,
+    failed: figures.bench_pipeline_failed,
+    latency: figures.bench_pipeline_latency,
+    points: Number(granted[0].bench_pipeline_points),
+  };
 }
 
 interface StatementsTable {
@@ -418,15 +441,15 @@ async function main(): Promise<void> {
 function printReport(rows: RateRow[]): void {
   let commit = 'unknown';
   try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    commit = execFileSync('git', ['describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
   } catch {
     // Not a git checkout.
   }
   process.stdout.write(
     `\nPipeline benchmark: commit ${commit}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ` +
-      `load average ${os.loadavg()[0].toFixed(1)} at the end; ${SECONDS} s per rate, one service process (SERVICE_ROLE=all), ${PARTICIPANTS} participants.\n`,
+      `load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end; ${SECONDS} s per rate, one service process (SERVICE_ROLE=all), ${PARTICIPANTS} participants.\n`,
   );
-  process.stdout.write('Latencies in ms. Accept: scheduled send → 202. Processed: received_at → processed_at. Backlog: ingestion_pending rows, max / at the end of sending; unprocessed: the tenant\'s events not yet processed. Baseline: scheduled send → commit.\n\n');
+  process.stdout.write('Latencies in ms. Accept: scheduled send → 202. Processed: received_at → processed_at. Backlog: ingestion_pending rows, max / at the end of sending (sampled every 500 ms); unprocessed: the tenant\'s events not yet processed. Baseline: scheduled send → commit.\n\n');
   process.stdout.write('| rate | accepted | accept p50 / p99 | processed | processed p50 / p95 / p99 | backlog max / end | unprocessed max / end | baseline p50 / p95 / p99 | points |\n');
   process.stdout.write('|---:|---:|---|---:|---|---|---|---|---|\n');
   for (const row of rows) {
