@@ -60,6 +60,8 @@ const DRAIN_POLL_MS = 200;
 /** Before the first rate, unmeasured: connections opened, code compiled, every participant's balance row present. */
 const WARMUP_RATE = 100;
 const WARMUP_SECONDS = 3;
+/** The warm-up's own drain limit, whatever BENCH_PIPELINE_DRAIN_SECONDS says: a run cannot start before it drains. */
+const WARMUP_DRAIN_TIMEOUT_MS = 180_000;
 const STATEMENTS_TOP = 30;
 /**
  * The benchmark's own statements name their result columns bench_pipeline_…,
@@ -387,8 +389,8 @@ async function main(): Promise<void> {
     }
     const warmup = await offerOpenLoop(WARMUP_RATE, WARMUP_SECONDS, (i) => sendPurchase(`${runId}-warm-${i}`, randomPurchase()));
     if (warmup.failures > 0) throw new Error(`warm-up: ${warmup.failures} requests failed, the first: ${warmup.firstFailure}`);
-    const warmLeft = await drain(owner, tenantId, DRAIN_TIMEOUT_MS);
-    if (warmLeft > 0) throw new Error(`warm-up: ${warmLeft} events still unprocessed after ${DRAIN_TIMEOUT_MS / 1000} s`);
+    const warmLeft = await drain(owner, tenantId, WARMUP_DRAIN_TIMEOUT_MS);
+    if (warmLeft > 0) throw new Error(`warm-up: ${warmLeft} events still unprocessed after ${WARMUP_DRAIN_TIMEOUT_MS / 1000} s`);
 
     for (const [step, rate] of RATES.entries()) {
       const prefix = `${runId}-s${step}-r${rate}-`;
@@ -435,7 +437,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\nCPU profiles in ${PROFILE_DIR}: ${profiles.join(', ') || 'none'}; summary: \`node scripts/cpu-profile-summary.mjs <file> [top]\`\n`);
   }
   const failed = rows.filter((row) => !pointsOk(row)).map((row) => `${row.rate}/s`);
-  if (failed.length > 0) throw new Error(`points granted differ from the amounts sent at ${failed.join(', ')}`);
+  if (failed.length > 0) throw new Error(`points check failed at ${failed.join(', ')}: points granted differ from the amounts sent, or events were left unprocessed (see the table)`);
 }
 
 function printReport(rows: RateRow[]): void {
