@@ -47,6 +47,9 @@ import { BATCH_EVENTS_MAX } from '../src/modules/ingestion/schemas.js';
 
 const RATES = (process.env.BENCH_PIPELINE_RATES ?? '10,100,500,1000,1500,2000').split(',').map((rate) => Number(rate.trim()));
 const SECONDS = Number(process.env.BENCH_PIPELINE_SECONDS ?? 15);
+if (RATES.some((rate) => !(rate > 0 && Number.isFinite(rate))) || !(SECONDS > 0)) {
+  throw new Error(`BENCH_PIPELINE_RATES must list positive rates and BENCH_PIPELINE_SECONDS be positive, got "${process.env.BENCH_PIPELINE_RATES}" and "${process.env.BENCH_PIPELINE_SECONDS}"`);
+}
 const DRAIN_TIMEOUT_MS = Number(process.env.BENCH_PIPELINE_DRAIN_SECONDS ?? 120) * 1000;
 const PROFILE_DIR = process.env.BENCH_PIPELINE_PROFILE ? path.resolve(process.env.BENCH_PIPELINE_PROFILE) : null;
 const STATEMENTS = process.env.BENCH_PIPELINE_STATEMENTS === '1';
