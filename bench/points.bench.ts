@@ -21,14 +21,12 @@
  * BENCH_POOL_SIZE sets the database pool of the service and the baseline
  * (default 64, one connection per load connection).
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { freePort, openBenchDatabase, percentile, runBench } from './support.js';
+import { freePort, openBenchDatabase, percentile, runBench, startServiceProcess, stopServiceProcess } from './support.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -39,8 +37,6 @@ import { findInvariantViolations } from '../src/modules/points/invariants.js';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 /** Each load scenario first runs this long unmeasured (connections opened, code compiled, pages cached). */
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
-const READY_TIMEOUT_MS = 60_000;
-const root = path.resolve(import.meta.dirname, '..');
 const CONNECTIONS = 64;
 const SPREAD_PARTICIPANTS = 10_000;
 const HOT_PARTICIPANTS = 10;
@@ -62,46 +58,6 @@ interface Row {
 
 let keySeq = 0;
 const nextKey = (prefix: string) => `${prefix}-${process.pid}-${++keySeq}`;
-
-/**
- * The service in a process of its own (API role, no job runner), started the
- * way `npm start` starts it (compiled JavaScript, the same Node flags): the
- * load generator does not share its event loop.
- */
-async function startServiceProcess(ownerUrl: string, port: number): Promise<ChildProcess> {
-  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
-  if (build.status !== 0) throw new Error('building the service failed');
-  const startScript = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const args = startScript.split(/\s+/).slice(1);
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: ownerUrl,
-      SERVICE_ROLE: 'api',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      APP_ENV: 'development',
-      LOG_LEVEL: 'warn',
-      DB_POOL_SIZE: String(POOL_SIZE),
-      RATE_LIMIT_KEY_PER_MINUTE: '10000000',
-      RATE_LIMIT_IP_PER_MINUTE: '10000000',
-      JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200) return child;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`the service was not ready within ${READY_TIMEOUT_MS} ms`);
-}
 
 /** The same use-case without HTTP: 64 workers calling the service function for the same duration. */
 async function direct(run: () => Promise<unknown>, seconds = SECONDS): Promise<{ rate: number; p50: number; p99: number; errors: number }> {
@@ -156,7 +112,8 @@ async function main(): Promise<void> {
   let service: ChildProcess | null = null;
   const rows: Row[] = [];
   try {
-    service = await startServiceProcess(ownerUrl, port);
+    // API role, no job runner: the bulk grant's job runs in this process, timed on its own.
+    service = await startServiceProcess({ ownerUrl, port, role: 'api', env: { DB_POOL_SIZE: String(POOL_SIZE) } });
     const baseUrl = `http://127.0.0.1:${port}`;
     const tenant = await createTenant(db, { name: 'Bench', slug: `bench-${process.pid}`, plan: 'enterprise', adminEmail: `bench-${process.pid}@example.com`, requestsPerMinute: 100_000_000 });
     const tenantId = tenant.tenant_id;
@@ -271,11 +228,7 @@ async function main(): Promise<void> {
     for (const r of rows) process.stdout.write(`| ${r.scenario} | ${r.figure} | ${r.baseline} | ${r.ratio} | ${r.latency} |\n`);
     process.stdout.write(`\nLedger invariants after the run: ${violations.length === 0 ? 'hold' : `${violations.length} violations`}\n`);
   } finally {
-    if (service && service.exitCode === null) {
-      const exited = new Promise((resolve) => service!.once('exit', resolve));
-      service.kill('SIGTERM');
-      await exited;
-    }
+    if (service) await stopServiceProcess(service);
     await owner.end();
     await db.close();
     await database.stop();

@@ -1,8 +1,12 @@
-/** What every benchmark needs: a free loopback port, a database of its own, and percentiles of its latencies. */
+/**
+ * What every benchmark needs: a free loopback port, a database of its own,
+ * percentiles of its latencies, and the service in a process of its own.
+ */
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
 import { APP_ROLE } from '../src/platform/migrate.js';
 
@@ -69,4 +73,78 @@ export function runBench(main: () => Promise<void>, cleanUp: () => Promise<unkno
       process.exit(1);
     },
   );
+}
+
+const root = path.resolve(import.meta.dirname, '..');
+const SERVICE_READY_TIMEOUT_MS = 60_000;
+const SERVICE_READY_POLL_MS = 200;
+/** How long a stopping service may take (draining requests, finishing jobs, writing a CPU profile) before SIGKILL. */
+const SERVICE_STOP_GRACE_MS = 30_000;
+
+export interface ServiceProcessOptions {
+  ownerUrl: string;
+  port: number;
+  /** SERVICE_ROLE: `all` (API and job runner in one process, what `npm start` runs by default), `api` or `worker`. */
+  role: 'all' | 'api' | 'worker';
+  /** More environment, over the defaults below (for example DB_POOL_SIZE). */
+  env?: Record<string, string>;
+  /** Node flags before those of `npm start` (for example `--cpu-prof`). */
+  nodeFlags?: string[];
+}
+
+/**
+ * The service in a process of its own, built and started the way `npm start`
+ * starts it (compiled JavaScript, the Node flags of package.json's `start`),
+ * so that the load generator does not share its event loop. Rate limits are
+ * raised out of the way and the log level is `warn` unless `env` says
+ * otherwise. Resolves once `/readyz` answers 200.
+ */
+export async function startServiceProcess(options: ServiceProcessOptions): Promise<ChildProcess> {
+  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('building the service failed');
+  const startScript = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const startArgs = startScript.split(/\s+/).slice(1);
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...startArgs], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: options.ownerUrl,
+      SERVICE_ROLE: options.role,
+      PORT: String(options.port),
+      HOST: '127.0.0.1',
+      APP_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_KEY_PER_MINUTE: '10000000',
+      RATE_LIMIT_IP_PER_MINUTE: '10000000',
+      RATE_LIMIT_INGEST_BURST_PER_SECOND: '10000000',
+      JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
+      ...options.env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const deadline = Date.now() + SERVICE_READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${options.port}/readyz`)).status === 200) return child;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, SERVICE_READY_POLL_MS));
+  }
+  await stopServiceProcess(child);
+  throw new Error(`the service was not ready within ${SERVICE_READY_TIMEOUT_MS} ms`);
+}
+
+/** SIGTERM, then SIGKILL if the service has not exited after the grace period; resolves once it exited. */
+export async function stopServiceProcess(child: ChildProcess, graceMs: number = SERVICE_STOP_GRACE_MS): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }

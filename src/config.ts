@@ -63,6 +63,8 @@ export interface Config {
   jobConcurrency: number;
   /** How long a job queue worker may be silent before its jobs are handed to another. */
   workerStaleAfterSeconds: number;
+  /** How often an idle worker looks for accepted events without a wake-up (a wake-up on arrival makes it look at once). */
+  eventLookIntervalMs: number;
   /** A worker process's own `/metrics` and `/healthz` port (SERVICE_ROLE=worker); null: none. */
   metricsPort: number | null;
   /** OpenTelemetry traces; null (the default) when no OTLP endpoint is set: no SDK is loaded then. */
@@ -257,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionTtlSeconds: readInt(env, 'SESSION_TTL_SECONDS', 24 * 3600, 60, 90 * 24 * 3600),
     jobConcurrency: readInt(env, 'JOB_CONCURRENCY', 8, 1, 100),
     workerStaleAfterSeconds: readInt(env, 'WORKER_STALE_AFTER_SECONDS', 30, 5, 3600),
+    eventLookIntervalMs: readInt(env, 'EVENT_LOOK_INTERVAL_MS', 1000, 10, 600_000),
     metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? null : readInt(env, 'METRICS_PORT', 0, 0, 65535),
     tracing: readTracing(env),
   };

@@ -10,7 +10,7 @@ import { startJobRunner, type JobRunner, type JobHandler } from './platform/jobs
 import { loadModules } from './platform/module.js';
 import { PLATFORM_RETENTION, RETENTION_CRONTAB, RETENTION_TASK, retentionTask } from './platform/retention.js';
 import { outboxPump } from './platform/outbox.js';
-import type { Pump } from './platform/pump.js';
+import { listenForPumpWakeUps, sendPumpWakeUps, type Pump } from './platform/pump.js';
 import { listenForTestClocks } from './platform/test-clock.js';
 import { startTracing } from './platform/tracing.js';
 
@@ -71,6 +71,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const testClocks = await listenForTestClocks(db, server.ownerUrl, log);
 
   let app: App | null = null;
+  // An API-only process wakes the workers' pumps over NOTIFY when it commits their work (accepted events).
+  const stopWakeUps = config.role === 'api' ? sendPumpWakeUps(db.system, log) : () => undefined;
   if (config.role !== 'worker') {
     app = await buildApp({ config, db, log, systemUrl: server.ownerUrl, jwtKey }, { extraRoutes: options.extraRoutes });
     if (options.listen !== false) await app.listen({ host: config.host, port: config.port });
@@ -78,9 +80,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const unwatch = watchDatabase(db);
   let jobs: JobRunner | null = null;
   let metricsServer: MetricsServer | null = null;
+  let stopListening = async (): Promise<void> => undefined;
   if (config.role !== 'api') {
     const { handlers, crontab, pumps } = await collectJobs();
     jobs = await startJobRunner(db, config, log, handlers, crontab, pumps);
+    stopListening = await listenForPumpWakeUps(server.ownerUrl, log);
     // The API serves /metrics; a worker alone serves them on METRICS_PORT.
     if (config.role === 'worker' && config.metricsPort !== null && options.listen !== false) metricsServer = await startMetricsServer(config.host, config.metricsPort, log);
   }
@@ -94,6 +98,8 @@ export async function startService(options: StartOptions): Promise<RunningServic
       await app?.close();
       await metricsServer?.close();
       await jobs?.stop();
+      await stopListening();
+      stopWakeUps();
       unwatch();
       await testClocks.close();
       await db.close();

@@ -274,6 +274,20 @@ test('tenant isolation and credentials', async (t) => {
       clock.reset();
     }
   });
+
+  await t.test('a session token whose hash two tenants share (only rows written by hand can) authenticates neither', async () => {
+    // Token hashes are unique per tenant only, so that Citus can distribute sessions by tenant (migration 1110).
+    const session = await svc.createSession(tenantA, { participantId: 'shared-hash' });
+    await svc.sql(`INSERT INTO participants (tenant_id, participant_id) VALUES ($1, 'shared-hash')`, [tenantB.tenantId]);
+    await svc.sql(
+      `INSERT INTO sessions (tenant_id, id, token_hash, participant_id, engagement_id, expires_at)
+       SELECT $2, gen_random_uuid(), token_hash, participant_id, engagement_id, expires_at
+       FROM sessions WHERE tenant_id = $1 AND participant_id = 'shared-hash'`,
+      [tenantA.tenantId, tenantB.tenantId],
+    );
+    const path = `/api/v1/probe/session?session_id=${session.sessionId}&engagement_id=${session.engagementId}`;
+    assertRefused(await svc.request('GET', path), 401, 'AUTH_UNAUTHENTICATED');
+  });
 });
 
 test('API keys: format, hashing, listing and the plan quota', async (t) => {

@@ -330,7 +330,8 @@ export class Authenticator {
     const cached = this.sessionCache.fresh(hash);
     if (cached) return cached.value;
     const { rows } = await this.db.system.query('SELECT * FROM auth_find_session($1)', [hash]);
-    const row = rows[0];
+    // A hash that two tenants share (rows written by hand; see migration 1110) authenticates neither.
+    const row = rows.length === 1 ? rows[0] : undefined;
     const record: SessionRecord | null = row
       ? {
           tenantId: row.tenant_id,

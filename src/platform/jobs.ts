@@ -162,7 +162,7 @@ export async function startJobRunner(
   });
   const utils: WorkerUtils = await makeWorkerUtils({ pgPool: db.system, logger: workerLogger(log) });
   // Every worker process also runs the pumps: committed outbox events to the dispatcher, stored events to processing.
-  const runningPumps = pumps.map((pump) => startPump(pump, db.system, log));
+  const runningPumps = pumps.map((pump) => startPump(pump, db, log, config));
 
   async function heartbeat(): Promise<void> {
     if (liveWorkers.size === 0) return;

@@ -46,6 +46,25 @@ export const jobDuration = new client.Histogram({
   registers: [registry],
 });
 
+const laneBatchEvents = new client.Histogram({
+  name: 'loyalty_event_batch_size',
+  help: 'Accepted events applied per processing transaction (one lane of one tenant)',
+  buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
+  registers: [registry],
+});
+
+const laneBatchDuration = new client.Histogram({
+  name: 'loyalty_event_batch_duration_seconds',
+  help: 'Duration of an event processing transaction (one lane of one tenant), commit included',
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  registers: [registry],
+});
+
+export function observeLaneBatch(events: number, seconds: number): void {
+  laneBatchEvents.observe(events);
+  laneBatchDuration.observe(seconds);
+}
+
 export const webhookDeliveries = new client.Counter({
   name: 'loyalty_webhook_attempts_total',
   help: 'Webhook delivery attempts by outcome (succeeded, retrying, exhausted)',
@@ -145,6 +164,30 @@ new client.Gauge({
     const rows = await sample(
       `SELECT coalesce(extract(epoch FROM now() - min(e.created_at)), 0)::float8 AS lag
        FROM outbox_pending p JOIN outbox_events e ON e.tenant_id = p.tenant_id AND e.id = p.event_id`,
+    );
+    this.set(rows.length > 0 ? Number(rows[0]!.lag) : 0);
+  },
+});
+
+new client.Gauge({
+  name: 'loyalty_events_waiting',
+  help: 'Accepted events not yet processed (all tenants; GET /api/v1/tenant/usage shows a tenant its own)',
+  registers: [registry],
+  async collect() {
+    const rows = await sample('SELECT count(*)::int AS waiting FROM ingestion_pending');
+    this.set(rows.length > 0 ? Number(rows[0]!.waiting) : 0);
+  },
+});
+
+new client.Gauge({
+  name: 'loyalty_event_processing_lag_seconds',
+  help: 'Age of the oldest accepted event not yet processed (0 when none waits)',
+  registers: [registry],
+  async collect() {
+    const rows = await sample(
+      `SELECT coalesce(extract(epoch FROM now() - min(e.received_at)), 0)::float8 AS lag
+       FROM (SELECT tenant_id, event_id FROM ingestion_pending ORDER BY seq LIMIT 1) p
+       JOIN ingested_events e ON e.tenant_id = p.tenant_id AND e.event_id = p.event_id`,
     );
     this.set(rows.length > 0 ? Number(rows[0]!.lag) : 0);
   },

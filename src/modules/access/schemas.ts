@@ -149,6 +149,16 @@ export const TenantUsageResponse = Type.Object(
     ),
     api_keys: Usage('Active (not revoked) API keys. Enforced at key creation (422 PLAN_QUOTA_EXCEEDED).'),
     concurrent_engagements: Usage('Published engagements. Enforced at publication (422).'),
+    event_processing: Type.Object(
+      {
+        waiting: Type.Integer({ minimum: 0, description: 'Accepted events of this tenant not yet processed.' }),
+        lag_seconds: Type.Number({ minimum: 0, description: 'How long the oldest of them has waited since it was accepted (0 when none waits).' }),
+      },
+      {
+        description:
+          "The tenant's processing backlog. Events are processed in accept order per participant; a tenant that sends faster than its events are processed sees `waiting` and `lag_seconds` grow, while other tenants are served between its batches (docs/decisions/ingestion.md, Processing).",
+      },
+    ),
   },
   { description: "The tenant's use of its plan's quotas." },
 );

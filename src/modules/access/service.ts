@@ -272,5 +272,9 @@ export async function readUsage(db: Database, tenantId: string) {
     },
     api_keys: atCapacity(usage.api_keys, quotas.apiKeys),
     concurrent_engagements: atCapacity(usage.published_engagements, quotas.concurrentEngagements),
+    event_processing: {
+      waiting: usage.events_waiting,
+      lag_seconds: usage.oldest_waiting_received_at ? Math.max(0, Math.round(now.getTime() - usage.oldest_waiting_received_at.getTime()) / 1000) : 0,
+    },
   };
 }

@@ -155,13 +155,18 @@ export async function readUsage(db: Database, tenantId: string, day: string, mon
     participants_this_month: number;
     api_keys: number;
     published_engagements: number;
+    events_waiting: number;
+    oldest_waiting_received_at: Date | null;
   }>(
     tenantId,
     `SELECT t.plan, t.event_ingestion_per_day,
             COALESCE((SELECT events FROM ingestion_usage u WHERE u.tenant_id = t.id AND u.day = $2::date), 0) AS events_today,
             (SELECT count(*) FROM participants p WHERE p.tenant_id = t.id AND p.created_at >= $3::timestamptz)::int AS participants_this_month,
             (SELECT count(*) FROM api_keys k WHERE k.tenant_id = t.id AND k.revoked_at IS NULL)::int AS api_keys,
-            (SELECT count(*) FROM engagements e WHERE e.tenant_id = t.id AND e.status = 'published')::int AS published_engagements
+            (SELECT count(*) FROM engagements e WHERE e.tenant_id = t.id AND e.status = 'published')::int AS published_engagements,
+            (SELECT count(*) FROM ingestion_pending ip WHERE ip.tenant_id = t.id)::int AS events_waiting,
+            (SELECT e.received_at FROM ingestion_pending ip JOIN ingested_events e ON e.tenant_id = ip.tenant_id AND e.event_id = ip.event_id
+             WHERE ip.tenant_id = t.id ORDER BY ip.seq LIMIT 1) AS oldest_waiting_received_at
        FROM tenants t WHERE t.id = $1`,
     [tenantId, day, monthStart],
   );

@@ -3,7 +3,7 @@ import routes from './routes.js';
 import { IngestEvent, StoredEvent } from './schemas.js';
 import { PROCESS_TASK, retention } from './store.js';
 import { processEventsJob } from './jobs.js';
-import { ingestionPump } from './pump.js';
+import { lanePump } from './lanes.js';
 
 /**
  * Event ingestion: the event store, the ingestion routes, the admin event
@@ -17,7 +17,7 @@ const ingestionModule: ServiceModule = {
   routes,
   schemas: [IngestEvent, StoredEvent],
   tasks: { [PROCESS_TASK]: processEventsJob },
-  pumps: [ingestionPump],
+  pumps: [lanePump],
   retention,
 };
 export default ingestionModule;

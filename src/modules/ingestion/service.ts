@@ -96,6 +96,32 @@ export async function processEventInTx(tx: Tx, tenantId: string, eventId: string
   const startedAt = clock.now();
   const event = await store.claimForProcessing(tx, tenantId, eventId);
   if (!event) return null;
+  const outcome = await applyClaimedEventInTx(tx, tenantId, event);
+  await store.recordProcessed(tx, tenantId, eventId, startedAt, outcome);
+  return { eventId: event.event_id, factId: event.fact_id, outcome };
+}
+
+/**
+ * Processes a batch of stored events in the caller's transaction, in the order
+ * given: claims them all with one statement (the processed ones are skipped),
+ * applies each, and writes their processed markers with one statement.
+ * Returns how many were processed here.
+ */
+export async function processEventBatchInTx(tx: Tx, tenantId: string, eventIds: string[]): Promise<number> {
+  const claimed = new Map((await store.claimManyForProcessing(tx, tenantId, eventIds)).map((event) => [event.event_id, event]));
+  const processed: Array<{ eventId: string; outcome: ProcessingOutcome }> = [];
+  for (const eventId of eventIds) {
+    const event = claimed.get(eventId);
+    if (event) processed.push({ eventId, outcome: await applyClaimedEventInTx(tx, tenantId, event) });
+  }
+  // Processed when committed: the markers carry the batch's end, not each event's start.
+  const processedAt = clock.now();
+  await store.recordProcessedMany(tx, tenantId, processed.map((p) => ({ ...p, processedAt })));
+  return processed.length;
+}
+
+/** Everything an event causes, for an event claimed in this transaction; the caller writes its processed marker. */
+async function applyClaimedEventInTx(tx: Tx, tenantId: string, event: store.EventRow): Promise<ProcessingOutcome> {
   // The event timestamp tells the profile how recent these values are, so a late event cannot overwrite newer ones.
   await coalesceProfile(tx, tenantId, event.participant_id, event.properties, { observedAt: event.occurred_at });
   const rules = await applyEarnRulesInTx(tx, tenantId, {
@@ -117,7 +143,7 @@ export async function processEventInTx(tx: Tx, tenantId: string, eventId: string
     source: 'event',
     evaluateChallenges: true,
   });
-  const outcome: ProcessingOutcome = {
+  return {
     points_awarded: rules.points_awarded,
     rules: rules.rules.map((r) => ({
       rule_id: r.rule_id,
@@ -130,8 +156,6 @@ export async function processEventInTx(tx: Tx, tenantId: string, eventId: string
     capped_rules: rules.capped_rules,
     streaks_continued: streaks.map((s) => s.streakCode),
   };
-  await store.recordProcessed(tx, tenantId, eventId, startedAt, outcome);
-  return { eventId: event.event_id, factId: event.fact_id, outcome };
 }
 
 /** Attempts before an event that keeps failing for operating reasons is left as failed. */
@@ -150,18 +174,20 @@ function errorText(error: unknown): string {
  * PROCESSING_ATTEMPTS_MAX attempts. Either way the events behind it go on.
  */
 export async function recordProcessingFailure(db: Database, tenantId: string, eventId: string, error: unknown): Promise<void> {
+  await db.tenant(tenantId, (tx) => recordProcessingFailureInTx(tx, tenantId, eventId, error));
+}
+
+export async function recordProcessingFailureInTx(tx: Tx, tenantId: string, eventId: string, error: unknown): Promise<void> {
   const permanent = error instanceof AppError;
-  await db.tenant(tenantId, async (tx) => {
-    const current = await store.findEvent(tx, tenantId, eventId);
-    if (!current || current.status === 'processed') return;
-    const final = permanent || current.attempts + 1 >= PROCESSING_ATTEMPTS_MAX;
-    const recorded = await store.recordFailure(tx, tenantId, eventId, errorText(error), final);
-    if (recorded && !final) {
-      // Infrastructure time, not domain time: graphile-worker compares run_at with the database clock.
-      const runAt = new Date(Date.now() + RETRY_BASE_DELAY_MS * 2 ** (recorded.attempts - 1));
-      await addJob(tx, store.PROCESS_TASK, { tenant_id: tenantId, event_ids: [eventId] }, { runAt, queueName: processingQueue(tenantId, recorded.participant_id) });
-    }
-  });
+  const current = await store.findEvent(tx, tenantId, eventId);
+  if (!current || current.status === 'processed') return;
+  const final = permanent || current.attempts + 1 >= PROCESSING_ATTEMPTS_MAX;
+  const recorded = await store.recordFailure(tx, tenantId, eventId, errorText(error), final);
+  if (recorded && !final) {
+    // Infrastructure time, not domain time: graphile-worker compares run_at with the database clock.
+    const runAt = new Date(Date.now() + RETRY_BASE_DELAY_MS * 2 ** (recorded.attempts - 1));
+    await addJob(tx, store.PROCESS_TASK, { tenant_id: tenantId, event_ids: [eventId] }, { runAt, queueName: processingQueue(tenantId, recorded.participant_id) });
+  }
 }
 
 /** The processing job: each event in its own transaction, in the order given (timestamp order). */

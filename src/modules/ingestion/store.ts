@@ -1,5 +1,9 @@
+import type pg from 'pg';
 import type { Tx } from '../../platform/db.js';
+
+type Queryable = Pick<pg.Pool, 'query'>;
 import { deleteBatch, type RetentionRule } from '../../platform/retention.js';
+import { PROCESSING_LANES } from './normalize.js';
 
 /** Every SQL statement on ingested_events and event_idempotency_keys. */
 export interface NewEvent {
@@ -26,6 +30,8 @@ export interface InsertOutcome {
 }
 
 export const PROCESS_TASK = 'ingestion.process';
+// Any seed the service's other advisory locks do not use.
+const LANE_LOCK_SEED = 7_130_503;
 export const IDEMPOTENCY_WINDOW = '24 hours';
 
 /**
@@ -62,9 +68,9 @@ export async function insertEvents(tx: Tx, tenantId: string, events: NewEvent[],
        ORDER BY occurred_at, ord
      ),
      pending AS (
-       -- Handed to the processing queue by the ingestion pump (pump.ts), in this order.
-       INSERT INTO ingestion_pending (tenant_id, event_id, queue)
-       SELECT $1, event_id, queue FROM fresh WHERE queue IS NOT NULL
+       -- Processed in batches by lane (lanes.ts), in this order; the lane is the queue bucket modulo the lane count.
+       INSERT INTO ingestion_pending (tenant_id, event_id, queue, lane)
+       SELECT $1, event_id, queue, split_part(queue, ':', 2)::int % ${PROCESSING_LANES} FROM fresh WHERE queue IS NOT NULL
        ORDER BY occurred_at, ord
      )
      SELECT i.ord::int AS ord, f.event_id IS NOT NULL AS fresh, k.event_id AS existing_event_id, k.fingerprint AS existing_fingerprint
@@ -135,6 +141,58 @@ export async function claimForProcessing(tx: Tx, tenantId: string, eventId: stri
     [tenantId, eventId],
   );
   return rows[0] ?? null;
+}
+
+/** Claims several events at once (see claimForProcessing); the processed ones are left out. */
+export async function claimManyForProcessing(tx: Tx, tenantId: string, eventIds: string[]): Promise<EventRow[]> {
+  const { rows } = await tx.query<EventRow>(
+    `SELECT ${EVENT_COLUMNS} FROM ingested_events
+     WHERE tenant_id = $1 AND event_id = ANY($2::text[]) AND status <> 'processed'
+     FOR UPDATE`,
+    [tenantId, eventIds],
+  );
+  return rows;
+}
+
+/** The processed markers of a batch, in one statement. */
+export async function recordProcessedMany(tx: Tx, tenantId: string, processed: Array<{ eventId: string; processedAt: Date; outcome: unknown }>): Promise<void> {
+  if (processed.length === 0) return;
+  await tx.query(
+    `UPDATE ingested_events e SET status = 'processed', processed_at = p.processed_at, attempts = e.attempts + 1, last_error = NULL, outcome = p.outcome
+     FROM unnest($2::text[], $3::timestamptz[], $4::jsonb[]) AS p (event_id, processed_at, outcome)
+     WHERE e.tenant_id = $1 AND e.event_id = p.event_id`,
+    [tenantId, processed.map((p) => p.eventId), processed.map((p) => p.processedAt), processed.map((p) => JSON.stringify(p.outcome))],
+  );
+}
+
+/** Lanes with accepted events waiting, oldest first (owner connection: it looks across tenants). */
+export async function waitingLanes(client: Queryable, limit: number): Promise<Array<{ tenant_id: string; lane: number }>> {
+  const { rows } = await client.query<{ tenant_id: string; lane: number }>(
+    'SELECT tenant_id, lane FROM ingestion_pending GROUP BY tenant_id, lane ORDER BY min(seq) LIMIT $1',
+    [limit],
+  );
+  return rows;
+}
+
+/**
+ * Locks a lane for this transaction unless another transaction holds it, and reads up to `limit` of its waiting
+ * events in accept order; null when the lane is taken.
+ */
+export async function takeLane(tx: Tx, tenantId: string, lane: number, limit: number): Promise<Array<{ seq: number; event_id: string }> | null> {
+  const { rows: lock } = await tx.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, ${LANE_LOCK_SEED})) AS locked`, [
+    tenantId,
+    lane,
+  ]);
+  if (!lock[0].locked) return null;
+  const { rows } = await tx.query<{ seq: number; event_id: string }>(
+    'SELECT seq, event_id FROM ingestion_pending WHERE tenant_id = $1 AND lane = $2 ORDER BY seq LIMIT $3',
+    [tenantId, lane, limit],
+  );
+  return rows;
+}
+
+export async function deletePending(tx: Tx, tenantId: string, lane: number, seqs: number[]): Promise<void> {
+  await tx.query('DELETE FROM ingestion_pending WHERE tenant_id = $1 AND lane = $2 AND seq = ANY($3::bigint[])', [tenantId, lane, seqs]);
 }
 
 export async function recordProcessed(tx: Tx, tenantId: string, eventId: string, processedAt: Date, outcome: unknown): Promise<void> {

@@ -1275,6 +1275,13 @@ export interface paths {
                                 /** @description Over the quota (monthly participants), or at it so that the next one is refused (the enforced quotas). */
                                 exceeded: boolean;
                             };
+                            /** @description The tenant's processing backlog. Events are processed in accept order per participant; a tenant that sends faster than its events are processed sees `waiting` and `lag_seconds` grow, while other tenants are served between its batches (docs/decisions/ingestion.md, Processing). */
+                            event_processing: {
+                                /** @description Accepted events of this tenant not yet processed. */
+                                waiting: number;
+                                /** @description How long the oldest of them has waited since it was accepted (0 when none waits). */
+                                lag_seconds: number;
+                            };
                         };
                     };
                 };

@@ -1,0 +1,481 @@
+/**
+ * Real-time event pipeline benchmark (issue 19): `npm run bench -- pipeline`
+ *
+ * Starts its own embedded PostgreSQL (or uses BENCH_DATABASE_URL, an owner
+ * URL of an empty database) and the service as `npm start` runs it: one
+ * process, SERVICE_ROLE=all (API and job runner together), compiled. One
+ * tenant, one active earn rule (`purchase` → `award_points` by
+ * `properties.amount`), 1,000 participants.
+ *
+ * For each offered rate (BENCH_PIPELINE_RATES, default 10,100,500,1000,1500,2000
+ * events/s) it sends single events to `POST /api/v1/ingest/events` for
+ * BENCH_PIPELINE_SECONDS (default 15), open loop: request i leaves at
+ * start + i / rate whatever the answers, and its latency counts from that
+ * moment, so a slow answer delays no later request and hides no queueing.
+ * Then it waits (up to BENCH_PIPELINE_DRAIN_SECONDS, default 120) until every
+ * event of the rate is processed and reads, from the database, accept →
+ * processed (`processed_at − received_at`), the backlog sampled every 500 ms,
+ * and the points granted, checked equal to the amounts sent.
+ *
+ * Beside each rate, the baseline: the same grants (a balance upsert and a
+ * ledger row, one statement, one transaction each) sent as raw SQL from this
+ * process at the same rate, open loop, through a pool of 8 connections.
+ *
+ * BENCH_PIPELINE_PROFILE=<dir> runs the service with `--cpu-prof` into <dir>
+ * (one profile for the whole run, written when the service exits; read it
+ * with `node scripts/cpu-profile-summary.mjs <file>`).
+ * BENCH_PIPELINE_STATEMENTS=1 loads pg_stat_statements and prints, per rate,
+ * the top statements by total time (the baseline's and the benchmark's own
+ * statements left out).
+ *
+ * Exits non-zero when the points granted for a rate differ from the amounts
+ * sent. Loopback only; every phase is bounded in time.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { Pool as HttpPool } from 'undici';
+import { freePort, openBenchDatabase, percentile, runBench, startServiceProcess, stopServiceProcess } from './support.js';
+import { migrate } from '../src/platform/migrate.js';
+import { Database } from '../src/platform/db.js';
+import { createTenant } from '../src/modules/access/index.js';
+import { BATCH_EVENTS_MAX } from '../src/modules/ingestion/schemas.js';
+
+const RATES = (process.env.BENCH_PIPELINE_RATES ?? '10,100,500,1000,1500,2000').split(',').map((rate) => Number(rate.trim()));
+const SECONDS = Number(process.env.BENCH_PIPELINE_SECONDS ?? 15);
+if (RATES.some((rate) => !(rate > 0 && Number.isFinite(rate))) || !(SECONDS > 0)) {
+  throw new Error(`BENCH_PIPELINE_RATES must list positive rates and BENCH_PIPELINE_SECONDS be positive, got "${process.env.BENCH_PIPELINE_RATES}" and "${process.env.BENCH_PIPELINE_SECONDS}"`);
+}
+const DRAIN_TIMEOUT_MS = Number(process.env.BENCH_PIPELINE_DRAIN_SECONDS ?? 120) * 1000;
+const PROFILE_DIR = process.env.BENCH_PIPELINE_PROFILE ? path.resolve(process.env.BENCH_PIPELINE_PROFILE) : null;
+const STATEMENTS = process.env.BENCH_PIPELINE_STATEMENTS === '1';
+const PARTICIPANTS = 1_000;
+const AMOUNT_MAX = 100;
+/** Enough sockets that the sender never waits for one below a few hundred requests in flight. */
+const HTTP_CONNECTIONS = 256;
+const BASELINE_POOL_SIZE = 8;
+const BACKLOG_SAMPLE_MS = 500;
+const DRAIN_POLL_MS = 200;
+/** Before the first rate, unmeasured: connections opened, code compiled, every participant's balance row present. */
+const WARMUP_RATE = 100;
+const WARMUP_SECONDS = 3;
+/** The warm-up's own drain limit, whatever BENCH_PIPELINE_DRAIN_SECONDS says: a run cannot start before it drains. */
+const WARMUP_DRAIN_TIMEOUT_MS = 180_000;
+const STATEMENTS_TOP = 30;
+/**
+ * The benchmark's own statements name their result columns bench_pipeline_…,
+ * so that the statement table can leave them out (pg_stat_statements drops a
+ * leading comment, but keeps column aliases).
+ */
+
+const runId = randomBytes(4).toString('hex');
+const loadAtStart = os.loadavg()[0];
+
+function progress(message: string): void {
+  process.stderr.write(`[pipeline] ${new Date().toISOString()} ${message}\n`);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface OpenLoopResult {
+  /** Milliseconds from each request's scheduled departure to its answer, successful requests only. */
+  latencies: number[];
+  failures: number;
+  firstFailure: string | null;
+  /** The largest delay between a request's scheduled departure and its actual one: the sender's own lag. */
+  sendLagMaxMs: number;
+}
+
+/**
+ * Offers `rate × seconds` requests open loop: request i is sent at
+ * start + i / rate, whether or not earlier ones were answered.
+ */
+async function offerOpenLoop(rate: number, seconds: number, send: (index: number) => Promise<void>): Promise<OpenLoopResult> {
+  const total = Math.round(rate * seconds);
+  const result: OpenLoopResult = { latencies: [], failures: 0, firstFailure: null, sendLagMaxMs: 0 };
+  const inFlight: Array<Promise<void>> = [];
+  const started = performance.now();
+  const scheduledAt = (index: number) => started + (index * 1000) / rate;
+  let next = 0;
+  while (next < total) {
+    const now = performance.now();
+    for (; next < total && scheduledAt(next) <= now; next++) {
+      const departure = scheduledAt(next);
+      result.sendLagMaxMs = Math.max(result.sendLagMaxMs, now - departure);
+      inFlight.push(
+        send(next).then(
+          () => void result.latencies.push(performance.now() - departure),
+          (error: unknown) => {
+            result.failures += 1;
+            result.firstFailure ??= error instanceof Error ? error.message : String(error);
+          },
+        ),
+      );
+    }
+    if (next < total) await sleep(Math.max(0, scheduledAt(next) - performance.now()));
+  }
+  await Promise.all(inFlight);
+  return result;
+}
+
+interface BacklogSample {
+  /** `ingestion_pending` rows (accepted, not yet handed to the job queue); null when that table does not exist. */
+  pending: number | null;
+  /** The tenant's events not yet processed (pending or retrying), wherever they wait. */
+  unprocessed: number;
+}
+
+/** Served by the partial index on unfinished events; failed events are finished (they wait for no one). */
+const UNPROCESSED_SQL = `SELECT count(*) AS bench_pipeline_unprocessed FROM ingested_events WHERE tenant_id = $1 AND status <> 'processed' AND status <> 'failed'`;
+
+async function countUnprocessed(client: pg.Client | pg.Pool, tenantId: string): Promise<number> {
+  return Number((await client.query(UNPROCESSED_SQL, [tenantId])).rows[0].bench_pipeline_unprocessed);
+}
+
+/**
+ * Samples the backlog every BACKLOG_SAMPLE_MS on a connection of its own
+ * until stopped; stopping takes one last sample, the backlog at that moment.
+ */
+function sampleBacklog(client: pg.Client, tenantId: string): { stop(): Promise<BacklogSample[]> } {
+  const samples: BacklogSample[] = [];
+  let running = true;
+  let pendingTable = true;
+  let failure: unknown = null;
+  let wake: () => void = () => undefined;
+  const sample = async () => {
+    let pending: number | null = null;
+    if (pendingTable) {
+      try {
+        pending = Number((await client.query('SELECT count(*) AS bench_pipeline_pending FROM ingestion_pending')).rows[0].bench_pipeline_pending);
+      } catch (error) {
+        // 42P01: undefined table. Processing that no longer stages events there has no such backlog.
+        if ((error as { code?: string }).code !== '42P01') throw error;
+        pendingTable = false;
+        progress('ingestion_pending does not exist: its backlog is reported as n/a');
+      }
+    }
+    samples.push({ pending, unprocessed: await countUnprocessed(client, tenantId) });
+  };
+  const loop = (async () => {
+    while (running) {
+      const started = performance.now();
+      await sample();
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, Math.max(0, BACKLOG_SAMPLE_MS - (performance.now() - started)));
+      });
+    }
+  })().catch((error: unknown) => {
+    failure = error;
+  });
+  return {
+    async stop() {
+      running = false;
+      wake();
+      await loop;
+      if (failure) throw failure;
+      await sample();
+      return samples;
+    },
+  };
+}
+
+/** Waits until the tenant has no unprocessed event; returns how many are left when the timeout comes first (0: drained). */
+async function drain(owner: pg.Pool, tenantId: string, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = await countUnprocessed(owner, tenantId);
+    if (left === 0 || Date.now() > deadline) return left;
+    await sleep(DRAIN_POLL_MS);
+  }
+}
+
+interface PipelineFigures {
+  processed: number;
+  failed: number;
+  /** accept → processed, ms: p50, p95, p99 (nearest rank). */
+  latency: [number, number, number] | null;
+  points: number;
+}
+
+/** What the database says about the events whose idempotency key starts with `prefix`. */
+async function readPipelineFigures(owner: pg.Pool, tenantId: string, prefix: string): Promise<PipelineFigures> {
+  const { rows } = await owner.query(
+    `SELECT count(*) FILTER (WHERE status = 'processed')::int AS bench_pipeline_processed,
+            count(*) FILTER (WHERE status = 'failed')::int AS bench_pipeline_failed,
+            percentile_disc(ARRAY[0.5, 0.95, 0.99]::float8[]) WITHIN GROUP (ORDER BY extract(epoch FROM processed_at - received_at)::float8 * 1000)
+              FILTER (WHERE status = 'processed') AS bench_pipeline_latency
+     FROM ingested_events WHERE tenant_id = $1 AND idempotency_key LIKE $2`,
+    [tenantId, `${prefix}%`],
+  );
+  // The rule engine names the event in the ledger memo of the grant it makes.
+  const { rows: granted } = await owner.query(
+    `SELECT coalesce(sum(l.delta), 0)::bigint AS bench_pipeline_points
+     FROM ingested_events e JOIN points_ledger l ON l.tenant_id = e.tenant_id AND l.memo = 'event ' || e.event_id
+     WHERE e.tenant_id = $1 AND e.idempotency_key LIKE $2`,
+    [tenantId, `${prefix}%`],
+  );
+  const [figures] = rows;
+  return {
+    processed: figures.bench_pipeline_processed,
+    failed: figures.bench_pipeline_failed,
+    latency: figures.bench_pipeline_latency,
+    points: Number(granted[0].bench_pipeline_points),
+  };
+}
+
+interface StatementsTable {
+  available: boolean;
+  reset(): Promise<void>;
+  print(title: string): Promise<void>;
+}
+
+/** pg_stat_statements when the server has it preloaded; otherwise says so once and does nothing. */
+async function openStatementsTable(owner: pg.Pool): Promise<StatementsTable> {
+  const off: StatementsTable = { available: false, reset: async () => undefined, print: async () => undefined };
+  if (!STATEMENTS) return off;
+  try {
+    await owner.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await owner.query('SELECT pg_stat_statements_reset()');
+  } catch (error) {
+    process.stdout.write(`\npg_stat_statements is not available (${error instanceof Error ? error.message : String(error)}): statement stats skipped.\n`);
+    return off;
+  }
+  return {
+    available: true,
+    reset: async () => void (await owner.query('SELECT pg_stat_statements_reset()')),
+    async print(title: string) {
+      const { rows } = await owner.query(
+        `SELECT calls::bigint AS calls, mean_exec_time AS mean_ms, total_exec_time AS total_ms, toplevel, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query
+         FROM pg_stat_statements
+         WHERE query NOT LIKE '%bench_baseline%' AND query NOT LIKE '%bench_pipeline%' AND query NOT LIKE '%pg_stat_statements%'
+         ORDER BY total_exec_time DESC LIMIT $1`,
+        [STATEMENTS_TOP],
+      );
+      process.stdout.write(`\n### Statements, ${title} (top ${STATEMENTS_TOP} by total time; "nested" ones run inside another, whose time includes theirs)\n\n`);
+      process.stdout.write('| calls | mean ms | total ms | level | query |\n|---:|---:|---:|---|---|\n');
+      for (const row of rows) {
+        const query = String(row.query).replaceAll('|', '\\|');
+        process.stdout.write(`| ${row.calls} | ${Number(row.mean_ms).toFixed(3)} | ${Number(row.total_ms).toFixed(0)} | ${row.toplevel ? 'top' : 'nested'} | \`${query}\` |\n`);
+      }
+    },
+  };
+}
+
+/**
+ * The baseline's tables: a balance per participant and a ledger, the two
+ * writes of a grant, without the service's lots, outbox or idempotency.
+ */
+async function createBaselineTables(owner: pg.Pool): Promise<void> {
+  await owner.query(`
+    DROP TABLE IF EXISTS bench_baseline_ledger, bench_baseline_balances;
+    CREATE TABLE bench_baseline_balances (participant_id text PRIMARY KEY, available bigint NOT NULL, lifetime bigint NOT NULL, updated_at timestamptz NOT NULL);
+    CREATE TABLE bench_baseline_ledger (
+      seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      participant_id text NOT NULL,
+      event_key text NOT NULL,
+      delta bigint NOT NULL,
+      available_after bigint NOT NULL,
+      lifetime_after bigint NOT NULL,
+      created_at timestamptz NOT NULL
+    );
+    INSERT INTO bench_baseline_balances (participant_id, available, lifetime, updated_at)
+    SELECT 'p-' || g, 0, 0, now() FROM generate_series(0, ${PARTICIPANTS - 1}) g;
+  `);
+}
+
+/** One grant as one statement (so one round trip and one transaction): the balance upserted, the ledger row appended. */
+const BASELINE_GRANT = {
+  name: 'bench_baseline_grant',
+  text: `WITH balance AS (
+           INSERT INTO bench_baseline_balances AS b (participant_id, available, lifetime, updated_at) VALUES ($1, $3, $3, now())
+           ON CONFLICT (participant_id) DO UPDATE SET available = b.available + EXCLUDED.available, lifetime = b.lifetime + EXCLUDED.lifetime, updated_at = now()
+           RETURNING available, lifetime
+         )
+         INSERT INTO bench_baseline_ledger (participant_id, event_key, delta, available_after, lifetime_after, created_at)
+         SELECT $1, $2, $3, available, lifetime, now() FROM balance`,
+};
+
+interface Purchase {
+  participantId: string;
+  amount: number;
+}
+
+function randomPurchase(): Purchase {
+  return { participantId: `p-${Math.floor(Math.random() * PARTICIPANTS)}`, amount: 1 + Math.floor(Math.random() * AMOUNT_MAX) };
+}
+
+interface RateRow {
+  rate: number;
+  offered: number;
+  accept: OpenLoopResult;
+  accepted: number;
+  figures: PipelineFigures | null;
+  pointsSent: number;
+  left: number;
+  backlog: BacklogSample[];
+  baseline: OpenLoopResult | null;
+}
+
+function formatMs(values: number[]): string {
+  return values.map((v) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 1 : 0) : '–')).join(' / ');
+}
+
+function backlogCell(samples: BacklogSample[], pick: (sample: BacklogSample) => number | null): string {
+  const values = samples.map(pick);
+  if (values.length === 0 || values.some((v) => v === null)) return 'n/a';
+  return `${Math.max(...(values as number[]))} / ${values[values.length - 1]}`;
+}
+
+function pointsOk(row: RateRow): boolean {
+  return row.left === 0 && row.figures !== null && row.figures.points === row.pointsSent;
+}
+
+async function main(): Promise<void> {
+  const database = await openBenchDatabase('pipeline', STATEMENTS ? { settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'] } : {});
+  const { ownerUrl, appPassword, appUrl } = database;
+  await migrate(ownerUrl, appPassword);
+  const db = new Database(appUrl, ownerUrl, 2);
+  const owner = new pg.Pool({ connectionString: ownerUrl, max: 2 });
+  const baselinePool = new pg.Pool({ connectionString: ownerUrl, max: BASELINE_POOL_SIZE });
+  const sampler = new pg.Client({ connectionString: ownerUrl });
+  // Connections cut when the database stops must not crash the run.
+  for (const pool of [owner, baselinePool]) pool.on('error', () => undefined);
+  sampler.on('error', () => undefined);
+  let service: ChildProcess | null = null;
+  let http: HttpPool | null = null;
+  const rows: RateRow[] = [];
+  try {
+    await sampler.connect();
+    const statements = await openStatementsTable(owner);
+    await createBaselineTables(owner);
+    const tenant = await createTenant(db, { name: 'Pipeline', slug: `pipeline-${runId}`, plan: 'enterprise', requestsPerMinute: 100_000_000 });
+    const tenantId = tenant.tenant_id;
+
+    const port = await freePort();
+    if (PROFILE_DIR) fs.mkdirSync(PROFILE_DIR, { recursive: true });
+    progress(`starting the service (SERVICE_ROLE=all${PROFILE_DIR ? `, CPU profile into ${PROFILE_DIR}` : ''})`);
+    service = await startServiceProcess({ ownerUrl, port, role: 'all', nodeFlags: PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [] });
+    http = new HttpPool(`http://127.0.0.1:${port}`, { connections: HTTP_CONNECTIONS });
+    const headers = { 'content-type': 'application/json', 'x-api-key': tenant.api_key };
+    const post = async (pathName: string, body: unknown, expected: number): Promise<unknown> => {
+      const response = await http!.request({ method: 'POST', path: pathName, headers, body: JSON.stringify(body) });
+      const text = await response.body.text();
+      if (response.statusCode !== expected) throw new Error(`${pathName} answered ${response.statusCode}: ${text.slice(0, 200)}`);
+      return JSON.parse(text);
+    };
+    const sendPurchase = async (key: string, purchase: Purchase) => {
+      await post('/api/v1/ingest/events', { event_name: 'purchase', participant_id: purchase.participantId, properties: { amount: purchase.amount }, idempotency_key: key }, 202);
+    };
+
+    const rule = (await post(
+      '/api/v1/admin/rules',
+      { name: 'bench purchase points', event_name: 'purchase', status: 'active', effects: [{ type: 'award_points', rate: { property: 'properties.amount', points_per_unit: 1 } }] },
+      201,
+    )) as { id: string; status: string };
+    if (rule.status !== 'active') throw new Error(`the rule was created ${rule.status}, not active`);
+
+    // Warm-up: one event per participant (which creates the participants and their balances), then a short paced run.
+    progress('warming up');
+    for (let first = 0; first < PARTICIPANTS; first += BATCH_EVENTS_MAX) {
+      const events = Array.from({ length: Math.min(BATCH_EVENTS_MAX, PARTICIPANTS - first) }, (_, i) => ({
+        event_name: 'purchase',
+        participant_id: `p-${first + i}`,
+        properties: { amount: 1 },
+        idempotency_key: `${runId}-seed-${first + i}`,
+      }));
+      await post('/api/v1/ingest/events/batch', { events }, 200);
+    }
+    const warmup = await offerOpenLoop(WARMUP_RATE, WARMUP_SECONDS, (i) => sendPurchase(`${runId}-warm-${i}`, randomPurchase()));
+    if (warmup.failures > 0) throw new Error(`warm-up: ${warmup.failures} requests failed, the first: ${warmup.firstFailure}`);
+    const warmLeft = await drain(owner, tenantId, WARMUP_DRAIN_TIMEOUT_MS);
+    if (warmLeft > 0) throw new Error(`warm-up: ${warmLeft} events still unprocessed after ${WARMUP_DRAIN_TIMEOUT_MS / 1000} s`);
+
+    for (const [step, rate] of RATES.entries()) {
+      const prefix = `${runId}-s${step}-r${rate}-`;
+      const offered = Math.round(rate * SECONDS);
+      const purchases = Array.from({ length: offered }, randomPurchase);
+      const pointsSent = purchases.reduce((sum, p) => sum + p.amount, 0);
+      await statements.reset();
+      progress(`${rate} events/s for ${SECONDS} s (${offered} events)`);
+      const backlog = sampleBacklog(sampler, tenantId);
+      const accept = await offerOpenLoop(rate, SECONDS, (i) => sendPurchase(`${prefix}${i}`, purchases[i]));
+      const backlogSamples = await backlog.stop();
+      progress(`${rate} events/s: sent (${accept.failures} failed, sender lag max ${accept.sendLagMaxMs.toFixed(0)} ms); waiting for processing`);
+      const left = await drain(owner, tenantId, DRAIN_TIMEOUT_MS);
+      const figures = await readPipelineFigures(owner, tenantId, prefix);
+      await statements.print(`${rate} events/s, from the start of sending to the end of processing`);
+      const row: RateRow = { rate, offered, accept, accepted: accept.latencies.length, figures, pointsSent, left, backlog: backlogSamples, baseline: null };
+      rows.push(row);
+      if (left > 0) {
+        // The backlog would spill into whatever runs next, the baseline included: the run stops here.
+        progress(`${rate} events/s: ${left} events still unprocessed after ${DRAIN_TIMEOUT_MS / 1000} s; the remaining rates are not run`);
+        break;
+      }
+      progress(`${rate} events/s: baseline`);
+      row.baseline = await offerOpenLoop(rate, SECONDS, async (i) => {
+        await baselinePool.query({ ...BASELINE_GRANT, values: [purchases[i].participantId, `${prefix}${i}`, purchases[i].amount] });
+      });
+    }
+  } finally {
+    await http?.close();
+    if (service) {
+      progress('stopping the service');
+      await stopServiceProcess(service);
+    }
+    await sampler.end().catch(() => undefined);
+    await baselinePool.end();
+    await owner.end();
+    await db.close();
+    await database.stop();
+  }
+
+  printReport(rows);
+  if (PROFILE_DIR) {
+    const profiles = fs.readdirSync(PROFILE_DIR).filter((name) => name.endsWith('.cpuprofile'));
+    process.stdout.write(`\nCPU profiles in ${PROFILE_DIR}: ${profiles.join(', ') || 'none'}; summary: \`node scripts/cpu-profile-summary.mjs <file> [top]\`\n`);
+  }
+  const failed = rows.filter((row) => !pointsOk(row)).map((row) => `${row.rate}/s`);
+  if (failed.length > 0) throw new Error(`points check failed at ${failed.join(', ')}: points granted differ from the amounts sent, or events were left unprocessed (see the table)`);
+}
+
+function printReport(rows: RateRow[]): void {
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
+  } catch {
+    // Not a git checkout.
+  }
+  process.stdout.write(
+    `\nPipeline benchmark: commit ${commit}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ` +
+      `load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end; ${SECONDS} s per rate, one service process (SERVICE_ROLE=all), ${PARTICIPANTS} participants.\n`,
+  );
+  process.stdout.write('Latencies in ms. Accept: scheduled send → 202. Processed: received_at → processed_at. Backlog: ingestion_pending rows, max / at the end of sending (sampled every 500 ms); unprocessed: the tenant\'s events not yet processed. Baseline: scheduled send → commit.\n\n');
+  process.stdout.write('| rate | accepted | accept p50 / p99 | processed | processed p50 / p95 / p99 | backlog max / end | unprocessed max / end | baseline p50 / p95 / p99 | points |\n');
+  process.stdout.write('|---:|---:|---|---:|---|---|---|---|---|\n');
+  for (const row of rows) {
+    const accept = row.accept;
+    const figures = row.figures;
+    const acceptedCell = `${row.accepted} / ${row.offered}${accept.failures ? ` (${accept.failures} failed)` : ''}`;
+    const processedCell = `${figures?.processed ?? 0}${figures?.failed ? ` (${figures.failed} failed)` : ''}${row.left ? ` (${row.left} left at timeout)` : ''}`;
+    const baseline = row.baseline;
+    const baselineCell = baseline
+      ? `${formatMs([50, 95, 99].map((p) => percentile(baseline.latencies, p)))}${baseline.failures ? ` (${baseline.failures} failed)` : ''}`
+      : 'not run';
+    const pointsCell = `${pointsOk(row) ? '✓' : '✗'} ${figures?.points ?? 0} of ${row.pointsSent}`;
+    process.stdout.write(
+      `| ${row.rate}/s | ${acceptedCell} | ${formatMs([50, 99].map((p) => percentile(accept.latencies, p)))} | ${processedCell} | ${formatMs(figures?.latency ?? [NaN, NaN, NaN])} | ` +
+        `${backlogCell(row.backlog, (s) => s.pending)} | ${backlogCell(row.backlog, (s) => s.unprocessed)} | ${baselineCell} | ${pointsCell} |\n`,
+    );
+  }
+  const failures = rows.flatMap((row) => [row.accept.firstFailure, row.baseline?.firstFailure].filter((f): f is string => f !== null && f !== undefined));
+  if (failures.length > 0) process.stdout.write(`\nFirst failures: ${[...new Set(failures)].slice(0, 5).join('; ')}\n`);
+  const notRun = RATES.slice(rows.length);
+  if (notRun.length > 0) process.stdout.write(`\nNot run (the previous rate did not drain): ${notRun.join(', ')} events/s\n`);
+}
+
+runBench(main);

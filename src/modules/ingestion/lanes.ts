@@ -1,0 +1,119 @@
+import type { Database } from '../../platform/db.js';
+import type { Logger } from '../../platform/logger.js';
+import type { Pump } from '../../platform/pump.js';
+import { observeLaneBatch } from '../../platform/metrics.js';
+import * as store from './store.js';
+import { processEventBatchInTx, processEventInTx, recordProcessingFailureInTx } from './service.js';
+
+/**
+ * Batch processing of accepted events. The accept statement writes a pending
+ * row per event into its tenant's lane (a hash of the participant); a worker
+ * takes a lane under a transaction advisory lock, reads up to
+ * LANE_BATCH_MAX of its events in accept order, applies them all in one
+ * transaction (one statement claims them, one writes their processed
+ * markers) and deletes their pending rows in the same transaction. So:
+ * - each participant's events are applied in accept order: they are all in
+ *   one lane, a lane is processed by one transaction at a time, in seq order;
+ * - each is applied once: the claim skips processed events under their row
+ *   lock, and the pending rows go with the commit that applied them;
+ * - a crash anywhere loses nothing: before the commit the rows are still
+ *   pending, after it the work is done.
+ * When a batch fails, it is applied again one event at a time under
+ * savepoints in a new transaction, still holding the lane: the event that
+ * fails is recorded as failed (a domain error) or retrying (another error,
+ * retried by an `ingestion.process` job), and the others are applied.
+ */
+
+/** Events applied per lane transaction: large enough to pay per batch, small enough that a batch ends within tens of milliseconds. */
+export const LANE_BATCH_MAX = 100;
+/** Lanes one look considers. */
+const LANES_LOOKED_AT = 64;
+/** Lane loops per worker process: two lanes are processed side by side. */
+export const LANE_LOOPS = 2;
+
+/** Tenants in the order this process last served them: the least recently served goes first, so one tenant's flood waits behind its own events only. */
+const lastServed = new Map<string, number>();
+let turn = 0;
+
+/** Processes one batch of the waiting lane whose tenant was served least recently; returns the events processed. */
+export async function processWaitingLane(db: Database, log: Logger): Promise<number> {
+  const lanes = await store.waitingLanes(db.system, LANES_LOOKED_AT);
+  // A stable sort: among tenants served equally long ago, the lane with the oldest event goes first.
+  lanes.sort((a, b) => (lastServed.get(a.tenant_id) ?? 0) - (lastServed.get(b.tenant_id) ?? 0));
+  for (const { tenant_id: tenantId, lane } of lanes) {
+    const processed = await processLane(db, log, tenantId, lane);
+    if (processed === null) continue;
+    if (lastServed.size > 100_000) lastServed.clear();
+    lastServed.set(tenantId, ++turn);
+    return processed;
+  }
+  return 0;
+}
+
+/** One batch of one lane; null when another transaction holds the lane. */
+export async function processLane(db: Database, log: Logger, tenantId: string, lane: number): Promise<number | null> {
+  const started = performance.now();
+  let taken = 0;
+  try {
+    const processed = await db.tenant(tenantId, async (tx) => {
+      const rows = await store.takeLane(tx, tenantId, lane, LANE_BATCH_MAX);
+      if (rows === null) return null;
+      taken = rows.length;
+      if (rows.length === 0) return 0;
+      const applied = await processEventBatchInTx(
+        tx,
+        tenantId,
+        rows.map((row) => row.event_id),
+      );
+      await store.deletePending(
+        tx,
+        tenantId,
+        lane,
+        rows.map((row) => row.seq),
+      );
+      return applied;
+    });
+    if (processed !== null && taken > 0) observeLaneBatch(taken, (performance.now() - started) / 1000);
+    return processed === null ? null : taken;
+  } catch (error) {
+    if (taken === 0) throw error;
+    log.warn({ err: error, tenantId, lane, events: taken }, 'event batch failed; applying its events one at a time');
+    return processOneByOne(db, log, tenantId, lane);
+  }
+}
+
+async function processOneByOne(db: Database, log: Logger, tenantId: string, lane: number): Promise<number | null> {
+  return db.tenant(tenantId, async (tx) => {
+    const rows = await store.takeLane(tx, tenantId, lane, LANE_BATCH_MAX);
+    if (rows === null) return null;
+    for (const row of rows) {
+      await tx.query('SAVEPOINT lane_event');
+      try {
+        await processEventInTx(tx, tenantId, row.event_id);
+        await tx.query('RELEASE SAVEPOINT lane_event');
+      } catch (error) {
+        await tx.query('ROLLBACK TO SAVEPOINT lane_event');
+        log.warn({ err: error, tenantId, eventId: row.event_id }, 'event processing failed');
+        await recordProcessingFailureInTx(tx, tenantId, row.event_id, error);
+      }
+    }
+    await store.deletePending(
+      tx,
+      tenantId,
+      lane,
+      rows.map((row) => row.seq),
+    );
+    return rows.length;
+  });
+}
+
+/** The name `wakePump` is called with when events are accepted. */
+export const LANES_PUMP = 'ingestion';
+
+export const lanePump: Pump = {
+  name: LANES_PUMP,
+  loops: LANE_LOOPS,
+  // Accepting events wakes the lanes; the look is the fallback for a lost wake-up.
+  intervalMs: (config) => config.eventLookIntervalMs,
+  move: (_pool, db, log) => processWaitingLane(db, log),
+};
