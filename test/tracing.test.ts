@@ -220,6 +220,8 @@ test('a request is a server span with its transactions and statements; its job c
   await call('POST', '/api/v1/gamify/points/grant', { participant_id: participantId, amount: 25, reason, idempotency_key: idempotencyKey }, 200);
   const search = await svc.request('GET', `/api/v1/admin/participants/search?email=${encodeURIComponent(email)}`, { key: tenant.apiKey });
   assert.ok(search.status < 500, search.text);
+  await call('POST', '/api/v1/admin/rules', { name: 'Ten per order', trigger: 'event', event_name: 'order', effects: [{ type: 'award_points', points: 10 }], status: 'active' }, 201);
+  await call('POST', '/api/v1/ingest/events', { event_name: 'order', participant_id: participantId, properties: { coupon: 'coupon-secret-55ab' }, idempotency_key: 'event-key-3c19' }, 202);
   assert.equal((await svc.request('GET', '/readyz')).status, 200);
   const bulk = await call('POST', '/api/v1/admin/points/bulk-grant', { idempotency_key: 'bulk-key-81f0', reason, grants: [{ participant_id: participantId, amount: 10 }, { participant_id: 'p-trace-other', amount: 5 }] }, 202);
 
@@ -227,6 +229,9 @@ test('a request is a server span with its transactions and statements; its job c
   const bulkRoute = '/api/v1/admin/points/bulk-grant';
   const jobSpan = await waitFor('the bulk grant job span', () =>
     receiver.spans().find((span) => span.name === 'process points.bulk_grant' && span.attributes['loyalty.job.outcome'] === 'succeeded'),
+  );
+  const laneBatch = await waitFor('an event batch span', () =>
+    receiver.spans().find((span) => span.name === 'process ingestion lane' && Number(span.attributes['messaging.batch.message_count']) >= 1),
   );
   const webhookAttempt = await waitFor('a webhook attempt span', () => receiver.spans().find((span) => span.name === 'webhook POST' && span.attributes['http.response.status_code'] === 200));
   // The job's own statements come in the same or a later batch than the job span.
@@ -278,6 +283,12 @@ test('a request is a server span with its transactions and statements; its job c
   assert.equal(webhookAttempt.attributes['loyalty.webhook.event'], 'points.awarded.v1');
   assert.ok(webhooks.received.some((delivery) => delivery.body?.participant_id === participantId));
 
+  // Accepted events are processed in batches by lane, each batch a trace of its own (its events came from many requests).
+  assert.equal(laneBatch.kind, SPAN_KIND_CONSUMER);
+  assert.equal(laneBatch.parentSpanId, '');
+  assert.equal(laneBatch.attributes['loyalty.tenant_id'], tenant.tenantId);
+  assert.ok(spans.some((span) => span.name === 'transaction' && span.parentSpanId === laneBatch.spanId));
+
   // Probes are not traced.
   assert.ok(!spans.some((span) => span.name.includes('/readyz') || span.attributes['db.query.text'] === 'SELECT 1'));
 
@@ -286,7 +297,7 @@ test('a request is a server span with its transactions and statements; its job c
 
   // Nothing the caller sent is in any span: not in names, attributes or statement texts.
   const everything = receiver.bodies.join('\n');
-  for (const value of [email, encodeURIComponent(email), participantId, tenant.apiKey, reason, idempotencyKey, 'bulk-key-81f0', 'p-trace-other', hookPath, webhooks.url]) {
+  for (const value of [email, encodeURIComponent(email), participantId, tenant.apiKey, reason, idempotencyKey, 'bulk-key-81f0', 'p-trace-other', hookPath, webhooks.url, 'coupon-secret-55ab', 'event-key-3c19']) {
     assert.ok(!everything.includes(value), `a span carries ${value}`);
   }
 

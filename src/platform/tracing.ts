@@ -171,6 +171,26 @@ export async function childSpan<T>(name: string, options: { kind?: SpanKind; att
   });
 }
 
+/**
+ * Runs `fn` as the root span of a new trace, for work that no request or job
+ * holds (a pump's batch); as is, with no span, when tracing is off. Call it
+ * only once there is work: an idle look must not make a trace.
+ */
+export async function rootSpan<T>(name: string, options: { kind?: SpanKind; attributes?: Attributes }, fn: (span: Span | null) => Promise<T>): Promise<T> {
+  const active = tracer;
+  if (!active) return fn(null);
+  return active.startActiveSpan(name, { ...options, root: true }, ROOT_CONTEXT, async (span) => {
+    try {
+      return await fn(span);
+    } catch (error) {
+      recordFailure(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
 /** The active context while tracing is on (to carry it across a queue); undefined when off. */
 export function currentContext(): Context | undefined {
   return tracer ? context.active() : undefined;

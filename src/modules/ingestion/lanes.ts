@@ -2,6 +2,8 @@ import type { Database } from '../../platform/db.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Pump } from '../../platform/pump.js';
 import { observeLaneBatch } from '../../platform/metrics.js';
+import { rootSpan } from '../../platform/tracing.js';
+import { SpanKind } from '@opentelemetry/api';
 import * as store from './store.js';
 import { processEventBatchInTx, processEventInTx, recordProcessingFailureInTx } from './service.js';
 
@@ -50,8 +52,22 @@ export async function processWaitingLane(db: Database, log: Logger): Promise<num
   return 0;
 }
 
-/** One batch of one lane; null when another transaction holds the lane. */
-export async function processLane(db: Database, log: Logger, tenantId: string, lane: number): Promise<number | null> {
+/**
+ * One batch of one lane; null when another transaction holds the lane. While
+ * tracing is on, each batch is a trace of its own (the events came from many
+ * requests; docs/operations/running.md, Traces).
+ */
+export function processLane(db: Database, log: Logger, tenantId: string, lane: number): Promise<number | null> {
+  const attributes = { 'messaging.operation.name': 'process', 'messaging.destination.name': LANES_PUMP, 'loyalty.tenant_id': tenantId, 'loyalty.ingestion.lane': lane };
+  return rootSpan(`process ${LANES_PUMP} lane`, { kind: SpanKind.CONSUMER, attributes }, async (span) => {
+    const processed = await processLaneBatch(db, log, tenantId, lane);
+    span?.setAttribute('messaging.batch.message_count', processed ?? 0);
+    if (processed === null) span?.setAttribute('loyalty.ingestion.lane_held', true);
+    return processed;
+  });
+}
+
+async function processLaneBatch(db: Database, log: Logger, tenantId: string, lane: number): Promise<number | null> {
   const started = performance.now();
   let taken = 0;
   try {
