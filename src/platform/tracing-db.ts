@@ -5,8 +5,8 @@ import { activeTracer, recordFailure } from './tracing.js';
 
 /**
  * Database spans (see tracing.ts): one per transaction and one per statement,
- * made only inside a traced request or job, so that the job queue's polling,
- * the pumps and the heartbeats make none.
+ * made only inside a traced request, job or event batch, so that the job queue's polling,
+ * the pumps' idle looks and the heartbeats make none.
  *
  * A statement's text is recorded with every string literal replaced by `?`
  * and comments dropped. Statements with parameters hold no values anyway

@@ -23,7 +23,7 @@ import { AppError } from './errors.js';
  * OpenTelemetry traces, off unless an OTLP endpoint is configured
  * (docs/decisions/operations.md, Traces). When off, none of the SDK is even
  * loaded: `startTracing` imports it, and every choke point that makes spans
- * (the request hook, the database layer, the job runner, the webhook attempt)
+ * (the request hook, the database layer, the job runner, a lane batch, the webhook attempt)
  * first asks `activeTracer()`, which is null, and goes its usual way.
  *
  * Spans are made by hand at those choke points rather than by
