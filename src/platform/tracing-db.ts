@@ -1,5 +1,4 @@
 import { context, trace, SpanKind, type Attributes, type Span } from '@opentelemetry/api';
-import { ATTR_DB_NAMESPACE, ATTR_DB_OPERATION_NAME, ATTR_DB_QUERY_TEXT, ATTR_DB_RESPONSE_STATUS_CODE, ATTR_DB_SYSTEM_NAME, DB_SYSTEM_NAME_VALUE_POSTGRESQL } from '@opentelemetry/semantic-conventions';
 import type pg from 'pg';
 import { activeTracer, recordFailure } from './tracing.js';
 
@@ -118,7 +117,7 @@ type QueryFunction = (...args: unknown[]) => unknown;
 function finishQuery(span: Span, error: unknown, result?: unknown): void {
   if (error) {
     const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string') span.setAttribute(ATTR_DB_RESPONSE_STATUS_CODE, code);
+    if (typeof code === 'string') span.setAttribute('db.response.status_code', code);
     recordFailure(span, error);
   } else {
     const rows = (result as { rowCount?: unknown } | undefined)?.rowCount;
@@ -148,12 +147,12 @@ export function traceQueries(client: pg.PoolClient, poolName: string): void {
     const values = Array.isArray(second) ? second : (first as { values?: unknown }).values;
     const shape = shapeOf(text, Array.isArray(values) && values.length > 0);
     const attributes: Attributes = {
-      [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL,
-      [ATTR_DB_OPERATION_NAME]: shape.operation,
-      [ATTR_DB_QUERY_TEXT]: shape.text,
+      'db.system.name': 'postgresql',
+      'db.operation.name': shape.operation,
+      'db.query.text': shape.text,
       'db.client.connection.pool.name': poolName,
     };
-    if (database) attributes[ATTR_DB_NAMESPACE] = database;
+    if (database) attributes['db.namespace'] = database;
     const span = tracer.startSpan(shape.operation, { kind: SpanKind.CLIENT, attributes }, parent);
     const last = args.length - 1;
     if (typeof args[last] === 'function') {
@@ -188,7 +187,7 @@ export function traceQueries(client: pg.PoolClient, poolName: string): void {
 export async function traceTransaction<T>(poolName: string, run: (attempted: (attempt: number) => void) => Promise<T>): Promise<T> {
   const tracer = activeTracer();
   if (!tracer || !trace.getSpan(context.active())) return run(() => undefined);
-  const attributes: Attributes = { [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL, 'db.client.connection.pool.name': poolName };
+  const attributes: Attributes = { 'db.system.name': 'postgresql', 'db.client.connection.pool.name': poolName };
   return tracer.startActiveSpan('transaction', { kind: SpanKind.INTERNAL, attributes }, async (span) => {
     try {
       const result = await run((attempt) => span.setAttribute('loyalty.transaction.attempts', attempt));

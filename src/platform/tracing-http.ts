@@ -1,5 +1,4 @@
 import { context, propagation, trace, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
-import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE } from '@opentelemetry/semantic-conventions';
 import type { FastifyInstance } from 'fastify';
 import { activeTracer } from './tracing.js';
 
@@ -28,8 +27,8 @@ export function traceRequests(app: FastifyInstance): void {
     const traceparent = request.headers.traceparent;
     const parent = typeof traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT;
     const route = request.routeOptions.url;
-    const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: request.method };
-    if (route) attributes[ATTR_HTTP_ROUTE] = route;
+    const attributes: Attributes = { 'http.request.method': request.method };
+    if (route) attributes['http.route'] = route;
     const span = tracer.startSpan(route ? `${request.method} ${route}` : request.method, { kind: SpanKind.SERVER, attributes }, parent);
     const traced = trace.setSpan(parent, span);
     context.bind(traced, request.raw);
@@ -37,11 +36,11 @@ export function traceRequests(app: FastifyInstance): void {
     // `close` comes after `finish`, and also when the caller went away first.
     reply.raw.once('close', () => {
       const status = reply.raw.statusCode;
-      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+      span.setAttribute('http.response.status_code', status);
       const tenantId = request.auth?.tenantId;
       if (tenantId) span.setAttribute('loyalty.tenant_id', tenantId);
       if (status >= 500) {
-        span.setAttribute(ATTR_ERROR_TYPE, String(status));
+        span.setAttribute('error.type', String(status));
         span.setStatus({ code: SpanStatusCode.ERROR });
       }
       if (!reply.raw.writableFinished) span.setAttribute('loyalty.request.aborted', true);

@@ -14,7 +14,6 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { AppEnv, Role, TracingConfig } from '../config.js';
 import type { Logger } from './logger.js';
 import { AppError } from './errors.js';
@@ -31,6 +30,10 @@ import { AppError } from './errors.js';
  * the SDK's module hooks before the service's own modules) and patches
  * libraries wholesale, recording URLs, headers and statement values that the
  * request-log policy keeps out of every record (decisions/foundation.md).
+ * Attribute names are the OpenTelemetry semantic conventions' (stable ones
+ * where they exist), written out rather than imported: the conventions
+ * package is a megabyte of JavaScript that every process would load.
+ *
  * What a span may carry: route patterns, status codes, statement texts with
  * every literal replaced, ids (tenant, job, delivery, destination), task and
  * event names, SQLSTATEs and error codes. Never a query string, a header,
@@ -97,7 +100,7 @@ export async function startTracing(config: TracingConfig, log: Logger, service: 
       'deployment.environment.name': service.env,
       'loyalty.role': service.role,
       ...config.resourceAttributes,
-      [ATTR_SERVICE_NAME]: config.serviceName,
+      'service.name': config.serviceName,
     }),
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: config.exportDelayMs })],
   });
@@ -147,7 +150,7 @@ export function errorType(error: unknown): string {
  * is not a failure of the service.
  */
 export function recordFailure(span: Span, error: unknown): void {
-  span.setAttribute(ATTR_ERROR_TYPE, errorType(error));
+  span.setAttribute('error.type', errorType(error));
   if (!(error instanceof AppError && error.status < 500)) span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
