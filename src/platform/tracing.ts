@@ -15,7 +15,8 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import type { AppEnv, Role, TracingConfig } from '../config.js';
-import type { Logger } from './logger.js';
+// pino's type, not logger.ts's alias: logger.ts imports this file for the trace fields of its lines.
+import type { Logger } from 'pino';
 import { AppError } from './errors.js';
 
 /**

@@ -4,7 +4,8 @@ import { startTestService } from '../../../test/helper.js';
 import { createLogger } from '../../platform/logger.js';
 import { key, waitProcessed } from './test-support.js';
 import { LANE_BATCH_MAX, processLane, processWaitingLane } from './lanes.js';
-import { PROCESSING_LANES, processingQueue } from './normalize.js';
+import { processingQueue } from './normalize.js';
+import { PROCESSING_LANES } from './store.js';
 
 const log = createLogger('silent');
 

@@ -52,12 +52,6 @@ function depthOf(value: unknown, depth = 0): number {
   return deepest;
 }
 
-/**
- * Processing lanes per tenant: a worker applies a batch of one lane's events in one transaction, one transaction per
- * lane at a time. A participant's queue bucket decides its lane, so its events stay in one lane and in order.
- */
-export const PROCESSING_LANES = 4;
-
 export function processingQueue(tenantId: string, participantId: string): string {
   const hash = createHash('sha1').update(tenantId).update('\u0000').update(participantId).digest();
   return `ingest:${hash.readUInt32BE(0) % PROCESSING_QUEUE_BUCKETS}`;

@@ -3,7 +3,6 @@ import type { Tx } from '../../platform/db.js';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 import { deleteBatch, type RetentionRule } from '../../platform/retention.js';
-import { PROCESSING_LANES } from './normalize.js';
 
 /** Every SQL statement on ingested_events and event_idempotency_keys. */
 export interface NewEvent {
@@ -28,6 +27,13 @@ export interface InsertOutcome {
   existingEventId: string | null;
   existingFingerprint: string | null;
 }
+
+/**
+ * Processing lanes per tenant: a worker applies a batch of one lane's events in one transaction, one transaction per
+ * lane at a time. A participant's queue bucket (normalize.ts) modulo this count is its lane, so its events stay in one
+ * lane and in order.
+ */
+export const PROCESSING_LANES = 4;
 
 export const PROCESS_TASK = 'ingestion.process';
 // Any seed the service's other advisory locks do not use.
