@@ -31,32 +31,76 @@ export interface OutboxEvent {
 
 export const DISPATCH_TASK = 'outbox.dispatch';
 
-/** Writes events and their pending markers in one statement; returns the event ids (`evt_…`). */
+/** Events emitted while `holdEmits` runs on a transaction, in emission order, by tenant. */
+const held = new WeakMap<Tx, Map<string, HeldEvent[]>>();
+type HeldEvent = { id: string; event: OutboxEvent; at: Date };
+
+/**
+ * Writes events and their pending markers in one statement; returns the event
+ * ids (`evt_…`). Inside `holdEmits` the events are kept and written with the
+ * others when it ends, in the same transaction.
+ */
 export async function emit(tx: Tx, tenantId: string, events: OutboxEvent | OutboxEvent[]): Promise<string[]> {
   const list = Array.isArray(events) ? events : [events];
   if (list.length === 0) return [];
-  const ids = list.map(() => prefixedId('evt'));
   const now = clock.now();
+  const rows = list.map((event) => ({ id: prefixedId('evt'), event, at: event.occurredAt ?? now }));
+  const holding = held.get(tx);
+  if (holding) {
+    const ofTenant = holding.get(tenantId);
+    if (ofTenant) ofTenant.push(...rows);
+    else holding.set(tenantId, rows);
+  } else {
+    await writeEvents(tx, tenantId, rows);
+  }
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Runs `work` with the transaction's emitted events held back, then writes
+ * them all with one statement per tenant, in emission order, before
+ * returning. A batch that applies a hundred events writes its outbox rows
+ * (and fires the outbox triggers) once instead of a hundred times. Nothing
+ * inside `work` may read the outbox rows it emitted (nothing does: the
+ * outbox is read by deliveries, after commit). If `work` throws, nothing is
+ * written; the caller's transaction rolls back.
+ */
+export async function holdEmits<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
+  if (held.has(tx)) return work();
+  const holding = new Map<string, HeldEvent[]>();
+  held.set(tx, holding);
+  let result: T;
+  try {
+    result = await work();
+  } finally {
+    held.delete(tx);
+  }
+  for (const [tenantId, rows] of holding) await writeEvents(tx, tenantId, rows);
+  return result;
+}
+
+async function writeEvents(tx: Tx, tenantId: string, rows: HeldEvent[]): Promise<void> {
+  // WITH ORDINALITY … ORDER BY: the identity column `seq` follows emission order.
   await tx.query(
     `WITH inserted AS (
        INSERT INTO outbox_events (tenant_id, id, event, participant_id, engagement_id, data, created_at)
        SELECT $1::uuid, e.id, e.event, e.participant_id, e.engagement_id, e.data, e.created_at
        FROM unnest($2::text[], $3::text[], $4::text[], $5::uuid[], $6::jsonb[], $7::timestamptz[])
-         AS e (id, event, participant_id, engagement_id, data, created_at)
+         WITH ORDINALITY AS e (id, event, participant_id, engagement_id, data, created_at, n)
+       ORDER BY e.n
        RETURNING id
      )
      INSERT INTO outbox_pending (tenant_id, event_id) SELECT $1::uuid, id FROM inserted`,
     [
       tenantId,
-      ids,
-      list.map((e) => e.event),
-      list.map((e) => e.participantId ?? null),
-      list.map((e) => e.engagementId ?? null),
-      list.map((e) => JSON.stringify(e.data)),
-      list.map((e) => (e.occurredAt ?? now).toISOString()),
+      rows.map((r) => r.id),
+      rows.map((r) => r.event.event),
+      rows.map((r) => r.event.participantId ?? null),
+      rows.map((r) => r.event.engagementId ?? null),
+      rows.map((r) => JSON.stringify(r.event.data)),
+      rows.map((r) => r.at.toISOString()),
     ],
   );
-  return ids;
 }
 
 /** Pending events taken per pump transaction. */

@@ -177,6 +177,15 @@ export type OpenEnrollment = EnrollmentRow & {
  * completed, in a challenge whose window is open. Locked, in challenge order,
  * so that concurrent facts of one participant apply one after the other.
  */
+/** Whether any participant of the tenant has an enrollment not completed. */
+export async function anyOpenEnrollment(tx: Tx, tenantId: string): Promise<boolean> {
+  const { rows } = await tx.query<{ open: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM challenge_enrollments WHERE tenant_id = $1 AND completed_at IS NULL) AS open',
+    [tenantId],
+  );
+  return rows[0].open;
+}
+
 export async function lockOpenEnrollments(tx: Tx, tenantId: string, participantId: string, now: Date): Promise<OpenEnrollment[]> {
   const { rows } = await tx.query(
     `SELECT e.*, c.name, c.objectives, c.milestones, c.completion_points, c.completion_badge_code, c.engagement_id, c.starts_at

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { mayMatchInBatch } from '../../platform/batch.js';
 import mailchecker from 'mailchecker';
 import type { Database, Tx } from '../../platform/db.js';
 import type { Config } from '../../config.js';
@@ -525,6 +526,7 @@ export async function statePart(tx: Tx, tenantId: string, participantId: string)
  * per (contest, fact), then applies the velocity caps.
  */
 export async function scoreFactInTx(tx: Tx, tenantId: string, fact: Fact): Promise<void> {
+  if (!(await mayMatchInBatch(tx, `contests:scored-events:${tenantId}`, fact.name, () => store.scoredEventTypes(tx, tenantId)))) return;
   const now = clock.now(tenantId);
   const scored = await store.scoreFact(tx, tenantId, fact, now);
   for (const row of scored) {

@@ -397,6 +397,15 @@ export interface ScoredEntry {
  * and adds the points to the entry. Facts outside a window, before the entry,
  * for disqualified entries, or without a positive numeric attribute score nothing.
  */
+/** The fact names the tenant's running contests score (a superset of those whose window holds a given time). */
+export async function scoredEventTypes(tx: Tx, tenantId: string): Promise<string[]> {
+  const { rows } = await tx.query<{ event_type: string }>(
+    "SELECT DISTINCT event_type FROM contests WHERE tenant_id = $1 AND status IN ('active', 'scoring')",
+    [tenantId],
+  );
+  return rows.map((r) => r.event_type);
+}
+
 export async function scoreFact(
   tx: Tx,
   tenantId: string,

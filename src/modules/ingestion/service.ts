@@ -3,6 +3,8 @@ import { clock } from '../../platform/clock.js';
 import { AppError, conflict, invalid, notFound } from '../../platform/errors.js';
 import { addJob } from '../../platform/jobs.js';
 import { runFactHandlers } from '../../platform/facts.js';
+import { inBatch } from '../../platform/batch.js';
+import { holdEmits } from '../../platform/outbox.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { continueStreaksForEventInTx } from '../streaks/index.js';
@@ -104,16 +106,22 @@ export async function processEventInTx(tx: Tx, tenantId: string, eventId: string
 /**
  * Processes a batch of stored events in the caller's transaction, in the order
  * given: claims them all with one statement (the processed ones are skipped),
- * applies each, and writes their processed markers with one statement.
+ * applies each, and writes their outbox rows and their processed markers with
+ * one statement each.
  * Returns how many were processed here.
  */
 export async function processEventBatchInTx(tx: Tx, tenantId: string, eventIds: string[]): Promise<number> {
   const claimed = new Map((await store.claimManyForProcessing(tx, tenantId, eventIds)).map((event) => [event.event_id, event]));
   const processed: Array<{ eventId: string; outcome: ProcessingOutcome }> = [];
-  for (const eventId of eventIds) {
-    const event = claimed.get(eventId);
-    if (event) processed.push({ eventId, outcome: await applyClaimedEventInTx(tx, tenantId, event) });
-  }
+  // One batch: definitions read once (platform/batch.ts), outbox rows written with one statement at the end.
+  await holdEmits(tx, () =>
+    inBatch(tx, async () => {
+      for (const eventId of eventIds) {
+        const event = claimed.get(eventId);
+        if (event) processed.push({ eventId, outcome: await applyClaimedEventInTx(tx, tenantId, event) });
+      }
+    }),
+  );
   // Processed when committed: the markers carry the batch's end, not each event's start.
   const processedAt = clock.now();
   await store.recordProcessedMany(tx, tenantId, processed.map((p) => ({ ...p, processedAt })));

@@ -1,4 +1,5 @@
 import { countLedgerWrite } from '../../platform/metrics.js';
+import { mayMatchInBatch } from '../../platform/batch.js';
 import { RETRYABLE_SQLSTATES, TX_ATTEMPTS_MAX, type Database, type Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { emit, type OutboxEvent } from '../../platform/outbox.js';
@@ -230,6 +231,10 @@ export async function multiplierForEventInTx(
   tenantId: string,
   input: { participantId: string; eventName: string; attributes: Record<string, unknown>; at: Date },
 ): Promise<{ multiplier: number; multiplierId: string | null }> {
+  // Most events have no multiplier at all: a batch reads the event names that have one once.
+  if (!(await mayMatchInBatch(tx, `points:multiplier-events:${tenantId}`, input.eventName, () => store.multiplierEventTypes(tx, tenantId)))) {
+    return { multiplier: 1, multiplierId: null };
+  }
   const found = await store.bestMultiplier(tx, tenantId, input.participantId, input.eventName, input.attributes, input.at);
   return found ? { multiplier: found.multiplier, multiplierId: found.id } : { multiplier: 1, multiplierId: null };
 }

@@ -142,6 +142,12 @@ export async function readSessionBalance(db: Database, tenantId: string, partici
 }
 
 /** The matching multiplier with the highest factor (ties: the oldest), or none. */
+/** The event names any multiplier of the tenant is for (a superset of those that apply now). */
+export async function multiplierEventTypes(tx: Tx, tenantId: string): Promise<string[]> {
+  const { rows } = await tx.query<{ event_type: string }>('SELECT DISTINCT event_type FROM points_multipliers WHERE tenant_id = $1', [tenantId]);
+  return rows.map((r) => r.event_type);
+}
+
 export async function bestMultiplier(
   tx: Tx,
   tenantId: string,

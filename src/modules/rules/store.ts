@@ -1,4 +1,5 @@
 import type { Tx } from '../../platform/db.js';
+import { batchCached } from '../../platform/batch.js';
 import type { Caps, Conditions, Effect } from './schemas.js';
 
 /** Every SQL statement on earn_rules, earn_rule_usage and the scheduled-run tables. */
@@ -116,14 +117,30 @@ export async function listRules(
   return rows;
 }
 
-/** The active event rules for an event at `at`, highest priority first. */
+/**
+ * The active event rules for an event at `at`, highest priority first. In a
+ * processing batch the event name's active rules are read once and their
+ * windows checked here.
+ */
 export async function activeEventRules(tx: Tx, tenantId: string, eventName: string, at: Date): Promise<RuleRow[]> {
+  const ofBatch = batchCached(tx, `rules:event:${tenantId}:${eventName}`, () => activeEventRulesAnyTime(tx, tenantId, eventName));
+  if (ofBatch) return (await ofBatch).filter((rule) => (rule.starts_at === null || rule.starts_at <= at) && (rule.ends_at === null || rule.ends_at > at));
   const { rows } = await tx.query<RuleRow>(
     `SELECT ${COLUMNS} FROM earn_rules
      WHERE tenant_id = $1 AND status = 'active' AND trigger = 'event' AND event_name = $2
        AND (starts_at IS NULL OR starts_at <= $3) AND (ends_at IS NULL OR ends_at > $3)
      ORDER BY priority DESC, created_at, id`,
     [tenantId, eventName, at],
+  );
+  return rows;
+}
+
+async function activeEventRulesAnyTime(tx: Tx, tenantId: string, eventName: string): Promise<RuleRow[]> {
+  const { rows } = await tx.query<RuleRow>(
+    `SELECT ${COLUMNS} FROM earn_rules
+     WHERE tenant_id = $1 AND status = 'active' AND trigger = 'event' AND event_name = $2
+     ORDER BY priority DESC, created_at, id`,
+    [tenantId, eventName],
   );
   return rows;
 }

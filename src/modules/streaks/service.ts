@@ -1,4 +1,5 @@
 import type { Database, Tx } from '../../platform/db.js';
+import { mayMatchInBatch } from '../../platform/batch.js';
 import { clock } from '../../platform/clock.js';
 import { emit, type OutboxEvent } from '../../platform/outbox.js';
 import { conflict, notFound } from '../../platform/errors.js';
@@ -182,6 +183,7 @@ export async function continueStreaksInTx(tx: Tx, tenantId: string, input: { par
 
 /** Counts an event for every streak whose counted event it is. */
 export async function continueStreaksForEventInTx(tx: Tx, tenantId: string, input: { participantId: string; eventName: string; at: Date }) {
+  if (!(await mayMatchInBatch(tx, `streaks:events:${tenantId}`, input.eventName, () => store.countedEventNames(tx, tenantId)))) return [];
   const streaks = await store.countingStreaks(tx, tenantId, { eventName: input.eventName }, input.at);
   return countStreaks(tx, tenantId, input.participantId, streaks, input.at);
 }

@@ -87,6 +87,14 @@ export interface CountingStreak {
  * whose event is `eventName` — with the period it falls in, computed in the
  * tenant's time zone.
  */
+/** The event names the tenant's streaks count. */
+export async function countedEventNames(tx: Tx, tenantId: string): Promise<string[]> {
+  const { rows } = await tx.query<{ event_name: string }>('SELECT DISTINCT event_name FROM streak_definitions WHERE tenant_id = $1 AND event_name IS NOT NULL', [
+    tenantId,
+  ]);
+  return rows.map((r) => r.event_name);
+}
+
 export async function countingStreaks(
   tx: Tx,
   tenantId: string,
