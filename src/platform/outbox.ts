@@ -31,9 +31,50 @@ export interface OutboxEvent {
 
 export const DISPATCH_TASK = 'outbox.dispatch';
 
-/** Events emitted while `holdEmits` runs on a transaction, in emission order, by tenant. */
-const held = new WeakMap<Tx, Map<string, HeldEvent[]>>();
+/** Events emitted while `holdEmits` runs on a transaction, in emission order, by tenant; a slot holds the place of events filled in later. */
+const held = new WeakMap<Tx, Map<string, HeldEntry[]>>();
 type HeldEvent = { id: string; event: OutboxEvent; at: Date };
+type HeldEntry = HeldEvent | { slot: HeldEvent[] | null };
+
+/** A place among the held events for events known only later in the transaction. */
+export interface OutboxSlot {
+  /** Sets the slot's events (emitted at `at` unless they carry their own time); returns their ids. */
+  fill(events: OutboxEvent[], at: Date): string[];
+}
+
+function heldOf(tx: Tx, tenantId: string): HeldEntry[] | null {
+  const holding = held.get(tx);
+  if (!holding) return null;
+  let ofTenant = holding.get(tenantId);
+  if (!ofTenant) {
+    ofTenant = [];
+    holding.set(tenantId, ofTenant);
+  }
+  return ofTenant;
+}
+
+function heldEvents(events: OutboxEvent[], now: Date): HeldEvent[] {
+  return events.map((event) => ({ id: prefixedId('evt'), event, at: event.occurredAt ?? now }));
+}
+
+/**
+ * Reserves the place of events that a held change will know only when it is
+ * written (a batch's grants: their balances come back from the batch's grant
+ * statement). Null when emits are not held on `tx`. Every slot must be filled
+ * before `holdEmits` ends.
+ */
+export function reserveEmit(tx: Tx, tenantId: string): OutboxSlot | null {
+  const entries = heldOf(tx, tenantId);
+  if (!entries) return null;
+  const entry: { slot: HeldEvent[] | null } = { slot: null };
+  entries.push(entry);
+  return {
+    fill(events, at) {
+      entry.slot = heldEvents(events, at);
+      return entry.slot.map((row) => row.id);
+    },
+  };
+}
 
 /**
  * Writes events and their pending markers in one statement; returns the event
@@ -43,16 +84,10 @@ type HeldEvent = { id: string; event: OutboxEvent; at: Date };
 export async function emit(tx: Tx, tenantId: string, events: OutboxEvent | OutboxEvent[]): Promise<string[]> {
   const list = Array.isArray(events) ? events : [events];
   if (list.length === 0) return [];
-  const now = clock.now();
-  const rows = list.map((event) => ({ id: prefixedId('evt'), event, at: event.occurredAt ?? now }));
-  const holding = held.get(tx);
-  if (holding) {
-    const ofTenant = holding.get(tenantId);
-    if (ofTenant) ofTenant.push(...rows);
-    else holding.set(tenantId, rows);
-  } else {
-    await writeEvents(tx, tenantId, rows);
-  }
+  const rows = heldEvents(list, clock.now());
+  const entries = heldOf(tx, tenantId);
+  if (entries) entries.push(...rows);
+  else await writeEvents(tx, tenantId, rows);
   return rows.map((row) => row.id);
 }
 
@@ -67,7 +102,7 @@ export async function emit(tx: Tx, tenantId: string, events: OutboxEvent | Outbo
  */
 export async function holdEmits<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
   if (held.has(tx)) return work();
-  const holding = new Map<string, HeldEvent[]>();
+  const holding = new Map<string, HeldEntry[]>();
   held.set(tx, holding);
   let result: T;
   try {
@@ -75,7 +110,14 @@ export async function holdEmits<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
   } finally {
     held.delete(tx);
   }
-  for (const [tenantId, rows] of holding) await writeEvents(tx, tenantId, rows);
+  for (const [tenantId, entries] of holding) {
+    const rows = entries.flatMap((entry) => {
+      if (!('slot' in entry)) return [entry];
+      if (entry.slot === null) throw new Error('an outbox slot was reserved and never filled');
+      return entry.slot;
+    });
+    if (rows.length > 0) await writeEvents(tx, tenantId, rows);
+  }
   return result;
 }
 

@@ -68,7 +68,7 @@ test('crash: workers killed mid-batch lose no event, apply none twice and keep e
   assert.equal((await db.system.query('SELECT count(*)::int AS n FROM ingestion_pending')).rows[0].n, 0);
   const ledger = (
     await db.system.query<{ participant_id: string; deltas: number[] }>(
-      `SELECT participant_id, array_agg(delta ORDER BY created_at, id)::int[] AS deltas FROM points_ledger WHERE tenant_id = $1 GROUP BY participant_id`,
+      `SELECT participant_id, array_agg(delta ORDER BY seq)::int[] AS deltas FROM points_ledger WHERE tenant_id = $1 GROUP BY participant_id`,
       [tenantId],
     )
   ).rows;

@@ -4,6 +4,7 @@ import { startTestService } from '../../../test/helper.js';
 import { createLogger } from '../../platform/logger.js';
 import { key, waitProcessed } from './test-support.js';
 import { LANE_BATCH_MAX, processLane, processWaitingLane } from './lanes.js';
+import { processEventInTx } from './service.js';
 import { processingQueue } from './normalize.js';
 import { PROCESSING_LANES } from './store.js';
 
@@ -61,7 +62,7 @@ test('lanes: each accepted event is applied once, in accept order per participan
   for (const tenant of tenants) {
     for (const participantId of participants) {
       const ledger = await svc.sql<{ delta: number; balance_after: number }>(
-        `SELECT delta FROM points_ledger WHERE tenant_id = $1 AND participant_id = $2 ORDER BY created_at, id`,
+        `SELECT delta FROM points_ledger WHERE tenant_id = $1 AND participant_id = $2 ORDER BY seq`,
         [tenant.tenantId, participantId],
       );
       assert.deepEqual(
@@ -159,4 +160,79 @@ test('lanes: a lone event is processed on arrival, not at the next look', async 
   }
   t.diagnostic(`accept → processed: ${latencies.map((ms) => ms.toFixed(0)).join(', ')} ms`);
   assert.ok(Math.max(...latencies) < 5_000);
+});
+
+test('lanes: a batch leaves exactly what applying its events one at a time leaves (ledger, balances, tiers, outbox order, leaderboards, streaks)', async (t) => {
+  // Two tenants with the same programme and the same events: one processed as a lane batch (grants and outbox rows
+  // written set-based at the end), the other one event per transaction, the path without batching.
+  const svc = await startTestService(t);
+  const batched = await svc.createTenant();
+  const single = await svc.createTenant();
+  const participants = ['ann', 'bob', 'cy'];
+  const events = Array.from({ length: 36 }, (_, i) => ({
+    event_name: i % 5 === 4 ? 'visit' : 'buy',
+    participant_id: participants[i % 3 === 2 && i % 2 === 0 ? 0 : i % 3],
+    properties: { amount: 7 + ((i * 13) % 40) },
+    timestamp: new Date(Date.UTC(2026, 4, 1, 10, 0, i)).toISOString(),
+  }));
+  for (const tenant of [batched, single]) {
+    const post = async (path: string, body: unknown) => {
+      const response = await svc.request('POST', `/api/v1${path}`, { key: tenant.apiKey, body });
+      assert.ok(response.status < 300, `${path}: ${response.text}`);
+    };
+    await post('/admin/points/tiers', { code: 'silver', name: 'Silver', min_lifetime_points: 100 });
+    await post('/admin/points/tiers', { code: 'gold', name: 'Gold', min_lifetime_points: 300 });
+    await post('/admin/badges', { code: 'regular', name: 'Regular' });
+    await post('/admin/streaks', { code: 'daily', name: 'Daily', period: 'daily', event_name: 'buy' });
+    await post('/admin/points/multipliers', { starts_at: '2026-01-01T00:00:00Z', ends_at: '2027-01-01T00:00:00Z', multiplier: 2, match: { event_type: 'visit' } });
+    await post('/admin/leaderboards', { leaderboard_code: 'all', name: 'All', metric: 'lifetime_points', refresh_seconds: 1 });
+    await post('/admin/rules', { name: 'spend', event_name: 'buy', effects: [{ type: 'award_points', rate: { property: 'properties.amount', points_per_unit: 1 } }] });
+    await post('/admin/rules', { name: 'visit', event_name: 'visit', effects: [{ type: 'award_points', points: 5 }] });
+    // Reads the lifetime points that the earlier grants of the same batch made: held grants are written before any read.
+    await post('/admin/rules', {
+      name: 'regulars',
+      event_name: 'buy',
+      priority: -1,
+      conditions: { all: [{ fact: 'participant.lifetime_points', operator: 'gte', value: 150 }] },
+      effects: [
+        { type: 'award_points', points: 3 },
+        { type: 'award_badge', badge_code: 'regular' },
+      ],
+    });
+    const accepted = await svc.request('POST', '/api/v1/ingest/events/batch', {
+      key: tenant.apiKey,
+      body: { events: events.map((event) => ({ ...event, idempotency_key: key() })) },
+    });
+    assert.equal(accepted.body.accepted, events.length, accepted.text);
+  }
+  const db = svc.service.db;
+  const lanes = await svc.sql<{ lane: number }>('SELECT DISTINCT lane FROM ingestion_pending WHERE tenant_id = $1', [batched.tenantId]);
+  for (const { lane } of lanes) assert.ok((await processLane(db, log, batched.tenantId, lane))! > 0);
+  const singles = await svc.sql<{ event_id: string }>('SELECT event_id FROM ingestion_pending WHERE tenant_id = $1 ORDER BY seq', [single.tenantId]);
+  for (const { event_id } of singles) await db.tenant(single.tenantId, (tx) => processEventInTx(tx, single.tenantId, event_id));
+
+  const state = async (tenantId: string) => ({
+    ledger: await svc.sql(
+      `SELECT participant_id, type, delta, reason, source_kind, multiplier, available_after, lifetime_after
+       FROM points_ledger WHERE tenant_id = $1 ORDER BY participant_id, seq`,
+      [tenantId],
+    ),
+    balances: await svc.sql('SELECT participant_id, available, lifetime, tier_code FROM points_balances WHERE tenant_id = $1 ORDER BY participant_id', [tenantId]),
+    lots: await svc.sql('SELECT participant_id, amount, remaining FROM points_lots WHERE tenant_id = $1 ORDER BY participant_id, amount, remaining', [tenantId]),
+    outbox: await svc.sql(
+      `SELECT participant_id, event, data - 'ledger_entry_id' - 'expires_at' - 'source_id' - 'earned_at' AS data
+       FROM outbox_events WHERE tenant_id = $1 AND event NOT LIKE 'ingestion.%' ORDER BY participant_id, seq`,
+      [tenantId],
+    ),
+    leaderboard: await svc.sql('SELECT participant_id, score FROM leaderboard_lifetime_points WHERE tenant_id = $1 ORDER BY participant_id', [tenantId]),
+    periods: await svc.sql('SELECT period, participant_id, score FROM leaderboard_period_points WHERE tenant_id = $1 ORDER BY period, participant_id', [tenantId]),
+    streaks: await svc.sql('SELECT participant_id, streak_code, current_length FROM participant_streaks WHERE tenant_id = $1 ORDER BY participant_id', [tenantId]),
+    outcomes: await svc.sql(`SELECT participant_id, outcome - 'rules' AS outcome FROM ingested_events WHERE tenant_id = $1 ORDER BY participant_id, seq`, [tenantId]),
+  });
+  const fromBatch = await state(batched.tenantId);
+  const fromSingles = await state(single.tenantId);
+  assert.ok(fromBatch.ledger.length > events.length, 'the conditional rule applied too');
+  assert.ok(fromBatch.outbox.some((row) => row.event === 'tier.changed.v1'), 'tiers moved within the batch');
+  assert.ok(fromBatch.outbox.some((row) => row.event === 'badge.earned.v1'), 'the conditional rule saw grants of the same batch');
+  assert.deepEqual(fromBatch, fromSingles);
 });

@@ -10,7 +10,7 @@ import { tasks, crontab } from './jobs.js';
  * grants and the participant state read. This file is the module's public
  * surface; other modules import only what is exported here.
  */
-export { grantInTx, deductInTx, readBalanceInTx, awardsSinceInTx, multiplierForEventInTx, createMultiplierInTx } from './service.js';
+export { grantInTx, awardInTx, deductInTx, readBalanceInTx, awardsSinceInTx, multiplierForEventInTx, createMultiplierInTx } from './service.js';
 export type { GrantInput, DeductInput, LedgerResult, Source, SourceKind, GrantType, DeductType } from './service.js';
 
 const pointsModule: ServiceModule = {

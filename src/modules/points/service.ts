@@ -1,8 +1,8 @@
 import { countLedgerWrite } from '../../platform/metrics.js';
-import { mayMatchInBatch } from '../../platform/batch.js';
+import { batchState, mayMatchInBatch, onBatchEnd } from '../../platform/batch.js';
 import { RETRYABLE_SQLSTATES, TX_ATTEMPTS_MAX, type Database, type Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
-import { emit, type OutboxEvent } from '../../platform/outbox.js';
+import { emit, reserveEmit, type OutboxEvent, type OutboxSlot } from '../../platform/outbox.js';
 import { isUuid, prefixedId } from '../../platform/ids.js';
 import { AppError, conflict, invalid, notFound, ruleViolation } from '../../platform/errors.js';
 import { addJob } from '../../platform/jobs.js';
@@ -89,6 +89,20 @@ function checkText(name: string, value: unknown, max: number, required: boolean)
  * them to `events`, so that the caller emits everything in one statement.
  */
 export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput, events?: OutboxEvent[]): Promise<LedgerResult> {
+  await writeHeldGrants(tx);
+  const values = grantValues(tenantId, input);
+  const row = await store.insertGrant(tx, tenantId, values).catch((error: unknown) => {
+    throw isBalanceLimit(error) ? balanceLimit() : error;
+  });
+  const emitted = grantEvents(input, values, row);
+  if (events) events.push(...emitted);
+  else await emit(tx, tenantId, emitted);
+  countLedgerWrite('grant', values.amount);
+  return { ledgerEntryId: values.entryId, available: row.available, lifetime: row.lifetime, delta: values.amount };
+}
+
+/** The checked input of a grant, with its ledger entry id and time. */
+function grantValues(tenantId: string, input: GrantInput): store.GrantValues {
   const amount = checkAmount(input.amount);
   const reason = checkText('reason', input.reason, REASON_LENGTH_MAX, true)!;
   const memo = checkText('memo', input.memo, MEMO_LENGTH_MAX, false);
@@ -96,13 +110,10 @@ export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput, eve
   if (!GRANT_TYPES.includes(type)) throw invalid(`type must be one of ${GRANT_TYPES.join(', ')}`);
   const source = input.source ?? { kind: 'grant' as const, id: '' };
   if (!SOURCE_KINDS.includes(source.kind)) throw invalid(`source.kind must be one of ${SOURCE_KINDS.join(', ')}`);
-  const now = clock.now(tenantId);
-  const entryId = prefixedId('ple', 12);
-  const row = await store
-    .insertGrant(tx, tenantId, {
+  return {
     participantId: input.participantId,
     amount,
-    entryId,
+    entryId: prefixedId('ple', 12),
     type,
     reason,
     memo,
@@ -111,11 +122,12 @@ export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput, eve
     activityId: input.activityId ?? null,
     engagementId: input.engagementId ?? null,
     multiplier: input.multiplier ?? null,
-    now,
-  })
-    .catch((error: unknown) => {
-      throw isBalanceLimit(error) ? balanceLimit() : error;
-    });
+    now: clock.now(tenantId),
+  };
+}
+
+/** points.awarded.v1, and tier.changed.v1 when the grant moved the tier. */
+function grantEvents(input: GrantInput, values: store.GrantValues, row: store.GrantRow): OutboxEvent[] {
   const emitted: OutboxEvent[] = [
     {
       event: 'points.awarded.v1',
@@ -123,16 +135,16 @@ export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput, eve
       engagementId: input.engagementId ?? null,
       data: {
         participant_id: input.participantId,
-        amount,
+        amount: values.amount,
         available: row.available,
         lifetime: row.lifetime,
-        reason,
-        ledger_entry_id: entryId,
-        source_kind: source.kind,
-        source_id: source.id || null,
-        multiplier: input.multiplier ?? null,
-        type,
-        activity_id: input.activityId ?? null,
+        reason: values.reason,
+        ledger_entry_id: values.entryId,
+        source_kind: values.sourceKind,
+        source_id: values.sourceId,
+        multiplier: values.multiplier,
+        type: values.type,
+        activity_id: values.activityId,
         expires_at: row.expires_at ? row.expires_at.toISOString() : null,
       },
     },
@@ -140,10 +152,82 @@ export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput, eve
   if (row.tier !== null && row.tier !== row.previous_tier) {
     emitted.push(tierChangedEvent(input.participantId, row.previous_tier, row.tier, row.lifetime, input.engagementId ?? null));
   }
-  if (events) events.push(...emitted);
-  else await emit(tx, tenantId, emitted);
-  countLedgerWrite('grant', amount);
-  return { ledgerEntryId: entryId, available: row.available, lifetime: row.lifetime, delta: amount };
+  return emitted;
+}
+
+/**
+ * Grants held in a processing batch (`awardInTx`), in the order they were
+ * made, until the batch ends or anything reads or changes points state in
+ * the same transaction: every other points function of this file that takes
+ * a transaction writes them first, so nothing ever sees the points state
+ * without them.
+ */
+interface HeldGrant {
+  tenantId: string;
+  input: GrantInput;
+  values: store.GrantValues;
+  slot: OutboxSlot;
+  emittedAt: Date;
+}
+const HELD_GRANTS = 'points:held-grants';
+
+function heldGrantsOf(tx: Tx): { grants: HeldGrant[] } | null {
+  return batchState(tx, HELD_GRANTS, () => ({ grants: [] as HeldGrant[] }));
+}
+
+/**
+ * A grant whose result the caller does not need (the rules engine's
+ * award_points). Inside a processing batch whose emits are held it is held
+ * too, and the batch's grants are written with one statement per round (a
+ * round has each participant once, so a participant's grants keep their
+ * order); its events keep their place among the batch's events. Elsewhere
+ * it is `grantInTx`. Input errors are thrown here either way.
+ */
+export async function awardInTx(tx: Tx, tenantId: string, input: GrantInput): Promise<void> {
+  const held = heldGrantsOf(tx);
+  const values = grantValues(tenantId, input);
+  const slot = held ? reserveEmit(tx, tenantId) : null;
+  if (!held || !slot) {
+    await grantInTx(tx, tenantId, input);
+    return;
+  }
+  if (held.grants.length === 0) onBatchEnd(tx, () => writeHeldGrants(tx));
+  held.grants.push({ tenantId, input, values, slot, emittedAt: clock.now() });
+}
+
+/** Writes the grants held on `tx`, if any (see HeldGrant). */
+async function writeHeldGrants(tx: Tx): Promise<void> {
+  const state = heldGrantsOf(tx);
+  if (!state || state.grants.length === 0) return;
+  const held = state.grants;
+  state.grants = [];
+  // Rounds: the n-th grant of each participant goes in round n.
+  const rounds: HeldGrant[][] = [];
+  const seen = new Map<string, number>();
+  for (const grant of held) {
+    const key = `${grant.tenantId}\u0000${grant.values.participantId}`;
+    const round = seen.get(key) ?? 0;
+    seen.set(key, round + 1);
+    (rounds[round] ??= []).push(grant);
+  }
+  for (const round of rounds) {
+    for (const tenantId of new Set(round.map((g) => g.tenantId))) {
+      const grants = round.filter((g) => g.tenantId === tenantId);
+      const rows = await store
+        .insertGrants(
+          tx,
+          tenantId,
+          grants.map((g) => g.values),
+        )
+        .catch((error: unknown) => {
+          throw isBalanceLimit(error) ? balanceLimit() : error;
+        });
+      grants.forEach((grant, i) => {
+        grant.slot.fill(grantEvents(grant.input, grant.values, rows[i]), grant.emittedAt);
+        countLedgerWrite('grant', grant.values.amount);
+      });
+    }
+  }
 }
 
 export function tierChangedEvent(participantId: string, previousTier: string | null, tier: string | null, lifetime: number, engagementId: string | null = null): OutboxEvent {
@@ -169,6 +253,7 @@ export function insufficientPoints(available: number, required: number): AppErro
  * Emits points.deducted.v1.
  */
 export async function deductInTx(tx: Tx, tenantId: string, input: DeductInput): Promise<LedgerResult> {
+  await writeHeldGrants(tx);
   const amount = checkAmount(input.amount);
   const reason = checkText('reason', input.reason, REASON_LENGTH_MAX, true)!;
   const memo = checkText('memo', input.memo, MEMO_LENGTH_MAX, false);
@@ -208,6 +293,7 @@ export async function deductInTx(tx: Tx, tenantId: string, input: DeductInput): 
 
 /** Points granted to the participant since `since` (every grant: direct, bulk, rules, activities, challenges), oldest first. */
 export async function awardsSinceInTx(tx: Tx, tenantId: string, participantId: string, since: Date): Promise<Array<{ amount: number; at: Date }>> {
+  await writeHeldGrants(tx);
   return store.awardsSince(tx, tenantId, participantId, since);
 }
 
@@ -216,6 +302,7 @@ export async function readBalanceInTx(
   tenantId: string,
   participantId: string,
 ): Promise<{ available: number; lifetime: number; lastEarnedAt: Date | null }> {
+  await writeHeldGrants(tx);
   const row = await store.readBalance(tx, tenantId, participantId);
   return { available: row?.available ?? 0, lifetime: row?.lifetime ?? 0, lastEarnedAt: row?.last_earned_at ?? null };
 }

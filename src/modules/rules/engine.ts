@@ -127,7 +127,7 @@ export async function applyRuleInTx(
 
   if (wanted > 0) {
     const reason = pointEffects.find((e) => e.reason)?.reason ?? rule.name;
-    await points.grantInTx(tx, tenantId, {
+    await points.awardInTx(tx, tenantId, {
       participantId: target.participantId,
       amount: wanted,
       reason,
