@@ -44,30 +44,22 @@ BEGIN
     SELECT DISTINCT ON (tenant_id, participant_id) tenant_id, participant_id, lifetime, created_at
     FROM awarded
     ORDER BY tenant_id, participant_id, lifetime DESC, seq
-  )
-  INSERT INTO leaderboard_lifetime_points AS l (tenant_id, participant_id, score, reached_at)
-  SELECT tenant_id, participant_id, lifetime, created_at FROM highest
-  ON CONFLICT (tenant_id, participant_id) DO UPDATE
-    SET score = EXCLUDED.score, reached_at = EXCLUDED.reached_at
-    WHERE EXCLUDED.score > l.score;
-
-  WITH awarded AS (
-    SELECT n.tenant_id, n.participant_id, n.created_at,
-           floor((n.data ->> 'amount')::numeric)::bigint AS amount,
-           coalesce(t.timezone, 'UTC') AS zone
-    FROM new_outbox_rows n
-    LEFT JOIN tenants t ON t.id = n.tenant_id
-    WHERE n.event = 'points.awarded.v1'
-      AND n.participant_id IS NOT NULL
-      AND jsonb_typeof(n.data -> 'amount') = 'number'
-      AND jsonb_typeof(n.data -> 'lifetime') = 'number'
-      AND EXISTS (SELECT 1 FROM participants p WHERE p.tenant_id = n.tenant_id AND p.participant_id = n.participant_id)
+  ),
+  lifetime_points AS (
+    INSERT INTO leaderboard_lifetime_points AS l (tenant_id, participant_id, score, reached_at)
+    SELECT tenant_id, participant_id, lifetime, created_at FROM highest
+    ON CONFLICT (tenant_id, participant_id) DO UPDATE
+      SET score = EXCLUDED.score, reached_at = EXCLUDED.reached_at
+      WHERE EXCLUDED.score > l.score
   ),
   earned AS (
     SELECT a.tenant_id, k.period,
-           date_trunc(CASE k.period WHEN 'weekly' THEN 'week' ELSE 'month' END, a.created_at AT TIME ZONE a.zone)::date AS period_start,
+           date_trunc(CASE k.period WHEN 'weekly' THEN 'week' ELSE 'month' END,
+                      a.created_at AT TIME ZONE coalesce(t.timezone, 'UTC'))::date AS period_start,
            a.participant_id, a.amount, a.created_at
-    FROM awarded a CROSS JOIN (VALUES ('weekly'), ('monthly')) AS k (period)
+    FROM awarded a
+    LEFT JOIN tenants t ON t.id = a.tenant_id
+    CROSS JOIN (VALUES ('weekly'), ('monthly')) AS k (period)
     WHERE a.amount > 0
   )
   INSERT INTO leaderboard_period_points AS p (tenant_id, period, period_start, participant_id, score, reached_at)

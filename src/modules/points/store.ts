@@ -38,64 +38,15 @@ export interface GrantValues {
  * returns it (PostgreSQL before 18 has no `RETURNING old.…`; migration 0105).
  */
 export async function insertGrant(tx: Tx, tenantId: string, v: GrantValues): Promise<GrantRow> {
-  const { rows } = await tx.query<GrantRow>(
-    `WITH settings AS (
-       SELECT coalesce((SELECT expiry_policy FROM points_settings WHERE tenant_id = $1), 'fifo') AS policy,
-              coalesce((SELECT default_ttl_days FROM points_settings WHERE tenant_id = $1), 365) AS ttl_days
-     ),
-     participant AS (
-       INSERT INTO participants (tenant_id, participant_id) VALUES ($1, $2) ON CONFLICT DO NOTHING
-     ),
-     balance AS (
-       INSERT INTO points_balances AS b (tenant_id, participant_id, available, lifetime, last_earned_at, tier_code, updated_at)
-       VALUES ($1, $2, $3, $3, $12, (SELECT t.code FROM points_tiers t WHERE t.tenant_id = $1 AND t.min_lifetime_points <= $3
-                                     ORDER BY t.min_lifetime_points DESC LIMIT 1), $12)
-       ON CONFLICT (tenant_id, participant_id) DO UPDATE
-         SET available = b.available + EXCLUDED.available,
-             lifetime = b.lifetime + EXCLUDED.lifetime,
-             last_earned_at = EXCLUDED.last_earned_at,
-             updated_at = EXCLUDED.updated_at,
-             tier_code_before = b.tier_code,
-             tier_code = (SELECT t.code FROM points_tiers t WHERE t.tenant_id = $1 AND t.min_lifetime_points <= b.lifetime + EXCLUDED.lifetime
-                          ORDER BY t.min_lifetime_points DESC LIMIT 1)
-       RETURNING b.tier_code_before AS previous_tier, b.tier_code AS tier, b.available, b.lifetime
-     ),
-     lot AS (
-       INSERT INTO points_lots (tenant_id, participant_id, amount, remaining, ledger_entry_id, created_at, expires_at)
-       SELECT $1, $2, $3, $3, $4, $12, CASE WHEN s.policy = 'none' THEN NULL ELSE $12::timestamptz + make_interval(days => s.ttl_days) END
-       FROM settings s
-       RETURNING expires_at
-     ),
-     entry AS (
-       INSERT INTO points_ledger (tenant_id, participant_id, id, type, delta, reason, memo, source_kind, source_id, activity_id,
-                                  engagement_id, multiplier, available_after, lifetime_after, created_at)
-       SELECT $1, $2, $4, $5, $3, $6, $7, $8, $9, $10, $11, $13, b.available, b.lifetime, $12 FROM balance b
-     )
-     SELECT b.available, b.lifetime, b.previous_tier, b.tier, (SELECT expires_at FROM lot) AS expires_at FROM balance b`,
-    [
-      tenantId,
-      v.participantId,
-      v.amount,
-      v.entryId,
-      v.type,
-      v.reason,
-      v.memo,
-      v.sourceKind,
-      v.sourceId,
-      v.activityId,
-      v.engagementId,
-      v.now,
-      v.multiplier,
-    ],
-  );
-  return rows[0];
+  return (await insertGrants(tx, tenantId, [v]))[0];
 }
 
 /**
- * Many grants in one statement, as `insertGrant` makes one: for a processing
- * batch (service.ts, `awardInTx`). The participants must be distinct (a
- * balance row can change once per statement); the caller splits a batch into
- * rounds. Returns one row per grant, in the order given.
+ * Grants in one statement, each as `insertGrant` describes: a processing
+ * batch writes its held grants with it (service.ts, `awardInTx`). The
+ * participants must be distinct (a balance row can change once per
+ * statement); the caller splits a batch into rounds. Returns one row per
+ * grant, in the order given.
  */
 export async function insertGrants(tx: Tx, tenantId: string, list: GrantValues[]): Promise<GrantRow[]> {
   const { rows } = await tx.query<GrantRow>(
