@@ -9504,7 +9504,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest one event; processed in the background
-         * @description Answers once the event is durably stored (202); a worker then processes it in a batch of the participant's lane, in accept order per participant, woken by its arrival. Expect it processed within tens of milliseconds when the tenant's pipeline is idle and a few hundred under load (one process on two cores: p95 about 20 ms at 10 events/s, 160 ms at 100/s, 700 ms at 200/s); the backlog is in GET /tenant/usage (`event_processing`). A repeated key answers 200 with `duplicate: true`. An idempotency key is required, as `idempotency_key` or the `Idempotency-Key` header (both: they must agree). Properties are limited to 16384 bytes of JSON.
+         * @description Answers once the event is durably stored (202); a worker then processes it in a batch of the participant's lane, in accept order per participant, woken by its arrival. Expect it processed within tens of milliseconds when the tenant's pipeline is idle and a few hundred under load (one process on two cores: p95 about 20 ms at 10 events/s, about 150 ms from 100 to 700/s, 0.3–2 s at 1,000/s); the backlog is in GET /tenant/usage (`event_processing`). A repeated key answers 200 with `duplicate: true`. An idempotency key is required, as `idempotency_key` or the `Idempotency-Key` header (both: they must agree). Properties are limited to 16384 bytes of JSON.
          */
         post: {
             parameters: {
