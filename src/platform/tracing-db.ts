@@ -1,6 +1,6 @@
 import { context, trace, SpanKind, type Attributes, type Span } from '@opentelemetry/api';
 import type pg from 'pg';
-import { activeTracer, recordFailure } from './tracing.js';
+import { activeTracer, recordFailure, settleSpan } from './tracing.js';
 
 /**
  * Database spans (see tracing.ts): one per transaction and one per statement,
@@ -188,17 +188,11 @@ export async function traceTransaction<T>(poolName: string, run: (attempted: (at
   const tracer = activeTracer();
   if (!tracer || !trace.getSpan(context.active())) return run(() => undefined);
   const attributes: Attributes = { 'db.system.name': 'postgresql', 'db.client.connection.pool.name': poolName };
-  return tracer.startActiveSpan('transaction', { kind: SpanKind.INTERNAL, attributes }, async (span) => {
-    try {
-      const result = await run((attempt) => span.setAttribute('loyalty.transaction.attempts', attempt));
-      span.setAttribute('loyalty.transaction.outcome', 'committed');
-      return result;
-    } catch (error) {
-      span.setAttribute('loyalty.transaction.outcome', 'rolled_back');
-      recordFailure(span, error);
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer.startActiveSpan('transaction', { kind: SpanKind.INTERNAL, attributes }, (span) =>
+    settleSpan(span, () => run((attempt) => span.setAttribute('loyalty.transaction.attempts', attempt)), {
+      attribute: 'loyalty.transaction.outcome',
+      succeeded: 'committed',
+      failed: 'rolled_back',
+    }),
+  );
 }

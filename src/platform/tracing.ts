@@ -156,6 +156,29 @@ export function recordFailure(span: Span, error: unknown): void {
 }
 
 /**
+ * Runs `fn` with `span` and ends the span when `fn` settles: failed
+ * (`recordFailure`) if it throws. With `outcome`, the span also records in
+ * that attribute how `fn` ended.
+ */
+export async function settleSpan<T>(
+  span: Span,
+  fn: (span: Span) => Promise<T>,
+  outcome?: { attribute: string; succeeded: string; failed: string },
+): Promise<T> {
+  try {
+    const result = await fn(span);
+    if (outcome) span.setAttribute(outcome.attribute, outcome.succeeded);
+    return result;
+  } catch (error) {
+    if (outcome) span.setAttribute(outcome.attribute, outcome.failed);
+    recordFailure(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/**
  * Runs `fn` in a span that is a child of the active one; when tracing is off,
  * or nothing around is traced (a pump tick, a heartbeat), `fn` runs as is with
  * no span. The span ends when `fn` settles, failed if it throws.
@@ -163,16 +186,7 @@ export function recordFailure(span: Span, error: unknown): void {
 export async function childSpan<T>(name: string, options: { kind?: SpanKind; attributes?: Attributes }, fn: (span: Span | null) => Promise<T>): Promise<T> {
   const active = tracer;
   if (!active || !trace.getSpan(context.active())) return fn(null);
-  return active.startActiveSpan(name, options, async (span) => {
-    try {
-      return await fn(span);
-    } catch (error) {
-      recordFailure(span, error);
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return active.startActiveSpan(name, options, (span) => settleSpan(span, fn));
 }
 
 /**
@@ -183,16 +197,7 @@ export async function childSpan<T>(name: string, options: { kind?: SpanKind; att
 export async function rootSpan<T>(name: string, options: { kind?: SpanKind; attributes?: Attributes }, fn: (span: Span | null) => Promise<T>): Promise<T> {
   const active = tracer;
   if (!active) return fn(null);
-  return active.startActiveSpan(name, { ...options, root: true }, ROOT_CONTEXT, async (span) => {
-    try {
-      return await fn(span);
-    } catch (error) {
-      recordFailure(span, error);
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return active.startActiveSpan(name, { ...options, root: true }, ROOT_CONTEXT, (span) => settleSpan(span, fn));
 }
 
 /** The active context while tracing is on (to carry it across a queue); undefined when off. */
@@ -258,18 +263,9 @@ export async function traceJob(job: TracedJob, traceparent: string | null, run: 
     'loyalty.job.attempt': job.attempt,
   };
   if (job.tenantId) attributes['loyalty.tenant_id'] = job.tenantId;
-  return active.startActiveSpan(`process ${job.task}`, { kind: SpanKind.CONSUMER, attributes }, parent, async (span) => {
-    try {
-      await run();
-      span.setAttribute('loyalty.job.outcome', 'succeeded');
-    } catch (error) {
-      span.setAttribute('loyalty.job.outcome', 'failed');
-      recordFailure(span, error);
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return active.startActiveSpan(`process ${job.task}`, { kind: SpanKind.CONSUMER, attributes }, parent, (span) =>
+    settleSpan(span, run, { attribute: 'loyalty.job.outcome', succeeded: 'succeeded', failed: 'failed' }),
+  );
 }
 
 // ---------------------------------------------------------------------------

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { TestContext } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { closeChromium, launchChromium } from './chromium.js';
 import type { TestService, TestTenant } from '../helper.js';
 
 /**
@@ -13,7 +14,6 @@ import type { TestService, TestTenant } from '../helper.js';
  * axe-core (no serious or critical violation) and screenshots
  * (UPDATE_SCREENSHOTS=1 rewrites docs/console/*.png).
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../../docs/console') : null;
 const STEP_TIMEOUT_MS = 20_000;
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -59,15 +59,11 @@ export interface ConsoleBrowser {
 
 /** Launches Chromium for one test; it is closed when the test ends. */
 export async function launchConsoleBrowser(t: TestContext, svc: TestService): Promise<ConsoleBrowser> {
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser: Browser = await launchChromium(['--disable-background-networking', '--disable-component-update', '--disable-sync']);
   const contexts: BrowserContext[] = [];
   t.after(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);
-    await browser.close();
+    await closeChromium(browser);
   });
   const cspViolations: string[] = [];
   const pageErrors: string[] = [];

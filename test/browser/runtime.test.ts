@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
+import { closeChromium, launchChromium } from './chromium.js';
 import { startTestService, type TestService, type TestTenant } from '../helper.js';
 import { seedDemo, demoEngagement, DEMO_QUIZ_ANSWERS, DEMO_QUIZ_POINTS, type ApiCall } from '../../scripts/demo-seed.js';
 
@@ -13,7 +14,6 @@ import { seedDemo, demoEngagement, DEMO_QUIZ_ANSWERS, DEMO_QUIZ_POINTS, type Api
  * cross-origin exactly as on a tenant's site. UPDATE_SCREENSHOTS=1 rewrites
  * docs/screenshots/*.png from these steps.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../../docs/screenshots') : null;
 const STEP_TIMEOUT_MS = 20_000;
 
@@ -68,7 +68,7 @@ test('the runtime in Chromium: embedded spin, quiz, gate and host messages; clea
     return created.body.id;
   }
 
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  const browser: Browser = await launchChromium();
   const contexts: BrowserContext[] = [];
   const newPage = async (options: { reducedMotion?: 'reduce' | 'no-preference' } = {}) => {
     const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, reducedMotion: options.reducedMotion ?? 'reduce' });
@@ -80,7 +80,7 @@ test('the runtime in Chromium: embedded spin, quiz, gate and host messages; clea
     await scenarios();
   } finally {
     for (const context of contexts) await context.close().catch(() => undefined);
-    await browser.close();
+    await closeChromium(browser);
   }
 
   async function scenarios(): Promise<void> {

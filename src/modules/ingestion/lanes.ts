@@ -1,4 +1,4 @@
-import type { Database } from '../../platform/db.js';
+import type { Database, Tx } from '../../platform/db.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Pump } from '../../platform/pump.js';
 import { observeLaneBatch } from '../../platform/metrics.js';
@@ -54,20 +54,11 @@ export async function processWaitingLane(db: Database, log: Logger): Promise<num
 
 /**
  * One batch of one lane; null when another transaction holds the lane. While
- * tracing is on, each batch is a trace of its own (the events came from many
- * requests; docs/operations/running.md, Traces).
+ * tracing is on, each batch taken is a trace of its own (the events came from
+ * many requests; docs/operations/running.md, Traces), started once the lane
+ * is taken, so that a look that finds the lane held or empty makes no trace.
  */
-export function processLane(db: Database, log: Logger, tenantId: string, lane: number): Promise<number | null> {
-  const attributes = { 'messaging.operation.name': 'process', 'messaging.destination.name': LANES_PUMP, 'loyalty.tenant_id': tenantId, 'loyalty.ingestion.lane': lane };
-  return rootSpan(`process ${LANES_PUMP} lane`, { kind: SpanKind.CONSUMER, attributes }, async (span) => {
-    const processed = await processLaneBatch(db, log, tenantId, lane);
-    span?.setAttribute('messaging.batch.message_count', processed ?? 0);
-    if (processed === null) span?.setAttribute('loyalty.ingestion.lane_held', true);
-    return processed;
-  });
-}
-
-async function processLaneBatch(db: Database, log: Logger, tenantId: string, lane: number): Promise<number | null> {
+export async function processLane(db: Database, log: Logger, tenantId: string, lane: number): Promise<number | null> {
   const started = performance.now();
   let taken = 0;
   try {
@@ -76,18 +67,20 @@ async function processLaneBatch(db: Database, log: Logger, tenantId: string, lan
       if (rows === null) return null;
       taken = rows.length;
       if (rows.length === 0) return 0;
-      const applied = await processEventBatchInTx(
-        tx,
-        tenantId,
-        rows.map((row) => row.event_id),
-      );
-      await store.deletePending(
-        tx,
-        tenantId,
-        lane,
-        rows.map((row) => row.seq),
-      );
-      return applied;
+      return laneSpan(tenantId, lane, rows.length, async () => {
+        const applied = await processEventBatchInTx(
+          tx,
+          tenantId,
+          rows.map((row) => row.event_id),
+        );
+        await store.deletePending(
+          tx,
+          tenantId,
+          lane,
+          rows.map((row) => row.seq),
+        );
+        return applied;
+      });
     });
     if (processed !== null && taken > 0) observeLaneBatch(taken, (performance.now() - started) / 1000);
     return processed === null ? null : taken;
@@ -98,29 +91,45 @@ async function processLaneBatch(db: Database, log: Logger, tenantId: string, lan
   }
 }
 
+function laneSpan<T>(tenantId: string, lane: number, events: number, work: () => Promise<T>): Promise<T> {
+  const attributes = {
+    'messaging.operation.name': 'process',
+    'messaging.destination.name': LANES_PUMP,
+    'messaging.batch.message_count': events,
+    'loyalty.tenant_id': tenantId,
+    'loyalty.ingestion.lane': lane,
+  };
+  return rootSpan(`process ${LANES_PUMP} lane`, { kind: SpanKind.CONSUMER, attributes }, work);
+}
+
 async function processOneByOne(db: Database, log: Logger, tenantId: string, lane: number): Promise<number | null> {
   return db.tenant(tenantId, async (tx) => {
     const rows = await store.takeLane(tx, tenantId, lane, LANE_BATCH_MAX);
     if (rows === null) return null;
-    for (const row of rows) {
-      await tx.query('SAVEPOINT lane_event');
-      try {
-        await processEventInTx(tx, tenantId, row.event_id);
-        await tx.query('RELEASE SAVEPOINT lane_event');
-      } catch (error) {
-        await tx.query('ROLLBACK TO SAVEPOINT lane_event');
-        log.warn({ err: error, tenantId, eventId: row.event_id }, 'event processing failed');
-        await recordProcessingFailureInTx(tx, tenantId, row.event_id, error);
-      }
-    }
-    await store.deletePending(
-      tx,
-      tenantId,
-      lane,
-      rows.map((row) => row.seq),
-    );
-    return rows.length;
+    if (rows.length === 0) return 0;
+    return laneSpan(tenantId, lane, rows.length, () => applyOneByOne(tx, log, tenantId, lane, rows));
   });
+}
+
+async function applyOneByOne(tx: Tx, log: Logger, tenantId: string, lane: number, rows: Array<{ seq: number; event_id: string }>): Promise<number> {
+  for (const row of rows) {
+    await tx.query('SAVEPOINT lane_event');
+    try {
+      await processEventInTx(tx, tenantId, row.event_id);
+      await tx.query('RELEASE SAVEPOINT lane_event');
+    } catch (error) {
+      await tx.query('ROLLBACK TO SAVEPOINT lane_event');
+      log.warn({ err: error, tenantId, eventId: row.event_id }, 'event processing failed');
+      await recordProcessingFailureInTx(tx, tenantId, row.event_id, error);
+    }
+  }
+  await store.deletePending(
+    tx,
+    tenantId,
+    lane,
+    rows.map((row) => row.seq),
+  );
+  return rows.length;
 }
 
 /** The name `wakePump` is called with when events are accepted. */
