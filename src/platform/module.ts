@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import type { AuthContext } from './auth.js';
 import type { RetentionRule } from './retention.js';
 import type { Pump } from './pump.js';
+import { registerEventScan, type EventScan } from './event-store.js';
 import { registerFactHandler, type FactHandler } from './facts.js';
 import { registerEngagementCheck, type EngagementCheck } from './engagements.js';
 
@@ -45,6 +46,8 @@ export interface ServiceModule {
    * `POST /sessions` refuses sessions for unknown engagements (404).
    */
   engagementExists?: EngagementCheck;
+  /** The module that stores events lets others read them (platform/event-store.ts). */
+  eventScan?: EventScan;
   /**
    * Runs now the tenant's scheduled work that is due on the tenant's clock
    * (`clock.now(tenantId)`): lifecycle steps, expiry. The test clock calls it
@@ -96,6 +99,7 @@ export async function loadModules(): Promise<ServiceModule[]> {
     modules.push(imported.default);
     if (imported.default.factHandler) registerFactHandler(imported.default.name, imported.default.factHandler);
     if (imported.default.engagementExists) registerEngagementCheck(imported.default.name, imported.default.engagementExists);
+    if (imported.default.eventScan) registerEventScan(imported.default.name, imported.default.eventScan);
   }
   return modules;
 }

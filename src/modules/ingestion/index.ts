@@ -4,13 +4,14 @@ import { IngestEvent, StoredEvent } from './schemas.js';
 import { PROCESS_TASK, retention } from './store.js';
 import { processEventsJob } from './jobs.js';
 import { lanePump } from './lanes.js';
+import { scanEventsInTx } from './service.js';
 
 /**
  * Event ingestion: the event store, the ingestion routes, the admin event
  * search, and the background processing that turns events into facts and
  * earn-rule effects.
  */
-export { scanEventsInTx, processEventInTx } from './service.js';
+export { processEventInTx } from './service.js';
 
 const ingestionModule: ServiceModule = {
   name: 'ingestion',
@@ -19,5 +20,6 @@ const ingestionModule: ServiceModule = {
   tasks: { [PROCESS_TASK]: processEventsJob },
   pumps: [lanePump],
   retention,
+  eventScan: scanEventsInTx,
 };
 export default ingestionModule;

@@ -4,6 +4,7 @@ import { AppError, conflict, invalid, notFound } from '../../platform/errors.js'
 import { addJob } from '../../platform/jobs.js';
 import { runFactHandlers } from '../../platform/facts.js';
 import { inBatch } from '../../platform/batch.js';
+import type { EventScanFilter } from '../../platform/event-store.js';
 import { holdEmits } from '../../platform/outbox.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import type { AuthContext } from '../../platform/auth.js';
@@ -320,11 +321,7 @@ export async function retryEvent(db: Database, tenantId: string, eventId: string
   });
 }
 
-/** Stored events in timestamp order, for rule simulation. */
-export async function scanEventsInTx(
-  tx: Tx,
-  tenantId: string,
-  filter: { eventName: string; from: Date; to: Date; participantId: string | null; after: { occurredAt: Date; seq: number } | null; limit: number },
-) {
+/** Stored events in timestamp order, for rule simulation (registered as the module's `eventScan`). */
+export async function scanEventsInTx(tx: Tx, tenantId: string, filter: EventScanFilter) {
   return store.scanEvents(tx, tenantId, filter);
 }

@@ -1,5 +1,6 @@
 import type { Database, Tx } from '../../platform/db.js';
 import { invalid, notFound, ruleViolation } from '../../platform/errors.js';
+import { scanStoredEvents } from '../../platform/event-store.js';
 import { hasBadgeInTx } from '../badges/index.js';
 import { conditionsHold, type FactSource } from './conditions.js';
 import { effectPoints, participantAttributes } from './engine.js';
@@ -17,27 +18,6 @@ import { SIMULATION_RANGE_DAYS_MAX, type CreateRuleBody } from './schemas.js';
 export const SIMULATION_EVENTS_MAX = 20_000;
 const SCAN_PAGE_SIZE = 1_000;
 const DAY_MS = 86_400_000;
-
-export interface StoredEventForSimulation {
-  event_id: string;
-  seq: number;
-  event_name: string;
-  participant_id: string;
-  properties: Record<string, unknown>;
-  occurred_at: Date;
-}
-
-type ScanEvents = (
-  tx: Tx,
-  tenantId: string,
-  filter: { eventName: string; from: Date; to: Date; participantId: string | null; after: { occurredAt: Date; seq: number } | null; limit: number },
-) => Promise<StoredEventForSimulation[]>;
-
-/** The ingestion module's event scan, loaded at call time: ingestion depends on this module, so a static import would be circular. */
-async function eventScanner(): Promise<ScanEvents> {
-  const ingestion = (await import('../ingestion/index.js')) as unknown as { scanEventsInTx: ScanEvents };
-  return ingestion.scanEventsInTx;
-}
 
 function localPeriods(timezone: string): (at: Date) => { day: string; week: string } {
   const format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
@@ -73,7 +53,6 @@ export async function simulateRule(
     }
     if (rule.trigger !== 'event') throw ruleViolation('only event rules can be simulated against stored events', 'RULE_NOT_SIMULATABLE');
 
-    const scan = await eventScanner();
     const periodsOf = localPeriods(await store.tenantTimezone(tx, tenantId));
     const attributes = new Map<string, FactSource['participant']>();
     const usage = new Map<string, { times: number; points: number }>();
@@ -87,7 +66,7 @@ export async function simulateRule(
 
     let after: { occurredAt: Date; seq: number } | null = null;
     scanning: for (;;) {
-      const page = await scan(tx, tenantId, {
+      const page = await scanStoredEvents(tx, tenantId, {
         eventName: rule.event_name!,
         from,
         to,
