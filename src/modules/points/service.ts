@@ -171,8 +171,12 @@ interface HeldGrant {
 }
 const HELD_GRANTS = 'points:held-grants';
 
+/** The batch's held grants (null outside a batch); the batch writes what is left of them when it ends. */
 function heldGrantsOf(tx: Tx): { grants: HeldGrant[] } | null {
-  return batchState(tx, HELD_GRANTS, () => ({ grants: [] as HeldGrant[] }));
+  return batchState(tx, HELD_GRANTS, () => {
+    onBatchEnd(tx, () => writeHeldGrants(tx));
+    return { grants: [] as HeldGrant[] };
+  });
 }
 
 /**
@@ -185,13 +189,17 @@ function heldGrantsOf(tx: Tx): { grants: HeldGrant[] } | null {
  */
 export async function awardInTx(tx: Tx, tenantId: string, input: GrantInput): Promise<void> {
   const held = heldGrantsOf(tx);
-  const values = grantValues(tenantId, input);
-  const slot = held ? reserveEmit(tx, tenantId) : null;
-  if (!held || !slot) {
+  if (!held) {
     await grantInTx(tx, tenantId, input);
     return;
   }
-  if (held.grants.length === 0) onBatchEnd(tx, () => writeHeldGrants(tx));
+  // Checked before a slot is reserved: a refused grant leaves no empty slot behind.
+  const values = grantValues(tenantId, input);
+  const slot = reserveEmit(tx, tenantId);
+  if (!slot) {
+    await grantInTx(tx, tenantId, input);
+    return;
+  }
   held.grants.push({ tenantId, input, values, slot, emittedAt: clock.now() });
 }
 
