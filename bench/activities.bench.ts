@@ -1,86 +1,97 @@
 /**
- * Activity completion benchmark: `npx tsx bench/activities.bench.ts`
+ * Activity completion benchmark (issue 19, item 4): `npm run bench -- activities`
  *
  * Starts its own embedded PostgreSQL (or uses BENCH_DATABASE_URL, an owner
- * URL of an empty database) and the service's HTTP API on a loopback port,
- * publishes an engagement whose quiz awards points and claims a reward
- * (a generated coupon code) on completion, and measures with autocannon at
- * 64 connections, in one run:
+ * URL of an empty database) and the service as `npm start` runs it (one
+ * process, SERVICE_ROLE=all, compiled), publishes an engagement whose quiz
+ * awards points and claims a reward (a generated coupon code) on completion,
+ * and opens a session for each of BENCH_PARTICIPANTS participants (default 512).
  *
- * - baseline: `GET /healthz`, a bare Fastify route;
- * - validate: `POST /activities/{id}/validate` of the quiz (session check,
- *   activity look-up and answer check; no writes);
+ * For each offered rate (BENCH_ACTIVITIES_RATES, default 100,200,300,400 per
+ * second), open loop for BENCH_SECONDS (default 15): request i leaves at
+ * start + i / rate whatever the answers, and its latency counts from that
+ * moment.
+ *
+ * - baseline: `GET /healthz`, a bare Fastify route, at the same rate;
  * - complete-with-actions: award_points + award_reward, each request a new
- *   attempt of one of BENCH_PARTICIPANTS participants — attempt, ledger entry,
- *   lot, balance, claim with its code, fact, and four outbox events in one
- *   transaction.
+ *   attempt of the next participant — attempt, ledger entry, lot, balance,
+ *   claim with its code, fact, and four outbox events in one transaction.
  *
- * Loopback only; bounded in time; prints a markdown table and exits.
+ * After the run the completed attempts, claims and ledger entries are counted
+ * in the database: every 2xx must be exactly one completion. Exits non-zero
+ * when they differ. BENCH_ACTIVITIES_PROFILE=<dir> runs the service with
+ * `--cpu-prof` into <dir> (read it with `node scripts/cpu-profile-summary.mjs`);
+ * BENCH_ACTIVITIES_STATEMENTS=1 prints each rate's top statements by total
+ * time (pg_stat_statements).
+ * Loopback only; bounded in time; prints a markdown table.
  */
 import os from 'node:os';
-import autocannon from 'autocannon';
-import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../src/config.js';
-import { openBenchDatabase, runBench } from './support.js';
-import { startService } from '../src/service.js';
-import { createLogger } from '../src/platform/logger.js';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import { Pool as HttpPool } from 'undici';
+import { freePort, offerOpenLoop, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, type OpenLoopResult } from './support.js';
+import { migrate } from '../src/platform/migrate.js';
+import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
 
-const CONNECTIONS = 64;
-const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const RATES = (process.env.BENCH_ACTIVITIES_RATES ?? '100,200,300,400').split(',').map((rate) => Number(rate.trim()));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const PARTICIPANTS = Number(process.env.BENCH_PARTICIPANTS ?? 512);
+if (RATES.some((rate) => !(rate > 0 && Number.isFinite(rate))) || !(SECONDS > 0) || !(PARTICIPANTS > 0)) {
+  throw new Error(`BENCH_ACTIVITIES_RATES must list positive rates, BENCH_SECONDS and BENCH_PARTICIPANTS be positive`);
+}
+const PROFILE_DIR = process.env.BENCH_ACTIVITIES_PROFILE ? path.resolve(process.env.BENCH_ACTIVITIES_PROFILE) : null;
+const STATEMENTS = process.env.BENCH_ACTIVITIES_STATEMENTS === '1';
+const STATEMENTS_TOP = 25;
 const P99_TARGET_MS = 100;
+const TARGET_RATE = 200;
+/** Enough sockets that the sender never waits for one below a few hundred requests in flight. */
+const HTTP_CONNECTIONS = 256;
+const WARMUP_RATE = 100;
+const WARMUP_SECONDS = 3;
 
-interface Row {
-  scenario: string;
-  requests: number;
-  perSecond: number;
-  p50: number;
-  p99: number;
-  errors: number;
+const runId = randomBytes(4).toString('hex');
+
+function progress(message: string): void {
+  process.stderr.write(`[activities] ${new Date().toISOString()} ${message}\n`);
 }
 
-async function run(title: string, options: autocannon.Options): Promise<Row> {
-  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_SECONDS, ...options });
-  const ok = result['2xx'];
-  return {
-    scenario: title,
-    requests: ok,
-    perSecond: Math.round(ok / DURATION_SECONDS),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.non2xx + result.errors + result.timeouts,
-  };
+interface Row {
+  rate: number;
+  scenario: string;
+  result: OpenLoopResult;
+}
+
+function cells(row: Row): string {
+  const { latencies, failures } = row.result;
+  const ms = (p: number) => percentile(latencies, p).toFixed(1);
+  return `| ${row.rate}/s | ${row.scenario} | ${latencies.length} | ${ms(50)} | ${ms(95)} | ${ms(99)} | ${failures} | ${row.result.sendLagMaxMs.toFixed(0)} |`;
 }
 
 async function main(): Promise<void> {
-  const log = createLogger('warn');
-  const database = await openBenchDatabase('activities');
+  const database = await openBenchDatabase('activities', STATEMENTS ? { settings: STATEMENTS_SETTINGS } : {});
   const { ownerUrl, appPassword, appUrl } = database;
-  const config = loadConfig({
-    APP_ENV: 'development',
-    DATABASE_URL: ownerUrl,
-    DB_APP_PASSWORD: appPassword,
-    SERVICE_ROLE: 'api',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DB_POOL_SIZE: process.env.BENCH_POOL ?? '20',
-    RATE_LIMIT_IP_PER_MINUTE: '10000000',
-    RATE_LIMIT_KEY_PER_MINUTE: '10000000',
-    LOG_LEVEL: 'warn',
-  });
-  const service = await startService({ config, log, server: { ownerUrl, appUrl, stop: async () => undefined } });
-  const base = `http://127.0.0.1:${(service.app!.server.address() as AddressInfo).port}`;
+  await migrate(ownerUrl, appPassword);
+  const db = new Database(appUrl, ownerUrl, 2);
+  let service: ChildProcess | null = null;
+  let http: HttpPool | null = null;
+  const loadAtStart = os.loadavg()[0];
   try {
-    const tenant = await createTenant(service.db, { name: 'Bench', slug: `bench-${process.pid}`, plan: 'enterprise', adminEmail: `admin@bench-${process.pid}.example`, requestsPerMinute: 10_000_000 });
-    const key = tenant.api_key;
-    const call = async (method: string, url: string, body?: unknown) => {
-      const headers: Record<string, string> = body === undefined ? { 'x-api-key': key } : { 'x-api-key': key, 'content-type': 'application/json' };
-      const response = await fetch(`${base}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await response.text();
-      if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${text}`);
-      return JSON.parse(text);
+    const statements = await openStatementsTable(db.system, STATEMENTS, STATEMENTS_TOP);
+    const tenant = await createTenant(db, { name: 'Bench', slug: `bench-${runId}`, plan: 'enterprise', requestsPerMinute: 100_000_000 });
+    const port = await freePort();
+    progress(`starting the service (SERVICE_ROLE=all${PROFILE_DIR ? `, CPU profile into ${PROFILE_DIR}` : ''})`);
+    service = await startServiceProcess({ ownerUrl, port, role: 'all', profileDir: PROFILE_DIR });
+    http = new HttpPool(`http://127.0.0.1:${port}`, { connections: HTTP_CONNECTIONS });
+    const headers = { 'content-type': 'application/json', 'x-api-key': tenant.api_key };
+    const call = async (method: 'GET' | 'POST', url: string, body?: unknown, expected?: number): Promise<Record<string, unknown>> => {
+      const response = await http!.request({ method, path: url, headers: body === undefined ? { 'x-api-key': tenant.api_key } : headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await response.body.text();
+      if (expected === undefined ? response.statusCode >= 300 : response.statusCode !== expected) throw new Error(`${method} ${url}: ${response.statusCode} ${text.slice(0, 200)}`);
+      return text === '' ? {} : JSON.parse(text);
     };
+
     await call('POST', '/api/v1/admin/rewards', { id: 'bench-coupon', name: '5% off', type: 'coupon', metadata: { discount_percent: 5 } });
     const engagement = await call('POST', '/api/v1/admin/engagements', {
       name: 'Bench',
@@ -106,51 +117,66 @@ async function main(): Promise<void> {
     const sessions: string[] = [];
     for (let i = 0; i < PARTICIPANTS; i++) {
       const session = await call('POST', '/api/v1/sessions', { participant_id: `bench-${i}`, engagement_id: engagement.id, ttl_seconds: 3600 });
-      sessions.push(session.session_id);
+      sessions.push(session.session_id as string);
     }
     const answers = [
       { question_id: 'q1', selected_option: 0 },
       { question_id: 'q2', selected_option: 1 },
     ];
-    let next = 0;
-    const body = () => JSON.stringify({ session_id: sessions[next++ % sessions.length], engagement_id: engagement.id, activity_type: 'quiz', payload: { answers } });
-    const json = { 'content-type': 'application/json' };
+    // A participant's page calls with its session, never with the tenant's key.
+    const complete = async (i: number) => {
+      const body = JSON.stringify({ session_id: sessions[i % sessions.length], engagement_id: engagement.id, activity_type: 'quiz', payload: { answers } });
+      const response = await http!.request({ method: 'POST', path: '/api/v1/activities/quiz/complete-with-actions', headers: { 'content-type': 'application/json' }, body });
+      const text = await response.body.text();
+      if (response.statusCode !== 200) throw new Error(`complete-with-actions answered ${response.statusCode}: ${text.slice(0, 200)}`);
+    };
+    const healthz = async () => {
+      const response = await http!.request({ method: 'GET', path: '/healthz' });
+      await response.body.text();
+      if (response.statusCode !== 200) throw new Error(`/healthz answered ${response.statusCode}`);
+    };
+
+    progress(`warming up (${WARMUP_RATE}/s for ${WARMUP_SECONDS} s)`);
+    const warmup = await offerOpenLoop(WARMUP_RATE, WARMUP_SECONDS, complete);
+    if (warmup.failures > 0) throw new Error(`warm-up: ${warmup.failures} completions failed, the first: ${warmup.firstFailure}`);
+    let answered = warmup.latencies.length;
 
     const rows: Row[] = [];
-    rows.push(await run('baseline: GET /healthz (bare route)', { url: `${base}/healthz` }));
-    rows.push(
-      await run('validate (quiz, no writes)', {
-        url: `${base}/api/v1/activities/quiz/validate`,
-        method: 'POST',
-        headers: json,
-        requests: [{ setupRequest: (request) => ({ ...request, body: body() }) }],
-      }),
-    );
-    rows.push(
-      await run('complete-with-actions: award_points + award_reward', {
-        url: `${base}/api/v1/activities/quiz/complete-with-actions`,
-        method: 'POST',
-        headers: json,
-        requests: [{ setupRequest: (request) => ({ ...request, body: body() }) }],
-      }),
-    );
+    for (const rate of RATES) {
+      progress(`${rate}/s for ${SECONDS} s: baseline, then completions`);
+      rows.push({ rate, scenario: 'baseline: GET /healthz', result: await offerOpenLoop(rate, SECONDS, healthz) });
+      await statements.reset();
+      const result = await offerOpenLoop(rate, SECONDS, complete);
+      rows.push({ rate, scenario: 'complete-with-actions', result });
+      await statements.print(`completions at ${rate}/s`);
+      answered += result.latencies.length;
+    }
 
     // The figures count only real completions: check them against the database.
-    const { rows: counted } = await service.db.system.query(
+    const { rows: counted } = await db.system.query<{ attempts: number; claims: number; ledger: number }>(
       `SELECT (SELECT count(*)::int FROM activity_attempts WHERE tenant_id = $1 AND status = 'completed') AS attempts,
               (SELECT count(*)::int FROM reward_claims WHERE tenant_id = $1) AS claims,
               (SELECT count(*)::int FROM points_ledger WHERE tenant_id = $1) AS ledger`,
       [tenant.tenant_id],
     );
-    const completion = rows[2];
-    console.log(`\n${CONNECTIONS} connections, ${DURATION_SECONDS} s per scenario, ${PARTICIPANTS} participants, DB pool ${config.dbPoolSize}, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}\n`);
-    console.log('| scenario | 2xx responses | per second | p50 ms | p99 ms | errors |');
-    console.log('|---|---|---|---|---|---|');
-    for (const row of rows) console.log(`| ${row.scenario} | ${row.requests} | ${row.perSecond} | ${row.p50} | ${row.p99} | ${row.errors} |`);
-    console.log(`\nDatabase after the run: ${counted[0].attempts} completed attempts, ${counted[0].claims} reward claims, ${counted[0].ledger} ledger entries (completions answered 2xx: ${completion.requests}).`);
-    console.log(`Completion p99 ${completion.p99} ms against the target of ${P99_TARGET_MS} ms: ${completion.p99 < P99_TARGET_MS ? 'met' : 'NOT met'}.`);
+    console.log(`\nOpen loop, ${SECONDS} s per rate and scenario, ${PARTICIPANTS} participants, ${os.cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start\n`);
+    console.log('| offered | scenario | 2xx | p50 ms | p95 ms | p99 ms | failed | sender lag max ms |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const row of rows) console.log(cells(row));
+    const { attempts, claims, ledger } = counted[0];
+    console.log(`\nDatabase after the run: ${attempts} completed attempts, ${claims} reward claims, ${ledger} ledger entries; completions answered 2xx (warm-up included): ${answered}.`);
+    const target = rows.find((row) => row.rate === TARGET_RATE && row.scenario === 'complete-with-actions');
+    if (target) {
+      const p99 = percentile(target.result.latencies, 99);
+      console.log(`Completion p99 at ${TARGET_RATE}/s: ${p99.toFixed(1)} ms against the target of ${P99_TARGET_MS} ms: ${p99 < P99_TARGET_MS ? 'met' : 'NOT met'}.`);
+    }
+    if (attempts !== answered || claims !== answered || ledger !== answered) {
+      throw new Error(`the database holds ${attempts} attempts, ${claims} claims and ${ledger} ledger entries for ${answered} completions answered 2xx`);
+    }
   } finally {
-    await service.stop();
+    await http?.close();
+    if (service) await stopServiceProcess(service);
+    await db.close();
     await database.stop();
   }
 }

@@ -39,7 +39,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
-import { freePort, openBenchDatabase, percentile, runBench, startServiceProcess, stopServiceProcess } from './support.js';
+import { freePort, offerOpenLoop, openBenchDatabase, openStatementsTable, STATEMENTS_SETTINGS, type OpenLoopResult, percentile, runBench, startServiceProcess, stopServiceProcess } from './support.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -80,47 +80,6 @@ function progress(message: string): void {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface OpenLoopResult {
-  /** Milliseconds from each request's scheduled departure to its answer, successful requests only. */
-  latencies: number[];
-  failures: number;
-  firstFailure: string | null;
-  /** The largest delay between a request's scheduled departure and its actual one: the sender's own lag. */
-  sendLagMaxMs: number;
-}
-
-/**
- * Offers `rate × seconds` requests open loop: request i is sent at
- * start + i / rate, whether or not earlier ones were answered.
- */
-async function offerOpenLoop(rate: number, seconds: number, send: (index: number) => Promise<void>): Promise<OpenLoopResult> {
-  const total = Math.round(rate * seconds);
-  const result: OpenLoopResult = { latencies: [], failures: 0, firstFailure: null, sendLagMaxMs: 0 };
-  const inFlight: Array<Promise<void>> = [];
-  const started = performance.now();
-  const scheduledAt = (index: number) => started + (index * 1000) / rate;
-  let next = 0;
-  while (next < total) {
-    const now = performance.now();
-    for (; next < total && scheduledAt(next) <= now; next++) {
-      const departure = scheduledAt(next);
-      result.sendLagMaxMs = Math.max(result.sendLagMaxMs, now - departure);
-      inFlight.push(
-        send(next).then(
-          () => void result.latencies.push(performance.now() - departure),
-          (error: unknown) => {
-            result.failures += 1;
-            result.firstFailure ??= error instanceof Error ? error.message : String(error);
-          },
-        ),
-      );
-    }
-    if (next < total) await sleep(Math.max(0, scheduledAt(next) - performance.now()));
-  }
-  await Promise.all(inFlight);
-  return result;
-}
 
 interface BacklogSample {
   /** `ingestion_pending` rows (accepted, not yet handed to the job queue); null when that table does not exist. */
@@ -228,43 +187,6 @@ async function readPipelineFigures(owner: pg.Pool, tenantId: string, prefix: str
   };
 }
 
-interface StatementsTable {
-  available: boolean;
-  reset(): Promise<void>;
-  print(title: string): Promise<void>;
-}
-
-/** pg_stat_statements when the server has it preloaded; otherwise says so once and does nothing. */
-async function openStatementsTable(owner: pg.Pool): Promise<StatementsTable> {
-  const off: StatementsTable = { available: false, reset: async () => undefined, print: async () => undefined };
-  if (!STATEMENTS) return off;
-  try {
-    await owner.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-    await owner.query('SELECT pg_stat_statements_reset()');
-  } catch (error) {
-    process.stdout.write(`\npg_stat_statements is not available (${error instanceof Error ? error.message : String(error)}): statement stats skipped.\n`);
-    return off;
-  }
-  return {
-    available: true,
-    reset: async () => void (await owner.query('SELECT pg_stat_statements_reset()')),
-    async print(title: string) {
-      const { rows } = await owner.query(
-        `SELECT calls::bigint AS calls, mean_exec_time AS mean_ms, total_exec_time AS total_ms, toplevel, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query
-         FROM pg_stat_statements
-         WHERE query NOT LIKE '%bench_baseline%' AND query NOT LIKE '%bench_pipeline%' AND query NOT LIKE '%pg_stat_statements%'
-         ORDER BY total_exec_time DESC LIMIT $1`,
-        [STATEMENTS_TOP],
-      );
-      process.stdout.write(`\n### Statements, ${title} (top ${STATEMENTS_TOP} by total time; "nested" ones run inside another, whose time includes theirs)\n\n`);
-      process.stdout.write('| calls | mean ms | total ms | level | query |\n|---:|---:|---:|---|---|\n');
-      for (const row of rows) {
-        const query = String(row.query).replaceAll('|', '\\|');
-        process.stdout.write(`| ${row.calls} | ${Number(row.mean_ms).toFixed(3)} | ${Number(row.total_ms).toFixed(0)} | ${row.toplevel ? 'top' : 'nested'} | \`${query}\` |\n`);
-      }
-    },
-  };
-}
 
 /**
  * The baseline's tables: a balance per participant and a ledger, the two
@@ -336,7 +258,7 @@ function pointsOk(row: RateRow): boolean {
 }
 
 async function main(): Promise<void> {
-  const database = await openBenchDatabase('pipeline', STATEMENTS ? { settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'] } : {});
+  const database = await openBenchDatabase('pipeline', STATEMENTS ? { settings: STATEMENTS_SETTINGS } : {});
   const { ownerUrl, appPassword, appUrl } = database;
   await migrate(ownerUrl, appPassword);
   const db = new Database(appUrl, ownerUrl, 2);
@@ -351,15 +273,14 @@ async function main(): Promise<void> {
   const rows: RateRow[] = [];
   try {
     await sampler.connect();
-    const statements = await openStatementsTable(owner);
+    const statements = await openStatementsTable(owner, STATEMENTS, STATEMENTS_TOP);
     await createBaselineTables(owner);
     const tenant = await createTenant(db, { name: 'Pipeline', slug: `pipeline-${runId}`, plan: 'enterprise', requestsPerMinute: 100_000_000 });
     const tenantId = tenant.tenant_id;
 
     const port = await freePort();
-    if (PROFILE_DIR) fs.mkdirSync(PROFILE_DIR, { recursive: true });
     progress(`starting the service (SERVICE_ROLE=all${PROFILE_DIR ? `, CPU profile into ${PROFILE_DIR}` : ''})`);
-    service = await startServiceProcess({ ownerUrl, port, role: 'all', nodeFlags: PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [] });
+    service = await startServiceProcess({ ownerUrl, port, role: 'all', profileDir: PROFILE_DIR });
     http = new HttpPool(`http://127.0.0.1:${port}`, { connections: HTTP_CONNECTIONS });
     const headers = { 'content-type': 'application/json', 'x-api-key': tenant.api_key };
     const post = async (pathName: string, body: unknown, expected: number): Promise<unknown> => {

@@ -1,6 +1,7 @@
 /**
  * What every benchmark needs: a free loopback port, a database of its own,
- * percentiles of its latencies, and the service in a process of its own.
+ * percentiles of its latencies, an open-loop sender, and the service in a
+ * process of its own.
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -8,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
+import pg from 'pg';
 import { APP_ROLE } from '../src/platform/migrate.js';
 
 export function freePort(): Promise<number> {
@@ -19,6 +21,94 @@ export function freePort(): Promise<number> {
     });
     server.on('error', reject);
   });
+}
+
+export interface OpenLoopResult {
+  /** Milliseconds from each request's scheduled departure to its answer, successful requests only. */
+  latencies: number[];
+  failures: number;
+  firstFailure: string | null;
+  /** The largest delay between a request's scheduled departure and its actual one: the sender's own lag. */
+  sendLagMaxMs: number;
+}
+
+/**
+ * Offers `rate × seconds` requests open loop: request i is sent at
+ * start + i / rate, whether or not earlier ones were answered.
+ */
+export async function offerOpenLoop(rate: number, seconds: number, send: (index: number) => Promise<void>): Promise<OpenLoopResult> {
+  const total = Math.round(rate * seconds);
+  const result: OpenLoopResult = { latencies: [], failures: 0, firstFailure: null, sendLagMaxMs: 0 };
+  const inFlight: Array<Promise<void>> = [];
+  const started = performance.now();
+  const scheduledAt = (index: number) => started + (index * 1000) / rate;
+  let next = 0;
+  while (next < total) {
+    const now = performance.now();
+    for (; next < total && scheduledAt(next) <= now; next++) {
+      const departure = scheduledAt(next);
+      result.sendLagMaxMs = Math.max(result.sendLagMaxMs, now - departure);
+      inFlight.push(
+        send(next).then(
+          () => void result.latencies.push(performance.now() - departure),
+          (error: unknown) => {
+            result.failures += 1;
+            result.firstFailure ??= error instanceof Error ? error.message : String(error);
+          },
+        ),
+      );
+    }
+    if (next < total) await new Promise((resolve) => setTimeout(resolve, Math.max(0, scheduledAt(next) - performance.now())));
+  }
+  await Promise.all(inFlight);
+  return result;
+}
+
+/** Server settings that load pg_stat_statements, for openStatementsTable. */
+export const STATEMENTS_SETTINGS = ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'];
+
+export interface StatementsTable {
+  available: boolean;
+  reset(): Promise<void>;
+  print(title: string): Promise<void>;
+}
+
+/** pg_stat_statements when the server has it preloaded; otherwise says so once and does nothing. */
+/**
+ * pg_stat_statements for a benchmark that asked for it (`on`; the database
+ * started with STATEMENTS_SETTINGS): reset between phases, and print the `top`
+ * statements by total time. The benchmark's own statements (bench_… in their
+ * text) are left out. Off, or without the extension, every call is a no-op.
+ */
+export async function openStatementsTable(owner: pg.Pool, on: boolean, top: number): Promise<StatementsTable> {
+  const off: StatementsTable = { available: false, reset: async () => undefined, print: async () => undefined };
+  if (!on) return off;
+  try {
+    await owner.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await owner.query('SELECT pg_stat_statements_reset()');
+  } catch (error) {
+    process.stdout.write(`\npg_stat_statements is not available (${error instanceof Error ? error.message : String(error)}): statement stats skipped.\n`);
+    return off;
+  }
+  return {
+    available: true,
+    reset: async () => void (await owner.query('SELECT pg_stat_statements_reset()')),
+    async print(title: string) {
+      const { rows } = await owner.query(
+        `SELECT calls::bigint AS calls, mean_exec_time AS mean_ms, total_exec_time AS total_ms, toplevel, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query
+         FROM pg_stat_statements
+         WHERE query NOT LIKE '%bench\\_%' AND query NOT LIKE '%pg_stat_statements%'
+         ORDER BY total_exec_time DESC LIMIT $1`,
+        [top],
+      );
+      process.stdout.write(`\n### Statements, ${title} (top ${top} by total time; "nested" ones run inside another, whose time includes theirs)\n\n`);
+      process.stdout.write('| calls | mean ms | total ms | level | query |\n|---:|---:|---:|---|---|\n');
+      for (const row of rows) {
+        const query = String(row.query).replaceAll('|', '\\|');
+        process.stdout.write(`| ${row.calls} | ${Number(row.mean_ms).toFixed(3)} | ${Number(row.total_ms).toFixed(0)} | ${row.toplevel ? 'top' : 'nested'} | \`${query}\` |\n`);
+      }
+    },
+  };
 }
 
 /** The p-th percentile (nearest rank) of the values; NaN when there are none. */
@@ -88,8 +178,10 @@ export interface ServiceProcessOptions {
   role: 'all' | 'api' | 'worker';
   /** More environment, over the defaults below (for example DB_POOL_SIZE). */
   env?: Record<string, string>;
-  /** Node flags before those of `npm start` (for example `--cpu-prof`). */
+  /** Node flags before those of `npm start` (for example `--inspect`). */
   nodeFlags?: string[];
+  /** A directory for a CPU profile of the whole run (`--cpu-prof`), written when the service exits; none when null. */
+  profileDir?: string | null;
 }
 
 /**
@@ -104,7 +196,9 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   if (build.status !== 0) throw new Error('building the service failed');
   const startScript = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const startArgs = startScript.split(/\s+/).slice(1);
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...startArgs], {
+  const profileFlags = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  if (options.profileDir) fs.mkdirSync(options.profileDir, { recursive: true });
+  const child = spawn(process.execPath, [...profileFlags, ...(options.nodeFlags ?? []), ...startArgs], {
     cwd: root,
     env: {
       ...process.env,

@@ -23,6 +23,8 @@ export interface Config {
   databaseReplicaUrl: string | null;
   embeddedPostgresPort: number;
   dbPoolSize: number;
+  /** How long an unused pooled connection stays open (DB_POOL_IDLE_SECONDS); a new one costs a backend start, authentication and cold caches. */
+  dbPoolIdleSeconds: number;
   /** Statements with parameters are sent as named (prepared) statements; off behind a transaction-mode pooler that cannot keep them. */
   dbPreparedStatements: boolean;
   appDbPassword: string | null;
@@ -233,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseReplicaUrl: env.DATABASE_REPLICA_URL || null,
     embeddedPostgresPort: readInt(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
     dbPoolSize: readInt(env, 'DB_POOL_SIZE', 20, 1, 500),
+    dbPoolIdleSeconds: readInt(env, 'DB_POOL_IDLE_SECONDS', 300, 1, 86_400),
     dbPreparedStatements: env.DB_PREPARED_STATEMENTS === undefined || env.DB_PREPARED_STATEMENTS === '' ? true : readBool(env, 'DB_PREPARED_STATEMENTS'),
     appDbPassword: env.DB_APP_PASSWORD || null,
     jwtSecret: env.JWT_SECRET || null,

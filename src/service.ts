@@ -65,7 +65,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const server = options.server ?? (await openDatabaseServer(config));
   const appPassword = new URL(server.appUrl).password;
   await migrate(server.ownerUrl, decodeURIComponent(appPassword), (message) => log.info(message));
-  const db = new Database(server.appUrl, server.ownerUrl, config.dbPoolSize, { preparedStatements: config.dbPreparedStatements, replicaUrl: server.replicaAppUrl ?? null });
+  const db = new Database(server.appUrl, server.ownerUrl, config.dbPoolSize, {
+    preparedStatements: config.dbPreparedStatements,
+    replicaUrl: server.replicaAppUrl ?? null,
+    idleSeconds: config.dbPoolIdleSeconds,
+  });
   const jwtKey = await loadJwtKey(db.system, config.jwtSecret);
   // Sandbox tenants' test clocks are read before any request or job runs (decisions/foundation.md, Test controls).
   const testClocks = await listenForTestClocks(db, server.ownerUrl, log);

@@ -101,6 +101,8 @@ function prepareStatements(client: pg.PoolClient): void {
     });
   };
 }
+/** How long an unused pooled connection stays open unless DB_POOL_IDLE_SECONDS says otherwise. */
+export const DEFAULT_POOL_IDLE_SECONDS = 300;
 /** How many times a transaction runs at most when it keeps failing with a retryable SQLSTATE. */
 export const TX_ATTEMPTS_MAX = 4;
 
@@ -116,10 +118,19 @@ export class Database {
    * turn it off behind a connection pooler in transaction mode that does not
    * track prepared statements.
    */
-  constructor(appUrl: string, systemUrl: string, poolSize: number, options: { preparedStatements?: boolean; replicaUrl?: string | null } = {}) {
-    this.app = new pg.Pool({ connectionString: appUrl, max: poolSize, application_name: 'loyalty-app' });
-    this.system = new pg.Pool({ connectionString: systemUrl, max: Math.max(4, Math.ceil(poolSize / 2)), application_name: 'loyalty-system' });
-    this.replica = options.replicaUrl ? new pg.Pool({ connectionString: options.replicaUrl, max: poolSize, application_name: 'loyalty-replica' }) : null;
+  constructor(
+    appUrl: string,
+    systemUrl: string,
+    poolSize: number,
+    options: { preparedStatements?: boolean; replicaUrl?: string | null; idleSeconds?: number } = {},
+  ) {
+    // pg's default closes a connection after 10 s unused: under a steady load that needs a few connections, the
+    // rest of the pool closed and reopened all the time, and every burst paid for new backends (100/s activity
+    // completions stalled for 2–3 s at p99 500 ms; docs/performance/activities.md).
+    const idleTimeoutMillis = (options.idleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) * 1000;
+    this.app = new pg.Pool({ connectionString: appUrl, max: poolSize, idleTimeoutMillis, application_name: 'loyalty-app' });
+    this.system = new pg.Pool({ connectionString: systemUrl, max: Math.max(4, Math.ceil(poolSize / 2)), idleTimeoutMillis, application_name: 'loyalty-system' });
+    this.replica = options.replicaUrl ? new pg.Pool({ connectionString: options.replicaUrl, max: poolSize, idleTimeoutMillis, application_name: 'loyalty-replica' }) : null;
     // Tracing is started before the database layer, or not at all: a process that traces nothing never wraps a statement.
     const traced = tracingOn();
     for (const pool of [this.app, this.system, ...(this.replica ? [this.replica] : [])]) {

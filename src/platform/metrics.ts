@@ -2,6 +2,7 @@ import http from 'node:http';
 import client from 'prom-client';
 import type { Database } from './db.js';
 import type { Logger } from './logger.js';
+import { WAITING_LANES_SQL } from './event-store.js';
 
 /**
  * The service's domain series for Prometheus, shared by every part of a
@@ -186,7 +187,7 @@ new client.Gauge({
   async collect() {
     const rows = await sample(
       `SELECT coalesce(extract(epoch FROM now() - min(e.received_at)), 0)::float8 AS lag
-       FROM (SELECT tenant_id, event_id FROM ingestion_pending ORDER BY seq LIMIT 1) p
+       FROM (SELECT tenant_id, oldest_event_id AS event_id FROM (${WAITING_LANES_SQL}) w ORDER BY oldest_seq LIMIT 1) p
        JOIN ingested_events e ON e.tenant_id = p.tenant_id AND e.event_id = p.event_id`,
     );
     this.set(rows.length > 0 ? Number(rows[0]!.lag) : 0);

@@ -6,7 +6,7 @@ import { key, waitProcessed } from './test-support.js';
 import { LANE_BATCH_MAX, processLane, processWaitingLane } from './lanes.js';
 import { processEventInTx } from './service.js';
 import { processingQueue } from './normalize.js';
-import { PROCESSING_LANES } from './store.js';
+import { PROCESSING_LANES, waitingLanes } from './store.js';
 
 const log = createLogger('silent');
 
@@ -235,4 +235,33 @@ test('lanes: a batch leaves exactly what applying its events one at a time leave
   assert.ok(fromBatch.outbox.some((row) => row.event === 'tier.changed.v1'), 'tiers moved within the batch');
   assert.ok(fromBatch.outbox.some((row) => row.event === 'badge.earned.v1'), 'the conditional rule saw grants of the same batch');
   assert.deepEqual(fromBatch, fromSingles);
+});
+
+test('lanes: the waiting lanes are every lane with events, oldest event first, as the GROUP BY over all waiting rows gives them', async (t) => {
+  const svc = await startTestService(t);
+  const tenants = [await svc.createTenant(), await svc.createTenant(), await svc.createTenant()];
+  // Events accepted in an interleaved order across tenants and participants (no job runner: they stay waiting).
+  for (let round = 0; round < 3; round++) {
+    for (const [i, tenant] of tenants.entries()) {
+      const events = Array.from({ length: 5 + i * 3 }, (_, n) => ({ event_name: 'visit', participant_id: `p-${(n * 7 + round) % 11}`, idempotency_key: key() }));
+      const response = await svc.request('POST', '/api/v1/ingest/events/batch', { key: tenant.apiKey, body: { events } });
+      assert.equal(response.status, 200, response.text);
+    }
+  }
+  const expected = await svc.sql<{ tenant_id: string; lane: number }>('SELECT tenant_id, lane FROM ingestion_pending GROUP BY tenant_id, lane ORDER BY min(seq)');
+  assert.ok(expected.length > tenants.length, 'several lanes of several tenants wait');
+  assert.deepEqual(await waitingLanes(svc.service.db.system, 1000), expected);
+  assert.deepEqual(await waitingLanes(svc.service.db.system, 2), expected.slice(0, 2));
+
+  // The processing-lag gauge reads the oldest waiting event through the same scan.
+  const metrics = await svc.request('GET', '/metrics');
+  const lag = Number(/^loyalty_event_processing_lag_seconds (\S+)$/m.exec(metrics.text)?.[1]);
+  const [oldest] = await svc.sql<{ age: number }>(
+    `SELECT extract(epoch FROM now() - e.received_at)::float8 AS age FROM ingestion_pending p
+     JOIN ingested_events e ON e.tenant_id = p.tenant_id AND e.event_id = p.event_id ORDER BY p.seq LIMIT 1`,
+  );
+  assert.ok(lag > 0 && Math.abs(lag - oldest.age) < 5, `lag ${lag} s, oldest waiting event ${oldest.age} s old`);
+
+  await svc.sql('DELETE FROM ingestion_pending');
+  assert.deepEqual(await waitingLanes(svc.service.db.system, 10), []);
 });

@@ -3,6 +3,7 @@ import type { Tx } from '../../platform/db.js';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 import { deleteBatch, type RetentionRule } from '../../platform/retention.js';
+import { WAITING_LANES_SQL } from '../../platform/event-store.js';
 
 /** Every SQL statement on ingested_events and event_idempotency_keys. */
 export interface NewEvent {
@@ -173,10 +174,7 @@ export async function recordProcessedMany(tx: Tx, tenantId: string, processed: A
 
 /** Lanes with accepted events waiting, oldest first (owner connection: it looks across tenants). */
 export async function waitingLanes(client: Queryable, limit: number): Promise<Array<{ tenant_id: string; lane: number }>> {
-  const { rows } = await client.query<{ tenant_id: string; lane: number }>(
-    'SELECT tenant_id, lane FROM ingestion_pending GROUP BY tenant_id, lane ORDER BY min(seq) LIMIT $1',
-    [limit],
-  );
+  const { rows } = await client.query<{ tenant_id: string; lane: number }>(`SELECT tenant_id, lane FROM (${WAITING_LANES_SQL}) w ORDER BY oldest_seq LIMIT $1`, [limit]);
   return rows;
 }
 
