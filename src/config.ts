@@ -3,6 +3,9 @@ import path from 'node:path';
 import { createHash, X509Certificate } from 'node:crypto';
 import type { TrustedCertificates } from './platform/safe-http.js';
 
+/** How long an unused pooled connection stays open unless DB_POOL_IDLE_SECONDS says otherwise (also the default of `new Database`). */
+export const DEFAULT_POOL_IDLE_SECONDS = 300;
+
 /**
  * Every setting of the service, read once from the environment and validated.
  * Defaults are the spec's values; the timing settings exist so that tests and
@@ -235,7 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseReplicaUrl: env.DATABASE_REPLICA_URL || null,
     embeddedPostgresPort: readInt(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
     dbPoolSize: readInt(env, 'DB_POOL_SIZE', 20, 1, 500),
-    dbPoolIdleSeconds: readInt(env, 'DB_POOL_IDLE_SECONDS', 300, 1, 86_400),
+    dbPoolIdleSeconds: readInt(env, 'DB_POOL_IDLE_SECONDS', DEFAULT_POOL_IDLE_SECONDS, 1, 86_400),
     dbPreparedStatements: env.DB_PREPARED_STATEMENTS === undefined || env.DB_PREPARED_STATEMENTS === '' ? true : readBool(env, 'DB_PREPARED_STATEMENTS'),
     appDbPassword: env.DB_APP_PASSWORD || null,
     jwtSecret: env.JWT_SECRET || null,

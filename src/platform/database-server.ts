@@ -99,7 +99,7 @@ export interface EmbeddedOptions {
 const EMBEDDED_SOCKET_DIR = '/tmp';
 
 /** The same URL with the connection made through the Unix socket in `directory` (node-postgres reads `?host=`; the port names the socket). */
-export function viaSocket(url: string, directory: string): string {
+function viaSocket(url: string, directory: string): string {
   const parsed = new URL(url);
   parsed.searchParams.set('host', directory);
   return parsed.toString();

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import pg from 'pg';
+import { DEFAULT_POOL_IDLE_SECONDS } from '../config.js';
 import { isUuid } from './ids.js';
 import { currentContext, inContext, tracingOn } from './tracing.js';
 import { traceQueries, traceTransaction } from './tracing-db.js';
@@ -101,8 +102,6 @@ function prepareStatements(client: pg.PoolClient): void {
     });
   };
 }
-/** How long an unused pooled connection stays open unless DB_POOL_IDLE_SECONDS says otherwise. */
-export const DEFAULT_POOL_IDLE_SECONDS = 300;
 /** How many times a transaction runs at most when it keeps failing with a retryable SQLSTATE. */
 export const TX_ATTEMPTS_MAX = 4;
 
