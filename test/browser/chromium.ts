@@ -15,11 +15,10 @@ export function launchChromium(args: string[] = []): Promise<Browser> {
 const CLOSE_TIMEOUT_MS = 5_000;
 
 /**
- * Closes the browser; if it has not closed within CLOSE_TIMEOUT_MS (a normal close
- * takes well under a second), kills the
- * Chromium processes this test process started. Once in a CI run, Chromium
- * never answered the close of a finished test (all its tests had passed) and
- * held the run for ten minutes.
+ * Closes the browser; if it has not closed within CLOSE_TIMEOUT_MS (a normal
+ * close takes well under a second), kills the Chromium processes this test
+ * process started. Once in a CI run, Chromium never answered the close of a
+ * finished test (all its tests had passed) and held the run for ten minutes.
  */
 export async function closeChromium(browser: Browser): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
