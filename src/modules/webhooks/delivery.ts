@@ -16,8 +16,8 @@ import * as store from './store.js';
 import type { DeliveryStatus } from './schemas.js';
 
 /**
- * One delivery attempt: claim the delivery, POST the signed envelope outside
- * any transaction, then record the outcome and schedule the next attempt.
+ * Delivery attempts: claim the deliveries, POST each signed envelope outside
+ * any transaction, then record the outcomes and schedule the next attempts.
  *
  * A delivery is held by at most one attempt at a time (an attempt token and
  * a deadline on the row). When a worker dies mid-attempt, the job queue hands
@@ -99,43 +99,126 @@ export async function destinationPolicy(context: Pick<Context, 'db' | 'config'>,
 
 export type AttemptResult = 'not_found' | 'not_due' | 'cancelled' | 'superseded' | DeliveryStatus;
 
-/**
- * Runs one attempt of the delivery. Returns what happened; never throws for
- * receiver failures (only for database failures, which the job queue retries).
- */
+/** Runs one attempt of one delivery (a ping, a replay, a retry): `attemptDeliveries` with one id. */
 export async function attemptDelivery(context: Context, tenantId: string, deliveryId: string): Promise<AttemptResult> {
+  const results = await attemptDeliveries(context, tenantId, [deliveryId]);
+  return results.get(deliveryId)!;
+}
+
+/**
+ * Runs one attempt of each of the tenant's deliveries given, and returns what
+ * happened to each; never throws for receiver failures (only for database
+ * failures, which the job queue retries). The cost is per batch: the due
+ * deliveries are claimed in one statement, posted concurrently, and their
+ * outcomes recorded in one statement; only a delivery in an unusual state
+ * (held by another attempt, cut short, its destination deactivated) is looked
+ * at on its own.
+ */
+export async function attemptDeliveries(context: Context, tenantId: string, deliveryIds: string[]): Promise<Map<string, AttemptResult>> {
   const { db, config, log } = context;
+  const ids = [...new Set(deliveryIds)];
+  const results = new Map<string, AttemptResult>();
   const token = randomToken(12);
   const claimed = await db.tenant(tenantId, async (tx) => {
-    const due = await store.claimDue(tx, tenantId, deliveryId, token, ATTEMPT_DEADLINE_GRACE_SECONDS, clock.now());
-    if (due) return { result: 'claimed' as const, work: due };
-    const work = await store.lockDeliveryWork(tx, tenantId, deliveryId);
-    if (!work) return { result: 'not_found' as const };
-    const { delivery, destination } = work;
-    if (delivery.status === 'DELIVERING' && !work.deadlineExpired) {
-      // Another attempt holds the delivery. Its worker may have died with the
-      // job (the job queue then hands the job on early): look again once the
-      // attempt's deadline has passed, so the delivery is never left behind.
-      await addJob(tx, store.DELIVER_TASK, { tenant_id: tenantId, delivery_id: deliveryId }, { runAt: new Date(new Date(delivery.attempt_deadline!).getTime() + 1000) });
-      return { result: 'not_due' as const };
+    const work = await store.claimDue(tx, tenantId, ids, token, ATTEMPT_DEADLINE_GRACE_SECONDS, clock.now());
+    const taken = new Set(work.map((w) => w.delivery.id));
+    for (const id of ids) {
+      if (taken.has(id)) continue;
+      const closer = await claimUnusual(tx, tenantId, id, token);
+      if (closer.result === 'claimed') work.push(closer.work);
+      else results.set(id, closer.result);
     }
-    if (!['PENDING', 'RETRYING', 'DELIVERING'].includes(delivery.status)) return { result: 'not_due' as const };
-    const now = clock.now();
-    // Still DELIVERING past the deadline: the attempt was cut short. The statement that takes the
-    // delivery over logs it as interrupted.
-    const abandoned: store.AbandonedAttempt | null =
-      delivery.status === 'DELIVERING' ? { token: delivery.attempt_token, startedAt: delivery.attempt_started_at ?? now, error: INTERRUPTED_ERROR } : null;
-    if (!destination.active) {
-      await store.cancelDelivery(tx, tenantId, deliveryId, 'the destination was deactivated before the delivery was made', now, abandoned);
-      return { result: 'cancelled' as const };
-    }
-    const taken = await store.claimLocked(tx, tenantId, deliveryId, token, destination.timeout_seconds + ATTEMPT_DEADLINE_GRACE_SECONDS, now, abandoned);
-    return { result: 'claimed' as const, work: { ...work, delivery: taken } };
+    return work;
   });
-  if (claimed.result !== 'claimed') return claimed.result;
+  if (claimed.length === 0) return results;
 
-  const { delivery, destination } = claimed.work;
-  const data = claimed.work.data ?? (delivery.event === PING_EVENT ? pingData(destination.id) : {});
+  const policies = new Map<string, Promise<SafeHttpPolicy>>();
+  const policyFor = (destination: store.DestinationRow) => {
+    let policy = policies.get(destination.id);
+    if (!policy) policies.set(destination.id, (policy = destinationPolicy(context, tenantId, destination)));
+    return policy;
+  };
+  const attempts = await Promise.all(claimed.map(async (work) => post(context, tenantId, work, await policyFor(work.destination))));
+
+  await db.tenant(tenantId, async (tx) => {
+    const now = clock.now();
+    // The tenant's backoff scale is read when a retry is scheduled, so a change applies to the next retry.
+    const scale = attempts.some((a) => a.status === 'RETRYING') ? await store.backoffScale(tx, tenantId) : 1;
+    const outcomes: store.AttemptOutcome[] = attempts.map((a) => ({
+      deliveryId: a.work.delivery.id,
+      status: a.status,
+      nextAttemptAt: a.status === 'RETRYING' ? new Date(now.getTime() + backoffMsBefore(a.work.delivery.attempts + 2, config.timeScale, scale)) : null,
+      record: a.record,
+    }));
+    const recorded = await store.finishAttempts(tx, tenantId, token, now, outcomes);
+    /** Retries due at the same moment (the batch's deliveries had the same number of attempts) share a job. */
+    const retries = new Map<number, string[]>();
+    for (const [i, outcome] of outcomes.entries()) {
+      const { delivery, destination, data } = attempts[i].work;
+      if (!recorded.held.has(delivery.id)) {
+        log.warn({ tenantId, deliveryId: delivery.id }, 'a delivery attempt finished after its deadline; another worker had taken over');
+        results.set(delivery.id, 'superseded');
+        continue;
+      }
+      if (!recorded.logged.has(delivery.id)) {
+        log.warn({ tenantId, deliveryId: delivery.id, attempt: delivery.attempts_started }, 'a delivery attempt was recorded, but its number was already in the log');
+      }
+      if (outcome.nextAttemptAt) retries.set(outcome.nextAttemptAt.getTime(), [...(retries.get(outcome.nextAttemptAt.getTime()) ?? []), delivery.id]);
+      await logPersonalDataAccess(tx, tenantId, destination.id, delivery.participant_id, data, attempts[i].address);
+      results.set(delivery.id, outcome.status);
+    }
+    for (const [runAt, retried] of retries) {
+      const payload = retried.length === 1 ? { tenant_id: tenantId, delivery_id: retried[0] } : { tenant_id: tenantId, delivery_ids: retried };
+      await addJob(tx, store.DELIVER_TASK, payload, { runAt: new Date(runAt) });
+    }
+  });
+  return results;
+}
+
+type Claim = { result: 'claimed'; work: store.DeliveryWork } | { result: 'not_found' | 'not_due' | 'cancelled' };
+
+/**
+ * A delivery the batch claim left out, looked at under its row lock: missing,
+ * finished, held by a live attempt (looked at again after that attempt's
+ * deadline), cut short (taken over, the cut attempt logged as interrupted), or
+ * bound for a destination deactivated meanwhile (cancelled).
+ */
+async function claimUnusual(tx: Tx, tenantId: string, deliveryId: string, token: string): Promise<Claim> {
+  const work = await store.lockDeliveryWork(tx, tenantId, deliveryId);
+  if (!work) return { result: 'not_found' };
+  const { delivery, destination } = work;
+  if (delivery.status === 'DELIVERING' && !work.deadlineExpired) {
+    // Another attempt holds the delivery. Its worker may have died with the
+    // job (the job queue then hands the job on early): look again once the
+    // attempt's deadline has passed, so the delivery is never left behind.
+    await addJob(tx, store.DELIVER_TASK, { tenant_id: tenantId, delivery_id: deliveryId }, { runAt: new Date(new Date(delivery.attempt_deadline!).getTime() + 1000) });
+    return { result: 'not_due' };
+  }
+  if (!['PENDING', 'RETRYING', 'DELIVERING'].includes(delivery.status)) return { result: 'not_due' };
+  const now = clock.now();
+  // Still DELIVERING past the deadline: the attempt was cut short. The statement that takes the
+  // delivery over logs it as interrupted.
+  const abandoned: store.AbandonedAttempt | null =
+    delivery.status === 'DELIVERING' ? { token: delivery.attempt_token, startedAt: delivery.attempt_started_at ?? now, error: INTERRUPTED_ERROR } : null;
+  if (!destination.active) {
+    await store.cancelDelivery(tx, tenantId, deliveryId, 'the destination was deactivated before the delivery was made', now, abandoned);
+    return { result: 'cancelled' };
+  }
+  const taken = await store.claimLocked(tx, tenantId, deliveryId, token, destination.timeout_seconds + ATTEMPT_DEADLINE_GRACE_SECONDS, now, abandoned);
+  return { result: 'claimed', work: { ...work, delivery: taken } };
+}
+
+interface Posted {
+  work: store.DeliveryWork & { data: Record<string, unknown> };
+  status: DeliveryStatus;
+  record: store.AttemptRecord;
+  address: string | null;
+}
+
+/** The signed POST of one claimed delivery, outside any transaction, and the outcome it leads to. */
+async function post(context: Context, tenantId: string, claimed: store.DeliveryWork, policy: SafeHttpPolicy): Promise<Posted> {
+  const { delivery, destination } = claimed;
+  const data = claimed.data ?? (delivery.event === PING_EVENT ? pingData(destination.id) : {});
   const envelope: Envelope = {
     id: delivery.event_id,
     event: delivery.event,
@@ -157,9 +240,8 @@ export async function attemptDelivery(context: Context, tenantId: string, delive
     'x-service-timestamp': String(timestamp),
     'x-service-delivery-id': delivery.event_id,
   };
-  const policy = await destinationPolicy(context, tenantId, destination);
   // Traced by ids and status only: a receiver's URL may carry a token in its path, and the envelope is the tenant's data.
-  const attributes = { 'http.request.method': 'POST', 'loyalty.webhook.event': delivery.event, 'loyalty.webhook.delivery_id': deliveryId, 'loyalty.webhook.destination_id': destination.id };
+  const attributes = { 'http.request.method': 'POST', 'loyalty.webhook.event': delivery.event, 'loyalty.webhook.delivery_id': delivery.id, 'loyalty.webhook.destination_id': destination.id };
   const response = await childSpan('webhook POST', { kind: SpanKind.CLIENT, attributes }, async (span) => {
     const answer = await safePost(destination.url, headers, rawBody, destination.timeout_seconds * 1000, policy, context.resolver);
     if (answer.status !== null) span?.setAttribute('http.response.status_code', answer.status);
@@ -173,37 +255,21 @@ export async function attemptDelivery(context: Context, tenantId: string, delive
   // Only attempts that finish with an outcome spend the retry budget (and set the backoff).
   const countedAttempts = delivery.attempts + 1;
   const status: DeliveryStatus = succeeded ? 'SUCCEEDED' : countedAttempts >= delivery.max_attempts ? 'EXHAUSTED' : 'RETRYING';
-  const error = succeeded ? null : (response.error ?? `the receiver answered HTTP ${response.status}`);
   webhookDeliveries.inc({ outcome: status.toLowerCase() });
   webhookLatency.observe(response.durationMs / 1000);
-
-  return db.tenant(tenantId, async (tx) => {
-    const now = clock.now();
-    // The tenant's backoff scale is read when the retry is scheduled, so a change applies to the next retry.
-    const nextAttemptAt =
-      status === 'RETRYING' ? new Date(now.getTime() + backoffMsBefore(countedAttempts + 1, config.timeScale, await store.backoffScale(tx, tenantId))) : null;
-    const recorded = await store.finishAttempt(tx, tenantId, deliveryId, token, {
-      status,
-      nextAttemptAt,
-      now,
-      record: {
-        outcome: succeeded ? 'succeeded' : 'failed',
-        startedAt,
-        durationMs: response.durationMs,
-        responseStatus: response.status,
-        responseBody: response.body,
-        error,
-      },
-    });
-    if (!recorded.held) {
-      log.warn({ tenantId, deliveryId }, 'a delivery attempt finished after its deadline; another worker had taken over');
-      return 'superseded' as const;
-    }
-    if (!recorded.logged) log.warn({ tenantId, deliveryId, attempt: delivery.attempts_started }, 'a delivery attempt was recorded, but its number was already in the log');
-    if (nextAttemptAt) await addJob(tx, store.DELIVER_TASK, { tenant_id: tenantId, delivery_id: deliveryId }, { runAt: nextAttemptAt });
-    await logPersonalDataAccess(tx, tenantId, destination.id, delivery.participant_id, data, response.address);
-    return status;
-  });
+  return {
+    work: { ...claimed, data },
+    status,
+    address: response.address,
+    record: {
+      outcome: succeeded ? 'succeeded' : 'failed',
+      startedAt,
+      durationMs: response.durationMs,
+      responseStatus: response.status,
+      responseBody: response.body,
+      error: succeeded ? null : (response.error ?? `the receiver answered HTTP ${response.status}`),
+    },
+  };
 }
 
 function pingData(destinationId: string): Record<string, unknown> {

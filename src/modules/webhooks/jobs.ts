@@ -1,7 +1,7 @@
 import type { JobHandler } from '../../platform/jobs.js';
 import { DISPATCH_TASK } from '../../platform/outbox.js';
 import { isUuid } from '../../platform/ids.js';
-import { attemptDelivery } from './delivery.js';
+import { attemptDeliveries } from './delivery.js';
 import { dispatch, runBulkReplay } from './service.js';
 import { BULK_REPLAY_TASK, DELIVER_TASK } from './store.js';
 
@@ -9,7 +9,8 @@ import { BULK_REPLAY_TASK, DELIVER_TASK } from './store.js';
  * The module's background jobs:
  * - `outbox.dispatch` (added by `emit` in the emitting transaction): fans the
  *   events out into deliveries and notifies the live streams;
- * - `webhooks.deliver`: one attempt of one delivery; schedules the next;
+ * - `webhooks.deliver`: one attempt of each delivery it names (`delivery_ids`,
+ *   a batch from the fan-out, or `delivery_id`, a retry); schedules the next;
  * - `webhooks.bulk_replay`: runs a bulk replay job.
  * A malformed payload is a programmer error: it is logged and dropped rather
  * than retried 25 times.
@@ -31,11 +32,13 @@ const dispatchTask: JobHandler = async (payload, context) => {
 
 const deliverTask: JobHandler = async (payload, context) => {
   const parsed = tenantOf(payload);
-  if (!parsed || typeof parsed.body.delivery_id !== 'string') {
+  const { delivery_id: one, delivery_ids: many } = parsed?.body ?? {};
+  const ids = typeof one === 'string' ? [one] : Array.isArray(many) && many.length > 0 && many.every((id) => typeof id === 'string') ? (many as string[]) : null;
+  if (!parsed || !ids) {
     context.log.error({ payload }, `${DELIVER_TASK} job with a malformed payload; dropped`);
     return;
   }
-  await attemptDelivery(context, parsed.tenantId, parsed.body.delivery_id);
+  await attemptDeliveries(context, parsed.tenantId, ids);
 };
 
 const bulkReplayTask: JobHandler = async (payload, context) => {

@@ -13,6 +13,13 @@ export const DISPATCHED_CHANNEL = 'outbox_dispatched';
 /** Event ids per notification, so a payload stays far below PostgreSQL's 8,000-byte limit. */
 const NOTIFY_EVENT_IDS_MAX = 40;
 const DELIVER_JOB_ATTEMPTS_MAX = 25;
+/**
+ * Deliveries per `webhooks.deliver` job made by the fan-out: the deliveries of
+ * one dispatch to one destination, in event order, in jobs of at most this
+ * many. A job claims them in one statement, posts them concurrently and
+ * records their outcomes in one statement (delivery.ts).
+ */
+export const DELIVERY_BATCH_MAX = 20;
 
 export interface DestinationRow {
   tenant_id: string;
@@ -123,14 +130,15 @@ export async function upsertSettings(tx: Tx, tenantId: string, backoffScaleValue
 /**
  * The dispatcher's one statement: for the given outbox events, one delivery
  * per matching active destination (subscribed to the event, and scoped to its
- * engagement when the destination has one), a delivery job for each, and a
+ * engagement when the destination has one), delivery jobs for them (one per
+ * destination and DELIVERY_BATCH_MAX deliveries, in event order), and a
  * notification per participant for the live streams. Running it twice for the
  * same events creates nothing new (the unique original-delivery index).
  */
-export async function fanOut(tx: Tx, tenantId: string, eventIds: string[], now: Date): Promise<{ events: number; deliveries: number }> {
+export async function fanOut(tx: Tx, tenantId: string, eventIds: string[], now: Date): Promise<{ events: number; deliveries: number; jobs: number }> {
   const { rows } = await tx.query(
     `WITH ev AS (
-       SELECT e.id, e.event, e.participant_id, e.engagement_id, e.created_at
+       SELECT e.id, e.seq, e.event, e.participant_id, e.engagement_id, e.created_at
        FROM outbox_events e
        WHERE e.tenant_id = $1 AND e.id = ANY ($2::text[])
      ), inserted AS (
@@ -143,9 +151,15 @@ export async function fanOut(tx: Tx, tenantId: string, eventIds: string[], now: 
          ON d.tenant_id = $1 AND d.active AND ev.event = ANY (d.events)
         AND (d.engagement_id IS NULL OR d.engagement_id = ev.engagement_id)
        ON CONFLICT (tenant_id, destination_id, event_id) WHERE replay_of IS NULL DO NOTHING
-       RETURNING id
+       RETURNING id, destination_id, event_id
+     ), numbered AS (
+       SELECT i.id, i.destination_id, ev.seq, (row_number() OVER (PARTITION BY i.destination_id ORDER BY ev.seq) - 1) / $8 AS batch
+       FROM inserted i JOIN ev ON ev.id = i.event_id
+     ), batches AS (
+       SELECT json_build_object('tenant_id', $1::uuid, 'delivery_ids', json_agg(id ORDER BY seq)) AS payload
+       FROM numbered GROUP BY destination_id, batch
      ), jobs AS (
-       SELECT enqueue_jobs($4, ARRAY(SELECT json_build_object('tenant_id', $1::uuid, 'delivery_id', id) FROM inserted), $5) AS added
+       SELECT enqueue_jobs($4, ARRAY(SELECT payload FROM batches), $5) AS added
      ), chunks AS (
        SELECT participant_id, (row_number() OVER (PARTITION BY participant_id ORDER BY id) - 1) / $7 AS chunk, id
        FROM ev WHERE participant_id IS NOT NULL
@@ -154,11 +168,12 @@ export async function fanOut(tx: Tx, tenantId: string, eventIds: string[], now: 
        FROM chunks GROUP BY participant_id, chunk
      )
      SELECT (SELECT count(*) FROM ev)::int AS events,
-            (SELECT added FROM jobs)::int AS deliveries,
+            (SELECT count(*) FROM inserted)::int AS deliveries,
+            (SELECT added FROM jobs)::int AS jobs,
             (SELECT count(*) FROM notified)::int AS notifications`,
-    [tenantId, eventIds, now, DELIVER_TASK, DELIVER_JOB_ATTEMPTS_MAX, DISPATCHED_CHANNEL, NOTIFY_EVENT_IDS_MAX],
+    [tenantId, eventIds, now, DELIVER_TASK, DELIVER_JOB_ATTEMPTS_MAX, DISPATCHED_CHANNEL, NOTIFY_EVENT_IDS_MAX, DELIVERY_BATCH_MAX],
   );
-  return { events: rows[0].events, deliveries: rows[0].deliveries };
+  return { events: rows[0].events, deliveries: rows[0].deliveries, jobs: rows[0].jobs };
 }
 
 export interface DeliveryRow {
@@ -198,27 +213,25 @@ export interface DeliveryWork {
 }
 
 /**
- * The common case in one statement: a delivery that is due (PENDING or
- * RETRYING) to an active destination is marked DELIVERING with the attempt's
- * token, deadline and number (the next one), and returned with its destination
- * and event data. Null when the delivery is in any other situation (the caller
- * then looks closer).
+ * The common case in one statement: of the given deliveries, those that are
+ * due (PENDING or RETRYING) to an active destination are marked DELIVERING
+ * with the attempt's token, deadline and number (the next one), and returned
+ * with their destination and event data. A delivery in any other situation is
+ * left out (the caller then looks closer at it).
  */
-export async function claimDue(tx: Tx, tenantId: string, deliveryId: string, token: string, graceSeconds: number, now: Date): Promise<DeliveryWork | null> {
+export async function claimDue(tx: Tx, tenantId: string, deliveryIds: string[], token: string, graceSeconds: number, now: Date): Promise<DeliveryWork[]> {
   const { rows } = await tx.query(
     `UPDATE webhook_deliveries w
      SET status = 'DELIVERING', attempts_started = w.attempts_started + 1, attempt_token = $3,
          attempt_deadline = now() + make_interval(secs => d.timeout_seconds + $4), attempt_started_at = $5, updated_at = $5
      FROM webhook_destinations d
-     WHERE w.tenant_id = $1 AND w.id = $2 AND w.status IN ('PENDING', 'RETRYING')
+     WHERE w.tenant_id = $1 AND w.id = ANY ($2::text[]) AND w.status IN ('PENDING', 'RETRYING')
        AND d.tenant_id = w.tenant_id AND d.id = w.destination_id AND d.active
      RETURNING to_jsonb(w) AS delivery, to_jsonb(d) AS destination,
                (SELECT o.data FROM outbox_events o WHERE o.tenant_id = w.tenant_id AND o.id = w.event_id) AS data`,
-    [tenantId, deliveryId, token, graceSeconds, now],
+    [tenantId, deliveryIds, token, graceSeconds, now],
   );
-  const row = rows[0];
-  if (!row) return null;
-  return { delivery: row.delivery as DeliveryRow, destination: row.destination as DestinationRow, data: row.data ?? null, deadlineExpired: false };
+  return rows.map((row) => ({ delivery: row.delivery as DeliveryRow, destination: row.destination as DestinationRow, data: row.data ?? null, deadlineExpired: false }));
 }
 
 /** Reads a delivery with its destination and event data, locking the delivery row. */
@@ -290,54 +303,62 @@ export interface AttemptRecord {
   error: string | null;
 }
 
+export interface AttemptOutcome {
+  deliveryId: string;
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+  record: AttemptRecord;
+}
+
 /**
- * Records the outcome of the attempt that holds `token`, with its log row under
- * the number the attempt was claimed with, in one statement. `held` is false
- * when the attempt no longer holds the delivery (another worker took over after
- * the deadline): its result is then dropped. The log row gives way on a clash
- * (`logged` false) rather than lose an outcome whose POST already went out;
- * with numbers allocated on the delivery row no clash is expected.
+ * Records the outcomes of attempts that hold `token`, each with its log row
+ * under the number the attempt was claimed with, in one statement. A delivery
+ * is missing from `held` when its attempt no longer holds it (another worker
+ * took over after the deadline): its result is then dropped. A log row gives
+ * way on a clash (missing from `logged`) rather than lose an outcome whose
+ * POST already went out; with numbers allocated on the delivery row no clash
+ * is expected.
  */
-export async function finishAttempt(
-  tx: Tx,
-  tenantId: string,
-  deliveryId: string,
-  token: string,
-  outcome: { status: DeliveryStatus; nextAttemptAt: Date | null; now: Date; record: AttemptRecord },
-): Promise<{ held: boolean; logged: boolean }> {
-  const { record } = outcome;
-  const terminal = outcome.status === 'SUCCEEDED' || outcome.status === 'EXHAUSTED' || outcome.status === 'CANCELLED';
+export async function finishAttempts(tx: Tx, tenantId: string, token: string, now: Date, outcomes: AttemptOutcome[]): Promise<{ held: Set<string>; logged: Set<string> }> {
+  if (outcomes.length === 0) return { held: new Set(), logged: new Set() };
+  const terminal = (status: DeliveryStatus) => status === 'SUCCEEDED' || status === 'EXHAUSTED' || status === 'CANCELLED';
   const { rows } = await tx.query(
-    `WITH updated AS (
-       UPDATE webhook_deliveries
-       SET status = $4, attempts = attempts + 1, next_attempt_at = $5, attempt_token = NULL, attempt_deadline = NULL, attempt_started_at = NULL,
-           last_response_status = $6, last_error = $7, updated_at = $8, completed_at = $9
-       WHERE tenant_id = $1 AND id = $2 AND attempt_token = $3
-       RETURNING id, attempts_started
+    `WITH outcome AS (
+       SELECT * FROM unnest($4::text[], $5::text[], $6::timestamptz[], $7::int[], $8::text[], $9::boolean[], $10::text[], $11::timestamptz[], $12::int[], $13::text[])
+         AS o (id, status, next_attempt_at, response_status, error, terminal, outcome, started_at, duration_ms, response_body)
+     ), updated AS (
+       UPDATE webhook_deliveries w
+       SET status = o.status, attempts = w.attempts + 1, next_attempt_at = o.next_attempt_at, attempt_token = NULL, attempt_deadline = NULL,
+           attempt_started_at = NULL, last_response_status = o.response_status, last_error = o.error, updated_at = $3,
+           completed_at = CASE WHEN o.terminal THEN $3::timestamptz END
+       FROM outcome o
+       WHERE w.tenant_id = $1 AND w.id = o.id AND w.attempt_token = $2
+       RETURNING w.id, w.attempts_started
      ), logged AS (
        INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, outcome, started_at, duration_ms, response_status, response_body, error)
-       SELECT $1, id, attempts_started, $10, $11, $12, $6, $13, $7 FROM updated
+       SELECT $1, u.id, u.attempts_started, o.outcome, o.started_at, o.duration_ms, o.response_status, o.response_body, o.error
+       FROM updated u JOIN outcome o ON o.id = u.id
        ON CONFLICT (tenant_id, delivery_id, attempt) DO NOTHING
-       RETURNING 1
+       RETURNING delivery_id
      )
-     SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT count(*) FROM logged)::int AS logged`,
+     SELECT u.id, EXISTS (SELECT 1 FROM logged l WHERE l.delivery_id = u.id) AS logged FROM updated u`,
     [
       tenantId,
-      deliveryId,
       token,
-      outcome.status,
-      outcome.nextAttemptAt,
-      record.responseStatus,
-      record.error,
-      outcome.now,
-      terminal ? outcome.now : null,
-      record.outcome,
-      record.startedAt,
-      record.durationMs,
-      record.responseBody,
+      now,
+      outcomes.map((o) => o.deliveryId),
+      outcomes.map((o) => o.status),
+      outcomes.map((o) => o.nextAttemptAt),
+      outcomes.map((o) => o.record.responseStatus),
+      outcomes.map((o) => o.record.error),
+      outcomes.map((o) => terminal(o.status)),
+      outcomes.map((o) => o.record.outcome),
+      outcomes.map((o) => o.record.startedAt),
+      outcomes.map((o) => o.record.durationMs),
+      outcomes.map((o) => o.record.responseBody),
     ],
   );
-  return { held: rows[0].updated === 1, logged: rows[0].logged === 1 };
+  return { held: new Set(rows.map((r) => r.id as string)), logged: new Set(rows.filter((r) => r.logged === true).map((r) => r.id as string)) };
 }
 
 /**
