@@ -5,6 +5,9 @@ import { clock } from '../../platform/clock.js';
 import { advanceContest } from './service.js';
 import { contestDefinition, recordFact, sessionFor, ENGAGEMENT_ID } from './testing.js';
 import { readStatePart } from '../../platform/module.js';
+import { inBatch } from '../../platform/batch.js';
+import { holdEmits } from '../../platform/outbox.js';
+import { runFactHandlers, type Fact } from '../../platform/facts.js';
 
 test('contests: definition, publication, entries and scoring', async (t) => {
   const svc = await startTestService(t);
@@ -286,4 +289,83 @@ test('contests: definition, publication, entries and scoring', async (t) => {
     const recorded = await svc.sql(`SELECT fact_id FROM contest_score_events WHERE contest_id = 'http-cup'`);
     assert.deepEqual(recorded.map((r) => r.fact_id), [first.body.fact_id]);
   });
+});
+
+/**
+ * Facts of one processing batch (as ingestion's lanes apply them) are scored
+ * together at the end of the batch, with the outcome of scoring them one by
+ * one: a repeated fact scores once, a velocity breach is reported at the fact
+ * that crosses the cap with the history up to that fact, a disqualifying
+ * breach stops the later facts of that entry only, and each breach event
+ * keeps its fact's place among the batch's events.
+ */
+test('contests: the facts of a processing batch score as one by one, with two statements', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const key = tenant.apiKey;
+  const window = { starts_at: new Date(clock.nowMs() - 60_000).toISOString(), ends_at: new Date(clock.nowMs() + 3_600_000).toISOString() };
+  const rules = (autoDisqualify: boolean) => ({ ...contestDefinition('x').fraud_rules, max_score_per_minute: 100_000, max_score_per_hour: 100, auto_disqualify_on_velocity_breach: autoDisqualify });
+  const contests = [
+    contestDefinition('strict', { ...window, fraud_rules: rules(true) }),
+    contestDefinition('lenient', { ...window, scoring: { event_type: 'visit', score_attribute: 'amount', weight: 1 }, fraud_rules: rules(false) }),
+  ];
+  for (const body of contests) {
+    assert.equal((await svc.request('POST', '/api/v1/admin/contests', { key, body })).status, 201);
+    assert.equal((await svc.request('POST', `/api/v1/admin/contests/${body.id}/publish`, { key })).status, 200);
+    assert.equal(await advanceContest(svc.service.db, svc.config, tenant.tenantId, body.id), 'active');
+    for (const p of ['b1', 'b2']) assert.equal((await svc.request('POST', `/api/v1/admin/contests/${body.id}/entries`, { key, body: { participant_id: p } })).status, 201);
+  }
+  // After the entries were made (a fact before its entry scores nothing).
+  const base = clock.nowMs() + 1_000;
+  const fact = (n: number, name: string, participantId: string, amount: number): Fact => ({
+    id: `fct_batch_${name}_${n}`,
+    name,
+    participantId,
+    engagementId: null,
+    properties: { amount },
+    occurredAt: new Date(base + n * 100),
+    source: 'event',
+    evaluateChallenges: false,
+  });
+  const facts = [
+    fact(1, 'purchase', 'b1', 60),
+    fact(2, 'purchase', 'b2', 30),
+    fact(3, 'purchase', 'b1', 60), // b1 crosses 100 in the strict contest: disqualified
+    fact(4, 'purchase', 'b1', 60), // scores nothing: b1 is disqualified by now
+    fact(1, 'purchase', 'b1', 60), // the first fact again: scores nothing
+    fact(5, 'purchase', 'b2', 30),
+    fact(6, 'visit', 'b1', 70),
+    fact(7, 'visit', 'b1', 70), // b1 crosses 100 in the lenient contest: flagged, still scoring
+    fact(8, 'visit', 'b1', 70), // no new crossing
+  ];
+  const statements: string[] = [];
+  await svc.service.db.tenant(tenant.tenantId, (tx) => {
+    const query = tx.query.bind(tx) as (...args: unknown[]) => unknown;
+    (tx as unknown as { query: unknown }).query = (...args: unknown[]) => {
+      if (typeof args[0] === 'string' && /contest_score_events|contest_entries/.test(args[0])) statements.push(args[0]);
+      return query(...args);
+    };
+    return holdEmits(tx, () =>
+      inBatch(tx, async () => {
+        for (const f of facts) await runFactHandlers(tx, tenant.tenantId, f);
+      }),
+    );
+  });
+  const entries = await svc.sql(`SELECT contest_id, participant_id, score, score_events, status FROM contest_entries WHERE tenant_id = $1 ORDER BY contest_id DESC, participant_id`, [tenant.tenantId]);
+  assert.deepEqual(entries.map((e) => [e.contest_id, e.participant_id, e.score, e.score_events, e.status]), [
+    ['strict', 'b1', 120, 2, 'disqualified'],
+    ['strict', 'b2', 60, 2, 'active'],
+    ['lenient', 'b1', 210, 3, 'flagged'],
+    ['lenient', 'b2', 0, 0, 'active'],
+  ]);
+  const breaches = await svc.sql(`SELECT data FROM outbox_events WHERE tenant_id = $1 AND event = 'fraud.velocity_breach' ORDER BY seq`, [tenant.tenantId]);
+  assert.deepEqual(
+    breaches.map((b) => [b.data.contest_id, b.data.action, b.data.observed, b.data.history.map((h: { score: number }) => h.score)]),
+    [
+      ['strict', 'disqualified', 120, [60, 60]],
+      ['lenient', 'flagged', 140, [70, 70]],
+    ],
+    'one event per crossing, at the crossing fact, with the history up to it (not the later fact scored in the same batch)',
+  );
+  assert.equal(statements.filter((s) => /contest_score_events/.test(s)).length, 2 + breaches.length, 'one read and one write for the batch, and a history read per breach');
 });
