@@ -90,6 +90,49 @@ export interface RuleTarget {
 }
 
 /**
+ * What applying a rule reads and changes outside the rule itself: its usage
+ * counters, its budget, and the effects. Live processing uses `liveState`
+ * (the database, in the caller's transaction); a simulation passes state kept
+ * in memory, so that it takes every decision with the same code as live
+ * processing and changes nothing.
+ */
+export interface RuleState {
+  /** The participant's usage of the rule in the periods `at` falls in, held for this event (live: row-locked). */
+  usage(rule: store.RuleRow, participantId: string, at: Date, periods: Array<'day' | 'week' | 'lifetime'>): Promise<store.UsageRow[]>;
+  addUsage(rule: store.RuleRow, participantId: string, usage: store.UsageRow[], points: number): Promise<void>;
+  /** Takes up to `wanted` points from the rule's budget; returns what was taken. */
+  spendBudget(rule: store.RuleRow, wanted: number): Promise<number>;
+  award(rule: store.RuleRow, target: RuleTarget, points: number, multiplier: number | null, reason: string): Promise<void>;
+  /** Whether the badge was awarded now (false when the participant had it). */
+  awardBadge(rule: store.RuleRow, participantId: string, badgeCode: string): Promise<boolean>;
+  /** The codes of the streaks continued. */
+  continueStreaks(participantId: string, streakCodes: string[], at: Date): Promise<string[]>;
+}
+
+/** The state of live processing: the database, in `tx`. */
+export function liveState(tx: Tx, tenantId: string): RuleState {
+  return {
+    usage: (rule, participantId, at, periods) => store.lockUsage(tx, tenantId, rule.id, participantId, at, periods),
+    addUsage: (rule, participantId, usage, points) => store.addUsage(tx, tenantId, rule.id, participantId, usage, points),
+    spendBudget: (rule, wanted) => store.spendBudget(tx, tenantId, rule.id, wanted),
+    award: (rule, target, amount, multiplier, reason) =>
+      points.awardInTx(tx, tenantId, {
+        participantId: target.participantId,
+        amount,
+        reason,
+        type: 'award',
+        memo: target.memo,
+        source: { kind: 'rule', id: rule.id },
+        engagementId: target.engagementId,
+        multiplier,
+      }),
+    awardBadge: async (rule, participantId, badgeCode) =>
+      (await awardBadgeInTx(tx, tenantId, { participantId, badgeCode, source: { kind: 'rule', id: rule.id } })).awarded,
+    continueStreaks: async (participantId, streakCodes, at) => (await continueStreaksInTx(tx, tenantId, { participantId, streakCodes, at })).map((s) => s.streakCode),
+  };
+}
+
+/**
  * Applies one rule whose conditions hold: caps, multiplier, budget, then the
  * effects. Returns null when a `times` cap keeps it from applying.
  */
@@ -99,6 +142,7 @@ export async function applyRuleInTx(
   rule: store.RuleRow,
   target: RuleTarget,
   multiplierOf: () => Promise<{ multiplier: number; multiplierId: string | null }>,
+  state: RuleState = liveState(tx, tenantId),
 ): Promise<AppliedRule | null> {
   const pointEffects = rule.effects.filter((e) => e.type === 'award_points');
   let wanted = pointEffects.reduce((sum, e) => sum + effectPoints(e, target.properties), 0);
@@ -115,7 +159,7 @@ export async function applyRuleInTx(
   const capped = CAP_PERIODS.filter(([key]) => rule.caps[key] !== undefined);
   let usage: store.UsageRow[] = [];
   if (capped.length > 0) {
-    usage = await store.lockUsage(tx, tenantId, rule.id, target.participantId, target.at, capped.map(([, period]) => period));
+    usage = await state.usage(rule, target.participantId, target.at, capped.map(([, period]) => period));
     for (const [key, period] of capped) {
       const cap = rule.caps[key]!;
       const used = usage.find((u) => u.period === period)!;
@@ -123,36 +167,19 @@ export async function applyRuleInTx(
       if (cap.points !== undefined) wanted = Math.max(0, Math.min(wanted, cap.points - used.points));
     }
   }
-  if (wanted > 0 && rule.budget_points !== null) wanted = await store.spendBudget(tx, tenantId, rule.id, wanted);
+  if (wanted > 0 && rule.budget_points !== null) wanted = await state.spendBudget(rule, wanted);
 
-  if (wanted > 0) {
-    const reason = pointEffects.find((e) => e.reason)?.reason ?? rule.name;
-    await points.awardInTx(tx, tenantId, {
-      participantId: target.participantId,
-      amount: wanted,
-      reason,
-      type: 'award',
-      memo: target.memo,
-      source: { kind: 'rule', id: rule.id },
-      engagementId: target.engagementId,
-      multiplier,
-    });
-  }
+  if (wanted > 0) await state.award(rule, target, wanted, multiplier, pointEffects.find((e) => e.reason)?.reason ?? rule.name);
 
   const badgesAwarded: string[] = [];
   for (const effect of rule.effects) {
     if (effect.type !== 'award_badge') continue;
-    const result = await awardBadgeInTx(tx, tenantId, {
-      participantId: target.participantId,
-      badgeCode: effect.badge_code!,
-      source: { kind: 'rule', id: rule.id },
-    });
-    if (result.awarded) badgesAwarded.push(effect.badge_code!);
+    if (await state.awardBadge(rule, target.participantId, effect.badge_code!)) badgesAwarded.push(effect.badge_code!);
   }
   const streakCodes = rule.effects.flatMap((e) => (e.type === 'continue_streak' ? [e.streak_code!] : []));
-  const streaks = streakCodes.length > 0 ? await continueStreaksInTx(tx, tenantId, { participantId: target.participantId, streakCodes, at: target.at }) : [];
+  const streaks = streakCodes.length > 0 ? await state.continueStreaks(target.participantId, streakCodes, target.at) : [];
 
-  await store.addUsage(tx, tenantId, rule.id, target.participantId, usage, wanted);
+  await state.addUsage(rule, target.participantId, usage, wanted);
   return {
     rule_id: rule.id,
     rule_name: rule.name,
@@ -160,7 +187,7 @@ export async function applyRuleInTx(
     points_wanted: pointsWanted,
     multiplier,
     badges_awarded: badgesAwarded,
-    streaks_continued: streaks.map((s) => s.streakCode),
+    streaks_continued: streaks,
   };
 }
 

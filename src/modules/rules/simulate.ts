@@ -3,7 +3,7 @@ import { invalid, notFound, ruleViolation } from '../../platform/errors.js';
 import { scanStoredEvents } from '../../platform/event-store.js';
 import { hasBadgeInTx } from '../badges/index.js';
 import { conditionsHold, type FactSource } from './conditions.js';
-import { effectPoints, participantAttributes } from './engine.js';
+import { applyRuleInTx, participantAttributes, type RuleState, type RuleTarget } from './engine.js';
 import { points } from './ports.js';
 import { draftFromBody, validateRuleInTx } from './service.js';
 import * as store from './store.js';
@@ -11,14 +11,19 @@ import { SIMULATION_RANGE_DAYS_MAX, type CreateRuleBody } from './schemas.js';
 
 /**
  * Rule simulation: replays the stored events of a time range through a draft
- * (or existing) rule and reports what it would have awarded. It runs in a
- * READ ONLY transaction, so it cannot change anything: caps and the budget
- * are tracked in memory, and participant attributes are read as they are now.
+ * (or existing) rule and reports what it would have awarded. Every decision
+ * (conditions, multiplier, caps, budget, badges) is taken by the live
+ * engine's `applyRuleInTx`, given state kept in memory instead of the
+ * database (`simulationState`), in a READ ONLY transaction, so it cannot
+ * change anything. Usage and the budget start from zero at `from`;
+ * participant attributes are read as they are now; streaks are not
+ * simulated.
  */
 export const SIMULATION_EVENTS_MAX = 20_000;
 const SCAN_PAGE_SIZE = 1_000;
 const DAY_MS = 86_400_000;
 
+/** Period starts as the database computes them for usage rows (store.lockUsage): the tenant's local day, and the Monday of its week. */
 function localPeriods(timezone: string): (at: Date) => { day: string; week: string } {
   const format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
   return (at) => {
@@ -26,6 +31,44 @@ function localPeriods(timezone: string): (at: Date) => { day: string; week: stri
     const date = new Date(`${day}T00:00:00Z`);
     const monday = new Date(date.getTime() - ((date.getUTCDay() + 6) % 7) * DAY_MS);
     return { day, week: monday.toISOString().slice(0, 10) };
+  };
+}
+
+/** The rule's usage, budget and badges kept in memory for a simulation (see RuleState). */
+function simulationState(tx: Tx, tenantId: string, timezone: string, budget: { left: number }): RuleState {
+  const periodsOf = localPeriods(timezone);
+  const counters = new Map<string, { times: number; points: number }>();
+  const keyOf = (participantId: string, period: string, start: string) => `${participantId}|${period}|${start}`;
+  const badgesSeen = new Set<string>();
+  return {
+    async usage(_rule, participantId, at, periods) {
+      const local = periodsOf(at);
+      return periods.map((period) => {
+        const start = period === 'day' ? local.day : period === 'week' ? local.week : '1970-01-01';
+        const used = counters.get(keyOf(participantId, period, start)) ?? { times: 0, points: 0 };
+        return { period, period_start: start, ...used };
+      });
+    },
+    async addUsage(_rule, participantId, usage, points) {
+      for (const u of usage) counters.set(keyOf(participantId, u.period, u.period_start), { times: u.times + 1, points: u.points + points });
+    },
+    async spendBudget(_rule, wanted) {
+      const taken = Math.min(wanted, budget.left);
+      budget.left -= taken;
+      return taken;
+    },
+    async award() {
+      // Counted from the rule's result by the caller.
+    },
+    async awardBadge(_rule, participantId, badgeCode) {
+      const key = `${participantId}|${badgeCode}`;
+      if (badgesSeen.has(key)) return false;
+      badgesSeen.add(key);
+      return !(await hasBadgeInTx(tx, tenantId, participantId, badgeCode));
+    },
+    async continueStreaks() {
+      return [];
+    },
   };
 }
 
@@ -42,27 +85,25 @@ export async function simulateRule(
 
   return db.tenant(tenantId, async (tx) => {
     await tx.query('SET TRANSACTION READ ONLY');
-    let rule: store.RuleDraft & { id?: string };
+    let rule: store.RuleRow;
     if (body.rule_id) {
       const found = await store.findRule(tx, tenantId, body.rule_id);
       if (!found) throw notFound(`earn rule "${body.rule_id}"`);
       rule = found;
     } else {
-      rule = draftFromBody(body.rule!);
-      await validateRuleInTx(tx, tenantId, rule);
+      const draft = draftFromBody(body.rule!);
+      await validateRuleInTx(tx, tenantId, draft);
+      rule = { ...draft, id: 'draft', budget_spent: 0, created_at: from, updated_at: from };
     }
     if (rule.trigger !== 'event') throw ruleViolation('only event rules can be simulated against stored events', 'RULE_NOT_SIMULATABLE');
 
-    const periodsOf = localPeriods(await store.tenantTimezone(tx, tenantId));
+    const budget = { left: rule.budget_points ?? Number.POSITIVE_INFINITY };
+    const state = simulationState(tx, tenantId, await store.tenantTimezone(tx, tenantId), budget);
     const attributes = new Map<string, FactSource['participant']>();
-    const usage = new Map<string, { times: number; points: number }>();
-    const badgesSeen = new Set<string>();
-    let budgetLeft = rule.budget_points ?? Number.POSITIVE_INFINITY;
     /** The timestamp of the event that spent the last of the budget, when one did. */
     let budgetExhaustedAt: Date | null = null;
     const result = { events_scanned: 0, events_matched: 0, points: 0, badges_awarded: 0, capped_events: 0, truncated: false };
     const participants = new Set<string>();
-    const capPeriods = (['per_day', 'per_week', 'lifetime'] as const).filter((k) => rule.caps[k] !== undefined);
 
     let after: { occurredAt: Date; seq: number } | null = null;
     scanning: for (;;) {
@@ -87,45 +128,27 @@ export async function simulateRule(
           attributes.set(event.participant_id, participant);
         }
         if (!(await conditionsHold(rule.conditions, { properties: event.properties, participant }))) continue;
-
-        let wanted = rule.effects.reduce((sum, e) => sum + (e.type === 'award_points' ? effectPoints(e, event.properties) : 0), 0);
-        if (wanted > 0) {
-          const m = await points.multiplierForEventInTx(tx, tenantId, {
-            participantId: event.participant_id,
-            eventName: event.event_name,
-            attributes: event.properties,
-            at: event.occurred_at,
-          });
-          if (m.multiplierId !== null) wanted = Math.round(wanted * m.multiplier);
-        }
-        const local = periodsOf(event.occurred_at);
-        const keys = capPeriods.map((k) => `${event.participant_id}|${k}|${k === 'per_day' ? local.day : k === 'per_week' ? local.week : ''}`);
-        const counters = keys.map((key) => usage.get(key) ?? { times: 0, points: 0 });
-        const full = wanted;
-        if (capPeriods.some((k, i) => rule.caps[k]!.times !== undefined && counters[i].times >= rule.caps[k]!.times!)) {
+        const target: RuleTarget = {
+          participantId: event.participant_id,
+          engagementId: null,
+          properties: event.properties,
+          at: event.occurred_at,
+          eventName: event.event_name,
+          memo: 'simulation',
+        };
+        const multiplierOf = () =>
+          points.multiplierForEventInTx(tx, tenantId, { participantId: event.participant_id, eventName: event.event_name, attributes: event.properties, at: event.occurred_at });
+        const applied = await applyRuleInTx(tx, tenantId, rule, target, multiplierOf, state);
+        if (!applied) {
           result.capped_events += 1;
           continue;
         }
-        capPeriods.forEach((k, i) => {
-          const cap = rule.caps[k]!.points;
-          if (cap !== undefined) wanted = Math.max(0, Math.min(wanted, cap - counters[i].points));
-        });
-        wanted = Math.min(wanted, budgetLeft);
-        budgetLeft -= wanted;
-        if (budgetLeft === 0 && budgetExhaustedAt === null) budgetExhaustedAt = event.occurred_at;
-        if (wanted < full) result.capped_events += 1;
-        keys.forEach((key, i) => usage.set(key, { times: counters[i].times + 1, points: counters[i].points + wanted }));
-
+        if (applied.points < applied.points_wanted) result.capped_events += 1;
+        if (budget.left === 0 && budgetExhaustedAt === null) budgetExhaustedAt = event.occurred_at;
         result.events_matched += 1;
-        result.points += wanted;
+        result.points += applied.points;
+        result.badges_awarded += applied.badges_awarded.length;
         participants.add(event.participant_id);
-        for (const effect of rule.effects) {
-          if (effect.type !== 'award_badge') continue;
-          const key = `${event.participant_id}|${effect.badge_code}`;
-          if (badgesSeen.has(key)) continue;
-          badgesSeen.add(key);
-          if (!(await hasBadgeInTx(tx, tenantId, event.participant_id, effect.badge_code!))) result.badges_awarded += 1;
-        }
       }
       if (page.length < SCAN_PAGE_SIZE) break;
       const last = page[page.length - 1];
