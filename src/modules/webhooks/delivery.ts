@@ -10,6 +10,7 @@ import { isSandboxTenant } from '../../platform/environments.js';
 import { safePost, type Resolver, type SafeHttpPolicy } from '../../platform/safe-http.js';
 import { childSpan } from '../../platform/tracing.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import pMap from 'p-map';
 import * as participants from '../participants/index.js';
 import { PING_EVENT, personalDataIn } from './catalog.js';
 import * as store from './store.js';
@@ -33,6 +34,13 @@ import type { DeliveryStatus } from './schemas.js';
 export const BACKOFF_SECONDS = [0, 30, 300, 1800] as const;
 /** Time allowed past timeout_seconds before an unfinished attempt counts as abandoned. */
 const ATTEMPT_DEADLINE_GRACE_SECONDS = 5;
+/**
+ * POSTs of one delivery job in flight at once. With the default JOB_CONCURRENCY
+ * of 8 a process then has at most 32 requests open to a receiver, the size of
+ * the connection pool safe-http keeps per origin, so no POST waits for a
+ * connection while its timeout runs.
+ */
+const POSTS_PER_BATCH_MAX = 4;
 const USER_AGENT = 'loyalty-service-webhooks/1';
 const INTERRUPTED_ERROR = 'the worker making this attempt stopped before it finished; the attempt is repeated';
 
@@ -119,12 +127,14 @@ export async function attemptDeliveries(context: Context, tenantId: string, deli
   const ids = [...new Set(deliveryIds)];
   const results = new Map<string, AttemptResult>();
   const token = randomToken(12);
+  // The batch's POSTs run in waves of POSTS_PER_BATCH_MAX: each attempt's deadline covers the waves.
+  const waves = Math.ceil(ids.length / POSTS_PER_BATCH_MAX);
   const claimed = await db.tenant(tenantId, async (tx) => {
-    const work = await store.claimDue(tx, tenantId, ids, token, ATTEMPT_DEADLINE_GRACE_SECONDS, clock.now());
+    const work = await store.claimDue(tx, tenantId, ids, token, waves, ATTEMPT_DEADLINE_GRACE_SECONDS, clock.now());
     const taken = new Set(work.map((w) => w.delivery.id));
     for (const id of ids) {
       if (taken.has(id)) continue;
-      const closer = await claimUnusual(tx, tenantId, id, token);
+      const closer = await claimUnusual(tx, tenantId, id, token, waves);
       if (closer.result === 'claimed') work.push(closer.work);
       else results.set(id, closer.result);
     }
@@ -138,7 +148,7 @@ export async function attemptDeliveries(context: Context, tenantId: string, deli
     if (!policy) policies.set(destination.id, (policy = destinationPolicy(context, tenantId, destination)));
     return policy;
   };
-  const attempts = await Promise.all(claimed.map(async (work) => post(context, tenantId, work, await policyFor(work.destination))));
+  const attempts = await pMap(claimed, async (work) => post(context, tenantId, work, await policyFor(work.destination)), { concurrency: POSTS_PER_BATCH_MAX });
 
   await db.tenant(tenantId, async (tx) => {
     const now = clock.now();
@@ -183,7 +193,7 @@ type Claim = { result: 'claimed'; work: store.DeliveryWork } | { result: 'not_fo
  * deadline), cut short (taken over, the cut attempt logged as interrupted), or
  * bound for a destination deactivated meanwhile (cancelled).
  */
-async function claimUnusual(tx: Tx, tenantId: string, deliveryId: string, token: string): Promise<Claim> {
+async function claimUnusual(tx: Tx, tenantId: string, deliveryId: string, token: string, waves: number): Promise<Claim> {
   const work = await store.lockDeliveryWork(tx, tenantId, deliveryId);
   if (!work) return { result: 'not_found' };
   const { delivery, destination } = work;
@@ -204,7 +214,7 @@ async function claimUnusual(tx: Tx, tenantId: string, deliveryId: string, token:
     await store.cancelDelivery(tx, tenantId, deliveryId, 'the destination was deactivated before the delivery was made', now, abandoned);
     return { result: 'cancelled' };
   }
-  const taken = await store.claimLocked(tx, tenantId, deliveryId, token, destination.timeout_seconds + ATTEMPT_DEADLINE_GRACE_SECONDS, now, abandoned);
+  const taken = await store.claimLocked(tx, tenantId, deliveryId, token, destination.timeout_seconds * waves + ATTEMPT_DEADLINE_GRACE_SECONDS, now, abandoned);
   return { result: 'claimed', work: { ...work, delivery: taken } };
 }
 

@@ -63,7 +63,7 @@ test('webhooks: states and paths without the job runner', async (t) => {
     await dispatch(context, tenant.tenantId, await emitNow({}));
     const [row] = await svc.sql(`SELECT id FROM webhook_deliveries WHERE destination_id = $1`, [created.body.id]);
     // A worker claims the delivery and dies before it records anything; its deadline passes.
-    await svc.service.db.tenant(tenant.tenantId, (tx) => claimDue(tx, tenant.tenantId, [row.id], 'dead-worker', 5, clock.now()));
+    await svc.service.db.tenant(tenant.tenantId, (tx) => claimDue(tx, tenant.tenantId, [row.id], 'dead-worker', 1, 5, clock.now()));
     await svc.sql(`UPDATE webhook_deliveries SET attempt_deadline = now() - interval '1 second' WHERE id = $1`, [row.id]);
     // The take-over and the repeat's POST then happen within one millisecond.
     clock.freeze();

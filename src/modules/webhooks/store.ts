@@ -216,20 +216,22 @@ export interface DeliveryWork {
  * The common case in one statement: of the given deliveries, those that are
  * due (PENDING or RETRYING) to an active destination are marked DELIVERING
  * with the attempt's token, deadline and number (the next one), and returned
- * with their destination and event data. A delivery in any other situation is
- * left out (the caller then looks closer at it).
+ * with their destination and event data. The deadline allows `waves` times
+ * the destination's timeout (the POSTs of a batch run in waves) plus the
+ * grace. A delivery in any other situation is left out (the caller then
+ * looks closer at it).
  */
-export async function claimDue(tx: Tx, tenantId: string, deliveryIds: string[], token: string, graceSeconds: number, now: Date): Promise<DeliveryWork[]> {
+export async function claimDue(tx: Tx, tenantId: string, deliveryIds: string[], token: string, waves: number, graceSeconds: number, now: Date): Promise<DeliveryWork[]> {
   const { rows } = await tx.query(
     `UPDATE webhook_deliveries w
      SET status = 'DELIVERING', attempts_started = w.attempts_started + 1, attempt_token = $3,
-         attempt_deadline = now() + make_interval(secs => d.timeout_seconds + $4), attempt_started_at = $5, updated_at = $5
+         attempt_deadline = now() + make_interval(secs => d.timeout_seconds * $6::int + $4), attempt_started_at = $5, updated_at = $5
      FROM webhook_destinations d
      WHERE w.tenant_id = $1 AND w.id = ANY ($2::text[]) AND w.status IN ('PENDING', 'RETRYING')
        AND d.tenant_id = w.tenant_id AND d.id = w.destination_id AND d.active
      RETURNING to_jsonb(w) AS delivery, to_jsonb(d) AS destination,
                (SELECT o.data FROM outbox_events o WHERE o.tenant_id = w.tenant_id AND o.id = w.event_id) AS data`,
-    [tenantId, deliveryIds, token, graceSeconds, now],
+    [tenantId, deliveryIds, token, graceSeconds, now, waves],
   );
   return rows.map((row) => ({ delivery: row.delivery as DeliveryRow, destination: row.destination as DestinationRow, data: row.data ?? null, deadlineExpired: false }));
 }
