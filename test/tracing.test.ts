@@ -26,6 +26,7 @@ interface ReceivedSpan {
   status: number;
   attributes: Record<string, unknown>;
   resource: Record<string, unknown>;
+  links: Array<{ traceId: string; spanId: string }>;
 }
 
 interface Receiver {
@@ -88,6 +89,7 @@ async function startOtlpReceiver(): Promise<Receiver> {
               status: span.status?.code ?? 0,
               attributes: attributesOf(span.attributes),
               resource: attributesOf(resourceSpans.resource?.attributes),
+              links: (span.links ?? []).map((link: any) => ({ traceId: link.traceId, spanId: link.spanId })),
             })),
           ),
         ),
@@ -289,6 +291,15 @@ test('a request is a server span with its transactions and statements; its job c
   assert.equal(laneBatch.attributes['loyalty.tenant_id'], tenant.tenantId);
   // The span starts once the lane is taken, inside the batch's transaction: the batch's statements are its children.
   assert.ok(spans.some((span) => span.attributes['db.system.name'] === 'postgresql' && span.parentSpanId === laneBatch.spanId), 'no statement spans below the lane batch');
+  // It links to the request that accepted its event (the traceparent kept on the pending row).
+  const ingest = spans.find((span) => span.kind === SPAN_KIND_SERVER && span.name === 'POST /api/v1/ingest/events');
+  assert.ok(ingest, 'no server span for the ingest request');
+  const link = laneBatch.links.find((l) => l.traceId === ingest.traceId);
+  assert.ok(link, `the lane batch does not link to the ingest request's trace: ${JSON.stringify(laneBatch.links)}`);
+  const linked = spans.find((span) => span.spanId === link.spanId);
+  assert.ok(linked && (linked === ingest || descendsFrom(linked, ingest, spans)), 'the link names a span of the ingest request');
+  const [pending] = await svc.sql('SELECT count(*)::int AS n FROM ingestion_pending WHERE traceparent IS NOT NULL');
+  assert.equal(pending.n, 0, 'no trace context outlives its pending row');
 
   // Probes are not traced.
   assert.ok(!spans.some((span) => span.name.includes('/readyz') || span.attributes['db.query.text'] === 'SELECT 1'));

@@ -232,6 +232,30 @@ export function withTraceparent(payload: unknown): unknown {
   return carrier.traceparent ? { ...payload, [TRACEPARENT_FIELD]: carrier.traceparent } : payload;
 }
 
+/** The active trace context as a W3C `traceparent`, for work handed on through a table; null when tracing is off or nothing is traced. */
+export function currentTraceparent(): string | null {
+  if (!tracer || !trace.getSpan(context.active())) return null;
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ?? null;
+}
+
+/**
+ * Links the span to the traces named by `traceparents` (distinct, at most
+ * `max`): a batch consumer's span pointing at the requests that produced its
+ * messages, as OpenTelemetry's messaging conventions do. Malformed values are
+ * skipped.
+ */
+export function linkTraces(span: Span | null, traceparents: Array<string | null>, max = 64): void {
+  if (!span) return;
+  const links = [...new Set(traceparents.filter((t): t is string => typeof t === 'string'))]
+    .slice(0, max)
+    .map((traceparent) => trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { traceparent })))
+    .filter((spanContext) => spanContext !== undefined && isSpanContextValid(spanContext))
+    .map((spanContext) => ({ context: spanContext! }));
+  if (links.length > 0) span.addLinks(links);
+}
+
 /** The payload as its handler expects it (without the trace context) and the trace context, if it carries one. */
 export function splitTraceparent(payload: unknown): { payload: unknown; traceparent: string | null } {
   if (!isPlainObject(payload) || !(TRACEPARENT_FIELD in payload)) return { payload, traceparent: null };

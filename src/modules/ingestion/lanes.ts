@@ -2,7 +2,7 @@ import type { Database, Tx } from '../../platform/db.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Pump } from '../../platform/pump.js';
 import { observeLaneBatch } from '../../platform/metrics.js';
-import { rootSpan } from '../../platform/tracing.js';
+import { linkTraces, rootSpan } from '../../platform/tracing.js';
 import { SpanKind } from '@opentelemetry/api';
 import * as store from './store.js';
 import { processEventBatchInTx, processEventInTx, recordProcessingFailureInTx } from './service.js';
@@ -55,8 +55,9 @@ export async function processWaitingLane(db: Database, log: Logger): Promise<num
 /**
  * One batch of one lane; null when another transaction holds the lane. While
  * tracing is on, each batch taken is a trace of its own (the events came from
- * many requests; docs/operations/running.md, Traces), started once the lane
- * is taken, so that a look that finds the lane held or empty makes no trace.
+ * many requests; docs/operations/running.md, Traces), linked to the traces of
+ * the requests that accepted its events, started once the lane is taken, so
+ * that a look that finds the lane held or empty makes no trace.
  */
 export async function processLane(db: Database, log: Logger, tenantId: string, lane: number): Promise<number | null> {
   const started = performance.now();
@@ -67,7 +68,7 @@ export async function processLane(db: Database, log: Logger, tenantId: string, l
       if (rows === null) return null;
       taken = rows.length;
       if (rows.length === 0) return 0;
-      return laneSpan(tenantId, lane, rows.length, async () => {
+      return laneSpan(tenantId, lane, rows, async () => {
         const applied = await processEventBatchInTx(
           tx,
           tenantId,
@@ -91,15 +92,23 @@ export async function processLane(db: Database, log: Logger, tenantId: string, l
   }
 }
 
-function laneSpan<T>(tenantId: string, lane: number, events: number, work: () => Promise<T>): Promise<T> {
+/** The batch's span: the root of a trace of its own, linked to the requests that accepted its events. */
+function laneSpan<T>(tenantId: string, lane: number, rows: Array<{ traceparent: string | null }>, work: () => Promise<T>): Promise<T> {
   const attributes = {
     'messaging.operation.name': 'process',
     'messaging.destination.name': LANES_PUMP,
-    'messaging.batch.message_count': events,
+    'messaging.batch.message_count': rows.length,
     'loyalty.tenant_id': tenantId,
     'loyalty.ingestion.lane': lane,
   };
-  return rootSpan(`process ${LANES_PUMP} lane`, { kind: SpanKind.CONSUMER, attributes }, work);
+  return rootSpan(`process ${LANES_PUMP} lane`, { kind: SpanKind.CONSUMER, attributes }, (span) => {
+    linkTraces(
+      span,
+      rows.map((row) => row.traceparent),
+      LANE_BATCH_MAX,
+    );
+    return work();
+  });
 }
 
 async function processOneByOne(db: Database, log: Logger, tenantId: string, lane: number): Promise<number | null> {
@@ -107,7 +116,7 @@ async function processOneByOne(db: Database, log: Logger, tenantId: string, lane
     const rows = await store.takeLane(tx, tenantId, lane, LANE_BATCH_MAX);
     if (rows === null) return null;
     if (rows.length === 0) return 0;
-    return laneSpan(tenantId, lane, rows.length, () => applyOneByOne(tx, log, tenantId, lane, rows));
+    return laneSpan(tenantId, lane, rows, () => applyOneByOne(tx, log, tenantId, lane, rows));
   });
 }
 

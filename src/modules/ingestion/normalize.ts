@@ -3,6 +3,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { clock } from '../../platform/clock.js';
 import { prefixedId } from '../../platform/ids.js';
+import { currentTraceparent } from '../../platform/tracing.js';
 import type { NewEvent } from './store.js';
 import { IngestEvent, PROPERTIES_BYTES_MAX, PROPERTIES_DEPTH_MAX, TIMESTAMP_FUTURE_SKEW_MS } from './schemas.js';
 
@@ -107,6 +108,7 @@ export function normalize(tenantId: string, event: IngestEvent, headerKey: strin
     propertiesJson,
     occurredAt,
     queue: queued ? processingQueue(tenantId, event.participant_id) : null,
+    traceparent: queued ? currentTraceparent() : null,
   };
 }
 

@@ -18,6 +18,8 @@ export interface NewEvent {
   occurredAt: Date;
   /** The processing queue (a hash bucket of the participant), or null when the caller processes the event itself. */
   queue: string | null;
+  /** The accepting request's trace context while tracing is on (the lane batch's span links to it). */
+  traceparent: string | null;
 }
 
 export interface InsertOutcome {
@@ -50,8 +52,8 @@ export const IDEMPOTENCY_WINDOW = '24 hours';
 export async function insertEvents(tx: Tx, tenantId: string, events: NewEvent[], receivedAt: Date): Promise<InsertOutcome[]> {
   const { rows } = await tx.query<{ ord: number; fresh: boolean; existing_event_id: string | null; existing_fingerprint: string | null }>(
     `WITH input AS (
-       SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::jsonb[], $10::timestamptz[], $11::text[])
-         WITH ORDINALITY AS i (event_id, fact_id, key, fingerprint, event_name, participant_id, engagement_id, properties, occurred_at, queue, ord)
+       SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::jsonb[], $10::timestamptz[], $11::text[], $13::text[])
+         WITH ORDINALITY AS i (event_id, fact_id, key, fingerprint, event_name, participant_id, engagement_id, properties, occurred_at, queue, traceparent, ord)
      ),
      claimed AS (
        INSERT INTO event_idempotency_keys (tenant_id, key, event_id, fingerprint, created_at, expires_at)
@@ -76,8 +78,8 @@ export async function insertEvents(tx: Tx, tenantId: string, events: NewEvent[],
      ),
      pending AS (
        -- Processed in batches by lane (lanes.ts), in this order; the lane is the queue bucket modulo the lane count.
-       INSERT INTO ingestion_pending (tenant_id, event_id, queue, lane)
-       SELECT $1, event_id, queue, split_part(queue, ':', 2)::int % ${PROCESSING_LANES} FROM fresh WHERE queue IS NOT NULL
+       INSERT INTO ingestion_pending (tenant_id, event_id, queue, lane, traceparent)
+       SELECT $1, event_id, queue, split_part(queue, ':', 2)::int % ${PROCESSING_LANES}, traceparent FROM fresh WHERE queue IS NOT NULL
        ORDER BY occurred_at, ord
      )
      SELECT i.ord::int AS ord, f.event_id IS NOT NULL AS fresh, k.event_id AS existing_event_id, k.fingerprint AS existing_fingerprint
@@ -98,6 +100,7 @@ export async function insertEvents(tx: Tx, tenantId: string, events: NewEvent[],
       events.map((e) => e.occurredAt.toISOString()),
       events.map((e) => e.queue),
       receivedAt,
+      events.map((e) => e.traceparent),
     ],
   );
   return rows.map((r) => ({ index: r.ord - 1, fresh: r.fresh, existingEventId: r.existing_event_id, existingFingerprint: r.existing_fingerprint }));
@@ -182,14 +185,14 @@ export async function waitingLanes(client: Queryable, limit: number): Promise<Ar
  * Locks a lane for this transaction unless another transaction holds it, and reads up to `limit` of its waiting
  * events in accept order; null when the lane is taken.
  */
-export async function takeLane(tx: Tx, tenantId: string, lane: number, limit: number): Promise<Array<{ seq: number; event_id: string }> | null> {
+export async function takeLane(tx: Tx, tenantId: string, lane: number, limit: number): Promise<Array<{ seq: number; event_id: string; traceparent: string | null }> | null> {
   const { rows: lock } = await tx.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, ${LANE_LOCK_SEED})) AS locked`, [
     tenantId,
     lane,
   ]);
   if (!lock[0].locked) return null;
-  const { rows } = await tx.query<{ seq: number; event_id: string }>(
-    'SELECT seq, event_id FROM ingestion_pending WHERE tenant_id = $1 AND lane = $2 ORDER BY seq LIMIT $3',
+  const { rows } = await tx.query<{ seq: number; event_id: string; traceparent: string | null }>(
+    'SELECT seq, event_id, traceparent FROM ingestion_pending WHERE tenant_id = $1 AND lane = $2 ORDER BY seq LIMIT $3',
     [tenantId, lane, limit],
   );
   return rows;
