@@ -283,6 +283,27 @@ test('a request is a server span with its transactions and statements; its job c
   assert.equal(deliverJob?.name, 'process webhooks.deliver');
   assert.equal(webhookAttempt.kind, SPAN_KIND_CLIENT);
   assert.equal(webhookAttempt.attributes['loyalty.webhook.event'], 'points.awarded.v1');
+  // The dispatch and delivery jobs are traces of their own (made in SQL from outbox rows), linked to
+  // what emitted their events: the event batch's and the bulk grant job's points.awarded.v1.
+  // (The grant route's own events are written by its SQL function and carry none: docs/operations/running.md.)
+  for (const [origin, name] of [
+    [laneBatch, 'the event batch'],
+    [jobSpan, 'the bulk grant job'],
+  ] as const) {
+    for (const task of ['outbox.dispatch', 'webhooks.deliver']) {
+      await waitFor(`a ${task} span linked to ${name}`, () => {
+        const all = receiver.spans();
+        return all.some(
+          (span) =>
+            span.name === `process ${task}` &&
+            span.links.some((l) => {
+              const linked = all.find((candidate) => candidate.spanId === l.spanId);
+              return l.traceId === origin.traceId && linked !== undefined && (linked.spanId === origin.spanId || descendsFrom(linked, origin, all));
+            }),
+        );
+      });
+    }
+  }
   assert.ok(webhooks.received.some((delivery) => delivery.body?.participant_id === participantId));
 
   // Accepted events are processed in batches by lane, each batch a trace of its own (its events came from many requests).

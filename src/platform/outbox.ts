@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Tx } from './db.js';
 import { prefixedId } from './ids.js';
 import { clock } from './clock.js';
+import { currentTraceparent } from './tracing.js';
 import type { Pump } from './pump.js';
 
 /**
@@ -33,7 +34,7 @@ export const DISPATCH_TASK = 'outbox.dispatch';
 
 /** Events emitted while `holdEmits` runs on a transaction, in emission order, by tenant; a slot holds the place of events filled in later. */
 const held = new WeakMap<Tx, Map<string, HeldEntry[]>>();
-type HeldEvent = { id: string; event: OutboxEvent; at: Date };
+type HeldEvent = { id: string; event: OutboxEvent; at: Date; traceparent: string | null };
 type HeldEntry = HeldEvent | { slot: HeldEvent[] | null };
 
 /** A place among the held events for events known only later in the transaction. */
@@ -54,7 +55,9 @@ function heldOf(tx: Tx, tenantId: string): HeldEntry[] | null {
 }
 
 function heldEvents(events: OutboxEvent[], now: Date): HeldEvent[] {
-  return events.map((event) => ({ id: prefixedId('evt'), event, at: event.occurredAt ?? now }));
+  // The emitter's trace context while tracing is on: the jobs that deliver the event link to it.
+  const traceparent = currentTraceparent();
+  return events.map((event) => ({ id: prefixedId('evt'), event, at: event.occurredAt ?? now, traceparent }));
 }
 
 /**
@@ -125,10 +128,10 @@ async function writeEvents(tx: Tx, tenantId: string, rows: HeldEvent[]): Promise
   // WITH ORDINALITY … ORDER BY: the identity column `seq` follows emission order.
   await tx.query(
     `WITH inserted AS (
-       INSERT INTO outbox_events (tenant_id, id, event, participant_id, engagement_id, data, created_at)
-       SELECT $1::uuid, e.id, e.event, e.participant_id, e.engagement_id, e.data, e.created_at
-       FROM unnest($2::text[], $3::text[], $4::text[], $5::uuid[], $6::jsonb[], $7::timestamptz[])
-         WITH ORDINALITY AS e (id, event, participant_id, engagement_id, data, created_at, n)
+       INSERT INTO outbox_events (tenant_id, id, event, participant_id, engagement_id, data, created_at, traceparent)
+       SELECT $1::uuid, e.id, e.event, e.participant_id, e.engagement_id, e.data, e.created_at, e.traceparent
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::uuid[], $6::jsonb[], $7::timestamptz[], $8::text[])
+         WITH ORDINALITY AS e (id, event, participant_id, engagement_id, data, created_at, traceparent, n)
        ORDER BY e.n
        RETURNING id
      )
@@ -141,6 +144,7 @@ async function writeEvents(tx: Tx, tenantId: string, rows: HeldEvent[]): Promise
       rows.map((r) => r.event.engagementId ?? null),
       rows.map((r) => JSON.stringify(r.event.data)),
       rows.map((r) => r.at.toISOString()),
+      rows.map((r) => r.traceparent),
     ],
   );
 }

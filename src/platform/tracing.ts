@@ -256,6 +256,12 @@ export function linkTraces(span: Span | null, traceparents: Array<string | null>
   if (links.length > 0) span.addLinks(links);
 }
 
+/** `linkTraces` on the active span (a job's, a request's); nothing when tracing is off or nothing is traced. */
+export function linkActiveTraces(traceparents: Array<string | null>, max = 64): void {
+  if (!tracer) return;
+  linkTraces(trace.getSpan(context.active()) ?? null, traceparents, max);
+}
+
 /** The payload as its handler expects it (without the trace context) and the trace context, if it carries one. */
 export function splitTraceparent(payload: unknown): { payload: unknown; traceparent: string | null } {
   if (!isPlainObject(payload) || !(TRACEPARENT_FIELD in payload)) return { payload, traceparent: null };

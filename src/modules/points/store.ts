@@ -1,4 +1,5 @@
 import type { Database, Tx } from '../../platform/db.js';
+import { currentTraceparent } from '../../platform/tracing.js';
 
 /**
  * Every SQL statement on the points tables. Each function is one statement
@@ -792,8 +793,8 @@ export async function grantBulkBatch(
        FROM balances b, job j
      ),
      events AS (
-       INSERT INTO outbox_events (tenant_id, id, event, participant_id, engagement_id, data, created_at)
-       SELECT $1, 'evt_' || replace(gen_random_uuid()::text, '-', ''), e.event, b.participant_id, NULL, e.data, $6
+       INSERT INTO outbox_events (tenant_id, id, event, participant_id, engagement_id, data, created_at, traceparent)
+       SELECT $1, 'evt_' || replace(gen_random_uuid()::text, '-', ''), e.event, b.participant_id, NULL, e.data, $6, $8::text
        FROM balances b, job j, settings s,
             LATERAL (VALUES
               ('points.awarded.v1', jsonb_build_object(
@@ -818,7 +819,7 @@ export async function grantBulkBatch(
        WHERE it.tenant_id = $1 AND it.job_id = $2 AND it.participant_id = ANY ($5::text[])
      )
      SELECT count(*)::int AS granted FROM balances`,
-    [tenantId, jobId, grants.participantIds, grants.amounts, failed.participantIds, now, failed.reason],
+    [tenantId, jobId, grants.participantIds, grants.amounts, failed.participantIds, now, failed.reason, currentTraceparent()],
   );
   return rows[0].granted;
 }

@@ -8,7 +8,7 @@ import { addJob } from '../../platform/jobs.js';
 import { randomToken } from '../../platform/ids.js';
 import { isSandboxTenant } from '../../platform/environments.js';
 import { safePost, type Resolver, type SafeHttpPolicy } from '../../platform/safe-http.js';
-import { childSpan } from '../../platform/tracing.js';
+import { childSpan, linkActiveTraces } from '../../platform/tracing.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import pMap from 'p-map';
 import * as participants from '../participants/index.js';
@@ -141,6 +141,8 @@ export async function attemptDeliveries(context: Context, tenantId: string, deli
     return work;
   });
   if (claimed.length === 0) return results;
+  // The job's span links to the traces that emitted the events it delivers.
+  linkActiveTraces(claimed.map((work) => work.traceparent));
 
   const policies = new Map<string, Promise<SafeHttpPolicy>>();
   const policyFor = (destination: store.DestinationRow) => {

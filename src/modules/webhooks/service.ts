@@ -3,6 +3,7 @@ import type { Database, Tx } from '../../platform/db.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../platform/logger.js';
 import { clock } from '../../platform/clock.js';
+import { linkActiveTraces } from '../../platform/tracing.js';
 import { addJob } from '../../platform/jobs.js';
 import { prefixedId } from '../../platform/ids.js';
 import { AppError, conflict, notFound, ruleViolation } from '../../platform/errors.js';
@@ -385,8 +386,11 @@ export async function runBulkReplay(context: Context, tenantId: string, jobId: s
 }
 
 /** The dispatcher: outbox events to deliveries (and live-stream notifications). */
-export async function dispatch(context: Context, tenantId: string, eventIds: string[]): Promise<{ events: number; deliveries: number }> {
-  return context.db.tenant(tenantId, (tx) => store.fanOut(tx, tenantId, eventIds, clock.now()));
+/** Fans the outbox events out into deliveries (store.fanOut); the job's span links to the traces that emitted them. */
+export async function dispatch(context: Context, tenantId: string, eventIds: string[]): Promise<{ events: number; deliveries: number; jobs: number }> {
+  const { traceparents, ...counts } = await context.db.tenant(tenantId, (tx) => store.fanOut(tx, tenantId, eventIds, clock.now()));
+  linkActiveTraces(traceparents);
+  return counts;
 }
 
 // ---- settings (test controls) ------------------------------------------------------

@@ -135,10 +135,15 @@ export async function upsertSettings(tx: Tx, tenantId: string, backoffScaleValue
  * notification per participant for the live streams. Running it twice for the
  * same events creates nothing new (the unique original-delivery index).
  */
-export async function fanOut(tx: Tx, tenantId: string, eventIds: string[], now: Date): Promise<{ events: number; deliveries: number; jobs: number }> {
+export async function fanOut(
+  tx: Tx,
+  tenantId: string,
+  eventIds: string[],
+  now: Date,
+): Promise<{ events: number; deliveries: number; jobs: number; traceparents: string[] }> {
   const { rows } = await tx.query(
     `WITH ev AS (
-       SELECT e.id, e.seq, e.event, e.participant_id, e.engagement_id, e.created_at
+       SELECT e.id, e.seq, e.event, e.participant_id, e.engagement_id, e.created_at, e.traceparent
        FROM outbox_events e
        WHERE e.tenant_id = $1 AND e.id = ANY ($2::text[])
      ), inserted AS (
@@ -170,10 +175,11 @@ export async function fanOut(tx: Tx, tenantId: string, eventIds: string[], now: 
      SELECT (SELECT count(*) FROM ev)::int AS events,
             (SELECT count(*) FROM inserted)::int AS deliveries,
             (SELECT added FROM jobs)::int AS jobs,
-            (SELECT count(*) FROM notified)::int AS notifications`,
+            (SELECT count(*) FROM notified)::int AS notifications,
+            ARRAY(SELECT DISTINCT traceparent FROM ev WHERE traceparent IS NOT NULL LIMIT 64) AS traceparents`,
     [tenantId, eventIds, now, DELIVER_TASK, DELIVER_JOB_ATTEMPTS_MAX, DISPATCHED_CHANNEL, NOTIFY_EVENT_IDS_MAX, DELIVERY_BATCH_MAX],
   );
-  return { events: rows[0].events, deliveries: rows[0].deliveries, jobs: rows[0].jobs };
+  return { events: rows[0].events, deliveries: rows[0].deliveries, jobs: rows[0].jobs, traceparents: rows[0].traceparents };
 }
 
 export interface DeliveryRow {
@@ -208,6 +214,8 @@ export interface DeliveryWork {
   destination: DestinationRow;
   /** The outbox event's data, or null when the outbox row is gone (pruned or erased). */
   data: Record<string, unknown> | null;
+  /** The trace context of what emitted the event, while tracing is on (the delivery job's span links to it). */
+  traceparent: string | null;
   /** True when the previous attempt's deadline passed without an outcome (its worker died). */
   deadlineExpired: boolean;
 }
@@ -230,16 +238,23 @@ export async function claimDue(tx: Tx, tenantId: string, deliveryIds: string[], 
      WHERE w.tenant_id = $1 AND w.id = ANY ($2::text[]) AND w.status IN ('PENDING', 'RETRYING')
        AND d.tenant_id = w.tenant_id AND d.id = w.destination_id AND d.active
      RETURNING to_jsonb(w) AS delivery, to_jsonb(d) AS destination,
-               (SELECT o.data FROM outbox_events o WHERE o.tenant_id = w.tenant_id AND o.id = w.event_id) AS data`,
+               (SELECT o.data FROM outbox_events o WHERE o.tenant_id = w.tenant_id AND o.id = w.event_id) AS data,
+               (SELECT o.traceparent FROM outbox_events o WHERE o.tenant_id = w.tenant_id AND o.id = w.event_id) AS traceparent`,
     [tenantId, deliveryIds, token, graceSeconds, now, waves],
   );
-  return rows.map((row) => ({ delivery: row.delivery as DeliveryRow, destination: row.destination as DestinationRow, data: row.data ?? null, deadlineExpired: false }));
+  return rows.map((row) => ({
+    delivery: row.delivery as DeliveryRow,
+    destination: row.destination as DestinationRow,
+    data: row.data ?? null,
+    traceparent: row.traceparent ?? null,
+    deadlineExpired: false,
+  }));
 }
 
 /** Reads a delivery with its destination and event data, locking the delivery row. */
 export async function lockDeliveryWork(tx: Tx, tenantId: string, deliveryId: string): Promise<DeliveryWork | null> {
   const { rows } = await tx.query(
-    `SELECT to_jsonb(w) AS delivery, to_jsonb(d) AS destination, o.data, (w.attempt_deadline < now()) AS deadline_expired
+    `SELECT to_jsonb(w) AS delivery, to_jsonb(d) AS destination, o.data, o.traceparent, (w.attempt_deadline < now()) AS deadline_expired
      FROM webhook_deliveries w
      JOIN webhook_destinations d ON d.tenant_id = w.tenant_id AND d.id = w.destination_id
      LEFT JOIN outbox_events o ON o.tenant_id = w.tenant_id AND o.id = w.event_id
@@ -250,7 +265,7 @@ export async function lockDeliveryWork(tx: Tx, tenantId: string, deliveryId: str
   const row = rows[0];
   if (!row) return null;
   const delivery = row.delivery as DeliveryRow;
-  return { delivery, destination: row.destination as DestinationRow, data: row.data ?? null, deadlineExpired: row.deadline_expired === true };
+  return { delivery, destination: row.destination as DestinationRow, data: row.data ?? null, traceparent: row.traceparent ?? null, deadlineExpired: row.deadline_expired === true };
 }
 
 /** An attempt whose deadline passed without an outcome: its worker died, or gave up on it. */
