@@ -88,8 +88,11 @@ test('/metrics moves with what happened, and every job logs its task, tenant, du
   // Four events award 10 points each and the grant 7: five points.awarded deliveries.
   await eventually(async () => receiver.received.length >= 5, `five webhook deliveries (${receiver.received.length}; ${written.filter((l) => /"level":[45]/.test(l)).slice(0, 3).join('')})`);
   await eventually(async () => value(await scrape(svc), 'loyalty_webhook_attempts_total{outcome="succeeded"}') - value(before, 'loyalty_webhook_attempts_total{outcome="succeeded"}') >= 5, 'the attempts counted');
-  // A job is counted when the queue reports it done, a moment after its attempt was recorded.
-  await eventually(async () => value(await scrape(svc), 'loyalty_jobs_total{task="webhooks.deliver",outcome="succeeded"}') - value(before, 'loyalty_jobs_total{task="webhooks.deliver",outcome="succeeded"}') >= 5, 'the delivery jobs counted');
+  // A job is counted when the queue reports it done, a moment after its attempts were recorded;
+  // a delivery job carries the deliveries of one dispatch to one destination (up to 20), so the five
+  // deliveries took between one and five jobs.
+  await eventually(async () => value(await scrape(svc), 'loyalty_jobs_total{task="webhooks.deliver",outcome="succeeded"}') - value(before, 'loyalty_jobs_total{task="webhooks.deliver",outcome="succeeded"}') >= 1, 'the delivery jobs counted');
+  await eventually(async () => written.some((line) => line.includes('"job done"') && line.includes('"task":"webhooks.deliver"')), 'the delivery job logged');
   const after = await scrape(svc);
   const delta = (series: string) => value(after, series) - value(before, series);
 
@@ -105,7 +108,8 @@ test('/metrics moves with what happened, and every job logs its task, tenant, du
   assert.equal(delta('loyalty_rate_limit_refusals_total{scope="listing"}'), 1);
   assert.ok(delta('loyalty_webhook_attempts_total{outcome="succeeded"}') >= 5);
   assert.ok(delta('loyalty_webhook_attempt_duration_seconds_count') >= 5);
-  assert.ok(delta('loyalty_jobs_total{task="webhooks.deliver",outcome="succeeded"}') >= 5, [...after.keys()].filter((k) => k.startsWith('loyalty_jobs_total')).join());
+  const deliveryJobs = delta('loyalty_jobs_total{task="webhooks.deliver",outcome="succeeded"}');
+  assert.ok(deliveryJobs >= 1 && deliveryJobs <= 5, [...after.keys()].filter((k) => k.startsWith('loyalty_jobs_total')).join());
   // Gauges read from the database: the liability is the participant's balance (47 − 4), nothing waits.
   // Test tenants are on the enterprise plan; the participant's balance is 47 − 4.
   assert.equal(value(after, 'loyalty_points_liability{plan="enterprise"}'), 43);
@@ -116,7 +120,8 @@ test('/metrics moves with what happened, and every job logs its task, tenant, du
 
   const lines = written.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as LogLine);
   const jobs = lines.filter((line) => line.msg === 'job done');
-  assert.ok(jobs.length >= 5, `job lines: ${jobs.length}`);
+  assert.ok(jobs.length >= 2, `job lines: ${jobs.length}`);
+  assert.ok(jobs.some((line) => line.task === 'outbox.dispatch'), 'a dispatch job is logged');
   const delivery = jobs.find((line) => line.task === 'webhooks.deliver');
   assert.ok(delivery, 'a delivery job is logged');
   assert.equal(delivery.level, 30, 'at info');
