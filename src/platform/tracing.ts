@@ -226,10 +226,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * tracing is off or nothing is traced.
  */
 export function withTraceparent(payload: unknown): unknown {
-  if (!tracer || !isPlainObject(payload) || !trace.getSpan(context.active())) return payload;
-  const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
-  return carrier.traceparent ? { ...payload, [TRACEPARENT_FIELD]: carrier.traceparent } : payload;
+  if (!isPlainObject(payload)) return payload;
+  const traceparent = currentTraceparent();
+  return traceparent ? { ...payload, [TRACEPARENT_FIELD]: traceparent } : payload;
 }
 
 /** The active trace context as a W3C `traceparent`, for work handed on through a table; null when tracing is off or nothing is traced. */

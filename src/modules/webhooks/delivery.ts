@@ -175,7 +175,10 @@ export async function attemptDeliveries(context: Context, tenantId: string, deli
       if (!recorded.logged.has(delivery.id)) {
         log.warn({ tenantId, deliveryId: delivery.id, attempt: delivery.attempts_started }, 'a delivery attempt was recorded, but its number was already in the log');
       }
-      if (outcome.nextAttemptAt) retries.set(outcome.nextAttemptAt.getTime(), [...(retries.get(outcome.nextAttemptAt.getTime()) ?? []), delivery.id]);
+      if (outcome.nextAttemptAt) {
+        const due = outcome.nextAttemptAt.getTime();
+        retries.set(due, [...(retries.get(due) ?? []), delivery.id]);
+      }
       await logPersonalDataAccess(tx, tenantId, destination.id, delivery.participant_id, data, attempts[i].address);
       results.set(delivery.id, outcome.status);
     }
