@@ -271,15 +271,15 @@ test('activities: spin wheel, quiz, limits, atomic actions, facts', async (t) =>
   });
 
   await t.test('grant_badge actions award through the badges module, once; unknown badges are refused at save', async () => {
-    const badge = await svc.request('POST', '/api/v1/admin/badges', { key: tenant.apiKey, body: { code: 'spinner', name: 'Spinner' } });
+    const badge = await svc.request('POST', '/api/v1/admin/badges', { key: tenant.apiKey, body: { code: 'spinner', name: 'Spinner', image_url: 'https://cdn.example.com/spinner.png' } });
     assert.equal(badge.status, 201, badge.text);
     const e = await createEngagement(svc, tenant, { activities: [wheel({ id: 'b', segments: [{ label: 'x', prize_type: 'none', weight: 1 }, { label: 'y', prize_type: 'none', weight: 1 }], on_completion: [{ type: 'grant_badge', badge_code: 'spinner' }] })] });
     const s = await session(svc, tenant, e.id);
     const first = await complete(svc, s, 'b', 'spin_wheel');
     assert.equal(first.status, 200, first.text);
-    assert.deepEqual(first.body.actions_executed, [{ type: 'grant_badge', source: 'on_completion', badge_code: 'spinner', awarded: true }]);
+    assert.deepEqual(first.body.actions_executed, [{ type: 'grant_badge', source: 'on_completion', badge_code: 'spinner', badge_name: 'Spinner', badge_image_url: 'https://cdn.example.com/spinner.png', awarded: true }]);
     const second = await complete(svc, s, 'b', 'spin_wheel');
-    assert.deepEqual(second.body.actions_executed, [{ type: 'grant_badge', source: 'on_completion', badge_code: 'spinner', awarded: false }]);
+    assert.deepEqual(second.body.actions_executed, [{ type: 'grant_badge', source: 'on_completion', badge_code: 'spinner', badge_name: 'Spinner', badge_image_url: 'https://cdn.example.com/spinner.png', awarded: false }]);
     const earned = (await outbox(svc, tenant.tenantId, 'badge.earned.v1')).filter((ev) => ev.participant_id === s.participantId);
     assert.equal(earned.length, 1);
     const unknown = await svc.request('POST', '/api/v1/admin/engagements', {

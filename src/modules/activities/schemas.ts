@@ -78,6 +78,8 @@ export const ExecutedAction = Type.Object({
     }),
   ),
   badge_code: Type.Optional(Type.String()),
+  badge_name: Type.Optional(Type.String({ description: 'grant_badge: the badge\'s name, to show instead of its code.' })),
+  badge_image_url: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'grant_badge: the badge\'s image, when it has one.' })),
   awarded: Type.Optional(Type.Boolean({ description: 'grant_badge: false when the participant already held the badge.' })),
   source: Type.Union([Type.Literal('on_completion'), Type.Literal('prize')], { description: 'A configured on-completion action, or the spin wheel segment\'s prize.' }),
 });

@@ -284,6 +284,8 @@ interface Executed {
   new_balance?: number;
   reward_claimed?: { reward_id: string; claim_id: string; code: string | null; display_type: string; title: string; type: string; expires_at: string | null };
   badge_code?: string;
+  badge_name?: string;
+  badge_image_url?: string | null;
   awarded?: boolean;
 }
 
@@ -343,7 +345,7 @@ async function runAction(ctx: ActionContext, action: Action, source: Executed['s
     }
     case 'grant_badge': {
       const granted = await awardBadgeInTx(tx, session.tenantId, { participantId: session.participantId, badgeCode: action.badge_code!, source: { kind: 'activity', id: attemptId } });
-      return { type: 'grant_badge', source, badge_code: action.badge_code!, awarded: granted.awarded };
+      return { type: 'grant_badge', source, badge_code: action.badge_code!, badge_name: granted.name, badge_image_url: granted.imageUrl, awarded: granted.awarded };
     }
   }
 }

@@ -103,7 +103,7 @@ export async function awardBadgeInTx(
   tx: Tx,
   tenantId: string,
   input: { participantId: string; badgeCode: string; source: BadgeSource },
-): Promise<{ awarded: boolean; earnedAt: Date }> {
+): Promise<{ awarded: boolean; earnedAt: Date; name: string; imageUrl: string | null }> {
   const badge = await store.findBadge(tx, tenantId, input.badgeCode);
   if (!badge) throw notFound(`badge "${input.badgeCode}"`, 'BADGE_NOT_FOUND');
   await ensureParticipant(tx, tenantId, input.participantId);
@@ -128,7 +128,7 @@ export async function awardBadgeInTx(
       },
     });
   }
-  return { awarded: earned.inserted, earnedAt: earned.earnedAt };
+  return { awarded: earned.inserted, earnedAt: earned.earnedAt, name: badge.name, imageUrl: badge.image_url };
 }
 
 export async function hasBadgeInTx(tx: Tx, tenantId: string, participantId: string, badgeCode: string): Promise<boolean> {
