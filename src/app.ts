@@ -33,6 +33,7 @@ import { routePermission, userMay } from './platform/permissions.js';
 import { INTERNAL_READ_HEADER, INTERNAL_READ_SECRET, installAudit } from './platform/audit.js';
 import { tracingOn } from './platform/tracing.js';
 import { traceRequests } from './platform/tracing-http.js';
+import { installIdempotencyKeys } from './platform/idempotency-http.js';
 
 /**
  * Builds the Fastify application: external plugins first, then the shared
@@ -223,6 +224,7 @@ export async function buildApp(
   installErrorHandlers(app);
   await app.register(cookie);
   installAudit(app, ctx.db);
+  installIdempotencyKeys(app, ctx.db);
   // Bodies are JSON only: a text/plain body would otherwise reach validation as a string.
   app.removeContentTypeParser('text/plain');
 

@@ -67,7 +67,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/activities/facts/emit',
     {
-      config: { auth: 'session' },
+      config: { auth: 'session', idempotencyKey: 'optional-body' },
       schema: {
         tags,
         summary: 'Store a custom fact for the session participant',

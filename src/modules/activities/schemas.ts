@@ -110,7 +110,7 @@ export const EmitFactBody = Type.Object(
     fact_name: Type.String({ pattern: '^[a-z0-9][a-z0-9_.:-]{0,99}$', description: 'What happened, for example `video_watched`.' }),
     properties: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Free-form attributes (at most 8 KB as JSON).' })),
     trigger_challenge_evaluation: Type.Optional(Type.Boolean({ description: 'When true, challenge progress is updated from this fact in the same transaction. Default false.' })),
-    idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A repeat inside 24 hours returns the first answer with duplicate: true.' })),
+    idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Or the `Idempotency-Key` header (both: they must agree). A repeat inside 24 hours returns the first answer with duplicate: true.' })),
   },
   { additionalProperties: false },
 );

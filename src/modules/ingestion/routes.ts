@@ -61,7 +61,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/ingest/events',
     {
-      config: ingestConfig,
+      config: { ...ingestConfig, idempotencyKey: 'route' },
       schema: {
         tags,
         summary: 'Ingest one event; processed in the background',
@@ -136,7 +136,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/ingest/events/sync',
     {
-      config: ingestConfig,
+      config: { ...ingestConfig, idempotencyKey: 'route' },
       schema: {
         tags,
         summary: 'Ingest one event and process it in the request (testing and debugging)',

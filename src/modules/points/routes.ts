@@ -44,7 +44,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/gamify/points/grant',
     {
-      config: { auth: 'admin' },
+      config: { auth: 'admin', idempotencyKey: 'body' },
       schema: {
         tags,
         summary: 'Grant points to a participant (created if new)',
@@ -53,13 +53,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: DirectResponse },
       },
     },
-    async (request) => service.grantDirect(db, request.auth!.tenantId, request.body),
+    async (request) => service.grantDirect(db, request.auth!.tenantId, request.body as service.DirectRequest),
   );
 
   app.post(
     '/gamify/points/deduct',
     {
-      config: { auth: 'admin' },
+      config: { auth: 'admin', idempotencyKey: 'body' },
       schema: {
         tags,
         summary: 'Deduct points; 422 insufficient_points when the balance is too low',
@@ -68,7 +68,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: DirectResponse, 422: InsufficientPoints },
       },
     },
-    async (request) => service.deductDirect(db, request.auth!.tenantId, request.body),
+    async (request) => service.deductDirect(db, request.auth!.tenantId, request.body as service.DirectRequest),
   );
 
   app.get(
@@ -214,7 +214,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/admin/points/bulk-grant',
     {
-      config: { auth: 'admin' },
+      config: { auth: 'admin', idempotencyKey: 'body' },
       bodyLimit: BULK_GRANT_BODY_LIMIT_BYTES,
       schema: {
         tags,
@@ -226,7 +226,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 202: BulkGrantJob },
       },
     },
-    async (request, reply) => reply.status(202).send(await service.startBulkGrant(db, request.auth!.tenantId, request.body)),
+    async (request, reply) => reply.status(202).send(await service.startBulkGrant(db, request.auth!.tenantId, request.body as service.BulkGrantBody)),
   );
 
   app.get(

@@ -32,7 +32,8 @@ const Memo = Type.String({ maxLength: MEMO_LENGTH_MAX });
 const IdempotencyKey = Type.String({
   minLength: 1,
   maxLength: IDEMPOTENCY_KEY_LENGTH_MAX,
-  description: 'Required. A repeat inside 24 hours returns the first result with `duplicate: true` and applies nothing; the same key with a different body gets 422.',
+  description:
+    'Required here or as the `Idempotency-Key` header (both: they must agree). A repeat inside 24 hours returns the first result with `duplicate: true` and applies nothing; the same key with a different body gets 422.',
 });
 
 export const GrantBody = Type.Object(
@@ -42,7 +43,7 @@ export const GrantBody = Type.Object(
     reason: Reason,
     memo: Type.Optional(Memo),
     type: Type.Optional(Type.Union(GRANT_TYPES.map((t) => Type.Literal(t)), { description: 'Ledger type of the entry; default `award`.' })),
-    idempotency_key: IdempotencyKey,
+    idempotency_key: Type.Optional(IdempotencyKey),
   },
   { additionalProperties: false },
 );
@@ -54,7 +55,7 @@ export const DeductBody = Type.Object(
     reason: Reason,
     memo: Type.Optional(Memo),
     type: Type.Optional(Type.Union(DEDUCT_TYPES.map((t) => Type.Literal(t)), { description: 'Ledger type of the entry; default `redemption`.' })),
-    idempotency_key: IdempotencyKey,
+    idempotency_key: Type.Optional(IdempotencyKey),
   },
   { additionalProperties: false },
 );
@@ -263,7 +264,7 @@ export const SessionTransactions = Type.Object({
 
 export const BulkGrantBody = Type.Object(
   {
-    idempotency_key: IdempotencyKey,
+    idempotency_key: Type.Optional(IdempotencyKey),
     reason: Reason,
     memo: Type.Optional(Memo),
     type: Type.Optional(Type.Union(GRANT_TYPES.map((t) => Type.Literal(t)), { description: 'Ledger type of the entries; default `bonus`.' })),
