@@ -1,5 +1,6 @@
 import { h, clear } from './dom.js';
 import { explain } from './errors.js';
+import { i18n, type AttemptKind } from './i18n.js';
 import type { ActivityEligibility, CompleteResponse, EngagementSession, PublicActivity, PublicEngagement } from './types.js';
 
 /** What an activity view needs from the runtime around it. */
@@ -11,12 +12,13 @@ export interface ActivityContext {
 }
 
 /** The line under an activity saying how many attempts are left, or why none is. */
-export function attemptsText(eligibility: ActivityEligibility, noun: string): string {
+export function attemptsText(eligibility: ActivityEligibility, kind: AttemptKind): string {
+  const { t, number } = i18n();
   const left = Math.max(0, eligibility.max_attempts - eligibility.attempts_used);
-  if (eligibility.open_attempt_id) return `You have an unfinished ${noun}.`;
-  if (left === 0) return `You have used all ${eligibility.max_attempts} of your attempts.`;
-  if (eligibility.cooldown_remaining_seconds > 0) return `You can try again in ${eligibility.cooldown_remaining_seconds} seconds.`;
-  return left === 1 ? `1 ${noun} left.` : `${left} ${noun}s left.`;
+  if (eligibility.open_attempt_id) return t.unfinished(kind);
+  if (left === 0) return t.attemptsUsed(number(eligibility.max_attempts));
+  if (eligibility.cooldown_remaining_seconds > 0) return t.tryAgainIn(number(eligibility.cooldown_remaining_seconds));
+  return t.attemptsLeft(kind, left, number(left));
 }
 
 /** Shows an explained error inside an activity (role=alert), never a raw server answer. */
@@ -49,7 +51,7 @@ export interface ActivityFrame {
  * participant is eligible; the headline and the prizes of a completion, or
  * the explained error, are shown; the host hears of the completion.
  */
-export function activityFrame(ctx: ActivityContext, activity: PublicActivity, control: HTMLButtonElement, noun: string): ActivityFrame {
+export function activityFrame(ctx: ActivityContext, activity: PublicActivity, control: HTMLButtonElement, kind: AttemptKind): ActivityFrame {
   const attempts = h('p', { class: 'lr-attempts', 'data-role': 'attempts' });
   const result = h('p', { class: 'lr-result', role: 'status', 'aria-live': 'polite', 'data-role': 'result' });
   const error = h('p', { class: 'lr-error', role: 'alert', hidden: true, 'data-role': 'error' });
@@ -57,7 +59,7 @@ export function activityFrame(ctx: ActivityContext, activity: PublicActivity, co
   async function refreshEligibility(): Promise<void> {
     try {
       const eligibility = await ctx.sdk.eligibility(activity.id);
-      attempts.textContent = attemptsText(eligibility, noun);
+      attempts.textContent = attemptsText(eligibility, kind);
       control.disabled = !eligibility.eligible;
     } catch (caught) {
       showActivityError(error, caught);
@@ -70,9 +72,9 @@ export function activityFrame(ctx: ActivityContext, activity: PublicActivity, co
     result.textContent = pending;
     try {
       const { completion, headline } = await run();
-      const extras = prizeSummary(completion);
+      const prizes = prizeList(completion);
       clear(result);
-      result.append(headline, extras.length ? ` ${extras.join(' · ')}` : '');
+      result.append(headline, prizes ?? '');
       await ctx.completed(activity, completion);
     } catch (caught) {
       result.textContent = '';
@@ -85,16 +87,38 @@ export function activityFrame(ctx: ActivityContext, activity: PublicActivity, co
   return { attempts, result, error, play };
 }
 
-/** A readable summary of what a completion gave the participant. */
-export function prizeSummary(completion: CompleteResponse): string[] {
-  const lines: string[] = [];
+/** Whether an image URL may be shown: https only (the page's CSP allows https images). */
+export function safeImage(url: string | null | undefined): string | null {
+  return url && /^https:\/\//.test(url) ? url : null;
+}
+
+/**
+ * What a completion gave the participant, by name: points, the reward's
+ * title (and its code), the badge's name and image. A badge is named by
+ * `badge_name` from the completion; an answer stored before the service sent
+ * names (a replayed duplicate) falls back to the code.
+ */
+export function prizeList(completion: CompleteResponse): HTMLUListElement | null {
+  const { t, number } = i18n();
+  const items: HTMLLIElement[] = [];
   for (const action of completion.actions_executed) {
-    if (action.type === 'award_points' && action.points_awarded) lines.push(`+${action.points_awarded} points`);
+    if (action.type === 'award_points' && action.points_awarded) items.push(h('li', { 'data-prize': 'points' }, t.pointsAwarded(number(action.points_awarded))));
     if (action.type === 'award_reward' && action.reward_claimed) {
-      const code = action.reward_claimed.code ? ` (code ${action.reward_claimed.code})` : '';
-      lines.push(`Reward: ${action.reward_claimed.title}${code}`);
+      const claimed = action.reward_claimed;
+      items.push(h('li', { 'data-prize': 'reward', 'data-reward-id': claimed.reward_id }, t.rewardWon(claimed.title), claimed.code ? ` (${t.rewardCode(claimed.code)})` : ''));
     }
-    if (action.type === 'grant_badge' && action.badge_code && action.awarded !== false) lines.push(`Badge earned: ${action.badge_code}`);
+    if (action.type === 'grant_badge' && action.badge_code && action.awarded !== false) {
+      const name = action.badge_name ?? action.badge_code;
+      const image = safeImage(action.badge_image_url);
+      items.push(
+        h(
+          'li',
+          { 'data-prize': 'badge', 'data-badge-code': action.badge_code },
+          image ? h('img', { src: image, alt: '', class: 'lr-badge-image', width: 24, height: 24 }) : null,
+          t.badgeEarned(name),
+        ),
+      );
+    }
   }
-  return lines;
+  return items.length ? h('ul', { class: 'lr-prizes', 'data-role': 'prizes' }, ...items) : null;
 }

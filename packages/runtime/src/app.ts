@@ -1,5 +1,7 @@
 import { h, append, clear } from './dom.js';
 import { explain } from './errors.js';
+import { i18n } from './i18n.js';
+import { safeImage } from './activity.js';
 import { HostMessenger } from './messages.js';
 import { renderWheel } from './wheel.js';
 import { renderQuiz } from './quiz.js';
@@ -15,8 +17,8 @@ import type { CompleteResponse, EngagementSession, GateResult, PublicActivity, P
  * - `image`: `src` (https or data URL), `alt`
  * - `activity`: `activity_id` (a spin wheel or a quiz of the engagement)
  * - `balance`: the participant's points
- * - `badges`: the tenant's badges, earned ones marked (`earned_only: true` lists only those)
- * - `rewards`: the participant's claimed rewards with their codes
+ * - `badges`: the tenant's badges by name and image, earned ones marked (`earned_only: true` lists only those)
+ * - `rewards`: the participant's claimed rewards by name, with their codes
  * - `button`: `label`, `screen_id` (goes to that screen)
  *
  * An engagement without screens shows every activity on one screen.
@@ -68,7 +70,7 @@ export class EngagementView {
         screen.name ?? screen.id,
       ),
     }));
-    const nav = h('nav', { class: 'lr-tabs', role: 'tablist', 'aria-label': 'Screens' }, ...this.screens.map((s) => s.tab));
+    const nav = h('nav', { class: 'lr-tabs', role: 'tablist', 'aria-label': i18n().t.screens }, ...this.screens.map((s) => s.tab));
     for (const state of this.screens) state.tab.addEventListener('click', () => void this.show(state.screen.id));
     nav.addEventListener('keydown', (event) => this.moveBetweenTabs(event));
     this.root = h(
@@ -119,18 +121,24 @@ export class EngagementView {
   }
 
   private showBalanceLines(): void {
-    for (const line of this.panel.querySelectorAll<HTMLElement>('[data-role="balance"]')) line.textContent = this.points.dataset.available ?? '0';
+    for (const line of this.panel.querySelectorAll<HTMLElement>('[data-role="balance"]')) line.textContent = this.availableText();
   }
 
   private async refreshBalance(): Promise<void> {
     try {
       const balance = await this.sdk.balance();
-      this.points.textContent = `${balance.available_points} ${balance.currency_name || 'points'}`;
+      const { t, number } = i18n();
+      const formatted = number(balance.available_points);
+      this.points.textContent = balance.currency_name ? `${formatted} ${balance.currency_name}` : t.points(balance.available_points, formatted);
       this.points.dataset.available = String(balance.available_points);
     } catch {
       // The balance is a convenience: the activities still work without it.
       this.points.textContent = '';
     }
+  }
+
+  private availableText(): string {
+    return i18n().number(Number(this.points.dataset.available ?? 0));
   }
 
   /** Checks every gated screen; announces screens that unlocked since the last check. */
@@ -152,10 +160,12 @@ export class EngagementView {
       const locked = !!gate?.locked;
       state.tab.dataset.locked = String(locked);
       clear(state.tab);
-      append(state.tab, state.screen.name ?? state.screen.id, locked && h('span', { class: 'lr-lock', 'aria-hidden': 'true' }, 'locked'));
-      state.tab.setAttribute('aria-label', `${state.screen.name ?? state.screen.id}${locked ? ' (locked)' : ''}`);
+      const { t } = i18n();
+      const name = state.screen.name ?? state.screen.id;
+      append(state.tab, name, locked && h('span', { class: 'lr-lock', 'aria-hidden': 'true' }, t.lockedTag));
+      state.tab.setAttribute('aria-label', locked ? t.tabLocked(name) : name);
     }
-    if (unlocked.length) this.say(`Unlocked: ${unlocked.join(', ')}!`);
+    if (unlocked.length) this.say(i18n().t.unlocked(unlocked.join(', ')));
     // The screen on show may have just unlocked.
     if (this.current && unlocked.length && gated.some((s) => s.screen.id === this.current)) await this.show(this.current);
   }
@@ -194,7 +204,7 @@ export class EngagementView {
     if (state.gate?.locked) {
       this.panel.dataset.locked = 'true';
       this.panel.append(
-        h('div', { class: 'lr-locked', 'data-role': 'locked' }, h('h2', {}, `${state.screen.name ?? 'This screen'} is locked`), h('p', {}, state.gate.unlock_hint ?? 'Complete the activities to unlock it.')),
+        h('div', { class: 'lr-locked', 'data-role': 'locked' }, h('h2', {}, i18n().t.screenLocked(state.screen.name ?? null)), h('p', {}, state.gate.unlock_hint ?? i18n().t.unlockHint)),
       );
       return;
     }
@@ -223,7 +233,7 @@ export class EngagementView {
         return src ? h('img', { src, alt: typeof component.alt === 'string' ? component.alt : '', class: 'lr-image' }) : null;
       }
       case 'balance':
-        return h('p', { class: 'lr-balance-line' }, 'Your points: ', h('span', { 'data-role': 'balance' }, this.points.dataset.available ?? '0'));
+        return h('p', { class: 'lr-balance-line' }, `${i18n().t.yourPoints} `, h('span', { 'data-role': 'balance' }, this.availableText()));
       case 'badges':
         return this.badgeList(component.earned_only === true);
       case 'rewards':
@@ -231,7 +241,7 @@ export class EngagementView {
       case 'button': {
         const target = typeof component.screen_id === 'string' ? component.screen_id : null;
         if (!target) return null;
-        const button = h('button', { type: 'button', class: 'lr-button' }, typeof component.label === 'string' ? component.label : 'Next');
+        const button = h('button', { type: 'button', class: 'lr-button' }, typeof component.label === 'string' ? component.label : i18n().t.next);
         button.addEventListener('click', () => void this.show(target));
         return button;
       }
@@ -252,7 +262,7 @@ export class EngagementView {
   private asyncList(label: string, role: string, fill: (list: HTMLUListElement) => Promise<void>): HTMLElement {
     const list = h('ul', { class: 'lr-list', 'data-role': role });
     const box = h('section', { class: 'lr-list-box', 'aria-label': label }, h('h3', {}, label), list);
-    list.append(h('li', { class: 'lr-loading' }, 'Loading…'));
+    list.append(h('li', { class: 'lr-loading' }, i18n().t.loading));
     const refill = () =>
       void fill(list).catch((error: unknown) => {
         clear(list);
@@ -264,20 +274,22 @@ export class EngagementView {
   }
 
   private badgeList(earnedOnly: boolean): HTMLElement {
-    return this.asyncList('Badges', 'badges', async (list) => {
+    const { t } = i18n();
+    return this.asyncList(t.badges, 'badges', async (list) => {
       const { badges } = await this.sdk.badges();
       const shown = earnedOnly ? badges.filter((b) => b.earned) : badges;
       clear(list);
-      if (shown.length === 0) list.append(h('li', {}, 'No badges yet.'));
+      if (shown.length === 0) list.append(h('li', {}, t.noBadges));
       for (const badge of shown) {
-        const image = badge.image_url && /^https:/.test(badge.image_url) ? h('img', { src: badge.image_url, alt: '', class: 'lr-badge-image' }) : null;
+        const image = safeImage(badge.image_url);
         list.append(
           h(
             'li',
             { class: 'lr-badge', 'data-badge-code': badge.code, 'data-earned': String(badge.earned) },
-            image,
+            // The name follows as text, so the image itself is decoration.
+            image ? h('img', { src: image, alt: '', class: 'lr-badge-image', width: 32, height: 32 }) : null,
             h('strong', {}, badge.name),
-            ` ${badge.earned ? '(earned)' : '(not earned yet)'}`,
+            ` ${badge.earned ? t.earned : t.notEarned}`,
             badge.description ? h('span', { class: 'lr-hint' }, ` ${badge.description}`) : null,
           ),
         );
@@ -286,18 +298,19 @@ export class EngagementView {
   }
 
   private rewardList(): HTMLElement {
-    return this.asyncList('Your rewards', 'rewards', async (list) => {
+    const { t, date } = i18n();
+    return this.asyncList(t.yourRewards, 'rewards', async (list) => {
       const { rewards } = await this.sdk.rewards();
       clear(list);
-      if (rewards.length === 0) list.append(h('li', {}, 'No rewards yet.'));
+      if (rewards.length === 0) list.append(h('li', {}, t.noRewards));
       for (const reward of rewards) {
         list.append(
           h(
             'li',
             { class: 'lr-reward', 'data-reward-id': reward.reward_id },
             h('strong', {}, reward.name),
-            reward.code ? ` code ${reward.code}` : '',
-            reward.expires_at ? h('span', { class: 'lr-hint' }, ` (valid until ${reward.expires_at.slice(0, 10)})`) : null,
+            reward.code ? ` ${t.rewardCode(reward.code)}` : '',
+            reward.expires_at ? h('span', { class: 'lr-hint' }, ` ${t.validUntil(date(reward.expires_at))}`) : null,
           ),
         );
       }

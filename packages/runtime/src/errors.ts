@@ -4,6 +4,8 @@
  * `network` when no answer came); a 5xx or an unknown failure gets a general
  * message. A server's error page never reaches the page as it came.
  */
+import { i18n } from './i18n.js';
+
 export interface Explained {
   code: string;
   title: string;
@@ -42,43 +44,37 @@ function isNetworkFailure(error: unknown): boolean {
 
 export function explain(error: unknown): Explained {
   const { status, code, detail, body, retryAfterSeconds } = fields(error);
+  const { t, number } = i18n();
   if (status === undefined || status === 0) {
-    if (isNetworkFailure(error)) {
-      return { code: 'NETWORK_ERROR', title: 'No connection', message: 'The engagement service cannot be reached. Check your connection and try again.', retryable: true };
-    }
-    return { code: 'RUNTIME_ERROR', title: 'Something went wrong', message: 'The engagement could not be shown. Please try again.', retryable: true };
+    if (isNetworkFailure(error)) return { code: 'NETWORK_ERROR', title: t.networkTitle, message: t.networkMessage, retryable: true };
+    return { code: 'RUNTIME_ERROR', title: t.failedTitle, message: t.failedMessage, retryable: true };
   }
   switch (code) {
     case 'SITE_NOT_FOUND':
     case 'ENGAGEMENT_NOT_FOUND':
-      return { code, title: 'Not available', message: 'This engagement is not available. It may have ended or not be published yet.', retryable: false };
+      return { code, title: t.notAvailableTitle, message: t.notAvailableMessage, retryable: false };
     case 'ENGAGEMENT_NOT_PUBLISHED':
-      return { code, title: 'Not available', message: 'This engagement is not running any more.', retryable: false };
+      return { code, title: t.notAvailableTitle, message: t.notRunningMessage, retryable: false };
     case 'ANONYMOUS_SESSIONS_DISABLED':
-      return { code, title: 'Sign-in needed', message: 'To take part, please sign in on the site that shows this engagement.', retryable: false };
+      return { code, title: t.signInTitle, message: t.signInMessage, retryable: false };
     case 'ATTEMPTS_EXHAUSTED': {
-      const max = typeof body?.max_attempts === 'number' ? body.max_attempts : null;
-      return { code, title: 'No attempts left', message: max ? `You have used all ${max} of your attempts.` : 'You have used all your attempts.', retryable: false };
+      const max = typeof body?.max_attempts === 'number' ? number(body.max_attempts) : null;
+      return { code, title: t.noAttemptsTitle, message: t.attemptsUsed(max), retryable: false };
     }
     case 'COOLDOWN_ACTIVE': {
-      const seconds = typeof body?.cooldown_remaining_seconds === 'number' ? body.cooldown_remaining_seconds : null;
-      return { code, title: 'Please wait', message: seconds ? `You can try again in ${seconds} seconds.` : 'You can try again shortly.', retryable: true };
+      const seconds = typeof body?.cooldown_remaining_seconds === 'number' ? number(body.cooldown_remaining_seconds) : null;
+      return { code, title: t.waitTitle, message: t.tryAgainIn(seconds), retryable: true };
     }
     case 'PRIZES_EXHAUSTED':
-      return { code, title: 'All prizes are gone', message: 'Every prize of this wheel has been won. Thank you for playing!', retryable: false };
+      return { code, title: t.prizesGoneTitle, message: t.prizesGoneMessage, retryable: false };
     default:
       break;
   }
-  if (status === 401) {
-    return { code: code ?? 'AUTH_UNAUTHENTICATED', title: 'Session ended', message: 'Your session has expired or is not valid. Reload the page to start again.', retryable: false };
-  }
+  if (status === 401) return { code: code ?? 'AUTH_UNAUTHENTICATED', title: t.sessionEndedTitle, message: t.sessionEndedMessage, retryable: false };
   if (status === 429) {
-    const wait = retryAfterSeconds ? ` in ${retryAfterSeconds} seconds` : ' in a moment';
-    return { code: code ?? 'RATE_LIMITED', title: 'Too many requests', message: `Please try again${wait}.`, retryable: true };
+    return { code: code ?? 'RATE_LIMITED', title: t.tooManyTitle, message: t.tooManyMessage(retryAfterSeconds ? number(retryAfterSeconds) : null), retryable: true };
   }
-  if (status >= 500) {
-    return { code: code ?? `HTTP_${status}`, title: 'Service problem', message: 'The engagement service had a problem. Please try again in a moment.', retryable: true };
-  }
-  // Other 4xx answers carry a detail written for people; show it.
-  return { code: code ?? `HTTP_${status}`, title: 'That did not work', message: detail ?? 'The request was refused.', retryable: false };
+  if (status >= 500) return { code: code ?? `HTTP_${status}`, title: t.serviceProblemTitle, message: t.serviceProblemMessage, retryable: true };
+  // Other 4xx answers carry a detail written for people (in English); shown as the service wrote it.
+  return { code: code ?? `HTTP_${status}`, title: t.refusedTitle, message: detail ?? t.refusedMessage, retryable: false };
 }

@@ -4,6 +4,8 @@ import { h, clear } from './dom.js';
 import { explain, type Explained } from './errors.js';
 import { HostMessenger, hostOrigin } from './messages.js';
 import { EngagementView } from './app.js';
+import { chooseLocale, i18n, useLocale } from './i18n.js';
+import { applyTheme, themeFrom, themeFromQuery, type Theme } from './theme.js';
 import type { EngagementSession, PublicEngagement } from './types.js';
 
 /**
@@ -13,12 +15,19 @@ import type { EngagementSession, PublicEngagement } from './types.js';
  * fragment (`#session=<session_id>`, never sent to any server, removed from
  * the address at once); without one, the runtime asks for an anonymous
  * session when the engagement allows it.
+ *
+ * The embed URL may also name the language (`locale=de`) and theme variables
+ * (`lk-color-accent=%230f766e`); see i18n.ts and theme.ts.
  */
 interface Settings {
   apiBase: string;
   tenantSlug: string;
   siteSlug: string;
   engagementId: string | null;
+  /** The explicit locale (the embed URL's `locale`), if any. */
+  locale: string | null;
+  /** The host's theme (`lk-*` parameters), over the engagement's `canvas.theme`. */
+  theme: Theme;
 }
 
 const STORAGE_PREFIX = 'loyalty-runtime:session:';
@@ -30,6 +39,8 @@ function settingsOf(mount: HTMLElement): Settings {
     tenantSlug: mount.dataset.tenantSlug ?? '',
     siteSlug: mount.dataset.siteSlug ?? '',
     engagementId: query.get('engagement_id'),
+    locale: query.get('locale') || mount.dataset.locale || null,
+    theme: themeFromQuery(query),
   };
 }
 
@@ -64,7 +75,7 @@ function showError(mount: HTMLElement, messenger: HostMessenger, explained: Expl
   mount.setAttribute('aria-busy', 'false');
   const box = h('div', { class: 'lr-page-error', role: 'alert', 'data-code': explained.code }, h('h1', {}, explained.title), h('p', {}, explained.message));
   if (retry && explained.retryable) {
-    const button = h('button', { type: 'button', class: 'lr-button lr-primary', 'data-action': 'retry' }, 'Try again');
+    const button = h('button', { type: 'button', class: 'lr-button lr-primary', 'data-action': 'retry' }, i18n().t.retry);
     button.addEventListener('click', retry);
     box.append(button);
   }
@@ -103,7 +114,7 @@ async function startSession(settings: Settings, engagement: PublicEngagement, ho
 async function boot(mount: HTMLElement, messenger: HostMessenger, settings: Settings, hostSession: string | null): Promise<void> {
   clear(mount);
   mount.setAttribute('aria-busy', 'true');
-  mount.append(h('p', { class: 'lr-loading' }, 'Loading…'));
+  mount.append(h('p', { class: 'lr-loading' }, i18n().t.loading));
   const retry = () => void boot(mount, messenger, settings, hostSession);
   try {
     const engagement = await createEngagementSession({ baseUrl: settings.apiBase, tenantSlug: settings.tenantSlug, siteSlug: settings.siteSlug }).load();
@@ -111,6 +122,8 @@ async function boot(mount: HTMLElement, messenger: HostMessenger, settings: Sett
       // The site now serves another engagement than the one the host embedded.
       throw Object.assign(new Error('engagement changed'), { status: 404, code: 'ENGAGEMENT_NOT_FOUND' });
     }
+    // The tenant's theme for this engagement, under the host's.
+    applyTheme(document.documentElement, { ...themeFrom(engagement.canvas?.theme, 'canvas.theme'), ...settings.theme });
     const sdk = await startSession(settings, engagement, hostSession);
     const session = await sdk.ensureSession();
     const view = new EngagementView(sdk, engagement, messenger);
@@ -143,8 +156,13 @@ function main(): void {
   const parent = window.parent !== window ? window.parent : null;
   const messenger = new HostMessenger(parent, hostOrigin(location, document.referrer));
   const hostSession = takeSessionFromFragment();
+  const settings = settingsOf(mount);
+  // The service gives no participant locale (the host passes `locale` when it knows it).
+  const translator = useLocale(chooseLocale(settings.locale, null, navigator.languages?.length ? navigator.languages : [navigator.language]));
+  document.documentElement.lang = translator.language;
+  applyTheme(document.documentElement, settings.theme);
   watchHeight(messenger);
-  void boot(mount, messenger, settingsOf(mount), hostSession);
+  void boot(mount, messenger, settings, hostSession);
 }
 
 main();

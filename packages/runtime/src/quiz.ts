@@ -1,5 +1,6 @@
 import { h, clear } from './dom.js';
 import { activityFrame, type ActivityContext } from './activity.js';
+import { i18n } from './i18n.js';
 import type { PublicActivity, QuizAnswer } from './types.js';
 
 /**
@@ -8,20 +9,21 @@ import type { PublicActivity, QuizAnswer } from './types.js';
  * shows the server's score and what it awarded.
  */
 export function renderQuiz(ctx: ActivityContext, activity: PublicActivity): HTMLElement {
+  const { t, number, percent } = i18n();
   const questions = activity.questions ?? [];
   const form = h('form', { class: 'lr-quiz-form', novalidate: true });
-  questions.forEach((question, number) => {
+  questions.forEach((question, index) => {
     const fieldset = h('fieldset', { class: 'lr-question', 'data-question-id': question.id });
-    fieldset.append(h('legend', {}, `${number + 1}. ${question.text}`));
-    question.options.forEach((option, index) => {
-      const id = `q-${activity.id}-${question.id}-${index}`;
+    fieldset.append(h('legend', {}, `${index + 1}. ${question.text}`));
+    question.options.forEach((option, optionIndex) => {
+      const id = `q-${activity.id}-${question.id}-${optionIndex}`;
       fieldset.append(
-        h('div', { class: 'lr-option' }, h('input', { type: 'radio', id, name: `q-${question.id}`, value: index }), h('label', { for: id }, option)),
+        h('div', { class: 'lr-option' }, h('input', { type: 'radio', id, name: `q-${question.id}`, value: optionIndex }), h('label', { for: id }, option)),
       );
     });
     form.append(fieldset);
   });
-  const submit = h('button', { type: 'submit', class: 'lr-button lr-primary', 'data-action': 'submit-quiz' }, 'Submit answers');
+  const submit = h('button', { type: 'submit', class: 'lr-button lr-primary', 'data-action': 'submit-quiz' }, t.submitAnswers);
   const { attempts, result, error, play } = activityFrame(ctx, activity, submit, 'attempt');
   form.append(submit);
 
@@ -42,18 +44,18 @@ export function renderQuiz(ctx: ActivityContext, activity: PublicActivity): HTML
       clear(error);
       error.hidden = false;
       error.dataset.code = 'QUIZ_INCOMPLETE';
-      error.textContent = 'Please answer every question.';
+      error.textContent = t.answerEveryQuestion;
       return;
     }
-    await play('Checking your answers…', async () => {
+    await play(t.checking, async () => {
       const completion = await ctx.sdk.submitQuiz(activity.id, chosen);
       const { score = 0, passed = false, correct_answers = 0, total_questions = questions.length } = completion.result;
-      const headline = h('strong', { 'data-role': 'score', 'data-passed': String(passed) }, `${passed ? 'Passed' : 'Not passed'}: ${correct_answers} of ${total_questions} correct (${score}%).`);
+      const headline = h('strong', { 'data-role': 'score', 'data-passed': String(passed) }, t.quizScore(passed, number(correct_answers), number(total_questions), percent(score)));
       return { completion, headline };
     });
   });
 
-  const title = activity.name ?? 'Quiz';
-  const passLine = activity.pass_percent !== undefined ? h('p', { class: 'lr-hint' }, `Answer at least ${activity.pass_percent}% correctly to pass.`) : null;
+  const title = activity.name ?? t.quizTitle;
+  const passLine = activity.pass_percent !== undefined ? h('p', { class: 'lr-hint' }, t.passHint(percent(activity.pass_percent))) : null;
   return h('section', { class: 'lr-activity lr-quiz', 'data-activity-id': activity.id, 'aria-label': title }, h('h3', {}, title), passLine, form, attempts, result, error);
 }

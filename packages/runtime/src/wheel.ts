@@ -1,5 +1,6 @@
 import { h, svg, wait, prefersReducedMotion } from './dom.js';
 import { activityFrame, type ActivityContext } from './activity.js';
+import { i18n } from './i18n.js';
 import type { PublicActivity, PublicSegment } from './types.js';
 
 /**
@@ -35,10 +36,10 @@ function drawWheel(segments: PublicSegment[]): { root: SVGSVGElement; rotor: SVG
     const label = segment.label.length > 16 ? `${segment.label.slice(0, 15)}…` : segment.label;
     rotor.append(svg('text', { x, y, transform: `rotate(${middle} ${x} ${y})`, 'text-anchor': 'middle', 'dominant-baseline': 'middle', class: 'lr-wheel-label' }, label));
   });
-  rotor.append(svg('circle', { r: 10, fill: '#fff', stroke: '#1f2937', 'stroke-width': 2 }));
-  const pointer = svg('path', { d: 'M-9 -100 L9 -100 L0 -82 Z', fill: '#1f2937', class: 'lr-wheel-pointer' });
+  rotor.append(svg('circle', { r: 10, class: 'lr-wheel-hub', 'stroke-width': 2 }));
+  const pointer = svg('path', { d: 'M-9 -100 L9 -100 L0 -82 Z', class: 'lr-wheel-pointer' });
   const labels = segments.map((s) => s.label).join(', ');
-  const root = svg('svg', { viewBox: '-100 -102 200 204', role: 'img', 'aria-label': `Prize wheel with ${segments.length} prizes: ${labels}`, class: 'lr-wheel' }, rotor, pointer);
+  const root = svg('svg', { viewBox: '-100 -102 200 204', role: 'img', 'aria-label': i18n().t.wheelLabel(segments.length, labels), class: 'lr-wheel' }, rotor, pointer);
   return { root, rotor };
 }
 
@@ -53,26 +54,28 @@ export function landingRotation(from: number, index: number, count: number): num
 export function renderWheel(ctx: ActivityContext, activity: PublicActivity): HTMLElement {
   const segments = activity.segments ?? [];
   const { root, rotor } = drawWheel(segments);
-  const button = h('button', { type: 'button', class: 'lr-button lr-primary', 'data-action': 'spin' }, 'Spin the wheel');
+  const { t } = i18n();
+  const button = h('button', { type: 'button', class: 'lr-button lr-primary', 'data-action': 'spin' }, t.spinButton);
   const { attempts, result, error, play } = activityFrame(ctx, activity, button, 'spin');
   let rotation = 0;
 
   button.addEventListener('click', () =>
-    play('Spinning…', async () => {
+    play(t.spinning, async () => {
       const { draw, completion } = await ctx.sdk.spin(activity.id);
       const index = completion.result.segment_index ?? draw.result.segment_index ?? 0;
       rotation = landingRotation(rotation, index, segments.length);
+      // Under reduced motion the wheel jumps to the drawn segment and the result is announced at once.
       const duration = prefersReducedMotion() ? 0 : SPIN_DURATION_MS;
       rotor.style.transition = duration ? `transform ${duration}ms cubic-bezier(0.16, 0.84, 0.3, 1)` : 'none';
       rotor.style.transform = `rotate(${rotation}deg)`;
       await wait(duration);
       const label = completion.result.prize_label ?? segments[index]?.label ?? '';
-      const won = completion.result.prize_type === 'none' ? `No prize this time: ${label}.` : `You won: ${label}!`;
+      const won = completion.result.prize_type === 'none' ? t.noPrize(label) : t.won(label);
       return { completion, headline: h('strong', { 'data-role': 'prize', 'data-segment-index': index }, won) };
     }),
   );
 
-  const title = activity.name ?? 'Spin the wheel';
+  const title = activity.name ?? t.spinTitle;
   return h(
     'section',
     { class: 'lr-activity lr-spin-wheel', 'data-activity-id': activity.id, 'aria-label': title },

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { PageTexts } from './page-texts.js';
 
 /**
  * The HTML the runtime module serves: the runtime shell, its error page and
@@ -44,12 +45,15 @@ interface ShellInput {
   tenantSlug: string;
   siteSlug: string;
   assetVersion: string;
+  language: string;
+  texts: PageTexts;
 }
 
 export function runtimeShell(input: ShellInput): string {
   const v = encodeURIComponent(input.assetVersion);
+  const { texts: t, language } = input;
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(language)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -60,8 +64,8 @@ export function runtimeShell(input: ShellInput): string {
 </head>
 <body>
 <main id="loyalty-runtime" data-tenant-slug="${escapeHtml(input.tenantSlug)}" data-site-slug="${escapeHtml(input.siteSlug)}" aria-busy="true">
-<p class="lr-loading">Loading…</p>
-<noscript><p>This engagement needs JavaScript.</p></noscript>
+<p class="lr-loading">${escapeHtml(t.loading)}</p>
+<noscript><p>${escapeHtml(t.needsJavaScript)}</p></noscript>
 </main>
 </body>
 </html>
@@ -75,9 +79,9 @@ export interface PageError {
 }
 
 /** A whole-page message, in the runtime's look, for when there is nothing to run. */
-export function errorPage(error: PageError): string {
+export function errorPage(error: PageError, language: string): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(language)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -97,10 +101,9 @@ export function errorPage(error: PageError): string {
 `;
 }
 
-export const NOT_AVAILABLE: Omit<PageError, 'code'> = {
-  title: 'Not available',
-  message: 'This engagement is not available. It may have ended or not be published yet.',
-};
+export function notAvailable(t: PageTexts): Omit<PageError, 'code'> {
+  return { title: t.notAvailableTitle, message: t.notAvailableMessage };
+}
 
 interface DemoHostInput {
   tenantSlug: string;

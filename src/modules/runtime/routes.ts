@@ -4,7 +4,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../platform/errors.js';
 import { embedSettings } from '../engagements/index.js';
 import { runtimeBundle, type Asset } from './bundle.js';
-import { demoHostPage, errorPage, NOT_AVAILABLE, runtimeCsp, runtimeShell, type PageError } from './pages.js';
+import { pageLanguage, type PageTexts } from './page-texts.js';
+import { demoHostPage, errorPage, notAvailable, runtimeCsp, runtimeShell, type PageError } from './pages.js';
 
 const tags = ['runtime'];
 const Slug = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' });
@@ -27,17 +28,20 @@ const pageErrors = {
 const ASSET_MAX_AGE_SECONDS = 300;
 const VERSIONED_ASSET_MAX_AGE_SECONDS = 31_536_000;
 
-function pageErrorOf(error: FastifyError | AppError): { status: number; page: PageError } {
+function pageErrorOf(error: FastifyError | AppError, t: PageTexts): { status: number; page: PageError } {
   if (error instanceof AppError) {
-    if (error.status === 429) return { status: 429, page: { code: error.code, title: 'Too many requests', message: 'Too many requests came from your address. Please try again in a minute.' } };
-    if (error.status === 404) return { status: 404, page: { code: error.code, ...NOT_AVAILABLE } };
-    if (error.status < 500) return { status: error.status, page: { code: error.code, title: 'Not available', message: error.message } };
+    if (error.status === 429) return { status: 429, page: { code: error.code, title: t.tooManyTitle, message: t.tooManyMessage } };
+    if (error.status === 404) return { status: 404, page: { code: error.code, ...notAvailable(t) } };
+    // The service's detail is written in English.
+    if (error.status < 500) return { status: error.status, page: { code: error.code, title: t.notAvailableTitle, message: error.message } };
   }
   if ((error as FastifyError).validation) {
-    return { status: 400, page: { code: 'VALIDATION_INVALID_REQUEST', title: 'Invalid address', message: 'This engagement address is not valid. Check the link you followed.' } };
+    return { status: 400, page: { code: 'VALIDATION_INVALID_REQUEST', title: t.invalidAddressTitle, message: t.invalidAddressMessage } };
   }
-  return { status: 500, page: { code: 'INTERNAL_ERROR', title: 'Service problem', message: 'The engagement could not be shown. Please try again in a moment.' } };
+  return { status: 500, page: { code: 'INTERNAL_ERROR', title: t.serviceProblemTitle, message: t.serviceProblemMessage } };
 }
+
+const languageOf = (request: FastifyRequest) => pageLanguage((request.query as Record<string, unknown> | undefined)?.locale, request.headers['accept-language']);
 
 function sendPage(reply: FastifyReply, status: number, html: string, csp: string) {
   return reply
@@ -84,10 +88,11 @@ const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config } = app.ctx;
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    const { status, page } = pageErrorOf(error);
+    const { language, texts } = languageOf(request);
+    const { status, page } = pageErrorOf(error, texts);
     if (status >= 500) request.log.error({ err: error }, 'runtime page failed');
     if (error instanceof AppError) for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-    return sendPage(reply, status, errorPage(page), runtimeCsp(null));
+    return sendPage(reply, status, errorPage(page, language), runtimeCsp(null));
   });
 
   app.get(
@@ -100,12 +105,19 @@ const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'An HTML page that renders the published engagement of the site with the runtime script, through the public and session routes only. ' +
           'Pass a server-issued session in the fragment, `#session=<session_id>` (never sent to a server, so never in a log); without one the page asks for an anonymous session when the engagement allows it. ' +
+          'Theme it with `lk-<name>=<value>` parameters, one per theme variable (`lk-color-accent=%230f766e`, `lk-radius=4px`; the list is in packages/runtime/README.md); they override the engagement\'s `canvas.theme`. ' +
           'The page posts `activity:completed` messages to the host window (see the README). Its Content-Security-Policy `frame-ancestors` is the engagement\'s `embed_origins` and the service\'s own origin (`\'self\'`, for the console\'s live preview), or `*` when none are set.',
         params: SiteParams,
         querystring: Type.Object(
           {
             engagement_id: Type.Optional(Type.String({ format: 'uuid', description: 'The engagement the host embeds (as in embed-url); the page says it is not available when the site now serves another one.' })),
             host_origin: Type.Optional(Type.String({ maxLength: 255, description: 'The host page\'s origin, to address messages to when the browser does not tell it.' })),
+            locale: Type.Optional(
+              Type.String({
+                maxLength: 35,
+                description: 'The participant\'s language (a BCP 47 tag such as `de-DE`). Without it the browser\'s language decides; languages the runtime does not have fall back to English.',
+              }),
+            ),
           },
           { additionalProperties: true },
         ),
@@ -115,9 +127,10 @@ const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { tenantSlug, siteSlug } = request.params;
       const settings = await embedSettings(db, tenantSlug, siteSlug);
-      if (!settings) return sendPage(reply, 404, errorPage({ code: 'SITE_NOT_FOUND', ...NOT_AVAILABLE }), runtimeCsp(null));
+      const { language, texts } = languageOf(request);
+      if (!settings) return sendPage(reply, 404, errorPage({ code: 'SITE_NOT_FOUND', ...notAvailable(texts) }, language), runtimeCsp(null));
       const bundle = await runtimeBundle();
-      const html = runtimeShell({ title: settings.name, tenantSlug, siteSlug, assetVersion: bundle.version });
+      const html = runtimeShell({ title: settings.name, tenantSlug, siteSlug, assetVersion: bundle.version, language, texts });
       return sendPage(reply, 200, html, runtimeCsp(settings.embedOrigins));
     },
   );
