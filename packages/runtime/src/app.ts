@@ -32,6 +32,8 @@ const GATE_TARGETS_MAX = 50;
 /** Events of one burst (a grant and its tier change, say) are answered by one refresh. */
 const LIVE_REFRESH_DELAY_MS = 250;
 const LIVE_EVENT = /^(points|tier|badge|reward)\./;
+/** The points' name when the tenant set none (the points module's default). */
+const DEFAULT_CURRENCY_NAME = 'points';
 
 interface ScreenState {
   screen: PublicScreen;
@@ -129,7 +131,9 @@ export class EngagementView {
       const balance = await this.sdk.balance();
       const { t, number } = i18n();
       const formatted = number(balance.available_points);
-      this.points.textContent = balance.currency_name ? `${formatted} ${balance.currency_name}` : t.points(balance.available_points, formatted);
+      // A tenant that named its points ("Sterne") is shown that name; the service's default name is translated.
+      const named = balance.currency_name && balance.currency_name !== DEFAULT_CURRENCY_NAME;
+      this.points.textContent = named ? `${formatted} ${balance.currency_name}` : t.points(balance.available_points, formatted);
       this.points.dataset.available = String(balance.available_points);
     } catch {
       // The balance is a convenience: the activities still work without it.
