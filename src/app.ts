@@ -248,6 +248,7 @@ export async function buildApp(
             description: 'An API key as a bearer credential, optionally with `X-Service-Tenant: <tenant id or slug>`, which must name the key\'s tenant.',
           },
           AdminToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An admin login token from `POST /api/v1/auth/login`.' },
+          OperatorToken: { type: 'http', scheme: 'bearer', description: 'The platform operator\'s token (`OPERATOR_TOKEN`), for the `/api/v1/operator/` routes only; tenant credentials are refused there.' },
           Session: {
             type: 'apiKey',
             in: 'query',

@@ -33,6 +33,11 @@ export interface Config {
   appDbPassword: string | null;
   jwtSecret: string | null;
   jwtTtlSeconds: number;
+  /**
+   * The platform operator's bearer token (OPERATOR_TOKEN): the one credential of
+   * the `/api/v1/operator/` routes (plans and limits of any tenant). Null: those routes are off.
+   */
+  operatorToken: string | null;
   redisUrl: string | null;
   logLevel: string;
   publicBaseUrl: string | null;
@@ -121,6 +126,19 @@ function readBool(env: NodeJS.ProcessEnv, name: string): boolean {
   if (raw === '' || raw === '0' || raw === 'false' || raw === 'no') return false;
   if (raw === '1' || raw === 'true' || raw === 'yes') return true;
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+/**
+ * OPERATOR_TOKEN: 32 to 256 letters, digits, `-` or `_` (`openssl rand -hex 32`), so that it can
+ * never be taken for an API key (`lk_…`) or an admin token (a JWT has dots).
+ */
+function readOperatorToken(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.OPERATOR_TOKEN;
+  if (raw === undefined || raw === '') return null;
+  if (!/^[A-Za-z0-9_-]{32,256}$/.test(raw) || raw.startsWith('lk_')) {
+    throw new ConfigError('OPERATOR_TOKEN must be 32 to 256 letters, digits, "-" or "_", not starting with "lk_" (for example: openssl rand -hex 32)');
+  }
+  return raw;
 }
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
@@ -243,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appDbPassword: env.DB_APP_PASSWORD || null,
     jwtSecret: env.JWT_SECRET || null,
     jwtTtlSeconds: readInt(env, 'JWT_TTL_SECONDS', 3600, 60, 7 * 24 * 3600),
+    operatorToken: readOperatorToken(env),
     redisUrl: env.REDIS_URL || null,
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info'),
     publicBaseUrl: env.PUBLIC_BASE_URL || null,

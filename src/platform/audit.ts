@@ -100,7 +100,9 @@ function describe(request: FastifyRequest, pattern: string) {
   else if (method === 'DELETE') action = 'delete';
   else action = 'update';
   // The resource the change is seen on: the pattern up to its last parameter, with the values of this request.
-  const resourceSegments = lastParam >= 0 ? segments.slice(0, lastParam + 1) : null;
+  // A PATCH or PUT without a parameter changes a singleton (`/tenant`, `/admin/points/settings`): the route itself.
+  const singleton = lastParam < 0 && (method === 'PATCH' || method === 'PUT');
+  const resourceSegments = lastParam >= 0 ? segments.slice(0, lastParam + 1) : singleton ? segments : null;
   const resourcePattern = resourceSegments ? `/${resourceSegments.join('/')}` : null;
   const resourceUrl = resourceSegments
     ? `/${resourceSegments.map((segment) => (segment.startsWith(':') ? encodeURIComponent(params[segment.slice(1)] ?? '') : segment)).join('/')}`

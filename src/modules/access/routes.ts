@@ -1,6 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { errorRef } from '../../platform/http.js';
 import * as service from './service.js';
+import * as limits from './limits.js';
+import { requireOperator } from './operator-auth.js';
 import {
   ApiKeyList,
   CreateApiKeyBody,
@@ -10,7 +14,10 @@ import {
   ListApiKeysQuery,
   LoginBody,
   LoginResponse,
+  OperatorLimitsBody,
+  OperatorTenantParams,
   SessionResponse,
+  TenantLimitsResponse,
   TenantResponse,
   TenantUsageResponse,
   UpdateApiKeyBody,
@@ -124,7 +131,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/tenant',
     {
       config: { auth: 'admin' },
-      schema: { tags: ['access'], summary: "The caller's tenant, its plan and quotas", response: { 200: TenantResponse } },
+      schema: {
+        tags: ['access'],
+        summary: "The caller's tenant, its settings, plan and limits in force",
+        description: 'The limits shown are those in force (the plan\'s figures or the tenant\'s own); `GET /tenant/limits` says where each comes from.',
+        response: { 200: TenantResponse },
+      },
     },
     async (request) => service.readTenant(db, request.auth!.tenantId),
   );
@@ -139,12 +151,77 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'The time zone must be an IANA name PostgreSQL knows (it decides the tenant\'s calendar days from the next computation on: ' +
           'daily caps, streaks, leaderboard periods, analytics), the currency an ISO 4217 code, the locale a BCP 47 tag (stored canonical). ' +
-          'Answers the tenant as `GET /tenant` shows it.',
+          'Answers the tenant as `GET /tenant` shows it. Each change is in the audit log (`GET /admin/audit-log?resource_type=tenant`) with the tenant before and after. ' +
+          'Plans and limits are not settings: only the platform operator changes them (`PATCH /operator/tenants/{tenant_id}/limits`).',
         body: UpdateTenantBody,
         response: { 200: TenantResponse },
       },
     },
     async (request) => service.updateTenant(db, request.auth!.tenantId, request.body),
+  );
+
+  app.get(
+    '/tenant/limits',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['access'],
+        summary: "The caller's tenant's limits in force, and where each figure comes from",
+        description:
+          'Each limit shows the figure in force (`value`, null is unlimited), the plan\'s figure, the tenant\'s own override (null when none) and which of them applies (`source`). ' +
+          'Overrides are set by the platform operator (`PATCH /operator/tenants/{tenant_id}/limits`), never by the tenant. What each limit does when reached is in its description; ' +
+          'what the tenant used of them is `GET /tenant/usage`.',
+        response: { 200: TenantLimitsResponse },
+      },
+    },
+    async (request) => limits.readLimits(db, request.auth!.tenantId),
+  );
+
+  const operatorOnly = async (request: FastifyRequest) => requireOperator(config.operatorToken, request);
+  const operatorErrors = {
+    401: { ...errorRef, description: 'No operator token, or a wrong one.' },
+    403: { ...errorRef, description: "A tenant's credential (API key, admin token, console sign-in), or the operator routes are off (no OPERATOR_TOKEN)." },
+    404: { ...errorRef, description: 'No tenant has this id (`TENANT_NOT_FOUND`).' },
+  };
+
+  app.get(
+    '/operator/tenants/:tenant_id/limits',
+    {
+      onRequest: operatorOnly,
+      schema: {
+        tags: ['operator'],
+        summary: "Any tenant's plan and limits in force (platform operator)",
+        description: 'The same view as the tenant\'s `GET /tenant/limits`, for the operator. Needs `Authorization: Bearer <OPERATOR_TOKEN>`.',
+        security: [{ OperatorToken: [] }],
+        params: OperatorTenantParams,
+        response: { 200: TenantLimitsResponse, ...operatorErrors },
+      },
+    },
+    async (request) => limits.readLimitsAsOperator(db, request.params.tenant_id),
+  );
+
+  app.patch(
+    '/operator/tenants/:tenant_id/limits',
+    {
+      onRequest: operatorOnly,
+      schema: {
+        tags: ['operator'],
+        summary: "Change a tenant's plan or its own limits (platform operator)",
+        description:
+          'Sets the fields given and keeps the others: `plan`, and for each limit a figure within its bounds or null to return to the plan\'s figure. ' +
+          'Needs `Authorization: Bearer <OPERATOR_TOKEN>`; a tenant\'s credentials get 403. The change is written to the tenant\'s audit log ' +
+          '(`GET /admin/audit-log?resource_type=tenant`, action `limits.update`, before and after as `GET /tenant/limits` shows them) in the same transaction. ' +
+          'It applies to the next request in this process at once and in every other process when they receive the change notice (normally milliseconds; ' +
+          'at most 10 s, the lifetime of their cached credential look-ups). A lowered request rate starts a fresh 60 s window at the new figure; ' +
+          'API keys or published engagements above a lowered figure stay, and new ones are refused.',
+        security: [{ OperatorToken: [] }],
+        params: OperatorTenantParams,
+        body: OperatorLimitsBody,
+        response: { 200: TenantLimitsResponse, ...operatorErrors },
+      },
+    },
+    async (request) =>
+      limits.updateLimitsAsOperator(db, authenticator, request.params.tenant_id, request.body, { id: request.id, route: request.routeOptions.url ?? '' }),
   );
 
   app.get(

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { SCOPES } from '../../platform/auth.js';
 import { ParticipantId } from '../participants/index.js';
+import { OVERRIDE_BOUNDS, PLANS } from '../../platform/plans.js';
 
 export const Scope = Type.Union(SCOPES.map((s) => Type.Literal(s)), {
   description: '`admin` and `gamify:admin`: administration; `read:pii`: unmasked personal data; `ingest`: server integration routes (events, sessions, referrals).',
@@ -162,3 +163,68 @@ export const TenantUsageResponse = Type.Object(
   },
   { description: "The tenant's use of its plan's quotas." },
 );
+
+const limitSource = Type.Union([Type.Literal('plan'), Type.Literal('override')], {
+  description: '`plan`: the plan\'s figure; `override`: the tenant\'s own figure, set by the operator.',
+});
+const CountLimit = (description: string, nullable: boolean) => {
+  const figure = nullable ? Type.Union([Type.Integer(), Type.Null()]) : Type.Integer();
+  return Type.Object(
+    {
+      value: nullable ? Type.Union([Type.Integer(), Type.Null()], { description: 'The figure in force; null is unlimited.' }) : Type.Integer({ description: 'The figure in force.' }),
+      source: limitSource,
+      plan_default: figure,
+      override: Type.Union([Type.Integer(), Type.Null()], { description: 'The tenant\'s own figure; null when the plan\'s applies.' }),
+    },
+    { description },
+  );
+};
+
+export const TenantLimitsResponse = Type.Object(
+  {
+    tenant_id: Type.String({ format: 'uuid' }),
+    plan: Type.String(),
+    limits: Type.Object({
+      requests_per_minute: CountLimit(
+        'API requests per 60 s for the whole tenant (the per-tenant scopes of the rate limiter). Enforced: 429 `RATE_LIMITED` with `Retry-After` and the `X-RateLimit-*` headers.',
+        false,
+      ),
+      event_ingestion_per_day: CountLimit('Events accepted per UTC day by the ingestion routes. Enforced: 429 `INGESTION_QUOTA_EXCEEDED`.', true),
+      api_keys: CountLimit('Active (not revoked) API keys. Enforced at key creation: 422 `PLAN_QUOTA_EXCEEDED`; keys above a lowered figure keep working.', true),
+      concurrent_engagements: CountLimit(
+        'Published engagements at a time. Enforced at publication: 422 `PLAN_QUOTA_EXCEEDED`; engagements above a lowered figure stay published.',
+        true,
+      ),
+      participants_per_month: CountLimit('Participants first seen per UTC month. Reported by `GET /tenant/usage`, not enforced.', true),
+      headless_sdk: Type.Object(
+        {
+          value: Type.Boolean(),
+          source: limitSource,
+          plan_default: Type.Boolean(),
+          override: Type.Union([Type.Boolean(), Type.Null()]),
+        },
+        { description: 'Whether the plan includes the headless SDK. Reported, not enforced (the SDK calls the same public routes).' },
+      ),
+    }),
+  },
+  { description: "The caller's tenant's limits in force, each with where its figure comes from." },
+);
+
+const override = (bounds: { minimum: number; maximum: number }, description: string) =>
+  Type.Optional(Type.Union([Type.Integer(bounds), Type.Null()], { description: `${description} ${bounds.minimum} to ${bounds.maximum}; null returns to the plan's figure.` }));
+
+export const OperatorLimitsBody = Type.Object(
+  {
+    plan: Type.Optional(Type.Union(PLANS.map((plan) => Type.Literal(plan)), { description: 'The tenant\'s plan: its figures apply wherever no override is set.' })),
+    requests_per_minute: override(OVERRIDE_BOUNDS.requestsPerMinute, 'API requests per 60 s for the tenant:'),
+    event_ingestion_per_day: override(OVERRIDE_BOUNDS.eventIngestionPerDay, 'Events per UTC day:'),
+    api_keys: override(OVERRIDE_BOUNDS.apiKeys, 'Active API keys:'),
+    concurrent_engagements: override(OVERRIDE_BOUNDS.concurrentEngagements, 'Published engagements at a time:'),
+    participants_per_month: override(OVERRIDE_BOUNDS.participantsPerMonth, 'Participants per UTC month (reported):'),
+    headless_sdk: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'Headless SDK included (reported); null returns to the plan\'s.' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type OperatorLimitsInput = Static<typeof OperatorLimitsBody>;
+
+export const OperatorTenantParams = Type.Object({ tenant_id: Type.String({ format: 'uuid' }) });

@@ -4,7 +4,8 @@ import { announceCredentialChange, generateApiKey, type Authenticator } from '..
 import { AppError, invalid, notFound, ruleViolation, unauthenticated } from '../../platform/errors.js';
 import { randomToken, sha256Hex, uuid } from '../../platform/ids.js';
 import { clock } from '../../platform/clock.js';
-import { PLAN_QUOTAS, nextUtcMidnight, tenantEventIngestionPerDay, tenantRequestsPerMinute, type Plan } from '../../platform/plans.js';
+import { effectiveLimits, nextUtcMidnight, type Plan } from '../../platform/plans.js';
+import { overridesOf, readTenantLimits } from '../../platform/tenant-limits.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { ensureParticipant } from '../participants/index.js';
 import { engagementExists } from '../../platform/engagements.js';
@@ -93,10 +94,12 @@ export async function createApiKey(
   const environment = input.environment ?? 'live';
   const generated = generateApiKey(environment);
   const record = await db.tenant(tenantId, async (tx) => {
-    const tenant = await store.readTenant(tx, tenantId);
-    const quota = PLAN_QUOTAS[tenant.plan as Plan].apiKeys;
+    const tenant = await readTenantLimits(tx, tenantId);
+    if (!tenant) throw notFound('tenant');
+    const { value: quota, source } = tenant.limits.apiKeys;
     if (quota !== null && (await store.countActiveKeysLocked(tx, tenantId)) >= quota) {
-      throw ruleViolation(`the ${tenant.plan} plan allows ${quota} API keys; revoke one or change plan`, 'PLAN_QUOTA_EXCEEDED', { quota });
+      const whose = source === 'override' ? "the tenant's limit" : `the ${tenant.plan} plan`;
+      throw ruleViolation(`${whose} allows ${quota} API keys; revoke one or change plan`, 'PLAN_QUOTA_EXCEEDED', { quota });
     }
     return store.insertApiKey(tx, tenantId, {
       id: uuid(),
@@ -200,7 +203,7 @@ export async function createSession(
 export async function readTenant(db: Database, tenantId: string) {
   const tenant = await store.readTenantOnce(db, tenantId);
   if (!tenant) throw notFound('tenant');
-  const quotas = PLAN_QUOTAS[tenant.plan as Plan];
+  const limits = effectiveLimits(tenant.plan, overridesOf(tenant));
   return {
     tenant_id: tenant.id,
     slug: tenant.slug,
@@ -210,13 +213,13 @@ export async function readTenant(db: Database, tenantId: string) {
     timezone: tenant.timezone,
     currency: tenant.currency,
     locale: tenant.locale,
-    requests_per_minute: tenantRequestsPerMinute(tenant.plan, tenant.rate_limit_per_minute),
+    requests_per_minute: limits.requestsPerMinute.value,
     quotas: {
-      participants_per_month: quotas.participantsPerMonth,
-      api_keys: quotas.apiKeys,
-      event_ingestion_per_day: tenantEventIngestionPerDay(tenant.plan, tenant.event_ingestion_per_day),
-      headless_sdk: quotas.headlessSdk,
-      concurrent_engagements: quotas.concurrentEngagements,
+      participants_per_month: limits.participantsPerMonth.value,
+      api_keys: limits.apiKeys.value,
+      event_ingestion_per_day: limits.eventIngestionPerDay.value,
+      headless_sdk: limits.headlessSdk.value,
+      concurrent_engagements: limits.concurrentEngagements.value,
     },
   };
 }
@@ -259,19 +262,19 @@ export async function readUsage(db: Database, tenantId: string) {
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const usage = await store.readUsage(db, tenantId, day, monthStart);
   if (!usage) throw notFound('tenant');
-  const quotas = PLAN_QUOTAS[usage.plan as Plan];
+  const limits = effectiveLimits(usage.plan, overridesOf(usage));
   const figure = (used: number, quota: number | null) => ({ used, quota, exceeded: quota !== null && used > quota });
   const atCapacity = (used: number, quota: number | null) => ({ used, quota, exceeded: quota !== null && used >= quota });
   return {
     day,
     month: day.slice(0, 7),
-    participants_this_month: figure(usage.participants_this_month, quotas.participantsPerMonth),
+    participants_this_month: figure(usage.participants_this_month, limits.participantsPerMonth.value),
     events_today: {
-      ...atCapacity(usage.events_today, tenantEventIngestionPerDay(usage.plan, usage.event_ingestion_per_day)),
+      ...atCapacity(usage.events_today, limits.eventIngestionPerDay.value),
       resets_at: nextUtcMidnight(now).toISOString(),
     },
-    api_keys: atCapacity(usage.api_keys, quotas.apiKeys),
-    concurrent_engagements: atCapacity(usage.published_engagements, quotas.concurrentEngagements),
+    api_keys: atCapacity(usage.api_keys, limits.apiKeys.value),
+    concurrent_engagements: atCapacity(usage.published_engagements, limits.concurrentEngagements.value),
     event_processing: {
       waiting: usage.events_waiting,
       lag_seconds: usage.oldest_waiting_received_at ? Math.max(0, Math.round(now.getTime() - usage.oldest_waiting_received_at.getTime()) / 1000) : 0,

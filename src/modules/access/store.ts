@@ -1,6 +1,7 @@
 import type { Database, Tx } from '../../platform/db.js';
 import type { Plan } from '../../platform/plans.js';
 import type { TenantEnvironment } from '../../platform/environments.js';
+import { LIMIT_COLUMNS, type LimitRow } from '../../platform/tenant-limits.js';
 import { daysBefore, deleteBatch, type RetentionRule } from '../../platform/retention.js';
 import type { ApiKeyRecord } from './schemas.js';
 
@@ -93,11 +94,6 @@ export async function insertSession(
   );
 }
 
-export async function readTenant(tx: Tx, tenantId: string) {
-  const { rows } = await tx.query('SELECT id, slug, name, plan, rate_limit_per_minute, timezone FROM tenants WHERE id = $1', [tenantId]);
-  return rows[0] ?? null;
-}
-
 /** Writes the settings given (null keeps the stored value); false when the tenant is not there. */
 export async function updateTenantSettings(tx: Tx, tenantId: string, changes: { timezone: string | null; currency: string | null; locale: string | null }): Promise<boolean> {
   const { rowCount } = await tx.query(
@@ -127,39 +123,94 @@ export async function rotateApiKey(tx: Tx, tenantId: string, id: string, secret:
 
 /** The same read in one round trip, for the hot path. */
 export async function readTenantOnce(db: Database, tenantId: string) {
-  const rows = await db.tenantRead<{
-    id: string;
-    slug: string;
-    name: string;
-    plan: Plan;
-    rate_limit_per_minute: number | null;
-    event_ingestion_per_day: number | null;
-    timezone: string;
-    currency: string;
-    locale: string;
-    environment: TenantEnvironment;
-  }>(
-    tenantId,
-    'SELECT id, slug, name, plan, rate_limit_per_minute, event_ingestion_per_day, timezone, currency, locale, environment FROM tenants WHERE id = $1',
-    [tenantId],
-  );
+  const rows = await db.tenantRead<
+    LimitRow & {
+      id: string;
+      slug: string;
+      name: string;
+      timezone: string;
+      currency: string;
+      locale: string;
+      environment: TenantEnvironment;
+    }
+  >(tenantId, `SELECT id, slug, name, timezone, currency, locale, environment, ${LIMIT_COLUMNS} FROM tenants WHERE id = $1`, [tenantId]);
   return rows[0] ?? null;
+}
+
+/** The tenant's plan and overrides, locked until the transaction ends (the operator's change). */
+export async function lockTenantLimits(tx: Tx, tenantId: string): Promise<LimitRow | null> {
+  const { rows } = await tx.query<LimitRow>(`SELECT ${LIMIT_COLUMNS} FROM tenants WHERE id = $1 FOR UPDATE`, [tenantId]);
+  return rows[0] ?? null;
+}
+
+/** The columns the operator's change may write, by the name the API gives them. */
+const LIMIT_COLUMN_OF = {
+  plan: 'plan',
+  requests_per_minute: 'rate_limit_per_minute',
+  event_ingestion_per_day: 'event_ingestion_per_day',
+  api_keys: 'api_keys_max',
+  concurrent_engagements: 'concurrent_engagements_max',
+  participants_per_month: 'participants_per_month',
+  headless_sdk: 'headless_sdk',
+} as const;
+export type LimitChanges = Partial<{ [K in keyof typeof LIMIT_COLUMN_OF]: K extends 'plan' ? Plan : K extends 'headless_sdk' ? boolean | null : number | null }>;
+
+/** Writes the plan and the overrides given (null clears an override); the others keep their value. */
+export async function updateTenantLimits(tx: Tx, tenantId: string, changes: LimitChanges): Promise<LimitRow> {
+  const names = (Object.keys(changes) as Array<keyof LimitChanges>).filter((name) => name in LIMIT_COLUMN_OF);
+  const assignments = names.map((name, i) => `${LIMIT_COLUMN_OF[name]} = $${i + 2}`);
+  const { rows } = await tx.query<LimitRow>(`UPDATE tenants SET ${assignments.join(', ')} WHERE id = $1 RETURNING ${LIMIT_COLUMNS}`, [
+    tenantId,
+    ...names.map((name) => changes[name]),
+  ]);
+  return rows[0];
+}
+
+/**
+ * An audit row for a change made outside the credentialed routes (the
+ * operator's), written in the change's own transaction so that the change and
+ * its record commit together.
+ */
+export async function insertAuditEntry(
+  tx: Tx,
+  tenantId: string,
+  entry: { at: Date; actorId: string; actorLabel: string; action: string; method: string; route: string; resourceType: string; resourceId: string; before: unknown; after: unknown; details: unknown; requestId: string },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO audit_log (tenant_id, occurred_at, actor_type, actor_id, actor_label, action, method, route, resource_type, resource_id, status, before, after, details, request_id)
+     VALUES ($1, $13, 'system', $2, $3, $4, $5, $6, $7, $8, 200, $9, $10, $11, $12)`,
+    [
+      tenantId,
+      entry.actorId,
+      entry.actorLabel,
+      entry.action,
+      entry.method,
+      entry.route,
+      entry.resourceType,
+      entry.resourceId,
+      JSON.stringify(entry.before),
+      JSON.stringify(entry.after),
+      JSON.stringify(entry.details),
+      entry.requestId,
+      entry.at,
+    ],
+  );
 }
 
 /** The counts behind the tenant's usage read, in one statement. */
 export async function readUsage(db: Database, tenantId: string, day: string, monthStart: Date) {
-  const rows = await db.tenantRead<{
-    plan: Plan;
-    event_ingestion_per_day: number | null;
+  const rows = await db.tenantRead<
+    LimitRow & {
     events_today: number;
     participants_this_month: number;
     api_keys: number;
     published_engagements: number;
     events_waiting: number;
     oldest_waiting_received_at: Date | null;
-  }>(
+  }
+  >(
     tenantId,
-    `SELECT t.plan, t.event_ingestion_per_day,
+    `SELECT t.plan, t.rate_limit_per_minute, t.event_ingestion_per_day, t.api_keys_max, t.concurrent_engagements_max, t.participants_per_month, t.headless_sdk,
             COALESCE((SELECT events FROM ingestion_usage u WHERE u.tenant_id = t.id AND u.day = $2::date), 0) AS events_today,
             (SELECT count(*) FROM participants p WHERE p.tenant_id = t.id AND p.created_at >= $3::timestamptz)::int AS participants_this_month,
             (SELECT count(*) FROM api_keys k WHERE k.tenant_id = t.id AND k.revoked_at IS NULL)::int AS api_keys,

@@ -75,6 +75,38 @@ test('tenant settings and key rotation', { timeout: 120_000 }, async (t) => {
     assert.deepEqual([read.body.timezone, read.body.currency, read.body.locale], ['Asia/Tokyo', 'EUR', 'de']);
   });
 
+  await t.test('each change is in the audit log with the settings before and after; a refused one leaves no entry', async () => {
+    const entries = async () => {
+      const log = await svc.request('GET', '/api/v1/admin/audit-log?resource_type=tenant', owner);
+      assert.equal(log.status, 200, log.text);
+      return log.body.entries as Array<{ route: string; actor_type: string; before: any; after: any }>;
+    };
+    const count = (await entries()).length;
+    assert.equal((await svc.request('PATCH', '/api/v1/tenant', { ...owner, body: { currency: 'XYZ' } })).status, 400);
+    assert.equal((await entries()).length, count);
+    const changed = await svc.request('PATCH', '/api/v1/tenant', { ...owner, body: { timezone: 'America/New_York', currency: 'jpy', locale: 'ja' } });
+    assert.equal(changed.status, 200, changed.text);
+    const [latest] = await entries();
+    assert.equal(latest.route, '/api/v1/tenant');
+    assert.equal(latest.actor_type, 'user');
+    assert.deepEqual([latest.before.timezone, latest.before.currency, latest.before.locale], ['Asia/Tokyo', 'EUR', 'de']);
+    assert.deepEqual([latest.after.timezone, latest.after.currency, latest.after.locale], ['America/New_York', 'JPY', 'ja']);
+    const other = await svc.createTenant();
+    const otherLog = await svc.request('GET', '/api/v1/admin/audit-log?resource_type=tenant', { key: other.apiKey });
+    assert.equal(otherLog.body.entries.length, 0, "another tenant's log does not show the change");
+    const otherRead = await svc.request('GET', '/api/v1/tenant', { key: other.apiKey });
+    assert.deepEqual([otherRead.body.timezone, otherRead.body.currency, otherRead.body.locale], ['UTC', 'USD', 'en-US']);
+  });
+
+  await t.test('without OPERATOR_TOKEN the operator routes are off (403), even for a token-shaped credential', async () => {
+    const response = await svc.request('PATCH', `/api/v1/operator/tenants/${tenant.tenantId}/limits`, {
+      headers: { authorization: `Bearer ${'a'.repeat(64)}` },
+      body: { requests_per_minute: 5 },
+    });
+    assert.equal(response.status, 403, response.text);
+    assert.equal(response.body.code, 'OPERATOR_ROUTES_OFF');
+  });
+
   await t.test('roles without settings:write get 403; the change is in the audit log', async () => {
     for (const person of [marketer, analyst]) {
       const refused = await svc.request('PATCH', '/api/v1/tenant', { ...person, body: { timezone: 'UTC' } });

@@ -4,6 +4,7 @@ import { AppError, conflict, invalid, notFound, ruleViolation } from '../../plat
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { uuid, randomToken } from '../../platform/ids.js';
 import { PLAN_QUOTAS, type Plan } from '../../platform/plans.js';
+import { readTenantLimits } from '../../platform/tenant-limits.js';
 import { announceCredentialChange } from '../../platform/auth.js';
 import { missingRewardIdsInTx } from '../rewards/index.js';
 import { missingBadgeCodesInTx } from '../badges/index.js';
@@ -233,11 +234,14 @@ export async function publishEngagementInTx(tx: Tx, tenantId: string, plan: Plan
   const row = await lockedEngagement(tx, tenantId, id);
   // The catalogue may have changed since the draft was saved.
   await checkReferences(tx, tenantId, row.definition);
-  const quota = PLAN_QUOTAS[plan].concurrentEngagements;
+  // The plan's figure or the tenant's own (set by the operator), read in this transaction.
+  const limit = (await readTenantLimits(tx, tenantId))?.limits.concurrentEngagements ?? null;
+  const quota = limit ? limit.value : PLAN_QUOTAS[plan].concurrentEngagements;
   if (row.status === 'draft' && quota !== null) {
     await store.lockPublications(tx, tenantId);
     if ((await store.countPublished(tx, tenantId, id)) >= quota) {
-      throw ruleViolation(`the ${plan} plan allows ${quota} published engagements at a time; unpublish one first`, 'PLAN_QUOTA_EXCEEDED');
+      const whose = limit?.source === 'override' ? "the tenant's limit" : `the ${plan} plan`;
+      throw ruleViolation(`${whose} allows ${quota} published engagements at a time; unpublish one first`, 'PLAN_QUOTA_EXCEEDED');
     }
   }
   try {
