@@ -323,6 +323,9 @@ export class EngagementView {
 
   private async completed(activity: PublicActivity, completion: CompleteResponse): Promise<void> {
     this.messenger.activityCompleted(this.engagement.engagement_id, activity.id, completion);
+    // The lists a completion changed are filled again at once, not only when the live stream tells.
+    const changed = new Set<string | null>(completion.actions_executed.map((action) => (action.type === 'grant_badge' ? 'badges' : action.type === 'award_reward' ? 'rewards' : null)));
+    for (const list of this.liveLists) if (changed.has(list.role)) list.refill();
     await Promise.all([this.refreshBalance(), this.refreshGates(true)]);
     this.showBalanceLines();
   }
