@@ -18,8 +18,11 @@ export { ensureParticipant, participantExists, PARTICIPANT_EXISTS_STATEMENT, rea
 /** Participants born on a month and day (birthday rules): `{ month, day, after, limit }`, ids in order. */
 export { participantsWithBirthday as participantsWithBirthdayInTx } from './store.js';
 export type { StoredProfile } from './store.js';
+/** Profiles in creation order after a keyset cursor, for bulk reads (exports): `(tx, tenantId, filters, after, limit)`. */
+export { listProfiles as listProfilesInTx, listCustomFields as listCustomFieldsInTx } from './store.js';
 export {
   coalesceProfileInTx,
+  writeProfileInTx,
   maskProfile,
   viewProfile,
   recordPiiAccessInTx,
@@ -28,6 +31,7 @@ export {
   DELETED_USER_LABEL,
   type CoalesceResult,
   type PiiAccess,
+  type ProfileInput,
   type ProfileView,
 } from './service.js';
 export { STANDARD_FIELDS, MASKED_FIELDS } from './fields.js';

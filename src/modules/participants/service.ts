@@ -291,6 +291,16 @@ export type ProfileInput = Partial<Record<StandardField, string | null>> & {
  * needs `read:pii`: a caller that cannot read them may not overwrite them.
  */
 export async function upsertProfile(db: Database, tenantId: string, participantId: string, input: ProfileInput, auth: AuthContext): Promise<ProfileView> {
+  checkProfileInput(input);
+  return db.tenant(tenantId, async (tx) => {
+    await writeProfileInTx(tx, tenantId, participantId, input, auth);
+    const profile = await store.readProfile(tx, tenantId, participantId);
+    return (await presentProfilesInTx(tx, tenantId, [profile!], auth, { exportFormat: null }))[0];
+  });
+}
+
+/** The standard fields of an upsert, checked; throws `invalid` naming every malformed one. */
+function checkProfileInput(input: ProfileInput): Partial<Record<StandardField, string | null>> {
   const now = clock.now();
   const standard: Partial<Record<StandardField, string | null>> = {};
   const problems: string[] = [];
@@ -306,38 +316,45 @@ export async function upsertProfile(db: Database, tenantId: string, participantI
     else problems.push(checked.reason);
   }
   if (problems.length > 0) throw invalid(problems.join('; '), 'PROFILE_INVALID_VALUE');
+  return standard;
+}
 
-  return db.tenant(tenantId, async (tx) => {
-    const definitions = await customDefinitions(tx, tenantId);
-    const customSet: Record<string, unknown> = {};
-    const customCleared: string[] = [];
-    const personalTouched: string[] = MASKED_FIELDS.filter((field) => field in standard);
-    for (const [key, raw] of Object.entries(input.custom ?? {})) {
-      const definition = definitions.get(key);
-      if (!definition) {
-        throw invalid(`custom.${key} is not a defined custom field; define it first with POST /api/v1/gamify/admin/participant-fields`, 'PROFILE_UNKNOWN_CUSTOM_FIELD');
-      }
-      if (definition.personal) personalTouched.push(`custom.${key}`);
-      if (raw === null) {
-        customCleared.push(key);
-        continue;
-      }
-      const checked = checkCustomValue(definition, raw);
-      if (!checked.ok) throw invalid(checked.reason, 'PROFILE_INVALID_VALUE');
-      customSet[key] = checked.value;
+/**
+ * The explicit upsert's write inside the caller's transaction, without the
+ * read-back (imports write many profiles in one transaction and show none).
+ * Same rules as `upsertProfile`: malformed values, unknown custom fields and
+ * personal fields without `read:pii` are refused whole, before any write.
+ */
+export async function writeProfileInTx(tx: Tx, tenantId: string, participantId: string, input: ProfileInput, auth: AuthContext): Promise<void> {
+  const standard = checkProfileInput(input);
+  const now = clock.now();
+  const definitions = await customDefinitions(tx, tenantId);
+  const customSet: Record<string, unknown> = {};
+  const customCleared: string[] = [];
+  const personalTouched: string[] = MASKED_FIELDS.filter((field) => field in standard);
+  for (const [key, raw] of Object.entries(input.custom ?? {})) {
+    const definition = definitions.get(key);
+    if (!definition) {
+      throw invalid(`custom.${key} is not a defined custom field; define it first with POST /api/v1/gamify/admin/participant-fields`, 'PROFILE_UNKNOWN_CUSTOM_FIELD');
     }
-    if (personalTouched.length > 0 && !canReadPii(auth)) {
-      throw forbidden(`setting personal fields needs the scope "read:pii": ${personalTouched.join(', ')}`);
+    if (definition.personal) personalTouched.push(`custom.${key}`);
+    if (raw === null) {
+      customCleared.push(key);
+      continue;
     }
-    const { written } = await store.upsertProfile(tx, tenantId, participantId, standard, now, 'explicit', input.display_name ?? null);
-    if (!written) {
-      throw new AppError('conflict', 'PARTICIPANT_ANONYMIZED', 'the participant has been anonymized; its profile can no longer be written');
-    }
-    await store.upsertCustomValues(tx, tenantId, participantId, customSet, now);
-    await store.deleteCustomValues(tx, tenantId, participantId, customCleared);
-    const profile = await store.readProfile(tx, tenantId, participantId);
-    return (await presentProfilesInTx(tx, tenantId, [profile!], auth, { exportFormat: null }))[0];
-  });
+    const checked = checkCustomValue(definition, raw);
+    if (!checked.ok) throw invalid(checked.reason, 'PROFILE_INVALID_VALUE');
+    customSet[key] = checked.value;
+  }
+  if (personalTouched.length > 0 && !canReadPii(auth)) {
+    throw forbidden(`setting personal fields needs the scope "read:pii": ${personalTouched.join(', ')}`);
+  }
+  const { written } = await store.upsertProfile(tx, tenantId, participantId, standard, now, 'explicit', input.display_name ?? null);
+  if (!written) {
+    throw new AppError('conflict', 'PARTICIPANT_ANONYMIZED', 'the participant has been anonymized; its profile can no longer be written');
+  }
+  await store.upsertCustomValues(tx, tenantId, participantId, customSet, now);
+  await store.deleteCustomValues(tx, tenantId, participantId, customCleared);
 }
 
 // ---- reads ----------------------------------------------------------------------------

@@ -128,13 +128,18 @@ export async function listRewards(db: Database, tenantId: string, query: { type?
 
 export async function uploadCodes(db: Database, tenantId: string, id: string, codes: string[]) {
   return db.tenant(tenantId, async (tx) => {
-    const row = await store.findReward(tx, tenantId, id, true);
-    if (!row) throw notFound('reward', 'REWARD_NOT_FOUND');
-    if (row.code_source !== 'pool') throw ruleViolation(`the reward's code_source is ${row.code_source}; codes can be uploaded to pool rewards only`, 'NOT_A_POOL_REWARD');
-    const added = await store.insertCodes(tx, tenantId, id, codes, clock.now());
+    const added = await uploadCodesInTx(tx, tenantId, id, codes);
     const after = (await store.findRewardWithCounts(tx, tenantId, id))!;
     return { added, duplicates: codes.length - added, codes_available: after.codes_available ?? 0 };
   });
+}
+
+/** Adds codes to a pool reward in the caller's transaction; codes already in the pool are ignored. Returns how many were added. */
+export async function uploadCodesInTx(tx: Tx, tenantId: string, id: string, codes: string[]): Promise<number> {
+  const row = await store.findReward(tx, tenantId, id, true);
+  if (!row) throw notFound('reward', 'REWARD_NOT_FOUND');
+  if (row.code_source !== 'pool') throw ruleViolation(`the reward's code_source is ${row.code_source}; codes can be uploaded to pool rewards only`, 'NOT_A_POOL_REWARD');
+  return store.insertCodes(tx, tenantId, id, codes, clock.now());
 }
 
 // ---------------------------------------------------------------------------

@@ -1,0 +1,292 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
+import { contestDefinition } from '../contests/testing.js';
+import { runImport, IMPORT_BATCH_ROWS } from './imports.js';
+import { runExport, EXPORT_PAGE_ROWS } from './exports.js';
+
+/**
+ * Files in and out through HTTP. Jobs are off: each test runs the import or
+ * export job function itself, so that it can also stop one midway (a killed
+ * worker) and run it again.
+ */
+
+async function keyWithScopes(svc: TestService, tenant: TestTenant, scopes: string[]): Promise<string> {
+  const jwt = await svc.login(tenant);
+  const created = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: scopes.join(' '), scopes } });
+  assert.equal(created.status, 201, created.text);
+  return created.body.key;
+}
+
+function upload(svc: TestService, key: string, kind: string, format: 'csv' | 'jsonl', text: string, contentType?: string) {
+  return svc.request('POST', `/api/v1/admin/imports?kind=${kind}&format=${format}`, {
+    key,
+    raw: text,
+    headers: { 'content-type': contentType ?? (format === 'csv' ? 'text/csv' : 'application/x-ndjson') },
+  });
+}
+
+test('files: imports and exports', { timeout: 120_000 }, async (t) => {
+  const svc = await startTestService(t);
+  const db = svc.service.db;
+  const tenant = await svc.createTenant();
+  const other = await svc.createTenant();
+  const pii = await keyWithScopes(svc, tenant, ['admin', 'read:pii']);
+  const plain = await keyWithScopes(svc, tenant, ['admin']);
+  const ingestOnly = await keyWithScopes(svc, tenant, ['ingest']);
+
+  async function exported(key: string, body: Record<string, unknown>): Promise<{ id: string; text: string }> {
+    const started = await svc.request('POST', '/api/v1/admin/exports', { key, body });
+    assert.equal(started.status, 202, started.text);
+    assert.equal(started.body.status, 'queued');
+    await runExport(db, tenant.tenantId, started.body.export_id);
+    const done = await svc.request('GET', `/api/v1/admin/exports/${started.body.export_id}`, { key });
+    assert.equal(done.body.status, 'completed', done.text);
+    const file = await svc.request('GET', done.body.file_url, { key });
+    assert.equal(file.status, 200, file.text);
+    assert.match(file.headers.get('content-disposition') ?? '', new RegExp(`attachment; filename="${body.kind}-${started.body.export_id}\\.${body.format}"`));
+    return { id: started.body.export_id, text: file.text };
+  }
+
+  await t.test('a participants CSV with one bad row imports the good rows and reports the bad one by row, field and detail', async () => {
+    const field = await svc.request('POST', '/api/v1/gamify/admin/participant-fields', { key: pii, body: { key: 'loyalty_club', type: 'boolean', personal: false } });
+    assert.equal(field.status, 201, field.text);
+    const csv = [
+      'participant_id,email,first_name,city,loyalty_club',
+      'p-1,ada@example.com,Ada,London,true',
+      'p-2,not-an-email,Bob,Paris,false',
+      '"p-3","grace@example.com","Grace ""Amazing""","New York, NY",',
+    ].join('\r\n');
+    const started = await upload(svc, pii, 'participants', 'csv', csv);
+    assert.equal(started.status, 202, started.text);
+    assert.deepEqual([started.body.status, started.body.rows_total, started.body.rows_pending], ['queued', 3, 3]);
+    await runImport(db, tenant.tenantId, started.body.import_id);
+
+    const status = await svc.request('GET', `/api/v1/admin/imports/${started.body.import_id}`, { key: pii });
+    assert.deepEqual([status.body.status, status.body.rows_done, status.body.rows_failed, status.body.rows_pending], ['completed', 2, 1, 0]);
+    const errors = await svc.request('GET', `/api/v1/admin/imports/${started.body.import_id}/errors`, { key: pii });
+    assert.equal(errors.status, 200, errors.text);
+    assert.equal(errors.body.errors.length, 1);
+    assert.equal(errors.body.errors[0].row, 2);
+    assert.match(errors.body.errors[0].detail, /email/);
+
+    const grace = await svc.request('GET', '/api/v1/gamify/admin/participants/p-3', { key: pii });
+    assert.equal(grace.body.first_name, 'Grace "Amazing"');
+    assert.equal(grace.body.city, 'New York, NY');
+    const ada = await svc.request('GET', '/api/v1/gamify/admin/participants/p-1', { key: pii });
+    assert.deepEqual([ada.body.email, ada.body.custom.loyalty_club], ['ada@example.com', true]);
+    const bob = await svc.request('GET', '/api/v1/gamify/admin/participants/p-2', { key: pii });
+    assert.equal(bob.status, 404, 'the refused row wrote nothing');
+  });
+
+  await t.test('an upload is refused whole for a missing or unknown column (400), personal columns without read:pii (403), a wrong media type (415), a large body (413)', async () => {
+    const missing = await upload(svc, pii, 'point_grants', 'csv', 'participant_id,amount\r\np-1,5');
+    assert.equal(missing.status, 400);
+    assert.equal(missing.body.code, 'IMPORT_MISSING_COLUMN');
+    assert.match(missing.body.detail, /reason/);
+    const unknown = await upload(svc, pii, 'participants', 'csv', 'participant_id,shoe_size\r\np-9,44');
+    assert.equal(unknown.status, 400);
+    assert.match(unknown.body.detail, /shoe_size/);
+    const personal = await upload(svc, plain, 'participants', 'csv', 'participant_id,email\r\np-9,x@example.com');
+    assert.equal(personal.status, 403);
+    assert.match(personal.body.detail, /read:pii.*email/);
+    const json = await upload(svc, pii, 'participants', 'csv', '{"participant_id":"p-9"}', 'application/json');
+    assert.equal(json.status, 415);
+    assert.match(json.body.detail, /text\/csv/);
+    const badFormat = await svc.request('POST', '/api/v1/admin/imports?kind=participants&format=xlsx', { key: pii, raw: 'x', headers: { 'content-type': 'text/csv' } });
+    assert.equal(badFormat.status, 400);
+    const broken = await upload(svc, pii, 'participants', 'csv', 'participant_id,city\r\n"p-9,London');
+    assert.equal(broken.status, 400);
+    assert.equal(broken.body.code, 'FILE_INVALID_CSV');
+
+    process.env.FILES_IMPORT_BYTES_MAX = '2048';
+    try {
+      const large = await upload(svc, pii, 'participants', 'csv', `participant_id,city\r\n${'p-x,London\r\n'.repeat(400)}`);
+      assert.equal(large.status, 413, large.text);
+    } finally {
+      delete process.env.FILES_IMPORT_BYTES_MAX;
+    }
+    const count = await svc.sql('SELECT count(*)::int AS n FROM file_imports WHERE tenant_id = $1', [tenant.tenantId]);
+    assert.equal(count[0].n, 1, 'no refused upload left an import behind');
+    const noScope = await upload(svc, ingestOnly, 'participants', 'csv', 'participant_id\r\np-9');
+    assert.equal(noScope.status, 403);
+  });
+
+  let grantsImportId = '';
+  await t.test('JSON lines point grants: balances are right, and a run stopped midway then repeated applies no row twice', async () => {
+    const lines: string[] = [];
+    for (let i = 1; i <= IMPORT_BATCH_ROWS + 20; i++) lines.push(JSON.stringify({ participant_id: `g-${i % 10}`, amount: 1, reason: 'migration' }));
+    lines.push('{"participant_id": "g-1", "amount": -5, "reason": "bad"}');
+    lines.push('not json');
+    const started = await upload(svc, plain, 'point_grants', 'jsonl', `${lines.join('\n')}\n`);
+    assert.equal(started.status, 202, started.text);
+    grantsImportId = started.body.import_id;
+    // A worker that dies after its first batch.
+    await runImport(db, tenant.tenantId, grantsImportId, { batchesMax: 1 });
+    const midway = await svc.request('GET', `/api/v1/admin/imports/${grantsImportId}`, { key: plain });
+    assert.deepEqual([midway.body.status, midway.body.rows_done, midway.body.rows_pending], ['running', IMPORT_BATCH_ROWS, 22]);
+    await runImport(db, tenant.tenantId, grantsImportId);
+    await runImport(db, tenant.tenantId, grantsImportId);
+    const done = await svc.request('GET', `/api/v1/admin/imports/${grantsImportId}`, { key: plain });
+    assert.deepEqual([done.body.status, done.body.rows_done, done.body.rows_failed], ['completed', IMPORT_BATCH_ROWS + 20, 2]);
+    const balances = await svc.sql('SELECT participant_id, available FROM points_balances WHERE tenant_id = $1 ORDER BY participant_id', [tenant.tenantId]);
+    assert.equal(balances.reduce((sum: number, b: { available: number }) => sum + Number(b.available), 0), IMPORT_BATCH_ROWS + 20);
+    assert.equal(Number(balances.find((b: { participant_id: string }) => b.participant_id === 'g-1').available), 52);
+    const errors = await svc.request('GET', `/api/v1/admin/imports/${grantsImportId}/errors?limit=1`, { key: plain });
+    assert.deepEqual([errors.body.errors[0].row, errors.body.errors[0].field], [IMPORT_BATCH_ROWS + 21, 'amount']);
+    const next = await svc.request('GET', `/api/v1/admin/imports/${grantsImportId}/errors?limit=1&cursor=${errors.body.next_cursor}`, { key: plain });
+    assert.equal(next.body.errors[0].row, IMPORT_BATCH_ROWS + 22);
+    assert.match(next.body.errors[0].detail, /not valid JSON/);
+    assert.equal(next.body.next_cursor, null);
+  });
+
+  await t.test('reward codes: codes land in the pool; an unknown reward fails its rows', async () => {
+    const reward = await svc.request('POST', '/api/v1/admin/rewards', { key: plain, body: { id: 'gift', name: 'Gift card', type: 'voucher', code_source: 'pool', metadata: { value: 10, currency: 'EUR' } } });
+    assert.equal(reward.status, 201, reward.text);
+    const started = await upload(svc, plain, 'reward_codes', 'csv', 'reward_id,code\ngift,AAA-1\ngift,AAA-2\nnope,BBB-1\ngift,has space\ngift,AAA-1\n');
+    assert.equal(started.status, 202, started.text);
+    await runImport(db, tenant.tenantId, started.body.import_id);
+    const done = await svc.request('GET', `/api/v1/admin/imports/${started.body.import_id}`, { key: plain });
+    assert.deepEqual([done.body.rows_done, done.body.rows_failed], [3, 2]);
+    const codes = await svc.sql("SELECT code FROM reward_codes WHERE tenant_id = $1 AND reward_id = 'gift' ORDER BY code", [tenant.tenantId]);
+    assert.deepEqual(codes.map((c: { code: string }) => c.code), ['AAA-1', 'AAA-2']);
+    const errors = await svc.request('GET', `/api/v1/admin/imports/${started.body.import_id}/errors`, { key: plain });
+    assert.deepEqual(errors.body.errors.map((e: { row: number; field: string }) => [e.row, e.field]), [[3, 'reward_id'], [4, 'code']]);
+  });
+
+  await t.test('a participants export is masked without read:pii and full with it, CSV and JSON lines', async () => {
+    const full = await exported(pii, { kind: 'participants', format: 'csv' });
+    const [header, ...rows] = full.text.trimEnd().split('\r\n');
+    assert.ok(header.startsWith('participant_id,display_name,email,'), header);
+    assert.ok(header.includes('custom.loyalty_club'), header);
+    assert.ok(rows.some((r) => r.startsWith('p-1,') && r.includes('ada@example.com') && r.includes(',true,')), rows.join('\n'));
+    assert.ok(rows.some((r) => r.includes('"Grace ""Amazing"""') && r.includes('"New York, NY"')));
+    const logged = await svc.sql("SELECT count(*)::int AS n FROM pii_access_log WHERE tenant_id = $1 AND export_format = 'csv'", [tenant.tenantId]);
+    assert.ok(logged[0].n >= 1, 'the full export is in the personal-data access log');
+
+    const masked = await exported(plain, { kind: 'participants', format: 'jsonl' });
+    const records = masked.text.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const ada = records.find((r) => r.participant_id === 'p-1');
+    const api = await svc.request('GET', '/api/v1/gamify/admin/participants/p-1', { key: plain });
+    assert.deepEqual(ada, api.body, 'the export shows what the participants API shows the same caller');
+    assert.equal(ada.masked, true);
+    assert.notEqual(ada.email, 'ada@example.com');
+    assert.equal(ada.city, 'London');
+    const view = await svc.request('GET', `/api/v1/admin/exports/${masked.id}`, { key: plain });
+    assert.equal(view.body.masked, true);
+  });
+
+  await t.test('ledger, contest results and webhook deliveries exports hold their rows', async () => {
+    const ledger = await exported(plain, { kind: 'ledger', format: 'csv' });
+    const ledgerRows = ledger.text.trimEnd().split('\r\n');
+    assert.equal(ledgerRows[0], 'id,participant_id,type,amount,reason,memo,source_kind,source_id,activity_id,engagement_id,available_after,lifetime_after,created_at');
+    assert.equal(ledgerRows.length, 1 + IMPORT_BATCH_ROWS + 20);
+    assert.ok(ledgerRows[1].includes(`,bonus,1,migration,,bulk,${grantsImportId}:1,`), ledgerRows[1]);
+    const future = await exported(plain, { kind: 'ledger', format: 'jsonl', from: new Date(Date.now() + 3_600_000).toISOString() });
+    assert.equal(future.text, '');
+
+    const contest = await svc.request('POST', '/api/v1/admin/contests', { key: plain, body: contestDefinition('c-files') });
+    assert.equal(contest.status, 201, contest.text);
+    for (const [participant, score, status] of [['p-1', 5, 'active'], ['p-3', 9, 'active'], ['g-1', 7, 'disqualified']] as const) {
+      await svc.sql(
+        `INSERT INTO contest_entries (tenant_id, contest_id, participant_id, entry_id, entered_at, reached_at, score, status)
+         VALUES ($1, 'c-files', $2, $3, now(), now(), $4, $5)`,
+        [tenant.tenantId, participant, `e-${participant}`, score, status],
+      );
+    }
+    const results = await exported(plain, { kind: 'contest_results', format: 'jsonl', contest_id: 'c-files' });
+    const ranked = results.text.trimEnd().split('\n').map((line) => JSON.parse(line));
+    assert.deepEqual(ranked.map((r) => [r.rank, r.participant_id, r.score, r.status]), [[1, 'p-3', 9, 'active'], [2, 'p-1', 5, 'active'], [null, 'g-1', 7, 'disqualified']]);
+    const noContest = await svc.request('POST', '/api/v1/admin/exports', { key: plain, body: { kind: 'contest_results', format: 'csv' } });
+    assert.equal(noContest.status, 400);
+    const unknownContest = await svc.request('POST', '/api/v1/admin/exports', { key: plain, body: { kind: 'contest_results', format: 'csv', contest_id: 'nope' } });
+    assert.equal(unknownContest.status, 404);
+
+    await svc.sql(
+      `INSERT INTO webhook_destinations (tenant_id, id, name, url, events, retry_count, timeout_seconds, secret, created_at, updated_at)
+       VALUES ($1, 'd-1', 'CRM', 'https://crm.example/hook', '{points.awarded.v1}', 3, 10, 'whsec_x', now(), now())`,
+      [tenant.tenantId],
+    );
+    await svc.sql(
+      `INSERT INTO webhook_deliveries (tenant_id, id, destination_id, event_id, event, occurred_at, status, attempts, max_attempts, last_error, created_at, updated_at)
+       VALUES ($1, 'wd-1', 'd-1', 'ev-1', 'points.awarded.v1', now(), 'SUCCEEDED', 1, 3, NULL, now() - interval '1 minute', now()),
+              ($1, 'wd-2', 'd-1', 'ev-2', 'points.awarded.v1', now(), 'EXHAUSTED', 3, 3, '=HYPERLINK("x"), timeout', now(), now())`,
+      [tenant.tenantId],
+    );
+    const deliveries = await exported(plain, { kind: 'webhook_deliveries', format: 'csv' });
+    const lines = deliveries.text.trimEnd().split('\r\n');
+    assert.equal(lines.length, 3);
+    assert.ok(lines[1].startsWith('wd-1,d-1,ev-1,points.awarded.v1,,SUCCEEDED,1,'), lines[1]);
+    assert.ok(lines[2].includes(`"'=HYPERLINK(""x""), timeout"`), `a formula-like cell is neutralised: ${lines[2]}`);
+  });
+
+  await t.test('a file is 409 until its export completes; another tenant gets 404; a role without the permission gets 403', async () => {
+    const started = await svc.request('POST', '/api/v1/admin/exports', { key: plain, body: { kind: 'ledger', format: 'jsonl' } });
+    const early = await svc.request('GET', `/api/v1/admin/exports/${started.body.export_id}/file`, { key: plain });
+    assert.equal(early.status, 409);
+    for (const path of [`/api/v1/admin/exports/${started.body.export_id}`, `/api/v1/admin/exports/${started.body.export_id}/file`, `/api/v1/admin/imports/${grantsImportId}`, `/api/v1/admin/imports/${grantsImportId}/errors`]) {
+      const foreign = await svc.request('GET', path, { key: other.apiKey });
+      assert.equal(foreign.status, 404, path);
+    }
+    const foreignList = await svc.request('GET', '/api/v1/admin/exports', { key: other.apiKey });
+    assert.deepEqual(foreignList.body.exports, []);
+    const ownList = await svc.request('GET', '/api/v1/admin/imports?limit=2', { key: plain });
+    assert.equal(ownList.body.imports.length, 2);
+    assert.ok(ownList.body.next_cursor);
+
+    const noScope = await svc.request('POST', '/api/v1/admin/exports', { key: ingestOnly, body: { kind: 'ledger', format: 'csv' } });
+    assert.equal(noScope.status, 403);
+
+    // A marketer may read participants (masked) but not webhook deliveries, nor import participants.
+    const owner = await svc.request('POST', '/api/v1/console/session', { body: { email: tenant.adminEmail, password: tenant.adminPassword } });
+    const ownerHeaders = { cookie: /lk_console=[^;]*/.exec(owner.headers.get('set-cookie') ?? '')![0], 'x-csrf-token': owner.body.csrf_token };
+    const invited = await svc.request('POST', '/api/v1/admin/users', { headers: ownerHeaders, body: { email: `m@${tenant.slug}.example`, role: 'marketer' } });
+    assert.equal(invited.status, 201, invited.text);
+    const token = decodeURIComponent(/#token=(.+)$/.exec(invited.body.invite_url)![1]);
+    await svc.request('POST', '/api/v1/console/invitations/accept', { body: { token, password: 'correct horse battery', name: 'M' } });
+    const signedIn = await svc.request('POST', '/api/v1/console/session', { body: { email: `m@${tenant.slug}.example`, password: 'correct horse battery' } });
+    const marketer = { cookie: /lk_console=[^;]*/.exec(signedIn.headers.get('set-cookie') ?? '')![0], 'x-csrf-token': signedIn.body.csrf_token };
+    const refused = await svc.request('POST', '/api/v1/admin/exports', { headers: marketer, body: { kind: 'webhook_deliveries', format: 'csv' } });
+    assert.equal(refused.status, 403);
+    assert.match(refused.body.detail, /marketer.*developers:read/);
+    const refusedImport = await svc.request('POST', '/api/v1/admin/imports?kind=participants&format=csv', { raw: 'participant_id\r\nm-1', headers: { ...marketer, 'content-type': 'text/csv' } });
+    assert.equal(refusedImport.status, 403);
+    const allowed = await svc.request('POST', '/api/v1/admin/exports', { headers: marketer, body: { kind: 'participants', format: 'jsonl' } });
+    assert.equal(allowed.status, 202, allowed.text);
+    await runExport(db, tenant.tenantId, allowed.body.export_id);
+    const file = await svc.request('GET', `/api/v1/admin/exports/${allowed.body.export_id}/file`, { headers: marketer });
+    const ada = file.text.trimEnd().split('\n').map((line) => JSON.parse(line)).find((r) => r.participant_id === 'p-1');
+    assert.equal(ada.masked, true, 'the marketer role (no read:pii) gets masked values');
+    assert.notEqual(ada.email, 'ada@example.com');
+  });
+
+  await t.test('20,000 rows stream in, apply in batches and export in pages within seconds', async () => {
+    const rows = 20_000;
+    const reward = await svc.request('POST', '/api/v1/admin/rewards', { key: plain, body: { id: 'bulk', name: 'Bulk codes', type: 'voucher', code_source: 'pool', metadata: { value: 5, currency: 'EUR' } } });
+    assert.equal(reward.status, 201, reward.text);
+    let csv = 'reward_id,code\n';
+    for (let i = 0; i < rows; i++) csv += `bulk,CODE-${i}\n`;
+    const uploaded = await upload(svc, plain, 'reward_codes', 'csv', csv);
+    assert.equal(uploaded.status, 202, uploaded.text);
+    assert.equal(uploaded.body.rows_total, rows);
+    await runImport(db, tenant.tenantId, uploaded.body.import_id);
+    const done = await svc.request('GET', `/api/v1/admin/imports/${uploaded.body.import_id}`, { key: plain });
+    assert.deepEqual([done.body.rows_done, done.body.rows_failed], [rows, 0]);
+    const codes = await svc.sql("SELECT count(*)::int AS n FROM reward_codes WHERE tenant_id = $1 AND reward_id = 'bulk'", [tenant.tenantId]);
+    assert.equal(codes[0].n, rows);
+    const pending = await svc.sql('SELECT count(*)::int AS n FROM file_import_rows WHERE tenant_id = $1', [tenant.tenantId]);
+    assert.equal(pending[0].n, 0, 'applied rows are not kept');
+
+    await svc.sql(
+      `INSERT INTO participants (tenant_id, participant_id, email, created_at, updated_at)
+       SELECT $1, 'many-' || i, 'many' || i || '@example.com', now() + interval '1 hour', now() FROM generate_series(1, $2) AS i`,
+      [tenant.tenantId, rows],
+    );
+    const file = await exported(plain, { kind: 'participants', format: 'csv', from: new Date(Date.now() + 1_800_000).toISOString() });
+    const lines = file.text.trimEnd().split('\r\n');
+    assert.equal(lines.length, rows + 1);
+    assert.ok(lines.slice(1).every((line) => line.startsWith('many-') && !/,many\d+@example\.com,/.test(line) && line.includes('@example.com')), 'every row is masked');
+    const chunks = await svc.sql('SELECT count(*)::int AS n FROM file_export_chunks WHERE tenant_id = $1 AND export_id = $2', [tenant.tenantId, file.id]);
+    assert.equal(chunks[0].n, 1 + rows / EXPORT_PAGE_ROWS, 'the header and one chunk per page');
+  });
+});

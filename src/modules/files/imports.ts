@@ -1,0 +1,450 @@
+import type { Readable } from 'node:stream';
+import type { Database, Tx } from '../../platform/db.js';
+import type { AuthContext } from '../../platform/auth.js';
+import { clock } from '../../platform/clock.js';
+import { AppError, forbidden, invalid, notFound } from '../../platform/errors.js';
+import { decodeCursor, encodeCursor } from '../../platform/http.js';
+import { prefixedId } from '../../platform/ids.js';
+import { addJob } from '../../platform/jobs.js';
+import { canReadPii, listCustomFieldsInTx, MASKED_FIELDS, STANDARD_FIELDS, writeProfileInTx, type ProfileInput } from '../participants/index.js';
+import { awardInTx, grantInTx, type GrantInput } from '../points/index.js';
+import { inBatch } from '../../platform/batch.js';
+import { holdEmits } from '../../platform/outbox.js';
+import { uploadCodesInTx } from '../rewards/index.js';
+import { authOfRequester, IMPORT_PERMISSIONS, requesterOf, requirePermission } from './access.js';
+import { byteLimit, readRecords, UPLOAD_MEDIA_TYPES } from './formats.js';
+import * as store from './store.js';
+import type { FileFormat, ImportKind, ImportRow, PendingRow, RowError } from './store.js';
+
+/**
+ * Imports: the upload is parsed as it streams in, checked against the kind's
+ * columns before any row is kept, and its rows stored in batches in the
+ * upload's transaction; the `files.import` job then applies them in batches
+ * of IMPORT_BATCH_ROWS, each batch in its own transaction together with its
+ * error report rows and the cursor move (docs/decisions/files.md).
+ */
+export const IMPORT_TASK = 'files.import';
+/** Rows applied per transaction by the job. */
+export const IMPORT_BATCH_ROWS = 500;
+/** Rows stored per INSERT while the upload streams in. */
+export const UPLOAD_BATCH_ROWS = 500;
+/** The largest upload accepted by default (FILES_IMPORT_BYTES_MAX overrides it). */
+export const IMPORT_BYTES_MAX_DEFAULT = 256 * 1024 * 1024;
+export const ERRORS_PAGE_MAX = 500;
+export const LIST_PAGE_MAX = 100;
+
+/** The upload size limit: FILES_IMPORT_BYTES_MAX when set (1 KiB to 4 GiB), else the default. */
+export function importBytesMax(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.FILES_IMPORT_BYTES_MAX;
+  if (raw === undefined || raw === '') return IMPORT_BYTES_MAX_DEFAULT;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1024 || value > 4 * 1024 ** 3) {
+    throw new Error(`FILES_IMPORT_BYTES_MAX must be a whole number of bytes from 1024 to 4294967296, got "${raw}"`);
+  }
+  return value;
+}
+
+// ---- the kinds' columns --------------------------------------------------------
+
+interface KindColumns {
+  required: string[];
+  optional: string[];
+}
+
+const GRANT_COLUMNS: KindColumns = { required: ['participant_id', 'amount', 'reason'], optional: ['memo', 'type'] };
+const CODE_COLUMNS: KindColumns = { required: ['reward_id', 'code'], optional: [] };
+
+interface CustomDefinition {
+  key: string;
+  type: string;
+  personal: boolean;
+}
+
+async function columnsOf(tx: Tx, tenantId: string, kind: ImportKind): Promise<{ columns: KindColumns; custom: Map<string, CustomDefinition> }> {
+  if (kind === 'point_grants') return { columns: GRANT_COLUMNS, custom: new Map() };
+  if (kind === 'reward_codes') return { columns: CODE_COLUMNS, custom: new Map() };
+  const custom = new Map((await listCustomFieldsInTx(tx, tenantId)).map((d) => [d.key, { key: d.key, type: d.type, personal: d.personal }]));
+  return { columns: { required: ['participant_id'], optional: ['display_name', ...STANDARD_FIELDS, ...custom.keys()] }, custom };
+}
+
+/** Refuses a file whose header misses a required column, names an unknown or repeated one, or sets personal data the caller may not. */
+function checkHeader(kind: ImportKind, columns: string[], known: KindColumns, custom: Map<string, CustomDefinition>, auth: AuthContext): void {
+  const missing = known.required.filter((c) => !columns.includes(c));
+  if (missing.length > 0) {
+    throw invalid(`the ${kind} import needs the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}; the file has ${columns.join(', ') || 'none'}`, 'IMPORT_MISSING_COLUMN', {
+      missing_columns: missing,
+    });
+  }
+  const allowed = new Set([...known.required, ...known.optional]);
+  const unknown = columns.filter((c) => !allowed.has(c));
+  if (unknown.length > 0) {
+    const hint = kind === 'participants' ? ' (custom fields must be defined first with POST /api/v1/gamify/admin/participant-fields)' : '';
+    throw invalid(`the ${kind} import does not know the column${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; it takes ${[...allowed].join(', ')}${hint}`, 'IMPORT_UNKNOWN_COLUMN', {
+      unknown_columns: unknown,
+    });
+  }
+  const repeated = columns.filter((c, i) => columns.indexOf(c) !== i);
+  if (repeated.length > 0) throw invalid(`the column${repeated.length > 1 ? 's' : ''} ${[...new Set(repeated)].join(', ')} appear more than once`, 'IMPORT_REPEATED_COLUMN');
+  if (kind === 'participants' && !canReadPii(auth)) {
+    const personal = columns.filter((c) => (MASKED_FIELDS as readonly string[]).includes(c) || custom.get(c)?.personal);
+    if (personal.length > 0) throw forbidden(`importing personal fields needs the scope "read:pii": ${personal.join(', ')}`);
+  }
+}
+
+// ---- the upload ----------------------------------------------------------------------
+
+export interface ImportView {
+  import_id: string;
+  kind: ImportKind;
+  format: FileFormat;
+  status: store.JobStatus;
+  columns: string[];
+  rows_total: number;
+  rows_done: number;
+  rows_failed: number;
+  rows_pending: number;
+  bytes: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export function presentImport(row: ImportRow): ImportView {
+  return {
+    import_id: row.id,
+    kind: row.kind,
+    format: row.format,
+    status: row.status,
+    columns: row.columns,
+    rows_total: row.rows_total,
+    rows_done: row.rows_done,
+    rows_failed: row.rows_failed,
+    rows_pending: Math.max(0, row.rows_total - row.rows_done - row.rows_failed),
+    bytes: Number(row.bytes),
+    created_at: row.created_at.toISOString(),
+    started_at: row.started_at?.toISOString() ?? null,
+    finished_at: row.finished_at?.toISOString() ?? null,
+  };
+}
+
+/** The media type of a Content-Type header, lower-cased, without parameters. */
+export function mediaTypeOf(contentType: string | undefined): string | null {
+  if (!contentType) return null;
+  return contentType.split(';')[0].trim().toLowerCase() || null;
+}
+
+export function checkMediaType(format: FileFormat, contentType: string | undefined): void {
+  const media = mediaTypeOf(contentType);
+  const accepted = UPLOAD_MEDIA_TYPES[format];
+  if (!media || !accepted.includes(media)) {
+    throw new AppError(
+      'unsupported_media_type',
+      'UNSUPPORTED_MEDIA_TYPE',
+      `a ${format} import is sent as ${accepted.join(' or ')}${media ? `, not ${media}` : '; the request has no Content-Type'}`,
+    );
+  }
+}
+
+/**
+ * Stores an upload and queues its job. The file is read as it arrives:
+ * rows are written UPLOAD_BATCH_ROWS at a time, so a large file never sits in
+ * memory. Everything happens in one transaction: a file refused halfway (too
+ * large, a broken CSV) leaves nothing behind.
+ */
+export async function startImport(
+  db: Database,
+  auth: AuthContext,
+  input: { kind: ImportKind; format: FileFormat; contentType: string | undefined; declaredLength: number | null; body: Readable; bytesMax: number },
+): Promise<ImportView> {
+  requirePermission(auth, IMPORT_PERMISSIONS[input.kind], `import ${input.kind}`);
+  checkMediaType(input.format, input.contentType);
+  if (input.declaredLength !== null && input.declaredLength > input.bytesMax) {
+    throw new AppError('payload_too_large', 'PAYLOAD_TOO_LARGE', `the file is larger than ${input.bytesMax} bytes`);
+  }
+  const tenantId = auth.tenantId;
+  let attempts = 0;
+  return db.tenant(tenantId, async (tx) => {
+    // The body can be read once: a transaction retried after a serialization failure cannot read it again.
+    if (++attempts > 1) throw new AppError('conflict', 'IMPORT_RETRY', 'the upload met a conflicting write and was not stored; send it again');
+    const { columns: known, custom } = await columnsOf(tx, tenantId, input.kind);
+    const id = prefixedId('imp', 12);
+    let bytes = 0;
+    let header: string[] | null = null;
+    const counted = input.body.pipe(byteLimit(input.bytesMax, (seen) => (bytes = seen)));
+    input.body.on('error', (error) => counted.destroy(error));
+    let batch: PendingRow[] = [];
+    let rowsTotal = 0;
+    for await (const record of readRecords(counted, input.format, (columns) => {
+      checkHeader(input.kind, columns, known, custom, auth);
+      header = columns;
+    })) {
+      if (rowsTotal === 0) await store.insertImport(tx, tenantId, { id, kind: input.kind, format: input.format, requestedBy: requesterOf(auth), columns: header ?? [], now: clock.now() });
+      rowsTotal = record.rowNumber;
+      batch.push(record);
+      if (batch.length >= UPLOAD_BATCH_ROWS) {
+        await store.insertImportRows(tx, tenantId, id, batch);
+        batch = [];
+      }
+    }
+    if (rowsTotal === 0) throw invalid('the file has no rows to import', 'FILE_EMPTY');
+    await store.insertImportRows(tx, tenantId, id, batch);
+    const row = await store.finishUpload(tx, tenantId, id, rowsTotal, bytes);
+    await addJob(tx, IMPORT_TASK, { tenant_id: tenantId, import_id: id }, { jobKey: `files.import:${id}`, maxAttempts: 10 });
+    return presentImport(row);
+  });
+}
+
+// ---- reads --------------------------------------------------------------------------------
+
+async function readAllowedImport(db: Database, auth: AuthContext, importId: string): Promise<ImportRow> {
+  const row = await db.tenant(auth.tenantId, (tx) => store.readImport(tx, auth.tenantId, importId));
+  if (!row) throw notFound('import', 'IMPORT_NOT_FOUND');
+  requirePermission(auth, IMPORT_PERMISSIONS[row.kind], `read ${row.kind} imports`);
+  return row;
+}
+
+export async function readImport(db: Database, auth: AuthContext, importId: string): Promise<ImportView> {
+  return presentImport(await readAllowedImport(db, auth, importId));
+}
+
+export async function listImports(db: Database, auth: AuthContext, query: { limit: number; cursor?: string }) {
+  const after = decodeCursor<{ created_at: string; id: string }>(query.cursor);
+  if (after && (typeof after.created_at !== 'string' || typeof after.id !== 'string' || Number.isNaN(Date.parse(after.created_at)))) {
+    throw new AppError('invalid', 'INVALID_CURSOR', 'cursor is not a cursor this service issued');
+  }
+  const rows = await db.tenant(auth.tenantId, (tx) => store.listImports(tx, auth.tenantId, after, query.limit + 1));
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  return { imports: page.map(presentImport), next_cursor: rows.length > query.limit && last ? encodeCursor({ created_at: last.cursor_at, id: last.id }) : null };
+}
+
+export async function listImportErrors(db: Database, auth: AuthContext, importId: string, query: { limit: number; cursor?: string }) {
+  await readAllowedImport(db, auth, importId);
+  const after = decodeCursor<{ row: number; position: number }>(query.cursor);
+  if (after && (!Number.isSafeInteger(after.row) || !Number.isSafeInteger(after.position))) {
+    throw new AppError('invalid', 'INVALID_CURSOR', 'cursor is not a cursor this service issued');
+  }
+  const rows = await db.tenant(auth.tenantId, (tx) => store.listImportErrors(tx, auth.tenantId, importId, after, query.limit + 1));
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    errors: page.map((e) => ({ row: e.row_number, field: e.field, code: e.code, detail: e.detail })),
+    next_cursor: rows.length > query.limit && last ? encodeCursor({ row: last.row_number, position: last.position }) : null,
+  };
+}
+
+// ---- the job ----------------------------------------------------------------------------------
+
+type RowOutcome = { ok: true } | { ok: false; errors: Array<{ field: string | null; code: string; detail: string }> };
+
+const fail = (field: string | null, detail: string, code = 'IMPORT_INVALID_VALUE'): RowOutcome => ({ ok: false, errors: [{ field, code, detail }] });
+
+/**
+ * Runs `fn` under a savepoint: a domain refusal (AppError) rolls back that
+ * row's writes alone and becomes the row's error; anything else fails the batch.
+ */
+async function underSavepoint(tx: Tx, fn: () => Promise<void>): Promise<RowOutcome> {
+  await tx.query('SAVEPOINT import_row');
+  try {
+    await fn();
+    await tx.query('RELEASE SAVEPOINT import_row');
+    return { ok: true };
+  } catch (error) {
+    await tx.query('ROLLBACK TO SAVEPOINT import_row');
+    if (error instanceof AppError) return fail(null, error.message, error.code);
+    throw error;
+  }
+}
+
+const isBlank = (value: unknown) => value === undefined || (typeof value === 'string' && value.trim() === '');
+
+function participantIdOf(data: Record<string, unknown>): string | RowOutcome {
+  const value = data.participant_id;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+  if (typeof value !== 'string' || value.trim() === '') return fail('participant_id', 'participant_id is required');
+  // eslint-disable-next-line no-control-regex
+  if (value.length > 128 || /[\u0000-\u001f]/.test(value)) return fail('participant_id', 'participant_id must be 1 to 128 characters without control characters');
+  return value;
+}
+
+/** A CSV cell of a typed custom field as its JSON value; JSON lines values are taken as they are. */
+function customValue(definition: CustomDefinition, raw: unknown, format: FileFormat): unknown {
+  if (format === 'jsonl' || typeof raw !== 'string') return raw;
+  if (definition.type === 'number') return /^\s*-?\d+(\.\d+)?([eE][+-]?\d+)?\s*$/.test(raw) ? Number(raw) : raw;
+  if (definition.type === 'boolean') return raw === 'true' ? true : raw === 'false' ? false : raw;
+  return raw;
+}
+
+async function applyParticipant(tx: Tx, tenantId: string, data: Record<string, unknown>, format: FileFormat, custom: Map<string, CustomDefinition>, auth: AuthContext): Promise<RowOutcome> {
+  const participantId = participantIdOf(data);
+  if (typeof participantId !== 'string') return participantId;
+  // CSV: an empty cell leaves the value as it is. JSON lines: null clears it, a missing key leaves it.
+  const input: ProfileInput = {};
+  const customInput: Record<string, unknown> = {};
+  const errors: Array<{ field: string; code: string; detail: string }> = [];
+  for (const [column, raw] of Object.entries(data)) {
+    if (column === 'participant_id') continue;
+    if (format === 'csv' ? isBlank(raw) : raw === undefined) continue;
+    const definition = custom.get(column);
+    if (definition) {
+      customInput[column] = raw === null ? null : customValue(definition, raw, format);
+      continue;
+    }
+    if (raw !== null && typeof raw !== 'string') {
+      errors.push({ field: column, code: 'IMPORT_INVALID_VALUE', detail: `${column} must be a string` });
+      continue;
+    }
+    if (column === 'display_name') {
+      if (raw !== null) input.display_name = raw;
+    } else (input as Record<string, unknown>)[column] = raw;
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  if (Object.keys(customInput).length > 0) input.custom = customInput;
+  return underSavepoint(tx, () => writeProfileInTx(tx, tenantId, participantId, input, auth));
+}
+
+const GRANT_TYPES = ['award', 'bonus', 'adjustment'];
+
+/** A grant row's input, or why it is refused. */
+function grantInputOf(data: Record<string, unknown>, importId: string, rowNumber: number): GrantInput | RowOutcome {
+  const participantId = participantIdOf(data);
+  if (typeof participantId !== 'string') return participantId;
+  const rawAmount = data.amount;
+  const amount = typeof rawAmount === 'string' && /^\s*\d+\s*$/.test(rawAmount) ? Number(rawAmount) : rawAmount;
+  if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1) return fail('amount', 'amount must be a whole number of at least 1');
+  if (typeof data.reason !== 'string' || data.reason.trim() === '') return fail('reason', 'reason is required');
+  const memo = isBlank(data.memo) || data.memo === null ? null : data.memo;
+  if (memo !== null && typeof memo !== 'string') return fail('memo', 'memo must be a string');
+  const type = isBlank(data.type) || data.type === null ? 'bonus' : data.type;
+  if (typeof type !== 'string' || !GRANT_TYPES.includes(type)) return fail('type', `type must be one of ${GRANT_TYPES.join(', ')}`);
+  // The ledger entry names the import and the row it came from.
+  return { participantId, amount, reason: data.reason, memo, type: type as GrantInput['type'], source: { kind: 'bulk', id: `${importId}:${rowNumber}` } };
+}
+
+const isOutcome = (value: GrantInput | RowOutcome): value is RowOutcome => 'ok' in value;
+
+/**
+ * Grants, the fast way: inside a processing batch the points module holds
+ * the grants and writes them with one statement per round, and their events
+ * with one statement (`awardInTx`). Input errors are thrown per grant before
+ * anything is written, so they become row errors here; a refusal only the
+ * write can find (a balance past its limit) fails the whole batch, which is
+ * then run again row by row (`applyGrantsOneByOne`).
+ */
+async function applyGrantsHeld(tx: Tx, tenantId: string, importId: string, rows: PendingRow[]): Promise<Map<number, RowOutcome>> {
+  const outcomes = new Map<number, RowOutcome>();
+  await holdEmits(tx, () =>
+    inBatch(tx, async () => {
+      for (const row of rows) {
+        const input = grantInputOf(row.data!, importId, row.rowNumber);
+        if (isOutcome(input)) {
+          outcomes.set(row.rowNumber, input);
+          continue;
+        }
+        try {
+          await awardInTx(tx, tenantId, input);
+          outcomes.set(row.rowNumber, { ok: true });
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          outcomes.set(row.rowNumber, fail(null, error.message, error.code));
+        }
+      }
+    }),
+  );
+  return outcomes;
+}
+
+/** Grants one at a time, each under a savepoint: a grant refused by the write fails its row alone. */
+async function applyGrantsOneByOne(tx: Tx, tenantId: string, importId: string, rows: PendingRow[]): Promise<Map<number, RowOutcome>> {
+  const outcomes = new Map<number, RowOutcome>();
+  for (const row of rows) {
+    const input = grantInputOf(row.data!, importId, row.rowNumber);
+    outcomes.set(row.rowNumber, isOutcome(input) ? input : await underSavepoint(tx, async () => void (await grantInTx(tx, tenantId, input))));
+  }
+  return outcomes;
+}
+
+const CODE_PATTERN = /^[\x21-\x7e]{1,128}$/;
+
+/** Reward codes: grouped by reward, one insert per reward and batch; a reward that cannot take codes fails its rows. */
+async function applyCodes(tx: Tx, tenantId: string, rows: PendingRow[]): Promise<Map<number, RowOutcome>> {
+  const outcomes = new Map<number, RowOutcome>();
+  const byReward = new Map<string, PendingRow[]>();
+  for (const row of rows) {
+    const data = row.data!;
+    if (typeof data.reward_id !== 'string' || data.reward_id.trim() === '') {
+      outcomes.set(row.rowNumber, fail('reward_id', 'reward_id is required'));
+      continue;
+    }
+    if (typeof data.code !== 'string' || !CODE_PATTERN.test(data.code)) {
+      outcomes.set(row.rowNumber, fail('code', 'code must be 1 to 128 printable ASCII characters without spaces'));
+      continue;
+    }
+    byReward.set(data.reward_id, [...(byReward.get(data.reward_id) ?? []), row]);
+  }
+  for (const [rewardId, group] of byReward) {
+    const outcome = await underSavepoint(tx, async () => {
+      await uploadCodesInTx(tx, tenantId, rewardId, group.map((r) => r.data!.code as string));
+    });
+    for (const row of group) outcomes.set(row.rowNumber, outcome.ok ? outcome : { ok: false, errors: outcome.errors.map((e) => ({ ...e, field: 'reward_id' })) });
+  }
+  return outcomes;
+}
+
+async function applyBatch(tx: Tx, tenantId: string, job: ImportRow, rows: PendingRow[], oneByOne: boolean): Promise<{ done: number; failed: number; errors: RowError[] }> {
+  const auth = authOfRequester(tenantId, job.requested_by);
+  const custom = job.kind === 'participants' ? (await columnsOf(tx, tenantId, 'participants')).custom : new Map<string, CustomDefinition>();
+  const parsed = rows.filter((r) => r.data !== null);
+  let grouped: Map<number, RowOutcome> | null = null;
+  if (job.kind === 'reward_codes') grouped = await applyCodes(tx, tenantId, parsed);
+  if (job.kind === 'point_grants') grouped = oneByOne ? await applyGrantsOneByOne(tx, tenantId, job.id, parsed) : await applyGrantsHeld(tx, tenantId, job.id, parsed);
+  const result = { done: 0, failed: 0, errors: [] as RowError[] };
+  for (const row of rows) {
+    let outcome: RowOutcome;
+    if (row.data === null) outcome = fail(null, row.parseError ?? 'the row cannot be read', 'IMPORT_UNREADABLE_ROW');
+    else if (grouped) outcome = grouped.get(row.rowNumber)!;
+    else outcome = await applyParticipant(tx, tenantId, row.data, job.format, custom, auth);
+    if (outcome.ok) result.done += 1;
+    else {
+      result.failed += 1;
+      for (const error of outcome.errors) result.errors.push({ rowNumber: row.rowNumber, ...error });
+    }
+  }
+  return result;
+}
+
+/**
+ * Applies an import's rows to the end, one batch per transaction. Each batch
+ * locks the import, takes the rows after its cursor, applies them, records
+ * their errors, deletes them and moves the cursor, all in that transaction:
+ * a worker killed mid-batch rolls the whole batch back, and the next run
+ * starts at the cursor, so no row is applied twice. `batchesMax` stops early
+ * (tests use it to stand for a worker that dies between batches).
+ */
+export async function runImport(db: Database, tenantId: string, importId: string, options: { batchesMax?: number } = {}): Promise<void> {
+  const runBatch = (oneByOne: boolean) =>
+    db.tenant(tenantId, async (tx) => {
+      const job = await store.readImport(tx, tenantId, importId, true);
+      if (!job || job.status === 'completed') return false;
+      if (job.status === 'queued') await store.markImport(tx, tenantId, importId, 'running', clock.now());
+      const rows = await store.pendingRows(tx, tenantId, importId, job.cursor, IMPORT_BATCH_ROWS);
+      if (rows.length === 0) {
+        await store.markImport(tx, tenantId, importId, 'completed', clock.now());
+        return false;
+      }
+      const result = await applyBatch(tx, tenantId, job, rows, oneByOne);
+      await store.finishBatch(tx, tenantId, importId, { lastRow: rows.at(-1)!.rowNumber, ...result });
+      return true;
+    });
+  for (let batches = 0; options.batchesMax === undefined || batches < options.batchesMax; batches++) {
+    let more: boolean;
+    try {
+      more = await runBatch(false);
+    } catch (error) {
+      // A batch of held grants refused as a whole (a balance limit) is applied again row by row.
+      if (!(error instanceof AppError)) throw error;
+      more = await runBatch(true);
+    }
+    if (!more) return;
+  }
+}

@@ -1,0 +1,30 @@
+import type { ServiceModule } from '../../platform/module.js';
+import { daysBefore, deleteBatch, type RetentionRule } from '../../platform/retention.js';
+import routes from './routes.js';
+import { ExportJob, ImportJob } from './schemas.js';
+import { tasks } from './jobs.js';
+
+/**
+ * Files in and out: CSV and JSON lines imports of participants, point grants
+ * and reward codes, and exports of participants (masked for the requester),
+ * the ledger, contest results and webhook deliveries, as resumable background
+ * jobs (docs/decisions/files.md). Nothing is exported to other modules.
+ */
+
+/** Imports (with their error reports) are kept this long; exports, which may hold personal data, shorter. */
+export const IMPORT_RETENTION_DAYS = 30;
+export const EXPORT_RETENTION_DAYS = 7;
+
+const retention: RetentionRule[] = [
+  { name: 'file imports', purge: (client, limit, now) => deleteBatch(client, 'file_imports', 'created_at < $2', [daysBefore(now, IMPORT_RETENTION_DAYS)], limit) },
+  { name: 'file exports', purge: (client, limit, now) => deleteBatch(client, 'file_exports', 'created_at < $2', [daysBefore(now, EXPORT_RETENTION_DAYS)], limit) },
+];
+
+const filesModule: ServiceModule = {
+  name: 'files',
+  routes,
+  schemas: [ImportJob, ExportJob],
+  tasks,
+  retention,
+};
+export default filesModule;

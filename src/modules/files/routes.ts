@@ -1,0 +1,144 @@
+import type { Readable } from 'node:stream';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import * as imports from './imports.js';
+import * as exports from './exports.js';
+import { ErrorsQuery, ExportBody, ExportIdParams, ExportList, ImportErrors, ImportIdParams, ImportList, ImportQuery, ImportUpload, ListQuery } from './schemas.js';
+
+const tags = ['files'];
+const importRef = Type.Ref('FileImport');
+const exportRef = Type.Ref('FileExport');
+// Every kind shares these routes, so the role check that depends on the kind
+// happens in the service (access.ts); the route itself only needs a console user.
+const anyKind = { auth: 'admin', permission: 'account:self' } as const;
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.ctx;
+
+  // The upload route reads its body as a stream: every media type reaches the
+  // handler unparsed, which checks it against the format (415) and counts its bytes (413).
+  await app.register(async (upload) => {
+    upload.removeAllContentTypeParsers();
+    upload.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    upload.post(
+      '/admin/imports',
+      {
+        config: anyKind,
+        schema: {
+          tags,
+          summary: 'Upload a CSV or JSON lines file of participants, point grants or reward codes; applied by a background job',
+          description:
+            'The body is the file (`text/csv` or `application/x-ndjson`), read as it arrives; `kind` and `format` are query parameters. ' +
+            'The header (CSV) or first object (JSON lines) is checked at once: a missing required column or an unknown one is 400, ' +
+            'personal participant fields without `read:pii` are 403. Answers 202 with the import; poll `GET /admin/imports/{import_id}` ' +
+            'and read refused rows from `/errors`. Files larger than FILES_IMPORT_BYTES_MAX (256 MiB by default) are refused with 413.',
+          querystring: ImportQuery,
+          consumes: ['text/csv', 'application/x-ndjson'],
+          body: ImportUpload,
+          response: { 202: importRef },
+        },
+      },
+      async (request, reply) => {
+        const query = request.query as Static<typeof ImportQuery>;
+        const declared = request.headers['content-length'];
+        const view = await imports.startImport(db, request.auth!, {
+          kind: query.kind,
+          format: query.format,
+          contentType: request.headers['content-type'],
+          declaredLength: declared === undefined ? null : Number(declared),
+          body: request.body as unknown as Readable,
+          bytesMax: imports.importBytesMax(),
+        });
+        return reply.status(202).send(view);
+      },
+    );
+  });
+
+  app.get(
+    '/admin/imports',
+    { config: anyKind, schema: { tags, summary: 'List imports, newest first', querystring: ListQuery, response: { 200: ImportList } } },
+    async (request) => imports.listImports(db, request.auth!, request.query),
+  );
+
+  app.get(
+    '/admin/imports/:import_id',
+    {
+      config: anyKind,
+      schema: { tags, summary: "An import's status and progress (rows done, failed, pending)", params: ImportIdParams, response: { 200: importRef } },
+    },
+    async (request) => imports.readImport(db, request.auth!, request.params.import_id),
+  );
+
+  app.get(
+    '/admin/imports/:import_id/errors',
+    {
+      config: anyKind,
+      schema: {
+        tags,
+        summary: "An import's per-row error report: row number, field and detail, in row order",
+        params: ImportIdParams,
+        querystring: ErrorsQuery,
+        response: { 200: ImportErrors },
+      },
+    },
+    async (request) => imports.listImportErrors(db, request.auth!, request.params.import_id, request.query),
+  );
+
+  app.post(
+    '/admin/exports',
+    {
+      config: anyKind,
+      schema: {
+        tags,
+        summary: 'Export participants, the ledger, contest results or webhook deliveries as CSV or JSON lines; written by a background job',
+        description:
+          'Answers 202 with the export; poll `GET /admin/exports/{export_id}` and download from `file_url` once completed. ' +
+          'Participants are masked exactly as the participants API masks them for the requester (full only with `read:pii`; full exports are logged in the personal-data access log).',
+        body: ExportBody,
+        response: { 202: exportRef },
+      },
+    },
+    async (request, reply) => reply.status(202).send(await exports.startExport(db, request.auth!, request.body)),
+  );
+
+  app.get(
+    '/admin/exports',
+    { config: anyKind, schema: { tags, summary: 'List exports, newest first', querystring: ListQuery, response: { 200: ExportList } } },
+    async (request) => exports.listExports(db, request.auth!, request.query),
+  );
+
+  app.get(
+    '/admin/exports/:export_id',
+    { config: anyKind, schema: { tags, summary: "An export's status and progress", params: ExportIdParams, response: { 200: exportRef } } },
+    async (request) => exports.readExport(db, request.auth!, request.params.export_id),
+  );
+
+  app.get(
+    '/admin/exports/:export_id/file',
+    {
+      config: anyKind,
+      schema: {
+        tags,
+        summary: "Download a completed export's file (streamed, as an attachment)",
+        description: '409 while the export is not completed.',
+        params: ExportIdParams,
+        produces: ['text/csv', 'application/x-ndjson'],
+        response: {
+          200: {
+            description: 'The file, CSV or JSON lines, with Content-Disposition: attachment.',
+            content: { 'text/csv': { schema: Type.String() }, 'application/x-ndjson': { schema: Type.String() } },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const file = await exports.openExportFile(db, request.auth!, request.params.export_id);
+      reply.header('content-type', file.contentType);
+      reply.header('content-disposition', `attachment; filename="${file.filename}"`);
+      reply.header('content-length', String(file.bytes));
+      return reply.send(file.stream as never);
+    },
+  );
+};
+
+export default routes;

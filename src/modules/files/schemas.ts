@@ -1,0 +1,93 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Pagination } from '../../platform/http.js';
+import { ERRORS_PAGE_MAX, LIST_PAGE_MAX } from './imports.js';
+
+const ImportKind = Type.Union([Type.Literal('participants'), Type.Literal('point_grants'), Type.Literal('reward_codes')], {
+  description: 'participants: profiles with custom fields; point_grants: one grant per row; reward_codes: codes for pool rewards.',
+});
+const ExportKind = Type.Union([Type.Literal('participants'), Type.Literal('ledger'), Type.Literal('contest_results'), Type.Literal('webhook_deliveries')]);
+const FileFormat = Type.Union([Type.Literal('csv'), Type.Literal('jsonl')], { description: 'csv (RFC 4180 with a header row) or jsonl (one JSON object per line).' });
+const Status = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed')]);
+const Time = Type.String({ format: 'date-time' });
+const NullableTime = Type.Union([Time, Type.Null()]);
+
+export const ImportQuery = Type.Object({ kind: ImportKind, format: FileFormat }, { additionalProperties: false });
+
+// No `type`: the body reaches the handler as a stream, which this schema must accept; it documents the file.
+export const ImportUpload = Type.Unsafe<string>({
+  format: 'binary',
+  description:
+    'The file itself as the request body: `text/csv` for csv, `application/x-ndjson` (or `application/jsonl`) for jsonl. ' +
+    'participants: participant_id (required), display_name, the standard profile fields and defined custom field keys; ' +
+    'point_grants: participant_id, amount, reason (required), memo, type; reward_codes: reward_id, code.',
+});
+
+export const ImportIdParams = Type.Object({ import_id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+export const ExportIdParams = Type.Object({ export_id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+
+export const ImportJob = Type.Object(
+  {
+    import_id: Type.String(),
+    kind: ImportKind,
+    format: FileFormat,
+    status: Status,
+    columns: Type.Array(Type.String(), { description: 'The columns of the file (CSV header, or the keys of the first JSON line).' }),
+    rows_total: Type.Integer({ description: 'Rows in the file.' }),
+    rows_done: Type.Integer({ description: 'Rows applied.' }),
+    rows_failed: Type.Integer({ description: 'Rows refused; see GET /admin/imports/{import_id}/errors.' }),
+    rows_pending: Type.Integer({ description: 'Rows not yet processed.' }),
+    bytes: Type.Integer(),
+    created_at: Time,
+    started_at: NullableTime,
+    finished_at: NullableTime,
+  },
+  { $id: 'FileImport', title: 'FileImport' },
+);
+
+export const ImportList = Type.Object({ imports: Type.Array(Type.Ref('FileImport')), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const ListQuery = Type.Object({ limit: Pagination.limit(LIST_PAGE_MAX, 25), cursor: Pagination.cursor() }, { additionalProperties: false });
+export const ErrorsQuery = Type.Object({ limit: Pagination.limit(ERRORS_PAGE_MAX, 100), cursor: Pagination.cursor() }, { additionalProperties: false });
+
+export const ImportErrors = Type.Object({
+  errors: Type.Array(
+    Type.Object({
+      row: Type.Integer({ description: 'The data row, 1 for the first row after the CSV header (or the first JSON line).' }),
+      field: Type.Union([Type.String(), Type.Null()], { description: 'The column at fault, when one is.' }),
+      code: Type.String(),
+      detail: Type.String(),
+    }),
+  ),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const ExportBody = Type.Object(
+  {
+    kind: ExportKind,
+    format: FileFormat,
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Rows created at or after this time (not for contest_results).' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'Rows created before this time (not for contest_results).' })),
+    contest_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'The contest of a contest_results export (required there).' })),
+  },
+  { additionalProperties: false },
+);
+export type ExportBody = Static<typeof ExportBody>;
+
+export const ExportJob = Type.Object(
+  {
+    export_id: Type.String(),
+    kind: ExportKind,
+    format: FileFormat,
+    status: Status,
+    filters: Type.Object({ from: NullableTime, to: NullableTime, contest_id: Type.Union([Type.String(), Type.Null()]) }),
+    rows_written: Type.Integer({ description: 'Rows written so far.' }),
+    bytes: Type.Integer({ description: 'Size of the file written so far.' }),
+    masked: Type.Union([Type.Boolean(), Type.Null()], { description: 'participants: true when personal values are masked (the requester lacked read:pii); null for other kinds.' }),
+    file_url: Type.Union([Type.String(), Type.Null()], { description: 'Where to download the file once completed.' }),
+    created_at: Time,
+    started_at: NullableTime,
+    finished_at: NullableTime,
+  },
+  { $id: 'FileExport', title: 'FileExport' },
+);
+
+export const ExportList = Type.Object({ exports: Type.Array(Type.Ref('FileExport')), next_cursor: Type.Union([Type.String(), Type.Null()]) });
