@@ -35,6 +35,7 @@ export const OPERATIONS = {
   createSession: { method: 'POST', path: '/api/v1/sessions', auth: 'key' },
   getTenant: { method: 'GET', path: '/api/v1/tenant', auth: 'key' },
   getTenantUsage: { method: 'GET', path: '/api/v1/tenant/usage', auth: 'key' },
+  getTenantLimits: { method: 'GET', path: '/api/v1/tenant/limits', auth: 'key' },
   updateTenant: { method: 'PATCH', path: '/api/v1/tenant', auth: 'key' },
 
   // API keys. The service takes an owner's console cookie (or an admin login token) here, never an API key:
@@ -262,6 +263,9 @@ export type OperationName = keyof typeof OPERATIONS;
  */
 export const EXCLUDED_OPERATIONS: ReadonlyArray<{ method: HttpMethod; path: string; reason: string }> = [
   { method: 'POST', path: '/api/v1/auth/login', reason: 'admin login with a person\'s password: dashboard only' },
+  // The platform operator's routes take OPERATOR_TOKEN, a deployment secret no tenant holds (src/modules/access/operator-auth.ts).
+  { method: 'GET', path: '/api/v1/operator/tenants/{tenant_id}/limits', reason: 'the platform operator\'s route (OPERATOR_TOKEN), not a tenant\'s' },
+  { method: 'PATCH', path: '/api/v1/operator/tenants/{tenant_id}/limits', reason: 'the platform operator\'s route (OPERATOR_TOKEN), not a tenant\'s' },
   // The runtime's HTML page and browser assets (src/modules/runtime): a browser loads them in an iframe, the SDK has nothing to call there.
   { method: 'GET', path: '/embed/{tenantSlug}/{siteSlug}', reason: 'the runtime page (HTML) for an iframe, not an API' },
   { method: 'GET', path: '/embed-demo/{tenantSlug}/{siteSlug}', reason: 'a demo host page (HTML, development only), not an API' },
