@@ -243,6 +243,7 @@ export const OPERATIONS = {
   updateWebhook: { method: 'PATCH', path: '/api/v1/gamify/webhooks/{destination_id}', auth: 'key' },
   deleteWebhook: { method: 'DELETE', path: '/api/v1/gamify/webhooks/{destination_id}', auth: 'key' },
   testWebhook: { method: 'POST', path: '/api/v1/gamify/webhooks/{destination_id}/test', auth: 'key' },
+  sendWebhookTestEvent: { method: 'POST', path: '/api/v1/gamify/webhooks/{destination_id}/test-events', auth: 'key' },
   listWebhookLogs: { method: 'GET', path: '/api/v1/gamify/webhooks/{destination_id}/logs', auth: 'key' },
   replayWebhookDelivery: { method: 'POST', path: '/api/v1/gamify/webhooks/{destination_id}/deliveries/{log_id}/replay', auth: 'key' },
   replayWebhookDeliveries: { method: 'POST', path: '/api/v1/gamify/webhooks/{destination_id}/replay', auth: 'key' },

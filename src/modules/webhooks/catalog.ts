@@ -171,3 +171,119 @@ export function personalDataIn(payload: Record<string, unknown>): string[] {
 export function catalogDocument(): { version: number; events: CatalogEntry[] } {
   return { version: 1, events: [...CATALOG] };
 }
+
+// ---- subscription patterns ---------------------------------------------------
+
+/** The pattern that subscribes to every event, those added to the catalog later included. */
+export const ALL_EVENTS_PATTERN = '*';
+const PREFIX_PATTERN = /^([a-z0-9_]+(?:\.[a-z0-9_]+)*)\.\*$/;
+
+/**
+ * What is wrong with a subscription pattern, or null when it is valid: an
+ * exact catalog name, `*`, or `<prefix>.*` whose prefix (whole dot-separated
+ * segments, no other wildcard) starts at least one catalog event's name.
+ */
+export function patternProblem(pattern: string): string | null {
+  if (pattern === ALL_EVENTS_PATTERN || byName.has(pattern)) return null;
+  if (pattern.trim() === '') return 'an empty event name or pattern';
+  if (!pattern.includes('*')) return `unknown event name ${JSON.stringify(pattern)}`;
+  const prefix = PREFIX_PATTERN.exec(pattern)?.[1];
+  if (!prefix) {
+    return `invalid pattern ${JSON.stringify(pattern)}: a wildcard is either "*" alone or ".*" after a name prefix (such as "points.*")`;
+  }
+  if (!CATALOG.some((e) => e.name.startsWith(`${prefix}.`))) return `the pattern ${JSON.stringify(pattern)} matches no event in the catalog`;
+  return null;
+}
+
+/** Whether a subscription (exact names and patterns) covers an event; the fan-out's SQL says the same. */
+export function subscriptionMatches(patterns: readonly string[], event: string): boolean {
+  return patterns.some((p) => p === ALL_EVENTS_PATTERN || p === event || (p.endsWith('.*') && event.startsWith(p.slice(0, -1))));
+}
+
+/** The catalog events a subscription covers today. */
+export function eventsMatching(patterns: readonly string[]): string[] {
+  return CATALOG.filter((e) => subscriptionMatches(patterns, e.name)).map((e) => e.name);
+}
+
+// ---- sample payloads (test events) ----------------------------------------------
+
+/** Ids in a sample payload start with this, so that a receiver cannot take one for a real record. */
+export const SAMPLE_ID_PREFIX = 'test_';
+/** Values a field of that name takes in a sample payload, where its type alone would read oddly. */
+const SAMPLE_VALUES: Record<string, unknown> = {
+  amount: 100,
+  available: 1250,
+  lifetime: 4800,
+  expired_points: 50,
+  points: 200,
+  reason: 'test event',
+  source_kind: 'grant',
+  multiplier: null,
+  previous_tier: 'silver',
+  tier: 'gold',
+  badge_code: 'first_purchase',
+  badge_name: 'First purchase',
+  streak_code: 'daily_login',
+  current_length: 7,
+  longest_length: 12,
+  previous_length: 5,
+  reward_type: 'coupon',
+  code: 'TEST-CODE-0001',
+  prize_code: 'TEST-PRIZE-0001',
+  activity_type: 'quiz',
+  score: 80,
+  passed: true,
+  milestone: 'halfway',
+  threshold: 50,
+  total_entries: 120,
+  rank: 1,
+  reward_value: 25,
+  limit: 100,
+  observed: 240,
+  from_rank: 40,
+  to_rank: 2,
+  window_minutes: 5,
+  row_counts: { participants: 1, ledger_entries: 3 },
+};
+
+function sampleValue(field: string, schema: Field, occurredAt: string): unknown {
+  if (field in SAMPLE_VALUES) return SAMPLE_VALUES[field];
+  const options = schema.anyOf as Field[] | undefined;
+  if (options) return sampleValue(field, options.find((o) => o.type !== 'null') ?? options[0], occurredAt);
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  switch (schema.type) {
+    case 'string':
+      if (schema.format === 'date-time') return occurredAt;
+      return field.endsWith('_id') ? `${SAMPLE_ID_PREFIX}${field.slice(0, -3)}` : `test ${field.replaceAll('_', ' ')}`;
+    case 'integer':
+      return typeof schema.minimum === 'number' ? Math.max(schema.minimum, 1) : 1;
+    case 'number':
+      return 1.5;
+    case 'boolean':
+      return true;
+    case 'array': {
+      const items = schema.items as Field | undefined;
+      return items ? [sampleValue(`${field}_item`, items, occurredAt)] : [];
+    }
+    case 'object': {
+      const properties = (schema.properties ?? {}) as Record<string, Field>;
+      return Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, sampleValue(name, property, occurredAt)]));
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * A payload for a test event, built from the event's published schema: every
+ * field the schema lists, with a plausible value (ids prefixed `test_`, times
+ * set to `occurredAt`). It passes `validateEventData`.
+ */
+export function sampleEventData(name: string, occurredAt: string): Record<string, unknown> {
+  const catalogued = byName.get(name);
+  if (!catalogued) throw new Error(`sampleEventData: "${name}" is not in the event catalog`);
+  const data = sampleValue('data', catalogued.schema as Field, occurredAt) as Record<string, unknown>;
+  // An event that is not about one participant (contest.completed.v1) says so with null.
+  if (!(catalogued.schema.required as string[]).includes('participant_id')) data.participant_id = null;
+  return data;
+}

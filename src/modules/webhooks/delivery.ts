@@ -12,7 +12,7 @@ import { childSpan, linkActiveTraces } from '../../platform/tracing.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import pMap from 'p-map';
 import * as participants from '../participants/index.js';
-import { PING_EVENT, personalDataIn } from './catalog.js';
+import { PING_EVENT, personalDataIn, sampleEventData } from './catalog.js';
 import * as store from './store.js';
 import type { DeliveryStatus } from './schemas.js';
 
@@ -65,6 +65,19 @@ export interface Envelope {
   engagement_id: string | null;
   participant_id: string | null;
   data: Record<string, unknown>;
+  /** Present (true) only on a test event sent with `POST …/test-events`: its data is a sample, about no real participant. */
+  test?: true;
+}
+
+/**
+ * A test event's id: `evt_test_…` (real events are `evt_<hex>`). The delivery
+ * row keeps it, so a retry or a replay of a test event is a test event too,
+ * with the same sample data.
+ */
+export const TEST_EVENT_ID_PREFIX = 'evt_test_';
+
+export function isTestEventId(eventId: string): boolean {
+  return eventId.startsWith(TEST_EVENT_ID_PREFIX);
 }
 
 /** `t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the whole secret string (as Stripe does). */
@@ -233,15 +246,18 @@ interface Posted {
 /** The signed POST of one claimed delivery, outside any transaction, and the outcome it leads to. */
 async function post(context: Context, tenantId: string, claimed: store.DeliveryWork, policy: SafeHttpPolicy): Promise<Posted> {
   const { delivery, destination } = claimed;
-  const data = claimed.data ?? (delivery.event === PING_EVENT ? pingData(destination.id) : {});
+  const occurredAt = new Date(delivery.occurred_at).toISOString();
+  const test = isTestEventId(delivery.event_id);
+  const data = claimed.data ?? (delivery.event === PING_EVENT ? pingData(destination.id) : test ? sampleEventData(delivery.event, occurredAt) : {});
   const envelope: Envelope = {
     id: delivery.event_id,
     event: delivery.event,
-    timestamp: new Date(delivery.occurred_at).toISOString(),
+    timestamp: occurredAt,
     tenant_id: tenantId,
     engagement_id: delivery.engagement_id,
     participant_id: delivery.participant_id,
     data,
+    ...(test ? { test: true as const } : {}),
   };
   const rawBody = JSON.stringify(envelope);
   const startedAt = clock.now();

@@ -18,6 +18,7 @@ import {
   LogsQuery,
   ReplayJobParams,
   StreamQuery,
+  TestEventBody,
   UpdateDestinationBody,
   UpdateSettingsBody,
 } from './schemas.js';
@@ -54,7 +55,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Create a webhook destination; returns the signing secret once',
         description:
           'Rule violations (name outside 1–100 characters or with the reserved `[system]` prefix, a URL that is not https or points at a ' +
-          'private, loopback, link-local or otherwise non-public address, unknown event names, retry_count outside 0–5, timeout_seconds ' +
+          'private, loopback, link-local or otherwise non-public address, unknown event names or invalid patterns, retry_count outside 0–5, timeout_seconds ' +
           'outside 3–60) answer 422 `VALIDATION_INVALID_VALUE`. `allow_private_network: true` (a local receiver, development only) answers ' +
           '403 `SANDBOX_ONLY` for a live tenant and 403 `TEST_CONTROLS_DISABLED` when the service runs with APP_ENV=production.',
         body: CreateDestinationBody,
@@ -153,6 +154,26 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => service.sendTestDelivery(context, request.auth!.tenantId, request.params.destination_id),
+  );
+
+  app.post(
+    '/gamify/webhooks/:destination_id/test-events',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Send a signed test event (a catalog event with a sample payload) now and report its outcome',
+        description:
+          'The envelope is a real delivery\'s (signed with the destination\'s secret, `X-Service-Event` the event name) with `test: true`, ' +
+          'an id `evt_test_…`, and `data` built from the event\'s schema in `/.well-known/events.json` (ids start with `test_`). The ' +
+          'destination need not subscribe to the event. One attempt, no retries; the delivery is kept in the log like any other. An event ' +
+          'name not in the catalog (a pattern included) answers 422 `VALIDATION_INVALID_VALUE`; an inactive destination 409.',
+        params: DestinationIdParams,
+        body: TestEventBody,
+        response: { 200: Type.Ref('WebhookDelivery') },
+      },
+    },
+    async (request) => service.sendTestEvent(context, request.auth!.tenantId, request.params.destination_id, request.body),
   );
 
   app.get(

@@ -27,11 +27,16 @@ const CustomHeaders = Type.Record(Type.String(), Type.String(), {
   description: 'Extra headers added to every delivery (at most 20; names other than the X-Service-* and transport headers).',
 });
 
+const EVENTS_DESCRIPTION =
+  'What the destination subscribes to (1 to 25 entries): event names from `/.well-known/events.json`, `<prefix>.*` (every event whose name ' +
+  'starts with `<prefix>.`, such as `points.*`; the prefix must start at least one catalog event), or `*` (every event, those added to the ' +
+  'catalog later included). Anything else answers 422 `VALIDATION_INVALID_VALUE` naming the entry.';
+
 export const CreateDestinationBody = Type.Object(
   {
     name: Type.String({ description: '1 to 100 characters; the prefix `[system]` is reserved.' }),
     url: Type.String({ description: 'An https URL whose host resolves to public addresses only.' }),
-    events: Type.Array(Type.String(), { description: 'Event names from `/.well-known/events.json` (at least one).' }),
+    events: Type.Array(Type.String(), { description: EVENTS_DESCRIPTION }),
     engagement_id: Type.Optional(Type.String({ format: 'uuid', description: 'Deliver only events of this engagement; omitted means all.' })),
     custom_headers: Type.Optional(CustomHeaders),
     retry_count: Type.Optional(Type.Integer({ description: '0 to 5 (default 3); attempts = retry_count + 1.' })),
@@ -46,7 +51,7 @@ export type CreateDestinationInput = Static<typeof CreateDestinationBody>;
 export const UpdateDestinationBody = Type.Object(
   {
     url: Type.Optional(Type.String({ description: 'Re-validated against the same forgery rules.' })),
-    events: Type.Optional(Type.Array(Type.String())),
+    events: Type.Optional(Type.Array(Type.String(), { description: EVENTS_DESCRIPTION })),
     retry_count: Type.Optional(Type.Integer()),
     timeout_seconds: Type.Optional(Type.Integer()),
     active: Type.Optional(Type.Boolean()),
@@ -79,6 +84,14 @@ export const CreatedDestination = Type.Object({
   ...Destination.properties,
   secret: Type.String({ description: 'The signing secret (`whsec_…`). Shown once; store it.' }),
 });
+
+export const TestEventBody = Type.Object(
+  {
+    event: Type.String({ minLength: 1, maxLength: 100, description: 'A catalog event name (not a pattern), such as `points.awarded.v1`.' }),
+  },
+  { additionalProperties: false },
+);
+export type TestEventInput = Static<typeof TestEventBody>;
 
 export const ListDestinationsQuery = Type.Object({ limit: Pagination.limit(100, 50), cursor: Pagination.cursor() }, { additionalProperties: false });
 export const DestinationList = Type.Object({ destinations: Type.Array(Type.Ref('WebhookDestination')), next_cursor: Type.Union([Type.String(), Type.Null()]) });

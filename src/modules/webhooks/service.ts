@@ -10,8 +10,8 @@ import { AppError, conflict, notFound, ruleViolation } from '../../platform/erro
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { resolveSafeTarget, UnsafeUrlError, type Resolver, type SafeHttpPolicy } from '../../platform/safe-http.js';
 import { tenantEnvironment } from '../../platform/environments.js';
-import { catalogEntry, PING_EVENT } from './catalog.js';
-import { attemptDelivery, backoffMsBefore, destinationPolicy, privateNetworkPermittedBy } from './delivery.js';
+import { catalogEntry, patternProblem, PING_EVENT, sampleEventData } from './catalog.js';
+import { attemptDelivery, backoffMsBefore, destinationPolicy, privateNetworkPermittedBy, TEST_EVENT_ID_PREFIX } from './delivery.js';
 import * as store from './store.js';
 import type {
   BulkReplayInput,
@@ -19,6 +19,7 @@ import type {
   DeliveryView,
   DestinationView,
   ReplayJobView,
+  TestEventInput,
   UpdateDestinationInput,
   UpdateSettingsInput,
   WebhookSettingsView,
@@ -60,14 +61,18 @@ function checkName(name: string): void {
   if (name.trimStart().toLowerCase().startsWith(RESERVED_NAME_PREFIX)) throw ruleViolation(`name may not start with the reserved prefix "${RESERVED_NAME_PREFIX}"`);
 }
 
-function checkEvents(events: string[]): string[] {
-  if (events.length === 0) throw ruleViolation('events must name at least one event from the catalog');
+/**
+ * A destination's `events`: exact catalog names and patterns (`*`, `<prefix>.*`),
+ * each reported by name when it is wrong. With `patterns: false` (a bulk replay's
+ * filter) only exact names are accepted.
+ */
+function checkEvents(events: string[], options: { patterns: boolean } = { patterns: true }): string[] {
+  if (events.length === 0) throw ruleViolation('events must name at least one event from the catalog (or a pattern such as "points.*" or "*")');
   const unique = [...new Set(events)];
   if (unique.length > EVENTS_PER_DESTINATION_MAX) throw ruleViolation(`events may list at most ${EVENTS_PER_DESTINATION_MAX} names`);
-  const unknown = unique.filter((name) => !catalogEntry(name));
-  if (unknown.length > 0) {
-    throw ruleViolation(`unknown event name${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => JSON.stringify(n)).join(', ')}; see /.well-known/events.json`);
-  }
+  const problems = unique.map((name) => (options.patterns ? patternProblem(name) : catalogEntry(name) ? null : `unknown event name ${JSON.stringify(name)}`));
+  const found = problems.filter((problem): problem is string => problem !== null);
+  if (found.length > 0) throw ruleViolation(`events: ${found.join('; ')}; see /.well-known/events.json`);
   return unique;
 }
 
@@ -271,6 +276,31 @@ export async function deleteDestination(context: Context, tenantId: string, id: 
 
 /** Sends a signed `ping` now, once (no retries), and answers with the delivery and its attempt. */
 export async function sendTestDelivery(context: Context, tenantId: string, destinationId: string): Promise<DeliveryView> {
+  return sendOnce(context, tenantId, destinationId, { eventId: prefixedId('evt'), event: PING_EVENT, participantId: null });
+}
+
+/**
+ * Sends a signed test event now, once (no retries): the catalog event named,
+ * with a sample payload built from its schema and `test: true` in the envelope
+ * (delivery.ts builds both from the `evt_test_…` id). The destination need not
+ * subscribe to the event: the developer asks for it by name.
+ */
+export async function sendTestEvent(context: Context, tenantId: string, destinationId: string, input: TestEventInput): Promise<DeliveryView> {
+  if (!catalogEntry(input.event)) {
+    throw ruleViolation(`event: unknown event name ${JSON.stringify(input.event)}; test events are sent for catalog events only (see /.well-known/events.json)`);
+  }
+  const sample = sampleEventData(input.event, clock.now().toISOString());
+  const participantId = typeof sample.participant_id === 'string' ? sample.participant_id : null;
+  return sendOnce(context, tenantId, destinationId, { eventId: prefixedId(TEST_EVENT_ID_PREFIX.slice(0, -1)), event: input.event, participantId });
+}
+
+/** One delivery of one attempt, made now; a job finishes it should this process die during the attempt. */
+async function sendOnce(
+  context: Context,
+  tenantId: string,
+  destinationId: string,
+  what: { eventId: string; event: string; participantId: string | null },
+): Promise<DeliveryView> {
   const deliveryId = prefixedId('dlv', 16);
   await context.db.tenant(tenantId, async (tx) => {
     const destination = await requireDestination(tx, tenantId, destinationId);
@@ -280,15 +310,14 @@ export async function sendTestDelivery(context: Context, tenantId: string, desti
       tenant_id: tenantId,
       id: deliveryId,
       destination_id: destinationId,
-      event_id: prefixedId('evt'),
-      event: PING_EVENT,
-      participant_id: null,
+      event_id: what.eventId,
+      event: what.event,
+      participant_id: what.participantId,
       engagement_id: destination.engagement_id,
       occurred_at: now,
       max_attempts: 1,
       created_at: now,
     });
-    // Should this process die during the attempt, the job finishes the delivery.
     const safetyNet = new Date(now.getTime() + (destination.timeout_seconds + 10) * 1000);
     await addJob(tx, store.DELIVER_TASK, { tenant_id: tenantId, delivery_id: deliveryId }, { runAt: safetyNet });
   });
@@ -341,7 +370,7 @@ export async function replayDelivery(context: Context, tenantId: string, destina
 
 export async function startBulkReplay(context: Context, tenantId: string, destinationId: string, input: BulkReplayInput): Promise<ReplayJobView> {
   if (input.since && input.until && new Date(input.since) >= new Date(input.until)) throw ruleViolation('since must be before until');
-  const events = input.events ? checkEvents(input.events) : null;
+  const events = input.events ? checkEvents(input.events, { patterns: false }) : null;
   return context.db.tenant(tenantId, async (tx) => {
     const destination = await requireDestination(tx, tenantId, destinationId);
     if (!destination.active) throw conflict('the destination is inactive; activate it before replaying', 'WEBHOOK_DESTINATION_INACTIVE');

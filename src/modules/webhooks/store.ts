@@ -129,7 +129,8 @@ export async function upsertSettings(tx: Tx, tenantId: string, backoffScaleValue
 
 /**
  * The dispatcher's one statement: for the given outbox events, one delivery
- * per matching active destination (subscribed to the event, and scoped to its
+ * per matching active destination (subscribed to the event by its name, by
+ * `<prefix>.*` or by `*`, as catalog.ts's subscriptionMatches says, and scoped to its
  * engagement when the destination has one), delivery jobs for them (one per
  * destination and DELIVERY_BATCH_MAX deliveries, in event order), and a
  * notification per participant for the live streams. Running it twice for the
@@ -153,7 +154,9 @@ export async function fanOut(
               'PENDING', d.retry_count + 1, $3, $3, $3
        FROM ev
        JOIN webhook_destinations d
-         ON d.tenant_id = $1 AND d.active AND ev.event = ANY (d.events)
+         ON d.tenant_id = $1 AND d.active
+        AND (ev.event = ANY (d.events) OR '*' = ANY (d.events)
+             OR EXISTS (SELECT 1 FROM unnest(d.events) AS p (pattern) WHERE right(p.pattern, 2) = '.*' AND starts_with(ev.event, left(p.pattern, -1))))
         AND (d.engagement_id IS NULL OR d.engagement_id = ev.engagement_id)
        ON CONFLICT (tenant_id, destination_id, event_id) WHERE replay_of IS NULL DO NOTHING
        RETURNING id, destination_id, event_id
