@@ -236,6 +236,16 @@ function canonicalLocale(tag: string): string | null {
   }
 }
 
+/** Whether `Intl` (and so the console, the SDK and any JavaScript reader) can format dates in the zone. */
+function timeZoneKnownToIntl(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Changes the tenant's time zone, currency or locale. Every reader of the time
  * zone (daily caps, streaks, leaderboard periods, analytics, rule backtests)
@@ -248,6 +258,8 @@ export async function updateTenant(db: Database, tenantId: string, input: Update
   const locale = input.locale === undefined ? null : canonicalLocale(input.locale);
   if (input.locale !== undefined && locale === null) throw invalid(`"${input.locale}" is not a BCP 47 language tag`, 'TENANT_LOCALE_INVALID');
   const timezone = input.timezone ?? null;
+  // The zone must be known to both: PostgreSQL computes the calendar days, JavaScript readers format them.
+  if (timezone !== null && !timeZoneKnownToIntl(timezone)) throw invalid(`"${timezone}" is not an IANA time zone`, 'TENANT_TIMEZONE_UNKNOWN');
   await db.tenant(tenantId, async (tx) => {
     if (timezone !== null && !(await store.timeZoneKnown(tx, timezone))) throw invalid(`"${timezone}" is not an IANA time zone`, 'TENANT_TIMEZONE_UNKNOWN');
     if (!(await store.updateTenantSettings(tx, tenantId, { timezone, currency, locale }))) throw notFound('tenant');

@@ -60,6 +60,7 @@ test('tenant settings and key rotation', { timeout: 120_000 }, async (t) => {
   await t.test('bad input is refused with 400 and nothing changes', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ timezone: 'Mars/Olympus_Mons' }, 'TENANT_TIMEZONE_UNKNOWN'],
+      [{ timezone: 'posix/Europe/Paris' }, 'TENANT_TIMEZONE_UNKNOWN'],
       [{ currency: 'XYZ' }, 'TENANT_CURRENCY_UNKNOWN'],
       [{ currency: 'EURO' }, 'VALIDATION_INVALID_VALUE'],
       [{ locale: 'not a locale!' }, 'TENANT_LOCALE_INVALID'],
@@ -70,6 +71,7 @@ test('tenant settings and key rotation', { timeout: 120_000 }, async (t) => {
       const response = await svc.request('PATCH', '/api/v1/tenant', { ...owner, body });
       assert.equal(response.status, 400, `${JSON.stringify(body)}: ${response.text}`);
       if (code !== 'VALIDATION_INVALID_VALUE') assert.equal(response.body.code, code, JSON.stringify(body));
+      assert.ok(response.body.detail, `${JSON.stringify(body)} is answered with a detail`);
     }
     const read = await svc.request('GET', '/api/v1/tenant', owner);
     assert.deepEqual([read.body.timezone, read.body.currency, read.body.locale], ['Asia/Tokyo', 'EUR', 'de']);
