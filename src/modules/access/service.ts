@@ -94,10 +94,12 @@ export async function createApiKey(
   const environment = input.environment ?? 'live';
   const generated = generateApiKey(environment);
   const record = await db.tenant(tenantId, async (tx) => {
+    // Counted under the tenant row's lock, then the limit read: an operator's change of the limit waits for, or is seen by, this creation.
+    const active = await store.countActiveKeysLocked(tx, tenantId);
     const tenant = await readTenantLimits(tx, tenantId);
     if (!tenant) throw notFound('tenant');
     const { value: quota, source } = tenant.limits.apiKeys;
-    if (quota !== null && (await store.countActiveKeysLocked(tx, tenantId)) >= quota) {
+    if (quota !== null && active >= quota) {
       const whose = source === 'override' ? "the tenant's limit" : `the ${tenant.plan} plan`;
       throw ruleViolation(`${whose} allows ${quota} API keys; revoke one or change plan`, 'PLAN_QUOTA_EXCEEDED', { quota });
     }
