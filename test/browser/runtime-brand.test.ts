@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { closeChromium, launchChromium } from './chromium.js';
@@ -24,6 +27,8 @@ const BADGE_IMAGE = 'https://images.example.com/badges/quiz-master.svg';
 const BADGE_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" fill="#f59e0b"/><path d="M16 6l3 7h7l-6 4 2 8-6-5-6 5 2-8-6-4h7z" fill="#fff"/></svg>';
 const QUIZ_ANSWERS = { q1: 1, q2: 0 };
+const run = promisify(execFile);
+const RUNTIME_PACKAGE = path.resolve(import.meta.dirname, '../../packages/runtime');
 
 async function screenshot(page: Page, name: string): Promise<void> {
   if (!SCREENSHOTS) return;
@@ -227,6 +232,68 @@ test('the runtime fitted to a brand: theme, German, names and images, reduced mo
       assert.match((await listed.textContent())!, /^10 % Rabatt Code SUMMER\S+ \(gültig bis \d{2}\.\d{2}\.\d{4}\)$/, 'the date in the German format');
       await assertAccessible(page, 'the page after a spin under reduced motion');
       await screenshot(page, 'reduced-motion-spin-de');
+    });
+
+    await t.test('the packed package (npm pack) installs in an empty project, imports in Node, type-checks, and mounts into a host page whose CSS themes it', async () => {
+      const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'runtime-pack-'));
+      t.after(() => fs.rmSync(workDir, { recursive: true, force: true }));
+      const dist = path.join(workDir, 'dist');
+      await run(process.execPath, [path.join(RUNTIME_PACKAGE, 'scripts/build.mjs'), dist]);
+      await run('npm', ['pack', dist, '--pack-destination', workDir]);
+      const tarballs = fs.readdirSync(workDir).filter((name) => name.endsWith('.tgz'));
+      assert.deepEqual(tarballs, [`loyalty-runtime-${JSON.parse(fs.readFileSync(path.join(RUNTIME_PACKAGE, 'package.json'), 'utf8')).version}.tgz`]);
+      const tarball = path.join(workDir, tarballs[0]);
+      const app = path.join(workDir, 'app');
+      fs.mkdirSync(app);
+      fs.writeFileSync(path.join(app, 'package.json'), '{ "name": "app", "private": true, "type": "module" }\n');
+      await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: app });
+      const installed = path.join(app, 'node_modules/@loyalty/runtime');
+      const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8'));
+      assert.equal(manifest.dependencies, undefined, 'the SDK is bundled: the package installs with nothing else');
+      const imported = await run(process.execPath, ['--input-type=module', '-e', "import * as r from '@loyalty/runtime'; console.log(JSON.stringify({ mount: typeof r.mount, themes: Object.keys(r.THEME_VARIABLES).length, languages: Object.keys(r.CATALOGUES).sort(), de: r.chooseLocale(null, null, ['de-AT']) }))"], { cwd: app, env: { ...process.env, NODE_OPTIONS: '' } });
+      assert.deepEqual(JSON.parse(imported.stdout), { mount: 'function', themes: 14, languages: ['de', 'en'], de: 'de-AT' });
+      fs.writeFileSync(
+        path.join(app, 'consumer.ts'),
+        "import { mount, type Theme } from '@loyalty/runtime';\nconst theme: Theme = { 'color-accent': '#0f766e' };\nvoid mount(document.body, { baseUrl: '/', tenantSlug: 't', siteSlug: 's', theme, onMessage: (m) => console.log(m.type) });\n",
+      );
+      const tsc = path.resolve(import.meta.dirname, '../../node_modules/typescript/bin/tsc');
+      await run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--lib', 'es2022,dom', 'consumer.ts'], { cwd: app });
+      assert.deepEqual(Object.keys(manifest.exports).sort(), ['.', './loyalty-runtime.js', './package.json', './runtime.css']);
+
+      // A shop page on the service's origin (the service sends no CORS headers) that holds the runtime itself.
+      const page = await newPage('en-GB');
+      const host = `${base}/shop-page`;
+      const files: Record<string, { type: string; body: string }> = {
+        '/shop-page/': {
+          type: 'text/html',
+          body: `<!doctype html><html lang="en"><head><title>Shop</title><link rel="stylesheet" href="/shop-page/runtime.css"><style>.shop { --lk-color-accent: #be123c; --lk-font-family: Georgia, serif; }</style></head>
+<body><main class="shop"><h1>Our shop</h1><div id="engagement"></div></main><script src="/shop-page/loyalty-runtime.js"></script>
+<script>window.received = []; LoyaltyRuntime.mount(document.getElementById('engagement'), { baseUrl: location.origin, tenantSlug: ${JSON.stringify(tenant.slug)}, siteSlug: 'sommer', onMessage: (m) => window.received.push(m) });</script></body></html>`,
+        },
+        '/shop-page/runtime.css': { type: 'text/css', body: fs.readFileSync(path.join(installed, 'runtime.css'), 'utf8') },
+        '/shop-page/loyalty-runtime.js': { type: 'text/javascript', body: fs.readFileSync(path.join(installed, 'loyalty-runtime.js'), 'utf8') },
+      };
+      await page.route(`${host}/**`, (route) => {
+        const file = files[new URL(route.request().url()).pathname];
+        return file ? route.fulfill({ status: 200, contentType: file.type, body: file.body }) : route.fulfill({ status: 404, body: '' });
+      });
+      await page.goto(`${host}/`);
+      const spin = await page.waitForSelector('#engagement [data-action="spin"]:not([disabled])', { timeout: STEP_TIMEOUT_MS });
+      assert.equal(await spin.textContent(), 'Spin the wheel');
+      const styles = await page.evaluate(() => ({
+        button: getComputedStyle(document.querySelector('#engagement [data-action="spin"]')!).backgroundColor,
+        font: getComputedStyle(document.querySelector('#engagement')!).fontFamily,
+        background: getComputedStyle(document.querySelector('#engagement')!).backgroundColor,
+        hostMargin: getComputedStyle(document.body).marginTop,
+        ready: (window as unknown as { received: Array<{ type: string }> }).received.some((m) => m.type === 'runtime:ready'),
+      }));
+      assert.equal(styles.button, 'rgb(190, 18, 60)', 'the host page\'s CSS sets the accent');
+      assert.match(styles.font, /^Georgia, serif$/);
+      assert.equal(styles.background, 'rgb(255, 251, 235)', 'the engagement\'s canvas.theme applies too');
+      assert.equal(styles.hostMargin, '8px', 'the runtime\'s stylesheet leaves the host page\'s own elements alone');
+      assert.ok(styles.ready, 'onMessage heard runtime:ready');
+      await assertAccessible(page, 'the runtime mounted into a host page');
+      await screenshot(page, 'mounted-in-host-page');
     });
   } finally {
     for (const context of contexts) await context.close().catch(() => undefined);

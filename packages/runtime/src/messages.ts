@@ -31,6 +31,9 @@ export interface ActivityCompletedMessage {
   completed_at: string;
 }
 
+/** Every message the runtime sends, as it is posted (with `source` and `version`). */
+export type HostMessage = { source: typeof MESSAGE_SOURCE; version: typeof MESSAGE_VERSION } & (Omit<ActivityCompletedMessage, 'source' | 'version'> | OtherMessage);
+
 type OtherMessage =
   | { type: 'runtime:ready'; engagement_id: string; participant_id: string | null }
   | { type: 'runtime:error'; code: string; detail: string }
@@ -66,6 +69,8 @@ export function hostOrigin(location: Location, referrer: string): string {
 }
 
 export class HostMessenger {
+  private readonly listeners: Array<(message: HostMessage) => void> = [];
+
   constructor(
     private readonly target: Window | null,
     private readonly origin: string,
@@ -75,9 +80,22 @@ export class HostMessenger {
     return this.target !== null;
   }
 
+  /** Hears every message as well (a page that mounts the runtime itself has no parent window to post to). */
+  listen(listener: (message: HostMessage) => void): void {
+    this.listeners.push(listener);
+  }
+
   private post(message: Record<string, unknown>): void {
+    const full = { source: MESSAGE_SOURCE, version: MESSAGE_VERSION, ...message } as HostMessage;
+    for (const listener of this.listeners) {
+      try {
+        listener(full);
+      } catch (error) {
+        console.error('[loyalty-runtime] onMessage failed', error);
+      }
+    }
     if (!this.target) return;
-    this.target.postMessage({ source: MESSAGE_SOURCE, version: MESSAGE_VERSION, ...message }, this.origin);
+    this.target.postMessage(full, this.origin);
   }
 
   send(message: OtherMessage): void {

@@ -53,7 +53,7 @@ export function runtimeShell(input: ShellInput): string {
   const v = encodeURIComponent(input.assetVersion);
   const { texts: t, language } = input;
   return `<!doctype html>
-<html lang="${escapeHtml(language)}">
+<html lang="${escapeHtml(language)}" class="lk-page">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -63,7 +63,7 @@ export function runtimeShell(input: ShellInput): string {
 <script defer src="/embed/assets/runtime.js?v=${v}"></script>
 </head>
 <body>
-<main id="loyalty-runtime" data-tenant-slug="${escapeHtml(input.tenantSlug)}" data-site-slug="${escapeHtml(input.siteSlug)}" aria-busy="true">
+<main id="loyalty-runtime" class="lk-runtime" data-tenant-slug="${escapeHtml(input.tenantSlug)}" data-site-slug="${escapeHtml(input.siteSlug)}" aria-busy="true">
 <p class="lr-loading">${escapeHtml(t.loading)}</p>
 <noscript><p>${escapeHtml(t.needsJavaScript)}</p></noscript>
 </main>
@@ -81,7 +81,7 @@ export interface PageError {
 /** A whole-page message, in the runtime's look, for when there is nothing to run. */
 export function errorPage(error: PageError, language: string): string {
   return `<!doctype html>
-<html lang="${escapeHtml(language)}">
+<html lang="${escapeHtml(language)}" class="lk-page">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -90,7 +90,7 @@ export function errorPage(error: PageError, language: string): string {
 <link rel="stylesheet" href="/embed/assets/runtime.css">
 </head>
 <body>
-<main id="loyalty-runtime" aria-busy="false">
+<main id="loyalty-runtime" class="lk-runtime" aria-busy="false">
 <div class="lr-page-error" role="alert" data-code="${escapeHtml(error.code)}">
 <h1>${escapeHtml(error.title)}</h1>
 <p>${escapeHtml(error.message)}</p>
