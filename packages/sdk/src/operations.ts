@@ -195,6 +195,14 @@ export const OPERATIONS = {
   bulkGrantPoints: { method: 'POST', path: '/api/v1/admin/points/bulk-grant', auth: 'key', idempotency: 'body' },
   getBulkGrantJob: { method: 'GET', path: '/api/v1/admin/points/bulk-grant/{job_id}', auth: 'key' },
 
+  // Files: imports and exports (the upload itself and the file download are excluded below).
+  listImports: { method: 'GET', path: '/api/v1/admin/imports', auth: 'key' },
+  getImport: { method: 'GET', path: '/api/v1/admin/imports/{import_id}', auth: 'key' },
+  listImportErrors: { method: 'GET', path: '/api/v1/admin/imports/{import_id}/errors', auth: 'key' },
+  createExport: { method: 'POST', path: '/api/v1/admin/exports', auth: 'key' },
+  listExports: { method: 'GET', path: '/api/v1/admin/exports', auth: 'key' },
+  getExport: { method: 'GET', path: '/api/v1/admin/exports/{export_id}', auth: 'key' },
+
   // Publishing: review requests for drafts (people without the publishing permission submit; publishers approve or return).
   createReview: { method: 'POST', path: '/api/v1/admin/reviews', auth: 'key' },
   listReviews: { method: 'GET', path: '/api/v1/admin/reviews', auth: 'key' },
@@ -262,7 +270,8 @@ export type OperationName = keyof typeof OPERATIONS;
  * admin login token (a person's password exchanged for a JWT), which belongs
  * in the tenant's dashboard, not in a server integration or a browser.
  */
-export const EXCLUDED_OPERATIONS: ReadonlyArray<{ method: HttpMethod; path: string; reason: string }> = [
+/** `file`: the body sent or answered is a file streamed as it is (CSV, JSON lines), which the JSON client does not speak. */
+export const EXCLUDED_OPERATIONS: ReadonlyArray<{ method: HttpMethod; path: string; reason: string; file?: true }> = [
   { method: 'POST', path: '/api/v1/auth/login', reason: 'admin login with a person\'s password: dashboard only' },
   // The platform operator's routes take OPERATOR_TOKEN, a deployment secret no tenant holds (src/modules/access/operator-auth.ts).
   { method: 'GET', path: '/api/v1/operator/tenants/{tenant_id}/limits', reason: 'the platform operator\'s route (OPERATOR_TOKEN), not a tenant\'s' },
@@ -272,4 +281,7 @@ export const EXCLUDED_OPERATIONS: ReadonlyArray<{ method: HttpMethod; path: stri
   { method: 'GET', path: '/embed-demo/{tenantSlug}/{siteSlug}', reason: 'a demo host page (HTML, development only), not an API' },
   { method: 'GET', path: '/embed/assets/runtime.js', reason: 'the runtime page\'s script, not an API' },
   { method: 'GET', path: '/embed/assets/runtime.css', reason: 'the runtime page\'s stylesheet, not an API' },
+  // Files (src/modules/files): the body of an upload and of a download is the file itself, streamed; the client speaks JSON.
+  { method: 'POST', path: '/api/v1/admin/imports', reason: 'the body is the file (text/csv or application/x-ndjson), streamed: send it with fetch or curl --data-binary', file: true },
+  { method: 'GET', path: '/api/v1/admin/exports/{export_id}/file', reason: 'the answer is the file (CSV or JSON lines), streamed: fetch file_url', file: true },
 ];

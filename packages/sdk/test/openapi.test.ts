@@ -84,8 +84,8 @@ test('each method sends the credential its operation declares', () => {
     // The platform operator's routes take OPERATOR_TOKEN, which no tenant integration holds.
     const operator = security.length > 0 && security.every((scheme) => scheme === 'OperatorToken');
     assert.ok(
-      security.includes('AdminToken') || excluded.path === '/api/v1/auth/login' || page || operator,
-      `${excluded.method} ${excluded.path} is excluded as an admin-token route, an operator route or a public page outside the API`,
+      security.includes('AdminToken') || excluded.path === '/api/v1/auth/login' || page || operator || excluded.file === true,
+      `${excluded.method} ${excluded.path} is excluded as an admin-token route, an operator route, a public page outside the API or a file transfer`,
     );
   }
 });

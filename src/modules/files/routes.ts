@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errorRef } from '../../platform/http.js';
 import * as imports from './imports.js';
 import * as exports from './exports.js';
 import { ErrorsQuery, ExportBody, ExportIdParams, ExportList, ImportErrors, ImportIdParams, ImportList, ImportQuery, ImportUpload, ListQuery } from './schemas.js';
@@ -9,8 +10,8 @@ const tags = ['files'];
 const importRef = Type.Ref('FileImport');
 const exportRef = Type.Ref('FileExport');
 // Every kind shares these routes, so the role check that depends on the kind
-// happens in the service (access.ts); the route itself only needs a console user.
-const anyKind = { auth: 'admin', permission: 'account:self' } as const;
+// happens in the service (access.ts); platform/permissions.ts lets any console user reach them.
+const anyKind = { auth: 'admin' } as const;
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.ctx;
@@ -35,7 +36,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           querystring: ImportQuery,
           consumes: ['text/csv', 'application/x-ndjson'],
           body: ImportUpload,
-          response: { 202: importRef },
+          response: {
+            202: importRef,
+            400: { ...errorRef, description: 'A required column is missing, a column is unknown or repeated, the CSV cannot be read, or the file has no rows.' },
+            403: { ...errorRef, description: 'The credential lacks an admin scope, the role lacks the permission of the kind, or personal fields are imported without read:pii.' },
+            413: { ...errorRef, description: 'The file is larger than FILES_IMPORT_BYTES_MAX (256 MiB by default).' },
+            415: { ...errorRef, description: 'The body is not text/csv (format csv) or application/x-ndjson / application/jsonl (format jsonl).' },
+          },
         },
       },
       async (request, reply) => {
@@ -120,14 +127,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: "Download a completed export's file (streamed, as an attachment)",
-        description: '409 while the export is not completed.',
         params: ExportIdParams,
-        produces: ['text/csv', 'application/x-ndjson'],
         response: {
           200: {
             description: 'The file, CSV or JSON lines, with Content-Disposition: attachment.',
             content: { 'text/csv': { schema: Type.String() }, 'application/x-ndjson': { schema: Type.String() } },
           },
+          409: { ...errorRef, description: 'The export is not completed yet.' },
         },
       },
     },

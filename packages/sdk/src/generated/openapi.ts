@@ -4324,7 +4324,7 @@ export interface paths {
                         "application/json": components["schemas"]["FileImport"];
                     };
                 };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+                /** @description A required column is missing, a column is unknown or repeated, the CSV cannot be read, or the file has no rows. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4356,7 +4356,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+                /** @description The credential lacks an admin scope, the role lacks the permission of the kind, or personal fields are imported without read:pii. Codes: `AUTH_FORBIDDEN`. */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4404,7 +4404,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+                /** @description The file is larger than FILES_IMPORT_BYTES_MAX (256 MiB by default). Codes: `PAYLOAD_TOO_LARGE`. */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -4420,7 +4420,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+                /** @description The body is not text/csv (format csv) or application/x-ndjson / application/jsonl (format jsonl). Codes: `UNSUPPORTED_MEDIA_TYPE`. */
                 415: {
                     headers: {
                         [name: string]: unknown;
@@ -5627,10 +5627,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Download a completed export's file (streamed, as an attachment)
-         * @description 409 while the export is not completed.
-         */
+        /** Download a completed export's file (streamed, as an attachment) */
         get: {
             parameters: {
                 query?: never;
@@ -5652,104 +5649,164 @@ export interface paths {
                         "application/x-ndjson": string;
                     };
                 };
-                /** @description Invalid parameters or request body. */
+                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/csv": components["schemas"]["ErrorResponse"];
-                        "application/x-ndjson": components["schemas"]["ErrorResponse"];
+                        /**
+                         * @example {
+                         *       "detail": "body/amount must be >= 1",
+                         *       "code": "VALIDATION_INVALID_VALUE",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Missing or invalid credential. */
+                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/csv": components["schemas"]["ErrorResponse"];
-                        "application/x-ndjson": components["schemas"]["ErrorResponse"];
+                        /**
+                         * @example {
+                         *       "detail": "this route needs an API key (X-API-Key)",
+                         *       "code": "AUTH_UNAUTHENTICATED",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. */
+                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/csv": components["schemas"]["ErrorResponse"];
-                        "application/x-ndjson": components["schemas"]["ErrorResponse"];
+                        /**
+                         * @example {
+                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                         *       "code": "AUTH_FORBIDDEN",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description The resource does not exist (or belongs to another tenant). */
+                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/csv": components["schemas"]["ErrorResponse"];
-                        "application/x-ndjson": components["schemas"]["ErrorResponse"];
+                        /**
+                         * @example {
+                         *       "detail": "participant not found",
+                         *       "code": "RESOURCE_NOT_FOUND",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Duplicate action or a conflicting request in progress. */
+                /** @description The export is not completed yet. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/csv": components["schemas"]["ErrorResponse"];
-                        "application/x-ndjson": components["schemas"]["ErrorResponse"];
+                        /**
+                         * @example {
+                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description The request body is larger than the limit. */
+                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
                 413: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/csv": components["schemas"]["ErrorResponse"];
-                        "application/x-ndjson": components["schemas"]["ErrorResponse"];
+                        /**
+                         * @example {
+                         *       "detail": "the request body is larger than 1048576 bytes",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description The request body is not JSON. */
+                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
                 415: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/csv": components["schemas"]["ErrorResponse"];
-                        "application/x-ndjson": components["schemas"]["ErrorResponse"];
+                        /**
+                         * @example {
+                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Validation failure or guarded operation failure. */
+                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/csv": components["schemas"]["ErrorResponse"];
-                        "application/x-ndjson": components["schemas"]["ErrorResponse"];
+                        /**
+                         * @example {
+                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/csv": components["schemas"]["ErrorResponse"];
-                        "application/x-ndjson": components["schemas"]["ErrorResponse"];
+                        /**
+                         * @example {
+                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                         *       "code": "RATE_LIMITED",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Server error. */
+                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
                 500: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/csv": components["schemas"]["ErrorResponse"];
-                        "application/x-ndjson": components["schemas"]["ErrorResponse"];
+                        /**
+                         * @example {
+                         *       "detail": "internal error; the request id is in X-Request-Id",
+                         *       "code": "INTERNAL_ERROR",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
             };
@@ -11012,6 +11069,211 @@ export interface paths {
             parameters: {
                 query: {
                     engagement_id: string;
+                    /** @description Resume after this envelope id (the Last-Event-ID header wins when both are sent). */
+                    last_event_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/event-stream */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /** @example Spring weekend bonus */
+                        "application/json": string;
+                    };
+                };
+                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "body/amount must be >= 1",
+                         *       "code": "VALIDATION_INVALID_VALUE",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "this route needs an API key (X-API-Key)",
+                         *       "code": "AUTH_UNAUTHENTICATED",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                         *       "code": "AUTH_FORBIDDEN",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "participant not found",
+                         *       "code": "RESOURCE_NOT_FOUND",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "the request body is larger than 1048576 bytes",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                         *       "code": "RATE_LIMITED",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "detail": "internal error; the request id is in X-Request-Id",
+                         *       "code": "INTERNAL_ERROR",
+                         *       "error_version": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/gamify/webhooks/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A sandbox tenant's live stream of every event as webhook envelopes (server-sent events), for a local forwarder
+         * @description What `npx @loyalty/sdk listen --forward-to <url>` reads: each message is one envelope (the JSON a webhook destination receives, with the same `id`) as `data:`, with `id:` set to the envelope id, for every event of the tenant (or those `events` selects). Resume with `Last-Event-ID` or `last_event_id` as on the participant stream (an unknown id starts from now after `event: reset`). Sandbox tenants only: a live tenant answers 403 `SANDBOX_ONLY` (forward a live tenant's events with a destination). At most 5 open at once per tenant (429 `STREAM_LIMIT_REACHED`). An invalid pattern in `events` answers 422.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Comma-separated event names and patterns, as in a destination's `events` (`points.*,badge.earned.v1`); default `*`. */
+                    events?: string;
                     /** @description Resume after this envelope id (the Last-Event-ID header wins when both are sent). */
                     last_event_id?: string;
                 };
