@@ -140,6 +140,23 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
     assert.equal(next.body.next_cursor, null);
   });
 
+  await t.test('a grant the write refuses (a balance past its limit) fails its row alone; the rest of the batch is granted', async () => {
+    await svc.sql("INSERT INTO participants (tenant_id, participant_id) VALUES ($1, 'rich')", [tenant.tenantId]);
+    await svc.sql(`INSERT INTO points_balances (tenant_id, participant_id, available, lifetime, updated_at) VALUES ($1, 'rich', 0, $2, now())`, [
+      tenant.tenantId,
+      Number.MAX_SAFE_INTEGER - 1,
+    ]);
+    const started = await upload(svc, plain, 'point_grants', 'csv', 'participant_id,amount,reason\nfine-1,3,x\nrich,5,x\nfine-2,4,x\n');
+    assert.equal(started.status, 202, started.text);
+    await runImport(db, tenant.tenantId, started.body.import_id);
+    const done = await svc.request('GET', `/api/v1/admin/imports/${started.body.import_id}`, { key: plain });
+    assert.deepEqual([done.body.rows_done, done.body.rows_failed], [2, 1]);
+    const errors = await svc.request('GET', `/api/v1/admin/imports/${started.body.import_id}/errors`, { key: plain });
+    assert.deepEqual(errors.body.errors.map((e: { row: number; code: string }) => [e.row, e.code]), [[2, 'POINTS_BALANCE_LIMIT']]);
+    const balances = await svc.sql("SELECT participant_id, available FROM points_balances WHERE tenant_id = $1 AND participant_id IN ('fine-1', 'fine-2', 'rich') ORDER BY participant_id", [tenant.tenantId]);
+    assert.deepEqual(balances.map((b: { participant_id: string; available: number }) => [b.participant_id, Number(b.available)]), [['fine-1', 3], ['fine-2', 4], ['rich', 0]]);
+  });
+
   await t.test('reward codes: codes land in the pool; an unknown reward fails its rows', async () => {
     const reward = await svc.request('POST', '/api/v1/admin/rewards', { key: plain, body: { id: 'gift', name: 'Gift card', type: 'voucher', code_source: 'pool', metadata: { value: 10, currency: 'EUR' } } });
     assert.equal(reward.status, 201, reward.text);
@@ -180,7 +197,7 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
     const ledger = await exported(plain, { kind: 'ledger', format: 'csv' });
     const ledgerRows = ledger.text.trimEnd().split('\r\n');
     assert.equal(ledgerRows[0], 'id,participant_id,type,amount,reason,memo,source_kind,source_id,activity_id,engagement_id,available_after,lifetime_after,created_at');
-    assert.equal(ledgerRows.length, 1 + IMPORT_BATCH_ROWS + 20);
+    assert.equal(ledgerRows.filter((row) => row.includes(',migration,')).length, IMPORT_BATCH_ROWS + 20);
     assert.ok(ledgerRows[1].includes(`,bonus,1,migration,,bulk,${grantsImportId}:1,`), ledgerRows[1]);
     const future = await exported(plain, { kind: 'ledger', format: 'jsonl', from: new Date(Date.now() + 3_600_000).toISOString() });
     assert.equal(future.text, '');
@@ -289,4 +306,26 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
     const chunks = await svc.sql('SELECT count(*)::int AS n FROM file_export_chunks WHERE tenant_id = $1 AND export_id = $2', [tenant.tenantId, file.id]);
     assert.equal(chunks[0].n, 1 + rows / EXPORT_PAGE_ROWS, 'the header and one chunk per page');
   });
+});
+
+test('files: the worker runs imports and exports by itself', { timeout: 60_000 }, async (t) => {
+  const svc = await startTestService(t, { jobs: true });
+  const tenant = await svc.createTenant();
+  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const value = await read();
+      if (done(value) || Date.now() > deadline) return value;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  const started = await upload(svc, tenant.apiKey, 'point_grants', 'jsonl', '{"participant_id":"w-1","amount":7,"reason":"welcome"}\n');
+  assert.equal(started.status, 202, started.text);
+  const imported = await until(() => svc.request('GET', `/api/v1/admin/imports/${started.body.import_id}`, { key: tenant.apiKey }), (r) => r.body.status === 'completed');
+  assert.deepEqual([imported.body.status, imported.body.rows_done], ['completed', 1]);
+  const requested = await svc.request('POST', '/api/v1/admin/exports', { key: tenant.apiKey, body: { kind: 'ledger', format: 'jsonl' } });
+  const exported = await until(() => svc.request('GET', `/api/v1/admin/exports/${requested.body.export_id}`, { key: tenant.apiKey }), (r) => r.body.status === 'completed');
+  assert.equal(exported.body.rows_written, 1);
+  const file = await svc.request('GET', exported.body.file_url, { key: tenant.apiKey });
+  assert.equal(JSON.parse(file.text).amount, 7);
 });
