@@ -23,6 +23,8 @@ const published = {
   sideEffects: false,
   engines: source.engines,
   exports: { '.': entry('index'), './react': entry('react'), './node': entry('node'), './package.json': './package.json' },
+  // The `listen` forwarder, compiled: `npx @loyalty/sdk listen --forward-to …` runs it with plain Node.
+  bin: { loyalty: './cli.js' },
   peerDependencies: source.peerDependencies,
   peerDependenciesMeta: source.peerDependenciesMeta,
 };

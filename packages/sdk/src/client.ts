@@ -175,7 +175,7 @@ export class LoyaltyClient {
     this.fetchImpl = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
     this.maxRetries = Math.min(retries, MAX_RETRIES_LIMIT);
     for (const name of Object.keys(OPERATIONS) as OperationName[]) {
-      if (name === 'streamEvents') continue;
+      if (name === 'streamEvents' || name === 'streamTenantEvents') continue;
       (this as unknown as Record<string, unknown>)[name] = (args?: Args) => this.call(name, args);
     }
   }
@@ -220,6 +220,42 @@ export class LoyaltyClient {
       onReset: options.onReset,
     };
     return openEventStream(streamOptions);
+  }
+
+  /**
+   * Follows a SANDBOX tenant's stream of every event as webhook envelopes
+   * (what `loyalty listen` forwards), optionally only `events` (names and
+   * patterns such as `points.*`). Needs the client's apiKey (a sandbox key with
+   * the admin or gamify:admin scope); a live tenant is refused (403 SANDBOX_ONLY,
+   * reported to `onError`). Returns a function that closes it.
+   */
+  streamTenantEvents(options: {
+    onEvent: (event: StreamEvent) => void;
+    onError?: (error: unknown) => void;
+    onReset?: () => void;
+    /** Called each time the stream is (re)connected. */
+    onOpen?: () => void;
+    events?: string[];
+    lastEventId?: string;
+  }): () => void {
+    if (!this.options.apiKey) throw new LoyaltyValidationError('apiKey', 'streamTenantEvents is a server operation: create the client with an apiKey');
+    const url = new URL(this.baseUrl + OPERATIONS.streamTenantEvents.path);
+    if (options.events && options.events.length > 0) url.searchParams.set('events', options.events.join(','));
+    const fetchImpl = this.fetchImpl;
+    return openEventStream({
+      url: url.toString(),
+      // The reader has no "open" callback of its own: the fetch it uses reports a successful connection.
+      fetch: async (input, init) => {
+        const response = await fetchImpl(input, init);
+        if (response.ok) options.onOpen?.();
+        return response;
+      },
+      headers: { ...this.options.headers, 'x-api-key': this.options.apiKey },
+      lastEventId: options.lastEventId,
+      onEvent: options.onEvent,
+      onError: options.onError,
+      onReset: options.onReset,
+    });
   }
 
   private sessionFor(given: ParticipantSession | undefined): ParticipantSession {

@@ -261,6 +261,7 @@ export const OPERATIONS = {
   getEventCatalog: { method: 'GET', path: '/.well-known/events.json', auth: 'public' },
 
   streamEvents: { method: 'GET', path: '/api/v1/public/events/stream', auth: 'session', stream: true },
+  streamTenantEvents: { method: 'GET', path: '/api/v1/gamify/webhooks/stream', auth: 'key', stream: true },
 } as const satisfies Record<string, OperationSpec>;
 
 export type OperationName = keyof typeof OPERATIONS;

@@ -76,7 +76,7 @@ type ArgsTuple<N extends OperationName> = {} extends OperationArgs<N> ? [args?: 
 
 /** One typed method per operation in OPERATIONS. */
 export type OperationMethods = {
-  [N in Exclude<OperationName, 'streamEvents'>]: (...args: ArgsTuple<N>) => Promise<ResponseBody<N>>;
+  [N in Exclude<OperationName, 'streamEvents' | 'streamTenantEvents'>]: (...args: ArgsTuple<N>) => Promise<ResponseBody<N>>;
 };
 
 // Named types of the schemas and routes that integrations use most. The

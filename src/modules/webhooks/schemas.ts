@@ -189,6 +189,19 @@ export const StreamQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export const TenantStreamQuery = Type.Object(
+  {
+    events: Type.Optional(
+      Type.String({
+        maxLength: 2_000,
+        description: 'Comma-separated event names and patterns, as in a destination\'s `events` (`points.*,badge.earned.v1`); default `*`.',
+      }),
+    ),
+    last_event_id: Type.Optional(Type.String({ maxLength: 64, description: 'Resume after this envelope id (the Last-Event-ID header wins when both are sent).' })),
+  },
+  { additionalProperties: false },
+);
+
 export const CatalogDocument = Type.Object({
   version: Type.Integer(),
   events: Type.Array(

@@ -10,7 +10,7 @@ import { AppError, conflict, notFound, ruleViolation } from '../../platform/erro
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { resolveSafeTarget, UnsafeUrlError, type Resolver, type SafeHttpPolicy } from '../../platform/safe-http.js';
 import { tenantEnvironment } from '../../platform/environments.js';
-import { catalogEntry, patternProblem, PING_EVENT, sampleEventData } from './catalog.js';
+import { ALL_EVENTS_PATTERN, catalogEntry, patternProblem, PING_EVENT, sampleEventData } from './catalog.js';
 import { attemptDelivery, backoffMsBefore, destinationPolicy, privateNetworkPermittedBy, TEST_EVENT_ID_PREFIX } from './delivery.js';
 import * as store from './store.js';
 import type {
@@ -412,6 +412,27 @@ export async function runBulkReplay(context: Context, tenantId: string, jobId: s
     }
     await store.runBulkReplay(tx, tenantId, job, destination, BULK_REPLAY_DELIVERIES_MAX, clock.now());
   });
+}
+
+// ---- the tenant-level stream (a sandbox tenant's forwarder) ------------------------
+
+/** The patterns of a tenant stream's `events` query (comma-separated), checked as a destination's are; `*` when absent. */
+export function streamPatterns(events: string | undefined): string[] {
+  if (events === undefined) return [ALL_EVENTS_PATTERN];
+  return checkEvents(events.split(',').map((part) => part.trim()));
+}
+
+/**
+ * The tenant-level stream carries every event of the tenant with its data: a
+ * development tool, like the other test controls, for sandbox tenants only. A
+ * live tenant's events reach its receivers through destinations.
+ */
+export async function requireSandboxStream(context: Context, tenantId: string): Promise<void> {
+  await requireSandbox(
+    context,
+    tenantId,
+    "the tenant event stream (and the SDK's `listen` forwarder) works only for sandbox tenants, and this tenant is live: send its events to a webhook destination",
+  );
 }
 
 /** The dispatcher: outbox events to deliveries (and live-stream notifications). */

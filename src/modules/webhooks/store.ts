@@ -133,7 +133,8 @@ export async function upsertSettings(tx: Tx, tenantId: string, backoffScaleValue
  * `<prefix>.*` or by `*`, as catalog.ts's subscriptionMatches says, and scoped to its
  * engagement when the destination has one), delivery jobs for them (one per
  * destination and DELIVERY_BATCH_MAX deliveries, in event order), and a
- * notification per participant for the live streams. Running it twice for the
+ * notification per participant (and one for the events about no participant)
+ * for the live streams. Running it twice for the
  * same events creates nothing new (the unique original-delivery index).
  */
 export async function fanOut(
@@ -170,7 +171,7 @@ export async function fanOut(
        SELECT enqueue_jobs($4, ARRAY(SELECT payload FROM batches), $5) AS added
      ), chunks AS (
        SELECT participant_id, (row_number() OVER (PARTITION BY participant_id ORDER BY id) - 1) / $7 AS chunk, id
-       FROM ev WHERE participant_id IS NOT NULL
+       FROM ev
      ), notified AS (
        SELECT pg_notify($6, json_build_object('tenant_id', $1::uuid, 'participant_id', participant_id, 'event_ids', json_agg(id))::text) AS sent
        FROM chunks GROUP BY participant_id, chunk
@@ -622,6 +623,57 @@ export async function participantEventsAfter(db: Database, tenantId: string, par
     afterId,
   ]);
   return marker ? participantEventsAfterSeq(db, tenantId, participantId, engagementId, Number(marker.seq), limit) : null;
+}
+
+/**
+ * The tenant-level stream's reads (a sandbox tenant's forwarder): by id for a
+ * notification, and after an outbox position. There is no (tenant_id, seq)
+ * index on the outbox, so the heartbeat's catch-up also bounds the time
+ * (TENANT_CATCH_UP_WINDOW): PostgreSQL then reads either the tenant's rows
+ * or the last minutes' rows, whichever is fewer.
+ */
+const TENANT_CATCH_UP_WINDOW = '10 minutes';
+
+export async function tenantEventsByIds(tx: Tx, tenantId: string, ids: string[]): Promise<StreamEventRow[]> {
+  const { rows } = await tx.query<StreamEventRow>(
+    `SELECT id, seq, event, participant_id, engagement_id, data, created_at FROM outbox_events
+     WHERE tenant_id = $1 AND id = ANY ($2::text[]) ORDER BY seq`,
+    [tenantId, ids],
+  );
+  return rows;
+}
+
+/** The position of the tenant's latest recent event (0 when none): where a fresh tenant stream's catch-up starts. */
+export async function tenantLatestSeq(db: Database, tenantId: string): Promise<number> {
+  const rows = await db.tenantRead<{ seq: number | null }>(
+    tenantId,
+    `SELECT max(seq) AS seq FROM outbox_events WHERE tenant_id = $1 AND created_at > now() - interval '${TENANT_CATCH_UP_WINDOW}'`,
+    [tenantId],
+  );
+  return Number(rows[0]?.seq ?? 0);
+}
+
+/** The tenant's recent events after a position (the heartbeat's catch-up of a missed notification). */
+export async function tenantEventsAfterSeq(db: Database, tenantId: string, afterSeq: number, limit: number): Promise<StreamEventRow[]> {
+  return db.tenantRead<StreamEventRow>(
+    tenantId,
+    `SELECT id, seq, event, participant_id, engagement_id, data, created_at FROM outbox_events
+     WHERE tenant_id = $1 AND seq > $2 AND created_at > now() - interval '${TENANT_CATCH_UP_WINDOW}'
+     ORDER BY seq LIMIT $3`,
+    [tenantId, afterSeq, limit],
+  );
+}
+
+/** The tenant's events after the one with id `afterId` (resume), or null when that event is not kept. */
+export async function tenantEventsAfter(db: Database, tenantId: string, afterId: string, limit: number): Promise<StreamEventRow[] | null> {
+  const [marker] = await db.tenantRead<{ seq: number }>(tenantId, 'SELECT seq FROM outbox_events WHERE tenant_id = $1 AND id = $2', [tenantId, afterId]);
+  if (!marker) return null;
+  return db.tenantRead<StreamEventRow>(
+    tenantId,
+    `SELECT id, seq, event, participant_id, engagement_id, data, created_at FROM outbox_events
+     WHERE tenant_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+    [tenantId, Number(marker.seq), limit],
+  );
 }
 
 // ---- retention -----------------------------------------------------------------

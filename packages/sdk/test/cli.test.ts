@@ -1,0 +1,113 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { startTestService } from '../../../test/helper.ts';
+import { emit } from '../../../src/platform/outbox.ts';
+import { dispatch } from '../../../src/modules/webhooks/service.ts';
+import { sampleEventData } from '../../../src/modules/webhooks/catalog.ts';
+import { startReceiver, waitFor } from '../../../src/modules/webhooks/test-support.ts';
+import { verifyWebhook } from '../src/webhooks.ts';
+
+/**
+ * `loyalty listen --forward-to <url>` as a developer runs it: a child process
+ * reading a sandbox tenant's event stream from a running service and POSTing
+ * each event, signed with the secret it printed, to a local receiver; and the
+ * refusals (a live key in the CLI, a live tenant, a wrong scope and a bad
+ * pattern at the stream).
+ */
+const packageRoot = path.resolve(import.meta.dirname, '..');
+const repositoryRoot = path.resolve(packageRoot, '../..');
+const CLI = path.join(packageRoot, 'src', 'cli.ts');
+const STREAM = '/api/v1/gamify/webhooks/stream';
+
+interface Cli {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+}
+
+function runCli(args: string[], env: Record<string, string>): Cli {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: repositoryRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk) => (out += chunk));
+  child.stderr!.on('data', (chunk) => (err += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+test('loyalty listen forwards a sandbox tenant\'s events, signed, to a local receiver; live keys are refused', { timeout: 120_000 }, async (t) => {
+  const svc = await startTestService(t);
+  const context = { db: svc.service.db, config: svc.config, log: svc.service.log };
+  const sandbox = await svc.createTenant({ environment: 'sandbox' });
+  const live = await svc.createTenant();
+  const receiver = await startReceiver((_request, res) => {
+    res.statusCode = 202;
+    res.end('accepted');
+  });
+  t.after(() => receiver.close());
+
+  await t.test('events matching --events reach the receiver with a signature verifyWebhook accepts; the CLI prints the status', async (t) => {
+    const cli = runCli(['listen', '--forward-to', `${receiver.url}/hooks`, '--events', 'points.*', '--base-url', svc.baseUrl], { LOYALTY_API_KEY: sandbox.apiKey });
+    t.after(async () => {
+      cli.child.kill('SIGTERM');
+      await cli.exited;
+    });
+    await waitFor('the CLI to connect', () => cli.stdout().includes('Ready.') || (cli.stderr() !== '' && assert.fail(cli.stderr())), 30_000);
+    const secret = /signing secret is (whsec_\S+)/.exec(cli.stdout())?.[1];
+    assert.ok(secret, cli.stdout());
+
+    const now = new Date().toISOString();
+    const ids = await svc.service.db.tenant(sandbox.tenantId, (tx) =>
+      emit(tx, sandbox.tenantId, [
+        { event: 'badge.earned.v1', participantId: 'p-1', data: { ...sampleEventData('badge.earned.v1', now), participant_id: 'p-1' } },
+        { event: 'points.awarded.v1', participantId: 'p-1', data: { ...sampleEventData('points.awarded.v1', now), participant_id: 'p-1' } },
+      ]),
+    );
+    await dispatch(context, sandbox.tenantId, ids);
+    const [request] = await waitFor('the forwarded event', () => (receiver.received.length > 0 ? receiver.received : null));
+    assert.equal(request.path, '/hooks');
+    const envelope = await verifyWebhook(request.rawBody, request.headers as Record<string, string>, secret);
+    assert.equal(envelope.id, ids[1]);
+    assert.equal(envelope.event, 'points.awarded.v1');
+    assert.equal(envelope.tenant_id, sandbox.tenantId);
+    assert.equal(envelope.data.participant_id, 'p-1');
+    assert.equal(request.headers['x-service-event'], 'points.awarded.v1');
+    assert.equal(request.headers['x-service-delivery-id'], ids[1]);
+    await assert.rejects(verifyWebhook(request.rawBody, request.headers as Record<string, string>, 'whsec_another_secret'), /signature/);
+    await waitFor('the printed line', () => cli.stdout().includes(`points.awarded.v1  ${ids[1]}  -> POST ${receiver.url}/hooks [202]`));
+    // The badge event came first in the outbox: had the filter let it through, it would have arrived first.
+    assert.equal(receiver.received.length, 1, 'badge.earned.v1 is not forwarded');
+  });
+
+  await t.test('a live key is refused by the CLI before it connects, with a clear message', async () => {
+    const cli = runCli(['listen', '--forward-to', `${receiver.url}/hooks`, '--base-url', svc.baseUrl], { LOYALTY_API_KEY: live.apiKey });
+    assert.equal(await cli.exited, 2);
+    assert.match(cli.stderr(), /refusing a live key \(lk_live_…\): listen forwards the events of a sandbox tenant only/);
+    const missing = runCli(['listen', '--base-url', svc.baseUrl], { LOYALTY_API_KEY: sandbox.apiKey });
+    assert.equal(await missing.exited, 2);
+    assert.match(missing.stderr(), /--forward-to <url> is required/);
+  });
+
+  await t.test('the stream refuses a live tenant (403 SANDBOX_ONLY), a key without gamify:admin (403) and a bad pattern (422)', async () => {
+    const liveStream = await svc.request('GET', STREAM, { key: live.apiKey });
+    assert.equal(liveStream.status, 403, liveStream.text);
+    assert.equal(liveStream.body.code, 'SANDBOX_ONLY');
+    assert.match(liveStream.body.detail, /only for sandbox tenants/);
+    const jwt = await svc.login(sandbox);
+    const ingest = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: 'ingest', environment: 'test', scopes: ['ingest'] } });
+    const wrongScope = await svc.request('GET', STREAM, { key: ingest.body.key });
+    assert.equal(wrongScope.status, 403, wrongScope.text);
+    const badPattern = await svc.request('GET', `${STREAM}?events=points*`, { key: sandbox.apiKey });
+    assert.equal(badPattern.status, 422, badPattern.text);
+    assert.match(badPattern.body.detail, /invalid pattern "points\*"/);
+    const anonymous = await svc.request('GET', STREAM);
+    assert.equal(anonymous.status, 401);
+    // The CLI reports a refusal of the service and stops.
+    const cli = runCli(['listen', '--forward-to', `${receiver.url}/hooks`, '--base-url', svc.baseUrl, '--api-key', ingest.body.key], {});
+    assert.equal(await cli.exited, 1, cli.stderr());
+    assert.match(cli.stderr(), /refused by the service \(403 AUTH_FORBIDDEN\)/);
+  });
+});
