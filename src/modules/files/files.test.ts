@@ -157,6 +157,26 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
     assert.deepEqual(balances.map((b: { participant_id: string; available: number }) => [b.participant_id, Number(b.available)]), [['fine-1', 3], ['fine-2', 4], ['rich', 0]]);
   });
 
+  await t.test('the same file sent again with its Idempotency-Key answers the first import and grants once; another file with the key is 422', async () => {
+    const file = 'participant_id,amount,reason\nonce-1,10,retry\n';
+    const send = (text: string) =>
+      svc.request('POST', '/api/v1/admin/imports?kind=point_grants&format=csv', { key: plain, raw: text, headers: { 'content-type': 'text/csv', 'idempotency-key': 'upload-1' } });
+    const first = await send(file);
+    assert.equal(first.status, 202, first.text);
+    assert.equal(first.body.duplicate, false);
+    const again = await send(file);
+    assert.equal(again.status, 202, again.text);
+    assert.deepEqual([again.body.duplicate, again.body.import_id], [true, first.body.import_id]);
+    const other = await send('participant_id,amount,reason\nonce-1,99,retry\n');
+    assert.equal(other.status, 422);
+    assert.equal(other.body.code, 'IDEMPOTENCY_KEY_REUSED');
+    await runImport(db, tenant.tenantId, first.body.import_id);
+    const imports = await svc.sql("SELECT count(*)::int AS n FROM file_imports WHERE tenant_id = $1 AND columns = '{participant_id,amount,reason}' AND rows_total = 1", [tenant.tenantId]);
+    assert.equal(imports[0].n, 1, 'the repeats stored nothing');
+    const [balance] = await svc.sql("SELECT available FROM points_balances WHERE tenant_id = $1 AND participant_id = 'once-1'", [tenant.tenantId]);
+    assert.equal(Number(balance.available), 10);
+  });
+
   await t.test('reward codes: codes land in the pool; an unknown reward fails its rows', async () => {
     const reward = await svc.request('POST', '/api/v1/admin/rewards', { key: plain, body: { id: 'gift', name: 'Gift card', type: 'voucher', code_source: 'pool', metadata: { value: 10, currency: 'EUR' } } });
     assert.equal(reward.status, 201, reward.text);

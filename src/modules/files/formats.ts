@@ -26,12 +26,12 @@ export interface ParsedRecord {
  * Counts the bytes of an upload and fails the stream with a 413 once they pass
  * `limit`, so that an oversized body is refused while it arrives, not after.
  */
-export function byteLimit(limit: number, onBytes: (bytes: number) => void): Transform {
+export function byteLimit(limit: number, onBytes: (bytes: number, chunk: Buffer) => void): Transform {
   let seen = 0;
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       seen += chunk.length;
-      onBytes(seen);
+      onBytes(seen, chunk);
       if (seen > limit) callback(new AppError('payload_too_large', 'PAYLOAD_TOO_LARGE', `the file is larger than ${limit} bytes`));
       else callback(null, chunk);
     },

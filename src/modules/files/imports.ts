@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Database, Tx } from '../../platform/db.js';
 import type { AuthContext } from '../../platform/auth.js';
@@ -6,6 +7,7 @@ import { AppError, forbidden, invalid, notFound } from '../../platform/errors.js
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { prefixedId } from '../../platform/ids.js';
 import { addJob } from '../../platform/jobs.js';
+import { claimKey, storeResponse } from '../../platform/idempotency.js';
 import { canReadPii, listCustomFieldsInTx, MASKED_FIELDS, STANDARD_FIELDS, writeProfileInTx, type ProfileInput } from '../participants/index.js';
 import { awardInTx, grantInTx, type GrantInput } from '../points/index.js';
 import { inBatch } from '../../platform/batch.js';
@@ -107,6 +109,8 @@ export interface ImportView {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** Set on the upload's answer: true when an Idempotency-Key named an earlier upload of the same file. */
+  duplicate?: boolean;
 }
 
 export function presentImport(row: ImportRow): ImportView {
@@ -145,53 +149,94 @@ export function checkMediaType(format: FileFormat, contentType: string | undefin
   }
 }
 
+export const IMPORT_IDEMPOTENCY_SCOPE = 'files.import';
+const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
+
+/** An upload whose Idempotency-Key names an earlier upload of the same file: the new rows are rolled back. */
+class DuplicateUpload extends Error {
+  constructor(readonly importId: string) {
+    super('duplicate upload');
+  }
+}
+
 /**
  * Stores an upload and queues its job. The file is read as it arrives:
  * rows are written UPLOAD_BATCH_ROWS at a time, so a large file never sits in
  * memory. Everything happens in one transaction: a file refused halfway (too
- * large, a broken CSV) leaves nothing behind.
+ * large, a broken CSV) leaves nothing behind. With an `Idempotency-Key`, the
+ * same file sent again within 24 hours answers the first import with
+ * `duplicate: true` (the file's SHA-256 is its fingerprint, known once read).
  */
 export async function startImport(
   db: Database,
   auth: AuthContext,
-  input: { kind: ImportKind; format: FileFormat; contentType: string | undefined; declaredLength: number | null; body: Readable; bytesMax: number },
+  input: {
+    kind: ImportKind;
+    format: FileFormat;
+    contentType: string | undefined;
+    declaredLength: number | null;
+    body: Readable;
+    bytesMax: number;
+    idempotencyKey?: string;
+  },
 ): Promise<ImportView> {
   requirePermission(auth, IMPORT_PERMISSIONS[input.kind], `import ${input.kind}`);
   checkMediaType(input.format, input.contentType);
+  if (input.idempotencyKey !== undefined && (input.idempotencyKey.length < 1 || input.idempotencyKey.length > IDEMPOTENCY_KEY_LENGTH_MAX)) {
+    throw invalid(`the Idempotency-Key header must be 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} characters`, 'IDEMPOTENCY_KEY_INVALID');
+  }
   if (input.declaredLength !== null && input.declaredLength > input.bytesMax) {
     throw new AppError('payload_too_large', 'PAYLOAD_TOO_LARGE', `the file is larger than ${input.bytesMax} bytes`);
   }
   const tenantId = auth.tenantId;
   let attempts = 0;
-  return db.tenant(tenantId, async (tx) => {
-    // The body can be read once: a transaction retried after a serialization failure cannot read it again.
-    if (++attempts > 1) throw new AppError('conflict', 'IMPORT_RETRY', 'the upload met a conflicting write and was not stored; send it again');
-    const { columns: known, custom } = await columnsOf(tx, tenantId, input.kind);
-    const id = prefixedId('imp', 12);
-    let bytes = 0;
-    let header: string[] | null = null;
-    const counted = input.body.pipe(byteLimit(input.bytesMax, (seen) => (bytes = seen)));
-    input.body.on('error', (error) => counted.destroy(error));
-    let batch: PendingRow[] = [];
-    let rowsTotal = 0;
-    for await (const record of readRecords(counted, input.format, (columns) => {
-      checkHeader(input.kind, columns, known, custom, auth);
-      header = columns;
-    })) {
-      if (rowsTotal === 0) await store.insertImport(tx, tenantId, { id, kind: input.kind, format: input.format, requestedBy: requesterOf(auth), columns: header ?? [], now: clock.now() });
-      rowsTotal = record.rowNumber;
-      batch.push(record);
-      if (batch.length >= UPLOAD_BATCH_ROWS) {
-        await store.insertImportRows(tx, tenantId, id, batch);
-        batch = [];
+  try {
+    return await db.tenant(tenantId, async (tx) => {
+      // The body can be read once: a transaction retried after a serialization failure cannot read it again.
+      if (++attempts > 1) throw new AppError('conflict', 'IMPORT_RETRY', 'the upload met a conflicting write and was not stored; send it again');
+      const { columns: known, custom } = await columnsOf(tx, tenantId, input.kind);
+      const id = prefixedId('imp', 12);
+      const digest = createHash('sha256');
+      let bytes = 0;
+      let header: string[] | null = null;
+      const counted = input.body.pipe(
+        byteLimit(input.bytesMax, (seen, chunk) => {
+          bytes = seen;
+          digest.update(chunk);
+        }),
+      );
+      input.body.on('error', (error) => counted.destroy(error));
+      let batch: PendingRow[] = [];
+      let rowsTotal = 0;
+      for await (const record of readRecords(counted, input.format, (columns) => {
+        checkHeader(input.kind, columns, known, custom, auth);
+        header = columns;
+      })) {
+        if (rowsTotal === 0) await store.insertImport(tx, tenantId, { id, kind: input.kind, format: input.format, requestedBy: requesterOf(auth), columns: header ?? [], now: clock.now() });
+        rowsTotal = record.rowNumber;
+        batch.push(record);
+        if (batch.length >= UPLOAD_BATCH_ROWS) {
+          await store.insertImportRows(tx, tenantId, id, batch);
+          batch = [];
+        }
       }
-    }
-    if (rowsTotal === 0) throw invalid('the file has no rows to import', 'FILE_EMPTY');
-    await store.insertImportRows(tx, tenantId, id, batch);
-    const row = await store.finishUpload(tx, tenantId, id, rowsTotal, bytes);
-    await addJob(tx, IMPORT_TASK, { tenant_id: tenantId, import_id: id }, { jobKey: `files.import:${id}`, maxAttempts: 10 });
-    return presentImport(row);
-  });
+      if (rowsTotal === 0) throw invalid('the file has no rows to import', 'FILE_EMPTY');
+      if (input.idempotencyKey !== undefined) {
+        const claim = await claimKey<{ import_id: string }>(tx, tenantId, IMPORT_IDEMPOTENCY_SCOPE, input.idempotencyKey, `${input.kind}/${input.format}/${digest.digest('hex')}`);
+        if (!claim.fresh) throw new DuplicateUpload(claim.response.import_id);
+        await storeResponse(tx, tenantId, IMPORT_IDEMPOTENCY_SCOPE, input.idempotencyKey, { import_id: id });
+      }
+      await store.insertImportRows(tx, tenantId, id, batch);
+      const row = await store.finishUpload(tx, tenantId, id, rowsTotal, bytes);
+      await addJob(tx, IMPORT_TASK, { tenant_id: tenantId, import_id: id }, { jobKey: `files.import:${id}`, maxAttempts: 10 });
+      return { ...presentImport(row), duplicate: false };
+    });
+  } catch (error) {
+    if (!(error instanceof DuplicateUpload)) throw error;
+    const earlier = await db.tenant(tenantId, (tx) => store.readImport(tx, tenantId, error.importId));
+    if (!earlier) throw notFound('import', 'IMPORT_NOT_FOUND');
+    return { ...presentImport(earlier), duplicate: true };
+  }
 }
 
 // ---- reads --------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorRef } from '../../platform/http.js';
 import * as imports from './imports.js';
 import * as exports from './exports.js';
-import { ErrorsQuery, ExportBody, ExportIdParams, ExportList, ImportErrors, ImportIdParams, ImportList, ImportQuery, ImportUpload, ListQuery } from './schemas.js';
+import { ErrorsQuery, ExportBody, ExportIdParams, ExportList, ImportErrors, ImportHeaders, ImportIdParams, ImportList, ImportQuery, ImportUpload, ListQuery } from './schemas.js';
 
 const tags = ['files'];
 const importRef = Type.Ref('FileImport');
@@ -24,7 +24,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     upload.post(
       '/admin/imports',
       {
-        config: anyKind,
+        // The Idempotency-Key is kept by the import itself, in the upload's transaction, with the file's digest as its fingerprint.
+        config: { ...anyKind, idempotencyKey: 'route' },
         schema: {
           tags,
           summary: 'Upload a CSV or JSON lines file of participants, point grants or reward codes; applied by a background job',
@@ -32,8 +33,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
             'The body is the file (`text/csv` or `application/x-ndjson`), read as it arrives; `kind` and `format` are query parameters. ' +
             'The header (CSV) or first object (JSON lines) is checked at once: a missing required column or an unknown one is 400, ' +
             'personal participant fields without `read:pii` are 403. Answers 202 with the import; poll `GET /admin/imports/{import_id}` ' +
-            'and read refused rows from `/errors`. Files larger than FILES_IMPORT_BYTES_MAX (256 MiB by default) are refused with 413.',
+            'and read refused rows from `/errors`. Files larger than FILES_IMPORT_BYTES_MAX (256 MiB by default) are refused with 413. ' +
+            'With an `Idempotency-Key` header, the same file sent again within 24 hours answers the first import with `duplicate: true` (applied once); the key with another file is 422.',
           querystring: ImportQuery,
+          headers: ImportHeaders,
           consumes: ['text/csv', 'application/x-ndjson'],
           body: ImportUpload,
           response: {
@@ -42,6 +45,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
             403: { ...errorRef, description: 'The credential lacks an admin scope, the role lacks the permission of the kind, or personal fields are imported without read:pii.' },
             413: { ...errorRef, description: 'The file is larger than FILES_IMPORT_BYTES_MAX (256 MiB by default).' },
             415: { ...errorRef, description: 'The body is not text/csv (format csv) or application/x-ndjson / application/jsonl (format jsonl).' },
+            422: { ...errorRef, description: 'The Idempotency-Key was used with another file (IDEMPOTENCY_KEY_REUSED).' },
           },
         },
       },
@@ -55,6 +59,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           declaredLength: declared === undefined ? null : Number(declared),
           body: request.body as unknown as Readable,
           bytesMax: imports.importBytesMax(),
+          idempotencyKey: typeof request.headers['idempotency-key'] === 'string' ? request.headers['idempotency-key'] : undefined,
         });
         return reply.status(202).send(view);
       },

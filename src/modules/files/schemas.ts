@@ -12,6 +12,9 @@ const Time = Type.String({ format: 'date-time' });
 const NullableTime = Type.Union([Time, Type.Null()]);
 
 export const ImportQuery = Type.Object({ kind: ImportKind, format: FileFormat }, { additionalProperties: false });
+export const ImportHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$', description: 'Sending the same file again with the same key within 24 hours answers the first import (`duplicate: true`).' })),
+});
 
 // No `type`: the body reaches the handler as a stream, which this schema must accept; it documents the file.
 export const ImportUpload = Type.Unsafe<string>({
@@ -40,6 +43,7 @@ export const ImportJob = Type.Object(
     created_at: Time,
     started_at: NullableTime,
     finished_at: NullableTime,
+    duplicate: Type.Optional(Type.Boolean({ description: 'On the upload answer only: true when the Idempotency-Key named an earlier upload of the same file, which is the import shown.' })),
   },
   { $id: 'FileImport', title: 'FileImport' },
 );

@@ -4091,7 +4091,8 @@ export interface paths {
                          *           "bytes": 3,
                          *           "created_at": "2026-11-26T09:30:00.000Z",
                          *           "started_at": "2026-11-26T09:30:00.000Z",
-                         *           "finished_at": "2026-11-26T09:30:00.000Z"
+                         *           "finished_at": "2026-11-26T09:30:00.000Z",
+                         *           "duplicate": false
                          *         }
                          *       ],
                          *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
@@ -4268,7 +4269,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a CSV or JSON lines file of participants, point grants or reward codes; applied by a background job
-         * @description The body is the file (`text/csv` or `application/x-ndjson`), read as it arrives; `kind` and `format` are query parameters. The header (CSV) or first object (JSON lines) is checked at once: a missing required column or an unknown one is 400, personal participant fields without `read:pii` are 403. Answers 202 with the import; poll `GET /admin/imports/{import_id}` and read refused rows from `/errors`. Files larger than FILES_IMPORT_BYTES_MAX (256 MiB by default) are refused with 413.
+         * @description The body is the file (`text/csv` or `application/x-ndjson`), read as it arrives; `kind` and `format` are query parameters. The header (CSV) or first object (JSON lines) is checked at once: a missing required column or an unknown one is 400, personal participant fields without `read:pii` are 403. Answers 202 with the import; poll `GET /admin/imports/{import_id}` and read refused rows from `/errors`. Files larger than FILES_IMPORT_BYTES_MAX (256 MiB by default) are refused with 413. With an `Idempotency-Key` header, the same file sent again within 24 hours answers the first import with `duplicate: true` (applied once); the key with another file is 422.
          */
         post: {
             parameters: {
@@ -4279,10 +4280,7 @@ export interface paths {
                     format: "csv" | "jsonl";
                 };
                 header?: {
-                    /**
-                     * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
-                     * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
-                     */
+                    /** @description Sending the same file again with the same key within 24 hours answers the first import (`duplicate: true`). */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -4318,7 +4316,8 @@ export interface paths {
                          *       "bytes": 3,
                          *       "created_at": "2026-11-26T09:30:00.000Z",
                          *       "started_at": "2026-11-26T09:30:00.000Z",
-                         *       "finished_at": "2026-11-26T09:30:00.000Z"
+                         *       "finished_at": "2026-11-26T09:30:00.000Z",
+                         *       "duplicate": false
                          *     }
                          */
                         "application/json": components["schemas"]["FileImport"];
@@ -4436,7 +4435,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+                /** @description The Idempotency-Key was used with another file (IDEMPOTENCY_KEY_REUSED). Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4533,7 +4532,8 @@ export interface paths {
                          *       "bytes": 3,
                          *       "created_at": "2026-11-26T09:30:00.000Z",
                          *       "started_at": "2026-11-26T09:30:00.000Z",
-                         *       "finished_at": "2026-11-26T09:30:00.000Z"
+                         *       "finished_at": "2026-11-26T09:30:00.000Z",
+                         *       "duplicate": false
                          *     }
                          */
                         "application/json": components["schemas"]["FileImport"];
@@ -12134,6 +12134,8 @@ export interface components {
             created_at: string;
             started_at: string | null;
             finished_at: string | null;
+            /** @description On the upload answer only: true when the Idempotency-Key named an earlier upload of the same file, which is the import shown. */
+            duplicate?: boolean;
         };
         /** FileExport */
         FileExport: {
