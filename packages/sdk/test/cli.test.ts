@@ -8,6 +8,8 @@ import { dispatch } from '../../../src/modules/webhooks/service.ts';
 import { sampleEventData } from '../../../src/modules/webhooks/catalog.ts';
 import { startReceiver, waitFor } from '../../../src/modules/webhooks/test-support.ts';
 import { verifyWebhook } from '../src/webhooks.ts';
+import { createLoyaltyClient } from '../src/client.ts';
+import type { StreamEvent } from '../src/types.ts';
 
 /**
  * `loyalty listen --forward-to <url>` as a developer runs it: a child process
@@ -80,6 +82,28 @@ test('loyalty listen forwards a sandbox tenant\'s events, signed, to a local rec
     await waitFor('the printed line', () => cli.stdout().includes(`points.awarded.v1  ${ids[1]}  -> POST ${receiver.url}/hooks [202]`));
     // The badge event came first in the outbox: had the filter let it through, it would have arrived first.
     assert.equal(receiver.received.length, 1, 'badge.earned.v1 is not forwarded');
+  });
+
+  await t.test('the tenant stream carries events about no participant, and resumes after Last-Event-ID', async (t) => {
+    const client = createLoyaltyClient({ baseUrl: svc.baseUrl, apiKey: sandbox.apiKey });
+    const received: StreamEvent[] = [];
+    let opened = 0;
+    const stop = client.streamTenantEvents({ events: ['contest.*'], onEvent: (event) => received.push(event), onOpen: () => (opened += 1), onError: () => undefined });
+    t.after(stop);
+    await waitFor('the stream to open', () => opened > 0);
+    const now = new Date().toISOString();
+    const emitted = await svc.service.db.tenant(sandbox.tenantId, (tx) =>
+      emit(tx, sandbox.tenantId, [1, 2].map(() => ({ event: 'contest.completed.v1', participantId: null, data: sampleEventData('contest.completed.v1', now) }))),
+    );
+    await dispatch(context, sandbox.tenantId, emitted);
+    await waitFor('both contest events', () => received.length === 2);
+    assert.deepEqual(received.map((e) => e.id), emitted);
+    assert.equal(received[0].participant_id, null);
+    const resumed: StreamEvent[] = [];
+    const stopResumed = client.streamTenantEvents({ lastEventId: emitted[0], onEvent: (event) => resumed.push(event), onError: () => undefined });
+    t.after(stopResumed);
+    await waitFor('the event after the resume point', () => resumed.length > 0);
+    assert.equal(resumed[0].id, emitted[1]);
   });
 
   await t.test('a live key is refused by the CLI before it connects, with a clear message', async () => {
