@@ -6,8 +6,10 @@ import { retention } from './store.js';
 
 /**
  * Webhooks: destinations, the outbox dispatcher, signed and retried
- * deliveries with their logs and replays, the event catalog at
- * `/.well-known/events.json`, and the participant's live event stream.
+ * deliveries with their logs, replays and test events, subscriptions by
+ * pattern (`points.*`, `*`), the event catalog at `/.well-known/events.json`,
+ * the participant's live event stream, and a sandbox tenant's event stream
+ * (what the SDK's `loyalty listen` forwards).
  *
  * Other modules emit through `emit` (platform/outbox.ts) and may check their
  * payloads against the catalog with `validateEventData` in their tests.
