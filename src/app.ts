@@ -34,6 +34,7 @@ import { INTERNAL_READ_HEADER, INTERNAL_READ_SECRET, installAudit } from './plat
 import { tracingOn } from './platform/tracing.js';
 import { traceRequests } from './platform/tracing-http.js';
 import { installIdempotencyKeys } from './platform/idempotency-http.js';
+import { addExamples } from './platform/openapi-examples.js';
 
 /**
  * Builds the Fastify application: external plugins first, then the shared
@@ -236,7 +237,12 @@ export async function buildApp(
         version: '1.0.0',
         description:
           'Multi-tenant engagement and loyalty backend. Every path is under `/api/v1` unless shown otherwise. ' +
-          'Errors share one body: `detail`, `code` and `error_version: 1`. See docs/decisions.md for the choices made where the specification is silent.',
+          'Errors share one body: `detail`, `code` and `error_version: 1`; each error answer below lists its codes. ' +
+          'Every creating or money-moving POST takes an `Idempotency-Key` header. ' +
+          'New here? docs/getting-started.md walks from a key to a first event and a first signed webhook in 10 minutes: ' +
+          'create a sandbox tenant (`npm run tenant:create -- --name Acme --slug acme --sandbox --json`), define an earn rule (`createRule`), ' +
+          'send an event (`ingestEvent`), read the participant (`getParticipantState`), then receive webhooks (`createWebhook`, `sendWebhookTestEvent`). ' +
+          'See docs/decisions.md for the choices made where the specification is silent.',
       },
       servers: [{ url: config.publicBaseUrl ?? '/' }],
       components: {
@@ -258,6 +264,7 @@ export async function buildApp(
         },
       },
     },
+    transformObject: (document) => ('openapiObject' in document ? addExamples(document.openapiObject as Parameters<typeof addExamples>[0]) : document.swaggerObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });

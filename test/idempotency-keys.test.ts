@@ -19,7 +19,7 @@ test('Idempotency-Key on every credentialed POST', { timeout: 120_000 }, async (
   const svc = await startTestService(t);
   const tenant = await svc.createTenant({ plan: 'enterprise' });
   const other = await svc.createTenant({ plan: 'enterprise' });
-  const as = (apiKey: string, key?: string) => ({ key: apiKey, headers: key === undefined ? {} : { 'idempotency-key': key } });
+  const as = (apiKey: string, key?: string) => ({ key: apiKey, headers: key === undefined ? {} : { 'idempotency-key': key } }) as { key: string; headers: Record<string, string> };
   const multipliers = async (apiKey: string) => (await svc.request('GET', '/api/v1/admin/points/multipliers', { key: apiKey })).body.multipliers.length;
 
   await t.test('a creating route answers a repeat with the first answer and creates once', async () => {

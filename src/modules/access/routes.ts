@@ -33,6 +33,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'public' },
       schema: {
         tags: ['access'],
+        operationId: 'adminLogin',
         summary: 'Exchange an admin user\'s email and password for an admin token (JWT)',
         body: LoginBody,
         response: { 200: LoginResponse },
@@ -47,6 +48,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'jwt' },
       schema: {
         tags: ['access'],
+        operationId: 'createApiKey',
         summary: 'Create an API key; the plaintext key is returned once',
         body: CreateApiKeyBody,
         response: { 201: CreatedApiKey },
@@ -59,7 +61,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/events/api-keys',
     {
       config: { auth: 'jwt' },
-      schema: { tags: ['access'], summary: "List the tenant's API keys (prefixes only)", querystring: ListApiKeysQuery, response: { 200: ApiKeyList } },
+      schema: { tags: ['access'], operationId: 'listApiKeys', summary: "List the tenant's API keys (prefixes only)", querystring: ListApiKeysQuery, response: { 200: ApiKeyList } },
     },
     async (request) => service.listApiKeys(db, request.auth!.tenantId, request.query),
   );
@@ -70,6 +72,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'jwt' },
       schema: {
         tags: ['access'],
+        operationId: 'updateApiKey',
         summary: 'Update the name, scopes or rate limit of an API key',
         params: KeyIdParams,
         body: UpdateApiKeyBody,
@@ -85,6 +88,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'jwt' },
       schema: {
         tags: ['access'],
+        operationId: 'revokeApiKey',
         summary: 'Revoke an API key (soft delete, effective immediately)',
         params: KeyIdParams,
         response: { 200: Type.Ref('ApiKey') },
@@ -99,6 +103,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'jwt' },
       schema: {
         tags: ['access'],
+        operationId: 'rotateApiKey',
         summary: 'Give an API key a new secret; the old one is refused at once',
         description:
           'The key keeps its id, name, scopes and limits; the new plaintext key is returned once. There is no grace period: ' +
@@ -116,6 +121,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'key', scopes: ['admin', 'gamify:admin', 'ingest'] },
       schema: {
         tags: ['access'],
+        operationId: 'createSession',
         summary: 'Issue a participant session for an engagement (called by the tenant\'s server)',
         description:
           'The tenant\'s server, holding an API key, asks for a session for one participant and one engagement and hands the `session_id` to the participant\'s browser or app. ' +
@@ -133,6 +139,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags: ['access'],
+        operationId: 'getTenant',
         summary: "The caller's tenant, its settings, plan and limits in force",
         description: 'The limits shown are those in force (the plan\'s figures or the tenant\'s own); `GET /tenant/limits` says where each comes from.',
         response: { 200: TenantResponse },
@@ -147,6 +154,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags: ['access'],
+        operationId: 'updateTenant',
         summary: "Change the caller's tenant's time zone, currency or locale",
         description:
           'The time zone must be an IANA name PostgreSQL knows (it decides the tenant\'s calendar days from the next computation on: ' +
@@ -166,6 +174,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags: ['access'],
+        operationId: 'getTenantLimits',
         summary: "The caller's tenant's limits in force, and where each figure comes from",
         description:
           'Each limit shows the figure in force (`value`, null is unlimited), the plan\'s figure, the tenant\'s own override (null when none) and which of them applies (`source`). ' +
@@ -190,6 +199,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: operatorOnly,
       schema: {
         tags: ['operator'],
+        operationId: 'operatorGetTenantLimits',
         summary: "Any tenant's plan and limits in force (platform operator)",
         description: 'The same view as the tenant\'s `GET /tenant/limits`, for the operator. Needs `Authorization: Bearer <OPERATOR_TOKEN>`.',
         security: [{ OperatorToken: [] }],
@@ -206,6 +216,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: operatorOnly,
       schema: {
         tags: ['operator'],
+        operationId: 'operatorUpdateTenantLimits',
         summary: "Change a tenant's plan or its own limits (platform operator)",
         description:
           'Sets the fields given and keeps the others: `plan`, and for each limit a figure within its bounds or null to return to the plan\'s figure. ' +
@@ -230,6 +241,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags: ['access'],
+        operationId: 'getTenantUsage',
         summary: "What the caller's tenant used of its plan's quotas",
         description:
           'Daily figures count the current UTC day and monthly figures the current UTC month. The event-ingestion quota is enforced ' +

@@ -140,7 +140,7 @@ const Usage = (description: string) => Type.Object(usageFields, { description })
 export const TenantUsageResponse = Type.Object(
   {
     day: Type.String({ format: 'date', description: 'The UTC day the daily figures count.' }),
-    month: Type.String({ pattern: '^\\d{4}-\\d{2}$', description: 'The UTC month the monthly figures count.' }),
+    month: Type.String({ pattern: '^\\d{4}-\\d{2}$', examples: ['2026-11'], description: 'The UTC month the monthly figures count.' }),
     participants_this_month: Usage(
       'Participants first seen this month. Not enforced: a tenant over it keeps working and is told here (see docs/decisions/foundation.md).',
     ),

@@ -25,6 +25,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'session' },
       schema: {
         tags,
+        operationId: 'validateActivity',
         summary: 'Validate an activity step on the server (spin wheel: the server draws the segment)',
         description:
           'Spin wheel: takes an attempt (counted against max_attempts and the cooldown) and draws the segment from the server-held weights with a cryptographic random source; calling again before completing returns the same draw. ' +
@@ -43,6 +44,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'session' },
       schema: {
         tags,
+        operationId: 'completeActivity',
         summary: "Complete an activity and run its on-completion actions atomically (all or none)",
         description:
           'Quiz: `score` and `passed` are recomputed from `answers`; client claims are ignored. Spin wheel: the prize of the validated draw (or of a fresh draw) is awarded. ' +
@@ -59,7 +61,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/activities/:activityId/eligibility',
     {
       config: { auth: 'session' },
-      schema: { tags, summary: 'Whether the session participant may start the activity now', params: ActivityParams, querystring: EligibilityQuery, response: { 200: ActivityEligibility } },
+      schema: { tags, operationId: 'getActivityEligibility', summary: 'Whether the session participant may start the activity now', params: ActivityParams, querystring: EligibilityQuery, response: { 200: ActivityEligibility } },
     },
     async (request) => service.eligibility(db, request.auth!, request.params.activityId),
   );
@@ -70,6 +72,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'session', idempotencyKey: 'optional-body' },
       schema: {
         tags,
+        operationId: 'emitFact',
         summary: 'Store a custom fact for the session participant',
         description: 'With `trigger_challenge_evaluation: true`, challenge progress is updated from the fact in the same transaction, through the same path as processed events.',
         body: EmitFactBody,
@@ -88,6 +91,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'key', scopes: ['ingest', 'admin', 'gamify:admin'] },
       schema: {
         tags,
+        operationId: 'reportActivityCompletion',
         summary: "Report, from the tenant's server, a completion of the activity that happened outside the runtime",
         description:
           'Records the same fact as a runtime completion (`activity_completed`, or `quiz_completed` for a quiz), so `activity_count` challenge objectives and contests count it, and emits `activity.completed`. ' +

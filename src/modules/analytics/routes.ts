@@ -12,6 +12,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags: ['analytics'],
+        operationId: 'getAnalyticsOverview',
         summary: 'Daily figures of the tenant for a range of days (the console Overview)',
         description:
           "Per calendar day in the tenant's time zone (`timezone`), from `from` to `to` inclusive: points issued, redeemed and expired (from the points ledger), " +

@@ -22,7 +22,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/badges',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'Define a badge', body: CreateBadgeBody, response: { 201: Type.Ref('BadgeDefinition') } },
+      schema: { tags, operationId: 'createBadge', summary: 'Define a badge', body: CreateBadgeBody, response: { 201: Type.Ref('BadgeDefinition') } },
     },
     async (request, reply) => reply.status(201).send(await service.createBadge(db, request.auth!.tenantId, request.body)),
   );
@@ -31,7 +31,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/badges',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: "List the tenant's badge definitions", querystring: ListBadgesQuery, response: { 200: BadgeList } },
+      schema: { tags, operationId: 'listBadges', summary: "List the tenant's badge definitions", querystring: ListBadgesQuery, response: { 200: BadgeList } },
     },
     async (request) => service.listBadges(db, request.auth!.tenantId, request.query),
   );
@@ -40,7 +40,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/badges/:code',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'Read a badge definition', params: BadgeCodeParams, response: { 200: Type.Ref('BadgeDefinition') } },
+      schema: { tags, operationId: 'getBadge', summary: 'Read a badge definition', params: BadgeCodeParams, response: { 200: Type.Ref('BadgeDefinition') } },
     },
     async (request) => service.readBadge(db, request.auth!.tenantId, request.params.code),
   );
@@ -51,6 +51,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'updateBadge',
         summary: 'Change the name, description or image of a badge',
         params: BadgeCodeParams,
         body: UpdateBadgeBody,
@@ -66,6 +67,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'deleteBadge',
         summary: "Delete a badge definition and every participant's record of it",
         params: BadgeCodeParams,
         response: { 204: Type.Null({ description: 'Deleted.' }) },
@@ -83,6 +85,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'awardBadge',
         summary: 'Award a badge to a participant directly',
         description: 'Idempotent: a participant who already holds the badge keeps the original `earned_at` and `awarded` is false.',
         params: BadgeCodeParams,
@@ -100,6 +103,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'session' },
       schema: {
         tags,
+        operationId: 'getBadgeStatus',
         summary: "The session participant's badges: every badge of the tenant with earned and earned_at",
         description: `Without \`badge_codes\`, all badges configured for the tenant (at most ${service.BADGE_STATUS_MAX}, in code order).`,
         querystring: BadgeStatusQuery,

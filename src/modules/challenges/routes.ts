@@ -26,20 +26,20 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/challenges',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'Create a challenge (draft by default)', body: CreateChallengeBody, response: { 201: Type.Ref('AdminChallenge') } },
+      schema: { tags, operationId: 'createChallenge', summary: 'Create a challenge (draft by default)', body: CreateChallengeBody, response: { 201: Type.Ref('AdminChallenge') } },
     },
     async (request, reply) => reply.status(201).send(await service.createChallenge(db, request.auth!.tenantId, request.body, request.auth!.actorId, !mayPublish(request.auth!))),
   );
 
   app.get(
     '/admin/challenges',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'List challenges, newest first', querystring: ListChallengesQuery, response: { 200: AdminChallengeList } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'listChallenges', summary: 'List challenges, newest first', querystring: ListChallengesQuery, response: { 200: AdminChallengeList } } },
     async (request) => service.listChallenges(db, request.auth!.tenantId, request.query),
   );
 
   app.get(
     '/admin/challenges/:id',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Read a challenge with its status moves', params: ChallengeIdParams, response: adminChallenge } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'getChallenge', summary: 'Read a challenge with its status moves', params: ChallengeIdParams, response: adminChallenge } },
     async (request) => service.getChallenge(db, request.auth!.tenantId, request.params.id),
   );
 
@@ -49,6 +49,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'updateChallenge',
         summary: 'Update a challenge',
         description: 'Draft and scheduled challenges change freely; an active one may change name, description and ends_at; ended and archived ones name and description only.',
         params: ChallengeIdParams,
@@ -60,6 +61,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   for (const action of ['publish', 'end', 'archive'] as const) {
+    const operationIds = { publish: 'publishChallenge', end: 'endChallenge', archive: 'archiveChallenge' };
     const summaries = {
       publish: 'Publish a draft challenge (scheduled until starts_at, then active)',
       end: 'End a scheduled or active challenge before its window closes',
@@ -67,14 +69,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     };
     app.post(
       `/admin/challenges/:id/${action}`,
-      { config: { auth: 'admin' }, schema: { tags, summary: summaries[action], params: ChallengeIdParams, response: adminChallenge } },
+      { config: { auth: 'admin' }, schema: { tags, operationId: operationIds[action], summary: summaries[action], params: ChallengeIdParams, response: adminChallenge } },
       async (request) => service.moveChallenge(db, request.auth!.tenantId, request.params.id, action, request.auth!.actorId),
     );
   }
 
   app.delete(
     '/admin/challenges/:id',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Archive a challenge (same as POST …/archive)', params: ChallengeIdParams, response: adminChallenge } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'deleteChallenge', summary: 'Archive a challenge (same as POST …/archive)', params: ChallengeIdParams, response: adminChallenge } },
     async (request) => service.moveChallenge(db, request.auth!.tenantId, request.params.id, 'archive', request.auth!.actorId, !mayPublish(request.auth!)),
   );
 
@@ -82,7 +84,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/public/challenges',
     {
       config: { auth: 'session' },
-      schema: { tags, summary: "The engagement's challenges with the caller's enrollment and progress", querystring: SessionQuery, response: { 200: PublicChallengeList } },
+      schema: { tags, operationId: 'listPublicChallenges', summary: "The engagement's challenges with the caller's enrollment and progress", querystring: SessionQuery, response: { 200: PublicChallengeList } },
     },
     async (request) => service.listForParticipant(db, request.auth!.tenantId, request.auth!.participantId!, request.auth!.engagementId!),
   );
@@ -93,6 +95,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'session' },
       schema: {
         tags,
+        operationId: 'enrollInChallenge',
         summary: 'Enroll the caller in a challenge',
         description: '409 `ALREADY_ENROLLED` when already enrolled; 422 `CHALLENGE_NOT_STARTED` / `CHALLENGE_ENDED` outside the window.',
         params: ChallengeIdParams,
@@ -108,7 +111,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/public/challenges/:id/progress',
     {
       config: { auth: 'session' },
-      schema: { tags, summary: "The caller's progress in a challenge", params: ChallengeIdParams, querystring: SessionQuery, response: { 200: Type.Ref('ChallengeProgress') } },
+      schema: { tags, operationId: 'getChallengeProgress', summary: "The caller's progress in a challenge", params: ChallengeIdParams, querystring: SessionQuery, response: { 200: Type.Ref('ChallengeProgress') } },
     },
     async (request) => service.progress(db, request.auth!.tenantId, request.auth!.participantId!, request.auth!.engagementId!, request.params.id),
   );
@@ -119,6 +122,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'getChallengeLeaderboard',
         summary: "A challenge's leaderboard",
         description:
           'Ranked by score (highest first); equal scores rank by who reached the score first, then by participant id. ' +

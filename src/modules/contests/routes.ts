@@ -47,7 +47,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/contests/active',
     {
       config: { auth: 'session' },
-      schema: { tags, summary: 'All currently active contests of the tenant', querystring: SessionQuery, response: { 200: ActiveContests } },
+      schema: { tags, operationId: 'listActiveContests', summary: 'All currently active contests of the tenant', querystring: SessionQuery, response: { 200: ActiveContests } },
     },
     async (request) => service.listActiveContests(db, request.auth!.tenantId),
   );
@@ -56,7 +56,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/contests/:id',
     {
       config: { auth: 'session' },
-      schema: { tags, summary: 'One contest (public-safe; drafts are not visible)', params: ContestIdParams, querystring: SessionQuery, response: { 200: Type.Ref('ContestSummary') } },
+      schema: { tags, operationId: 'getContest', summary: 'One contest (public-safe; drafts are not visible)', params: ContestIdParams, querystring: SessionQuery, response: { 200: Type.Ref('ContestSummary') } },
     },
     async (request) => service.readPublicContest(db, request.auth!.tenantId, request.params.id),
   );
@@ -67,6 +67,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'session' },
       schema: {
         tags,
+        operationId: 'enterContest',
         summary: "Enter the contest as the session's participant (idempotent)",
         description: '201 with the new entry, or 200 with the existing one when already entered. `participant_id`, when sent, must be the session\'s own.',
         params: ContestIdParams,
@@ -85,7 +86,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/contests/:id/me',
     {
       config: { auth: 'session' },
-      schema: { tags, summary: "The session participant's entry", params: ContestIdParams, querystring: MeQuery, response: { 200: Type.Ref('ContestEntry') } },
+      schema: { tags, operationId: 'getMyContestEntry', summary: "The session participant's entry", params: ContestIdParams, querystring: MeQuery, response: { 200: Type.Ref('ContestEntry') } },
     },
     async (request) => {
       const auth = request.auth!;
@@ -102,6 +103,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'session' },
       schema: {
         tags,
+        operationId: 'getContestPublicLeaderboard',
         summary: 'Public leaderboard: by score, ties by earliest to reach it (final ranks once completed)',
         params: ContestIdParams,
         querystring: LeaderboardQuery,
@@ -117,6 +119,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'session' },
       schema: {
         tags,
+        operationId: 'getContestBracket',
         summary: '`size` rows centred on a participant (default: the session participant)',
         params: ContestIdParams,
         querystring: BracketQuery,
@@ -131,7 +134,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/contests/:id/prizes',
     {
       config: { auth: 'session' },
-      schema: { tags, summary: 'Prize tiers', params: ContestIdParams, querystring: SessionQuery, response: { 200: PrizesResponse } },
+      schema: { tags, operationId: 'getContestPrizes', summary: 'Prize tiers', params: ContestIdParams, querystring: SessionQuery, response: { 200: PrizesResponse } },
     },
     async (request) => service.prizes(db, request.auth!.tenantId, request.params.id),
   );
@@ -142,6 +145,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'session' },
       schema: {
         tags,
+        operationId: 'getContestWinners',
         summary: 'Public winners list, published once prize codes are issued; names only of winners who consented',
         params: ContestIdParams,
         querystring: SessionQuery,
@@ -157,7 +161,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/contests/:id/leaderboard',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'Admin leaderboard with participant ids', params: ContestIdParams, querystring: AdminLeaderboardQuery, response: { 200: AdminLeaderboard } },
+      schema: { tags, operationId: 'getContestLeaderboard', summary: 'Admin leaderboard with participant ids', params: ContestIdParams, querystring: AdminLeaderboardQuery, response: { 200: AdminLeaderboard } },
     },
     async (request) => service.adminLeaderboard(db, request.auth!.tenantId, request.params.id, request.query.limit, request.query.offset ?? 0),
   );
@@ -166,7 +170,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/contests',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'Create a contest (as a draft)', body: CreateContestBody, response: { 201: Type.Ref('AdminContest') } },
+      schema: { tags, operationId: 'createContest', summary: 'Create a contest (as a draft)', body: CreateContestBody, response: { 201: Type.Ref('AdminContest') } },
     },
     async (request, reply) => reply.status(201).send(await service.createContest(db, request.auth!.tenantId, request.body)),
   );
@@ -175,7 +179,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/contests',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'List contests, newest first', querystring: AdminContestListQuery, response: { 200: AdminContestList } },
+      schema: { tags, operationId: 'listContests', summary: 'List contests, newest first', querystring: AdminContestListQuery, response: { 200: AdminContestList } },
     },
     async (request) => service.listAdminContests(db, request.auth!.tenantId, request.query),
   );
@@ -184,7 +188,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/contests/:id',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'Read a contest with its lifecycle and audit fields', params: ContestIdParams, response: { 200: Type.Ref('AdminContest') } },
+      schema: { tags, operationId: 'getAdminContest', summary: 'Read a contest with its lifecycle and audit fields', params: ContestIdParams, response: { 200: Type.Ref('AdminContest') } },
     },
     async (request) => service.readAdminContest(db, request.auth!.tenantId, request.params.id),
   );
@@ -195,6 +199,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'updateContest',
         summary: 'Change a contest: a draft freely; scoring and prize_structure are frozen from scheduled on; once active only title and description',
         params: ContestIdParams,
         body: UpdateContestBody,
@@ -208,7 +213,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/contests/:id/publish',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'Publish a draft: draft → scheduled; the lifecycle worker takes it from there', params: ContestIdParams, response: { 200: Type.Ref('AdminContest') } },
+      schema: { tags, operationId: 'publishContest', summary: 'Publish a draft: draft → scheduled; the lifecycle worker takes it from there', params: ContestIdParams, response: { 200: Type.Ref('AdminContest') } },
     },
     async (request) => service.publishContest(db, config, request.auth!.tenantId, request.params.id),
   );
@@ -219,6 +224,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'key', scopes: SERVER_SCOPES },
       schema: {
         tags,
+        operationId: 'createContestEntry',
         summary: "Enter a participant from the tenant's server (idempotent), with verification signals",
         description: 'The server-side form of `POST /contests/{id}/enter`: the API key names the tenant, the body names the participant. Email and payment method are accepted only here.',
         params: ContestIdParams,
@@ -236,7 +242,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/contests/:id/entries/:participant_id',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'An entry with its signals, status history and prize', params: EntryParams, response: { 200: EntryAdminView } },
+      schema: { tags, operationId: 'getContestEntry', summary: 'An entry with its signals, status history and prize', params: EntryParams, response: { 200: EntryAdminView } },
     },
     async (request) => service.entryAdminView(db, request.auth!.tenantId, request.params.id, request.params.participant_id),
   );
@@ -245,7 +251,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/fraud/reviews',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'The manual review queue (oldest first)', querystring: ReviewListQuery, response: { 200: ReviewList } },
+      schema: { tags, operationId: 'listFraudReviews', summary: 'The manual review queue (oldest first)', querystring: ReviewListQuery, response: { 200: ReviewList } },
     },
     async (request) => service.listReviews(db, request.auth!.tenantId, request.query),
   );
@@ -256,6 +262,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'decideFraudReview',
         summary: 'Resolve a held review: approve (the prize is issued after verification) or disqualify (reward.disqualified)',
         body: FraudDecisionBody,
         response: { 200: FraudDecisionResponse },

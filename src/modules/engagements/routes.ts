@@ -27,19 +27,19 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/admin/engagements',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Create an engagement (as a draft)', body: CreateEngagementBody, response: { 201: Type.Ref('Engagement') } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'createEngagement', summary: 'Create an engagement (as a draft)', body: CreateEngagementBody, response: { 201: Type.Ref('Engagement') } } },
     async (request, reply) => reply.status(201).send(await service.createEngagement(db, request.auth!.tenantId, request.body)),
   );
 
   app.get(
     '/admin/engagements',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'List engagements, newest first', querystring: ListEngagementsQuery, response: { 200: EngagementList } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'listEngagements', summary: 'List engagements, newest first', querystring: ListEngagementsQuery, response: { 200: EngagementList } } },
     async (request) => service.listEngagements(db, request.auth!.tenantId, request.query),
   );
 
   app.get(
     '/admin/engagements/:id',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Read an engagement with its draft definition (secrets included)', params: EngagementIdParams, response: engagement } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'getEngagement', summary: 'Read an engagement with its draft definition (secrets included)', params: EngagementIdParams, response: engagement } },
     async (request) => service.readEngagement(db, request.auth!.tenantId, request.params.id),
   );
 
@@ -49,6 +49,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'updateEngagement',
         summary: 'Change the draft; a published engagement keeps serving its snapshot until published again',
         params: EngagementIdParams,
         body: UpdateEngagementBody,
@@ -62,7 +63,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/engagements/:id/publish',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'Publish the current draft (snapshot); the site serves it from now on', params: EngagementIdParams, response: engagement },
+      schema: { tags, operationId: 'publishEngagement', summary: 'Publish the current draft (snapshot); the site serves it from now on', params: EngagementIdParams, response: engagement },
     },
     async (request) => {
       const published = await service.publishEngagement(db, request.auth!.tenantId, request.auth!.plan, request.params.id);
@@ -74,7 +75,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/admin/engagements/:id/unpublish',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Take the engagement off its site; its activities stop', params: EngagementIdParams, response: engagement } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'unpublishEngagement', summary: 'Take the engagement off its site; its activities stop', params: EngagementIdParams, response: engagement } },
     async (request) => {
       const unpublished = await service.unpublishEngagement(db, request.auth!.tenantId, request.params.id);
       authenticator.forgetCredentials();
@@ -88,6 +89,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'getSite',
         summary: 'The published engagement of a site, without server secrets',
         description: 'Never a draft. Quiz answers, wheel weights and inventories, reward references and on-completion actions are not part of it.',
         params: SiteParams,
@@ -103,6 +105,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'createSiteSession',
         summary: 'An anonymous participant session for a visitor of a published engagement that allows it',
         description: 'Creates a new participant `anon_<random>` and a session for the site\'s published engagement. Rate-limited per address like every public route.',
         params: SiteParams,
@@ -120,7 +123,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/public/engagements/:id/embed-url',
-    { config: { auth: 'key' }, schema: { tags, summary: 'The runtime URL to embed an engagement', params: EngagementIdParams, response: { 200: EmbedUrlResponse } } },
+    { config: { auth: 'key' }, schema: { tags, operationId: 'getEmbedUrl', summary: 'The runtime URL to embed an engagement', params: EngagementIdParams, response: { 200: EmbedUrlResponse } } },
     async (request) => service.embedUrl(db, request.auth!.tenantId, request.params.id, config.publicBaseUrl),
   );
 
@@ -130,6 +133,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'key' },
       schema: {
         tags,
+        operationId: 'evaluateEligibility',
         summary: "Evaluate an engagement's trigger rules for a visitor (URL, time window, frequency cap, attributes)",
         querystring: EligibilityQuery,
         response: { 200: EligibilityResponse },
@@ -142,7 +146,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/public/impressions',
     {
       config: { auth: 'key' },
-      schema: { tags, summary: 'Record that an engagement was shown to a visitor (feeds the frequency cap)', body: ImpressionBody, response: { 201: ImpressionResponse } },
+      schema: { tags, operationId: 'recordImpression', summary: 'Record that an engagement was shown to a visitor (feeds the frequency cap)', body: ImpressionBody, response: { 201: ImpressionResponse } },
     },
     async (request, reply) => reply.status(201).send(await service.recordImpression(db, request.auth!.tenantId, request.body)),
   );

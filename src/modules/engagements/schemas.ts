@@ -31,7 +31,7 @@ export const SiteSlug = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', desc
 const FreeObject = Type.Object({}, { additionalProperties: true });
 /** Who may frame the runtime page: the Content-Security-Policy `frame-ancestors` of `/embed/{tenantSlug}/{siteSlug}`. */
 export const EmbedOrigins = Type.Array(
-  Type.String({ pattern: '^https?://(\\*\\.)?[A-Za-z0-9.-]+(:[0-9]{1,5})?$', maxLength: 255 }),
+  Type.String({ pattern: '^https?://(\\*\\.)?[A-Za-z0-9.-]+(:[0-9]{1,5})?$', maxLength: 255, examples: ['https://shop.example.com'] }),
   {
     minItems: 1,
     maxItems: LIMITS.embedOriginsMax,

@@ -28,6 +28,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         config: { ...anyKind, idempotencyKey: 'route' },
         schema: {
           tags,
+          operationId: 'startImport',
           summary: 'Upload a CSV or JSON lines file of participants, point grants or reward codes; applied by a background job',
           description:
             'The body is the file (`text/csv` or `application/x-ndjson`), read as it arrives; `kind` and `format` are query parameters. ' +
@@ -68,7 +69,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/admin/imports',
-    { config: anyKind, schema: { tags, summary: 'List imports, newest first', querystring: ListQuery, response: { 200: ImportList } } },
+    { config: anyKind, schema: { tags, operationId: 'listImports', summary: 'List imports, newest first', querystring: ListQuery, response: { 200: ImportList } } },
     async (request) => imports.listImports(db, request.auth!, request.query),
   );
 
@@ -76,7 +77,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/imports/:import_id',
     {
       config: anyKind,
-      schema: { tags, summary: "An import's status and progress (rows done, failed, pending)", params: ImportIdParams, response: { 200: importRef } },
+      schema: { tags, operationId: 'getImport', summary: "An import's status and progress (rows done, failed, pending)", params: ImportIdParams, response: { 200: importRef } },
     },
     async (request) => imports.readImport(db, request.auth!, request.params.import_id),
   );
@@ -87,6 +88,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: anyKind,
       schema: {
         tags,
+        operationId: 'listImportErrors',
         summary: "An import's per-row error report: row number, field and detail, in row order",
         params: ImportIdParams,
         querystring: ErrorsQuery,
@@ -102,6 +104,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: anyKind,
       schema: {
         tags,
+        operationId: 'startExport',
         summary: 'Export participants, the ledger, contest results or webhook deliveries as CSV or JSON lines; written by a background job',
         description:
           'Answers 202 with the export; poll `GET /admin/exports/{export_id}` and download from `file_url` once completed. ' +
@@ -115,13 +118,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/admin/exports',
-    { config: anyKind, schema: { tags, summary: 'List exports, newest first', querystring: ListQuery, response: { 200: ExportList } } },
+    { config: anyKind, schema: { tags, operationId: 'listExports', summary: 'List exports, newest first', querystring: ListQuery, response: { 200: ExportList } } },
     async (request) => exports.listExports(db, request.auth!, request.query),
   );
 
   app.get(
     '/admin/exports/:export_id',
-    { config: anyKind, schema: { tags, summary: "An export's status and progress", params: ExportIdParams, response: { 200: exportRef } } },
+    { config: anyKind, schema: { tags, operationId: 'getExport', summary: "An export's status and progress", params: ExportIdParams, response: { 200: exportRef } } },
     async (request) => exports.readExport(db, request.auth!, request.params.export_id),
   );
 
@@ -131,6 +134,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: anyKind,
       schema: {
         tags,
+        operationId: 'downloadExport',
         summary: "Download a completed export's file (streamed, as an attachment)",
         params: ExportIdParams,
         response: {

@@ -13,6 +13,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'session' },
       schema: {
         tags,
+        operationId: 'checkGates',
         summary: 'Whether screens are unlocked for the session participant',
         description:
           'Each target screen\'s gate conditions must all hold (AND): `activity_completed` / `activity_completed:<activity_id>` / `<activity_type>_completed`, `min_points_<N>` (available points), `badge_earned:<code>`, `screen_visited:<screen_id>`.',
@@ -29,6 +30,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'session' },
       schema: {
         tags,
+        operationId: 'recordScreenVisit',
         summary: 'Record that the session participant saw a screen (for `screen_visited:<screen_id>` conditions)',
         description: 'A locked screen cannot be visited: the answer is 422 SCREEN_LOCKED with the remaining conditions. Repeated visits count up.',
         body: ScreenVisitBody,

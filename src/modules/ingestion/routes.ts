@@ -64,6 +64,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { ...ingestConfig, idempotencyKey: 'route' },
       schema: {
         tags,
+        operationId: 'ingestEvent',
         summary: 'Ingest one event; processed in the background',
         description: `Answers once the event is durably stored (202); a worker then processes it in a batch of the participant's lane, in accept order per participant, woken by its arrival. Expect it processed within tens of milliseconds when the tenant's pipeline is idle and a few hundred under load (one process on two cores: p95 about 20 ms at 10 events/s, about 150 ms from 100 to 700/s, 0.3–2 s at 1,000/s); the backlog is in GET /tenant/usage (\`event_processing\`). A repeated key answers 200 with \`duplicate: true\`. ${eventDescription}`,
         headers: IdempotencyHeader,
@@ -106,8 +107,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     return reply.status(200).send({ accepted: count('accepted'), duplicates: count('duplicate'), rejected: count('rejected'), results });
   };
 
-  const batchSchema = (summary: string, description: string) => ({
+  const batchSchema = (operationId: string, summary: string, description: string) => ({
     tags,
+    operationId,
     summary,
     description:
       `${description} Up to ${BATCH_EVENTS_MAX} events per request (a larger batch is refused with 400) and ${BATCH_BODY_BYTES_MAX / (1024 * 1024)} MiB. ` +
@@ -119,7 +121,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/ingest/events/batch',
-    { config: ingestConfig, bodyLimit: BATCH_BODY_BYTES_MAX, schema: batchSchema('Ingest a batch of events; processed in the background', 'Answers once the accepted events are durably stored.') },
+    { config: ingestConfig, bodyLimit: BATCH_BODY_BYTES_MAX, schema: batchSchema('ingestEventBatch', 'Ingest a batch of events; processed in the background', 'Answers once the accepted events are durably stored.') },
     batchHandler,
   );
 
@@ -128,7 +130,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: ingestConfig,
       bodyLimit: BATCH_BODY_BYTES_MAX,
-      schema: batchSchema('Ingest a batch of events (same as /ingest/events/batch)', 'The path named in the capacity guidance; the same handler as `/ingest/events/batch`.'),
+      schema: batchSchema('postEventBatch', 'Ingest a batch of events (same as /ingest/events/batch)', 'The path named in the capacity guidance; the same handler as `/ingest/events/batch`.'),
     },
     batchHandler,
   );
@@ -139,6 +141,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { ...ingestConfig, idempotencyKey: 'route' },
       schema: {
         tags,
+        operationId: 'ingestEventSync',
         summary: 'Ingest one event and process it in the request (testing and debugging)',
         description:
           `Stores and processes the event in one transaction and returns its \`event_id\` and \`fact_id\`. A repeated key returns the first event's result with \`duplicate: true\`. ` +
@@ -163,6 +166,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'searchEvents',
         summary: "Search the tenant's event store",
         description:
           'By participant, event name, processing status and time range (`from` inclusive, `to` exclusive), newest first, with cursor pagination. ' +
@@ -176,7 +180,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/admin/events/:event_id',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Read one stored event with its processing status', params: EventIdParams, response: { 200: Type.Ref('StoredEvent') } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'getStoredEvent', summary: 'Read one stored event with its processing status', params: EventIdParams, response: { 200: Type.Ref('StoredEvent') } } },
     async (request) => service.readEvent(db, request.auth!, request.params.event_id),
   );
 
@@ -186,6 +190,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'retryStoredEvent',
         summary: 'Queue a failed event for another processing attempt',
         description: 'Only events whose status is `failed` or `retrying`; a processed event answers 409.',
         params: EventIdParams,

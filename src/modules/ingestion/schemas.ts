@@ -45,6 +45,7 @@ export const IngestEvent = Type.Object(
   },
   {
     additionalProperties: false,
+    examples: [{ event_name: 'purchase_completed', participant_id: 'user_1042', properties: { order_id: 'A-88412', order_total: 42.5, currency: 'EUR' }, idempotency_key: 'order-A-88412' }],
     $id: 'IngestEvent',
     title: 'IngestEvent',
     description: 'One event. An idempotency key is required: `idempotency_key` in the event, or (single-event routes) the `Idempotency-Key` header.',

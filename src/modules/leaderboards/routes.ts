@@ -13,38 +13,38 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/leaderboards',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'Define a progression leaderboard (its first ranking is built at once)', body: CreateLeaderboardBody, response: { 201: Type.Ref('AdminLeaderboard') } },
+      schema: { tags, operationId: 'createLeaderboard', summary: 'Define a progression leaderboard (its first ranking is built at once)', body: CreateLeaderboardBody, response: { 201: Type.Ref('AdminLeaderboard') } },
     },
     async (request, reply) => reply.status(201).send(await service.create(db, request.auth!.tenantId, request.body)),
   );
 
   app.get(
     '/admin/leaderboards',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'List progression leaderboards', response: { 200: AdminLeaderboardList } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'listLeaderboards', summary: 'List progression leaderboards', response: { 200: AdminLeaderboardList } } },
     async (request) => service.list(db, request.auth!.tenantId),
   );
 
   app.get(
     '/admin/leaderboards/:code',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Read a progression leaderboard definition', params: CodeParams, response: one } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'getLeaderboardDefinition', summary: 'Read a progression leaderboard definition', params: CodeParams, response: one } },
     async (request) => service.read(db, request.auth!.tenantId, request.params.code),
   );
 
   app.patch(
     '/admin/leaderboards/:code',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Rename, rescope or change the refresh interval', params: CodeParams, body: UpdateLeaderboardBody, response: one } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'updateLeaderboard', summary: 'Rename, rescope or change the refresh interval', params: CodeParams, body: UpdateLeaderboardBody, response: one } },
     async (request) => service.update(db, request.auth!.tenantId, request.params.code, request.body),
   );
 
   app.delete(
     '/admin/leaderboards/:code',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Archive a progression leaderboard (no longer readable or refreshed)', params: CodeParams, response: one } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'deleteLeaderboard', summary: 'Archive a progression leaderboard (no longer readable or refreshed)', params: CodeParams, response: one } },
     async (request) => service.archive(db, request.auth!.tenantId, request.params.code),
   );
 
   app.post(
     '/admin/leaderboards/:code/refresh',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Rebuild the ranking now instead of at the next scheduled refresh', params: CodeParams, response: { 200: RefreshResponse } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'refreshLeaderboard', summary: 'Rebuild the ranking now instead of at the next scheduled refresh', params: CodeParams, response: { 200: RefreshResponse } } },
     async (request) => service.refreshNow(db, request.auth!.tenantId, request.params.code),
   );
 
@@ -54,6 +54,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'getLeaderboardStandings',
         summary: "The tenant's view of a board's ranking, whatever engagement it is scoped to",
         description: 'The same ranking as `GET /public/leaderboards/{code}` (as of its last refresh, `updated_at`), read by the tenant itself: no engagement_id is needed, and `me` and `around_me` are always null.',
         params: CodeParams,
@@ -70,6 +71,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'getLeaderboard',
         summary: 'Read a progression leaderboard',
         description:
           'The ranking as of its last refresh (`updated_at`; rebuilt every `refresh_seconds`, default 30). Ties: higher score first, then whoever reached the score first, then participant id; ranks are unique. ' +

@@ -18,7 +18,7 @@ const FIELD_PATTERN = '^(email|first_name|last_name|full_name|mobile_number|date
 
 export const RevealBody = Type.Object(
   {
-    field: Type.String({ pattern: FIELD_PATTERN, description: `A masked standard field (${MASKED_FIELDS.join(', ')}) or \`custom.<key>\` of a personal custom field.` }),
+    field: Type.String({ pattern: FIELD_PATTERN, examples: ['email'], description: `A masked standard field (${MASKED_FIELDS.join(', ')}) or \`custom.<key>\` of a personal custom field.` }),
     reason: Type.String({ minLength: 10, maxLength: 500, description: 'Why the value is needed (at least 10 characters); kept in the access log.' }),
   },
   { additionalProperties: false },
@@ -108,6 +108,7 @@ export const revealRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'revealParticipantField',
         summary: 'Reveal one personal field of a participant in full, with a stated reason (logged in the personal-data access log)',
         params: Type.Object({ participant_id: Type.String({ minLength: 1, maxLength: 255 }) }),
         body: RevealBody,
@@ -126,6 +127,7 @@ export const revealRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin', rateLimit: 'listing' },
       schema: {
         tags,
+        operationId: 'listPiiAccessLog',
         summary: 'The personal-data access log: every full read and reveal of personal data (newest first)',
         querystring: AccessLogQuery,
         response: { 200: Type.Object({ entries: Type.Array(AccessLogEntry), next_cursor: Type.Union([Type.String(), Type.Null()]) }) },

@@ -29,6 +29,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'upsertParticipantProfile',
         summary: "Upsert a participant's profile (standard and custom fields)",
         description:
           'Fields given are written, null clears one, fields left out keep their values; the participant is created if new. ' +
@@ -48,6 +49,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'getParticipantProfile',
         summary: "Read one participant's profile (masked unless read:pii; full reads are logged)",
         params: ParticipantParams,
         response: { 200: profileRef },
@@ -62,6 +64,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'deleteParticipant',
         summary: 'Erase a participant: hard delete, or anonymize with ?anonymize=true',
         description:
           'Hard delete removes the participant and every row of theirs. `anonymize=true` nulls personal data, keeps events, facts and ledger, ' +
@@ -88,6 +91,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin', rateLimit: 'listing' },
       schema: {
         tags,
+        operationId: 'listParticipants',
         summary: 'List participants (rate-limited; not for bulk loads)',
         description: 'Cursor-paginated in creation order. Masked unless the caller has `read:pii`; a full read writes one access log row covering the page.',
         querystring: ListParticipantsQuery,
@@ -103,6 +107,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin', rateLimit: 'listing' },
       schema: {
         tags,
+        operationId: 'searchParticipants',
         summary: 'Find participants by external id, email hash, exact email (read:pii) or custom attributes',
         querystring: SearchParticipantsQuery,
         response: { 200: ParticipantPage },
@@ -115,7 +120,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/gamify/admin/participant-fields',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'Define a custom profile field', body: CreateCustomFieldBody, response: { 201: Type.Ref('ParticipantCustomField') } },
+      schema: { tags, operationId: 'createParticipantField', summary: 'Define a custom profile field', body: CreateCustomFieldBody, response: { 201: Type.Ref('ParticipantCustomField') } },
     },
     async (request, reply) => reply.status(201).send(await service.createCustomField(db, request.auth!.tenantId, request.body)),
   );
@@ -124,7 +129,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/gamify/admin/participant-fields',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'List custom profile fields', querystring: ListCustomFieldsQuery, response: { 200: CustomFieldPage } },
+      schema: { tags, operationId: 'listParticipantFields', summary: 'List custom profile fields', querystring: ListCustomFieldsQuery, response: { 200: CustomFieldPage } },
     },
     async (request) => service.listCustomFields(db, request.auth!.tenantId, request.query),
   );
@@ -133,7 +138,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/gamify/admin/participant-fields/:key',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'Read a custom profile field', params: CustomFieldParams, response: { 200: Type.Ref('ParticipantCustomField') } },
+      schema: { tags, operationId: 'getParticipantField', summary: 'Read a custom profile field', params: CustomFieldParams, response: { 200: Type.Ref('ParticipantCustomField') } },
     },
     async (request) => service.readCustomField(db, request.auth!.tenantId, request.params.key),
   );
@@ -144,6 +149,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'updateParticipantField',
         summary: "Change a custom field's personal-data flag or description (its type is fixed)",
         params: CustomFieldParams,
         body: UpdateCustomFieldBody,
@@ -159,6 +165,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'deleteParticipantField',
         summary: 'Delete a custom field and every value of it',
         params: CustomFieldParams,
         response: { 200: Type.Ref('ParticipantCustomField') },

@@ -47,6 +47,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin', idempotencyKey: 'body' },
       schema: {
         tags,
+        operationId: 'grantPoints',
         summary: 'Grant points to a participant (created if new)',
         description: 'Direct grant, the escape hatch for bonus campaigns and corrections. Multipliers never apply here. Idempotent per tenant and key for 24 hours.',
         body: GrantBody,
@@ -62,6 +63,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin', idempotencyKey: 'body' },
       schema: {
         tags,
+        operationId: 'deductPoints',
         summary: 'Deduct points; 422 insufficient_points when the balance is too low',
         description: 'Atomic and guarded: concurrent deducts never drive the balance below zero and points never partially leave. Idempotent per tenant and key for 24 hours.',
         body: DeductBody,
@@ -73,7 +75,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/admin/points/settings',
-    { config: { auth: 'admin' }, schema: { tags, summary: "The tenant's expiry policy, default TTL, reminder days and currency name", response: { 200: Settings } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'getPointsSettings', summary: "The tenant's expiry policy, default TTL, reminder days and currency name", response: { 200: Settings } } },
     async (request) => service.readSettings(db, request.auth!.tenantId),
   );
 
@@ -83,6 +85,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'updatePointsSettings',
         summary: 'Change the expiry policy, default TTL, reminder days or currency name',
         description: 'Applies to lots granted from now on; existing lots keep their expiry.',
         body: SettingsPatch,
@@ -98,6 +101,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'createMultiplier',
         summary: 'Create a points multiplier for matching events in a time window',
         description: 'Applies to points earned from matching events only, never to direct grants or deducts. When several match, the highest wins (they do not stack).',
         body: MultiplierBody,
@@ -109,19 +113,19 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/admin/points/multipliers',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'List multipliers, newest first', querystring: MultiplierListQuery, response: { 200: MultiplierList } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'listMultipliers', summary: 'List multipliers, newest first', querystring: MultiplierListQuery, response: { 200: MultiplierList } } },
     async (request) => service.listMultipliers(db, request.auth!.tenantId, request.query),
   );
 
   app.get(
     '/admin/points/multipliers/:id',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Read a multiplier', params: IdParams, response: { 200: Type.Ref('PointsMultiplier') } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'getMultiplier', summary: 'Read a multiplier', params: IdParams, response: { 200: Type.Ref('PointsMultiplier') } } },
     async (request) => service.readMultiplier(db, request.auth!.tenantId, request.params.id),
   );
 
   app.delete(
     '/admin/points/multipliers/:id',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Delete a multiplier', params: IdParams, response: { 204: Type.Null() } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'deleteMultiplier', summary: 'Delete a multiplier', params: IdParams, response: { 204: Type.Null() } } },
     async (request, reply) => {
       await service.deleteMultiplier(db, request.auth!.tenantId, request.params.id);
       return reply.status(204).send(null);
@@ -130,7 +134,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/admin/points/tiers',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Tier definitions, lowest threshold first', response: { 200: TierList } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'listTiers', summary: 'Tier definitions, lowest threshold first', response: { 200: TierList } } },
     async (request) => service.listTiers(db, request.auth!.tenantId),
   );
 
@@ -140,6 +144,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'createTier',
         summary: 'Define a tier by its lifetime-points threshold',
         description: 'Every participant is then re-evaluated in the background; each change emits tier.changed.v1.',
         body: TierBody,
@@ -151,7 +156,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/admin/points/tiers/:code',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Read a tier', params: TierParams, response: { 200: Type.Ref('PointsTier') } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'getTier', summary: 'Read a tier', params: TierParams, response: { 200: Type.Ref('PointsTier') } } },
     async (request) => service.readTier(db, request.auth!.tenantId, request.params.code),
   );
 
@@ -159,14 +164,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/points/tiers/:code',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'Rename a tier or move its threshold', params: TierParams, body: TierPatch, response: { 200: Type.Ref('PointsTier') } },
+      schema: { tags, operationId: 'updateTier', summary: 'Rename a tier or move its threshold', params: TierParams, body: TierPatch, response: { 200: Type.Ref('PointsTier') } },
     },
     async (request) => service.updateTier(db, request.auth!.tenantId, request.params.code, request.body),
   );
 
   app.delete(
     '/admin/points/tiers/:code',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Delete a tier', params: TierParams, response: { 204: Type.Null() } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'deleteTier', summary: 'Delete a tier', params: TierParams, response: { 204: Type.Null() } } },
     async (request, reply) => {
       await service.deleteTier(db, request.auth!.tenantId, request.params.code);
       return reply.status(204).send(null);
@@ -179,6 +184,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'getPointsHistory',
         summary: 'Ledger history, newest first, including points expired in the last 90 days',
         description: 'Filter by participant, ledger types (comma-separated) and a time range; paginate with `next_cursor`.',
         querystring: HistoryQuery,
@@ -192,7 +198,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/points/balance',
     {
       config: { auth: 'session' },
-      schema: { tags, summary: "The session participant's balance", body: SessionBalanceBody, response: { 200: SessionBalance } },
+      schema: { tags, operationId: 'getPointsBalance', summary: "The session participant's balance", body: SessionBalanceBody, response: { 200: SessionBalance } },
     },
     async (request) => service.sessionBalance(db, request.auth!.tenantId, request.auth!.participantId!),
   );
@@ -203,6 +209,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'session' },
       schema: {
         tags,
+        operationId: 'getPointsTransactions',
         summary: "The session participant's ledger, newest first (limit at most 100)",
         body: SessionTransactionsBody,
         response: { 200: SessionTransactions },
@@ -218,6 +225,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       bodyLimit: BULK_GRANT_BODY_LIMIT_BYTES,
       schema: {
         tags,
+        operationId: 'bulkGrantPoints',
         summary: 'Grant points to up to 100,000 participants in a background job',
         description:
           'Answers 202 with the job at once; poll the status route. Each participant is granted exactly once per job, also when the job is retried. ' +
@@ -231,7 +239,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/admin/points/bulk-grant/:job_id',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Status of a bulk grant job', params: BulkJobParams, response: { 200: BulkGrantJob } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'getBulkGrantJob', summary: 'Status of a bulk grant job', params: BulkJobParams, response: { 200: BulkGrantJob } } },
     async (request) => service.readBulkGrant(db, request.auth!.tenantId, request.params.job_id),
   );
 
@@ -241,6 +249,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags: ['state'],
+        operationId: 'getParticipantState',
         summary: "The canonical read of a participant's state",
         description:
           '`include` selects parts (points, tier, badges, streaks, rewards, challenges, contests, referrals, profile); omitted means all. ' +
@@ -262,6 +271,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       },
       schema: {
         tags: ['state'],
+        operationId: 'getParticipantLegacy',
         summary: 'Deprecated full participant read; use GET /gamify/state/{participant_id}',
         description: 'Answers every part of the state read, with `Deprecation`, `Sunset` and a `Link` to the successor.',
         params: StateParams,

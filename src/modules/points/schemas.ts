@@ -45,7 +45,10 @@ export const GrantBody = Type.Object(
     type: Type.Optional(Type.Union(GRANT_TYPES.map((t) => Type.Literal(t)), { description: 'Ledger type of the entry; default `award`.' })),
     idempotency_key: Type.Optional(IdempotencyKey),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ participant_id: 'user_1042', amount: 250, reason: 'Welcome bonus', idempotency_key: 'welcome-user_1042' }],
+  },
 );
 
 export const DeductBody = Type.Object(
@@ -57,7 +60,10 @@ export const DeductBody = Type.Object(
     type: Type.Optional(Type.Union(DEDUCT_TYPES.map((t) => Type.Literal(t)), { description: 'Ledger type of the entry; default `redemption`.' })),
     idempotency_key: Type.Optional(IdempotencyKey),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ participant_id: 'user_1042', amount: 100, reason: 'Redeemed for a free coffee', idempotency_key: 'order-88413-redeem' }],
+  },
 );
 
 export const DirectResponse = Type.Object({

@@ -15,6 +15,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'createReview',
         summary: 'Ask for a draft to be published (a review request)',
         description:
           'For people without the publishing permission (programs:publish): the draft rule, engagement (or an engagement\'s unpublished changes), challenge or contest goes to the publishers. ' +
@@ -33,6 +34,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'listReviews',
         summary: 'List review requests, newest first',
         description: 'Filter by `status`, `kind` and `item_id`; pages with `limit` and `next_cursor`. Needs programs:read.',
         querystring: ListReviewsQuery,
@@ -44,7 +46,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/admin/reviews/:id',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Read a review request', description: 'Needs programs:read.', params: ReviewIdParams, response: review } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'getReview', summary: 'Read a review request', description: 'Needs programs:read.', params: ReviewIdParams, response: review } },
     async (request) => service.readReview(db, request.auth!.tenantId, request.params.id),
   );
 
@@ -54,6 +56,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'approveReview',
         summary: 'Approve a pending request: the item is published',
         description:
           'Needs programs:publish. Publishes the item through its own publish route\'s logic (a rule becomes `active`, an engagement\'s draft is published, a challenge and a contest leave `draft`) ' +
@@ -77,6 +80,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'returnReview',
         summary: 'Return a pending request to its author with a note',
         description: 'Needs programs:publish. The item stays a draft; its author changes it and submits it again. 409 `REVIEW_ALREADY_DECIDED` when it was decided already.',
         params: ReviewIdParams,

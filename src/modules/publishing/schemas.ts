@@ -16,7 +16,7 @@ const Status = Type.Union(
   REVIEW_STATUSES.map((status) => Type.Literal(status)),
   { description: '`pending` until a publisher decides; `approved` published the item; `returned` sent it back to its author with a note.' },
 );
-const ReviewId = Type.String({ pattern: '^rev_[0-9a-f]{32}$', description: 'Review request id.' });
+const ReviewId = Type.String({ pattern: '^rev_[0-9a-f]{32}$', examples: ['rev_0f3c2a9e4b7d41c8a6e52d19b8f07c3a'], description: 'Review request id.' });
 const Timestamp = Type.String({ format: 'date-time' });
 
 const Actor = Type.Object(

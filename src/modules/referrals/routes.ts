@@ -26,6 +26,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'key' },
       schema: {
         tags,
+        operationId: 'generateReferralCode',
         summary: "Generate (or return) a participant's referral code for a campaign",
         description: 'The same participant and campaign always get the same code. `email`, `device_id` and `ip_address` of the referrer feed the self-referral and review checks.',
         body: GenerateBody,
@@ -41,6 +42,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'validateReferralCode',
         summary: 'Check a referral code (public; the code names its tenant)',
         description: 'A valid code answers 200 with `valid: true`. An unknown code answers 404 and a malformed one 400, both with `valid: false` and a `detail`.',
         params: CodeParams,
@@ -56,6 +58,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'convertReferral',
         summary: 'Convert a referral (public; the code names its tenant)',
         description:
           'One conversion per referred session, participant and email. Self-referral (same participant or email) is a 422 `SELF_REFERRAL`; a repeat is a 409 `REFERRAL_ALREADY_CONVERTED`. ' +
@@ -69,25 +72,25 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/referrals/stats/:participant_id',
-    { config: { auth: 'key' }, schema: { tags, summary: "A participant's referral stats", params: StatsParams, response: { 200: Type.Ref('ReferralStats') } } },
+    { config: { auth: 'key' }, schema: { tags, operationId: 'getReferralStats', summary: "A participant's referral stats", params: StatsParams, response: { 200: Type.Ref('ReferralStats') } } },
     async (request) => service.stats(db, request.auth!.tenantId, request.params.participant_id, config.publicBaseUrl),
   );
 
   app.get(
     '/admin/referrals/settings',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Referral fraud thresholds and referrer milestones', response: { 200: Settings } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'getReferralSettings', summary: 'Referral fraud thresholds and referrer milestones', response: { 200: Settings } } },
     async (request) => service.readSettings(db, request.auth!.tenantId),
   );
 
   app.put(
     '/admin/referrals/settings',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Change referral fraud thresholds and referrer milestones', body: SettingsBody, response: { 200: Settings } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'updateReferralSettings', summary: 'Change referral fraud thresholds and referrer milestones', body: SettingsBody, response: { 200: Settings } } },
     async (request) => service.writeSettings(db, request.auth!.tenantId, request.body),
   );
 
   app.get(
     '/admin/referrals/conversions',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'List conversions (filter `status=pending_review` for the review queue)', querystring: ConversionListQuery, response: { 200: ConversionList } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'listReferralConversions', summary: 'List conversions (filter `status=pending_review` for the review queue)', querystring: ConversionListQuery, response: { 200: ConversionList } } },
     async (request) => service.listConversions(db, request.auth!.tenantId, request.query),
   );
 
@@ -98,6 +101,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         config: { auth: 'admin' },
         schema: {
           tags,
+          operationId: decision === 'approve' ? 'approveReferralConversion' : 'rejectReferralConversion',
           summary: decision === 'approve' ? 'Approve a held conversion (it then counts: event, milestones)' : 'Reject a held conversion',
           params: ConversionParams,
           body: Type.Optional(DecisionBody),

@@ -10,19 +10,19 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/admin/rewards',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Add a reward to the catalogue', body: CreateRewardBody, response: { 201: Type.Ref('Reward') } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'createReward', summary: 'Add a reward to the catalogue', body: CreateRewardBody, response: { 201: Type.Ref('Reward') } } },
     async (request, reply) => reply.status(201).send(await service.createReward(db, request.auth!.tenantId, request.body)),
   );
 
   app.get(
     '/admin/rewards',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'List the reward catalogue', querystring: ListRewardsQuery, response: { 200: RewardList } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'listRewards', summary: 'List the reward catalogue', querystring: ListRewardsQuery, response: { 200: RewardList } } },
     async (request) => service.listRewards(db, request.auth!.tenantId, request.query),
   );
 
   app.get(
     '/admin/rewards/:id',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Read a reward', params: RewardIdParams, response: { 200: Type.Ref('Reward') } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'getReward', summary: 'Read a reward', params: RewardIdParams, response: { 200: Type.Ref('Reward') } } },
     async (request) => service.readReward(db, request.auth!.tenantId, request.params.id),
   );
 
@@ -30,7 +30,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/rewards/:id',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'Change a reward (type and code source are fixed)', params: RewardIdParams, body: UpdateRewardBody, response: { 200: Type.Ref('Reward') } },
+      schema: { tags, operationId: 'updateReward', summary: 'Change a reward (type and code source are fixed)', params: RewardIdParams, body: UpdateRewardBody, response: { 200: Type.Ref('Reward') } },
     },
     async (request) => service.updateReward(db, request.auth!.tenantId, request.params.id, request.body),
   );
@@ -39,7 +39,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/rewards/:id/codes',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'Upload redemption codes to a pool reward (each is handed out once)', params: RewardIdParams, body: UploadCodesBody, response: { 200: UploadCodesResponse } },
+      schema: { tags, operationId: 'uploadRewardCodes', summary: 'Upload redemption codes to a pool reward (each is handed out once)', params: RewardIdParams, body: UploadCodesBody, response: { 200: UploadCodesResponse } },
     },
     async (request) => service.uploadCodes(db, request.auth!.tenantId, request.params.id, request.body.codes),
   );
@@ -48,7 +48,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/public/rewards/claimed',
     {
       config: { auth: 'session' },
-      schema: { tags, summary: "The session participant's claimed rewards, newest first", querystring: ClaimedQuery, response: { 200: ClaimedList } },
+      schema: { tags, operationId: 'listClaimedRewards', summary: "The session participant's claimed rewards, newest first", querystring: ClaimedQuery, response: { 200: ClaimedList } },
     },
     async (request) => service.listClaimed(db, request.auth!.tenantId, request.auth!.participantId!, request.query.limit, request.query.cursor),
   );

@@ -16,6 +16,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'createRule',
         summary: 'Create an earn rule',
         description:
           'A rule matches an event by name and typed conditions, and awards points (fixed or from a numeric property), badges and streak progress. ' +
@@ -31,13 +32,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/admin/rules',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'List earn rules', querystring: ListRulesQuery, response: { 200: RuleList } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'listRules', summary: 'List earn rules', querystring: ListRulesQuery, response: { 200: RuleList } } },
     async (request) => service.listRules(db, request.auth!.tenantId, request.query),
   );
 
   app.get(
     '/admin/rules/:rule_id',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Read an earn rule', params: RuleIdParams, response: { 200: Type.Ref('EarnRule') } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'getRule', summary: 'Read an earn rule', params: RuleIdParams, response: { 200: Type.Ref('EarnRule') } } },
     async (request) => service.readRule(db, request.auth!.tenantId, request.params.rule_id),
   );
 
@@ -47,6 +48,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'updateRule',
         summary: 'Change an earn rule (not its trigger)',
         description:
           'Fields given replace the stored ones; the merged rule is validated as a whole. Changes apply to events processed afterwards. ' +
@@ -61,7 +63,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/admin/rules/:rule_id',
-    { config: { auth: 'admin' }, schema: { tags, summary: 'Delete an earn rule', params: RuleIdParams, response: { 204: Type.Null() } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'deleteRule', summary: 'Delete an earn rule', params: RuleIdParams, response: { 204: Type.Null() } } },
     async (request, reply) => {
       await service.deleteRule(db, request.auth!.tenantId, request.params.rule_id, !mayPublish(request.auth!));
       return reply.status(204).send(null);
@@ -74,6 +76,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'simulateRule',
         summary: 'Replay stored events through a draft or existing rule, without side effects',
         description:
           'Runs in a read-only transaction: nothing is awarded or counted. Caps and the budget are applied in memory as if the rule had been live from `from`; ' +

@@ -20,6 +20,7 @@ export const EventName = Type.String({
 
 const FactPath = Type.String({
   maxLength: 200,
+  examples: ['properties.order_total'],
   pattern: '^(properties(\\.[A-Za-z0-9_-]+)+|participant\\.(lifetime_points|available_points|badges))$',
   description:
     'What the condition reads: `properties.<name>` (nested with dots) from the event, or a participant attribute: ' +
@@ -60,7 +61,7 @@ export interface Conditions {
 
 export const Rate = Type.Object(
   {
-    property: Type.String({ maxLength: 200, pattern: '^properties(\\.[A-Za-z0-9_-]+)+$', description: 'A numeric event property, e.g. `properties.amount`.' }),
+    property: Type.String({ maxLength: 200, pattern: '^properties(\\.[A-Za-z0-9_-]+)+$', examples: ['properties.amount'], description: 'A numeric event property, e.g. `properties.amount`.' }),
     points_per_unit: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 }),
     rounding: Type.Optional(Type.Union([Type.Literal('floor'), Type.Literal('round'), Type.Literal('ceil')], { default: 'floor' })),
   },
@@ -150,7 +151,20 @@ export const CreateRuleBody = Type.Object(
     starts_at: Type.Optional(ruleFields.starts_at),
     ends_at: Type.Optional(ruleFields.ends_at),
   },
-  { additionalProperties: false, $id: 'EarnRuleInput', title: 'EarnRuleInput' },
+  {
+    additionalProperties: false,
+    $id: 'EarnRuleInput',
+    title: 'EarnRuleInput',
+    examples: [
+      {
+        name: '10 points per euro on orders over 20 EUR',
+        event_name: 'purchase_completed',
+        conditions: { all: [{ fact: 'properties.order_total', operator: 'gte', value: 20 }] },
+        effects: [{ type: 'award_points', rate: { property: 'properties.order_total', points_per_unit: 10 } }],
+        caps: { per_day: { points: 500 } },
+      },
+    ],
+  },
 );
 export type CreateRuleBody = {
   name: string;
@@ -246,7 +260,10 @@ export const SimulateBody = Type.Object(
     to: Type.String({ format: 'date-time' }),
     participant_id: Type.Optional(ParticipantId),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ rule_id: 'rul_6f1d2c3b4a5e46f7890a1b2c3d4e5f60', from: '2026-10-01T00:00:00.000Z', to: '2026-11-01T00:00:00.000Z' }],
+  },
 );
 
 export const SimulationResult = Type.Object({

@@ -73,12 +73,12 @@ const assetRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/embed/assets/runtime.js',
-    { config: { auth: 'public' }, schema: { tags, summary: 'The runtime script (built from packages/runtime with esbuild at first use)', querystring: AssetQuery, response: assetResponse('text/javascript') } },
+    { config: { auth: 'public' }, schema: { tags, operationId: 'getEmbedRuntimeScript', summary: 'The runtime script (built from packages/runtime with esbuild at first use)', querystring: AssetQuery, response: assetResponse('text/javascript') } },
     async (request, reply) => serve(request, reply, (b) => b.js),
   );
   app.get(
     '/embed/assets/runtime.css',
-    { config: { auth: 'public' }, schema: { tags, summary: 'The runtime stylesheet', querystring: AssetQuery, response: assetResponse('text/css') } },
+    { config: { auth: 'public' }, schema: { tags, operationId: 'getEmbedRuntimeStylesheet', summary: 'The runtime stylesheet', querystring: AssetQuery, response: assetResponse('text/css') } },
     async (request, reply) => serve(request, reply, (b) => b.css),
   );
 };
@@ -101,6 +101,7 @@ const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'getEmbedPage',
         summary: 'The embeddable runtime page of a site (put it in an iframe)',
         description:
           'An HTML page that renders the published engagement of the site with the runtime script, through the public and session routes only. ' +
@@ -143,6 +144,7 @@ const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'getEmbedDemoPage',
         summary: 'A demo host page that embeds the runtime page in an iframe (not served in production)',
         description:
           'Plays a tenant\'s web page: embeds `/embed/{tenantSlug}/{siteSlug}` from `embed_base` (default: this service), passes on `#session=<session_id>` from its own fragment, and lists the messages the runtime posts.',

@@ -15,6 +15,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'getTestClock',
         summary: "Read the sandbox tenant's test clock",
         description: `The tenant's now, real time, and how far the tenant's clock runs ahead. ${SANDBOX_ONLY}`,
         response: { 200: Type.Ref('TestClock') },
@@ -29,6 +30,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'advanceTestClock',
         summary: "Move the sandbox tenant's clock forward and run the work that became due",
         description:
           'Give `seconds` or `to`. The clock only moves forward, at most 400 days per call and five years ahead of real time, and keeps running from the new moment. ' +
@@ -48,6 +50,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'resetTestClock',
         summary: "Put the sandbox tenant back on real time",
         description:
           "Removes the test clock: the tenant's now is real time again. What happened on the advanced clock stays (a completed contest stays completed; times recorded on the advanced clock stay in the future). " +

@@ -43,6 +43,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'createConsoleSession',
         summary: 'Sign in to the console: sets the HttpOnly, SameSite=Strict session cookie and returns the CSRF token',
         description:
           'Sets `lk_console` (HttpOnly, SameSite=Strict, Path=/). Every admin route then accepts the cookie; a request that changes something ' +
@@ -63,7 +64,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/console/session',
     {
       config: { auth: 'admin', permission: SELF },
-      schema: { tags, summary: 'The signed-in user, their permissions and the CSRF token', response: { 200: ConsoleSessionResponse } },
+      schema: { tags, operationId: 'getConsoleSession', summary: 'The signed-in user, their permissions and the CSRF token', response: { 200: ConsoleSessionResponse } },
     },
     async (request, reply) => {
       reply.header('Cache-Control', 'no-store');
@@ -75,7 +76,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/console/session',
     {
       config: { auth: 'admin', permission: SELF },
-      schema: { tags, summary: 'Sign out: ends this console sign-in and clears the cookie', response: { 204: Type.Null() } },
+      schema: { tags, operationId: 'deleteConsoleSession', summary: 'Sign out: ends this console sign-in and clears the cookie', response: { 204: Type.Null() } },
     },
     async (request, reply) => {
       await service.signOut(db, request.auth!);
@@ -90,6 +91,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin', permission: SELF },
       schema: {
         tags,
+        operationId: 'changeConsolePassword',
         summary: "Change the signed-in user's password; their other sign-ins end",
         body: ChangePasswordBody,
         response: { 204: Type.Null() },
@@ -107,6 +109,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'acceptConsoleInvitation',
         summary: 'Accept an invitation: choose a password; then sign in',
         body: AcceptInvitationBody,
         response: { 200: Type.Object({ user: Type.Ref('ConsoleUser') }) },
@@ -119,7 +122,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/users',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: "The tenant's console users", querystring: ListUsersQuery, response: { 200: UserList } },
+      schema: { tags, operationId: 'listConsoleUsers', summary: "The tenant's console users", querystring: ListUsersQuery, response: { 200: UserList } },
     },
     async (request) => service.listUsers(db, request.auth!.tenantId, request.query),
   );
@@ -130,6 +133,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'inviteConsoleUser',
         summary: 'Invite a console user: returns the invite link to hand over (no mail is sent)',
         body: InviteUserBody,
         response: { 201: InvitedUser },
@@ -146,7 +150,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/users/:id',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'One console user', params: UserParams, response: { 200: Type.Ref('ConsoleUser') } },
+      schema: { tags, operationId: 'getConsoleUser', summary: 'One console user', params: UserParams, response: { 200: Type.Ref('ConsoleUser') } },
     },
     async (request) => service.readUser(db, request.auth!.tenantId, request.params.id),
   );
@@ -157,6 +161,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
       schema: {
         tags,
+        operationId: 'updateConsoleUser',
         summary: "Change a user's role, publishing permission, name or status",
         description: 'The last active owner cannot be demoted or disabled (409 `LAST_OWNER`). A change applies to the user\'s next request.',
         params: UserParams,
@@ -171,7 +176,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/users/:id',
     {
       config: { auth: 'admin' },
-      schema: { tags, summary: 'Remove a console user (their sign-ins end; the audit log keeps their entries)', params: UserParams, response: { 204: Type.Null() } },
+      schema: { tags, operationId: 'deleteConsoleUser', summary: 'Remove a console user (their sign-ins end; the audit log keeps their entries)', params: UserParams, response: { 204: Type.Null() } },
     },
     async (request, reply) => {
       await service.deleteUser(db, authenticator, request.auth!.tenantId, request.params.id);
@@ -185,6 +190,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin', rateLimit: 'listing' },
       schema: {
         tags,
+        operationId: 'listAuditLog',
         summary: 'Every configuration change: who, when, what, before and after (newest first)',
         querystring: AuditQuery,
         response: { 200: AuditPage },

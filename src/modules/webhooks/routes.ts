@@ -52,7 +52,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/gamify/webhooks',
-    { config: admin, schema: { tags, summary: 'List webhook destinations', querystring: ListDestinationsQuery, response: { 200: DestinationList } } },
+    { config: admin, schema: { tags, operationId: 'listWebhooks', summary: 'List webhook destinations', querystring: ListDestinationsQuery, response: { 200: DestinationList } } },
     async (request) => service.listDestinations(context, request.auth!.tenantId, request.query),
   );
 
@@ -62,6 +62,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: admin,
       schema: {
         tags,
+        operationId: 'createWebhook',
         summary: 'Create a webhook destination; returns the signing secret once',
         description:
           'Rule violations (name outside 1–100 characters or with the reserved `[system]` prefix, a URL that is not https or points at a ' +
@@ -82,6 +83,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: admin,
       schema: {
         tags,
+        operationId: 'getWebhookSettings',
         summary: "The tenant's webhook settings: the backoff scale of a sandbox tenant and the retry waits it gives",
         description: 'Readable by live and sandbox tenants (a live tenant always has webhook_backoff_scale 1).',
         response: { 200: Type.Ref('WebhookSettings') },
@@ -96,6 +98,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: admin,
       schema: {
         tags,
+        operationId: 'updateWebhookSettings',
         summary: 'Set the webhook backoff scale of a sandbox tenant (a test control)',
         description:
           'Multiplies the retry schedule (30 s, 5 min, 30 min) of every destination of the tenant, with the service\'s TIME_SCALE, from the next ' +
@@ -111,7 +114,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/gamify/webhooks/:destination_id',
-    { config: admin, schema: { tags, summary: 'Read a webhook destination', params: DestinationIdParams, response: { 200: Type.Ref('WebhookDestination') } } },
+    { config: admin, schema: { tags, operationId: 'getWebhook', summary: 'Read a webhook destination', params: DestinationIdParams, response: { 200: Type.Ref('WebhookDestination') } } },
     async (request) => service.readDestination(context, request.auth!.tenantId, request.params.destination_id),
   );
 
@@ -121,6 +124,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: admin,
       schema: {
         tags,
+        operationId: 'updateWebhook',
         summary: 'Update the url, events, retry_count, timeout_seconds, active state or private-network opt-in of a destination',
         description:
           'The URL is re-validated against the same forgery rules as at creation (422 `VALIDATION_INVALID_VALUE`); turning ' +
@@ -140,6 +144,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: admin,
       schema: {
         tags,
+        operationId: 'deleteWebhook',
         summary: 'Delete a destination (its pending deliveries and logs go with it)',
         params: DestinationIdParams,
         response: { 204: Type.Null({ description: 'Deleted.' }) },
@@ -157,6 +162,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: admin,
       schema: {
         tags,
+        operationId: 'testWebhook',
         summary: 'Send a signed test delivery (event `ping`) now and report its outcome',
         description: 'One attempt, no retries. The answer is the delivery record with the attempt (status, response code, duration, error).',
         params: DestinationIdParams,
@@ -172,6 +178,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: admin,
       schema: {
         tags,
+        operationId: 'sendWebhookTestEvent',
         summary: 'Send a signed test event (a catalog event with a sample payload) now and report its outcome',
         description:
           'The envelope is a real delivery\'s (signed with the destination\'s secret, `X-Service-Event` the event name) with `test: true`, ' +
@@ -192,6 +199,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: admin,
       schema: {
         tags,
+        operationId: 'listWebhookLogs',
         summary: 'Delivery history of a destination, newest first, with every attempt',
         params: DestinationIdParams,
         querystring: LogsQuery,
@@ -207,6 +215,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: admin,
       schema: {
         tags,
+        operationId: 'replayWebhookDelivery',
         summary: 'Replay one finished delivery as a new delivery',
         description:
           'The new delivery has its own `log_id` and a fresh attempt budget; its envelope id and X-Service-Delivery-Id stay the ' +
@@ -225,6 +234,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: admin,
       schema: {
         tags,
+        operationId: 'replayWebhookDeliveries',
         summary: 'Bulk replay: a job that replays every event whose latest delivery ended in the given states',
         description: 'Filters: `since`/`until` on the event time, `statuses` (default `["EXHAUSTED"]`), `events`. At most 10,000 deliveries per job.',
         params: DestinationIdParams,
@@ -240,7 +250,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/gamify/webhooks/:destination_id/replay-jobs/:job_id',
     {
       config: admin,
-      schema: { tags, summary: 'Status of a bulk replay job', params: ReplayJobParams, response: { 200: Type.Ref('WebhookReplayJob') } },
+      schema: { tags, operationId: 'getWebhookReplayJob', summary: 'Status of a bulk replay job', params: ReplayJobParams, response: { 200: Type.Ref('WebhookReplayJob') } },
     },
     async (request) => service.readReplayJob(context, request.auth!.tenantId, request.params.destination_id, request.params.job_id),
   );
@@ -258,6 +268,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'session' },
       schema: {
         tags,
+        operationId: 'streamEvents',
         summary: "The participant's live event stream (server-sent events)",
         description:
           'Each message is one envelope (the same JSON, with the same `id`, as a webhook delivery) as `data:`, with `id:` set to the ' +
@@ -291,6 +302,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: admin,
       schema: {
         tags,
+        operationId: 'streamTenantEvents',
         summary: "A sandbox tenant's live stream of every event as webhook envelopes (server-sent events), for a local forwarder",
         description:
           'What `npx @loyalty/sdk listen --forward-to <url>` reads: each message is one envelope (the JSON a webhook destination receives, ' +
@@ -402,6 +414,7 @@ export const rootRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'public' },
       schema: {
         tags,
+        operationId: 'getEventCatalog',
         summary: 'The event catalog: the 25 subscribable events with the JSON Schema of each event\'s data',
         response: { 200: CatalogDocument },
       },

@@ -44,7 +44,10 @@ export const CreateDestinationBody = Type.Object(
     active: Type.Optional(Type.Boolean({ description: 'Default true.' })),
     allow_private_network: Type.Optional(AllowPrivateNetwork),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'CRM sync', url: 'https://hooks.shop.example.com/loyalty', events: ['points.*', 'badge.awarded.v1'], retry_count: 3, timeout_seconds: 10 }],
+  },
 );
 export type CreateDestinationInput = Static<typeof CreateDestinationBody>;
 

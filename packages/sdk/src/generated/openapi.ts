@@ -10,185 +10,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Exchange an admin user's email and password for an admin token (JWT) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "email": "ada@example.com",
-                     *       "password": "correct horse battery staple"
-                     *     }
-                     */
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnbmF0dXJl",
-                         *       "token_type": "Bearer",
-                         *       "expires_at": "2026-11-26T09:30:00.000Z",
-                         *       "tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description Send as `Authorization: Bearer <token>`. */
-                            token: string;
-                            /** @enum {string} */
-                            token_type: "Bearer";
-                            /** Format: date-time */
-                            expires_at: string;
-                            /** Format: uuid */
-                            tenant_id: string;
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        post: operations["adminLogin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -203,443 +25,10 @@ export interface paths {
             cookie?: never;
         };
         /** List the tenant's API keys (prefixes only) */
-        get: {
-            parameters: {
-                query?: {
-                    include_revoked?: boolean;
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "api_keys": [
-                         *         {
-                         *           "id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                         *           "name": "Gold Explorer",
-                         *           "environment": "live",
-                         *           "prefix": "lk_live_9f86",
-                         *           "scopes": [
-                         *             "admin"
-                         *           ],
-                         *           "rate_limit_per_minute": 3,
-                         *           "created_at": "2026-11-26T09:30:00.000Z",
-                         *           "updated_at": "2026-11-26T09:30:00.000Z",
-                         *           "last_used_at": "2026-11-26T09:30:00.000Z",
-                         *           "revoked_at": "2026-11-26T09:30:00.000Z"
-                         *         }
-                         *       ],
-                         *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
-                         *     }
-                         */
-                        "application/json": {
-                            api_keys: components["schemas"]["ApiKey"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["listApiKeys"];
         put?: never;
         /** Create an API key; the plaintext key is returned once */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
-                     * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
-                     */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "name": "Gold Explorer",
-                     *       "environment": "live",
-                     *       "scopes": [
-                     *         "admin"
-                     *       ],
-                     *       "rate_limit_per_minute": 3
-                     *     }
-                     */
-                    "application/json": {
-                        name: string;
-                        /** @default live */
-                        environment?: "live" | "test";
-                        scopes: ("admin" | "gamify:admin" | "read:pii" | "ingest")[];
-                        /** @description Requests per 60 s for this key. */
-                        rate_limit_per_minute?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                         *       "name": "Gold Explorer",
-                         *       "environment": "live",
-                         *       "prefix": "lk_live_9f86",
-                         *       "scopes": [
-                         *         "admin"
-                         *       ],
-                         *       "rate_limit_per_minute": 3,
-                         *       "created_at": "2026-11-26T09:30:00.000Z",
-                         *       "updated_at": "2026-11-26T09:30:00.000Z",
-                         *       "last_used_at": "2026-11-26T09:30:00.000Z",
-                         *       "revoked_at": "2026-11-26T09:30:00.000Z",
-                         *       "key": "favourite_store"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ApiKey"] & {
-                            /** @description The plaintext key. Shown once; store it now. */
-                            key: string;
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -657,422 +46,11 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke an API key (soft delete, effective immediately) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                         *       "name": "Gold Explorer",
-                         *       "environment": "live",
-                         *       "prefix": "lk_live_9f86",
-                         *       "scopes": [
-                         *         "admin"
-                         *       ],
-                         *       "rate_limit_per_minute": 3,
-                         *       "created_at": "2026-11-26T09:30:00.000Z",
-                         *       "updated_at": "2026-11-26T09:30:00.000Z",
-                         *       "last_used_at": "2026-11-26T09:30:00.000Z",
-                         *       "revoked_at": "2026-11-26T09:30:00.000Z"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ApiKey"];
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
         /** Update the name, scopes or rate limit of an API key */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "name": "Gold Explorer",
-                     *       "scopes": [
-                     *         "admin"
-                     *       ],
-                     *       "rate_limit_per_minute": 3
-                     *     }
-                     */
-                    "application/json": {
-                        name?: string;
-                        scopes?: ("admin" | "gamify:admin" | "read:pii" | "ingest")[];
-                        rate_limit_per_minute?: number | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                         *       "name": "Gold Explorer",
-                         *       "environment": "live",
-                         *       "prefix": "lk_live_9f86",
-                         *       "scopes": [
-                         *         "admin"
-                         *       ],
-                         *       "rate_limit_per_minute": 3,
-                         *       "created_at": "2026-11-26T09:30:00.000Z",
-                         *       "updated_at": "2026-11-26T09:30:00.000Z",
-                         *       "last_used_at": "2026-11-26T09:30:00.000Z",
-                         *       "revoked_at": "2026-11-26T09:30:00.000Z"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ApiKey"];
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateApiKey"];
         trace?: never;
     };
     "/api/v1/events/api-keys/{id}/rotate": {
@@ -1088,214 +66,7 @@ export interface paths {
          * Give an API key a new secret; the old one is refused at once
          * @description The key keeps its id, name, scopes and limits; the new plaintext key is returned once. There is no grace period: the old secret stops working the moment the rotation commits, in every process. A revoked key answers 404.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
-                     * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
-                     */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                         *       "name": "Gold Explorer",
-                         *       "environment": "live",
-                         *       "prefix": "lk_live_9f86",
-                         *       "scopes": [
-                         *         "admin"
-                         *       ],
-                         *       "rate_limit_per_minute": 3,
-                         *       "created_at": "2026-11-26T09:30:00.000Z",
-                         *       "updated_at": "2026-11-26T09:30:00.000Z",
-                         *       "last_used_at": "2026-11-26T09:30:00.000Z",
-                         *       "revoked_at": "2026-11-26T09:30:00.000Z",
-                         *       "key": "favourite_store"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ApiKey"] & {
-                            /** @description The plaintext key. Shown once; store it now. */
-                            key: string;
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        post: operations["rotateApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1315,228 +86,7 @@ export interface paths {
          * Issue a participant session for an engagement (called by the tenant's server)
          * @description The tenant's server, holding an API key, asks for a session for one participant and one engagement and hands the `session_id` to the participant's browser or app. Participant-facing routes take it as `session_id` (body or query) together with the same `engagement_id`. The participant is created if new.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
-                     * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
-                     */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "participant_id": "user_1042",
-                     *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                     *       "display_name": "Gold Explorer",
-                     *       "ttl_seconds": 60
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description The tenant's identifier of the participant (1 to 128 characters, no control characters). */
-                        participant_id: string;
-                        /** Format: uuid */
-                        engagement_id: string;
-                        display_name?: string;
-                        /** @description Lifetime; default 24 hours. */
-                        ttl_seconds?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "session_id": "ses_9c41d7e2a0b34f58",
-                         *       "participant_id": "user_1042",
-                         *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                         *       "expires_at": "2026-11-26T09:30:00.000Z"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description Pass as `session_id` to participant-facing routes. Keep it as secret as a password. */
-                            session_id: string;
-                            participant_id: string;
-                            /** Format: uuid */
-                            engagement_id: string;
-                            /** Format: date-time */
-                            expires_at: string;
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        post: operations["createSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1554,228 +104,7 @@ export interface paths {
          * The caller's tenant, its settings, plan and limits in force
          * @description The limits shown are those in force (the plan's figures or the tenant's own); `GET /tenant/limits` says where each comes from.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                         *       "slug": "spring-rally",
-                         *       "name": "Gold Explorer",
-                         *       "plan": "Spring weekend bonus",
-                         *       "environment": "live",
-                         *       "timezone": "Europe/Berlin",
-                         *       "currency": "EUR",
-                         *       "locale": "en-US",
-                         *       "requests_per_minute": 3,
-                         *       "quotas": {
-                         *         "participants_per_month": 3,
-                         *         "api_keys": 3,
-                         *         "event_ingestion_per_day": 3,
-                         *         "headless_sdk": false,
-                         *         "concurrent_engagements": 3
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            /** Format: uuid */
-                            tenant_id: string;
-                            slug: string;
-                            name: string;
-                            plan: string;
-                            /** @description `sandbox` tenants are for integration tests: their keys are `lk_test_` and the test controls (test clock, private webhook receivers, webhook backoff scale) work only for them. Chosen at creation; never changes. */
-                            environment: "live" | "sandbox";
-                            /** @description IANA time zone: the tenant's calendar days (daily caps, streaks, leaderboard periods, analytics). */
-                            timezone: string;
-                            /** @description ISO 4217 code of the tenant's money amounts. */
-                            currency: string;
-                            /** @description BCP 47 language tag of the tenant's staff and messages. */
-                            locale: string;
-                            requests_per_minute: number;
-                            quotas: {
-                                participants_per_month: number | null;
-                                api_keys: number | null;
-                                event_ingestion_per_day: number | null;
-                                headless_sdk: boolean;
-                                concurrent_engagements: number | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["getTenant"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1785,246 +114,7 @@ export interface paths {
          * Change the caller's tenant's time zone, currency or locale
          * @description The time zone must be an IANA name PostgreSQL knows (it decides the tenant's calendar days from the next computation on: daily caps, streaks, leaderboard periods, analytics), the currency an ISO 4217 code, the locale a BCP 47 tag (stored canonical). Answers the tenant as `GET /tenant` shows it. Each change is in the audit log (`GET /admin/audit-log?resource_type=tenant`) with the tenant before and after. Plans and limits are not settings: only the platform operator changes them (`PATCH /operator/tenants/{tenant_id}/limits`).
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "timezone": "Europe/Berlin",
-                     *       "currency": "EUR",
-                     *       "locale": "en-US"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description An IANA time zone (`Europe/Paris`); takes effect for the next calendar-day computation. */
-                        timezone?: string;
-                        /** @description An ISO 4217 currency code (`EUR`); stored upper-case. */
-                        currency?: string;
-                        /** @description A BCP 47 language tag (`fr-FR`); stored in its canonical form. */
-                        locale?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                         *       "slug": "spring-rally",
-                         *       "name": "Gold Explorer",
-                         *       "plan": "Spring weekend bonus",
-                         *       "environment": "live",
-                         *       "timezone": "Europe/Berlin",
-                         *       "currency": "EUR",
-                         *       "locale": "en-US",
-                         *       "requests_per_minute": 3,
-                         *       "quotas": {
-                         *         "participants_per_month": 3,
-                         *         "api_keys": 3,
-                         *         "event_ingestion_per_day": 3,
-                         *         "headless_sdk": false,
-                         *         "concurrent_engagements": 3
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            /** Format: uuid */
-                            tenant_id: string;
-                            slug: string;
-                            name: string;
-                            plan: string;
-                            /** @description `sandbox` tenants are for integration tests: their keys are `lk_test_` and the test controls (test clock, private webhook receivers, webhook backoff scale) work only for them. Chosen at creation; never changes. */
-                            environment: "live" | "sandbox";
-                            /** @description IANA time zone: the tenant's calendar days (daily caps, streaks, leaderboard periods, analytics). */
-                            timezone: string;
-                            /** @description ISO 4217 code of the tenant's money amounts. */
-                            currency: string;
-                            /** @description BCP 47 language tag of the tenant's staff and messages. */
-                            locale: string;
-                            requests_per_minute: number;
-                            quotas: {
-                                participants_per_month: number | null;
-                                api_keys: number | null;
-                                event_ingestion_per_day: number | null;
-                                headless_sdk: boolean;
-                                concurrent_engagements: number | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateTenant"];
         trace?: never;
     };
     "/api/v1/tenant/limits": {
@@ -2038,294 +128,7 @@ export interface paths {
          * The caller's tenant's limits in force, and where each figure comes from
          * @description Each limit shows the figure in force (`value`, null is unlimited), the plan's figure, the tenant's own override (null when none) and which of them applies (`source`). Overrides are set by the platform operator (`PATCH /operator/tenants/{tenant_id}/limits`), never by the tenant. What each limit does when reached is in its description; what the tenant used of them is `GET /tenant/usage`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The caller's tenant's limits in force, each with where its figure comes from. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                         *       "plan": "Spring weekend bonus",
-                         *       "limits": {
-                         *         "requests_per_minute": {
-                         *           "value": 3,
-                         *           "source": "plan",
-                         *           "plan_default": 3,
-                         *           "override": 3
-                         *         },
-                         *         "event_ingestion_per_day": {
-                         *           "value": 3,
-                         *           "source": "plan",
-                         *           "plan_default": 3,
-                         *           "override": 3
-                         *         },
-                         *         "api_keys": {
-                         *           "value": 3,
-                         *           "source": "plan",
-                         *           "plan_default": 3,
-                         *           "override": 3
-                         *         },
-                         *         "concurrent_engagements": {
-                         *           "value": 3,
-                         *           "source": "plan",
-                         *           "plan_default": 3,
-                         *           "override": 3
-                         *         },
-                         *         "participants_per_month": {
-                         *           "value": 3,
-                         *           "source": "plan",
-                         *           "plan_default": 3,
-                         *           "override": 3
-                         *         },
-                         *         "headless_sdk": {
-                         *           "value": false,
-                         *           "source": "plan",
-                         *           "plan_default": false,
-                         *           "override": false
-                         *         }
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            /** Format: uuid */
-                            tenant_id: string;
-                            plan: string;
-                            limits: {
-                                /** @description API requests per 60 s for the whole tenant (the per-tenant scopes of the rate limiter). Enforced: 429 `RATE_LIMITED` with `Retry-After` and the `X-RateLimit-*` headers. */
-                                requests_per_minute: {
-                                    /** @description The figure in force. */
-                                    value: number;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: number;
-                                    /** @description The tenant's own figure; null when the plan's applies. */
-                                    override: number | null;
-                                };
-                                /** @description Events accepted per UTC day by the ingestion routes. Enforced: 429 `INGESTION_QUOTA_EXCEEDED`. */
-                                event_ingestion_per_day: {
-                                    /** @description The figure in force; null is unlimited. */
-                                    value: number | null;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: number | null;
-                                    /** @description The tenant's own figure; null when the plan's applies. */
-                                    override: number | null;
-                                };
-                                /** @description Active (not revoked) API keys. Enforced at key creation: 422 `PLAN_QUOTA_EXCEEDED`; keys above a lowered figure keep working. */
-                                api_keys: {
-                                    /** @description The figure in force; null is unlimited. */
-                                    value: number | null;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: number | null;
-                                    /** @description The tenant's own figure; null when the plan's applies. */
-                                    override: number | null;
-                                };
-                                /** @description Published engagements at a time. Enforced at publication: 422 `PLAN_QUOTA_EXCEEDED`; engagements above a lowered figure stay published. */
-                                concurrent_engagements: {
-                                    /** @description The figure in force; null is unlimited. */
-                                    value: number | null;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: number | null;
-                                    /** @description The tenant's own figure; null when the plan's applies. */
-                                    override: number | null;
-                                };
-                                /** @description Participants first seen per UTC month. Reported by `GET /tenant/usage`, not enforced. */
-                                participants_per_month: {
-                                    /** @description The figure in force; null is unlimited. */
-                                    value: number | null;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: number | null;
-                                    /** @description The tenant's own figure; null when the plan's applies. */
-                                    override: number | null;
-                                };
-                                /** @description Whether the plan includes the headless SDK. Reported, not enforced (the SDK calls the same public routes). */
-                                headless_sdk: {
-                                    value: boolean;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: boolean;
-                                    override: boolean | null;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["getTenantLimits"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2345,296 +148,7 @@ export interface paths {
          * Any tenant's plan and limits in force (platform operator)
          * @description The same view as the tenant's `GET /tenant/limits`, for the operator. Needs `Authorization: Bearer <OPERATOR_TOKEN>`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    tenant_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The caller's tenant's limits in force, each with where its figure comes from. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                         *       "plan": "Spring weekend bonus",
-                         *       "limits": {
-                         *         "requests_per_minute": {
-                         *           "value": 3,
-                         *           "source": "plan",
-                         *           "plan_default": 3,
-                         *           "override": 3
-                         *         },
-                         *         "event_ingestion_per_day": {
-                         *           "value": 3,
-                         *           "source": "plan",
-                         *           "plan_default": 3,
-                         *           "override": 3
-                         *         },
-                         *         "api_keys": {
-                         *           "value": 3,
-                         *           "source": "plan",
-                         *           "plan_default": 3,
-                         *           "override": 3
-                         *         },
-                         *         "concurrent_engagements": {
-                         *           "value": 3,
-                         *           "source": "plan",
-                         *           "plan_default": 3,
-                         *           "override": 3
-                         *         },
-                         *         "participants_per_month": {
-                         *           "value": 3,
-                         *           "source": "plan",
-                         *           "plan_default": 3,
-                         *           "override": 3
-                         *         },
-                         *         "headless_sdk": {
-                         *           "value": false,
-                         *           "source": "plan",
-                         *           "plan_default": false,
-                         *           "override": false
-                         *         }
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            /** Format: uuid */
-                            tenant_id: string;
-                            plan: string;
-                            limits: {
-                                /** @description API requests per 60 s for the whole tenant (the per-tenant scopes of the rate limiter). Enforced: 429 `RATE_LIMITED` with `Retry-After` and the `X-RateLimit-*` headers. */
-                                requests_per_minute: {
-                                    /** @description The figure in force. */
-                                    value: number;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: number;
-                                    /** @description The tenant's own figure; null when the plan's applies. */
-                                    override: number | null;
-                                };
-                                /** @description Events accepted per UTC day by the ingestion routes. Enforced: 429 `INGESTION_QUOTA_EXCEEDED`. */
-                                event_ingestion_per_day: {
-                                    /** @description The figure in force; null is unlimited. */
-                                    value: number | null;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: number | null;
-                                    /** @description The tenant's own figure; null when the plan's applies. */
-                                    override: number | null;
-                                };
-                                /** @description Active (not revoked) API keys. Enforced at key creation: 422 `PLAN_QUOTA_EXCEEDED`; keys above a lowered figure keep working. */
-                                api_keys: {
-                                    /** @description The figure in force; null is unlimited. */
-                                    value: number | null;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: number | null;
-                                    /** @description The tenant's own figure; null when the plan's applies. */
-                                    override: number | null;
-                                };
-                                /** @description Published engagements at a time. Enforced at publication: 422 `PLAN_QUOTA_EXCEEDED`; engagements above a lowered figure stay published. */
-                                concurrent_engagements: {
-                                    /** @description The figure in force; null is unlimited. */
-                                    value: number | null;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: number | null;
-                                    /** @description The tenant's own figure; null when the plan's applies. */
-                                    override: number | null;
-                                };
-                                /** @description Participants first seen per UTC month. Reported by `GET /tenant/usage`, not enforced. */
-                                participants_per_month: {
-                                    /** @description The figure in force; null is unlimited. */
-                                    value: number | null;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: number | null;
-                                    /** @description The tenant's own figure; null when the plan's applies. */
-                                    override: number | null;
-                                };
-                                /** @description Whether the plan includes the headless SDK. Reported, not enforced (the SDK calls the same public routes). */
-                                headless_sdk: {
-                                    value: boolean;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: boolean;
-                                    override: boolean | null;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description No operator token, or a wrong one. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description A tenant's credential (API key, admin token, console sign-in), or the operator routes are off (no OPERATOR_TOKEN). Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description No tenant has this id (`TENANT_NOT_FOUND`). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["operatorGetTenantLimits"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2644,326 +158,7 @@ export interface paths {
          * Change a tenant's plan or its own limits (platform operator)
          * @description Sets the fields given and keeps the others: `plan`, and for each limit a figure within its bounds or null to return to the plan's figure. Needs `Authorization: Bearer <OPERATOR_TOKEN>`; a tenant's credentials get 403. The change is written to the tenant's audit log (`GET /admin/audit-log?resource_type=tenant`, action `limits.update`, before and after as `GET /tenant/limits` shows them) in the same transaction. It applies to the next request in this process at once and in every other process when they receive the change notice (normally milliseconds; at most 10 s, the lifetime of their cached credential look-ups). A lowered request rate starts a fresh 60 s window at the new figure; API keys or published engagements above a lowered figure stay, and new ones are refused.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    tenant_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "plan": "starter",
-                     *       "requests_per_minute": 3,
-                     *       "event_ingestion_per_day": 3,
-                     *       "api_keys": 3,
-                     *       "concurrent_engagements": 3,
-                     *       "participants_per_month": 3,
-                     *       "headless_sdk": false
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description The tenant's plan: its figures apply wherever no override is set. */
-                        plan?: "starter" | "growth" | "scale" | "enterprise";
-                        /** @description API requests per 60 s for the tenant: 1 to 1000000; null returns to the plan's figure. */
-                        requests_per_minute?: number | null;
-                        /** @description Events per UTC day: 1 to 1000000000; null returns to the plan's figure. */
-                        event_ingestion_per_day?: number | null;
-                        /** @description Active API keys: 1 to 100000; null returns to the plan's figure. */
-                        api_keys?: number | null;
-                        /** @description Published engagements at a time: 1 to 100000; null returns to the plan's figure. */
-                        concurrent_engagements?: number | null;
-                        /** @description Participants per UTC month (reported): 1 to 1000000000; null returns to the plan's figure. */
-                        participants_per_month?: number | null;
-                        /** @description Headless SDK included (reported); null returns to the plan's. */
-                        headless_sdk?: boolean | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description The caller's tenant's limits in force, each with where its figure comes from. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                         *       "plan": "Spring weekend bonus",
-                         *       "limits": {
-                         *         "requests_per_minute": {
-                         *           "value": 3,
-                         *           "source": "plan",
-                         *           "plan_default": 3,
-                         *           "override": 3
-                         *         },
-                         *         "event_ingestion_per_day": {
-                         *           "value": 3,
-                         *           "source": "plan",
-                         *           "plan_default": 3,
-                         *           "override": 3
-                         *         },
-                         *         "api_keys": {
-                         *           "value": 3,
-                         *           "source": "plan",
-                         *           "plan_default": 3,
-                         *           "override": 3
-                         *         },
-                         *         "concurrent_engagements": {
-                         *           "value": 3,
-                         *           "source": "plan",
-                         *           "plan_default": 3,
-                         *           "override": 3
-                         *         },
-                         *         "participants_per_month": {
-                         *           "value": 3,
-                         *           "source": "plan",
-                         *           "plan_default": 3,
-                         *           "override": 3
-                         *         },
-                         *         "headless_sdk": {
-                         *           "value": false,
-                         *           "source": "plan",
-                         *           "plan_default": false,
-                         *           "override": false
-                         *         }
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            /** Format: uuid */
-                            tenant_id: string;
-                            plan: string;
-                            limits: {
-                                /** @description API requests per 60 s for the whole tenant (the per-tenant scopes of the rate limiter). Enforced: 429 `RATE_LIMITED` with `Retry-After` and the `X-RateLimit-*` headers. */
-                                requests_per_minute: {
-                                    /** @description The figure in force. */
-                                    value: number;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: number;
-                                    /** @description The tenant's own figure; null when the plan's applies. */
-                                    override: number | null;
-                                };
-                                /** @description Events accepted per UTC day by the ingestion routes. Enforced: 429 `INGESTION_QUOTA_EXCEEDED`. */
-                                event_ingestion_per_day: {
-                                    /** @description The figure in force; null is unlimited. */
-                                    value: number | null;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: number | null;
-                                    /** @description The tenant's own figure; null when the plan's applies. */
-                                    override: number | null;
-                                };
-                                /** @description Active (not revoked) API keys. Enforced at key creation: 422 `PLAN_QUOTA_EXCEEDED`; keys above a lowered figure keep working. */
-                                api_keys: {
-                                    /** @description The figure in force; null is unlimited. */
-                                    value: number | null;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: number | null;
-                                    /** @description The tenant's own figure; null when the plan's applies. */
-                                    override: number | null;
-                                };
-                                /** @description Published engagements at a time. Enforced at publication: 422 `PLAN_QUOTA_EXCEEDED`; engagements above a lowered figure stay published. */
-                                concurrent_engagements: {
-                                    /** @description The figure in force; null is unlimited. */
-                                    value: number | null;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: number | null;
-                                    /** @description The tenant's own figure; null when the plan's applies. */
-                                    override: number | null;
-                                };
-                                /** @description Participants first seen per UTC month. Reported by `GET /tenant/usage`, not enforced. */
-                                participants_per_month: {
-                                    /** @description The figure in force; null is unlimited. */
-                                    value: number | null;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: number | null;
-                                    /** @description The tenant's own figure; null when the plan's applies. */
-                                    override: number | null;
-                                };
-                                /** @description Whether the plan includes the headless SDK. Reported, not enforced (the SDK calls the same public routes). */
-                                headless_sdk: {
-                                    value: boolean;
-                                    /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
-                                    source: "plan" | "override";
-                                    plan_default: boolean;
-                                    override: boolean | null;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description No operator token, or a wrong one. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description A tenant's credential (API key, admin token, console sign-in), or the operator routes are off (no OPERATOR_TOKEN). Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description No tenant has this id (`TENANT_NOT_FOUND`). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        patch: operations["operatorUpdateTenantLimits"];
         trace?: never;
     };
     "/api/v1/tenant/usage": {
@@ -2977,266 +172,7 @@ export interface paths {
          * What the caller's tenant used of its plan's quotas
          * @description Daily figures count the current UTC day and monthly figures the current UTC month. The event-ingestion quota is enforced (429 `INGESTION_QUOTA_EXCEEDED` with `Retry-After` until the next UTC midnight); participants per month are reported, not enforced.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The tenant's use of its plan's quotas. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "day": "2026-11-26",
-                         *       "month": "Spring weekend bonus",
-                         *       "participants_this_month": {
-                         *         "used": 3,
-                         *         "quota": 3,
-                         *         "exceeded": false
-                         *       },
-                         *       "events_today": {
-                         *         "used": 3,
-                         *         "quota": 3,
-                         *         "exceeded": false,
-                         *         "resets_at": "2026-11-26T09:30:00.000Z"
-                         *       },
-                         *       "api_keys": {
-                         *         "used": 3,
-                         *         "quota": 3,
-                         *         "exceeded": false
-                         *       },
-                         *       "concurrent_engagements": {
-                         *         "used": 3,
-                         *         "quota": 3,
-                         *         "exceeded": false
-                         *       },
-                         *       "event_processing": {
-                         *         "waiting": 3,
-                         *         "lag_seconds": 30
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            /**
-                             * Format: date
-                             * @description The UTC day the daily figures count.
-                             */
-                            day: string;
-                            /** @description The UTC month the monthly figures count. */
-                            month: string;
-                            /** @description Participants first seen this month. Not enforced: a tenant over it keeps working and is told here (see docs/decisions/foundation.md). */
-                            participants_this_month: {
-                                used: number;
-                                /** @description The plan's figure (or the tenant's own); null is unlimited. */
-                                quota: number | null;
-                                /** @description Over the quota (monthly participants), or at it so that the next one is refused (the enforced quotas). */
-                                exceeded: boolean;
-                            };
-                            /** @description Events accepted by the ingestion routes today. Enforced: a request that would exceed it gets 429 INGESTION_QUOTA_EXCEEDED. */
-                            events_today: {
-                                used: number;
-                                /** @description The plan's figure (or the tenant's own); null is unlimited. */
-                                quota: number | null;
-                                /** @description Over the quota (monthly participants), or at it so that the next one is refused (the enforced quotas). */
-                                exceeded: boolean;
-                                /** Format: date-time */
-                                resets_at: string;
-                            };
-                            /** @description Active (not revoked) API keys. Enforced at key creation (422 PLAN_QUOTA_EXCEEDED). */
-                            api_keys: {
-                                used: number;
-                                /** @description The plan's figure (or the tenant's own); null is unlimited. */
-                                quota: number | null;
-                                /** @description Over the quota (monthly participants), or at it so that the next one is refused (the enforced quotas). */
-                                exceeded: boolean;
-                            };
-                            /** @description Published engagements. Enforced at publication (422). */
-                            concurrent_engagements: {
-                                used: number;
-                                /** @description The plan's figure (or the tenant's own); null is unlimited. */
-                                quota: number | null;
-                                /** @description Over the quota (monthly participants), or at it so that the next one is refused (the enforced quotas). */
-                                exceeded: boolean;
-                            };
-                            /** @description The tenant's processing backlog. Events are processed in accept order per participant; a tenant that sends faster than its events are processed sees `waiting` and `lag_seconds` grow, while other tenants are served between its batches (docs/decisions/ingestion.md, Processing). */
-                            event_processing: {
-                                /** @description Accepted events of this tenant not yet processed. */
-                                waiting: number;
-                                /** @description How long the oldest of them has waited since it was accepted (0 when none waits). */
-                                lag_seconds: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["getTenantUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4053,438 +989,13 @@ export interface paths {
             cookie?: never;
         };
         /** List imports, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Page size, 1 to 100 (default 25). */
-                    limit?: number;
-                    /** @description Opaque cursor from the previous page's `next_cursor`. */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "imports": [
-                         *         {
-                         *           "import_id": "job_4e1f8a2b",
-                         *           "kind": "participants",
-                         *           "format": "csv",
-                         *           "status": "queued",
-                         *           "columns": [
-                         *             "Spring weekend bonus"
-                         *           ],
-                         *           "rows_total": 3,
-                         *           "rows_done": 3,
-                         *           "rows_failed": 3,
-                         *           "rows_pending": 3,
-                         *           "bytes": 3,
-                         *           "created_at": "2026-11-26T09:30:00.000Z",
-                         *           "started_at": "2026-11-26T09:30:00.000Z",
-                         *           "finished_at": "2026-11-26T09:30:00.000Z",
-                         *           "duplicate": false
-                         *         }
-                         *       ],
-                         *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
-                         *     }
-                         */
-                        "application/json": {
-                            imports: components["schemas"]["FileImport"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["listImports"];
         put?: never;
         /**
          * Upload a CSV or JSON lines file of participants, point grants or reward codes; applied by a background job
          * @description The body is the file (`text/csv` or `application/x-ndjson`), read as it arrives; `kind` and `format` are query parameters. The header (CSV) or first object (JSON lines) is checked at once: a missing required column or an unknown one is 400, personal participant fields without `read:pii` are 403. Answers 202 with the import; poll `GET /admin/imports/{import_id}` and read refused rows from `/errors`. Files larger than FILES_IMPORT_BYTES_MAX (256 MiB by default) are refused with 413. With an `Idempotency-Key` header, the same file sent again within 24 hours answers the first import with `duplicate: true` (applied once); the key with another file is 422.
          */
-        post: {
-            parameters: {
-                query: {
-                    /** @description participants: profiles with custom fields; point_grants: one grant per row; reward_codes: codes for pool rewards. */
-                    kind: "participants" | "point_grants" | "reward_codes";
-                    /** @description csv (RFC 4180 with a header row) or jsonl (one JSON object per line). */
-                    format: "csv" | "jsonl";
-                };
-                header?: {
-                    /** @description Sending the same file again with the same key within 24 hours answers the first import (`duplicate: true`). */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            /** @description The file itself as the request body: `text/csv` for csv, `application/x-ndjson` (or `application/jsonl`) for jsonl. participants: participant_id (required), display_name, the standard profile fields and defined custom field keys; point_grants: participant_id, amount, reason (required), memo, type; reward_codes: reward_id, code. */
-            requestBody: {
-                content: {
-                    "text/csv": unknown;
-                    "application/x-ndjson": unknown;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "import_id": "job_4e1f8a2b",
-                         *       "kind": "participants",
-                         *       "format": "csv",
-                         *       "status": "queued",
-                         *       "columns": [
-                         *         "Spring weekend bonus"
-                         *       ],
-                         *       "rows_total": 3,
-                         *       "rows_done": 3,
-                         *       "rows_failed": 3,
-                         *       "rows_pending": 3,
-                         *       "bytes": 3,
-                         *       "created_at": "2026-11-26T09:30:00.000Z",
-                         *       "started_at": "2026-11-26T09:30:00.000Z",
-                         *       "finished_at": "2026-11-26T09:30:00.000Z",
-                         *       "duplicate": false
-                         *     }
-                         */
-                        "application/json": components["schemas"]["FileImport"];
-                    };
-                };
-                /** @description A required column is missing, a column is unknown or repeated, the CSV cannot be read, or the file has no rows. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks an admin scope, the role lacks the permission of the kind, or personal fields are imported without read:pii. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The file is larger than FILES_IMPORT_BYTES_MAX (256 MiB by default). Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The body is not text/csv (format csv) or application/x-ndjson / application/jsonl (format jsonl). Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The Idempotency-Key was used with another file (IDEMPOTENCY_KEY_REUSED). Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        post: operations["startImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4499,208 +1010,7 @@ export interface paths {
             cookie?: never;
         };
         /** An import's status and progress (rows done, failed, pending) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    import_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "import_id": "job_4e1f8a2b",
-                         *       "kind": "participants",
-                         *       "format": "csv",
-                         *       "status": "queued",
-                         *       "columns": [
-                         *         "Spring weekend bonus"
-                         *       ],
-                         *       "rows_total": 3,
-                         *       "rows_done": 3,
-                         *       "rows_failed": 3,
-                         *       "rows_pending": 3,
-                         *       "bytes": 3,
-                         *       "created_at": "2026-11-26T09:30:00.000Z",
-                         *       "started_at": "2026-11-26T09:30:00.000Z",
-                         *       "finished_at": "2026-11-26T09:30:00.000Z",
-                         *       "duplicate": false
-                         *     }
-                         */
-                        "application/json": components["schemas"]["FileImport"];
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["getImport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4717,216 +1027,7 @@ export interface paths {
             cookie?: never;
         };
         /** An import's per-row error report: row number, field and detail, in row order */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Page size, 1 to 500 (default 100). */
-                    limit?: number;
-                    /** @description Opaque cursor from the previous page's `next_cursor`. */
-                    cursor?: string;
-                };
-                header?: never;
-                path: {
-                    import_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "errors": [
-                         *         {
-                         *           "row": 3,
-                         *           "field": "Spring weekend bonus",
-                         *           "code": "first_purchase",
-                         *           "detail": "Spring weekend bonus"
-                         *         }
-                         *       ],
-                         *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
-                         *     }
-                         */
-                        "application/json": {
-                            errors: {
-                                /** @description The data row, 1 for the first row after the CSV header (or the first JSON line). */
-                                row: number;
-                                /** @description The column at fault, when one is. */
-                                field: string | null;
-                                code: string;
-                                detail: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["listImportErrors"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4943,459 +1044,13 @@ export interface paths {
             cookie?: never;
         };
         /** List exports, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Page size, 1 to 100 (default 25). */
-                    limit?: number;
-                    /** @description Opaque cursor from the previous page's `next_cursor`. */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "exports": [
-                         *         {
-                         *           "export_id": "job_4e1f8a2b",
-                         *           "kind": "participants",
-                         *           "format": "csv",
-                         *           "status": "queued",
-                         *           "filters": {
-                         *             "from": "2026-11-26T09:30:00.000Z",
-                         *             "to": "2026-11-26T09:30:00.000Z",
-                         *             "contest_id": "rwd_5c2e9a71"
-                         *           },
-                         *           "rows_written": 3,
-                         *           "bytes": 3,
-                         *           "masked": false,
-                         *           "file_url": "https://shop.example.com/loyalty",
-                         *           "created_at": "2026-11-26T09:30:00.000Z",
-                         *           "started_at": "2026-11-26T09:30:00.000Z",
-                         *           "finished_at": "2026-11-26T09:30:00.000Z"
-                         *         }
-                         *       ],
-                         *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
-                         *     }
-                         */
-                        "application/json": {
-                            exports: components["schemas"]["FileExport"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["listExports"];
         put?: never;
         /**
          * Export participants, the ledger, contest results or webhook deliveries as CSV or JSON lines; written by a background job
          * @description Answers 202 with the export; poll `GET /admin/exports/{export_id}` and download from `file_url` once completed. Participants are masked exactly as the participants API masks them for the requester (full only with `read:pii`; full exports are logged in the personal-data access log).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
-                     * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
-                     */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "kind": "participants",
-                     *       "format": "csv",
-                     *       "from": "2026-11-26T09:30:00.000Z",
-                     *       "to": "2026-11-26T09:30:00.000Z",
-                     *       "contest_id": "rwd_5c2e9a71"
-                     *     }
-                     */
-                    "application/json": {
-                        kind: "participants" | "ledger" | "contest_results" | "webhook_deliveries";
-                        /** @description csv (RFC 4180 with a header row) or jsonl (one JSON object per line). */
-                        format: "csv" | "jsonl";
-                        /**
-                         * Format: date-time
-                         * @description Rows created at or after this time (not for contest_results).
-                         */
-                        from?: string;
-                        /**
-                         * Format: date-time
-                         * @description Rows created before this time (not for contest_results).
-                         */
-                        to?: string;
-                        /** @description The contest of a contest_results export (required there). */
-                        contest_id?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "export_id": "job_4e1f8a2b",
-                         *       "kind": "participants",
-                         *       "format": "csv",
-                         *       "status": "queued",
-                         *       "filters": {
-                         *         "from": "2026-11-26T09:30:00.000Z",
-                         *         "to": "2026-11-26T09:30:00.000Z",
-                         *         "contest_id": "rwd_5c2e9a71"
-                         *       },
-                         *       "rows_written": 3,
-                         *       "bytes": 3,
-                         *       "masked": false,
-                         *       "file_url": "https://shop.example.com/loyalty",
-                         *       "created_at": "2026-11-26T09:30:00.000Z",
-                         *       "started_at": "2026-11-26T09:30:00.000Z",
-                         *       "finished_at": "2026-11-26T09:30:00.000Z"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["FileExport"];
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        post: operations["startExport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5410,208 +1065,7 @@ export interface paths {
             cookie?: never;
         };
         /** An export's status and progress */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    export_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "export_id": "job_4e1f8a2b",
-                         *       "kind": "participants",
-                         *       "format": "csv",
-                         *       "status": "queued",
-                         *       "filters": {
-                         *         "from": "2026-11-26T09:30:00.000Z",
-                         *         "to": "2026-11-26T09:30:00.000Z",
-                         *         "contest_id": "rwd_5c2e9a71"
-                         *       },
-                         *       "rows_written": 3,
-                         *       "bytes": 3,
-                         *       "masked": false,
-                         *       "file_url": "https://shop.example.com/loyalty",
-                         *       "created_at": "2026-11-26T09:30:00.000Z",
-                         *       "started_at": "2026-11-26T09:30:00.000Z",
-                         *       "finished_at": "2026-11-26T09:30:00.000Z"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["FileExport"];
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["getExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5628,189 +1082,7 @@ export interface paths {
             cookie?: never;
         };
         /** Download a completed export's file (streamed, as an attachment) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    export_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The file, CSV or JSON lines, with Content-Disposition: attachment. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": string;
-                        "application/x-ndjson": string;
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The export is not completed yet. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["downloadExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6502,283 +1774,7 @@ export interface paths {
          * @deprecated
          * @description Answers every part of the state read, with `Deprecation`, `Sunset` and a `Link` to the successor.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The tenant's identifier of the participant (1 to 128 characters, no control characters). */
-                    participant_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "participant_id": "user_1042",
-                         *       "points": {
-                         *         "available": 1250,
-                         *         "lifetime": 1250,
-                         *         "currency_name": "Stars",
-                         *         "last_earned_at": "2026-11-26T09:30:00.000Z"
-                         *       },
-                         *       "tier": {
-                         *         "current": {
-                         *           "code": "first_purchase",
-                         *           "name": "Gold Explorer",
-                         *           "min_lifetime_points": 3
-                         *         },
-                         *         "next": {
-                         *           "code": "first_purchase",
-                         *           "name": "Gold Explorer",
-                         *           "min_lifetime_points": 3
-                         *         },
-                         *         "points_to_next": 3,
-                         *         "lifetime": 1250
-                         *       },
-                         *       "badges": [
-                         *         {}
-                         *       ],
-                         *       "streaks": [
-                         *         {}
-                         *       ],
-                         *       "rewards": [
-                         *         {}
-                         *       ],
-                         *       "challenges": [
-                         *         {}
-                         *       ],
-                         *       "contests": {
-                         *         "entries": [
-                         *           {}
-                         *         ]
-                         *       },
-                         *       "referrals": {},
-                         *       "profile": {}
-                         *     }
-                         */
-                        "application/json": {
-                            participant_id: string;
-                            points?: {
-                                available: number;
-                                lifetime: number;
-                                currency_name: string;
-                                last_earned_at: string | null;
-                            };
-                            tier?: {
-                                current: {
-                                    code: string;
-                                    name: string;
-                                    min_lifetime_points: number;
-                                } | null;
-                                next: {
-                                    code: string;
-                                    name: string;
-                                    min_lifetime_points: number;
-                                } | null;
-                                points_to_next: number | null;
-                                lifetime: number;
-                            };
-                            badges?: {
-                                [key: string]: unknown;
-                            }[];
-                            streaks?: {
-                                [key: string]: unknown;
-                            }[];
-                            rewards?: {
-                                [key: string]: unknown;
-                            }[];
-                            challenges?: {
-                                [key: string]: unknown;
-                            }[];
-                            /** @description The participant's contest entries. */
-                            contests?: {
-                                entries: {
-                                    [key: string]: unknown;
-                                }[];
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            /** @description Referral stats: participant_id, total_referrals, conversions, pending, referral_code, codes (code, campaign_id, referral_url, created_at). */
-                            referrals?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description Profile fields, masked for callers without read:pii. */
-                            profile?: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["getParticipantLegacy"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7158,164 +2154,7 @@ export interface paths {
             cookie?: never;
         };
         /** The runtime script (built from packages/runtime with esbuild at first use) */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The build version (cache buster). */
-                    v?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The text/javascript. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/javascript": string;
-                    };
-                };
-                /** @description Not modified (ETag). */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["getEmbedRuntimeScript"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7332,164 +2171,7 @@ export interface paths {
             cookie?: never;
         };
         /** The runtime stylesheet */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The build version (cache buster). */
-                    v?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The text/css. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/css": string;
-                    };
-                };
-                /** @description Not modified (ETag). */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["getEmbedRuntimeStylesheet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7509,168 +2191,7 @@ export interface paths {
          * The embeddable runtime page of a site (put it in an iframe)
          * @description An HTML page that renders the published engagement of the site with the runtime script, through the public and session routes only. Pass a server-issued session in the fragment, `#session=<session_id>` (never sent to a server, so never in a log); without one the page asks for an anonymous session when the engagement allows it. Theme it with `lk-<name>=<value>` parameters, one per theme variable (`lk-color-accent=%230f766e`, `lk-radius=4px`; the list is in packages/runtime/README.md); they override the engagement's `canvas.theme`. The page posts `activity:completed` messages to the host window (see the README). Its Content-Security-Policy `frame-ancestors` is the engagement's `embed_origins` and the service's own origin (`'self'`, for the console's live preview), or `*` when none are set.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The engagement the host embeds (as in embed-url); the page says it is not available when the site now serves another one. */
-                    engagement_id?: string;
-                    /** @description The host page's origin, to address messages to when the browser does not tell it. */
-                    host_origin?: string;
-                    /** @description The participant's language (a BCP 47 tag such as `de-DE`). Without it the browser's language decides; languages the runtime does not have fall back to English. */
-                    locale?: string;
-                };
-                header?: never;
-                path: {
-                    tenantSlug: string;
-                    siteSlug: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The runtime page. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description The address is not valid (an HTML page saying so). Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description No published engagement on this site (an HTML page saying so). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Too many requests from this address (an HTML page saying so, with Retry-After). Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The service failed (an HTML page saying so). Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["getEmbedPage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7690,165 +2211,7 @@ export interface paths {
          * A demo host page that embeds the runtime page in an iframe (not served in production)
          * @description Plays a tenant's web page: embeds `/embed/{tenantSlug}/{siteSlug}` from `embed_base` (default: this service), passes on `#session=<session_id>` from its own fragment, and lists the messages the runtime posts.
          */
-        get: {
-            parameters: {
-                query?: {
-                    engagement_id?: string;
-                    /** @description Where the runtime page is served from, when not from this address (for a cross-origin demo: localhost vs 127.0.0.1). */
-                    embed_base?: string;
-                };
-                header?: never;
-                path: {
-                    tenantSlug: string;
-                    siteSlug: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The demo host page. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description The address is not valid (an HTML page saying so). Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description No published engagement on this site (an HTML page saying so). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Too many requests from this address (an HTML page saying so, with Retry-After). Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The service failed (an HTML page saying so). Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["getEmbedDemoPage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8059,498 +2422,13 @@ export interface paths {
             cookie?: never;
         };
         /** List webhook destinations */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Page size, 1 to 100 (default 50). */
-                    limit?: number;
-                    /** @description Opaque cursor from the previous page's `next_cursor`. */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "destinations": [
-                         *         {
-                         *           "id": "rwd_5c2e9a71",
-                         *           "name": "Gold Explorer",
-                         *           "url": "https://shop.example.com/loyalty",
-                         *           "events": [
-                         *             "purchase_completed"
-                         *           ],
-                         *           "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                         *           "custom_headers": {
-                         *             "store": "Spring weekend bonus"
-                         *           },
-                         *           "retry_count": 3,
-                         *           "timeout_seconds": 30,
-                         *           "active": true,
-                         *           "allow_private_network": false,
-                         *           "created_at": "2026-11-26T09:30:00.000Z",
-                         *           "updated_at": "2026-11-26T09:30:00.000Z"
-                         *         }
-                         *       ],
-                         *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
-                         *     }
-                         */
-                        "application/json": {
-                            destinations: components["schemas"]["WebhookDestination"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook destination; returns the signing secret once
          * @description Rule violations (name outside 1–100 characters or with the reserved `[system]` prefix, a URL that is not https or points at a private, loopback, link-local or otherwise non-public address, unknown event names or invalid patterns, retry_count outside 0–5, timeout_seconds outside 3–60) answer 422 `VALIDATION_INVALID_VALUE`. `allow_private_network: true` (a local receiver, development only) answers 403 `SANDBOX_ONLY` for a live tenant and 403 `TEST_CONTROLS_DISABLED` when the service runs with APP_ENV=production.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
-                     * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
-                     */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "name": "Gold Explorer",
-                     *       "url": "https://shop.example.com/loyalty",
-                     *       "events": [
-                     *         "purchase_completed"
-                     *       ],
-                     *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                     *       "custom_headers": {
-                     *         "store": "Spring weekend bonus"
-                     *       },
-                     *       "retry_count": 3,
-                     *       "timeout_seconds": 30,
-                     *       "active": true,
-                     *       "allow_private_network": false
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description 1 to 100 characters; the prefix `[system]` is reserved. */
-                        name: string;
-                        /** @description An https URL whose host resolves to public addresses only. */
-                        url: string;
-                        /** @description What the destination subscribes to (1 to 25 entries): event names from `/.well-known/events.json`, `<prefix>.*` (every event whose name starts with `<prefix>.`, such as `points.*`; the prefix must start at least one catalog event), or `*` (every event, those added to the catalog later included). Anything else answers 422 `VALIDATION_INVALID_VALUE` naming the entry. */
-                        events: string[];
-                        /**
-                         * Format: uuid
-                         * @description Deliver only events of this engagement; omitted means all.
-                         */
-                        engagement_id?: string;
-                        /** @description Extra headers added to every delivery (at most 20; names other than the X-Service-* and transport headers). */
-                        custom_headers?: {
-                            [key: string]: string;
-                        };
-                        /** @description 0 to 5 (default 3); attempts = retry_count + 1. */
-                        retry_count?: number;
-                        /** @description 3 to 60 (default 10). */
-                        timeout_seconds?: number;
-                        /** @description Default true. */
-                        active?: boolean;
-                        /** @description Sandbox tenants only, and never when the service runs with APP_ENV=production: lets this destination reach a receiver on the private network (loopback, 10/8, 172.16/12, 192.168/16, fc00::/7, `localhost`, single-label names such as a container's service name) over https or plain http, for local development. Cloud metadata addresses (169.254.169.254, fd00:ec2::254) stay refused. Default false. `true` from a live tenant answers 403 `SANDBOX_ONLY`; in production 403 `TEST_CONTROLS_DISABLED`. */
-                        allow_private_network?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": "rwd_5c2e9a71",
-                         *       "name": "Gold Explorer",
-                         *       "url": "https://shop.example.com/loyalty",
-                         *       "events": [
-                         *         "purchase_completed"
-                         *       ],
-                         *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                         *       "custom_headers": {
-                         *         "store": "Spring weekend bonus"
-                         *       },
-                         *       "retry_count": 3,
-                         *       "timeout_seconds": 30,
-                         *       "active": true,
-                         *       "allow_private_network": false,
-                         *       "created_at": "2026-11-26T09:30:00.000Z",
-                         *       "updated_at": "2026-11-26T09:30:00.000Z",
-                         *       "secret": "whsec_3k9Qm2Vx7Lp1Zt8Rb4Nc6Yd0Hf5Ja2Gs"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @description Destination id (`whk_…`). */
-                            id: string;
-                            name: string;
-                            url: string;
-                            events: string[];
-                            engagement_id: string | null;
-                            /** @description Extra headers added to every delivery (at most 20; names other than the X-Service-* and transport headers). */
-                            custom_headers: {
-                                [key: string]: string;
-                            };
-                            retry_count: number;
-                            timeout_seconds: number;
-                            active: boolean;
-                            /** @description The destination may reach a private-network receiver (sandbox tenants, outside production). */
-                            allow_private_network: boolean;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** @description The signing secret (`whsec_…`). Shown once; store it. */
-                            secret: string;
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        post: operations["createWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8568,196 +2446,7 @@ export interface paths {
          * The tenant's webhook settings: the backoff scale of a sandbox tenant and the retry waits it gives
          * @description Readable by live and sandbox tenants (a live tenant always has webhook_backoff_scale 1).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "environment": "live",
-                         *       "webhook_backoff_scale": 1.5,
-                         *       "retry_delays_seconds": [
-                         *         1.5
-                         *       ],
-                         *       "updated_at": "2026-11-26T09:30:00.000Z"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["WebhookSettings"];
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["getWebhookSettings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8767,208 +2456,7 @@ export interface paths {
          * Set the webhook backoff scale of a sandbox tenant (a test control)
          * @description Multiplies the retry schedule (30 s, 5 min, 30 min) of every destination of the tenant, with the service's TIME_SCALE, from the next retry scheduled on. Deliveries already waiting keep their time. Sandbox tenants only: a live tenant answers 403 `SANDBOX_ONLY` (whatever the value). A value outside 0.001–1 answers 400 `VALIDATION_INVALID_REQUEST`. Allowed in production: it only speeds up retries to the sandbox tenant's own receivers, within the same number of attempts.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "webhook_backoff_scale": 1
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description From 0.001 to 1; 1 restores the spec's timing. With 0.01 the retries wait 0.3 s, 3 s, 18 s, 18 s, 18 s. */
-                        webhook_backoff_scale: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "environment": "live",
-                         *       "webhook_backoff_scale": 1.5,
-                         *       "retry_delays_seconds": [
-                         *         1.5
-                         *       ],
-                         *       "updated_at": "2026-11-26T09:30:00.000Z"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["WebhookSettings"];
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateWebhookSettings"];
         trace?: never;
     };
     "/api/v1/gamify/webhooks/{destination_id}": {
@@ -8979,625 +2467,18 @@ export interface paths {
             cookie?: never;
         };
         /** Read a webhook destination */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    destination_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": "rwd_5c2e9a71",
-                         *       "name": "Gold Explorer",
-                         *       "url": "https://shop.example.com/loyalty",
-                         *       "events": [
-                         *         "purchase_completed"
-                         *       ],
-                         *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                         *       "custom_headers": {
-                         *         "store": "Spring weekend bonus"
-                         *       },
-                         *       "retry_count": 3,
-                         *       "timeout_seconds": 30,
-                         *       "active": true,
-                         *       "allow_private_network": false,
-                         *       "created_at": "2026-11-26T09:30:00.000Z",
-                         *       "updated_at": "2026-11-26T09:30:00.000Z"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["WebhookDestination"];
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["getWebhook"];
         put?: never;
         post?: never;
         /** Delete a destination (its pending deliveries and logs go with it) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    destination_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted. */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
          * Update the url, events, retry_count, timeout_seconds, active state or private-network opt-in of a destination
          * @description The URL is re-validated against the same forgery rules as at creation (422 `VALIDATION_INVALID_VALUE`); turning `allow_private_network` off re-validates the stored URL under the public rules. `allow_private_network: true` answers 403 `SANDBOX_ONLY` for a live tenant and 403 `TEST_CONTROLS_DISABLED` in production.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    destination_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "url": "https://shop.example.com/loyalty",
-                     *       "events": [
-                     *         "purchase_completed"
-                     *       ],
-                     *       "retry_count": 3,
-                     *       "timeout_seconds": 30,
-                     *       "active": true,
-                     *       "allow_private_network": false
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description Re-validated against the same forgery rules. */
-                        url?: string;
-                        /** @description What the destination subscribes to (1 to 25 entries): event names from `/.well-known/events.json`, `<prefix>.*` (every event whose name starts with `<prefix>.`, such as `points.*`; the prefix must start at least one catalog event), or `*` (every event, those added to the catalog later included). Anything else answers 422 `VALIDATION_INVALID_VALUE` naming the entry. */
-                        events?: string[];
-                        retry_count?: number;
-                        timeout_seconds?: number;
-                        active?: boolean;
-                        /** @description Sandbox tenants only, and never when the service runs with APP_ENV=production: lets this destination reach a receiver on the private network (loopback, 10/8, 172.16/12, 192.168/16, fc00::/7, `localhost`, single-label names such as a container's service name) over https or plain http, for local development. Cloud metadata addresses (169.254.169.254, fd00:ec2::254) stay refused. Default false. `true` from a live tenant answers 403 `SANDBOX_ONLY`; in production 403 `TEST_CONTROLS_DISABLED`. */
-                        allow_private_network?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": "rwd_5c2e9a71",
-                         *       "name": "Gold Explorer",
-                         *       "url": "https://shop.example.com/loyalty",
-                         *       "events": [
-                         *         "purchase_completed"
-                         *       ],
-                         *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                         *       "custom_headers": {
-                         *         "store": "Spring weekend bonus"
-                         *       },
-                         *       "retry_count": 3,
-                         *       "timeout_seconds": 30,
-                         *       "active": true,
-                         *       "allow_private_network": false,
-                         *       "created_at": "2026-11-26T09:30:00.000Z",
-                         *       "updated_at": "2026-11-26T09:30:00.000Z"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["WebhookDestination"];
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateWebhook"];
         trace?: never;
     };
     "/api/v1/gamify/webhooks/{destination_id}/test": {
@@ -9613,225 +2494,7 @@ export interface paths {
          * Send a signed test delivery (event `ping`) now and report its outcome
          * @description One attempt, no retries. The answer is the delivery record with the attempt (status, response code, duration, error).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
-                     * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
-                     */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    destination_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "log_id": "rwd_5c2e9a71",
-                         *       "delivery_id": "rwd_5c2e9a71",
-                         *       "destination_id": "rwd_5c2e9a71",
-                         *       "event": "purchase_completed",
-                         *       "participant_id": "user_1042",
-                         *       "engagement_id": "eng_3fa85f64",
-                         *       "status": "PENDING",
-                         *       "attempts": 3,
-                         *       "max_attempts": 3,
-                         *       "next_attempt_at": "2026-11-26T09:30:00.000Z",
-                         *       "last_response_status": 3,
-                         *       "last_error": "Spring weekend bonus",
-                         *       "replay_of": "Spring weekend bonus",
-                         *       "replay_job_id": "rwd_5c2e9a71",
-                         *       "created_at": "2026-11-26T09:30:00.000Z",
-                         *       "completed_at": "2026-11-26T09:30:00.000Z",
-                         *       "attempt_log": [
-                         *         {
-                         *           "attempt": 3,
-                         *           "outcome": "succeeded",
-                         *           "started_at": "2026-11-26T09:30:00.000Z",
-                         *           "duration_ms": 3,
-                         *           "response_status": 3,
-                         *           "response_body": "Spring weekend bonus",
-                         *           "error": "Spring weekend bonus"
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": components["schemas"]["WebhookDelivery"];
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        post: operations["testWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9851,237 +2514,7 @@ export interface paths {
          * Send a signed test event (a catalog event with a sample payload) now and report its outcome
          * @description The envelope is a real delivery's (signed with the destination's secret, `X-Service-Event` the event name) with `test: true`, an id `evt_test_…`, and `data` built from the event's schema in `/.well-known/events.json` (ids start with `test_`). The destination need not subscribe to the event. One attempt, no retries; the delivery is kept in the log like any other. An event name not in the catalog (a pattern included) answers 422 `VALIDATION_INVALID_VALUE`; an inactive destination 409.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
-                     * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
-                     */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    destination_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "event": "purchase_completed"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description A catalog event name (not a pattern), such as `points.awarded.v1`. */
-                        event: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "log_id": "rwd_5c2e9a71",
-                         *       "delivery_id": "rwd_5c2e9a71",
-                         *       "destination_id": "rwd_5c2e9a71",
-                         *       "event": "purchase_completed",
-                         *       "participant_id": "user_1042",
-                         *       "engagement_id": "eng_3fa85f64",
-                         *       "status": "PENDING",
-                         *       "attempts": 3,
-                         *       "max_attempts": 3,
-                         *       "next_attempt_at": "2026-11-26T09:30:00.000Z",
-                         *       "last_response_status": 3,
-                         *       "last_error": "Spring weekend bonus",
-                         *       "replay_of": "Spring weekend bonus",
-                         *       "replay_job_id": "rwd_5c2e9a71",
-                         *       "created_at": "2026-11-26T09:30:00.000Z",
-                         *       "completed_at": "2026-11-26T09:30:00.000Z",
-                         *       "attempt_log": [
-                         *         {
-                         *           "attempt": 3,
-                         *           "outcome": "succeeded",
-                         *           "started_at": "2026-11-26T09:30:00.000Z",
-                         *           "duration_ms": 3,
-                         *           "response_status": 3,
-                         *           "response_body": "Spring weekend bonus",
-                         *           "error": "Spring weekend bonus"
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": components["schemas"]["WebhookDelivery"];
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        post: operations["sendWebhookTestEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10096,234 +2529,7 @@ export interface paths {
             cookie?: never;
         };
         /** Delivery history of a destination, newest first, with every attempt */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Page size, 1 to 100 (default 50). */
-                    limit?: number;
-                    /** @description Opaque cursor from the previous page's `next_cursor`. */
-                    cursor?: string;
-                    status?: "PENDING" | "DELIVERING" | "RETRYING" | "SUCCEEDED" | "EXHAUSTED" | "CANCELLED";
-                    event?: string;
-                };
-                header?: never;
-                path: {
-                    destination_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "deliveries": [
-                         *         {
-                         *           "log_id": "rwd_5c2e9a71",
-                         *           "delivery_id": "rwd_5c2e9a71",
-                         *           "destination_id": "rwd_5c2e9a71",
-                         *           "event": "purchase_completed",
-                         *           "participant_id": "user_1042",
-                         *           "engagement_id": "eng_3fa85f64",
-                         *           "status": "PENDING",
-                         *           "attempts": 3,
-                         *           "max_attempts": 3,
-                         *           "next_attempt_at": "2026-11-26T09:30:00.000Z",
-                         *           "last_response_status": 3,
-                         *           "last_error": "Spring weekend bonus",
-                         *           "replay_of": "Spring weekend bonus",
-                         *           "replay_job_id": "rwd_5c2e9a71",
-                         *           "created_at": "2026-11-26T09:30:00.000Z",
-                         *           "completed_at": "2026-11-26T09:30:00.000Z",
-                         *           "attempt_log": [
-                         *             {
-                         *               "attempt": 3,
-                         *               "outcome": "succeeded",
-                         *               "started_at": "2026-11-26T09:30:00.000Z",
-                         *               "duration_ms": 3,
-                         *               "response_status": 3,
-                         *               "response_body": "Spring weekend bonus",
-                         *               "error": "Spring weekend bonus"
-                         *             }
-                         *           ]
-                         *         }
-                         *       ],
-                         *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
-                         *     }
-                         */
-                        "application/json": {
-                            deliveries: components["schemas"]["WebhookDelivery"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["listWebhookLogs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10345,226 +2551,7 @@ export interface paths {
          * Replay one finished delivery as a new delivery
          * @description The new delivery has its own `log_id` and a fresh attempt budget; its envelope id and X-Service-Delivery-Id stay the event's, so receivers that dedupe by delivery id recognise it. A delivery still in progress answers 409.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
-                     * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
-                     */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    destination_id: string;
-                    log_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "log_id": "rwd_5c2e9a71",
-                         *       "delivery_id": "rwd_5c2e9a71",
-                         *       "destination_id": "rwd_5c2e9a71",
-                         *       "event": "purchase_completed",
-                         *       "participant_id": "user_1042",
-                         *       "engagement_id": "eng_3fa85f64",
-                         *       "status": "PENDING",
-                         *       "attempts": 3,
-                         *       "max_attempts": 3,
-                         *       "next_attempt_at": "2026-11-26T09:30:00.000Z",
-                         *       "last_response_status": 3,
-                         *       "last_error": "Spring weekend bonus",
-                         *       "replay_of": "Spring weekend bonus",
-                         *       "replay_job_id": "rwd_5c2e9a71",
-                         *       "created_at": "2026-11-26T09:30:00.000Z",
-                         *       "completed_at": "2026-11-26T09:30:00.000Z",
-                         *       "attempt_log": [
-                         *         {
-                         *           "attempt": 3,
-                         *           "outcome": "succeeded",
-                         *           "started_at": "2026-11-26T09:30:00.000Z",
-                         *           "duration_ms": 3,
-                         *           "response_status": 3,
-                         *           "response_body": "Spring weekend bonus",
-                         *           "error": "Spring weekend bonus"
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": components["schemas"]["WebhookDelivery"];
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        post: operations["replayWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10584,248 +2571,7 @@ export interface paths {
          * Bulk replay: a job that replays every event whose latest delivery ended in the given states
          * @description Filters: `since`/`until` on the event time, `statuses` (default `["EXHAUSTED"]`), `events`. At most 10,000 deliveries per job.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
-                     * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
-                     */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    destination_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "since": "2026-11-26T09:30:00.000Z",
-                     *       "until": "2026-11-26T09:30:00.000Z",
-                     *       "statuses": [
-                     *         "SUCCEEDED"
-                     *       ],
-                     *       "events": [
-                     *         "purchase_completed"
-                     *       ]
-                     *     }
-                     */
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @description Events that occurred at or after this time.
-                         */
-                        since?: string;
-                        /**
-                         * Format: date-time
-                         * @description Events that occurred before this time.
-                         */
-                        until?: string;
-                        /** @description Replay events whose latest delivery ended in one of these states (default ["EXHAUSTED"]). */
-                        statuses?: ("SUCCEEDED" | "EXHAUSTED" | "CANCELLED")[];
-                        /** @description Only these event names. */
-                        events?: string[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "job_id": "job_4e1f8a2b",
-                         *       "destination_id": "rwd_5c2e9a71",
-                         *       "status": "queued",
-                         *       "filter": {
-                         *         "since": "2026-11-26T09:30:00.000Z",
-                         *         "until": "2026-11-26T09:30:00.000Z",
-                         *         "statuses": [
-                         *           "Spring weekend bonus"
-                         *         ],
-                         *         "events": [
-                         *           "purchase_completed"
-                         *         ]
-                         *       },
-                         *       "matched": 3,
-                         *       "replayed": 3,
-                         *       "error": "Spring weekend bonus",
-                         *       "created_at": "2026-11-26T09:30:00.000Z",
-                         *       "started_at": "2026-11-26T09:30:00.000Z",
-                         *       "completed_at": "2026-11-26T09:30:00.000Z"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["WebhookReplayJob"];
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        post: operations["replayWebhookDeliveries"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10840,212 +2586,7 @@ export interface paths {
             cookie?: never;
         };
         /** Status of a bulk replay job */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    destination_id: string;
-                    job_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "job_id": "job_4e1f8a2b",
-                         *       "destination_id": "rwd_5c2e9a71",
-                         *       "status": "queued",
-                         *       "filter": {
-                         *         "since": "2026-11-26T09:30:00.000Z",
-                         *         "until": "2026-11-26T09:30:00.000Z",
-                         *         "statuses": [
-                         *           "Spring weekend bonus"
-                         *         ],
-                         *         "events": [
-                         *           "purchase_completed"
-                         *         ]
-                         *       },
-                         *       "matched": 3,
-                         *       "replayed": 3,
-                         *       "error": "Spring weekend bonus",
-                         *       "created_at": "2026-11-26T09:30:00.000Z",
-                         *       "started_at": "2026-11-26T09:30:00.000Z",
-                         *       "completed_at": "2026-11-26T09:30:00.000Z"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["WebhookReplayJob"];
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["getWebhookReplayJob"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11065,191 +2606,7 @@ export interface paths {
          * The participant's live event stream (server-sent events)
          * @description Each message is one envelope (the same JSON, with the same `id`, as a webhook delivery) as `data:`, with `id:` set to the envelope id. Reconnect with the `Last-Event-ID` header (browsers send it) or `last_event_id` to receive what was missed. When that id is no longer known (events are kept OUTBOX_RETENTION_DAYS, 30 by default), the stream starts from now and its first message is `event: reset` (data `{"reason":"last_event_id_unknown"}`): re-read the state instead of waiting for what was missed. Events of other engagements are not shown; events without an engagement are.
          */
-        get: {
-            parameters: {
-                query: {
-                    engagement_id: string;
-                    /** @description Resume after this envelope id (the Last-Event-ID header wins when both are sent). */
-                    last_event_id?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description text/event-stream */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /** @example Spring weekend bonus */
-                        "application/json": string;
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["streamEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11269,192 +2626,7 @@ export interface paths {
          * A sandbox tenant's live stream of every event as webhook envelopes (server-sent events), for a local forwarder
          * @description What `npx @loyalty/sdk listen --forward-to <url>` reads: each message is one envelope (the JSON a webhook destination receives, with the same `id`) as `data:`, with `id:` set to the envelope id, for every event of the tenant (or those `events` selects). Resume with `Last-Event-ID` or `last_event_id` as on the participant stream (an unknown id starts from now after `event: reset`). Sandbox tenants only: a live tenant answers 403 `SANDBOX_ONLY` (forward a live tenant's events with a destination). At most 5 open at once per tenant (429 `STREAM_LIMIT_REACHED`). An invalid pattern in `events` answers 422.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Comma-separated event names and patterns, as in a destination's `events` (`points.*,badge.earned.v1`); default `*`. */
-                    events?: string;
-                    /** @description Resume after this envelope id (the Last-Event-ID header wins when both are sent). */
-                    last_event_id?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description text/event-stream */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /** @example Spring weekend bonus */
-                        "application/json": string;
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this route needs an API key (X-API-Key)",
-                         *       "code": "AUTH_UNAUTHENTICATED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
-                         *       "code": "AUTH_FORBIDDEN",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["streamTenantEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11471,188 +2643,7 @@ export interface paths {
             cookie?: never;
         };
         /** The event catalog: the 25 subscribable events with the JSON Schema of each event's data */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "version": 3,
-                         *       "events": [
-                         *         {
-                         *           "name": "Gold Explorer",
-                         *           "kind": "Spring weekend bonus",
-                         *           "status": "active",
-                         *           "legacy": false,
-                         *           "frozen": false,
-                         *           "emitter": "Spring weekend bonus",
-                         *           "description": "Earn 2× points on every purchase this weekend.",
-                         *           "personal_data": [
-                         *             "Spring weekend bonus"
-                         *           ],
-                         *           "schema": {}
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            version: number;
-                            events: {
-                                name: string;
-                                kind: string;
-                                status: "active" | "deferred";
-                                legacy: boolean;
-                                frozen: boolean;
-                                emitter: string | null;
-                                description: string;
-                                personal_data: string[];
-                                /** @description JSON Schema (2020-12) of the event's `data`. */
-                                schema: unknown;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "body/amount must be >= 1",
-                         *       "code": "VALIDATION_INVALID_VALUE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "participant not found",
-                         *       "code": "RESOURCE_NOT_FOUND",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "a request with this idempotency key is still running; retry when it has answered",
-                         *       "code": "IDEMPOTENCY_IN_PROGRESS",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body is larger than 1048576 bytes",
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "the request body must be JSON (Content-Type: application/json)",
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
-                         *       "code": "IDEMPOTENCY_KEY_REUSED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
-                         *       "code": "RATE_LIMITED",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "detail": "internal error; the request id is in X-Request-Id",
-                         *       "code": "INTERNAL_ERROR",
-                         *       "error_version": 1
-                         *     }
-                         */
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
+        get: operations["getEventCatalog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12165,6 +3156,16 @@ export interface components {
         /**
          * IngestEvent
          * @description One event. An idempotency key is required: `idempotency_key` in the event, or (single-event routes) the `Idempotency-Key` header.
+         * @example {
+         *       "event_name": "purchase_completed",
+         *       "participant_id": "user_1042",
+         *       "properties": {
+         *         "order_id": "A-88412",
+         *         "order_total": 42.5,
+         *         "currency": "EUR"
+         *       },
+         *       "idempotency_key": "order-A-88412"
+         *     }
          */
         IngestEvent: {
             /** @description An event name: 1 to 128 letters, digits, `_`, `.`, `:`, `/` or `-`. */
@@ -12375,7 +3376,10 @@ export interface components {
         };
         /** Review */
         Review: {
-            /** @description Review request id. */
+            /**
+             * @description Review request id.
+             * @example rev_0f3c2a9e4b7d41c8a6e52d19b8f07c3a
+             */
             id: string;
             /** @description What is reviewed: an earn rule (`rul_…`), an engagement (uuid), a challenge (uuid) or a contest (its own id). */
             kind: "rule" | "engagement" | "challenge" | "contest";
@@ -12490,7 +3494,10 @@ export interface components {
         };
         /** RuleCondition */
         RuleCondition: {
-            /** @description What the condition reads: `properties.<name>` (nested with dots) from the event, or a participant attribute: `participant.lifetime_points`, `participant.available_points`, `participant.badges` (the codes of the badges held). */
+            /**
+             * @description What the condition reads: `properties.<name>` (nested with dots) from the event, or a participant attribute: `participant.lifetime_points`, `participant.available_points`, `participant.badges` (the codes of the badges held).
+             * @example properties.order_total
+             */
             fact: string;
             /** @description `equals`/`not_equals` compare with a string, number, boolean or null; `in`/`not_in` with a list of those; `gt`/`gte`/`lt`/`lte` need a number (the fact must be a number); `exists`/`not_exists` take no value; `contains` tests that a list (or a string) holds the value. */
             operator: "equals" | "not_equals" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "exists" | "not_exists" | "contains";
@@ -12510,7 +3517,10 @@ export interface components {
             /** @description award_points: a fixed amount. */
             points?: number;
             rate?: {
-                /** @description A numeric event property, e.g. `properties.amount`. */
+                /**
+                 * @description A numeric event property, e.g. `properties.amount`.
+                 * @example properties.amount
+                 */
                 property: string;
                 points_per_unit: number;
                 /** @default floor */
@@ -12549,7 +3559,36 @@ export interface components {
                 points?: number;
             };
         };
-        /** EarnRuleInput */
+        /**
+         * EarnRuleInput
+         * @example {
+         *       "name": "10 points per euro on orders over 20 EUR",
+         *       "event_name": "purchase_completed",
+         *       "conditions": {
+         *         "all": [
+         *           {
+         *             "fact": "properties.order_total",
+         *             "operator": "gte",
+         *             "value": 20
+         *           }
+         *         ]
+         *       },
+         *       "effects": [
+         *         {
+         *           "type": "award_points",
+         *           "rate": {
+         *             "property": "properties.order_total",
+         *             "points_per_unit": 10
+         *           }
+         *         }
+         *       ],
+         *       "caps": {
+         *         "per_day": {
+         *           "points": 500
+         *         }
+         *       }
+         *     }
+         */
         EarnRuleInput: {
             name: string;
             description?: string;
@@ -12771,6 +3810,3086 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    adminLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnbmF0dXJl",
+                     *       "token_type": "Bearer",
+                     *       "expires_at": "2026-11-26T09:30:00.000Z",
+                     *       "tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Send as `Authorization: Bearer <token>`. */
+                        token: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** Format: uuid */
+                        tenant_id: string;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                include_revoked?: boolean;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "api_keys": [
+                     *         {
+                     *           "id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *           "name": "Gold Explorer",
+                     *           "environment": "live",
+                     *           "prefix": "lk_live_9f86",
+                     *           "scopes": [
+                     *             "admin"
+                     *           ],
+                     *           "rate_limit_per_minute": 3,
+                     *           "created_at": "2026-11-26T09:30:00.000Z",
+                     *           "updated_at": "2026-11-26T09:30:00.000Z",
+                     *           "last_used_at": "2026-11-26T09:30:00.000Z",
+                     *           "revoked_at": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *     }
+                     */
+                    "application/json": {
+                        api_keys: components["schemas"]["ApiKey"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Gold Explorer",
+                 *       "environment": "live",
+                 *       "scopes": [
+                 *         "admin"
+                 *       ],
+                 *       "rate_limit_per_minute": 3
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    /** @default live */
+                    environment?: "live" | "test";
+                    scopes: ("admin" | "gamify:admin" | "read:pii" | "ingest")[];
+                    /** @description Requests per 60 s for this key. */
+                    rate_limit_per_minute?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "name": "Gold Explorer",
+                     *       "environment": "live",
+                     *       "prefix": "lk_live_9f86",
+                     *       "scopes": [
+                     *         "admin"
+                     *       ],
+                     *       "rate_limit_per_minute": 3,
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "last_used_at": "2026-11-26T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-26T09:30:00.000Z",
+                     *       "key": "favourite_store"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"] & {
+                        /** @description The plaintext key. Shown once; store it now. */
+                        key: string;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "name": "Gold Explorer",
+                     *       "environment": "live",
+                     *       "prefix": "lk_live_9f86",
+                     *       "scopes": [
+                     *         "admin"
+                     *       ],
+                     *       "rate_limit_per_minute": 3,
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "last_used_at": "2026-11-26T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Gold Explorer",
+                 *       "scopes": [
+                 *         "admin"
+                 *       ],
+                 *       "rate_limit_per_minute": 3
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    scopes?: ("admin" | "gamify:admin" | "read:pii" | "ingest")[];
+                    rate_limit_per_minute?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "name": "Gold Explorer",
+                     *       "environment": "live",
+                     *       "prefix": "lk_live_9f86",
+                     *       "scopes": [
+                     *         "admin"
+                     *       ],
+                     *       "rate_limit_per_minute": 3,
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "last_used_at": "2026-11-26T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    rotateApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "name": "Gold Explorer",
+                     *       "environment": "live",
+                     *       "prefix": "lk_live_9f86",
+                     *       "scopes": [
+                     *         "admin"
+                     *       ],
+                     *       "rate_limit_per_minute": 3,
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "last_used_at": "2026-11-26T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-26T09:30:00.000Z",
+                     *       "key": "favourite_store"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"] & {
+                        /** @description The plaintext key. Shown once; store it now. */
+                        key: string;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "participant_id": "user_1042",
+                 *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                 *       "display_name": "Gold Explorer",
+                 *       "ttl_seconds": 60
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The tenant's identifier of the participant (1 to 128 characters, no control characters). */
+                    participant_id: string;
+                    /** Format: uuid */
+                    engagement_id: string;
+                    display_name?: string;
+                    /** @description Lifetime; default 24 hours. */
+                    ttl_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "session_id": "ses_9c41d7e2a0b34f58",
+                     *       "participant_id": "user_1042",
+                     *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "expires_at": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Pass as `session_id` to participant-facing routes. Keep it as secret as a password. */
+                        session_id: string;
+                        participant_id: string;
+                        /** Format: uuid */
+                        engagement_id: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "slug": "spring-rally",
+                     *       "name": "Gold Explorer",
+                     *       "plan": "Spring weekend bonus",
+                     *       "environment": "live",
+                     *       "timezone": "Europe/Berlin",
+                     *       "currency": "EUR",
+                     *       "locale": "en-US",
+                     *       "requests_per_minute": 3,
+                     *       "quotas": {
+                     *         "participants_per_month": 3,
+                     *         "api_keys": 3,
+                     *         "event_ingestion_per_day": 3,
+                     *         "headless_sdk": false,
+                     *         "concurrent_engagements": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        tenant_id: string;
+                        slug: string;
+                        name: string;
+                        plan: string;
+                        /** @description `sandbox` tenants are for integration tests: their keys are `lk_test_` and the test controls (test clock, private webhook receivers, webhook backoff scale) work only for them. Chosen at creation; never changes. */
+                        environment: "live" | "sandbox";
+                        /** @description IANA time zone: the tenant's calendar days (daily caps, streaks, leaderboard periods, analytics). */
+                        timezone: string;
+                        /** @description ISO 4217 code of the tenant's money amounts. */
+                        currency: string;
+                        /** @description BCP 47 language tag of the tenant's staff and messages. */
+                        locale: string;
+                        requests_per_minute: number;
+                        quotas: {
+                            participants_per_month: number | null;
+                            api_keys: number | null;
+                            event_ingestion_per_day: number | null;
+                            headless_sdk: boolean;
+                            concurrent_engagements: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "timezone": "Europe/Berlin",
+                 *       "currency": "EUR",
+                 *       "locale": "en-US"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description An IANA time zone (`Europe/Paris`); takes effect for the next calendar-day computation. */
+                    timezone?: string;
+                    /** @description An ISO 4217 currency code (`EUR`); stored upper-case. */
+                    currency?: string;
+                    /** @description A BCP 47 language tag (`fr-FR`); stored in its canonical form. */
+                    locale?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "slug": "spring-rally",
+                     *       "name": "Gold Explorer",
+                     *       "plan": "Spring weekend bonus",
+                     *       "environment": "live",
+                     *       "timezone": "Europe/Berlin",
+                     *       "currency": "EUR",
+                     *       "locale": "en-US",
+                     *       "requests_per_minute": 3,
+                     *       "quotas": {
+                     *         "participants_per_month": 3,
+                     *         "api_keys": 3,
+                     *         "event_ingestion_per_day": 3,
+                     *         "headless_sdk": false,
+                     *         "concurrent_engagements": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        tenant_id: string;
+                        slug: string;
+                        name: string;
+                        plan: string;
+                        /** @description `sandbox` tenants are for integration tests: their keys are `lk_test_` and the test controls (test clock, private webhook receivers, webhook backoff scale) work only for them. Chosen at creation; never changes. */
+                        environment: "live" | "sandbox";
+                        /** @description IANA time zone: the tenant's calendar days (daily caps, streaks, leaderboard periods, analytics). */
+                        timezone: string;
+                        /** @description ISO 4217 code of the tenant's money amounts. */
+                        currency: string;
+                        /** @description BCP 47 language tag of the tenant's staff and messages. */
+                        locale: string;
+                        requests_per_minute: number;
+                        quotas: {
+                            participants_per_month: number | null;
+                            api_keys: number | null;
+                            event_ingestion_per_day: number | null;
+                            headless_sdk: boolean;
+                            concurrent_engagements: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getTenantLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's tenant's limits in force, each with where its figure comes from. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "plan": "Spring weekend bonus",
+                     *       "limits": {
+                     *         "requests_per_minute": {
+                     *           "value": 3,
+                     *           "source": "plan",
+                     *           "plan_default": 3,
+                     *           "override": 3
+                     *         },
+                     *         "event_ingestion_per_day": {
+                     *           "value": 3,
+                     *           "source": "plan",
+                     *           "plan_default": 3,
+                     *           "override": 3
+                     *         },
+                     *         "api_keys": {
+                     *           "value": 3,
+                     *           "source": "plan",
+                     *           "plan_default": 3,
+                     *           "override": 3
+                     *         },
+                     *         "concurrent_engagements": {
+                     *           "value": 3,
+                     *           "source": "plan",
+                     *           "plan_default": 3,
+                     *           "override": 3
+                     *         },
+                     *         "participants_per_month": {
+                     *           "value": 3,
+                     *           "source": "plan",
+                     *           "plan_default": 3,
+                     *           "override": 3
+                     *         },
+                     *         "headless_sdk": {
+                     *           "value": false,
+                     *           "source": "plan",
+                     *           "plan_default": false,
+                     *           "override": false
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        tenant_id: string;
+                        plan: string;
+                        limits: {
+                            /** @description API requests per 60 s for the whole tenant (the per-tenant scopes of the rate limiter). Enforced: 429 `RATE_LIMITED` with `Retry-After` and the `X-RateLimit-*` headers. */
+                            requests_per_minute: {
+                                /** @description The figure in force. */
+                                value: number;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: number;
+                                /** @description The tenant's own figure; null when the plan's applies. */
+                                override: number | null;
+                            };
+                            /** @description Events accepted per UTC day by the ingestion routes. Enforced: 429 `INGESTION_QUOTA_EXCEEDED`. */
+                            event_ingestion_per_day: {
+                                /** @description The figure in force; null is unlimited. */
+                                value: number | null;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: number | null;
+                                /** @description The tenant's own figure; null when the plan's applies. */
+                                override: number | null;
+                            };
+                            /** @description Active (not revoked) API keys. Enforced at key creation: 422 `PLAN_QUOTA_EXCEEDED`; keys above a lowered figure keep working. */
+                            api_keys: {
+                                /** @description The figure in force; null is unlimited. */
+                                value: number | null;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: number | null;
+                                /** @description The tenant's own figure; null when the plan's applies. */
+                                override: number | null;
+                            };
+                            /** @description Published engagements at a time. Enforced at publication: 422 `PLAN_QUOTA_EXCEEDED`; engagements above a lowered figure stay published. */
+                            concurrent_engagements: {
+                                /** @description The figure in force; null is unlimited. */
+                                value: number | null;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: number | null;
+                                /** @description The tenant's own figure; null when the plan's applies. */
+                                override: number | null;
+                            };
+                            /** @description Participants first seen per UTC month. Reported by `GET /tenant/usage`, not enforced. */
+                            participants_per_month: {
+                                /** @description The figure in force; null is unlimited. */
+                                value: number | null;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: number | null;
+                                /** @description The tenant's own figure; null when the plan's applies. */
+                                override: number | null;
+                            };
+                            /** @description Whether the plan includes the headless SDK. Reported, not enforced (the SDK calls the same public routes). */
+                            headless_sdk: {
+                                value: boolean;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: boolean;
+                                override: boolean | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    operatorGetTenantLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's tenant's limits in force, each with where its figure comes from. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "plan": "Spring weekend bonus",
+                     *       "limits": {
+                     *         "requests_per_minute": {
+                     *           "value": 3,
+                     *           "source": "plan",
+                     *           "plan_default": 3,
+                     *           "override": 3
+                     *         },
+                     *         "event_ingestion_per_day": {
+                     *           "value": 3,
+                     *           "source": "plan",
+                     *           "plan_default": 3,
+                     *           "override": 3
+                     *         },
+                     *         "api_keys": {
+                     *           "value": 3,
+                     *           "source": "plan",
+                     *           "plan_default": 3,
+                     *           "override": 3
+                     *         },
+                     *         "concurrent_engagements": {
+                     *           "value": 3,
+                     *           "source": "plan",
+                     *           "plan_default": 3,
+                     *           "override": 3
+                     *         },
+                     *         "participants_per_month": {
+                     *           "value": 3,
+                     *           "source": "plan",
+                     *           "plan_default": 3,
+                     *           "override": 3
+                     *         },
+                     *         "headless_sdk": {
+                     *           "value": false,
+                     *           "source": "plan",
+                     *           "plan_default": false,
+                     *           "override": false
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        tenant_id: string;
+                        plan: string;
+                        limits: {
+                            /** @description API requests per 60 s for the whole tenant (the per-tenant scopes of the rate limiter). Enforced: 429 `RATE_LIMITED` with `Retry-After` and the `X-RateLimit-*` headers. */
+                            requests_per_minute: {
+                                /** @description The figure in force. */
+                                value: number;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: number;
+                                /** @description The tenant's own figure; null when the plan's applies. */
+                                override: number | null;
+                            };
+                            /** @description Events accepted per UTC day by the ingestion routes. Enforced: 429 `INGESTION_QUOTA_EXCEEDED`. */
+                            event_ingestion_per_day: {
+                                /** @description The figure in force; null is unlimited. */
+                                value: number | null;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: number | null;
+                                /** @description The tenant's own figure; null when the plan's applies. */
+                                override: number | null;
+                            };
+                            /** @description Active (not revoked) API keys. Enforced at key creation: 422 `PLAN_QUOTA_EXCEEDED`; keys above a lowered figure keep working. */
+                            api_keys: {
+                                /** @description The figure in force; null is unlimited. */
+                                value: number | null;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: number | null;
+                                /** @description The tenant's own figure; null when the plan's applies. */
+                                override: number | null;
+                            };
+                            /** @description Published engagements at a time. Enforced at publication: 422 `PLAN_QUOTA_EXCEEDED`; engagements above a lowered figure stay published. */
+                            concurrent_engagements: {
+                                /** @description The figure in force; null is unlimited. */
+                                value: number | null;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: number | null;
+                                /** @description The tenant's own figure; null when the plan's applies. */
+                                override: number | null;
+                            };
+                            /** @description Participants first seen per UTC month. Reported by `GET /tenant/usage`, not enforced. */
+                            participants_per_month: {
+                                /** @description The figure in force; null is unlimited. */
+                                value: number | null;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: number | null;
+                                /** @description The tenant's own figure; null when the plan's applies. */
+                                override: number | null;
+                            };
+                            /** @description Whether the plan includes the headless SDK. Reported, not enforced (the SDK calls the same public routes). */
+                            headless_sdk: {
+                                value: boolean;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: boolean;
+                                override: boolean | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No operator token, or a wrong one. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A tenant's credential (API key, admin token, console sign-in), or the operator routes are off (no OPERATOR_TOKEN). Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No tenant has this id (`TENANT_NOT_FOUND`). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    operatorUpdateTenantLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "plan": "starter",
+                 *       "requests_per_minute": 3,
+                 *       "event_ingestion_per_day": 3,
+                 *       "api_keys": 3,
+                 *       "concurrent_engagements": 3,
+                 *       "participants_per_month": 3,
+                 *       "headless_sdk": false
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The tenant's plan: its figures apply wherever no override is set. */
+                    plan?: "starter" | "growth" | "scale" | "enterprise";
+                    /** @description API requests per 60 s for the tenant: 1 to 1000000; null returns to the plan's figure. */
+                    requests_per_minute?: number | null;
+                    /** @description Events per UTC day: 1 to 1000000000; null returns to the plan's figure. */
+                    event_ingestion_per_day?: number | null;
+                    /** @description Active API keys: 1 to 100000; null returns to the plan's figure. */
+                    api_keys?: number | null;
+                    /** @description Published engagements at a time: 1 to 100000; null returns to the plan's figure. */
+                    concurrent_engagements?: number | null;
+                    /** @description Participants per UTC month (reported): 1 to 1000000000; null returns to the plan's figure. */
+                    participants_per_month?: number | null;
+                    /** @description Headless SDK included (reported); null returns to the plan's. */
+                    headless_sdk?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The caller's tenant's limits in force, each with where its figure comes from. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "plan": "Spring weekend bonus",
+                     *       "limits": {
+                     *         "requests_per_minute": {
+                     *           "value": 3,
+                     *           "source": "plan",
+                     *           "plan_default": 3,
+                     *           "override": 3
+                     *         },
+                     *         "event_ingestion_per_day": {
+                     *           "value": 3,
+                     *           "source": "plan",
+                     *           "plan_default": 3,
+                     *           "override": 3
+                     *         },
+                     *         "api_keys": {
+                     *           "value": 3,
+                     *           "source": "plan",
+                     *           "plan_default": 3,
+                     *           "override": 3
+                     *         },
+                     *         "concurrent_engagements": {
+                     *           "value": 3,
+                     *           "source": "plan",
+                     *           "plan_default": 3,
+                     *           "override": 3
+                     *         },
+                     *         "participants_per_month": {
+                     *           "value": 3,
+                     *           "source": "plan",
+                     *           "plan_default": 3,
+                     *           "override": 3
+                     *         },
+                     *         "headless_sdk": {
+                     *           "value": false,
+                     *           "source": "plan",
+                     *           "plan_default": false,
+                     *           "override": false
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        tenant_id: string;
+                        plan: string;
+                        limits: {
+                            /** @description API requests per 60 s for the whole tenant (the per-tenant scopes of the rate limiter). Enforced: 429 `RATE_LIMITED` with `Retry-After` and the `X-RateLimit-*` headers. */
+                            requests_per_minute: {
+                                /** @description The figure in force. */
+                                value: number;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: number;
+                                /** @description The tenant's own figure; null when the plan's applies. */
+                                override: number | null;
+                            };
+                            /** @description Events accepted per UTC day by the ingestion routes. Enforced: 429 `INGESTION_QUOTA_EXCEEDED`. */
+                            event_ingestion_per_day: {
+                                /** @description The figure in force; null is unlimited. */
+                                value: number | null;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: number | null;
+                                /** @description The tenant's own figure; null when the plan's applies. */
+                                override: number | null;
+                            };
+                            /** @description Active (not revoked) API keys. Enforced at key creation: 422 `PLAN_QUOTA_EXCEEDED`; keys above a lowered figure keep working. */
+                            api_keys: {
+                                /** @description The figure in force; null is unlimited. */
+                                value: number | null;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: number | null;
+                                /** @description The tenant's own figure; null when the plan's applies. */
+                                override: number | null;
+                            };
+                            /** @description Published engagements at a time. Enforced at publication: 422 `PLAN_QUOTA_EXCEEDED`; engagements above a lowered figure stay published. */
+                            concurrent_engagements: {
+                                /** @description The figure in force; null is unlimited. */
+                                value: number | null;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: number | null;
+                                /** @description The tenant's own figure; null when the plan's applies. */
+                                override: number | null;
+                            };
+                            /** @description Participants first seen per UTC month. Reported by `GET /tenant/usage`, not enforced. */
+                            participants_per_month: {
+                                /** @description The figure in force; null is unlimited. */
+                                value: number | null;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: number | null;
+                                /** @description The tenant's own figure; null when the plan's applies. */
+                                override: number | null;
+                            };
+                            /** @description Whether the plan includes the headless SDK. Reported, not enforced (the SDK calls the same public routes). */
+                            headless_sdk: {
+                                value: boolean;
+                                /** @description `plan`: the plan's figure; `override`: the tenant's own figure, set by the operator. */
+                                source: "plan" | "override";
+                                plan_default: boolean;
+                                override: boolean | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No operator token, or a wrong one. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A tenant's credential (API key, admin token, console sign-in), or the operator routes are off (no OPERATOR_TOKEN). Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No tenant has this id (`TENANT_NOT_FOUND`). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getTenantUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant's use of its plan's quotas. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "day": "2026-11-26",
+                     *       "month": "2026-11",
+                     *       "participants_this_month": {
+                     *         "used": 3,
+                     *         "quota": 3,
+                     *         "exceeded": false
+                     *       },
+                     *       "events_today": {
+                     *         "used": 3,
+                     *         "quota": 3,
+                     *         "exceeded": false,
+                     *         "resets_at": "2026-11-26T09:30:00.000Z"
+                     *       },
+                     *       "api_keys": {
+                     *         "used": 3,
+                     *         "quota": 3,
+                     *         "exceeded": false
+                     *       },
+                     *       "concurrent_engagements": {
+                     *         "used": 3,
+                     *         "quota": 3,
+                     *         "exceeded": false
+                     *       },
+                     *       "event_processing": {
+                     *         "waiting": 3,
+                     *         "lag_seconds": 30
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: date
+                         * @description The UTC day the daily figures count.
+                         */
+                        day: string;
+                        /**
+                         * @description The UTC month the monthly figures count.
+                         * @example 2026-11
+                         */
+                        month: string;
+                        /** @description Participants first seen this month. Not enforced: a tenant over it keeps working and is told here (see docs/decisions/foundation.md). */
+                        participants_this_month: {
+                            used: number;
+                            /** @description The plan's figure (or the tenant's own); null is unlimited. */
+                            quota: number | null;
+                            /** @description Over the quota (monthly participants), or at it so that the next one is refused (the enforced quotas). */
+                            exceeded: boolean;
+                        };
+                        /** @description Events accepted by the ingestion routes today. Enforced: a request that would exceed it gets 429 INGESTION_QUOTA_EXCEEDED. */
+                        events_today: {
+                            used: number;
+                            /** @description The plan's figure (or the tenant's own); null is unlimited. */
+                            quota: number | null;
+                            /** @description Over the quota (monthly participants), or at it so that the next one is refused (the enforced quotas). */
+                            exceeded: boolean;
+                            /** Format: date-time */
+                            resets_at: string;
+                        };
+                        /** @description Active (not revoked) API keys. Enforced at key creation (422 PLAN_QUOTA_EXCEEDED). */
+                        api_keys: {
+                            used: number;
+                            /** @description The plan's figure (or the tenant's own); null is unlimited. */
+                            quota: number | null;
+                            /** @description Over the quota (monthly participants), or at it so that the next one is refused (the enforced quotas). */
+                            exceeded: boolean;
+                        };
+                        /** @description Published engagements. Enforced at publication (422). */
+                        concurrent_engagements: {
+                            used: number;
+                            /** @description The plan's figure (or the tenant's own); null is unlimited. */
+                            quota: number | null;
+                            /** @description Over the quota (monthly participants), or at it so that the next one is refused (the enforced quotas). */
+                            exceeded: boolean;
+                        };
+                        /** @description The tenant's processing backlog. Events are processed in accept order per participant; a tenant that sends faster than its events are processed sees `waiting` and `lag_seconds` grow, while other tenants are served between its batches (docs/decisions/ingestion.md, Processing). */
+                        event_processing: {
+                            /** @description Accepted events of this tenant not yet processed. */
+                            waiting: number;
+                            /** @description How long the oldest of them has waited since it was accepted (0 when none waits). */
+                            lag_seconds: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     validateActivity: {
         parameters: {
             query?: never;
@@ -23031,7 +17150,7 @@ export interface operations {
                      *           },
                      *           "allow_anonymous_sessions": false,
                      *           "embed_origins": [
-                     *             "Spring weekend bonus"
+                     *             "https://shop.example.com"
                      *           ]
                      *         }
                      *       ],
@@ -23318,7 +17437,7 @@ export interface operations {
                  *       },
                  *       "allow_anonymous_sessions": false,
                  *       "embed_origins": [
-                 *         "Spring weekend bonus"
+                 *         "https://shop.example.com"
                  *       ]
                  *     }
                  */
@@ -23534,7 +17653,7 @@ export interface operations {
                      *       },
                      *       "allow_anonymous_sessions": false,
                      *       "embed_origins": [
-                     *         "Spring weekend bonus"
+                     *         "https://shop.example.com"
                      *       ]
                      *     }
                      */
@@ -23825,7 +17944,7 @@ export interface operations {
                      *       },
                      *       "allow_anonymous_sessions": false,
                      *       "embed_origins": [
-                     *         "Spring weekend bonus"
+                     *         "https://shop.example.com"
                      *       ]
                      *     }
                      */
@@ -24103,7 +18222,7 @@ export interface operations {
                  *       },
                  *       "allow_anonymous_sessions": false,
                  *       "embed_origins": [
-                 *         "Spring weekend bonus"
+                 *         "https://shop.example.com"
                  *       ]
                  *     }
                  */
@@ -24319,7 +18438,7 @@ export interface operations {
                      *       },
                      *       "allow_anonymous_sessions": false,
                      *       "embed_origins": [
-                     *         "Spring weekend bonus"
+                     *         "https://shop.example.com"
                      *       ]
                      *     }
                      */
@@ -24616,7 +18735,7 @@ export interface operations {
                      *       },
                      *       "allow_anonymous_sessions": false,
                      *       "embed_origins": [
-                     *         "Spring weekend bonus"
+                     *         "https://shop.example.com"
                      *       ]
                      *     }
                      */
@@ -24913,7 +19032,7 @@ export interface operations {
                      *       },
                      *       "allow_anonymous_sessions": false,
                      *       "embed_origins": [
-                     *         "Spring weekend bonus"
+                     *         "https://shop.example.com"
                      *       ]
                      *     }
                      */
@@ -26156,6 +20275,1678 @@ export interface operations {
             };
         };
     };
+    listImports: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 25). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `next_cursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "imports": [
+                     *         {
+                     *           "import_id": "job_4e1f8a2b",
+                     *           "kind": "participants",
+                     *           "format": "csv",
+                     *           "status": "queued",
+                     *           "columns": [
+                     *             "Spring weekend bonus"
+                     *           ],
+                     *           "rows_total": 3,
+                     *           "rows_done": 3,
+                     *           "rows_failed": 3,
+                     *           "rows_pending": 3,
+                     *           "bytes": 3,
+                     *           "created_at": "2026-11-26T09:30:00.000Z",
+                     *           "started_at": "2026-11-26T09:30:00.000Z",
+                     *           "finished_at": "2026-11-26T09:30:00.000Z",
+                     *           "duplicate": false
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *     }
+                     */
+                    "application/json": {
+                        imports: components["schemas"]["FileImport"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    startImport: {
+        parameters: {
+            query: {
+                /** @description participants: profiles with custom fields; point_grants: one grant per row; reward_codes: codes for pool rewards. */
+                kind: "participants" | "point_grants" | "reward_codes";
+                /** @description csv (RFC 4180 with a header row) or jsonl (one JSON object per line). */
+                format: "csv" | "jsonl";
+            };
+            header?: {
+                /** @description Sending the same file again with the same key within 24 hours answers the first import (`duplicate: true`). */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The file itself as the request body: `text/csv` for csv, `application/x-ndjson` (or `application/jsonl`) for jsonl. participants: participant_id (required), display_name, the standard profile fields and defined custom field keys; point_grants: participant_id, amount, reason (required), memo, type; reward_codes: reward_id, code. */
+        requestBody: {
+            content: {
+                "text/csv": unknown;
+                "application/x-ndjson": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "import_id": "job_4e1f8a2b",
+                     *       "kind": "participants",
+                     *       "format": "csv",
+                     *       "status": "queued",
+                     *       "columns": [
+                     *         "Spring weekend bonus"
+                     *       ],
+                     *       "rows_total": 3,
+                     *       "rows_done": 3,
+                     *       "rows_failed": 3,
+                     *       "rows_pending": 3,
+                     *       "bytes": 3,
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "started_at": "2026-11-26T09:30:00.000Z",
+                     *       "finished_at": "2026-11-26T09:30:00.000Z",
+                     *       "duplicate": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FileImport"];
+                };
+            };
+            /** @description A required column is missing, a column is unknown or repeated, the CSV cannot be read, or the file has no rows. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks an admin scope, the role lacks the permission of the kind, or personal fields are imported without read:pii. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The file is larger than FILES_IMPORT_BYTES_MAX (256 MiB by default). Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not text/csv (format csv) or application/x-ndjson / application/jsonl (format jsonl). Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another file (IDEMPOTENCY_KEY_REUSED). Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                import_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "import_id": "job_4e1f8a2b",
+                     *       "kind": "participants",
+                     *       "format": "csv",
+                     *       "status": "queued",
+                     *       "columns": [
+                     *         "Spring weekend bonus"
+                     *       ],
+                     *       "rows_total": 3,
+                     *       "rows_done": 3,
+                     *       "rows_failed": 3,
+                     *       "rows_pending": 3,
+                     *       "bytes": 3,
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "started_at": "2026-11-26T09:30:00.000Z",
+                     *       "finished_at": "2026-11-26T09:30:00.000Z",
+                     *       "duplicate": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FileImport"];
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listImportErrors: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 500 (default 100). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `next_cursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                import_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errors": [
+                     *         {
+                     *           "row": 3,
+                     *           "field": "Spring weekend bonus",
+                     *           "code": "first_purchase",
+                     *           "detail": "Spring weekend bonus"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *     }
+                     */
+                    "application/json": {
+                        errors: {
+                            /** @description The data row, 1 for the first row after the CSV header (or the first JSON line). */
+                            row: number;
+                            /** @description The column at fault, when one is. */
+                            field: string | null;
+                            code: string;
+                            detail: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listExports: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 25). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `next_cursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "exports": [
+                     *         {
+                     *           "export_id": "job_4e1f8a2b",
+                     *           "kind": "participants",
+                     *           "format": "csv",
+                     *           "status": "queued",
+                     *           "filters": {
+                     *             "from": "2026-11-26T09:30:00.000Z",
+                     *             "to": "2026-11-26T09:30:00.000Z",
+                     *             "contest_id": "rwd_5c2e9a71"
+                     *           },
+                     *           "rows_written": 3,
+                     *           "bytes": 3,
+                     *           "masked": false,
+                     *           "file_url": "https://shop.example.com/loyalty",
+                     *           "created_at": "2026-11-26T09:30:00.000Z",
+                     *           "started_at": "2026-11-26T09:30:00.000Z",
+                     *           "finished_at": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *     }
+                     */
+                    "application/json": {
+                        exports: components["schemas"]["FileExport"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    startExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "participants",
+                 *       "format": "csv",
+                 *       "from": "2026-11-26T09:30:00.000Z",
+                 *       "to": "2026-11-26T09:30:00.000Z",
+                 *       "contest_id": "rwd_5c2e9a71"
+                 *     }
+                 */
+                "application/json": {
+                    kind: "participants" | "ledger" | "contest_results" | "webhook_deliveries";
+                    /** @description csv (RFC 4180 with a header row) or jsonl (one JSON object per line). */
+                    format: "csv" | "jsonl";
+                    /**
+                     * Format: date-time
+                     * @description Rows created at or after this time (not for contest_results).
+                     */
+                    from?: string;
+                    /**
+                     * Format: date-time
+                     * @description Rows created before this time (not for contest_results).
+                     */
+                    to?: string;
+                    /** @description The contest of a contest_results export (required there). */
+                    contest_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "export_id": "job_4e1f8a2b",
+                     *       "kind": "participants",
+                     *       "format": "csv",
+                     *       "status": "queued",
+                     *       "filters": {
+                     *         "from": "2026-11-26T09:30:00.000Z",
+                     *         "to": "2026-11-26T09:30:00.000Z",
+                     *         "contest_id": "rwd_5c2e9a71"
+                     *       },
+                     *       "rows_written": 3,
+                     *       "bytes": 3,
+                     *       "masked": false,
+                     *       "file_url": "https://shop.example.com/loyalty",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "started_at": "2026-11-26T09:30:00.000Z",
+                     *       "finished_at": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FileExport"];
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "export_id": "job_4e1f8a2b",
+                     *       "kind": "participants",
+                     *       "format": "csv",
+                     *       "status": "queued",
+                     *       "filters": {
+                     *         "from": "2026-11-26T09:30:00.000Z",
+                     *         "to": "2026-11-26T09:30:00.000Z",
+                     *         "contest_id": "rwd_5c2e9a71"
+                     *       },
+                     *       "rows_written": 3,
+                     *       "bytes": 3,
+                     *       "masked": false,
+                     *       "file_url": "https://shop.example.com/loyalty",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "started_at": "2026-11-26T09:30:00.000Z",
+                     *       "finished_at": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FileExport"];
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    downloadExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, CSV or JSON lines, with Content-Disposition: attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The export is not completed yet. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     checkGates: {
         parameters: {
             query?: never;
@@ -26623,11 +22414,11 @@ export interface operations {
                  *       "event_name": "purchase_completed",
                  *       "participant_id": "user_1042",
                  *       "properties": {
-                 *         "store": {}
+                 *         "order_id": "A-88412",
+                 *         "order_total": 42.5,
+                 *         "currency": "EUR"
                  *       },
-                 *       "timestamp": "2026-11-26T09:30:00.000Z",
-                 *       "idempotency_key": "order-88412-points",
-                 *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93"
+                 *       "idempotency_key": "order-A-88412"
                  *     }
                  */
                 "application/json": components["schemas"]["IngestEvent"];
@@ -27313,11 +23104,11 @@ export interface operations {
                  *       "event_name": "purchase_completed",
                  *       "participant_id": "user_1042",
                  *       "properties": {
-                 *         "store": {}
+                 *         "order_id": "A-88412",
+                 *         "order_total": 42.5,
+                 *         "currency": "EUR"
                  *       },
-                 *       "timestamp": "2026-11-26T09:30:00.000Z",
-                 *       "idempotency_key": "order-88412-points",
-                 *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93"
+                 *       "idempotency_key": "order-A-88412"
                  *     }
                  */
                 "application/json": components["schemas"]["IngestEvent"];
@@ -31985,12 +27776,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "field": "Spring weekend bonus",
+                 *       "field": "email",
                  *       "reason": "Welcome bonus"
                  *     }
                  */
                 "application/json": {
-                    /** @description A masked standard field (email, first_name, last_name, full_name, mobile_number, date_of_birth, gender) or `custom.<key>` of a personal custom field. */
+                    /**
+                     * @description A masked standard field (email, first_name, last_name, full_name, mobile_number, date_of_birth, gender) or `custom.<key>` of a personal custom field.
+                     * @example email
+                     */
                     field: string;
                     /** @description Why the value is needed (at least 10 characters); kept in the access log. */
                     reason: string;
@@ -32428,9 +28222,7 @@ export interface operations {
                  *       "participant_id": "user_1042",
                  *       "amount": 250,
                  *       "reason": "Welcome bonus",
-                 *       "memo": "Goodwill gesture after a late delivery",
-                 *       "type": "award",
-                 *       "idempotency_key": "order-88412-points"
+                 *       "idempotency_key": "welcome-user_1042"
                  *     }
                  */
                 "application/json": {
@@ -32654,11 +28446,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "participant_id": "user_1042",
-                 *       "amount": 250,
-                 *       "reason": "Welcome bonus",
-                 *       "memo": "Goodwill gesture after a late delivery",
-                 *       "type": "redemption",
-                 *       "idempotency_key": "order-88412-points"
+                 *       "amount": 100,
+                 *       "reason": "Redeemed for a free coffee",
+                 *       "idempotency_key": "order-88413-redeem"
                  *     }
                  */
                 "application/json": {
@@ -36578,6 +32368,283 @@ export interface operations {
             };
         };
     };
+    getParticipantLegacy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant's identifier of the participant (1 to 128 characters, no control characters). */
+                participant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "participant_id": "user_1042",
+                     *       "points": {
+                     *         "available": 1250,
+                     *         "lifetime": 1250,
+                     *         "currency_name": "Stars",
+                     *         "last_earned_at": "2026-11-26T09:30:00.000Z"
+                     *       },
+                     *       "tier": {
+                     *         "current": {
+                     *           "code": "first_purchase",
+                     *           "name": "Gold Explorer",
+                     *           "min_lifetime_points": 3
+                     *         },
+                     *         "next": {
+                     *           "code": "first_purchase",
+                     *           "name": "Gold Explorer",
+                     *           "min_lifetime_points": 3
+                     *         },
+                     *         "points_to_next": 3,
+                     *         "lifetime": 1250
+                     *       },
+                     *       "badges": [
+                     *         {}
+                     *       ],
+                     *       "streaks": [
+                     *         {}
+                     *       ],
+                     *       "rewards": [
+                     *         {}
+                     *       ],
+                     *       "challenges": [
+                     *         {}
+                     *       ],
+                     *       "contests": {
+                     *         "entries": [
+                     *           {}
+                     *         ]
+                     *       },
+                     *       "referrals": {},
+                     *       "profile": {}
+                     *     }
+                     */
+                    "application/json": {
+                        participant_id: string;
+                        points?: {
+                            available: number;
+                            lifetime: number;
+                            currency_name: string;
+                            last_earned_at: string | null;
+                        };
+                        tier?: {
+                            current: {
+                                code: string;
+                                name: string;
+                                min_lifetime_points: number;
+                            } | null;
+                            next: {
+                                code: string;
+                                name: string;
+                                min_lifetime_points: number;
+                            } | null;
+                            points_to_next: number | null;
+                            lifetime: number;
+                        };
+                        badges?: {
+                            [key: string]: unknown;
+                        }[];
+                        streaks?: {
+                            [key: string]: unknown;
+                        }[];
+                        rewards?: {
+                            [key: string]: unknown;
+                        }[];
+                        challenges?: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description The participant's contest entries. */
+                        contests?: {
+                            entries: {
+                                [key: string]: unknown;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description Referral stats: participant_id, total_referrals, conversions, pending, referral_code, codes (code, campaign_id, referral_url, created_at). */
+                        referrals?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Profile fields, masked for callers without read:pii. */
+                        profile?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     listReviews: {
         parameters: {
             query?: {
@@ -36608,7 +32675,7 @@ export interface operations {
                      * @example {
                      *       "reviews": [
                      *         {
-                     *           "id": "rwd_5c2e9a71",
+                     *           "id": "rev_0f3c2a9e4b7d41c8a6e52d19b8f07c3a",
                      *           "kind": "rule",
                      *           "item_id": "rwd_5c2e9a71",
                      *           "item_name": "Spring weekend bonus",
@@ -36842,7 +32909,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "rwd_5c2e9a71",
+                     *       "id": "rev_0f3c2a9e4b7d41c8a6e52d19b8f07c3a",
                      *       "kind": "rule",
                      *       "item_id": "rwd_5c2e9a71",
                      *       "item_name": "Spring weekend bonus",
@@ -37034,7 +33101,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Review request id. */
+                /**
+                 * @description Review request id.
+                 * @example rev_0f3c2a9e4b7d41c8a6e52d19b8f07c3a
+                 */
                 id: string;
             };
             cookie?: never;
@@ -37049,7 +33119,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "rwd_5c2e9a71",
+                     *       "id": "rev_0f3c2a9e4b7d41c8a6e52d19b8f07c3a",
                      *       "kind": "rule",
                      *       "item_id": "rwd_5c2e9a71",
                      *       "item_name": "Spring weekend bonus",
@@ -37247,7 +33317,10 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description Review request id. */
+                /**
+                 * @description Review request id.
+                 * @example rev_0f3c2a9e4b7d41c8a6e52d19b8f07c3a
+                 */
                 id: string;
             };
             cookie?: never;
@@ -37262,7 +33335,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "rwd_5c2e9a71",
+                     *       "id": "rev_0f3c2a9e4b7d41c8a6e52d19b8f07c3a",
                      *       "kind": "rule",
                      *       "item_id": "rwd_5c2e9a71",
                      *       "item_name": "Spring weekend bonus",
@@ -37460,7 +33533,10 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description Review request id. */
+                /**
+                 * @description Review request id.
+                 * @example rev_0f3c2a9e4b7d41c8a6e52d19b8f07c3a
+                 */
                 id: string;
             };
             cookie?: never;
@@ -37487,7 +33563,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "rwd_5c2e9a71",
+                     *       "id": "rev_0f3c2a9e4b7d41c8a6e52d19b8f07c3a",
                      *       "kind": "rule",
                      *       "item_id": "rwd_5c2e9a71",
                      *       "item_name": "Spring weekend bonus",
@@ -40908,14 +36984,14 @@ export interface operations {
                      *           "conditions": {
                      *             "all": [
                      *               {
-                     *                 "fact": "Spring weekend bonus",
+                     *                 "fact": "properties.order_total",
                      *                 "operator": "equals",
                      *                 "value": {}
                      *               }
                      *             ],
                      *             "any": [
                      *               {
-                     *                 "fact": "Spring weekend bonus",
+                     *                 "fact": "properties.order_total",
                      *                 "operator": "equals",
                      *                 "value": {}
                      *               }
@@ -40926,7 +37002,7 @@ export interface operations {
                      *               "type": "award_points",
                      *               "points": 250,
                      *               "rate": {
-                     *                 "property": "Spring weekend bonus",
+                     *                 "property": "properties.amount",
                      *                 "points_per_unit": 1.5,
                      *                 "rounding": "floor"
                      *               },
@@ -41149,62 +37225,31 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Gold Explorer",
-                 *       "description": "Earn 2× points on every purchase this weekend.",
-                 *       "status": "draft",
-                 *       "trigger": "event",
+                 *       "name": "10 points per euro on orders over 20 EUR",
                  *       "event_name": "purchase_completed",
-                 *       "schedule": "daily",
                  *       "conditions": {
                  *         "all": [
                  *           {
-                 *             "fact": "Spring weekend bonus",
-                 *             "operator": "equals",
-                 *             "value": {}
-                 *           }
-                 *         ],
-                 *         "any": [
-                 *           {
-                 *             "fact": "Spring weekend bonus",
-                 *             "operator": "equals",
-                 *             "value": {}
+                 *             "fact": "properties.order_total",
+                 *             "operator": "gte",
+                 *             "value": 20
                  *           }
                  *         ]
                  *       },
                  *       "effects": [
                  *         {
                  *           "type": "award_points",
-                 *           "points": 250,
                  *           "rate": {
-                 *             "property": "Spring weekend bonus",
-                 *             "points_per_unit": 1.5,
-                 *             "rounding": "floor"
-                 *           },
-                 *           "max_points": 3,
-                 *           "reason": "Welcome bonus",
-                 *           "badge_code": "first_purchase",
-                 *           "streak_code": "first_purchase"
+                 *             "property": "properties.order_total",
+                 *             "points_per_unit": 10
+                 *           }
                  *         }
                  *       ],
                  *       "caps": {
                  *         "per_day": {
-                 *           "times": 3,
-                 *           "points": 250
-                 *         },
-                 *         "per_week": {
-                 *           "times": 3,
-                 *           "points": 250
-                 *         },
-                 *         "lifetime": {
-                 *           "times": 3,
-                 *           "points": 250
+                 *           "points": 500
                  *         }
-                 *       },
-                 *       "budget_points": 3,
-                 *       "priority": 3,
-                 *       "stop_processing": false,
-                 *       "starts_at": "2026-11-26T09:30:00.000Z",
-                 *       "ends_at": "2026-11-26T09:30:00.000Z"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["EarnRuleInput"];
@@ -41229,14 +37274,14 @@ export interface operations {
                      *       "conditions": {
                      *         "all": [
                      *           {
-                     *             "fact": "Spring weekend bonus",
+                     *             "fact": "properties.order_total",
                      *             "operator": "equals",
                      *             "value": {}
                      *           }
                      *         ],
                      *         "any": [
                      *           {
-                     *             "fact": "Spring weekend bonus",
+                     *             "fact": "properties.order_total",
                      *             "operator": "equals",
                      *             "value": {}
                      *           }
@@ -41247,7 +37292,7 @@ export interface operations {
                      *           "type": "award_points",
                      *           "points": 250,
                      *           "rate": {
-                     *             "property": "Spring weekend bonus",
+                     *             "property": "properties.amount",
                      *             "points_per_unit": 1.5,
                      *             "rounding": "floor"
                      *           },
@@ -41476,14 +37521,14 @@ export interface operations {
                      *       "conditions": {
                      *         "all": [
                      *           {
-                     *             "fact": "Spring weekend bonus",
+                     *             "fact": "properties.order_total",
                      *             "operator": "equals",
                      *             "value": {}
                      *           }
                      *         ],
                      *         "any": [
                      *           {
-                     *             "fact": "Spring weekend bonus",
+                     *             "fact": "properties.order_total",
                      *             "operator": "equals",
                      *             "value": {}
                      *           }
@@ -41494,7 +37539,7 @@ export interface operations {
                      *           "type": "award_points",
                      *           "points": 250,
                      *           "rate": {
-                     *             "property": "Spring weekend bonus",
+                     *             "property": "properties.amount",
                      *             "points_per_unit": 1.5,
                      *             "rounding": "floor"
                      *           },
@@ -41895,14 +37940,14 @@ export interface operations {
                  *       "conditions": {
                  *         "all": [
                  *           {
-                 *             "fact": "Spring weekend bonus",
+                 *             "fact": "properties.order_total",
                  *             "operator": "equals",
                  *             "value": {}
                  *           }
                  *         ],
                  *         "any": [
                  *           {
-                 *             "fact": "Spring weekend bonus",
+                 *             "fact": "properties.order_total",
                  *             "operator": "equals",
                  *             "value": {}
                  *           }
@@ -41913,7 +37958,7 @@ export interface operations {
                  *           "type": "award_points",
                  *           "points": 250,
                  *           "rate": {
-                 *             "property": "Spring weekend bonus",
+                 *             "property": "properties.amount",
                  *             "points_per_unit": 1.5,
                  *             "rounding": "floor"
                  *           },
@@ -41984,14 +38029,14 @@ export interface operations {
                      *       "conditions": {
                      *         "all": [
                      *           {
-                     *             "fact": "Spring weekend bonus",
+                     *             "fact": "properties.order_total",
                      *             "operator": "equals",
                      *             "value": {}
                      *           }
                      *         ],
                      *         "any": [
                      *           {
-                     *             "fact": "Spring weekend bonus",
+                     *             "fact": "properties.order_total",
                      *             "operator": "equals",
                      *             "value": {}
                      *           }
@@ -42002,7 +38047,7 @@ export interface operations {
                      *           "type": "award_points",
                      *           "points": 250,
                      *           "rate": {
-                     *             "property": "Spring weekend bonus",
+                     *             "property": "properties.amount",
                      *             "points_per_unit": 1.5,
                      *             "rounding": "floor"
                      *           },
@@ -42219,68 +38264,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "rule": {
-                 *         "name": "Gold Explorer",
-                 *         "description": "Earn 2× points on every purchase this weekend.",
-                 *         "status": "draft",
-                 *         "trigger": "event",
-                 *         "event_name": "purchase_completed",
-                 *         "schedule": "daily",
-                 *         "conditions": {
-                 *           "all": [
-                 *             {
-                 *               "fact": "Spring weekend bonus",
-                 *               "operator": "equals",
-                 *               "value": {}
-                 *             }
-                 *           ],
-                 *           "any": [
-                 *             {
-                 *               "fact": "Spring weekend bonus",
-                 *               "operator": "equals",
-                 *               "value": {}
-                 *             }
-                 *           ]
-                 *         },
-                 *         "effects": [
-                 *           {
-                 *             "type": "award_points",
-                 *             "points": 250,
-                 *             "rate": {
-                 *               "property": "Spring weekend bonus",
-                 *               "points_per_unit": 1.5,
-                 *               "rounding": "floor"
-                 *             },
-                 *             "max_points": 3,
-                 *             "reason": "Welcome bonus",
-                 *             "badge_code": "first_purchase",
-                 *             "streak_code": "first_purchase"
-                 *           }
-                 *         ],
-                 *         "caps": {
-                 *           "per_day": {
-                 *             "times": 3,
-                 *             "points": 250
-                 *           },
-                 *           "per_week": {
-                 *             "times": 3,
-                 *             "points": 250
-                 *           },
-                 *           "lifetime": {
-                 *             "times": 3,
-                 *             "points": 250
-                 *           }
-                 *         },
-                 *         "budget_points": 3,
-                 *         "priority": 3,
-                 *         "stop_processing": false,
-                 *         "starts_at": "2026-11-26T09:30:00.000Z",
-                 *         "ends_at": "2026-11-26T09:30:00.000Z"
-                 *       },
-                 *       "rule_id": "rwd_5c2e9a71",
-                 *       "from": "2026-11-26T09:30:00.000Z",
-                 *       "to": "2026-11-26T09:30:00.000Z",
-                 *       "participant_id": "user_1042"
+                 *       "rule_id": "rul_6f1d2c3b4a5e46f7890a1b2c3d4e5f60",
+                 *       "from": "2026-10-01T00:00:00.000Z",
+                 *       "to": "2026-11-01T00:00:00.000Z"
                  *     }
                  */
                 "application/json": {
@@ -42490,6 +38476,643 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getEmbedRuntimeScript: {
+        parameters: {
+            query?: {
+                /** @description The build version (cache buster). */
+                v?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The text/javascript. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified (ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getEmbedRuntimeStylesheet: {
+        parameters: {
+            query?: {
+                /** @description The build version (cache buster). */
+                v?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The text/css. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
+                };
+            };
+            /** @description Not modified (ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getEmbedPage: {
+        parameters: {
+            query?: {
+                /** @description The engagement the host embeds (as in embed-url); the page says it is not available when the site now serves another one. */
+                engagement_id?: string;
+                /** @description The host page's origin, to address messages to when the browser does not tell it. */
+                host_origin?: string;
+                /** @description The participant's language (a BCP 47 tag such as `de-DE`). Without it the browser's language decides; languages the runtime does not have fall back to English. */
+                locale?: string;
+            };
+            header?: never;
+            path: {
+                tenantSlug: string;
+                siteSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The runtime page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The address is not valid (an HTML page saying so). Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No published engagement on this site (an HTML page saying so). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests from this address (an HTML page saying so, with Retry-After). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The service failed (an HTML page saying so). Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getEmbedDemoPage: {
+        parameters: {
+            query?: {
+                engagement_id?: string;
+                /** @description Where the runtime page is served from, when not from this address (for a cross-origin demo: localhost vs 127.0.0.1). */
+                embed_base?: string;
+            };
+            header?: never;
+            path: {
+                tenantSlug: string;
+                siteSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The demo host page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The address is not valid (an HTML page saying so). Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No published engagement on this site (an HTML page saying so). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests from this address (an HTML page saying so, with Retry-After). Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The service failed (an HTML page saying so). Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                     /**
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
@@ -46247,6 +42870,3389 @@ export interface operations {
                      * @example {
                      *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
                      *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 50). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `next_cursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "destinations": [
+                     *         {
+                     *           "id": "rwd_5c2e9a71",
+                     *           "name": "Gold Explorer",
+                     *           "url": "https://shop.example.com/loyalty",
+                     *           "events": [
+                     *             "purchase_completed"
+                     *           ],
+                     *           "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *           "custom_headers": {
+                     *             "store": "Spring weekend bonus"
+                     *           },
+                     *           "retry_count": 3,
+                     *           "timeout_seconds": 30,
+                     *           "active": true,
+                     *           "allow_private_network": false,
+                     *           "created_at": "2026-11-26T09:30:00.000Z",
+                     *           "updated_at": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *     }
+                     */
+                    "application/json": {
+                        destinations: components["schemas"]["WebhookDestination"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "CRM sync",
+                 *       "url": "https://hooks.shop.example.com/loyalty",
+                 *       "events": [
+                 *         "points.*",
+                 *         "badge.awarded.v1"
+                 *       ],
+                 *       "retry_count": 3,
+                 *       "timeout_seconds": 10
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1 to 100 characters; the prefix `[system]` is reserved. */
+                    name: string;
+                    /** @description An https URL whose host resolves to public addresses only. */
+                    url: string;
+                    /** @description What the destination subscribes to (1 to 25 entries): event names from `/.well-known/events.json`, `<prefix>.*` (every event whose name starts with `<prefix>.`, such as `points.*`; the prefix must start at least one catalog event), or `*` (every event, those added to the catalog later included). Anything else answers 422 `VALIDATION_INVALID_VALUE` naming the entry. */
+                    events: string[];
+                    /**
+                     * Format: uuid
+                     * @description Deliver only events of this engagement; omitted means all.
+                     */
+                    engagement_id?: string;
+                    /** @description Extra headers added to every delivery (at most 20; names other than the X-Service-* and transport headers). */
+                    custom_headers?: {
+                        [key: string]: string;
+                    };
+                    /** @description 0 to 5 (default 3); attempts = retry_count + 1. */
+                    retry_count?: number;
+                    /** @description 3 to 60 (default 10). */
+                    timeout_seconds?: number;
+                    /** @description Default true. */
+                    active?: boolean;
+                    /** @description Sandbox tenants only, and never when the service runs with APP_ENV=production: lets this destination reach a receiver on the private network (loopback, 10/8, 172.16/12, 192.168/16, fc00::/7, `localhost`, single-label names such as a container's service name) over https or plain http, for local development. Cloud metadata addresses (169.254.169.254, fd00:ec2::254) stay refused. Default false. `true` from a live tenant answers 403 `SANDBOX_ONLY`; in production 403 `TEST_CONTROLS_DISABLED`. */
+                    allow_private_network?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rwd_5c2e9a71",
+                     *       "name": "Gold Explorer",
+                     *       "url": "https://shop.example.com/loyalty",
+                     *       "events": [
+                     *         "purchase_completed"
+                     *       ],
+                     *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "custom_headers": {
+                     *         "store": "Spring weekend bonus"
+                     *       },
+                     *       "retry_count": 3,
+                     *       "timeout_seconds": 30,
+                     *       "active": true,
+                     *       "allow_private_network": false,
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "secret": "whsec_3k9Qm2Vx7Lp1Zt8Rb4Nc6Yd0Hf5Ja2Gs"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Destination id (`whk_…`). */
+                        id: string;
+                        name: string;
+                        url: string;
+                        events: string[];
+                        engagement_id: string | null;
+                        /** @description Extra headers added to every delivery (at most 20; names other than the X-Service-* and transport headers). */
+                        custom_headers: {
+                            [key: string]: string;
+                        };
+                        retry_count: number;
+                        timeout_seconds: number;
+                        active: boolean;
+                        /** @description The destination may reach a private-network receiver (sandbox tenants, outside production). */
+                        allow_private_network: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description The signing secret (`whsec_…`). Shown once; store it. */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getWebhookSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "environment": "live",
+                     *       "webhook_backoff_scale": 1.5,
+                     *       "retry_delays_seconds": [
+                     *         1.5
+                     *       ],
+                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSettings"];
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateWebhookSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "webhook_backoff_scale": 1
+                 *     }
+                 */
+                "application/json": {
+                    /** @description From 0.001 to 1; 1 restores the spec's timing. With 0.01 the retries wait 0.3 s, 3 s, 18 s, 18 s, 18 s. */
+                    webhook_backoff_scale: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "environment": "live",
+                     *       "webhook_backoff_scale": 1.5,
+                     *       "retry_delays_seconds": [
+                     *         1.5
+                     *       ],
+                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSettings"];
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                destination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rwd_5c2e9a71",
+                     *       "name": "Gold Explorer",
+                     *       "url": "https://shop.example.com/loyalty",
+                     *       "events": [
+                     *         "purchase_completed"
+                     *       ],
+                     *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "custom_headers": {
+                     *         "store": "Spring weekend bonus"
+                     *       },
+                     *       "retry_count": 3,
+                     *       "timeout_seconds": 30,
+                     *       "active": true,
+                     *       "allow_private_network": false,
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDestination"];
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                destination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                destination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://shop.example.com/loyalty",
+                 *       "events": [
+                 *         "purchase_completed"
+                 *       ],
+                 *       "retry_count": 3,
+                 *       "timeout_seconds": 30,
+                 *       "active": true,
+                 *       "allow_private_network": false
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Re-validated against the same forgery rules. */
+                    url?: string;
+                    /** @description What the destination subscribes to (1 to 25 entries): event names from `/.well-known/events.json`, `<prefix>.*` (every event whose name starts with `<prefix>.`, such as `points.*`; the prefix must start at least one catalog event), or `*` (every event, those added to the catalog later included). Anything else answers 422 `VALIDATION_INVALID_VALUE` naming the entry. */
+                    events?: string[];
+                    retry_count?: number;
+                    timeout_seconds?: number;
+                    active?: boolean;
+                    /** @description Sandbox tenants only, and never when the service runs with APP_ENV=production: lets this destination reach a receiver on the private network (loopback, 10/8, 172.16/12, 192.168/16, fc00::/7, `localhost`, single-label names such as a container's service name) over https or plain http, for local development. Cloud metadata addresses (169.254.169.254, fd00:ec2::254) stay refused. Default false. `true` from a live tenant answers 403 `SANDBOX_ONLY`; in production 403 `TEST_CONTROLS_DISABLED`. */
+                    allow_private_network?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rwd_5c2e9a71",
+                     *       "name": "Gold Explorer",
+                     *       "url": "https://shop.example.com/loyalty",
+                     *       "events": [
+                     *         "purchase_completed"
+                     *       ],
+                     *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "custom_headers": {
+                     *         "store": "Spring weekend bonus"
+                     *       },
+                     *       "retry_count": 3,
+                     *       "timeout_seconds": 30,
+                     *       "active": true,
+                     *       "allow_private_network": false,
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDestination"];
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                destination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "log_id": "rwd_5c2e9a71",
+                     *       "delivery_id": "rwd_5c2e9a71",
+                     *       "destination_id": "rwd_5c2e9a71",
+                     *       "event": "purchase_completed",
+                     *       "participant_id": "user_1042",
+                     *       "engagement_id": "eng_3fa85f64",
+                     *       "status": "PENDING",
+                     *       "attempts": 3,
+                     *       "max_attempts": 3,
+                     *       "next_attempt_at": "2026-11-26T09:30:00.000Z",
+                     *       "last_response_status": 3,
+                     *       "last_error": "Spring weekend bonus",
+                     *       "replay_of": "Spring weekend bonus",
+                     *       "replay_job_id": "rwd_5c2e9a71",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "completed_at": "2026-11-26T09:30:00.000Z",
+                     *       "attempt_log": [
+                     *         {
+                     *           "attempt": 3,
+                     *           "outcome": "succeeded",
+                     *           "started_at": "2026-11-26T09:30:00.000Z",
+                     *           "duration_ms": 3,
+                     *           "response_status": 3,
+                     *           "response_body": "Spring weekend bonus",
+                     *           "error": "Spring weekend bonus"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                destination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "purchase_completed"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A catalog event name (not a pattern), such as `points.awarded.v1`. */
+                    event: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "log_id": "rwd_5c2e9a71",
+                     *       "delivery_id": "rwd_5c2e9a71",
+                     *       "destination_id": "rwd_5c2e9a71",
+                     *       "event": "purchase_completed",
+                     *       "participant_id": "user_1042",
+                     *       "engagement_id": "eng_3fa85f64",
+                     *       "status": "PENDING",
+                     *       "attempts": 3,
+                     *       "max_attempts": 3,
+                     *       "next_attempt_at": "2026-11-26T09:30:00.000Z",
+                     *       "last_response_status": 3,
+                     *       "last_error": "Spring weekend bonus",
+                     *       "replay_of": "Spring weekend bonus",
+                     *       "replay_job_id": "rwd_5c2e9a71",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "completed_at": "2026-11-26T09:30:00.000Z",
+                     *       "attempt_log": [
+                     *         {
+                     *           "attempt": 3,
+                     *           "outcome": "succeeded",
+                     *           "started_at": "2026-11-26T09:30:00.000Z",
+                     *           "duration_ms": 3,
+                     *           "response_status": 3,
+                     *           "response_body": "Spring weekend bonus",
+                     *           "error": "Spring weekend bonus"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listWebhookLogs: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 50). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `next_cursor`. */
+                cursor?: string;
+                status?: "PENDING" | "DELIVERING" | "RETRYING" | "SUCCEEDED" | "EXHAUSTED" | "CANCELLED";
+                event?: string;
+            };
+            header?: never;
+            path: {
+                destination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "log_id": "rwd_5c2e9a71",
+                     *           "delivery_id": "rwd_5c2e9a71",
+                     *           "destination_id": "rwd_5c2e9a71",
+                     *           "event": "purchase_completed",
+                     *           "participant_id": "user_1042",
+                     *           "engagement_id": "eng_3fa85f64",
+                     *           "status": "PENDING",
+                     *           "attempts": 3,
+                     *           "max_attempts": 3,
+                     *           "next_attempt_at": "2026-11-26T09:30:00.000Z",
+                     *           "last_response_status": 3,
+                     *           "last_error": "Spring weekend bonus",
+                     *           "replay_of": "Spring weekend bonus",
+                     *           "replay_job_id": "rwd_5c2e9a71",
+                     *           "created_at": "2026-11-26T09:30:00.000Z",
+                     *           "completed_at": "2026-11-26T09:30:00.000Z",
+                     *           "attempt_log": [
+                     *             {
+                     *               "attempt": 3,
+                     *               "outcome": "succeeded",
+                     *               "started_at": "2026-11-26T09:30:00.000Z",
+                     *               "duration_ms": 3,
+                     *               "response_status": 3,
+                     *               "response_body": "Spring weekend bonus",
+                     *               "error": "Spring weekend bonus"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *     }
+                     */
+                    "application/json": {
+                        deliveries: components["schemas"]["WebhookDelivery"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    replayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                destination_id: string;
+                log_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "log_id": "rwd_5c2e9a71",
+                     *       "delivery_id": "rwd_5c2e9a71",
+                     *       "destination_id": "rwd_5c2e9a71",
+                     *       "event": "purchase_completed",
+                     *       "participant_id": "user_1042",
+                     *       "engagement_id": "eng_3fa85f64",
+                     *       "status": "PENDING",
+                     *       "attempts": 3,
+                     *       "max_attempts": 3,
+                     *       "next_attempt_at": "2026-11-26T09:30:00.000Z",
+                     *       "last_response_status": 3,
+                     *       "last_error": "Spring weekend bonus",
+                     *       "replay_of": "Spring weekend bonus",
+                     *       "replay_job_id": "rwd_5c2e9a71",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "completed_at": "2026-11-26T09:30:00.000Z",
+                     *       "attempt_log": [
+                     *         {
+                     *           "attempt": 3,
+                     *           "outcome": "succeeded",
+                     *           "started_at": "2026-11-26T09:30:00.000Z",
+                     *           "duration_ms": 3,
+                     *           "response_status": 3,
+                     *           "response_body": "Spring weekend bonus",
+                     *           "error": "Spring weekend bonus"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    replayWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                destination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-26T09:30:00.000Z",
+                 *       "until": "2026-11-26T09:30:00.000Z",
+                 *       "statuses": [
+                 *         "SUCCEEDED"
+                 *       ],
+                 *       "events": [
+                 *         "purchase_completed"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Events that occurred at or after this time.
+                     */
+                    since?: string;
+                    /**
+                     * Format: date-time
+                     * @description Events that occurred before this time.
+                     */
+                    until?: string;
+                    /** @description Replay events whose latest delivery ended in one of these states (default ["EXHAUSTED"]). */
+                    statuses?: ("SUCCEEDED" | "EXHAUSTED" | "CANCELLED")[];
+                    /** @description Only these event names. */
+                    events?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "job_4e1f8a2b",
+                     *       "destination_id": "rwd_5c2e9a71",
+                     *       "status": "queued",
+                     *       "filter": {
+                     *         "since": "2026-11-26T09:30:00.000Z",
+                     *         "until": "2026-11-26T09:30:00.000Z",
+                     *         "statuses": [
+                     *           "Spring weekend bonus"
+                     *         ],
+                     *         "events": [
+                     *           "purchase_completed"
+                     *         ]
+                     *       },
+                     *       "matched": 3,
+                     *       "replayed": 3,
+                     *       "error": "Spring weekend bonus",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "started_at": "2026-11-26T09:30:00.000Z",
+                     *       "completed_at": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookReplayJob"];
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getWebhookReplayJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                destination_id: string;
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "job_4e1f8a2b",
+                     *       "destination_id": "rwd_5c2e9a71",
+                     *       "status": "queued",
+                     *       "filter": {
+                     *         "since": "2026-11-26T09:30:00.000Z",
+                     *         "until": "2026-11-26T09:30:00.000Z",
+                     *         "statuses": [
+                     *           "Spring weekend bonus"
+                     *         ],
+                     *         "events": [
+                     *           "purchase_completed"
+                     *         ]
+                     *       },
+                     *       "matched": 3,
+                     *       "replayed": 3,
+                     *       "error": "Spring weekend bonus",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "started_at": "2026-11-26T09:30:00.000Z",
+                     *       "completed_at": "2026-11-26T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookReplayJob"];
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query: {
+                engagement_id: string;
+                /** @description Resume after this envelope id (the Last-Event-ID header wins when both are sent). */
+                last_event_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example Spring weekend bonus */
+                    "application/json": string;
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    streamTenantEvents: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated event names and patterns, as in a destination's `events` (`points.*,badge.earned.v1`); default `*`. */
+                events?: string;
+                /** @description Resume after this envelope id (the Last-Event-ID header wins when both are sent). */
+                last_event_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example Spring weekend bonus */
+                    "application/json": string;
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getEventCatalog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "version": 3,
+                     *       "events": [
+                     *         {
+                     *           "name": "Gold Explorer",
+                     *           "kind": "Spring weekend bonus",
+                     *           "status": "active",
+                     *           "legacy": false,
+                     *           "frozen": false,
+                     *           "emitter": "Spring weekend bonus",
+                     *           "description": "Earn 2× points on every purchase this weekend.",
+                     *           "personal_data": [
+                     *             "Spring weekend bonus"
+                     *           ],
+                     *           "schema": {}
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        version: number;
+                        events: {
+                            name: string;
+                            kind: string;
+                            status: "active" | "deferred";
+                            legacy: boolean;
+                            frozen: boolean;
+                            emitter: string | null;
+                            description: string;
+                            personal_data: string[];
+                            /** @description JSON Schema (2020-12) of the event's `data`. */
+                            schema: unknown;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
                      *       "error_version": 1
                      *     }
                      */

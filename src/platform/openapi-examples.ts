@@ -1,0 +1,250 @@
+/**
+ * Examples for the OpenAPI document, so that `/docs` and generated clients
+ * show requests and answers a person would send and read instead of
+ * placeholders shaped like the schemas' patterns.
+ *
+ * A schema may carry its own `examples` (JSON Schema's keyword): the first is
+ * used for that schema wherever it appears, so the examples that matter most
+ * are written by hand beside the schema they illustrate. Everything else is
+ * composed from the schemas with the value a loyalty program would use for a
+ * field of that name. `test/reference.test.ts` validates every example against
+ * its schema, so a composed value that stops fitting fails the suite and gets
+ * a hand-written example instead.
+ */
+type Schema = Record<string, any>;
+type Document = { paths: Record<string, Record<string, any>>; components?: { schemas?: Record<string, Schema> } };
+
+const NOW = '2026-11-26T09:30:00.000Z';
+const DEPTH_MAX = 8;
+
+/** Values by field name: the first pattern that matches the name wins. */
+const STRINGS: ReadonlyArray<[RegExp, string]> = [
+  [/^participant_id$|^referrer_id$|^referee_id$|^user_id$/, 'user_1042'],
+  [/^tenant_id$/, '5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93'],
+  [/^idempotency_key$/, 'order-88412-points'],
+  [/^session_id$/, 'ses_9c41d7e2a0b34f58'],
+  [/^engagement_id$/, 'eng_3fa85f64'],
+  [/^(message_id|event_id)$/, 'evt_01JDX4S7Q9M2K8'],
+  [/^ledger_entry_id$|^entry_id$/, 'ple_7d2c91a04b3e'],
+  [/^(job_id|import_id|export_id)$/, 'job_4e1f8a2b'],
+  [/^(event_name|event_type|fact_name|event)$/, 'purchase_completed'],
+  [/email/, 'ada@example.com'],
+  [/phone/, '+14155550123'],
+  [/^(first_name|given_name)$/, 'Ada'],
+  [/^(last_name|family_name)$/, 'Lovelace'],
+  [/^display_name$|^name$/, 'Gold Explorer'],
+  [/^title$/, 'Spring Rally'],
+  [/^reason$/, 'Welcome bonus'],
+  [/^(memo|note)$/, 'Goodwill gesture after a late delivery'],
+  [/description/, 'Earn 2× points on every purchase this weekend.'],
+  [/^code$|_code$/, 'first_purchase'],
+  [/^key$/, 'favourite_store'],
+  [/slug/, 'spring-rally'],
+  [/^(url|.*_url)$/, 'https://shop.example.com/loyalty'],
+  [/^(secret|signing_secret)$/, 'whsec_3k9Qm2Vx7Lp1Zt8Rb4Nc6Yd0Hf5Ja2Gs'],
+  [/^(api_key|key_plaintext|plaintext)$/, 'lk_live_9f86d081884c7d659a2feaa0c55ad015'],
+  [/^prefix$/, 'lk_live_9f86'],
+  [/^currency$|currency_code/, 'EUR'],
+  [/^currency_name$/, 'Stars'],
+  [/^(locale|language)$/, 'en-US'],
+  [/^(time_?zone|tz)$/, 'Europe/Berlin'],
+  [/^country/, 'DE'],
+  [/^cursor$|^next_cursor$/, 'eyJpZCI6IjAxSkRYNFM3In0'],
+  [/^password$/, 'correct horse battery staple'],
+  [/^token$|_token$/, 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnbmF0dXJl'],
+  [/^role$/, 'marketer'],
+  [/^status$|^state$/, 'active'],
+  [/^(sku|product_id)$/, 'SKU-1042'],
+  [/^(id|.*_id)$/, 'rwd_5c2e9a71'],
+];
+
+const INTEGERS: ReadonlyArray<[RegExp, number]> = [
+  [/^(amount|points|delta|points_awarded|award)$/, 250],
+  [/^(available|balance|lifetime|total_points|score)$/, 1250],
+  [/^(limit|page_size)$/, 50],
+  [/^(offset)$/, 0],
+  [/seconds$/, 30],
+  [/(^|_)(count|total|rank|attempts?|version)/, 3],
+  [/threshold/, 1000],
+];
+
+const BOOLEANS_TRUE = /^(active|enabled|eligible|accepted|allowed|ok|unlocked|ready|verified)$/;
+
+export class ExampleComposer {
+  constructor(private readonly document: Document) {}
+
+  /** The schema behind a `$ref` into the document's components. */
+  resolve(schema: Schema): Schema {
+    let current = schema;
+    for (let hops = 0; current && typeof current.$ref === 'string' && hops < 10; hops++) {
+      const name = current.$ref.replace('#/components/schemas/', '');
+      current = this.document.components?.schemas?.[name] ?? {};
+    }
+    return current ?? {};
+  }
+
+  example(schema: Schema, name = '', depth = 0): unknown {
+    const own = this.resolve(schema);
+    if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
+    if (Array.isArray(own.examples) && own.examples.length > 0) return own.examples[0];
+    if (own.example !== undefined) return own.example;
+    if (own.const !== undefined) return own.const;
+    if (Array.isArray(own.enum) && own.enum.length > 0) return own.enum[0];
+    if (own.default !== undefined && typeof own.default !== 'object') return own.default;
+    const variants: Schema[] | undefined = own.anyOf ?? own.oneOf;
+    if (variants) {
+      const chosen = variants.find((variant) => this.resolve(variant).type !== 'null') ?? variants[0];
+      return this.example(chosen, name, depth + 1);
+    }
+    if (Array.isArray(own.allOf)) return Object.assign({}, ...own.allOf.map((part: Schema) => this.example(part, name, depth + 1)));
+    const type = Array.isArray(own.type) ? own.type.find((t: string) => t !== 'null') : own.type;
+    switch (type ?? (own.properties ? 'object' : undefined)) {
+      case 'object':
+        return this.objectExample(own, depth);
+      case 'array': {
+        if (depth >= DEPTH_MAX || !own.items) return [];
+        const count = Math.max(1, own.minItems ?? 1);
+        return Array.from({ length: count }, (_, i) => this.distinct(this.example(own.items, singular(name), depth + 1), i));
+      }
+      case 'string':
+        return stringExample(own, name);
+      case 'integer':
+        return numberExample(own, name, true);
+      case 'number':
+        return numberExample(own, name, false);
+      case 'boolean':
+        return BOOLEANS_TRUE.test(name);
+      case 'null':
+        return null;
+      default:
+        return {};
+    }
+  }
+
+  private objectExample(schema: Schema, depth: number): Record<string, unknown> {
+    const result: Record<string, unknown> = {};
+    if (depth >= DEPTH_MAX) return result;
+    const properties: Record<string, Schema> = schema.properties ?? {};
+    for (const [key, property] of Object.entries(properties)) result[key] = this.example(property, key, depth + 1);
+    if (Object.keys(properties).length === 0 && schema.additionalProperties && typeof schema.additionalProperties === 'object') {
+      result.store = this.example(schema.additionalProperties, 'store', depth + 1);
+    }
+    return result;
+  }
+
+  /** The second item of an example list differs from the first where that is easy to see. */
+  private distinct(value: unknown, index: number): unknown {
+    if (index === 0) return value;
+    if (typeof value === 'string') return `${value}_${index + 1}`;
+    if (typeof value === 'number') return value + index;
+    return value;
+  }
+}
+
+function singular(name: string): string {
+  return name.endsWith('ies') ? `${name.slice(0, -3)}y` : name.endsWith('s') ? name.slice(0, -1) : name;
+}
+
+function stringExample(schema: Schema, name: string): string {
+  switch (schema.format) {
+    case 'date-time':
+      return NOW;
+    case 'date':
+      return NOW.slice(0, 10);
+    case 'email':
+      return 'ada@example.com';
+    case 'uri':
+      return 'https://shop.example.com/loyalty';
+    case 'uuid':
+      return '5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93';
+    case 'ipv4':
+      return '203.0.113.7';
+    case 'ipv6':
+      return '2001:db8::7';
+  }
+  let value = 'Spring weekend bonus';
+  if (name.endsWith('_at') || name === 'at' || name === 'since' || name === 'until') value = NOW;
+  else {
+    const hit = STRINGS.find(([pattern]) => pattern.test(name));
+    if (hit) value = hit[1];
+  }
+  if (schema.pattern && !new RegExp(schema.pattern, 'u').test(value)) {
+    const plain = 'spring_bonus';
+    if (new RegExp(schema.pattern, 'u').test(plain)) value = plain;
+  }
+  if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) value = value.slice(0, schema.maxLength);
+  if (typeof schema.minLength === 'number' && value.length < schema.minLength) value = value.padEnd(schema.minLength, 'x');
+  return value;
+}
+
+function numberExample(schema: Schema, name: string, integer: boolean): number {
+  let value = integer ? 3 : 1.5;
+  const hit = INTEGERS.find(([pattern]) => pattern.test(name));
+  if (hit) value = hit[1];
+  if (!integer && /multiplier|factor/.test(name)) value = 2;
+  if (!integer && /(rate|ratio|probability|weight|share)/.test(name)) value = 0.25;
+  const minimum = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + (integer ? 1 : 0.5) : undefined);
+  const maximum = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - (integer ? 1 : 0.5) : undefined);
+  if (minimum !== undefined && value < minimum) value = minimum;
+  if (maximum !== undefined && value > maximum) value = maximum;
+  return integer ? Math.round(value) : value;
+}
+
+/** An error body for each documented error status: the shape every error shares, with the usual code there. */
+const ERROR_EXAMPLES: Record<string, { code: string; detail: string }> = {
+  400: { code: 'VALIDATION_INVALID_VALUE', detail: 'body/amount must be >= 1' },
+  401: { code: 'AUTH_UNAUTHENTICATED', detail: 'this route needs an API key (X-API-Key)' },
+  403: { code: 'AUTH_FORBIDDEN', detail: 'the credential lacks the required scope (one of: admin, gamify:admin)' },
+  404: { code: 'RESOURCE_NOT_FOUND', detail: 'participant not found' },
+  409: { code: 'IDEMPOTENCY_IN_PROGRESS', detail: 'a request with this idempotency key is still running; retry when it has answered' },
+  413: { code: 'PAYLOAD_TOO_LARGE', detail: 'the request body is larger than 1048576 bytes' },
+  415: { code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'the request body must be JSON (Content-Type: application/json)' },
+  422: { code: 'IDEMPOTENCY_KEY_REUSED', detail: 'this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours' },
+  429: { code: 'RATE_LIMITED', detail: 'rate limit exceeded (tenant: 1000 requests per window); retry after 12 s' },
+  500: { code: 'INTERNAL_ERROR', detail: 'internal error; the request id is in X-Request-Id' },
+};
+
+export const ERROR_CODES_BY_STATUS: Record<string, readonly string[]> = {
+  400: ['VALIDATION_INVALID_VALUE', 'VALIDATION_INVALID_REQUEST', 'INVALID_JSON', 'INVALID_CURSOR', 'IDEMPOTENCY_KEY_MISMATCH', 'IDEMPOTENCY_KEY_REQUIRED', 'AUTH_CONFLICTING_CREDENTIALS'],
+  401: ['AUTH_UNAUTHENTICATED'],
+  403: ['AUTH_FORBIDDEN'],
+  404: ['RESOURCE_NOT_FOUND', 'ROUTE_NOT_FOUND'],
+  409: ['CONFLICT', 'IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_KEY_ABANDONED', 'and conflicts of the route (for example a duplicate code)'],
+  413: ['PAYLOAD_TOO_LARGE'],
+  415: ['UNSUPPORTED_MEDIA_TYPE'],
+  422: ['IDEMPOTENCY_KEY_REUSED', 'and the rule violations of the route (for example `insufficient_points`)'],
+  429: ['RATE_LIMITED'],
+  500: ['INTERNAL_ERROR', 'DATABASE_UNAVAILABLE'],
+};
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/**
+ * Adds an example to every JSON request body and answer that has none, and an
+ * error body with its codes to every error answer. Mutates and returns the
+ * document (`@fastify/swagger`'s `transformObject`).
+ */
+export function addExamples<T extends Document>(document: T): T {
+  const composer = new ExampleComposer(document);
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      const body = operation.requestBody?.content?.['application/json'];
+      if (body?.schema && body.example === undefined) body.example = composer.example(body.schema);
+      for (const [status, answer] of Object.entries<any>(operation.responses ?? {})) {
+        const json = answer?.content?.['application/json'];
+        if (!json?.schema || json.example !== undefined) continue;
+        const error = ERROR_EXAMPLES[status];
+        if (error && status !== '200' && composer.resolve(json.schema) === document.components?.schemas?.ErrorResponse) {
+          json.example = { detail: error.detail, code: error.code, error_version: 1 };
+          const codes = ERROR_CODES_BY_STATUS[status];
+          if (codes && !String(answer.description ?? '').includes('Codes:')) answer.description = `${answer.description ?? ''} Codes: ${codes.map((c) => (c.startsWith('and ') ? c : `\`${c}\``)).join(', ')}.`.trim();
+        } else {
+          json.example = composer.example(json.schema);
+        }
+      }
+    }
+  }
+  return document;
+}
