@@ -312,6 +312,12 @@ export class LoyaltyClient {
       idempotent = true;
     } else if (spec.idempotency === 'attempt') {
       idempotent = typeof (body as Record<string, unknown> | undefined)?.attempt_id === 'string';
+    } else if (spec.method === 'POST' && spec.auth !== 'public') {
+      // The service keeps and replays the answer of every credentialed POST under its Idempotency-Key header,
+      // so a retry after a lost answer cannot create twice.
+      const given = idempotencyKeyHeader(headers);
+      if (given === undefined) headers['idempotency-key'] = args.idempotencyKey ?? this.newKey();
+      idempotent = true;
     }
 
     const url = new URL(this.baseUrl + path);

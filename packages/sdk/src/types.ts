@@ -61,7 +61,7 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Extra request headers. */
   headers?: Record<string, string>;
-  /** For operations with an idempotency key: the key to use (same as setting it in the body). */
+  /** The idempotency key of a POST: the body's `idempotency_key` where the operation has one, else the `Idempotency-Key` header. Generated when omitted; retries reuse it. */
   idempotencyKey?: string;
   /** Session routes: act for this session instead of the client's. */
   session?: { sessionId: string; engagementId: string };

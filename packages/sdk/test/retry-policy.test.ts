@@ -11,9 +11,10 @@ const BASE_URL = 'http://127.0.0.1:9';
 const KEY = `lk_test_${'a'.repeat(32)}`;
 
 function scripted(...answers: Array<(() => Response) | Error>) {
-  const calls: Array<{ method: string; body: unknown }> = [];
+  const calls: Array<{ method: string; body: unknown; idempotencyKey: string | null }> = [];
   const impl: typeof fetch = async (_input, init) => {
-    calls.push({ method: init?.method ?? 'GET', body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined });
+    const idempotencyKey = new Headers(init?.headers as HeadersInit | undefined).get('idempotency-key');
+    calls.push({ method: init?.method ?? 'GET', body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined, idempotencyKey });
     const next = answers[Math.min(calls.length - 1, answers.length - 1)];
     if (next instanceof Error) throw next;
     return next();
@@ -26,8 +27,9 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 const unavailable = json(503, { detail: 'the database does not answer', code: 'DATABASE_UNAVAILABLE', error_version: 1 });
 const limited = (seconds: string) => json(429, { detail: 'slow down', code: 'RATE_LIMITED', error_version: 1 }, { 'retry-after': seconds });
 const reset = new TypeError('fetch failed: ECONNRESET');
+const CONVERSION = { code: 'ADA-7K2Q', referred_session_id: 'ses_9c41d7e2a0b34f58' };
 
-test('503 is retried for a GET and for a keyed POST, never for a POST without a key', async () => {
+test('503 is retried for a GET and for a credentialed POST (same idempotency key), never for a public POST', async () => {
   const retries: RetryInfo[] = [];
   const get = scripted(unavailable, json(200, { items: [] }));
   await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: get.impl, onRetry: (info) => retries.push(info) }).listBadges();
@@ -40,18 +42,35 @@ test('503 is retried for a GET and for a keyed POST, never for a POST without a 
   assert.equal(grant.calls.length, 2);
   assert.deepEqual(grant.calls[0].body, grant.calls[1].body, 'the retry repeats the same idempotency key');
 
+  // A creating POST carries an Idempotency-Key header, kept across its retries: the service replays the first answer.
   const create = scripted(unavailable, json(201, {}));
-  await assert.rejects(createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: create.impl }).createBadge({ body: { code: 'gold', name: 'Gold' } }), LoyaltyServerError);
-  assert.equal(create.calls.length, 1);
+  await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: create.impl }).createBadge({ body: { code: 'gold', name: 'Gold' } });
+  assert.equal(create.calls.length, 2);
+  assert.match(create.calls[0].idempotencyKey ?? '', /^[0-9a-f-]{36}$/);
+  assert.equal(create.calls[1].idempotencyKey, create.calls[0].idempotencyKey);
+  const chosen = scripted(json(201, {}));
+  await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: chosen.impl }).createBadge({ body: { code: 'gold', name: 'Gold' }, idempotencyKey: 'badge-gold' });
+  assert.equal(chosen.calls[0].idempotencyKey, 'badge-gold');
+
+  // A public POST has no idempotency key on the service: it is not repeated.
+  const convert = scripted(unavailable, json(200, {}));
+  await assert.rejects(createLoyaltyClient({ baseUrl: BASE_URL, fetch: convert.impl }).convertReferral({ body: CONVERSION }), LoyaltyServerError);
+  assert.equal(convert.calls.length, 1);
+  assert.equal(convert.calls[0].idempotencyKey, null);
 });
 
 test('a dropped connection is retried only for idempotent requests', async () => {
-  const create = scripted(reset, json(201, {}));
-  const error = await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: create.impl }).createBadge({ body: { code: 'gold', name: 'Gold' } }).catch((e: unknown) => e);
+  const convert = scripted(reset, json(200, {}));
+  const error = await createLoyaltyClient({ baseUrl: BASE_URL, fetch: convert.impl }).convertReferral({ body: CONVERSION }).catch((e: unknown) => e);
   assert.ok(error instanceof LoyaltyConnectionError);
   assert.equal(error.status, 0);
   assert.equal(error.code, 'NETWORK_ERROR');
-  assert.equal(create.calls.length, 1);
+  assert.equal(convert.calls.length, 1);
+
+  const create = scripted(reset, json(201, {}));
+  await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: create.impl }).createBadge({ body: { code: 'gold', name: 'Gold' } });
+  assert.equal(create.calls.length, 2);
+  assert.equal(create.calls[1].idempotencyKey, create.calls[0].idempotencyKey);
 
   const event = scripted(reset, json(202, { accepted: true, message_id: 'm', duplicate: false }));
   await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: event.impl }).ingestEvent({ body: { event_name: 'visit', participant_id: 'p' } });
@@ -74,7 +93,7 @@ test('a connection dropped in the middle of the answer counts as a network failu
   assert.deepEqual(await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: read.impl }).listBadges(), { items: [] });
   assert.equal(read.calls.length, 2);
   const write = scripted(cutOff);
-  const error = await createLoyaltyClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: write.impl }).createBadge({ body: { code: 'gold', name: 'Gold' } }).catch((e: unknown) => e);
+  const error = await createLoyaltyClient({ baseUrl: BASE_URL, fetch: write.impl }).convertReferral({ body: CONVERSION }).catch((e: unknown) => e);
   assert.ok(error instanceof LoyaltyConnectionError);
   assert.match(error.detail, /socket hang up/);
   assert.equal(write.calls.length, 1);
