@@ -220,11 +220,35 @@ export const ERROR_CODES_BY_STATUS: Record<string, readonly string[]> = {
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 /**
- * Adds an example to every JSON request body and answer that has none, and an
+ * A schema validated loosely on purpose (a batch's events, each checked on
+ * its own so that one bad event does not sink the batch) names the shared
+ * schema it stands for under this keyword; the document shows that schema,
+ * so readers and generated clients see the real shape.
+ */
+export const DOCUMENTED_AS = 'x-documented-as';
+
+function showDocumentedSchemas(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(showDocumentedSchemas);
+  if (typeof node !== 'object' || node === null) return;
+  const record = node as Record<string, unknown>;
+  for (const [key, value] of Object.entries(record)) {
+    if (value && typeof value === 'object' && typeof (value as Schema)[DOCUMENTED_AS] === 'string') {
+      const { description } = value as Schema;
+      record[key] = { $ref: `#/components/schemas/${(value as Schema)[DOCUMENTED_AS]}`, ...(description ? { description } : {}) };
+    } else {
+      showDocumentedSchemas(value);
+    }
+  }
+}
+
+/**
+ * Shows the schemas loosely validated ones stand for (DOCUMENTED_AS), adds an
+ * example to every JSON request body and answer that has none, and an
  * error body with its codes to every error answer. Mutates and returns the
  * document (`@fastify/swagger`'s `transformObject`).
  */
 export function addExamples<T extends Document>(document: T): T {
+  showDocumentedSchemas(document.paths);
   const composer = new ExampleComposer(document);
   for (const item of Object.values(document.paths ?? {})) {
     for (const method of METHODS) {

@@ -28,7 +28,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         config: { ...anyKind, idempotencyKey: 'route' },
         schema: {
           tags,
-          operationId: 'startImport',
+          operationId: 'createImport',
           summary: 'Upload a CSV or JSON lines file of participants, point grants or reward codes; applied by a background job',
           description:
             'The body is the file (`text/csv` or `application/x-ndjson`), read as it arrives; `kind` and `format` are query parameters. ' +
@@ -104,7 +104,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: anyKind,
       schema: {
         tags,
-        operationId: 'startExport',
+        operationId: 'createExport',
         summary: 'Export participants, the ledger, contest results or webhook deliveries as CSV or JSON lines; written by a background job',
         description:
           'Answers 202 with the export; poll `GET /admin/exports/{export_id}` and download from `file_url` once completed. ' +

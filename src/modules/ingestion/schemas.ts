@@ -1,3 +1,4 @@
+import { DOCUMENTED_AS } from '../../platform/openapi-examples.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { Pagination } from '../../platform/http.js';
 import { ParticipantId } from '../participants/index.js';
@@ -63,7 +64,7 @@ export const AcceptedResponse = Type.Object({
 
 export const BatchBody = Type.Object(
   {
-    events: Type.Array(Type.Unknown({ description: 'An IngestEvent; each is validated on its own.' }), { minItems: 1, maxItems: BATCH_EVENTS_MAX }),
+    events: Type.Array(Type.Unknown({ description: 'An IngestEvent; each is validated on its own.', [DOCUMENTED_AS]: 'IngestEvent' }), { minItems: 1, maxItems: BATCH_EVENTS_MAX }),
   },
   { additionalProperties: false },
 );

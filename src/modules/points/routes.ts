@@ -271,7 +271,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       },
       schema: {
         tags: ['state'],
-        operationId: 'getParticipantLegacy',
+        operationId: 'getParticipant',
         summary: 'Deprecated full participant read; use GET /gamify/state/{participant_id}',
         description: 'Answers every part of the state read, with `Deprecation`, `Sunset` and a `Link` to the successor.',
         params: StateParams,

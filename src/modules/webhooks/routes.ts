@@ -35,6 +35,12 @@ import {
 
 const tags = ['webhooks'];
 const admin = { auth: 'admin' as const };
+/** A server-sent event stream: `id:` and `data:` lines, one envelope per message. */
+const EVENT_STREAM_ANSWER = {
+  description: 'Server-sent events: each message is `id: <envelope id>` and `data: <envelope JSON>`; comment lines keep the connection open.',
+  content: { 'text/event-stream': { schema: Type.String({ examples: ['id: evt_01JDX4S7Q9M2K8\ndata: {"id":"evt_01JDX4S7Q9M2K8","event":"points.awarded.v1",…}\n\n'] }) } },
+};
+
 /** Events sent on resume before the live feed takes over. */
 const STREAM_CATCH_UP_MAX = 500;
 /**
@@ -277,7 +283,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
           'its first message is `event: reset` (data `{"reason":"last_event_id_unknown"}`): re-read the state instead of waiting for what was missed. ' +
           'Events of other engagements are not shown; events without an engagement are.',
         querystring: StreamQuery,
-        response: { 200: Type.String({ description: 'text/event-stream' }) },
+        response: { 200: EVENT_STREAM_ANSWER },
       },
     },
     async (request, reply) => {
@@ -311,7 +317,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
           'Sandbox tenants only: a live tenant answers 403 `SANDBOX_ONLY` (forward a live tenant\'s events with a destination). At most ' +
           `${STREAMS_PER_TENANT_MAX} open at once per tenant (429 \`STREAM_LIMIT_REACHED\`). An invalid pattern in \`events\` answers 422.`,
         querystring: TenantStreamQuery,
-        response: { 200: Type.String({ description: 'text/event-stream' }) },
+        response: { 200: EVENT_STREAM_ANSWER },
       },
     },
     async (request, reply) => {

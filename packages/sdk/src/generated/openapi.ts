@@ -995,7 +995,7 @@ export interface paths {
          * Upload a CSV or JSON lines file of participants, point grants or reward codes; applied by a background job
          * @description The body is the file (`text/csv` or `application/x-ndjson`), read as it arrives; `kind` and `format` are query parameters. The header (CSV) or first object (JSON lines) is checked at once: a missing required column or an unknown one is 400, personal participant fields without `read:pii` are 403. Answers 202 with the import; poll `GET /admin/imports/{import_id}` and read refused rows from `/errors`. Files larger than FILES_IMPORT_BYTES_MAX (256 MiB by default) are refused with 413. With an `Idempotency-Key` header, the same file sent again within 24 hours answers the first import with `duplicate: true` (applied once); the key with another file is 422.
          */
-        post: operations["startImport"];
+        post: operations["createImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1050,7 +1050,7 @@ export interface paths {
          * Export participants, the ledger, contest results or webhook deliveries as CSV or JSON lines; written by a background job
          * @description Answers 202 with the export; poll `GET /admin/exports/{export_id}` and download from `file_url` once completed. Participants are masked exactly as the participants API masks them for the requester (full only with `read:pii`; full exports are logged in the personal-data access log).
          */
-        post: operations["startExport"];
+        post: operations["createExport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1774,7 +1774,7 @@ export interface paths {
          * @deprecated
          * @description Answers every part of the state read, with `Deprecation`, `Sunset` and a `Link` to the successor.
          */
-        get: operations["getParticipantLegacy"];
+        get: operations["getParticipant"];
         put?: never;
         post?: never;
         delete?: never;
@@ -20488,7 +20488,7 @@ export interface operations {
             };
         };
     };
-    startImport: {
+    createImport: {
         parameters: {
             query: {
                 /** @description participants: profiles with custom fields; point_grants: one grant per row; reward_codes: codes for pool rewards. */
@@ -21327,7 +21327,7 @@ export interface operations {
             };
         };
     };
-    startExport: {
+    createExport: {
         parameters: {
             query?: never;
             header?: {
@@ -22649,12 +22649,21 @@ export interface operations {
                 /**
                  * @example {
                  *       "events": [
-                 *         {}
+                 *         {
+                 *           "event_name": "purchase_completed",
+                 *           "participant_id": "user_1042",
+                 *           "properties": {
+                 *             "order_id": "A-88412",
+                 *             "order_total": 42.5,
+                 *             "currency": "EUR"
+                 *           },
+                 *           "idempotency_key": "order-A-88412"
+                 *         }
                  *       ]
                  *     }
                  */
                 "application/json": {
-                    events: unknown[];
+                    events: components["schemas"]["IngestEvent"][];
                 };
             };
         };
@@ -22877,12 +22886,21 @@ export interface operations {
                 /**
                  * @example {
                  *       "events": [
-                 *         {}
+                 *         {
+                 *           "event_name": "purchase_completed",
+                 *           "participant_id": "user_1042",
+                 *           "properties": {
+                 *             "order_id": "A-88412",
+                 *             "order_total": 42.5,
+                 *             "currency": "EUR"
+                 *           },
+                 *           "idempotency_key": "order-A-88412"
+                 *         }
                  *       ]
                  *     }
                  */
                 "application/json": {
-                    events: unknown[];
+                    events: components["schemas"]["IngestEvent"][];
                 };
             };
         };
@@ -32368,7 +32386,7 @@ export interface operations {
             };
         };
     };
-    getParticipantLegacy: {
+    getParticipant: {
         parameters: {
             query?: never;
             header?: never;
@@ -45833,14 +45851,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/event-stream */
+            /** @description Server-sent events: each message is `id: <envelope id>` and `data: <envelope JSON>`; comment lines keep the connection open. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example Spring weekend bonus */
-                    "application/json": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -46019,14 +46036,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/event-stream */
+            /** @description Server-sent events: each message is `id: <envelope id>` and `data: <envelope JSON>`; comment lines keep the connection open. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example Spring weekend bonus */
-                    "application/json": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
