@@ -10,7 +10,8 @@ import { startTestService } from '../../../test/helper.ts';
 /**
  * The package as it would be published: `src` compiled by the build's own
  * tsconfig into a temporary folder, `package.json` written by
- * scripts/dist-package.ts, then imported by name (`@loyalty/sdk`,
+ * scripts/dist-package.ts, packed by `npm pack` and installed from the
+ * tarball into an empty project, then imported by name (`@loyalty/sdk`,
  * `@loyalty/sdk/node`) from a separate project with plain Node — no tsx, no
  * TypeScript — and used against a running service.
  */
@@ -18,7 +19,7 @@ const run = promisify(execFile);
 const packageRoot = path.resolve(import.meta.dirname, '..');
 const repositoryRoot = path.resolve(packageRoot, '../..');
 
-test('the built package installs by name and works with plain Node', { timeout: 240_000 }, async (t) => {
+test('the packed tarball installs in an empty project and works with plain Node', { timeout: 240_000 }, async (t) => {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sdk-dist-'));
   t.after(() => fs.rmSync(workDir, { recursive: true, force: true }));
   const dist = path.join(workDir, 'sdk');
@@ -34,11 +35,16 @@ test('the built package installs by name and works with plain Node', { timeout: 
   }
   assert.ok(fs.existsSync(path.join(dist, 'README.md')) && fs.existsSync(path.join(dist, 'openapi.json')));
 
-  // A consumer project with the package in its node_modules.
+  // The tarball `npm pack` makes, installed (offline: it has no dependencies) into an empty project.
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const packed = await run(npm, ['pack', dist, '--pack-destination', workDir, '--json'], { cwd: workDir });
+  const tarball = path.join(workDir, JSON.parse(packed.stdout)[0].filename);
   const app = path.join(workDir, 'app');
-  fs.mkdirSync(path.join(app, 'node_modules', '@loyalty'), { recursive: true });
-  fs.symlinkSync(dist, path.join(app, 'node_modules', '@loyalty', 'sdk'), 'dir');
-  fs.writeFileSync(path.join(app, 'package.json'), '{ "type": "module" }\n');
+  fs.mkdirSync(app);
+  fs.writeFileSync(path.join(app, 'package.json'), '{ "name": "sdk-consumer", "private": true, "type": "module" }\n');
+  await run(npm, ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: app });
+  assert.ok(fs.existsSync(path.join(app, 'node_modules', '@loyalty', 'sdk', 'index.js')), 'the tarball installed under @loyalty/sdk');
+  assert.ok(fs.existsSync(path.join(app, 'node_modules', '.bin', 'loyalty')), 'the loyalty bin is linked');
   fs.writeFileSync(
     path.join(app, 'check.mjs'),
     `import { createLoyaltyClient, verifyWebhook, LoyaltyAuthenticationError } from '@loyalty/sdk';
