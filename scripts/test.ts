@@ -34,10 +34,13 @@ async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const targets = args.filter((a) => !a.startsWith('-'));
   const runnerFlags = args.filter((a) => a.startsWith('-'));
+  // TEST_SKIP: comma-separated path prefixes (from the repository root) left out of this run.
+  const skipped = (process.env.TEST_SKIP ?? '').split(',').map((prefix) => prefix.trim()).filter(Boolean);
   const files = (targets.length ? targets : ['src', 'test', 'packages'])
     .map((t) => path.resolve(root, t))
     .filter((t) => fs.existsSync(t))
     .flatMap((t) => (fs.statSync(t).isDirectory() ? findTests(t) : [t]))
+    .filter((file) => !skipped.some((prefix) => path.relative(root, file).startsWith(prefix)))
     .sort();
   if (files.length === 0) {
     process.stderr.write('no test files found\n');
