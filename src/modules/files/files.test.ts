@@ -1,9 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
 import { contestDefinition } from '../contests/testing.js';
-import { runImport, IMPORT_BATCH_ROWS } from './imports.js';
+import { purgeAll } from '../../platform/retention.js';
+import { runImport, IMPORT_BATCH_ROWS, UPLOAD_BATCH_ROWS } from './imports.js';
 import { runExport, EXPORT_PAGE_ROWS } from './exports.js';
+import filesModule, { UPLOAD_ABANDONED_AFTER_DAYS } from './index.js';
 
 /**
  * Files in and out through HTTP. Jobs are off: each test runs the import or
@@ -16,6 +19,23 @@ async function keyWithScopes(svc: TestService, tenant: TestTenant, scopes: strin
   const created = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: scopes.join(' '), scopes } });
   assert.equal(created.status, 201, created.text);
   return created.body.key;
+}
+
+/** Polls `read` until `done` holds or five seconds pass; returns the last value. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A participants CSV of `rows` rows (p-bulk-1 …), several upload batches long. */
+function participantsCsv(rows: number, prefix = 'p-bulk'): string {
+  let csv = 'participant_id,city\r\n';
+  for (let i = 1; i <= rows; i++) csv += `${prefix}-${i},Leeds\r\n`;
+  return csv;
 }
 
 function upload(svc: TestService, key: string, kind: string, format: 'csv' | 'jsonl', text: string, contentType?: string) {
@@ -112,6 +132,49 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
     assert.equal(noScope.status, 403);
   });
 
+  await t.test('an upload refused halfway, after batches of rows were stored, leaves no import and no rows (broken CSV, too large, client gone)', async () => {
+    const stored = async () => {
+      const [counts] = await svc.sql(
+        `SELECT (SELECT count(*)::int FROM file_imports WHERE tenant_id = $1 AND status = 'uploading') AS imports,
+                (SELECT count(*)::int FROM file_import_rows WHERE tenant_id = $1) AS rows`,
+        [tenant.tenantId],
+      );
+      return counts as { imports: number; rows: number };
+    };
+    const rows = UPLOAD_BATCH_ROWS * 3;
+    const broken = await upload(svc, pii, 'participants', 'csv', `${participantsCsv(rows)}"p-9,London`);
+    assert.equal(broken.status, 400, broken.text);
+    assert.equal(broken.body.code, 'FILE_INVALID_CSV');
+    assert.deepEqual(await stored(), { imports: 0, rows: 0 });
+
+    const file = participantsCsv(rows);
+    process.env.FILES_IMPORT_BYTES_MAX = String(Math.floor(file.length * 0.8));
+    try {
+      const large = await upload(svc, pii, 'participants', 'csv', file);
+      assert.equal(large.status, 413, large.text);
+    } finally {
+      delete process.env.FILES_IMPORT_BYTES_MAX;
+    }
+    assert.deepEqual(await stored(), { imports: 0, rows: 0 });
+
+    // A client that sends two batches' worth of rows, then goes away: while it sends, the import shows as uploading.
+    const url = new URL(`${svc.baseUrl}/api/v1/admin/imports?kind=participants&format=csv`);
+    const part = participantsCsv(UPLOAD_BATCH_ROWS * 2 + 10, 'p-gone');
+    const request = http.request(url, { method: 'POST', headers: { 'x-api-key': pii, 'content-type': 'text/csv', 'content-length': String(part.length * 2) } });
+    request.on('error', () => undefined);
+    request.write(part);
+    const listed = await until(
+      () => svc.request('GET', '/api/v1/admin/imports?limit=1', { key: pii }),
+      (r) => r.body.imports[0]?.status === 'uploading' && r.body.imports[0].rows_total >= UPLOAD_BATCH_ROWS,
+    );
+    assert.equal(listed.body.imports[0].status, 'uploading', listed.text);
+    const read = await svc.request('GET', `/api/v1/admin/imports/${listed.body.imports[0].import_id}`, { key: pii });
+    assert.deepEqual([read.status, read.body.status], [200, 'uploading']);
+    request.destroy();
+    const left = await until(stored, (counts) => counts.imports === 0);
+    assert.deepEqual(left, { imports: 0, rows: 0 }, 'the abandoned upload deleted its import and rows');
+  });
+
   let grantsImportId = '';
   await t.test('JSON lines point grants: balances are right, and a run stopped midway then repeated applies no row twice', async () => {
     const lines: string[] = [];
@@ -170,6 +233,11 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
     const other = await send('participant_id,amount,reason\nonce-1,99,retry\n');
     assert.equal(other.status, 422);
     assert.equal(other.body.code, 'IDEMPOTENCY_KEY_REUSED');
+    // The route's header schema is the shared one: a key that is too long is refused before the upload is read.
+    const long = await svc.request('POST', '/api/v1/admin/imports?kind=point_grants&format=csv', { key: plain, raw: file, headers: { 'content-type': 'text/csv', 'idempotency-key': 'k'.repeat(256) } });
+    assert.equal(long.status, 400, long.text);
+    assert.equal(long.body.code, 'VALIDATION_INVALID_REQUEST');
+    assert.match(long.body.detail, /idempotency-key/i);
     await runImport(db, tenant.tenantId, first.body.import_id);
     const imports = await svc.sql("SELECT count(*)::int AS n FROM file_imports WHERE tenant_id = $1 AND columns = '{participant_id,amount,reason}' AND rows_total = 1", [tenant.tenantId]);
     assert.equal(imports[0].n, 1, 'the repeats stored nothing');
@@ -295,6 +363,58 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
     const ada = file.text.trimEnd().split('\n').map((line) => JSON.parse(line)).find((r) => r.participant_id === 'p-1');
     assert.equal(ada.masked, true, 'the marketer role (no read:pii) gets masked values');
     assert.notEqual(ada.email, 'ada@example.com');
+  });
+
+  await t.test('concurrent uploads: the same file twice with one key makes one import (the repeat leaves no rows); another upload goes its own way', async () => {
+    const fresh = await svc.createTenant();
+    const twice = participantsCsv(UPLOAD_BATCH_ROWS * 2 + 1, 'p-twice');
+    const keyed = () =>
+      svc.request('POST', '/api/v1/admin/imports?kind=participants&format=csv', { key: fresh.apiKey, raw: twice, headers: { 'content-type': 'text/csv', 'idempotency-key': 'twice-1' } });
+    const [first, second, alone] = await Promise.all([keyed(), keyed(), upload(svc, fresh.apiKey, 'participants', 'csv', participantsCsv(700, 'p-alone'))]);
+    for (const answer of [first, second, alone]) assert.equal(answer.status, 202, answer.text);
+    assert.deepEqual([first.body.duplicate, second.body.duplicate].sort(), [false, true]);
+    assert.equal(first.body.import_id, second.body.import_id);
+    assert.deepEqual([first.body.status, first.body.rows_total, alone.body.rows_total, alone.body.duplicate], ['queued', UPLOAD_BATCH_ROWS * 2 + 1, 700, false]);
+    const kept = await svc.sql('SELECT id, status, (SELECT count(*)::int FROM file_import_rows r WHERE r.tenant_id = i.tenant_id AND r.import_id = i.id) AS rows FROM file_imports i WHERE tenant_id = $1 ORDER BY rows', [
+      fresh.tenantId,
+    ]);
+    assert.deepEqual(kept, [
+      { id: alone.body.import_id, status: 'queued', rows: 700 },
+      { id: first.body.import_id, status: 'queued', rows: UPLOAD_BATCH_ROWS * 2 + 1 },
+    ]);
+    const rows = await svc.sql('SELECT count(*)::int AS n FROM file_import_rows WHERE tenant_id = $1', [fresh.tenantId]);
+    assert.equal(rows[0].n, 700 + UPLOAD_BATCH_ROWS * 2 + 1, 'the repeat left no rows behind');
+
+    // An upload whose process died stays `uploading`; the retention job deletes it, with its rows, after a day.
+    const days = (n: number) => new Date(Date.now() - n * 24 * 3_600_000);
+    for (const [id, createdAt] of [['imp_stale', days(UPLOAD_ABANDONED_AFTER_DAYS + 1)], ['imp_recent', days(UPLOAD_ABANDONED_AFTER_DAYS / 2)]] as const) {
+      await svc.sql(
+        `INSERT INTO file_imports (tenant_id, id, kind, format, status, requested_by, columns, rows_total, bytes, created_at)
+         VALUES ($1, $2, 'participants', 'csv', 'uploading', '{}', '{participant_id}', 2, 20, $3)`,
+        [fresh.tenantId, id, createdAt],
+      );
+      await svc.sql(`INSERT INTO file_import_rows (tenant_id, import_id, row_number, data) SELECT $1, $2, n, '{"participant_id": "x"}' FROM generate_series(1, 2) AS n`, [fresh.tenantId, id]);
+    }
+    await svc.sql('UPDATE file_imports SET created_at = $3 WHERE tenant_id = $1 AND id = $2', [fresh.tenantId, alone.body.import_id, days(UPLOAD_ABANDONED_AFTER_DAYS + 1)]);
+    const recent = await svc.request('GET', '/api/v1/admin/imports/imp_recent', { key: fresh.apiKey });
+    assert.deepEqual([recent.body.status, recent.body.rows_total, recent.body.rows_pending], ['uploading', 2, 2]);
+    const client = await svc.service.db.system.connect();
+    try {
+      const purged = await purgeAll(client, filesModule.retention!, svc.config, Date.now() + 60_000);
+      assert.deepEqual([purged['rows of abandoned import uploads'], purged['abandoned import uploads']], [2, 1]);
+    } finally {
+      client.release();
+    }
+    const left = await svc.sql('SELECT i.id, count(r.row_number)::int AS rows FROM file_imports i LEFT JOIN file_import_rows r ON r.tenant_id = i.tenant_id AND r.import_id = i.id WHERE i.tenant_id = $1 GROUP BY i.id ORDER BY rows', [
+      fresh.tenantId,
+    ]);
+    assert.deepEqual(left, [
+      { id: 'imp_recent', rows: 2 },
+      { id: alone.body.import_id, rows: 700 },
+      { id: first.body.import_id, rows: UPLOAD_BATCH_ROWS * 2 + 1 },
+    ], 'the stale upload is gone; a recent one and older finished ones stay');
+    const stale = await svc.request('GET', '/api/v1/admin/imports/imp_stale', { key: fresh.apiKey });
+    assert.equal(stale.status, 404);
   });
 
   await t.test('20,000 rows stream in, apply in batches and export in pages within seconds', async () => {

@@ -20,8 +20,8 @@ import type { FileFormat, ImportKind, ImportRow, PendingRow, RowError } from './
 
 /**
  * Imports: the upload is parsed as it streams in, checked against the kind's
- * columns before any row is kept, and its rows stored in batches in the
- * upload's transaction; the `files.import` job then applies them in batches
+ * columns before any row is kept, and its rows stored in batches, each in a
+ * short transaction of its own; the `files.import` job then applies them in batches
  * of IMPORT_BATCH_ROWS, each batch in its own transaction together with its
  * error report rows and the cursor move (docs/decisions/files.md).
  */
@@ -99,7 +99,7 @@ export interface ImportView {
   import_id: string;
   kind: ImportKind;
   format: FileFormat;
-  status: store.JobStatus;
+  status: store.ImportStatus;
   columns: string[];
   rows_total: number;
   rows_done: number;
@@ -150,22 +150,31 @@ export function checkMediaType(format: FileFormat, contentType: string | undefin
 }
 
 export const IMPORT_IDEMPOTENCY_SCOPE = 'files.import';
-const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
 
-/** An upload whose Idempotency-Key names an earlier upload of the same file: the new rows are rolled back. */
-class DuplicateUpload extends Error {
-  constructor(readonly importId: string) {
-    super('duplicate upload');
-  }
+/** The upload's import, created when its first data row arrives. */
+interface Upload {
+  id: string;
+  rowsTotal: number;
+  bytes: number;
+  batch: PendingRow[];
 }
 
+/** An upload the retention job deleted as abandoned (it ran past UPLOAD_ABANDONED_AFTER_DAYS) before it finished. */
+const uploadExpired = () => new AppError('conflict', 'IMPORT_UPLOAD_EXPIRED', 'the upload took so long that it was taken for abandoned and deleted; send the file again');
+
 /**
- * Stores an upload and queues its job. The file is read as it arrives:
- * rows are written UPLOAD_BATCH_ROWS at a time, so a large file never sits in
- * memory. Everything happens in one transaction: a file refused halfway (too
- * large, a broken CSV) leaves nothing behind. With an `Idempotency-Key`, the
- * same file sent again within 24 hours answers the first import with
- * `duplicate: true` (the file's SHA-256 is its fingerprint, known once read).
+ * Stores an upload and queues its job. The file is read as it arrives, and
+ * no transaction is held open while it does: the header is checked before
+ * anything is written; the import is inserted as `uploading` when the first
+ * data row arrives; its rows are written UPLOAD_BATCH_ROWS at a time, each
+ * batch in its own short transaction; a last short transaction claims the
+ * Idempotency-Key (the file's SHA-256 is its fingerprint, known once read),
+ * marks the import `queued` and adds its job. An upload refused or broken
+ * halfway (too large, a broken CSV, the client gone) deletes its import and
+ * rows before answering; one whose process died is deleted by the retention
+ * job after UPLOAD_ABANDONED_AFTER_DAYS (index.ts). The same file sent again
+ * with its key within 24 hours answers the first import with
+ * `duplicate: true`, and the repeat's rows are deleted.
  */
 export async function startImport(
   db: Database,
@@ -182,61 +191,92 @@ export async function startImport(
 ): Promise<ImportView> {
   requirePermission(auth, IMPORT_PERMISSIONS[input.kind], `import ${input.kind}`);
   checkMediaType(input.format, input.contentType);
-  if (input.idempotencyKey !== undefined && (input.idempotencyKey.length < 1 || input.idempotencyKey.length > IDEMPOTENCY_KEY_LENGTH_MAX)) {
-    throw invalid(`the Idempotency-Key header must be 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} characters`, 'IDEMPOTENCY_KEY_INVALID');
-  }
   if (input.declaredLength !== null && input.declaredLength > input.bytesMax) {
     throw new AppError('payload_too_large', 'PAYLOAD_TOO_LARGE', `the file is larger than ${input.bytesMax} bytes`);
   }
   const tenantId = auth.tenantId;
-  let attempts = 0;
+  const { columns: known, custom } = await db.tenant(tenantId, (tx) => columnsOf(tx, tenantId, input.kind));
+  const digest = createHash('sha256');
+  let bytes = 0;
+  const counted = input.body.pipe(
+    byteLimit(input.bytesMax, (seen, chunk) => {
+      bytes = seen;
+      digest.update(chunk);
+    }),
+  );
+  input.body.on('error', (error) => counted.destroy(error));
+  let upload: Upload | null = null;
   try {
-    return await db.tenant(tenantId, async (tx) => {
-      // The body can be read once: a transaction retried after a serialization failure cannot read it again.
-      if (++attempts > 1) throw new AppError('conflict', 'IMPORT_RETRY', 'the upload met a conflicting write and was not stored; send it again');
-      const { columns: known, custom } = await columnsOf(tx, tenantId, input.kind);
-      const id = prefixedId('imp', 12);
-      const digest = createHash('sha256');
-      let bytes = 0;
-      let header: string[] | null = null;
-      const counted = input.body.pipe(
-        byteLimit(input.bytesMax, (seen, chunk) => {
-          bytes = seen;
-          digest.update(chunk);
-        }),
-      );
-      input.body.on('error', (error) => counted.destroy(error));
-      let batch: PendingRow[] = [];
-      let rowsTotal = 0;
-      for await (const record of readRecords(counted, input.format, (columns) => {
-        checkHeader(input.kind, columns, known, custom, auth);
-        header = columns;
-      })) {
-        if (rowsTotal === 0) await store.insertImport(tx, tenantId, { id, kind: input.kind, format: input.format, requestedBy: requesterOf(auth), columns: header ?? [], now: clock.now() });
-        rowsTotal = record.rowNumber;
-        batch.push(record);
-        if (batch.length >= UPLOAD_BATCH_ROWS) {
-          await store.insertImportRows(tx, tenantId, id, batch);
-          batch = [];
-        }
+    let header: string[] = [];
+    for await (const record of readRecords(counted, input.format, (columns) => {
+      checkHeader(input.kind, columns, known, custom, auth);
+      header = columns;
+    })) {
+      if (!upload) {
+        const created: Upload = { id: prefixedId('imp', 12), rowsTotal: 0, bytes: 0, batch: [] };
+        await db.tenant(tenantId, (tx) =>
+          store.insertImport(tx, tenantId, { id: created.id, kind: input.kind, format: input.format, requestedBy: requesterOf(auth), columns: header, now: clock.now() }),
+        );
+        upload = created;
       }
-      if (rowsTotal === 0) throw invalid('the file has no rows to import', 'FILE_EMPTY');
-      if (input.idempotencyKey !== undefined) {
-        const claim = await claimKey<{ import_id: string }>(tx, tenantId, IMPORT_IDEMPOTENCY_SCOPE, input.idempotencyKey, `${input.kind}/${input.format}/${digest.digest('hex')}`);
-        if (!claim.fresh) throw new DuplicateUpload(claim.response.import_id);
-        await storeResponse(tx, tenantId, IMPORT_IDEMPOTENCY_SCOPE, input.idempotencyKey, { import_id: id });
-      }
-      await store.insertImportRows(tx, tenantId, id, batch);
-      const row = await store.finishUpload(tx, tenantId, id, rowsTotal, bytes);
-      await addJob(tx, IMPORT_TASK, { tenant_id: tenantId, import_id: id }, { jobKey: `files.import:${id}`, maxAttempts: 10 });
-      return { ...presentImport(row), duplicate: false };
-    });
+      upload.rowsTotal = record.rowNumber;
+      upload.batch.push(record);
+      if (upload.batch.length >= UPLOAD_BATCH_ROWS) await storeBatch(db, tenantId, upload, bytes);
+    }
+    if (!upload) throw invalid('the file has no rows to import', 'FILE_EMPTY');
+    return await finishUpload(db, tenantId, input, upload, bytes, digest.digest('hex'));
   } catch (error) {
-    if (!(error instanceof DuplicateUpload)) throw error;
-    const earlier = await db.tenant(tenantId, (tx) => store.readImport(tx, tenantId, error.importId));
-    if (!earlier) throw notFound('import', 'IMPORT_NOT_FOUND');
-    return { ...presentImport(earlier), duplicate: true };
+    // The body may still be arriving: stop reading it.
+    counted.destroy();
+    if (upload) {
+      const { id } = upload;
+      // A failed clean-up leaves an `uploading` import, which the retention job deletes later; the caller gets the upload's own error.
+      await db.tenant(tenantId, (tx) => store.deleteUpload(tx, tenantId, id)).catch(() => undefined);
+    }
+    throw error;
   }
+}
+
+/** Writes the upload's pending rows in one short transaction. */
+async function storeBatch(db: Database, tenantId: string, upload: Upload, bytes: number): Promise<void> {
+  const rows = upload.batch;
+  upload.batch = [];
+  const stored = await db.tenant(tenantId, (tx) => store.insertImportRows(tx, tenantId, upload.id, rows, { rowsTotal: upload.rowsTotal, bytes }));
+  if (!stored) throw uploadExpired();
+}
+
+/**
+ * The upload's last transaction: its last rows, the Idempotency-Key, the
+ * status and the job. A key that names an earlier upload of the same file
+ * deletes this one in the same transaction and answers the earlier import.
+ * It reads nothing from the body, so it may be retried after a serialization failure.
+ */
+async function finishUpload(
+  db: Database,
+  tenantId: string,
+  input: { kind: ImportKind; format: FileFormat; idempotencyKey?: string },
+  upload: Upload,
+  bytes: number,
+  sha256: string,
+): Promise<ImportView> {
+  const rows = upload.batch;
+  return db.tenant(tenantId, async (tx) => {
+    if (input.idempotencyKey !== undefined) {
+      const claim = await claimKey<{ import_id: string }>(tx, tenantId, IMPORT_IDEMPOTENCY_SCOPE, input.idempotencyKey, `${input.kind}/${input.format}/${sha256}`);
+      if (!claim.fresh) {
+        await store.deleteUpload(tx, tenantId, upload.id);
+        const earlier = await store.readImport(tx, tenantId, claim.response.import_id);
+        if (!earlier) throw notFound('import', 'IMPORT_NOT_FOUND');
+        return { ...presentImport(earlier), duplicate: true };
+      }
+      await storeResponse(tx, tenantId, IMPORT_IDEMPOTENCY_SCOPE, input.idempotencyKey, { import_id: upload.id });
+    }
+    if (!(await store.insertImportRows(tx, tenantId, upload.id, rows, { rowsTotal: upload.rowsTotal, bytes }))) throw uploadExpired();
+    const row = await store.finishUpload(tx, tenantId, upload.id);
+    if (!row) throw uploadExpired();
+    await addJob(tx, IMPORT_TASK, { tenant_id: tenantId, import_id: upload.id }, { jobKey: `files.import:${upload.id}`, maxAttempts: 10 });
+    return { ...presentImport(row), duplicate: false };
+  });
 }
 
 // ---- reads --------------------------------------------------------------------------------
@@ -470,7 +510,8 @@ export async function runImport(db: Database, tenantId: string, importId: string
   const runBatch = (oneByOne: boolean) =>
     db.tenant(tenantId, async (tx) => {
       const job = await store.readImport(tx, tenantId, importId, true);
-      if (!job || job.status === 'completed') return false;
+      // An import still `uploading` has no job yet; one that is could only be a job added by hand.
+      if (!job || job.status === 'completed' || job.status === 'uploading') return false;
       if (job.status === 'queued') await store.markImport(tx, tenantId, importId, 'running', clock.now());
       const rows = await store.pendingRows(tx, tenantId, importId, job.cursor, IMPORT_BATCH_ROWS);
       if (rows.length === 0) {

@@ -14,8 +14,25 @@ import { tasks } from './jobs.js';
 /** Imports (with their error reports) are kept this long; exports, which may hold personal data, shorter. */
 export const IMPORT_RETENTION_DAYS = 30;
 export const EXPORT_RETENTION_DAYS = 7;
+/**
+ * An import still `uploading` this long after it began belongs to an upload
+ * whose process died (a refused upload deletes its own): it is deleted, its
+ * rows first, in batches, and then the import.
+ */
+export const UPLOAD_ABANDONED_AFTER_DAYS = 1;
+
+const abandonedUploads = `SELECT tenant_id, id FROM file_imports WHERE status = 'uploading' AND created_at < $2`;
 
 const retention: RetentionRule[] = [
+  {
+    name: 'rows of abandoned import uploads',
+    purge: (client, limit, now) =>
+      deleteBatch(client, 'file_import_rows', `(tenant_id, import_id) IN (${abandonedUploads})`, [daysBefore(now, UPLOAD_ABANDONED_AFTER_DAYS)], limit),
+  },
+  {
+    name: 'abandoned import uploads',
+    purge: (client, limit, now) => deleteBatch(client, 'file_imports', `status = 'uploading' AND created_at < $2`, [daysBefore(now, UPLOAD_ABANDONED_AFTER_DAYS)], limit),
+  },
   { name: 'file imports', purge: (client, limit, now) => deleteBatch(client, 'file_imports', 'created_at < $2', [daysBefore(now, IMPORT_RETENTION_DAYS)], limit) },
   { name: 'file exports', purge: (client, limit, now) => deleteBatch(client, 'file_exports', 'created_at < $2', [daysBefore(now, EXPORT_RETENTION_DAYS)], limit) },
 ];

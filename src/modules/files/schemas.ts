@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Pagination } from '../../platform/http.js';
+import { IdempotencyKeyHeaderSchema } from '../../platform/idempotency-http.js';
 import { ERRORS_PAGE_MAX, LIST_PAGE_MAX } from './imports.js';
 
 const ImportKind = Type.Union([Type.Literal('participants'), Type.Literal('point_grants'), Type.Literal('reward_codes')], {
@@ -8,12 +9,20 @@ const ImportKind = Type.Union([Type.Literal('participants'), Type.Literal('point
 const ExportKind = Type.Union([Type.Literal('participants'), Type.Literal('ledger'), Type.Literal('contest_results'), Type.Literal('webhook_deliveries')]);
 const FileFormat = Type.Union([Type.Literal('csv'), Type.Literal('jsonl')], { description: 'csv (RFC 4180 with a header row) or jsonl (one JSON object per line).' });
 const Status = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed')]);
+const ImportStatus = Type.Union([Type.Literal('uploading'), Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed')], {
+  description: 'uploading: the file is still arriving (an upload that stops is deleted); queued, running, completed: the job that applies its rows.',
+});
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Type.Union([Time, Type.Null()]);
 
 export const ImportQuery = Type.Object({ kind: ImportKind, format: FileFormat }, { additionalProperties: false });
 export const ImportHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$', description: 'Sending the same file again with the same key within 24 hours answers the first import (`duplicate: true`).' })),
+  // The shared header's bounds (1 to 255 visible ASCII characters), refused with 400 before the handler runs; the import keeps the key itself.
+  'idempotency-key': Type.Optional({
+    ...IdempotencyKeyHeaderSchema,
+    description:
+      'Sending the same file again with the same key within 24 hours answers the first import (`duplicate: true`) and stores nothing; the same key with another file gets 422 `IDEMPOTENCY_KEY_REUSED`.',
+  }),
 });
 
 // No `type`: the body reaches the handler as a stream, which this schema must accept; it documents the file.
@@ -33,9 +42,9 @@ export const ImportJob = Type.Object(
     import_id: Type.String(),
     kind: ImportKind,
     format: FileFormat,
-    status: Status,
+    status: ImportStatus,
     columns: Type.Array(Type.String(), { description: 'The columns of the file (CSV header, or the keys of the first JSON line).' }),
-    rows_total: Type.Integer({ description: 'Rows in the file.' }),
+    rows_total: Type.Integer({ description: 'Rows in the file (while uploading: rows stored so far).' }),
     rows_done: Type.Integer({ description: 'Rows applied.' }),
     rows_failed: Type.Integer({ description: 'Rows refused; see GET /admin/imports/{import_id}/errors.' }),
     rows_pending: Type.Integer({ description: 'Rows not yet processed.' }),

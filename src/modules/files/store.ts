@@ -9,6 +9,8 @@ export type ImportKind = 'participants' | 'point_grants' | 'reward_codes';
 export type ExportKind = 'participants' | 'ledger' | 'contest_results' | 'webhook_deliveries';
 export type FileFormat = 'csv' | 'jsonl';
 export type JobStatus = 'queued' | 'running' | 'completed';
+/** An import's status: `uploading` while its file streams in, then as a job's. */
+export type ImportStatus = 'uploading' | JobStatus;
 
 /** Who asked for an import or export: the job acts for them with these scopes and this role. */
 export interface Requester {
@@ -22,7 +24,7 @@ export interface ImportRow {
   id: string;
   kind: ImportKind;
   format: FileFormat;
-  status: JobStatus;
+  status: ImportStatus;
   requested_by: Requester;
   columns: string[];
   rows_total: number;
@@ -35,6 +37,7 @@ export interface ImportRow {
   finished_at: Date | null;
 }
 
+/** The import's row, inserted when its upload's first data row arrives; `uploading` until `finishUpload`. */
 export async function insertImport(
   tx: Tx,
   tenantId: string,
@@ -42,7 +45,7 @@ export async function insertImport(
 ): Promise<void> {
   await tx.query(
     `INSERT INTO file_imports (tenant_id, id, kind, format, status, requested_by, columns, rows_total, bytes, created_at)
-     VALUES ($1, $2, $3, $4, 'queued', $5::jsonb, $6::text[], 0, 0, $7)`,
+     VALUES ($1, $2, $3, $4, 'uploading', $5::jsonb, $6::text[], 0, 0, $7)`,
     [tenantId, row.id, row.kind, row.format, JSON.stringify(row.requestedBy), row.columns, row.now],
   );
 }
@@ -53,22 +56,39 @@ export interface PendingRow {
   parseError: string | null;
 }
 
-/** Stores one batch of parsed rows in one statement. */
-export async function insertImportRows(tx: Tx, tenantId: string, importId: string, rows: PendingRow[]): Promise<void> {
-  if (rows.length === 0) return;
+/**
+ * Stores one batch of parsed rows of an upload in one statement and moves
+ * the import's counts, so that an import still `uploading` shows how far it
+ * has come. Returns false when the import is no longer `uploading` (the
+ * retention job took it for abandoned), and then stores nothing.
+ */
+export async function insertImportRows(tx: Tx, tenantId: string, importId: string, rows: PendingRow[], progress: { rowsTotal: number; bytes: number }): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `UPDATE file_imports SET rows_total = $3, bytes = $4 WHERE tenant_id = $1 AND id = $2 AND status = 'uploading'`,
+    [tenantId, importId, progress.rowsTotal, progress.bytes],
+  );
+  if (rowCount !== 1) return false;
+  if (rows.length === 0) return true;
   await tx.query(
     `INSERT INTO file_import_rows (tenant_id, import_id, row_number, data, parse_error)
      SELECT $1, $2, r.row_number, r.data, r.parse_error FROM unnest($3::int[], $4::jsonb[], $5::text[]) AS r (row_number, data, parse_error)`,
     [tenantId, importId, rows.map((r) => r.rowNumber), rows.map((r) => (r.data === null ? null : JSON.stringify(r.data))), rows.map((r) => r.parseError)],
   );
+  return true;
 }
 
-export async function finishUpload(tx: Tx, tenantId: string, importId: string, rowsTotal: number, bytes: number): Promise<ImportRow> {
+/** Ends an upload: the import is `queued` for its job. Null when it is no longer `uploading`. */
+export async function finishUpload(tx: Tx, tenantId: string, importId: string): Promise<ImportRow | null> {
   const { rows } = await tx.query<ImportRow>(
-    'UPDATE file_imports SET rows_total = $3, bytes = $4 WHERE tenant_id = $1 AND id = $2 RETURNING *',
-    [tenantId, importId, rowsTotal, bytes],
+    `UPDATE file_imports SET status = 'queued' WHERE tenant_id = $1 AND id = $2 AND status = 'uploading' RETURNING *`,
+    [tenantId, importId],
   );
-  return rows[0];
+  return rows[0] ?? null;
+}
+
+/** Deletes an import that never finished its upload, with its rows (ON DELETE CASCADE). */
+export async function deleteUpload(tx: Tx, tenantId: string, importId: string): Promise<void> {
+  await tx.query(`DELETE FROM file_imports WHERE tenant_id = $1 AND id = $2 AND status = 'uploading'`, [tenantId, importId]);
 }
 
 export async function readImport(tx: Tx, tenantId: string, importId: string, lock = false): Promise<ImportRow | null> {
