@@ -9,8 +9,8 @@ const ImportKind = Type.Union([Type.Literal('participants'), Type.Literal('point
 const ExportKind = Type.Union([Type.Literal('participants'), Type.Literal('ledger'), Type.Literal('contest_results'), Type.Literal('webhook_deliveries')]);
 const FileFormat = Type.Union([Type.Literal('csv'), Type.Literal('jsonl')], { description: 'csv (RFC 4180 with a header row) or jsonl (one JSON object per line).' });
 const Status = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed')]);
-const ImportStatus = Type.Union([Type.Literal('uploading'), Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed')], {
-  description: 'uploading: the file is still arriving (an upload that stops is deleted); queued, running, completed: the job that applies its rows.',
+const ImportStatus = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('uploading')], {
+  description: 'queued, running, completed: the job that applies its rows; uploading: the file is still arriving (an upload that stops is deleted, and never reaches queued).',
 });
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Type.Union([Time, Type.Null()]);

@@ -3109,10 +3109,11 @@ export interface components {
             kind: "participants" | "point_grants" | "reward_codes";
             /** @description csv (RFC 4180 with a header row) or jsonl (one JSON object per line). */
             format: "csv" | "jsonl";
-            status: "queued" | "running" | "completed";
+            /** @description queued, running, completed: the job that applies its rows; uploading: the file is still arriving (an upload that stops is deleted, and never reaches queued). */
+            status: "queued" | "running" | "completed" | "uploading";
             /** @description The columns of the file (CSV header, or the keys of the first JSON line). */
             columns: string[];
-            /** @description Rows in the file. */
+            /** @description Rows in the file (while uploading: rows stored so far). */
             rows_total: number;
             /** @description Rows applied. */
             rows_done: number;
@@ -20497,7 +20498,10 @@ export interface operations {
                 format: "csv" | "jsonl";
             };
             header?: {
-                /** @description Sending the same file again with the same key within 24 hours answers the first import (`duplicate: true`). */
+                /**
+                 * @description Sending the same file again with the same key within 24 hours answers the first import (`duplicate: true`) and stores nothing; the same key with another file gets 422 `IDEMPOTENCY_KEY_REUSED`.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
                 "idempotency-key"?: string;
             };
             path?: never;
