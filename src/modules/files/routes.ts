@@ -24,7 +24,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     upload.post(
       '/admin/imports',
       {
-        // The Idempotency-Key is kept by the import itself, in the upload's transaction, with the file's digest as its fingerprint.
+        // The Idempotency-Key is kept by the import itself, in the upload's last transaction, with the file's digest as its fingerprint;
+        // its header schema (ImportHeaders) is the shared one, so a malformed key is refused (400) before the handler reads the body.
         config: { ...anyKind, idempotencyKey: 'route' },
         schema: {
           tags,
