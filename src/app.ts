@@ -34,6 +34,7 @@ import { INTERNAL_READ_HEADER, INTERNAL_READ_SECRET, installAudit } from './plat
 import { tracingOn } from './platform/tracing.js';
 import { traceRequests } from './platform/tracing-http.js';
 import { installIdempotencyKeys } from './platform/idempotency-http.js';
+import { documentLivemode, installLivemode } from './platform/livemode.js';
 import { addExamples } from './platform/openapi-examples.js';
 
 /**
@@ -225,6 +226,8 @@ export async function buildApp(
   installErrorHandlers(app);
   await app.register(cookie);
   installAudit(app, ctx.db);
+  // Before the idempotency hooks: a stored answer keeps its livemode, and its replay is not marked twice.
+  installLivemode(app, ctx.db);
   installIdempotencyKeys(app, ctx.db);
   // Bodies are JSON only: a text/plain body would otherwise reach validation as a string.
   app.removeContentTypeParser('text/plain');
@@ -264,7 +267,8 @@ export async function buildApp(
         },
       },
     },
-    transformObject: (document) => ('openapiObject' in document ? addExamples(document.openapiObject as Parameters<typeof addExamples>[0]) : document.swaggerObject),
+    transformObject: (document) =>
+      'openapiObject' in document ? addExamples(documentLivemode(document.openapiObject as Parameters<typeof addExamples>[0])) : document.swaggerObject,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });

@@ -197,7 +197,7 @@ test('tenant isolation and credentials', async (t) => {
     const query = `session_id=${session.sessionId}&engagement_id=${session.engagementId}`;
     const viaQuery = await svc.request('GET', `/api/v1/probe/session?${query}`);
     assert.equal(viaQuery.status, 200);
-    assert.deepEqual(viaQuery.body, { tenant_id: tenantA.tenantId, participant_id: 'alice', engagement_id: session.engagementId });
+    assert.deepEqual(viaQuery.body, { tenant_id: tenantA.tenantId, participant_id: 'alice', engagement_id: session.engagementId, livemode: true });
     const viaBody = await svc.request('POST', '/api/v1/probe/session', { body: { session_id: session.sessionId, engagement_id: session.engagementId } });
     assert.equal(viaBody.status, 200);
     assert.equal(viaBody.body.participant_id, 'alice');
@@ -336,14 +336,17 @@ test('API keys: format, hashing, listing and the plan quota', async (t) => {
   });
 
   await t.test('the starter plan allows 2 active keys: the third gets 422 PLAN_QUOTA_EXCEEDED until one is revoked', async () => {
-    // The first admin key and the test key are active.
+    // The test key ('renamed') lives in the sandbox, whose quota is its own: a second test key fits there.
+    const sandboxKey = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: 'second test key', environment: 'test', scopes: ['ingest'] } });
+    assert.equal(sandboxKey.status, 201);
+    // The first admin key and 'second' are the live tenant's 2 active keys.
+    const second = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: 'second', scopes: ['admin'] } });
+    assert.equal(second.status, 201);
     const third = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: 'third', scopes: ['admin'] } });
     assertRefused(third, 422, 'PLAN_QUOTA_EXCEEDED');
     assert.match(third.body.detail, /starter plan allows 2 API keys/);
     assert.equal(third.body.quota, 2);
-    const list = await svc.request('GET', '/api/v1/events/api-keys', { bearer: jwt });
-    const spare = list.body.api_keys.find((k: { name: string }) => k.name === 'renamed');
-    await svc.request('DELETE', `/api/v1/events/api-keys/${spare.id}`, { bearer: jwt });
+    await svc.request('DELETE', `/api/v1/events/api-keys/${second.body.id}`, { bearer: jwt });
     const again = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: 'third', scopes: ['admin'] } });
     assert.equal(again.status, 201);
   });

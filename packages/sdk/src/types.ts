@@ -111,7 +111,11 @@ export interface EventEnvelope<D extends Record<string, unknown> = Record<string
   tenant_id: string;
   engagement_id: string | null;
   participant_id: string | null;
+  /** False when the event happened in a sandbox. */
+  livemode: boolean;
   data: D;
+  /** True only on a sample sent by `sendWebhookTestEvent` (about no real participant). */
+  test?: true;
 }
 export type StreamEvent = EventEnvelope;
 export type WebhookEnvelope = EventEnvelope;

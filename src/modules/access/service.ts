@@ -1,5 +1,5 @@
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
-import type { Database } from '../../platform/db.js';
+import type { Database, Tx } from '../../platform/db.js';
 import { announceCredentialChange, generateApiKey, type Authenticator } from '../../platform/auth.js';
 import { AppError, invalid, notFound, ruleViolation, unauthenticated } from '../../platform/errors.js';
 import { randomToken, sha256Hex, uuid } from '../../platform/ids.js';
@@ -9,7 +9,7 @@ import { overridesOf, readTenantLimits } from '../../platform/tenant-limits.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { ensureParticipant } from '../participants/index.js';
 import { engagementExists } from '../../platform/engagements.js';
-import type { TenantEnvironment } from '../../platform/environments.js';
+import { ensureSandbox, sandboxPairOf, tenantEnvironment, type TenantEnvironment } from '../../platform/environments.js';
 import * as store from './store.js';
 import type { ApiKeyRecord, UpdateTenantInput } from './schemas.js';
 
@@ -86,24 +86,55 @@ export async function createTenant(db: Database, input: CreateTenantInput) {
   };
 }
 
+/**
+ * Where a new key is kept. A live tenant's `test` keys live in its sandbox
+ * (made on first use), so they reach the sandbox's data and never the live
+ * data; a sandbox issues test keys only.
+ */
+async function keyHome(db: Database, tenantId: string, environment: 'live' | 'test'): Promise<string> {
+  const tenantIs = await tenantEnvironment(db, tenantId);
+  if (!tenantIs) throw notFound('tenant');
+  if (tenantIs === 'sandbox') {
+    if (environment === 'live') throw invalid('a sandbox issues test keys only (environment "test"); create live keys with a credential of the live tenant', 'LIVE_KEY_IN_SANDBOX');
+    return tenantId;
+  }
+  return environment === 'test' ? (await ensureSandbox(db, tenantId)).sandboxTenantId : tenantId;
+}
+
+/** The tenants whose keys a credential of `tenantId` manages: its own, and a live tenant's sandbox. */
+async function keyTenants(db: Database, tenantId: string): Promise<string[]> {
+  const pair = await sandboxPairOf(db, tenantId);
+  return pair && pair.liveTenantId === tenantId ? [tenantId, pair.sandboxTenantId] : [tenantId];
+}
+
+/** Runs `change` on the first of the managed tenants that holds the key; null when none does. */
+async function onKeyTenant<T>(db: Database, tenantId: string, change: (tx: Tx, keyTenantId: string) => Promise<T | null>): Promise<T | null> {
+  for (const keyTenantId of await keyTenants(db, tenantId)) {
+    const result = await db.tenant(keyTenantId, (tx) => change(tx, keyTenantId));
+    if (result) return result;
+  }
+  return null;
+}
+
 export async function createApiKey(
   db: Database,
   tenantId: string,
   input: { name: string; environment?: 'live' | 'test'; scopes: string[]; rate_limit_per_minute?: number },
 ) {
   const environment = input.environment ?? 'live';
+  const keyTenantId = await keyHome(db, tenantId, environment);
   const generated = generateApiKey(environment);
-  const record = await db.tenant(tenantId, async (tx) => {
+  const record = await db.tenant(keyTenantId, async (tx) => {
     // Counted under the tenant row's lock, then the limit read: an operator's change of the limit waits for, or is seen by, this creation.
-    const active = await store.countActiveKeysLocked(tx, tenantId);
-    const tenant = await readTenantLimits(tx, tenantId);
+    const active = await store.countActiveKeysLocked(tx, keyTenantId);
+    const tenant = await readTenantLimits(tx, keyTenantId);
     if (!tenant) throw notFound('tenant');
     const { value: quota, source } = tenant.limits.apiKeys;
     if (quota !== null && active >= quota) {
       const whose = source === 'override' ? "the tenant's limit" : `the ${tenant.plan} plan`;
       throw ruleViolation(`${whose} allows ${quota} API keys; revoke one or change plan`, 'PLAN_QUOTA_EXCEEDED', { quota });
     }
-    return store.insertApiKey(tx, tenantId, {
+    return store.insertApiKey(tx, keyTenantId, {
       id: uuid(),
       name: input.name,
       environment,
@@ -116,10 +147,14 @@ export async function createApiKey(
   return { ...record, key: generated.key };
 }
 
+/** A live tenant's list holds its sandbox's test keys too, in one order (created_at, id). */
 export async function listApiKeys(db: Database, tenantId: string, query: { include_revoked?: boolean; limit?: number; cursor?: string }) {
   const limit = query.limit ?? 50;
   const after = decodeCursor<{ created_at: string; id: string }>(query.cursor);
-  const rows = await db.tenant(tenantId, (tx) => store.listApiKeys(tx, tenantId, query.include_revoked ?? false, after, limit));
+  const lists = await Promise.all(
+    (await keyTenants(db, tenantId)).map((keyTenantId) => db.tenant(keyTenantId, (tx) => store.listApiKeys(tx, keyTenantId, query.include_revoked ?? false, after, limit))),
+  );
+  const rows = lists.flat().sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return { api_keys: page, next_cursor: rows.length > limit && last ? encodeCursor({ created_at: last.created_at, id: last.id }) : null };
@@ -132,8 +167,8 @@ export async function updateApiKey(
   id: string,
   changes: { name?: string; scopes?: string[]; rate_limit_per_minute?: number | null },
 ): Promise<ApiKeyRecord> {
-  const record = await db.tenant(tenantId, async (tx) => {
-    const updated = await store.updateApiKey(tx, tenantId, id, {
+  const record = await onKeyTenant(db, tenantId, async (tx, keyTenantId) => {
+    const updated = await store.updateApiKey(tx, keyTenantId, id, {
       name: changes.name,
       scopes: changes.scopes,
       rateLimitPerMinute: changes.rate_limit_per_minute,
@@ -147,8 +182,8 @@ export async function updateApiKey(
 }
 
 export async function revokeApiKey(db: Database, authenticator: Authenticator, tenantId: string, id: string): Promise<ApiKeyRecord> {
-  const record = await db.tenant(tenantId, async (tx) => {
-    const revoked = await store.revokeApiKey(tx, tenantId, id);
+  const record = await onKeyTenant(db, tenantId, async (tx, keyTenantId) => {
+    const revoked = await store.revokeApiKey(tx, keyTenantId, id);
     if (revoked) await announceCredentialChange(tx, id);
     return revoked;
   });
@@ -165,11 +200,11 @@ export async function revokeApiKey(db: Database, authenticator: Authenticator, t
  * limits.
  */
 export async function rotateApiKey(db: Database, authenticator: Authenticator, tenantId: string, id: string) {
-  const record = await db.tenant(tenantId, async (tx) => {
-    const existing = await tx.query<{ environment: 'live' | 'test' }>('SELECT environment FROM api_keys WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL', [tenantId, id]);
+  const record = await onKeyTenant(db, tenantId, async (tx, keyTenantId) => {
+    const existing = await tx.query<{ environment: 'live' | 'test' }>('SELECT environment FROM api_keys WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL', [keyTenantId, id]);
     if (!existing.rows[0]) return null;
     const generated = generateApiKey(existing.rows[0].environment);
-    const rotated = await store.rotateApiKey(tx, tenantId, id, generated);
+    const rotated = await store.rotateApiKey(tx, keyTenantId, id, generated);
     if (!rotated) return null;
     await announceCredentialChange(tx, id);
     return { ...rotated, key: generated.key };

@@ -114,7 +114,7 @@ test('tenant limits: read with sources, changed by the operator only, audited, e
     const changed = await setLimits(svc, tenant, { api_keys: 3, participants_per_month: 50_000, headless_sdk: true });
     assert.deepEqual(changed.limits.api_keys, { value: 3, source: 'override', plan_default: 2, override: 3 });
     const read = await svc.request('GET', '/api/v1/tenant/limits', { key: tenant.apiKey });
-    assert.deepEqual(read.body, changed);
+    assert.deepEqual(read.body, { ...changed, livemode: true }, 'the tenant reads what the operator set (its answer is marked live)');
     assert.deepEqual(read.body.limits.headless_sdk, { value: true, source: 'override', plan_default: false, override: true });
     const tenantRead = await svc.request('GET', '/api/v1/tenant', { key: tenant.apiKey });
     assert.equal(tenantRead.body.quotas.api_keys, 3);

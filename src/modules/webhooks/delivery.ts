@@ -64,6 +64,8 @@ export interface Envelope {
   tenant_id: string;
   engagement_id: string | null;
   participant_id: string | null;
+  /** False when the event happened in a sandbox (docs/decisions/sandbox.md). */
+  livemode: boolean;
   data: Record<string, unknown>;
   /** Present (true) only on a test event sent with `POST …/test-events`: its data is a sample, about no real participant. */
   test?: true;
@@ -256,6 +258,7 @@ async function post(context: Context, tenantId: string, claimed: store.DeliveryW
     tenant_id: tenantId,
     engagement_id: delivery.engagement_id,
     participant_id: delivery.participant_id,
+    livemode: !(await isSandboxTenant(context.db, tenantId)),
     data,
     ...(test ? { test: true as const } : {}),
   };

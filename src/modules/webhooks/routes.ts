@@ -5,6 +5,7 @@ import * as service from './service.js';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { catalogDocument, subscriptionMatches } from './catalog.js';
 import { LiveStreamHub, STREAMS_PER_TENANT_MAX, toEnvelope } from './stream.js';
+import { isSandboxTenant } from '../../platform/environments.js';
 import {
   participantEventsAfter,
   participantEventsAfterSeq,
@@ -367,6 +368,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
     let cursor = missed.length > 0 ? Number(missed[missed.length - 1].seq) : await source.latestSeq();
     const sent = new Set<string>();
     const raw = reply.raw;
+    const livemode = !(await isSandboxTenant(db, tenantId));
     const write = (rows: StreamEventRow[]) => {
       // A catch-up read may answer after the stream closed.
       if (raw.writableEnded || raw.destroyed) return;
@@ -375,7 +377,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
         if (sent.has(row.id) || !source.shows(row)) continue;
         sent.add(row.id);
         if (sent.size > STREAM_SENT_IDS_MAX) sent.delete(sent.values().next().value as string);
-        raw.write(`id: ${row.id}\ndata: ${JSON.stringify(toEnvelope(tenantId, row))}\n\n`);
+        raw.write(`id: ${row.id}\ndata: ${JSON.stringify(toEnvelope(tenantId, row, livemode))}\n\n`);
       }
     };
     let unsubscribe: () => void;

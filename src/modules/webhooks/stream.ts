@@ -31,7 +31,7 @@ export interface TenantStreamSubscriber {
   push(rows: StreamEventRow[]): void;
 }
 
-export function toEnvelope(tenantId: string, row: StreamEventRow): Envelope {
+export function toEnvelope(tenantId: string, row: StreamEventRow, livemode: boolean): Envelope {
   return {
     id: row.id,
     event: row.event,
@@ -39,6 +39,7 @@ export function toEnvelope(tenantId: string, row: StreamEventRow): Envelope {
     tenant_id: tenantId,
     engagement_id: row.engagement_id,
     participant_id: row.participant_id,
+    livemode,
     data: row.data,
   };
 }
