@@ -8,7 +8,7 @@ import * as store from './store.js';
  * rules), publication, the public site read, embed URLs, eligibility and
  * impressions. The runtime modules find published activities and screens here.
  */
-export { engagementForReviewInTx, publishEngagementInTx } from './service.js';
+export { engagementForReviewInTx, publishEngagementInTx, createEngagementInTx, replaceEngagementDraftInTx } from './service.js';
 export { ACTIVITY_DEFAULTS, findPublishedActivityInTx, publishedDefinitionInTx, embedSettings, ANONYMOUS_PREFIX, type PublishedActivity } from './service.js';
 export { parseCondition, type GateCondition } from './conditions.js';
 export type { Action, Activity, Segment, EngagementDefinition } from './schemas.js';

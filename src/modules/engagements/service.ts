@@ -182,12 +182,27 @@ export function present(row: EngagementRow) {
 }
 
 export async function createEngagement(db: Database, tenantId: string, body: CreateEngagementBody) {
+  return db.tenant(tenantId, (tx) => createEngagementInTx(tx, tenantId, body));
+}
+
+/** Creates a draft engagement in the caller's transaction (a sandbox promotion creates several in one). */
+export async function createEngagementInTx(tx: Tx, tenantId: string, body: CreateEngagementBody) {
   const definition = normalize(body);
   checkDefinition(definition);
-  return db.tenant(tenantId, async (tx) => {
-    await checkReferences(tx, tenantId, definition);
-    return present(await store.insertEngagement(tx, tenantId, uuid(), definition, clock.now()));
-  });
+  await checkReferences(tx, tenantId, definition);
+  return present(await store.insertEngagement(tx, tenantId, uuid(), definition, clock.now()));
+}
+
+/**
+ * Replaces an engagement's draft definition as a whole (fields absent from `body` are removed, not kept),
+ * in the caller's transaction. A published engagement keeps serving its published snapshot.
+ */
+export async function replaceEngagementDraftInTx(tx: Tx, tenantId: string, id: string, body: CreateEngagementBody) {
+  await lockedEngagement(tx, tenantId, id);
+  const definition = normalize(body);
+  checkDefinition(definition);
+  await checkReferences(tx, tenantId, definition);
+  return present(await store.updateDefinition(tx, tenantId, id, definition, clock.now()));
 }
 
 async function lockedEngagement(tx: Tx, tenantId: string, id: string): Promise<EngagementRow> {

@@ -65,52 +65,58 @@ function presentReward(row: RewardRow) {
 }
 
 export async function createReward(db: Database, tenantId: string, body: CreateRewardBody) {
+  return db.tenant(tenantId, (tx) => createRewardInTx(tx, tenantId, body));
+}
+
+/** Adds a reward to the catalogue in the caller's transaction (a sandbox promotion adds several in one). */
+export async function createRewardInTx(tx: Tx, tenantId: string, body: CreateRewardBody) {
   const metadata = body.metadata ?? {};
   checkMetadata(body.type, metadata);
   const codeSource = body.code_source ?? (body.type === 'physical' || body.type === 'points_multiplier' ? 'none' : 'generated');
   if (body.code_prefix && codeSource !== 'generated') throw invalid('code_prefix applies to generated codes only');
   const id = body.id ?? prefixedId('rwd', 8);
-  return db.tenant(tenantId, async (tx) => {
-    const inserted = await store.insertReward(
-      tx,
-      tenantId,
-      {
-        id,
-        name: body.name,
-        description: body.description ?? null,
-        type: body.type,
-        metadata,
-        code_source: codeSource,
-        code_prefix: body.code_prefix ?? '',
-        inventory: body.inventory ?? null,
-        available_until: body.available_until ? new Date(body.available_until) : null,
-        valid_for_days: body.valid_for_days ?? null,
-        active: body.active ?? true,
-      },
-      clock.now(),
-    );
-    if (!inserted) throw conflict(`a reward with the id ${JSON.stringify(id)} already exists`, 'REWARD_EXISTS');
-    return presentReward((await store.findRewardWithCounts(tx, tenantId, id))!);
-  });
+  const inserted = await store.insertReward(
+    tx,
+    tenantId,
+    {
+      id,
+      name: body.name,
+      description: body.description ?? null,
+      type: body.type,
+      metadata,
+      code_source: codeSource,
+      code_prefix: body.code_prefix ?? '',
+      inventory: body.inventory ?? null,
+      available_until: body.available_until ? new Date(body.available_until) : null,
+      valid_for_days: body.valid_for_days ?? null,
+      active: body.active ?? true,
+    },
+    clock.now(),
+  );
+  if (!inserted) throw conflict(`a reward with the id ${JSON.stringify(id)} already exists`, 'REWARD_EXISTS');
+  return presentReward((await store.findRewardWithCounts(tx, tenantId, id))!);
 }
 
 export async function updateReward(db: Database, tenantId: string, id: string, body: UpdateRewardBody) {
-  return db.tenant(tenantId, async (tx) => {
-    const row = await store.findReward(tx, tenantId, id, true);
-    if (!row) throw notFound('reward', 'REWARD_NOT_FOUND');
-    if (body.metadata !== undefined) checkMetadata(row.type as RewardType, body.metadata);
-    const changes: Record<string, unknown> = { ...body };
-    if (body.inventory !== undefined && body.inventory !== null) {
-      // Claims of an unlimited reward take no stock, so its claimed_count column
-      // stays 0: a new limit starts from the claims already made.
-      const claimed = row.inventory === null ? (await store.findRewardWithCounts(tx, tenantId, id))!.claimed_count : row.claimed_count;
-      if (body.inventory < claimed) throw ruleViolation(`inventory cannot go below the ${claimed} units already claimed`, 'INVENTORY_BELOW_CLAIMED');
-      if (row.inventory === null) changes.claimed_count = claimed;
-    }
-    if (body.available_until) changes.available_until = new Date(body.available_until);
-    await store.updateReward(tx, tenantId, id, changes, clock.now());
-    return presentReward((await store.findRewardWithCounts(tx, tenantId, id))!);
-  });
+  return db.tenant(tenantId, (tx) => updateRewardInTx(tx, tenantId, id, body));
+}
+
+/** `updateReward` in the caller's transaction. */
+export async function updateRewardInTx(tx: Tx, tenantId: string, id: string, body: UpdateRewardBody) {
+  const row = await store.findReward(tx, tenantId, id, true);
+  if (!row) throw notFound('reward', 'REWARD_NOT_FOUND');
+  if (body.metadata !== undefined) checkMetadata(row.type as RewardType, body.metadata);
+  const changes: Record<string, unknown> = { ...body };
+  if (body.inventory !== undefined && body.inventory !== null) {
+    // Claims of an unlimited reward take no stock, so its claimed_count column
+    // stays 0: a new limit starts from the claims already made.
+    const claimed = row.inventory === null ? (await store.findRewardWithCounts(tx, tenantId, id))!.claimed_count : row.claimed_count;
+    if (body.inventory < claimed) throw ruleViolation(`inventory cannot go below the ${claimed} units already claimed`, 'INVENTORY_BELOW_CLAIMED');
+    if (row.inventory === null) changes.claimed_count = claimed;
+  }
+  if (body.available_until) changes.available_until = new Date(body.available_until);
+  await store.updateReward(tx, tenantId, id, changes, clock.now());
+  return presentReward((await store.findRewardWithCounts(tx, tenantId, id))!);
 }
 
 export async function readReward(db: Database, tenantId: string, id: string) {

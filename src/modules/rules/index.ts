@@ -11,7 +11,7 @@ export { applyEarnRulesInTx } from './engine.js';
 export type { RuleEvent, RulesOutcome, AppliedRule } from './engine.js';
 export { coalesceProfile } from './ports.js';
 export { startDueOccurrences, runOccurrence } from './jobs.js';
-export { ruleForReviewInTx, publishRuleInTx } from './service.js';
+export { ruleForReviewInTx, publishRuleInTx, createRuleInTx, updateRuleInTx } from './service.js';
 
 const rulesModule: ServiceModule = {
   name: 'rules',

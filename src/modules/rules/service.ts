@@ -100,12 +100,15 @@ export function draftFromBody(body: CreateRuleBody, draftsOnly = false): store.R
 }
 
 export async function createRule(db: Database, tenantId: string, body: CreateRuleBody, draftsOnly = false) {
+  return db.tenant(tenantId, (tx) => createRuleInTx(tx, tenantId, body, draftsOnly));
+}
+
+/** Creates a rule in the caller's transaction (a sandbox promotion creates several in one). */
+export async function createRuleInTx(tx: Tx, tenantId: string, body: CreateRuleBody, draftsOnly = false) {
   const draft = draftFromBody(body, draftsOnly);
   if (draftsOnly && draft.status !== 'draft') throw publishingRequired(`creating a rule with status "${draft.status}"`);
-  return db.tenant(tenantId, async (tx) => {
-    await validateRuleInTx(tx, tenantId, draft);
-    return toRuleResponse(await store.insertRule(tx, tenantId, prefixedId('rul'), draft, clock.now()));
-  });
+  await validateRuleInTx(tx, tenantId, draft);
+  return toRuleResponse(await store.insertRule(tx, tenantId, prefixedId('rul'), draft, clock.now()));
 }
 
 export async function readRule(db: Database, tenantId: string, ruleId: string) {
@@ -135,34 +138,37 @@ export async function listRules(db: Database, tenantId: string, query: { event_n
  * With `draftsOnly` (no publishing permission) only a draft may change, and it stays a draft.
  */
 export async function updateRule(db: Database, tenantId: string, ruleId: string, body: UpdateRuleBody, draftsOnly = false) {
-  return db.tenant(tenantId, async (tx) => {
-    const current = await store.findRule(tx, tenantId, ruleId, true);
-    if (!current) throw notFound(`earn rule "${ruleId}"`);
-    if (draftsOnly && current.status !== 'draft') throw publishingRequired(`changing a published rule (this one is ${current.status})`);
-    if (draftsOnly && body.status !== undefined && body.status !== 'draft') throw publishingRequired(`setting a rule's status to "${body.status}"`);
-    const pick = <K extends keyof UpdateRuleBody>(key: K) => body[key] !== undefined;
-    const merged: store.RuleDraft = {
-      name: body.name ?? current.name,
-      description: pick('description') ? (body.description ?? null) : current.description,
-      status: body.status ?? current.status,
-      trigger: current.trigger,
-      event_name: body.event_name ?? current.event_name,
-      schedule: body.schedule ?? current.schedule,
-      conditions: body.conditions ?? current.conditions,
-      effects: body.effects ?? current.effects,
-      caps: body.caps ?? current.caps,
-      budget_points: pick('budget_points') ? (body.budget_points ?? null) : current.budget_points,
-      priority: body.priority ?? current.priority,
-      stop_processing: body.stop_processing ?? current.stop_processing,
-      starts_at: pick('starts_at') ? (body.starts_at ? new Date(body.starts_at) : null) : current.starts_at,
-      ends_at: pick('ends_at') ? (body.ends_at ? new Date(body.ends_at) : null) : current.ends_at,
-    };
-    if (merged.budget_points !== null && merged.budget_points < current.budget_spent) {
-      throw ruleViolation(`the budget cannot be lowered below the ${current.budget_spent} points already spent`, 'RULE_BUDGET_BELOW_SPENT');
-    }
-    await validateRuleInTx(tx, tenantId, merged);
-    return toRuleResponse(await store.replaceRule(tx, tenantId, ruleId, merged, clock.now()));
-  });
+  return db.tenant(tenantId, (tx) => updateRuleInTx(tx, tenantId, ruleId, body, draftsOnly));
+}
+
+/** `updateRule` in the caller's transaction. */
+export async function updateRuleInTx(tx: Tx, tenantId: string, ruleId: string, body: UpdateRuleBody, draftsOnly = false) {
+  const current = await store.findRule(tx, tenantId, ruleId, true);
+  if (!current) throw notFound(`earn rule "${ruleId}"`);
+  if (draftsOnly && current.status !== 'draft') throw publishingRequired(`changing a published rule (this one is ${current.status})`);
+  if (draftsOnly && body.status !== undefined && body.status !== 'draft') throw publishingRequired(`setting a rule's status to "${body.status}"`);
+  const pick = <K extends keyof UpdateRuleBody>(key: K) => body[key] !== undefined;
+  const merged: store.RuleDraft = {
+    name: body.name ?? current.name,
+    description: pick('description') ? (body.description ?? null) : current.description,
+    status: body.status ?? current.status,
+    trigger: current.trigger,
+    event_name: body.event_name ?? current.event_name,
+    schedule: body.schedule ?? current.schedule,
+    conditions: body.conditions ?? current.conditions,
+    effects: body.effects ?? current.effects,
+    caps: body.caps ?? current.caps,
+    budget_points: pick('budget_points') ? (body.budget_points ?? null) : current.budget_points,
+    priority: body.priority ?? current.priority,
+    stop_processing: body.stop_processing ?? current.stop_processing,
+    starts_at: pick('starts_at') ? (body.starts_at ? new Date(body.starts_at) : null) : current.starts_at,
+    ends_at: pick('ends_at') ? (body.ends_at ? new Date(body.ends_at) : null) : current.ends_at,
+  };
+  if (merged.budget_points !== null && merged.budget_points < current.budget_spent) {
+    throw ruleViolation(`the budget cannot be lowered below the ${current.budget_spent} points already spent`, 'RULE_BUDGET_BELOW_SPENT');
+  }
+  await validateRuleInTx(tx, tenantId, merged);
+  return toRuleResponse(await store.replaceRule(tx, tenantId, ruleId, merged, clock.now()));
 }
 
 export async function deleteRule(db: Database, tenantId: string, ruleId: string, draftsOnly = false): Promise<void> {
