@@ -50,7 +50,13 @@ const KeyRateLimit = Type.Integer({ minimum: 1, maximum: 1_000_000, description:
 export const CreateApiKeyBody = Type.Object(
   {
     name: KeyName,
-    environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')], { default: 'live' })),
+    environment: Type.Optional(
+      Type.Union([Type.Literal('live'), Type.Literal('test')], {
+        description:
+          "`test` makes an `lk_test_` key that acts in the tenant's sandbox (made on first use: its own participants, ledger, events and webhook destinations), never on live data. " +
+          'Defaults to the environment of the calling tenant (`live` for a live tenant, `test` for a sandbox); a sandbox refuses `live` (400 `LIVE_KEY_IN_SANDBOX`).',
+      }),
+    ),
     scopes: Type.Array(Scope, { minItems: 1, uniqueItems: true }),
     rate_limit_per_minute: Type.Optional(KeyRateLimit),
   },

@@ -91,14 +91,15 @@ export async function createTenant(db: Database, input: CreateTenantInput) {
  * (made on first use), so they reach the sandbox's data and never the live
  * data; a sandbox issues test keys only.
  */
-async function keyHome(db: Database, tenantId: string, environment: 'live' | 'test'): Promise<string> {
+async function keyHome(db: Database, tenantId: string, asked: 'live' | 'test' | undefined): Promise<{ environment: 'live' | 'test'; keyTenantId: string }> {
   const tenantIs = await tenantEnvironment(db, tenantId);
   if (!tenantIs) throw notFound('tenant');
   if (tenantIs === 'sandbox') {
-    if (environment === 'live') throw invalid('a sandbox issues test keys only (environment "test"); create live keys with a credential of the live tenant', 'LIVE_KEY_IN_SANDBOX');
-    return tenantId;
+    if (asked === 'live') throw invalid('a sandbox issues test keys only (environment "test"); create live keys with a credential of the live tenant', 'LIVE_KEY_IN_SANDBOX');
+    return { environment: 'test', keyTenantId: tenantId };
   }
-  return environment === 'test' ? (await ensureSandbox(db, tenantId)).sandboxTenantId : tenantId;
+  if (asked === 'test') return { environment: 'test', keyTenantId: (await ensureSandbox(db, tenantId)).sandboxTenantId };
+  return { environment: 'live', keyTenantId: tenantId };
 }
 
 /** The tenants whose keys a credential of `tenantId` manages: its own, and a live tenant's sandbox. */
@@ -121,8 +122,7 @@ export async function createApiKey(
   tenantId: string,
   input: { name: string; environment?: 'live' | 'test'; scopes: string[]; rate_limit_per_minute?: number },
 ) {
-  const environment = input.environment ?? 'live';
-  const keyTenantId = await keyHome(db, tenantId, environment);
+  const { environment, keyTenantId } = await keyHome(db, tenantId, input.environment);
   const generated = generateApiKey(environment);
   const record = await db.tenant(keyTenantId, async (tx) => {
     // Counted under the tenant row's lock, then the limit read: an operator's change of the limit waits for, or is seen by, this creation.
