@@ -1,5 +1,7 @@
 import type { ServiceModule } from '../../platform/module.js';
 import routes from './routes.js';
+import promotionRoutes from './promotion-routes.js';
+import { promotionSchemas } from './promotion-schemas.js';
 import { SandboxView } from './schemas.js';
 
 /**
@@ -8,7 +10,7 @@ import { SandboxView } from './schemas.js';
  */
 const sandboxModule: ServiceModule = {
   name: 'sandbox',
-  routes,
-  schemas: [SandboxView],
+  routes: async (app, options) => { await routes(app, options); await promotionRoutes(app, options); },
+  schemas: [SandboxView, ...promotionSchemas],
 };
 export default sandboxModule;
