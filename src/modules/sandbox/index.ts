@@ -1,8 +1,9 @@
 import type { ServiceModule } from '../../platform/module.js';
 import routes from './routes.js';
+import resetRoutes from './reset-routes.js';
 import promotionRoutes from './promotion-routes.js';
 import { promotionSchemas } from './promotion-schemas.js';
-import { SandboxView } from './schemas.js';
+import { SandboxReset, SandboxResetBody, SandboxView } from './schemas.js';
 
 /**
  * Sandbox mode: a live tenant's paired sandbox, where its `lk_test_` keys act
@@ -10,7 +11,7 @@ import { SandboxView } from './schemas.js';
  */
 const sandboxModule: ServiceModule = {
   name: 'sandbox',
-  routes: async (app, options) => { await routes(app, options); await promotionRoutes(app, options); },
-  schemas: [SandboxView, ...promotionSchemas],
+  routes: async (app, options) => { await routes(app, options); await resetRoutes(app, options); await promotionRoutes(app, options); },
+  schemas: [SandboxView, SandboxResetBody, SandboxReset, ...promotionSchemas],
 };
 export default sandboxModule;
