@@ -2220,6 +2220,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tenant/sandbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's sandbox and live tenant
+         * @description Asked with a live credential, names the live tenant's sandbox; asked with a sandbox credential (an `lk_test_` key), names the same pair. 404 `SANDBOX_NOT_FOUND` before the sandbox is opened (`POST /tenant/sandbox`, or the first test key: `POST /events/api-keys` with `environment: "test"`).
+         */
+        get: operations["getSandbox"];
+        put?: never;
+        /**
+         * Open the live tenant's sandbox (idempotent)
+         * @description Makes the sandbox on first call (201) and answers the existing one after (200). The sandbox starts with the live tenant's plan, time zone, currency and locale, no participants and no configuration; `POST /tenant/sandbox/promotion` later copies its configuration to live. A sandbox credential gets 409 `SANDBOX_CREDENTIAL`.
+         */
+        post: operations["openSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenant/sandbox/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset the sandbox: delete its participants and what they produced (or everything)
+         * @description Empties the sandbox in one transaction (a failure changes nothing). With a live credential it resets the live tenant's sandbox (404 `SANDBOX_NOT_FOUND` when there is none); with a sandbox credential (an `lk_test_` key with the admin scope) it resets that sandbox. It never touches the live tenant's data. `scope: "data"` (the default; the body may be left out) deletes participants and everything they and integrations produced — ledger and lots, balances, badges, tiers, streaks, challenge and contest progress and results, referrals, reward claims (claimed pool codes become free again, claim counts start over), activity outcomes, sessions, events, outbox, webhook deliveries, imports and exports, idempotency keys, usage counters and the sandbox's waiting background jobs — and keeps the configuration. `scope: "everything"` also deletes the configuration. API keys, console users, tenant settings, the test clock and the audit log are always kept. Writes arriving during the reset wait for it and land after it. A credential without the admin scope gets 403; an unknown scope 400.
+         */
+        post: operations["resetSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenant/sandbox/promotion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview copying the sandbox's configuration to live (the diff)
+         * @description The difference between the sandbox's earn rules, engagements and reward catalogue and the live tenant's, matched by natural key: a rule by its name, an engagement by its site slug, a reward by its id. Each kind lists what a promotion would create, update (each changed field before → after), how many items are unchanged, the live-only items (left alone: a promotion never deletes live configuration) and the blocked items with why (a key shared by two items on one side, a field an update cannot change, a badge or streak live does not define, a reward that cannot be brought). Apply it with `POST /tenant/sandbox/promotion` and its `fingerprint`. Readable with an admin credential of either side (live, or the sandbox's `lk_test_` key). 404 `SANDBOX_NOT_FOUND` when the caller has no sandbox pair; 422 `PROMOTION_TOO_LARGE` when a side holds more than 1,000 items of a kind.
+         */
+        get: operations["previewSandboxPromotion"];
+        put?: never;
+        /**
+         * Copy the sandbox's configuration to live (one audited transaction)
+         * @description Recomputes the diff and, when its fingerprint is the one given, applies its creates and updates to the live tenant in one transaction, through the same validation as the admin routes, with one audit log entry (action `sandbox.promote`, the applied diff as its details) in that transaction. New rules and engagements arrive as drafts; nothing is published, paused or deleted. Only an admin credential of the live tenant may apply: a sandbox credential gets 403 `LIVE_CREDENTIAL_REQUIRED`. A fingerprint that no longer matches (either side changed since the preview, or the diff was already applied) gets 409 `PROMOTION_DIFF_CHANGED` with the current `fingerprint`, and nothing changes. Blocked items refuse the whole promotion: 422 `PROMOTION_BLOCKED` with `blocked` (each with its `kind`). A validation refusal of the owning module (for example 422 `INVENTORY_BELOW_CLAIMED`) refuses it whole too.
+         */
+        post: operations["applySandboxPromotion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/streaks": {
         parameters: {
             query?: never;
@@ -3640,6 +3708,342 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * Sandbox
+         * @example {
+         *       "live_tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+         *       "sandbox_tenant_id": "0c1d9e4f-7a2b-4e58-b3c6-91d2f0a8e7b4",
+         *       "slug": "acme-sandbox-3f9a1c2e",
+         *       "created_at": "2026-11-26T09:30:00.000Z"
+         *     }
+         */
+        Sandbox: {
+            /**
+             * Format: uuid
+             * @description The live tenant whose sandbox this is.
+             */
+            live_tenant_id: string;
+            /**
+             * Format: uuid
+             * @description The sandbox: a tenant of its own, holding its own participants, ledger, events, outcomes, configuration and webhook destinations.
+             */
+            sandbox_tenant_id: string;
+            /** @description The sandbox's slug (public site URLs of the sandbox use it). */
+            slug: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * SandboxResetRequest
+         * @example {
+         *       "scope": "data"
+         *     }
+         * @example {
+         *       "scope": "everything"
+         *     }
+         */
+        SandboxResetRequest: {
+            /**
+             * @description `data` (default): deletes what participants and integrations produced (participants and all their state, events, outbox and webhook deliveries, imports and exports, idempotency keys, usage counters, pending jobs) and keeps the configuration. `everything`: also deletes the configuration (rules, engagements, rewards, badge/tier/streak/challenge/contest/leaderboard definitions, webhook destinations and settings). API keys, console users, tenant settings, the test clock and the audit log are always kept.
+             * @default data
+             */
+            scope: "data" | "everything";
+        };
+        /**
+         * SandboxReset
+         * @example {
+         *       "sandbox_tenant_id": "0c1d9e4f-7a2b-4e58-b3c6-91d2f0a8e7b4",
+         *       "scope": "data",
+         *       "deleted": {
+         *         "participants": 12,
+         *         "points_ledger": 40,
+         *         "points_balances": 12,
+         *         "ingested_events": 95,
+         *         "outbox_events": 140,
+         *         "webhook_deliveries": 35,
+         *         "graphile_worker.jobs": 2
+         *       },
+         *       "released_reward_codes": 3,
+         *       "reset_at": "2026-11-26T09:45:00.000Z"
+         *     }
+         */
+        SandboxReset: {
+            /**
+             * Format: uuid
+             * @description The sandbox that was reset.
+             */
+            sandbox_tenant_id: string;
+            /** @description What was reset. */
+            scope: "data" | "everything";
+            /** @description Rows deleted, by table, for every table the scope covers (0 included); `graphile_worker.jobs` counts the background jobs of the sandbox that were waiting to run. */
+            deleted: {
+                [key: string]: number;
+            };
+            /** @description Pool reward codes that participants had claimed and that are free again (scope `data`; with `everything` the codes are deleted). */
+            released_reward_codes: number;
+            /**
+             * Format: date-time
+             * @description When the reset committed, on the sandbox's clock (its test clock when advanced).
+             */
+            reset_at: string;
+        };
+        /**
+         * SandboxPromotionDiff
+         * @example {
+         *       "live_tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+         *       "sandbox_tenant_id": "0c1d9e4f-7a2b-4e58-b3c6-91d2f0a8e7b4",
+         *       "rules": {
+         *         "create": [
+         *           {
+         *             "key": "Purchase points",
+         *             "sandbox_id": "rul_4f9a1c2e7b3d",
+         *             "fields": {
+         *               "name": "Purchase points",
+         *               "description": null,
+         *               "trigger": "event",
+         *               "event_name": "purchase_completed",
+         *               "schedule": null,
+         *               "conditions": {},
+         *               "effects": [
+         *                 {
+         *                   "type": "award_points",
+         *                   "rate": {
+         *                     "property": "amount",
+         *                     "per": 1,
+         *                     "points": 1
+         *                   }
+         *                 }
+         *               ],
+         *               "caps": {},
+         *               "budget_points": null,
+         *               "priority": 0,
+         *               "stop_processing": false,
+         *               "starts_at": null,
+         *               "ends_at": null
+         *             }
+         *           }
+         *         ],
+         *         "update": [
+         *           {
+         *             "key": "Welcome bonus",
+         *             "sandbox_id": "rul_8c2d5e1f0a9b",
+         *             "live_id": "rul_1a7e3c9d4b2f",
+         *             "changes": {
+         *               "priority": {
+         *                 "before": 0,
+         *                 "after": 10
+         *               }
+         *             }
+         *           }
+         *         ],
+         *         "unchanged": 3,
+         *         "live_only": [
+         *           {
+         *             "key": "Legacy signup",
+         *             "live_id": "rul_9d0e2f4a6c8b"
+         *           }
+         *         ],
+         *         "blocked": []
+         *       },
+         *       "engagements": {
+         *         "create": [],
+         *         "update": [],
+         *         "unchanged": 1,
+         *         "live_only": [],
+         *         "blocked": []
+         *       },
+         *       "rewards": {
+         *         "create": [],
+         *         "update": [],
+         *         "unchanged": 0,
+         *         "live_only": [],
+         *         "blocked": [
+         *           {
+         *             "key": "free-coffee",
+         *             "sandbox_id": "free-coffee",
+         *             "reason": "its type differs (live \"coupon\", sandbox \"voucher\") and cannot be changed on an existing item; rename one of them"
+         *           }
+         *         ]
+         *       },
+         *       "fingerprint": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+         *     }
+         */
+        SandboxPromotionDiff: {
+            /** Format: uuid */
+            live_tenant_id: string;
+            /** Format: uuid */
+            sandbox_tenant_id: string;
+            /** @description Earn rules, matched by name. New rules arrive in live as drafts; an update never changes a live rule's status. */
+            rules: {
+                /** @description In the sandbox only: created in live by the promotion. */
+                create: {
+                    /** @description The natural key the item is matched by. */
+                    key: string;
+                    sandbox_id: string;
+                    /** @description The item's promotable fields, as its own GET route shows them (ids, counters and timestamps left out). */
+                    fields: {
+                        [key: string]: unknown;
+                    };
+                }[];
+                /** @description On both sides with different fields: the live item takes the sandbox fields. */
+                update: {
+                    key: string;
+                    sandbox_id: string;
+                    live_id: string;
+                    /** @description Each changed field: its live value (before) and the sandbox value (after). */
+                    changes: {
+                        [key: string]: {
+                            before: unknown;
+                            after: unknown;
+                        };
+                    };
+                }[];
+                /** @description Items equal on both sides. */
+                unchanged: number;
+                /** @description In live only: left alone (a promotion never deletes live configuration). */
+                live_only: {
+                    key: string;
+                    live_id: string;
+                }[];
+                /** @description Sandbox items that cannot be promoted, with why. While any is listed, applying is refused with 422 `PROMOTION_BLOCKED`. */
+                blocked: {
+                    key: string;
+                    sandbox_id: string | null;
+                    reason: string;
+                }[];
+            };
+            /** @description Engagements, matched by site slug. They arrive in live as drafts; an update replaces the live draft and never publishes it. */
+            engagements: {
+                /** @description In the sandbox only: created in live by the promotion. */
+                create: {
+                    /** @description The natural key the item is matched by. */
+                    key: string;
+                    sandbox_id: string;
+                    /** @description The item's promotable fields, as its own GET route shows them (ids, counters and timestamps left out). */
+                    fields: {
+                        [key: string]: unknown;
+                    };
+                }[];
+                /** @description On both sides with different fields: the live item takes the sandbox fields. */
+                update: {
+                    key: string;
+                    sandbox_id: string;
+                    live_id: string;
+                    /** @description Each changed field: its live value (before) and the sandbox value (after). */
+                    changes: {
+                        [key: string]: {
+                            before: unknown;
+                            after: unknown;
+                        };
+                    };
+                }[];
+                /** @description Items equal on both sides. */
+                unchanged: number;
+                /** @description In live only: left alone (a promotion never deletes live configuration). */
+                live_only: {
+                    key: string;
+                    live_id: string;
+                }[];
+                /** @description Sandbox items that cannot be promoted, with why. While any is listed, applying is refused with 422 `PROMOTION_BLOCKED`. */
+                blocked: {
+                    key: string;
+                    sandbox_id: string | null;
+                    reason: string;
+                }[];
+            };
+            /** @description The reward catalogue, matched by reward id. Code pools are not copied. */
+            rewards: {
+                /** @description In the sandbox only: created in live by the promotion. */
+                create: {
+                    /** @description The natural key the item is matched by. */
+                    key: string;
+                    sandbox_id: string;
+                    /** @description The item's promotable fields, as its own GET route shows them (ids, counters and timestamps left out). */
+                    fields: {
+                        [key: string]: unknown;
+                    };
+                }[];
+                /** @description On both sides with different fields: the live item takes the sandbox fields. */
+                update: {
+                    key: string;
+                    sandbox_id: string;
+                    live_id: string;
+                    /** @description Each changed field: its live value (before) and the sandbox value (after). */
+                    changes: {
+                        [key: string]: {
+                            before: unknown;
+                            after: unknown;
+                        };
+                    };
+                }[];
+                /** @description Items equal on both sides. */
+                unchanged: number;
+                /** @description In live only: left alone (a promotion never deletes live configuration). */
+                live_only: {
+                    key: string;
+                    live_id: string;
+                }[];
+                /** @description Sandbox items that cannot be promoted, with why. While any is listed, applying is refused with 422 `PROMOTION_BLOCKED`. */
+                blocked: {
+                    key: string;
+                    sandbox_id: string | null;
+                    reason: string;
+                }[];
+            };
+            /** @description SHA-256 of the canonical JSON of this diff (without the fingerprint): pass it to `POST /tenant/sandbox/promotion`. */
+            fingerprint: string;
+        };
+        /**
+         * SandboxPromotionBody
+         * @example {
+         *       "fingerprint": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+         *     }
+         */
+        SandboxPromotionBody: {
+            /** @description The `fingerprint` of the previewed diff (`GET /tenant/sandbox/promotion`). */
+            fingerprint: string;
+        };
+        /**
+         * SandboxPromotion
+         * @example {
+         *       "applied": {
+         *         "rules": {
+         *           "created": 1,
+         *           "updated": 1
+         *         },
+         *         "engagements": {
+         *           "created": 0,
+         *           "updated": 0
+         *         },
+         *         "rewards": {
+         *           "created": 0,
+         *           "updated": 0
+         *         }
+         *       },
+         *       "fingerprint": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+         *       "audit_id": "4711"
+         *     }
+         */
+        SandboxPromotion: {
+            applied: {
+                rules: {
+                    created: number;
+                    updated: number;
+                };
+                engagements: {
+                    created: number;
+                    updated: number;
+                };
+                rewards: {
+                    created: number;
+                    updated: number;
+                };
+            };
+            /** @description The fingerprint of the diff that was applied. */
+            fingerprint: string;
+            /** @description The audit log entry of the promotion (action `sandbox.promote`), written in the same transaction; null when the diff held nothing to apply. */
+            audit_id: string | null;
+        };
         /** StreakDefinition */
         StreakDefinition: {
             code: string;
@@ -4027,12 +4431,15 @@ export interface operations {
                      *           "revoked_at": "2026-11-26T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         api_keys: components["schemas"]["ApiKey"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -4225,7 +4632,7 @@ export interface operations {
                  */
                 "application/json": {
                     name: string;
-                    /** @default live */
+                    /** @description `test` makes an `lk_test_` key that acts in the tenant's sandbox (made on first use: its own participants, ledger, events and webhook destinations), never on live data. Defaults to the environment of the calling tenant (`live` for a live tenant, `test` for a sandbox); a sandbox refuses `live` (400 `LIVE_KEY_IN_SANDBOX`). */
                     environment?: "live" | "test";
                     scopes: ("admin" | "gamify:admin" | "read:pii" | "ingest")[];
                     /** @description Requests per 60 s for this key. */
@@ -4254,12 +4661,16 @@ export interface operations {
                      *       "updated_at": "2026-11-26T09:30:00.000Z",
                      *       "last_used_at": "2026-11-26T09:30:00.000Z",
                      *       "revoked_at": "2026-11-26T09:30:00.000Z",
-                     *       "key": "favourite_store"
+                     *       "key": "favourite_store",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKey"] & {
                         /** @description The plaintext key. Shown once; store it now. */
                         key: string;
+                    } & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -4455,10 +4866,14 @@ export interface operations {
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "updated_at": "2026-11-26T09:30:00.000Z",
                      *       "last_used_at": "2026-11-26T09:30:00.000Z",
-                     *       "revoked_at": "2026-11-26T09:30:00.000Z"
+                     *       "revoked_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["ApiKey"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -4670,10 +5085,14 @@ export interface operations {
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "updated_at": "2026-11-26T09:30:00.000Z",
                      *       "last_used_at": "2026-11-26T09:30:00.000Z",
-                     *       "revoked_at": "2026-11-26T09:30:00.000Z"
+                     *       "revoked_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": components["schemas"]["ApiKey"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -4875,12 +5294,16 @@ export interface operations {
                      *       "updated_at": "2026-11-26T09:30:00.000Z",
                      *       "last_used_at": "2026-11-26T09:30:00.000Z",
                      *       "revoked_at": "2026-11-26T09:30:00.000Z",
-                     *       "key": "favourite_store"
+                     *       "key": "favourite_store",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKey"] & {
                         /** @description The plaintext key. Shown once; store it now. */
                         key: string;
+                    } & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -5092,7 +5515,8 @@ export interface operations {
                      *       "session_id": "ses_9c41d7e2a0b34f58",
                      *       "participant_id": "user_1042",
                      *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                     *       "expires_at": "2026-11-26T09:30:00.000Z"
+                     *       "expires_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -5103,6 +5527,8 @@ export interface operations {
                         engagement_id: string;
                         /** Format: date-time */
                         expires_at: string;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -5300,7 +5726,8 @@ export interface operations {
                      *         "event_ingestion_per_day": 3,
                      *         "headless_sdk": false,
                      *         "concurrent_engagements": 3
-                     *       }
+                     *       },
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -5325,6 +5752,8 @@ export interface operations {
                             headless_sdk: boolean;
                             concurrent_engagements: number | null;
                         };
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -5540,7 +5969,8 @@ export interface operations {
                      *         "event_ingestion_per_day": 3,
                      *         "headless_sdk": false,
                      *         "concurrent_engagements": 3
-                     *       }
+                     *       },
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -5565,6 +5995,8 @@ export interface operations {
                             headless_sdk: boolean;
                             concurrent_engagements: number | null;
                         };
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -5786,7 +6218,8 @@ export interface operations {
                      *           "plan_default": false,
                      *           "override": false
                      *         }
-                     *       }
+                     *       },
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -5853,6 +6286,8 @@ export interface operations {
                                 override: boolean | null;
                             };
                         };
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -6671,7 +7106,8 @@ export interface operations {
                      *       "event_processing": {
                      *         "waiting": 3,
                      *         "lag_seconds": 30
-                     *       }
+                     *       },
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -6726,6 +7162,8 @@ export interface operations {
                             /** @description How long the oldest of them has waited since it was accepted (0 when none waits). */
                             lag_seconds: number;
                         };
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -6974,7 +7412,8 @@ export interface operations {
                      *         "total_questions": 3,
                      *         "answered": 3
                      *       },
-                     *       "attempt_id": "rwd_5c2e9a71"
+                     *       "attempt_id": "rwd_5c2e9a71",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -6993,6 +7432,8 @@ export interface operations {
                         };
                         /** @description spin_wheel: the attempt holding the draw; pass it to complete-with-actions. quiz: null. */
                         attempt_id: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -7265,7 +7706,8 @@ export interface operations {
                      *         "total_questions": 3,
                      *         "answered": 3
                      *       },
-                     *       "duplicate": false
+                     *       "duplicate": false,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -7309,6 +7751,8 @@ export interface operations {
                         };
                         /** @description True when this attempt had already been completed; nothing was applied again. */
                         duplicate: boolean;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -7500,7 +7944,8 @@ export interface operations {
                      *       "attempts_used": 3,
                      *       "max_attempts": 3,
                      *       "cooldown_remaining_seconds": 30,
-                     *       "open_attempt_id": "rwd_5c2e9a71"
+                     *       "open_attempt_id": "rwd_5c2e9a71",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -7510,6 +7955,8 @@ export interface operations {
                         cooldown_remaining_seconds: number;
                         /** @description A validated attempt waiting for completion; it does not count again. */
                         open_attempt_id: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -7735,7 +8182,8 @@ export interface operations {
                      *       "participant_id": "user_1042",
                      *       "occurred_at": "2026-11-26T09:30:00.000Z",
                      *       "challenge_evaluation_triggered": false,
-                     *       "duplicate": false
+                     *       "duplicate": false,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -7746,6 +8194,8 @@ export interface operations {
                         occurred_at: string;
                         challenge_evaluation_triggered: boolean;
                         duplicate: boolean;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -7762,7 +8212,8 @@ export interface operations {
                      *       "participant_id": "user_1042",
                      *       "occurred_at": "2026-11-26T09:30:00.000Z",
                      *       "challenge_evaluation_triggered": false,
-                     *       "duplicate": false
+                     *       "duplicate": false,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -7773,6 +8224,8 @@ export interface operations {
                         occurred_at: string;
                         challenge_evaluation_triggered: boolean;
                         duplicate: boolean;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -8004,7 +8457,8 @@ export interface operations {
                      *       "occurred_at": "2026-11-26T09:30:00.000Z",
                      *       "attempts_used": 3,
                      *       "max_attempts": 3,
-                     *       "duplicate": false
+                     *       "duplicate": false,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -8023,6 +8477,8 @@ export interface operations {
                         max_attempts: number;
                         /** @description True when this completion_id was already reported; nothing was applied again. */
                         duplicate: boolean;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -8043,7 +8499,8 @@ export interface operations {
                      *       "occurred_at": "2026-11-26T09:30:00.000Z",
                      *       "attempts_used": 3,
                      *       "max_attempts": 3,
-                     *       "duplicate": false
+                     *       "duplicate": false,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -8062,6 +8519,8 @@ export interface operations {
                         max_attempts: number;
                         /** @description True when this completion_id was already reported; nothing was applied again. */
                         duplicate: boolean;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -8293,10 +8752,14 @@ export interface operations {
                      *           "points": 250,
                      *           "events": 3
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["AnalyticsOverview"];
+                    "application/json": components["schemas"]["AnalyticsOverview"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description A date that is not a calendar day written YYYY-MM-DD, `from` after `to`, or a range longer than 366 days (`VALIDATION_INVALID_REQUEST` or `VALIDATION_INVALID_VALUE`, the reason in `detail`). Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -8493,12 +8956,15 @@ export interface operations {
                      *           "updated_at": "2026-11-26T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         badges: components["schemas"]["BadgeDefinition"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -8711,10 +9177,14 @@ export interface operations {
                      *       "description": "Earn 2× points on every purchase this weekend.",
                      *       "image_url": "https://shop.example.com/loyalty",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["BadgeDefinition"];
+                    "application/json": components["schemas"]["BadgeDefinition"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -8904,10 +9374,14 @@ export interface operations {
                      *       "description": "Earn 2× points on every purchase this weekend.",
                      *       "image_url": "https://shop.example.com/loyalty",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["BadgeDefinition"];
+                    "application/json": components["schemas"]["BadgeDefinition"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -9293,10 +9767,14 @@ export interface operations {
                      *       "description": "Earn 2× points on every purchase this weekend.",
                      *       "image_url": "https://shop.example.com/loyalty",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["BadgeDefinition"];
+                    "application/json": components["schemas"]["BadgeDefinition"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -9502,7 +9980,8 @@ export interface operations {
                      *       "participant_id": "user_1042",
                      *       "badge_code": "first_purchase",
                      *       "awarded": false,
-                     *       "earned_at": "2026-11-26T09:30:00.000Z"
+                     *       "earned_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -9512,6 +9991,8 @@ export interface operations {
                         awarded: boolean;
                         /** Format: date-time */
                         earned_at: string;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -9707,11 +10188,14 @@ export interface operations {
                      *           "earned": false,
                      *           "earned_at": "2026-11-26T09:30:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         badges: components["schemas"]["BadgeStatus"][];
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -9941,7 +10425,8 @@ export interface operations {
                      *           "updated_at": "2026-11-26T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -9988,6 +10473,8 @@ export interface operations {
                             updated_at: string;
                         }[];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -10305,10 +10792,14 @@ export interface operations {
                      *           "moved_by": "Spring weekend bonus",
                      *           "moved_at": "2026-11-26T09:30:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["AdminChallenge"];
+                    "application/json": components["schemas"]["AdminChallenge"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -10539,10 +11030,14 @@ export interface operations {
                      *           "moved_by": "Spring weekend bonus",
                      *           "moved_at": "2026-11-26T09:30:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["AdminChallenge"];
+                    "application/json": components["schemas"]["AdminChallenge"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -10773,10 +11268,14 @@ export interface operations {
                      *           "moved_by": "Spring weekend bonus",
                      *           "moved_at": "2026-11-26T09:30:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["AdminChallenge"];
+                    "application/json": components["schemas"]["AdminChallenge"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -11086,10 +11585,14 @@ export interface operations {
                      *           "moved_by": "Spring weekend bonus",
                      *           "moved_at": "2026-11-26T09:30:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["AdminChallenge"];
+                    "application/json": components["schemas"]["AdminChallenge"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -11326,10 +11829,14 @@ export interface operations {
                      *           "moved_by": "Spring weekend bonus",
                      *           "moved_at": "2026-11-26T09:30:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["AdminChallenge"];
+                    "application/json": components["schemas"]["AdminChallenge"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -11566,10 +12073,14 @@ export interface operations {
                      *           "moved_by": "Spring weekend bonus",
                      *           "moved_at": "2026-11-26T09:30:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["AdminChallenge"];
+                    "application/json": components["schemas"]["AdminChallenge"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -11806,10 +12317,14 @@ export interface operations {
                      *           "moved_by": "Spring weekend bonus",
                      *           "moved_at": "2026-11-26T09:30:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["AdminChallenge"];
+                    "application/json": components["schemas"]["AdminChallenge"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -12020,11 +12535,14 @@ export interface operations {
                      *             }
                      *           ]
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         challenges: components["schemas"]["PublicChallenge"][];
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -12232,7 +12750,8 @@ export interface operations {
                      * @example {
                      *       "enrolled": true,
                      *       "challenge_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
-                     *       "enrolled_at": "2026-11-26T09:30:00.000Z"
+                     *       "enrolled_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -12242,6 +12761,8 @@ export interface operations {
                         challenge_id: string;
                         /** Format: date-time */
                         enrolled_at: string;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -12444,10 +12965,14 @@ export interface operations {
                      *         "Spring weekend bonus"
                      *       ],
                      *       "enrolled_at": "2026-11-26T09:30:00.000Z",
-                     *       "completed_at": "2026-11-26T09:30:00.000Z"
+                     *       "completed_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ChallengeProgress"];
+                    "application/json": components["schemas"]["ChallengeProgress"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -12839,11 +13364,14 @@ export interface operations {
                      *           "scoring_method": "cumulative",
                      *           "entry_count": 3
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         contests: components["schemas"]["ContestSummary"][];
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -13038,10 +13566,14 @@ export interface operations {
                      *       "starts_at": "2026-11-26T09:30:00.000Z",
                      *       "ends_at": "2026-11-26T09:30:00.000Z",
                      *       "scoring_method": "cumulative",
-                     *       "entry_count": 3
+                     *       "entry_count": 3,
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ContestSummary"];
+                    "application/json": components["schemas"]["ContestSummary"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -13265,10 +13797,14 @@ export interface operations {
                      *       "rank": 3,
                      *       "display_name": "Gold Explorer",
                      *       "score_events": 3,
-                     *       "status": "active"
+                     *       "status": "active",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ContestEntry"];
+                    "application/json": components["schemas"]["ContestEntry"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Default Response */
@@ -13287,10 +13823,14 @@ export interface operations {
                      *       "rank": 3,
                      *       "display_name": "Gold Explorer",
                      *       "score_events": 3,
-                     *       "status": "active"
+                     *       "status": "active",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ContestEntry"];
+                    "application/json": components["schemas"]["ContestEntry"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -13487,10 +14027,14 @@ export interface operations {
                      *       "rank": 3,
                      *       "display_name": "Gold Explorer",
                      *       "score_events": 3,
-                     *       "status": "active"
+                     *       "status": "active",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ContestEntry"];
+                    "application/json": components["schemas"]["ContestEntry"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -13689,7 +14233,8 @@ export interface operations {
                      *         }
                      *       ],
                      *       "total_entries": 3,
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -13703,6 +14248,8 @@ export interface operations {
                         total_entries: number;
                         /** Format: date-time */
                         updated_at: string;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -13903,7 +14450,8 @@ export interface operations {
                      *           "score": 1250
                      *         }
                      *       ],
-                     *       "total_entries": 3
+                     *       "total_entries": 3,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -13916,6 +14464,8 @@ export interface operations {
                             score: number;
                         }[];
                         total_entries: number;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -14113,7 +14663,8 @@ export interface operations {
                      *           "reward_type": "cash",
                      *           "reward_value": 1.5
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -14127,6 +14678,8 @@ export interface operations {
                             reward_type: "cash" | "voucher" | "coupon" | "points_multiplier" | "physical" | "digital";
                             reward_value: number;
                         }[];
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -14323,7 +14876,8 @@ export interface operations {
                      *           "reward_type": "cash",
                      *           "reward_name": "Spring weekend bonus"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -14338,6 +14892,8 @@ export interface operations {
                             reward_type: "cash" | "voucher" | "coupon" | "points_multiplier" | "physical" | "digital";
                             reward_name: string;
                         }[];
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -14541,7 +15097,8 @@ export interface operations {
                      *           "reached_at": "2026-11-26T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "total_entries": 3
+                     *       "total_entries": 3,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -14562,6 +15119,8 @@ export interface operations {
                             reached_at: string;
                         }[];
                         total_entries: number;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -14802,12 +15361,15 @@ export interface operations {
                      *           "tie_break": {}
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         contests: components["schemas"]["AdminContest"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -15119,10 +15681,14 @@ export interface operations {
                      *       "verification_ends_at": "2026-11-26T09:30:00.000Z",
                      *       "prizes_issued_at": "2026-11-26T09:30:00.000Z",
                      *       "liability_allocated": 1.5,
-                     *       "tie_break": {}
+                     *       "tie_break": {},
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["AdminContest"];
+                    "application/json": components["schemas"]["AdminContest"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -15353,10 +15919,14 @@ export interface operations {
                      *       "verification_ends_at": "2026-11-26T09:30:00.000Z",
                      *       "prizes_issued_at": "2026-11-26T09:30:00.000Z",
                      *       "liability_allocated": 1.5,
-                     *       "tie_break": {}
+                     *       "tie_break": {},
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["AdminContest"];
+                    "application/json": components["schemas"]["AdminContest"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -15661,10 +16231,14 @@ export interface operations {
                      *       "verification_ends_at": "2026-11-26T09:30:00.000Z",
                      *       "prizes_issued_at": "2026-11-26T09:30:00.000Z",
                      *       "liability_allocated": 1.5,
-                     *       "tie_break": {}
+                     *       "tie_break": {},
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["AdminContest"];
+                    "application/json": components["schemas"]["AdminContest"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -15901,10 +16475,14 @@ export interface operations {
                      *       "verification_ends_at": "2026-11-26T09:30:00.000Z",
                      *       "prizes_issued_at": "2026-11-26T09:30:00.000Z",
                      *       "liability_allocated": 1.5,
-                     *       "tie_break": {}
+                     *       "tie_break": {},
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["AdminContest"];
+                    "application/json": components["schemas"]["AdminContest"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -16132,10 +16710,14 @@ export interface operations {
                      *       "rank": 3,
                      *       "display_name": "Gold Explorer",
                      *       "score_events": 3,
-                     *       "status": "active"
+                     *       "status": "active",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ContestEntry"];
+                    "application/json": components["schemas"]["ContestEntry"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Default Response */
@@ -16154,10 +16736,14 @@ export interface operations {
                      *       "rank": 3,
                      *       "display_name": "Gold Explorer",
                      *       "score_events": 3,
-                     *       "status": "active"
+                     *       "status": "active",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ContestEntry"];
+                    "application/json": components["schemas"]["ContestEntry"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -16378,7 +16964,8 @@ export interface operations {
                      *         "status": "active",
                      *         "prize_code": "first_purchase",
                      *         "issued_at": "2026-11-26T09:30:00.000Z"
-                     *       }
+                     *       },
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -16408,6 +16995,8 @@ export interface operations {
                             prize_code: string | null;
                             issued_at: string | null;
                         } | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -16616,12 +17205,15 @@ export interface operations {
                      *           "final_rank": 3
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         reviews: components["schemas"]["ContestReview"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -16848,7 +17440,8 @@ export interface operations {
                      *         "final_rank": 3
                      *       },
                      *       "entry_status": "active",
-                     *       "prize_status": "Spring weekend bonus"
+                     *       "prize_status": "Spring weekend bonus",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -16856,6 +17449,8 @@ export interface operations {
                         /** @description active: scoring; flagged: a fraud control fired, still scoring, reviewed if it wins; disqualified: out of the ranking; winner: won a prize rank, in verification; under_review: held for manual review; paid: prize code issued; unfunded: won a rank after max_reward_liability was reached; finished: ranked outside the prizes. */
                         entry_status: "active" | "flagged" | "disqualified" | "winner" | "under_review" | "paid" | "unfunded" | "finished";
                         prize_status: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -17155,12 +17750,15 @@ export interface operations {
                      *           ]
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         engagements: components["schemas"]["Engagement"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -17655,10 +18253,14 @@ export interface operations {
                      *       "allow_anonymous_sessions": false,
                      *       "embed_origins": [
                      *         "https://shop.example.com"
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["Engagement"];
+                    "application/json": components["schemas"]["Engagement"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -17946,10 +18548,14 @@ export interface operations {
                      *       "allow_anonymous_sessions": false,
                      *       "embed_origins": [
                      *         "https://shop.example.com"
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["Engagement"];
+                    "application/json": components["schemas"]["Engagement"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -18440,10 +19046,14 @@ export interface operations {
                      *       "allow_anonymous_sessions": false,
                      *       "embed_origins": [
                      *         "https://shop.example.com"
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["Engagement"];
+                    "application/json": components["schemas"]["Engagement"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -18737,10 +19347,14 @@ export interface operations {
                      *       "allow_anonymous_sessions": false,
                      *       "embed_origins": [
                      *         "https://shop.example.com"
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["Engagement"];
+                    "application/json": components["schemas"]["Engagement"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -19034,10 +19648,14 @@ export interface operations {
                      *       "allow_anonymous_sessions": false,
                      *       "embed_origins": [
                      *         "https://shop.example.com"
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["Engagement"];
+                    "application/json": components["schemas"]["Engagement"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -19652,7 +20270,8 @@ export interface operations {
                      *       "embed_url": "https://shop.example.com/loyalty",
                      *       "definition_url": "https://shop.example.com/loyalty",
                      *       "tenant_slug": "spring-rally",
-                     *       "site_slug": "spring-rally"
+                     *       "site_slug": "spring-rally",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -19665,6 +20284,8 @@ export interface operations {
                         definition_url: string;
                         tenant_slug: string;
                         site_slug: string;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -19868,7 +20489,8 @@ export interface operations {
                      *       ],
                      *       "impressions_used": 3,
                      *       "max_impressions": 3,
-                     *       "evaluated_at": "2026-11-26T09:30:00.000Z"
+                     *       "evaluated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -19886,6 +20508,8 @@ export interface operations {
                         max_impressions: number | null;
                         /** Format: date-time */
                         evaluated_at: string;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -20098,7 +20722,8 @@ export interface operations {
                      *       "visitor_id": "rwd_5c2e9a71",
                      *       "recorded_at": "2026-11-26T09:30:00.000Z",
                      *       "impressions_used": 3,
-                     *       "max_impressions": 3
+                     *       "max_impressions": 3,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -20111,6 +20736,8 @@ export interface operations {
                         recorded_at: string;
                         impressions_used: number;
                         max_impressions: number | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -20318,12 +20945,15 @@ export interface operations {
                      *           "duplicate": false
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         imports: components["schemas"]["FileImport"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -20538,10 +21168,14 @@ export interface operations {
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "started_at": "2026-11-26T09:30:00.000Z",
                      *       "finished_at": "2026-11-26T09:30:00.000Z",
-                     *       "duplicate": false
+                     *       "duplicate": false,
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["FileImport"];
+                    "application/json": components["schemas"]["FileImport"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description A required column is missing, a column is unknown or repeated, the CSV cannot be read, or the file has no rows. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -20740,10 +21374,14 @@ export interface operations {
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "started_at": "2026-11-26T09:30:00.000Z",
                      *       "finished_at": "2026-11-26T09:30:00.000Z",
-                     *       "duplicate": false
+                     *       "duplicate": false,
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["FileImport"];
+                    "application/json": components["schemas"]["FileImport"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -20940,7 +21578,8 @@ export interface operations {
                      *           "detail": "Spring weekend bonus"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -20953,6 +21592,8 @@ export interface operations {
                             detail: string;
                         }[];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -21160,12 +21801,15 @@ export interface operations {
                      *           "finished_at": "2026-11-26T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         exports: components["schemas"]["FileExport"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -21398,10 +22042,14 @@ export interface operations {
                      *       "file_url": "https://shop.example.com/loyalty",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "started_at": "2026-11-26T09:30:00.000Z",
-                     *       "finished_at": "2026-11-26T09:30:00.000Z"
+                     *       "finished_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["FileExport"];
+                    "application/json": components["schemas"]["FileExport"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -21600,10 +22248,14 @@ export interface operations {
                      *       "file_url": "https://shop.example.com/loyalty",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "started_at": "2026-11-26T09:30:00.000Z",
-                     *       "finished_at": "2026-11-26T09:30:00.000Z"
+                     *       "finished_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["FileExport"];
+                    "application/json": components["schemas"]["FileExport"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -22004,7 +22656,8 @@ export interface operations {
                      *           ],
                      *           "unlock_hint": "Spring weekend bonus"
                      *         }
-                     *       }
+                     *       },
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -22019,6 +22672,8 @@ export interface operations {
                                 unlock_hint?: string;
                             };
                         };
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -22226,7 +22881,8 @@ export interface operations {
                      *       "screen_id": "rwd_5c2e9a71",
                      *       "first_visited_at": "2026-11-26T09:30:00.000Z",
                      *       "last_visited_at": "2026-11-26T09:30:00.000Z",
-                     *       "visit_count": 3
+                     *       "visit_count": 3,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -22236,6 +22892,8 @@ export interface operations {
                         /** Format: date-time */
                         last_visited_at: string;
                         visit_count: number;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -22439,7 +23097,8 @@ export interface operations {
                      * @example {
                      *       "accepted": true,
                      *       "message_id": "evt_01JDX4S7Q9M2K8",
-                     *       "duplicate": false
+                     *       "duplicate": false,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -22448,6 +23107,8 @@ export interface operations {
                         message_id: string;
                         /** @description True when the idempotency key was used within 24 hours; nothing new was stored. */
                         duplicate: boolean;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -22461,7 +23122,8 @@ export interface operations {
                      * @example {
                      *       "accepted": true,
                      *       "message_id": "evt_01JDX4S7Q9M2K8",
-                     *       "duplicate": false
+                     *       "duplicate": false,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -22470,6 +23132,8 @@ export interface operations {
                         message_id: string;
                         /** @description True when the idempotency key was used within 24 hours; nothing new was stored. */
                         duplicate: boolean;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -22691,7 +23355,8 @@ export interface operations {
                      *           "code": "first_purchase",
                      *           "detail": "Spring weekend bonus"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -22707,6 +23372,8 @@ export interface operations {
                             code?: string;
                             detail?: string;
                         }[];
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -22928,7 +23595,8 @@ export interface operations {
                      *           "code": "first_purchase",
                      *           "detail": "Spring weekend bonus"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -22944,6 +23612,8 @@ export interface operations {
                             code?: string;
                             detail?: string;
                         }[];
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -23159,7 +23829,8 @@ export interface operations {
                      *             "Spring weekend bonus"
                      *           ]
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -23175,6 +23846,8 @@ export interface operations {
                             points: number;
                             badges_awarded: string[];
                         }[];
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -23393,12 +24066,15 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         events: components["schemas"]["StoredEvent"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -23600,10 +24276,14 @@ export interface operations {
                      *       "processed_at": "2026-11-26T09:30:00.000Z",
                      *       "outcome": {
                      *         "store": {}
-                     *       }
+                     *       },
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["StoredEvent"];
+                    "application/json": components["schemas"]["StoredEvent"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -23794,12 +24474,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "event_id": "evt_01JDX4S7Q9M2K8",
-                     *       "status": "pending"
+                     *       "status": "pending",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         event_id: string;
                         status: "pending" | "processed" | "retrying" | "failed";
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -23997,11 +24680,14 @@ export interface operations {
                      *           "created_at": "2026-11-26T09:30:00.000Z",
                      *           "updated_at": "2026-11-26T09:30:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         leaderboards: components["schemas"]["AdminLeaderboard"][];
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -24227,10 +24913,14 @@ export interface operations {
                      *       "last_refreshed_at": "2026-11-26T09:30:00.000Z",
                      *       "last_refresh_ms": 3,
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["AdminLeaderboard"];
+                    "application/json": components["schemas"]["AdminLeaderboard"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -24426,10 +25116,14 @@ export interface operations {
                      *       "last_refreshed_at": "2026-11-26T09:30:00.000Z",
                      *       "last_refresh_ms": 3,
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["AdminLeaderboard"];
+                    "application/json": components["schemas"]["AdminLeaderboard"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -24625,10 +25319,14 @@ export interface operations {
                      *       "last_refreshed_at": "2026-11-26T09:30:00.000Z",
                      *       "last_refresh_ms": 3,
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["AdminLeaderboard"];
+                    "application/json": components["schemas"]["AdminLeaderboard"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -24839,10 +25537,14 @@ export interface operations {
                      *       "last_refreshed_at": "2026-11-26T09:30:00.000Z",
                      *       "last_refresh_ms": 3,
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["AdminLeaderboard"];
+                    "application/json": components["schemas"]["AdminLeaderboard"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -25037,7 +25739,8 @@ export interface operations {
                      *       "period_start": "2026-11-26",
                      *       "total_participants": 3,
                      *       "refreshed_at": "2026-11-26T09:30:00.000Z",
-                     *       "refresh_ms": 3
+                     *       "refresh_ms": 3,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -25047,6 +25750,8 @@ export interface operations {
                         /** Format: date-time */
                         refreshed_at: string;
                         refresh_ms: number;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -25275,10 +25980,14 @@ export interface operations {
                      *           "avatar_url": "https://shop.example.com/loyalty",
                      *           "is_me": false
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ProgressionLeaderboard"];
+                    "application/json": components["schemas"]["ProgressionLeaderboard"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -25729,10 +26438,14 @@ export interface operations {
                      *       "anonymized": false,
                      *       "anonymized_at": "2026-11-26T09:30:00.000Z",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ParticipantProfile"];
+                    "application/json": components["schemas"]["ParticipantProfile"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -25937,10 +26650,14 @@ export interface operations {
                      *       "anonymized": false,
                      *       "anonymized_at": "2026-11-26T09:30:00.000Z",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ParticipantProfile"];
+                    "application/json": components["schemas"]["ParticipantProfile"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -26138,7 +26855,8 @@ export interface operations {
                      *       "rows_kept": {
                      *         "store": 3
                      *       },
-                     *       "duplicate": false
+                     *       "duplicate": false,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -26158,6 +26876,8 @@ export interface operations {
                         };
                         /** @description True when the erasure had already been done; the stored evidence is returned. */
                         duplicate: boolean;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -26376,12 +27096,15 @@ export interface operations {
                      *           "updated_at": "2026-11-26T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         participants: components["schemas"]["ParticipantProfile"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -26601,12 +27324,15 @@ export interface operations {
                      *           "updated_at": "2026-11-26T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         participants: components["schemas"]["ParticipantProfile"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -26804,12 +27530,15 @@ export interface operations {
                      *           "updated_at": "2026-11-26T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         fields: components["schemas"]["ParticipantCustomField"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -27022,10 +27751,14 @@ export interface operations {
                      *       "personal": false,
                      *       "description": "Earn 2× points on every purchase this weekend.",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ParticipantCustomField"];
+                    "application/json": components["schemas"]["ParticipantCustomField"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -27214,10 +27947,14 @@ export interface operations {
                      *       "personal": false,
                      *       "description": "Earn 2× points on every purchase this weekend.",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ParticipantCustomField"];
+                    "application/json": components["schemas"]["ParticipantCustomField"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -27406,10 +28143,14 @@ export interface operations {
                      *       "personal": false,
                      *       "description": "Earn 2× points on every purchase this weekend.",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ParticipantCustomField"];
+                    "application/json": components["schemas"]["ParticipantCustomField"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -27611,10 +28352,14 @@ export interface operations {
                      *       "personal": false,
                      *       "description": "Earn 2× points on every purchase this weekend.",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ParticipantCustomField"];
+                    "application/json": components["schemas"]["ParticipantCustomField"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -27825,7 +28570,8 @@ export interface operations {
                      *       "participant_id": "user_1042",
                      *       "field": "Spring weekend bonus",
                      *       "value": {},
-                     *       "access_log_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93"
+                     *       "access_log_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -27835,6 +28581,8 @@ export interface operations {
                         value: unknown;
                         /** Format: uuid */
                         access_log_id: string;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -28039,7 +28787,8 @@ export interface operations {
                      *           "reason": "Welcome bonus"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -28059,6 +28808,8 @@ export interface operations {
                             reason: string | null;
                         }[];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -28274,7 +29025,8 @@ export interface operations {
                      *       "lifetime": 1250,
                      *       "delta": 250,
                      *       "duplicate": false,
-                     *       "ledger_entry_id": "ple_7d2c91a04b3e"
+                     *       "ledger_entry_id": "ple_7d2c91a04b3e",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -28285,6 +29037,8 @@ export interface operations {
                         /** @description True when the idempotency key was already used inside 24 hours; nothing was applied again. */
                         duplicate: boolean;
                         ledger_entry_id: string;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -28500,7 +29254,8 @@ export interface operations {
                      *       "lifetime": 1250,
                      *       "delta": 250,
                      *       "duplicate": false,
-                     *       "ledger_entry_id": "ple_7d2c91a04b3e"
+                     *       "ledger_entry_id": "ple_7d2c91a04b3e",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -28511,6 +29266,8 @@ export interface operations {
                         /** @description True when the idempotency key was already used inside 24 hours; nothing was applied again. */
                         duplicate: boolean;
                         ledger_entry_id: string;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -28715,7 +29472,8 @@ export interface operations {
                      *         3
                      *       ],
                      *       "currency_name": "Stars",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -28728,6 +29486,8 @@ export interface operations {
                         /** @description Name of the points shown to participants (default "points"). */
                         currency_name: string;
                         updated_at: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -28936,7 +29696,8 @@ export interface operations {
                      *         3
                      *       ],
                      *       "currency_name": "Stars",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -28949,6 +29710,8 @@ export interface operations {
                         /** @description Name of the points shown to participants (default "points"). */
                         currency_name: string;
                         updated_at: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -29153,12 +29916,15 @@ export interface operations {
                      *           "created_at": "2026-11-26T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         multipliers: components["schemas"]["PointsMultiplier"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -29393,10 +30159,14 @@ export interface operations {
                      *         }
                      *       },
                      *       "participant_id": "user_1042",
-                     *       "created_at": "2026-11-26T09:30:00.000Z"
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["PointsMultiplier"];
+                    "application/json": components["schemas"]["PointsMultiplier"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -29591,10 +30361,14 @@ export interface operations {
                      *         }
                      *       },
                      *       "participant_id": "user_1042",
-                     *       "created_at": "2026-11-26T09:30:00.000Z"
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["PointsMultiplier"];
+                    "application/json": components["schemas"]["PointsMultiplier"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -29965,11 +30739,14 @@ export interface operations {
                      *           "created_at": "2026-11-26T09:30:00.000Z",
                      *           "updated_at": "2026-11-26T09:30:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         tiers: components["schemas"]["PointsTier"][];
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -30179,10 +30956,14 @@ export interface operations {
                      *       "min_lifetime_points": 3,
                      *       "level": 3,
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["PointsTier"];
+                    "application/json": components["schemas"]["PointsTier"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -30372,10 +31153,14 @@ export interface operations {
                      *       "min_lifetime_points": 3,
                      *       "level": 3,
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["PointsTier"];
+                    "application/json": components["schemas"]["PointsTier"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -30759,10 +31544,14 @@ export interface operations {
                      *       "min_lifetime_points": 3,
                      *       "level": 3,
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["PointsTier"];
+                    "application/json": components["schemas"]["PointsTier"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -30975,13 +31764,16 @@ export interface operations {
                      *           "created_at": "2026-11-26T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         /** @description Newest first. Expiry entries are kept visible for 90 days. */
                         entries: components["schemas"]["PointsLedgerEntry"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -31187,7 +31979,8 @@ export interface operations {
                      *       "available_points": 3,
                      *       "total_points": 1250,
                      *       "currency_name": "Stars",
-                     *       "last_earned_at": "2026-11-26T09:30:00.000Z"
+                     *       "last_earned_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -31196,6 +31989,8 @@ export interface operations {
                         total_points: number;
                         currency_name: string;
                         last_earned_at: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -31421,7 +32216,8 @@ export interface operations {
                      *         }
                      *       ],
                      *       "total": 3,
-                     *       "has_more": false
+                     *       "has_more": false,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -31439,6 +32235,8 @@ export interface operations {
                         }[];
                         total: number;
                         has_more: boolean;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -31680,7 +32478,8 @@ export interface operations {
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "started_at": "2026-11-26T09:30:00.000Z",
                      *       "finished_at": "2026-11-26T09:30:00.000Z",
-                     *       "duplicate": false
+                     *       "duplicate": false,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -31710,6 +32509,8 @@ export interface operations {
                         started_at: string | null;
                         finished_at: string | null;
                         duplicate?: boolean;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -31915,7 +32716,8 @@ export interface operations {
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "started_at": "2026-11-26T09:30:00.000Z",
                      *       "finished_at": "2026-11-26T09:30:00.000Z",
-                     *       "duplicate": false
+                     *       "duplicate": false,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -31945,6 +32747,8 @@ export interface operations {
                         started_at: string | null;
                         finished_at: string | null;
                         duplicate?: boolean;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -32172,7 +32976,8 @@ export interface operations {
                      *         ]
                      *       },
                      *       "referrals": {},
-                     *       "profile": {}
+                     *       "profile": {},
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -32225,6 +33030,8 @@ export interface operations {
                         profile?: {
                             [key: string]: unknown;
                         };
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -32449,7 +33256,8 @@ export interface operations {
                      *         ]
                      *       },
                      *       "referrals": {},
-                     *       "profile": {}
+                     *       "profile": {},
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -32502,6 +33310,8 @@ export interface operations {
                         profile?: {
                             [key: string]: unknown;
                         };
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -32719,12 +33529,15 @@ export interface operations {
                      *           "decision_note": "Spring weekend bonus"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         reviews: components["schemas"]["Review"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -32950,10 +33763,14 @@ export interface operations {
                      *         "email": "ada@example.com"
                      *       },
                      *       "decided_at": "2026-11-26T09:30:00.000Z",
-                     *       "decision_note": "Spring weekend bonus"
+                     *       "decision_note": "Spring weekend bonus",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["Review"];
+                    "application/json": components["schemas"]["Review"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -33160,10 +33977,14 @@ export interface operations {
                      *         "email": "ada@example.com"
                      *       },
                      *       "decided_at": "2026-11-26T09:30:00.000Z",
-                     *       "decision_note": "Spring weekend bonus"
+                     *       "decision_note": "Spring weekend bonus",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["Review"];
+                    "application/json": components["schemas"]["Review"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -33376,10 +34197,14 @@ export interface operations {
                      *         "email": "ada@example.com"
                      *       },
                      *       "decided_at": "2026-11-26T09:30:00.000Z",
-                     *       "decision_note": "Spring weekend bonus"
+                     *       "decision_note": "Spring weekend bonus",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["Review"];
+                    "application/json": components["schemas"]["Review"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -33604,10 +34429,14 @@ export interface operations {
                      *         "email": "ada@example.com"
                      *       },
                      *       "decided_at": "2026-11-26T09:30:00.000Z",
-                     *       "decision_note": "Spring weekend bonus"
+                     *       "decision_note": "Spring weekend bonus",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["Review"];
+                    "application/json": components["schemas"]["Review"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -33827,10 +34656,14 @@ export interface operations {
                      *       "participant_id": "user_1042",
                      *       "campaign_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "created": false
+                     *       "created": false,
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ReferralCode"];
+                    "application/json": components["schemas"]["ReferralCode"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -34385,10 +35218,14 @@ export interface operations {
                      *           "referral_url": "https://shop.example.com/loyalty",
                      *           "created_at": "2026-11-26T09:30:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ReferralStats"];
+                    "application/json": components["schemas"]["ReferralStats"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -34580,7 +35417,8 @@ export interface operations {
                      *           "badge_code": "first_purchase",
                      *           "points": 250
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -34593,6 +35431,8 @@ export interface operations {
                             badge_code?: string;
                             points?: number;
                         }[];
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -34819,7 +35659,8 @@ export interface operations {
                      *           "badge_code": "first_purchase",
                      *           "points": 250
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -34832,6 +35673,8 @@ export interface operations {
                             badge_code?: string;
                             points?: number;
                         }[];
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -35040,12 +35883,15 @@ export interface operations {
                      *           "decision_note": "Spring weekend bonus"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         conversions: components["schemas"]["ReferralConversion"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -35264,10 +36110,14 @@ export interface operations {
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "decided_at": "2026-11-26T09:30:00.000Z",
                      *       "decided_by": "Spring weekend bonus",
-                     *       "decision_note": "Spring weekend bonus"
+                     *       "decision_note": "Spring weekend bonus",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ReferralConversion"];
+                    "application/json": components["schemas"]["ReferralConversion"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -35485,10 +36335,14 @@ export interface operations {
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "decided_at": "2026-11-26T09:30:00.000Z",
                      *       "decided_by": "Spring weekend bonus",
-                     *       "decision_note": "Spring weekend bonus"
+                     *       "decision_note": "Spring weekend bonus",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ReferralConversion"];
+                    "application/json": components["schemas"]["ReferralConversion"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -35696,12 +36550,15 @@ export interface operations {
                      *           "updated_at": "2026-11-26T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         rewards: components["schemas"]["Reward"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -35944,10 +36801,14 @@ export interface operations {
                      *       "valid_for_days": 3,
                      *       "active": true,
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["Reward"];
+                    "application/json": components["schemas"]["Reward"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -36146,10 +37007,14 @@ export interface operations {
                      *       "valid_for_days": 3,
                      *       "active": true,
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["Reward"];
+                    "application/json": components["schemas"]["Reward"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -36377,10 +37242,14 @@ export interface operations {
                      *       "valid_for_days": 3,
                      *       "active": true,
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["Reward"];
+                    "application/json": components["schemas"]["Reward"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -36585,7 +37454,8 @@ export interface operations {
                      * @example {
                      *       "added": 3,
                      *       "duplicates": 3,
-                     *       "codes_available": 3
+                     *       "codes_available": 3,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -36593,6 +37463,8 @@ export interface operations {
                         /** @description Codes already in the pool (or repeated in the upload); ignored. */
                         duplicates: number;
                         codes_available: number;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -36795,12 +37667,15 @@ export interface operations {
                      *           "metadata": {}
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         rewards: components["schemas"]["ClaimedReward"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -37059,12 +37934,15 @@ export interface operations {
                      *           "updated_at": "2026-11-26T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         rules: components["schemas"]["EarnRule"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -37346,10 +38224,14 @@ export interface operations {
                      *       "starts_at": "2026-11-26T09:30:00.000Z",
                      *       "ends_at": "2026-11-26T09:30:00.000Z",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["EarnRule"];
+                    "application/json": components["schemas"]["EarnRule"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -37593,10 +38475,14 @@ export interface operations {
                      *       "starts_at": "2026-11-26T09:30:00.000Z",
                      *       "ends_at": "2026-11-26T09:30:00.000Z",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["EarnRule"];
+                    "application/json": components["schemas"]["EarnRule"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -38101,10 +38987,14 @@ export interface operations {
                      *       "starts_at": "2026-11-26T09:30:00.000Z",
                      *       "ends_at": "2026-11-26T09:30:00.000Z",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["EarnRule"];
+                    "application/json": components["schemas"]["EarnRule"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -38322,7 +39212,8 @@ export interface operations {
                      *       "badges_awarded": 3,
                      *       "capped_events": 3,
                      *       "truncated": false,
-                     *       "budget_exhausted_at": "2026-11-26T09:30:00.000Z"
+                     *       "budget_exhausted_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -38345,6 +39236,8 @@ export interface operations {
                         truncated: boolean;
                         /** @description The timestamp of the event that would have spent the last point of `budget_points`; null when the rule has no budget or the budget would have lasted the range. */
                         budget_exhausted_at: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -39147,6 +40040,1116 @@ export interface operations {
             };
         };
     };
+    getSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "live_tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "sandbox_tenant_id": "0c1d9e4f-7a2b-4e58-b3c6-91d2f0a8e7b4",
+                     *       "slug": "acme-sandbox-3f9a1c2e",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Sandbox"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    openSandbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "live_tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "sandbox_tenant_id": "0c1d9e4f-7a2b-4e58-b3c6-91d2f0a8e7b4",
+                     *       "slug": "acme-sandbox-3f9a1c2e",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Sandbox"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "live_tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "sandbox_tenant_id": "0c1d9e4f-7a2b-4e58-b3c6-91d2f0a8e7b4",
+                     *       "slug": "acme-sandbox-3f9a1c2e",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Sandbox"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    resetSandbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scope": "data"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SandboxResetRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sandbox_tenant_id": "0c1d9e4f-7a2b-4e58-b3c6-91d2f0a8e7b4",
+                     *       "scope": "data",
+                     *       "deleted": {
+                     *         "participants": 12,
+                     *         "points_ledger": 40,
+                     *         "points_balances": 12,
+                     *         "ingested_events": 95,
+                     *         "outbox_events": 140,
+                     *         "webhook_deliveries": 35,
+                     *         "graphile_worker.jobs": 2
+                     *       },
+                     *       "released_reward_codes": 3,
+                     *       "reset_at": "2026-11-26T09:45:00.000Z",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxReset"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    previewSandboxPromotion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "live_tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "sandbox_tenant_id": "0c1d9e4f-7a2b-4e58-b3c6-91d2f0a8e7b4",
+                     *       "rules": {
+                     *         "create": [
+                     *           {
+                     *             "key": "Purchase points",
+                     *             "sandbox_id": "rul_4f9a1c2e7b3d",
+                     *             "fields": {
+                     *               "name": "Purchase points",
+                     *               "description": null,
+                     *               "trigger": "event",
+                     *               "event_name": "purchase_completed",
+                     *               "schedule": null,
+                     *               "conditions": {},
+                     *               "effects": [
+                     *                 {
+                     *                   "type": "award_points",
+                     *                   "rate": {
+                     *                     "property": "amount",
+                     *                     "per": 1,
+                     *                     "points": 1
+                     *                   }
+                     *                 }
+                     *               ],
+                     *               "caps": {},
+                     *               "budget_points": null,
+                     *               "priority": 0,
+                     *               "stop_processing": false,
+                     *               "starts_at": null,
+                     *               "ends_at": null
+                     *             }
+                     *           }
+                     *         ],
+                     *         "update": [
+                     *           {
+                     *             "key": "Welcome bonus",
+                     *             "sandbox_id": "rul_8c2d5e1f0a9b",
+                     *             "live_id": "rul_1a7e3c9d4b2f",
+                     *             "changes": {
+                     *               "priority": {
+                     *                 "before": 0,
+                     *                 "after": 10
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "unchanged": 3,
+                     *         "live_only": [
+                     *           {
+                     *             "key": "Legacy signup",
+                     *             "live_id": "rul_9d0e2f4a6c8b"
+                     *           }
+                     *         ],
+                     *         "blocked": []
+                     *       },
+                     *       "engagements": {
+                     *         "create": [],
+                     *         "update": [],
+                     *         "unchanged": 1,
+                     *         "live_only": [],
+                     *         "blocked": []
+                     *       },
+                     *       "rewards": {
+                     *         "create": [],
+                     *         "update": [],
+                     *         "unchanged": 0,
+                     *         "live_only": [],
+                     *         "blocked": [
+                     *           {
+                     *             "key": "free-coffee",
+                     *             "sandbox_id": "free-coffee",
+                     *             "reason": "its type differs (live \"coupon\", sandbox \"voucher\") and cannot be changed on an existing item; rename one of them"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "fingerprint": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxPromotionDiff"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    applySandboxPromotion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fingerprint": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SandboxPromotionBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "applied": {
+                     *         "rules": {
+                     *           "created": 1,
+                     *           "updated": 1
+                     *         },
+                     *         "engagements": {
+                     *           "created": 0,
+                     *           "updated": 0
+                     *         },
+                     *         "rewards": {
+                     *           "created": 0,
+                     *           "updated": 0
+                     *         }
+                     *       },
+                     *       "fingerprint": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *       "audit_id": "4711",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxPromotion"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     listStreaks: {
         parameters: {
             query?: {
@@ -39180,12 +41183,15 @@ export interface operations {
                      *           "updated_at": "2026-11-26T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         streaks: components["schemas"]["StreakDefinition"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -39403,10 +41409,14 @@ export interface operations {
                      *       "event_name": "purchase_completed",
                      *       "grace_periods": 3,
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["StreakDefinition"];
+                    "application/json": components["schemas"]["StreakDefinition"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -39597,10 +41607,14 @@ export interface operations {
                      *       "event_name": "purchase_completed",
                      *       "grace_periods": 3,
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["StreakDefinition"];
+                    "application/json": components["schemas"]["StreakDefinition"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -39988,10 +42002,14 @@ export interface operations {
                      *       "event_name": "purchase_completed",
                      *       "grace_periods": 3,
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["StreakDefinition"];
+                    "application/json": components["schemas"]["StreakDefinition"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -40178,10 +42196,14 @@ export interface operations {
                      *       "now": "2026-11-26T09:30:00.000Z",
                      *       "real_now": "2026-11-26T09:30:00.000Z",
                      *       "offset_seconds": 30,
-                     *       "advanced_at": "2026-11-26T09:30:00.000Z"
+                     *       "advanced_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["TestClock"];
+                    "application/json": components["schemas"]["TestClock"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -40368,10 +42390,14 @@ export interface operations {
                      *       "now": "2026-11-26T09:30:00.000Z",
                      *       "real_now": "2026-11-26T09:30:00.000Z",
                      *       "offset_seconds": 30,
-                     *       "advanced_at": "2026-11-26T09:30:00.000Z"
+                     *       "advanced_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["TestClock"];
+                    "application/json": components["schemas"]["TestClock"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -40588,7 +42614,8 @@ export interface operations {
                      *       "previous_now": "2026-11-26T09:30:00.000Z",
                      *       "ran": {
                      *         "store": 3
-                     *       }
+                     *       },
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -40602,6 +42629,8 @@ export interface operations {
                         ran: {
                             [key: string]: number;
                         };
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -40805,7 +42834,8 @@ export interface operations {
                      *         "account:self"
                      *       ],
                      *       "csrf_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnbmF0dXJl",
-                     *       "expires_at": "2026-11-26T09:30:00.000Z"
+                     *       "expires_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -40826,6 +42856,8 @@ export interface operations {
                          * @description When the sign-in ends at the latest (12 hours); two hours without a request end it sooner.
                          */
                         expires_at: string;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -41788,12 +43820,15 @@ export interface operations {
                      *           "updated_at": "2026-11-26T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         users: components["schemas"]["ConsoleUser"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -42013,13 +44048,16 @@ export interface operations {
                      *         "created_at": "2026-11-26T09:30:00.000Z",
                      *         "updated_at": "2026-11-26T09:30:00.000Z"
                      *       },
-                     *       "invite_url": "https://shop.example.com/loyalty"
+                     *       "invite_url": "https://shop.example.com/loyalty",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         user: components["schemas"]["ConsoleUser"];
                         /** @description Give it to the person (no mail is sent). Valid 7 days, once. */
                         invite_url: string;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -42212,10 +44250,14 @@ export interface operations {
                      *       "status": "invited",
                      *       "invite_expires_at": "2026-11-26T09:30:00.000Z",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ConsoleUser"];
+                    "application/json": components["schemas"]["ConsoleUser"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -42606,10 +44648,14 @@ export interface operations {
                      *       "status": "invited",
                      *       "invite_expires_at": "2026-11-26T09:30:00.000Z",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["ConsoleUser"];
+                    "application/json": components["schemas"]["ConsoleUser"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -42820,7 +44866,8 @@ export interface operations {
                      *           "request_id": "rwd_5c2e9a71"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -42847,6 +44894,8 @@ export interface operations {
                             request_id: string | null;
                         }[];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -43054,12 +45103,15 @@ export interface operations {
                      *           "updated_at": "2026-11-26T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         destinations: components["schemas"]["WebhookDestination"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -43304,7 +45356,8 @@ export interface operations {
                      *       "allow_private_network": false,
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "updated_at": "2026-11-26T09:30:00.000Z",
-                     *       "secret": "whsec_3k9Qm2Vx7Lp1Zt8Rb4Nc6Yd0Hf5Ja2Gs"
+                     *       "secret": "whsec_3k9Qm2Vx7Lp1Zt8Rb4Nc6Yd0Hf5Ja2Gs",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -43329,6 +45382,8 @@ export interface operations {
                         updated_at: string;
                         /** @description The signing secret (`whsec_…`). Shown once; store it. */
                         secret: string;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -43516,10 +45571,14 @@ export interface operations {
                      *       "retry_delays_seconds": [
                      *         1.5
                      *       ],
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookSettings"];
+                    "application/json": components["schemas"]["WebhookSettings"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -43718,10 +45777,14 @@ export interface operations {
                      *       "retry_delays_seconds": [
                      *         1.5
                      *       ],
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookSettings"];
+                    "application/json": components["schemas"]["WebhookSettings"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -43920,10 +45983,14 @@ export interface operations {
                      *       "active": true,
                      *       "allow_private_network": false,
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookDestination"];
+                    "application/json": components["schemas"]["WebhookDestination"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -44328,10 +46395,14 @@ export interface operations {
                      *       "active": true,
                      *       "allow_private_network": false,
                      *       "created_at": "2026-11-26T09:30:00.000Z",
-                     *       "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookDestination"];
+                    "application/json": components["schemas"]["WebhookDestination"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -44547,10 +46618,14 @@ export interface operations {
                      *           "response_body": "Spring weekend bonus",
                      *           "error": "Spring weekend bonus"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookDelivery"];
+                    "application/json": components["schemas"]["WebhookDelivery"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -44778,10 +46853,14 @@ export interface operations {
                      *           "response_body": "Spring weekend bonus",
                      *           "error": "Spring weekend bonus"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookDelivery"];
+                    "application/json": components["schemas"]["WebhookDelivery"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -45003,12 +47082,15 @@ export interface operations {
                      *           ]
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
                         deliveries: components["schemas"]["WebhookDelivery"][];
                         next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
                     };
                 };
             };
@@ -45226,10 +47308,14 @@ export interface operations {
                      *           "response_body": "Spring weekend bonus",
                      *           "error": "Spring weekend bonus"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookDelivery"];
+                    "application/json": components["schemas"]["WebhookDelivery"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -45468,10 +47554,14 @@ export interface operations {
                      *       "error": "Spring weekend bonus",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "started_at": "2026-11-26T09:30:00.000Z",
-                     *       "completed_at": "2026-11-26T09:30:00.000Z"
+                     *       "completed_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookReplayJob"];
+                    "application/json": components["schemas"]["WebhookReplayJob"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
@@ -45674,10 +47764,14 @@ export interface operations {
                      *       "error": "Spring weekend bonus",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "started_at": "2026-11-26T09:30:00.000Z",
-                     *       "completed_at": "2026-11-26T09:30:00.000Z"
+                     *       "completed_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookReplayJob"];
+                    "application/json": components["schemas"]["WebhookReplayJob"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
                 };
             };
             /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
