@@ -156,4 +156,23 @@ test('sandbox promotion: a diff shown first, then applied to live in one audited
     const tote = await call('GET', '/api/v1/admin/rewards/tote', live.apiKey, undefined, 200);
     assert.equal(tote.body.name, 'Tote bag', 'nothing of a refused promotion is applied');
   });
+
+  await t.test('an update of a published live engagement replaces its draft and never publishes it', async () => {
+    const liveEngagement = (await call('GET', '/api/v1/admin/engagements', live.apiKey, undefined, 200)).body.engagements[0];
+    await call('POST', `/api/v1/admin/engagements/${liveEngagement.id}/publish`, live.apiKey, undefined, 200);
+    const sandboxRules = (await call('GET', '/api/v1/admin/rules', testKey, undefined, 200)).body.rules;
+    await call('DELETE', `/api/v1/admin/rules/${sandboxRules.find((rule: any) => rule.name === 'VIP badge').id}`, testKey, undefined, 204);
+    const sandboxEngagement = (await call('GET', '/api/v1/admin/engagements', testKey, undefined, 200)).body.engagements[0];
+    await call('PATCH', `/api/v1/admin/engagements/${sandboxEngagement.id}`, testKey, { name: 'Spring quiz 2' }, 200);
+    const diff = (await call('GET', PROMOTION, live.apiKey, undefined, 200)).body;
+    assert.deepEqual(diff.engagements.update[0].changes, { name: { before: 'Spring quiz', after: 'Spring quiz 2' } });
+    const applied = await call('POST', PROMOTION, live.apiKey, { fingerprint: diff.fingerprint }, 200);
+    assert.deepEqual(applied.body.applied.engagements, { created: 0, updated: 1 });
+    assert.deepEqual(applied.body.applied.rewards, { created: 0, updated: 1 });
+    const after = await call('GET', `/api/v1/admin/engagements/${liveEngagement.id}`, live.apiKey, undefined, 200);
+    assert.equal(after.body.name, 'Spring quiz 2');
+    assert.equal(after.body.status, 'published');
+    assert.equal(after.body.has_unpublished_changes, true, 'the published version keeps serving until it is published again');
+    assert.equal((await call('GET', '/api/v1/admin/rewards/tote', live.apiKey, undefined, 200)).body.name, 'Canvas tote bag');
+  });
 });
