@@ -138,6 +138,16 @@ test('sandbox reset: empties the sandbox, never the live tenant', async (t) => {
     assert.equal(await count(svc, 'participants', sandboxId), 3);
   });
 
+  await t.test("another tenant's reset empties its own sandbox, not this one", async () => {
+    const other = await svc.createTenant();
+    assert.equal((await svc.request('POST', '/api/v1/tenant/sandbox', { key: other.apiKey })).status, 201);
+    const reset = await svc.request('POST', RESET, { key: other.apiKey, body: { scope: 'everything' } });
+    assert.equal(reset.status, 200, reset.text);
+    assert.notEqual(reset.body.sandbox_tenant_id, sandboxId);
+    assert.equal(await count(svc, 'participants', sandboxId), 3);
+    assert.equal(await count(svc, 'rewards', sandboxId), 1);
+  });
+
   await t.test('scope data (the default, no body): participants and what they produced go; configuration, keys and audit log stay', async () => {
     const auditBefore = await count(svc, 'audit_log', sandboxId);
     const jobsBefore = await jobsOf(svc, sandboxId);
