@@ -99,6 +99,83 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
     assert.equal(bob.status, 404, 'the refused row wrote nothing');
   });
 
+  await t.test('a set-based batch (a repeated participant, a bad row, an anonymized participant) ends as the same rows upserted one by one', async () => {
+    const rows = [
+      { participant_id: 'p-1', city: 'London', tier: 'silver' },
+      { participant_id: 'p-2', email: 'not-an-email' },
+      { participant_id: 'gone', city: 'Leeds' },
+      { participant_id: 'p-1', tier: null, first_name: 'Ada' },
+      { participant_id: 'p-3', display_name: 'Three', external_id: 'ext-1', tier: 'bronze' },
+      { participant_id: 'p-1', city: 'York' },
+      { participant_id: 'p-3', external_id: null },
+    ];
+    async function prepared(): Promise<{ key: string; tenantId: string }> {
+      const fresh = await svc.createTenant();
+      const key = await keyWithScopes(svc, fresh, ['admin', 'read:pii']);
+      const field = await svc.request('POST', '/api/v1/gamify/admin/participant-fields', { key, body: { key: 'tier', type: 'string', personal: false } });
+      assert.equal(field.status, 201, field.text);
+      for (const [id, body] of [['p-1', { city: 'Paris', custom: { tier: 'gold' } }], ['gone', { city: 'Oslo' }]] as const) {
+        const written = await svc.request('PATCH', `/api/v1/gamify/admin/participants/${id}/profile`, { key, body });
+        assert.equal(written.status, 200, written.text);
+      }
+      const erased = await svc.request('DELETE', '/api/v1/gamify/admin/participants/gone?anonymize=true', { key });
+      assert.equal(erased.status, 200, erased.text);
+      return { key, tenantId: fresh.tenantId };
+    }
+    const batch = await prepared();
+    const started = await upload(svc, batch.key, 'participants', 'jsonl', rows.map((row) => JSON.stringify(row)).join('\n'));
+    assert.equal(started.status, 202, started.text);
+    await runImport(db, batch.tenantId, started.body.import_id);
+    const status = await svc.request('GET', `/api/v1/admin/imports/${started.body.import_id}`, { key: batch.key });
+    assert.deepEqual([status.body.rows_done, status.body.rows_failed], [5, 2]);
+    const report = await svc.request('GET', `/api/v1/admin/imports/${started.body.import_id}/errors`, { key: batch.key });
+
+    const oneByOne = await prepared();
+    const refusals: Array<Record<string, unknown>> = [];
+    for (const [i, { participant_id: id, tier, ...fields }] of rows.entries()) {
+      const body = tier === undefined ? fields : { ...fields, custom: { tier } };
+      const written = await svc.request('PATCH', `/api/v1/gamify/admin/participants/${id}/profile`, { key: oneByOne.key, body });
+      if (written.status !== 200) refusals.push({ row: i + 1, field: null, code: written.body.code, detail: written.body.detail });
+    }
+    assert.deepEqual(report.body.errors, refusals);
+    assert.deepEqual(
+      refusals.map((r) => r.code),
+      ['PROFILE_INVALID_VALUE', 'PARTICIPANT_ANONYMIZED'],
+    );
+    const comparable = ({ created_at: _c, updated_at: _u, anonymized_at: _a, ...rest }: Record<string, unknown>) => rest;
+    for (const id of ['p-1', 'p-2', 'p-3', 'gone']) {
+      const [fromBatch, fromRows] = await Promise.all(
+        [batch, oneByOne].map((side) => svc.request('GET', `/api/v1/gamify/admin/participants/${id}`, { key: side.key })),
+      );
+      assert.equal(fromBatch.status, fromRows.status, id);
+      assert.deepEqual(comparable(fromBatch.body), comparable(fromRows.body), id);
+    }
+    const p1 = await svc.request('GET', '/api/v1/gamify/admin/participants/p-1', { key: batch.key });
+    assert.deepEqual([p1.body.city, p1.body.first_name, p1.body.custom], ['York', 'Ada', {}], 'the later rows won; null cleared the custom value');
+  });
+
+  await t.test('a batch the database refuses whole is applied again row by row: only the refused row fails', async () => {
+    // A rule the service does not check in memory, so that only the database refuses the row.
+    const fresh = await svc.createTenant();
+    const key = await keyWithScopes(svc, fresh, ['admin']);
+    await svc.sql(`ALTER TABLE participants ADD CONSTRAINT test_refused_city CHECK (city IS DISTINCT FROM 'Refused') NOT VALID`);
+    try {
+      const started = await upload(svc, key, 'participants', 'csv', 'participant_id,city\r\np-fb-1,Leeds\r\np-fb-2,Refused\r\np-fb-1,York\r\np-fb-3,Leeds');
+      assert.equal(started.status, 202, started.text);
+      await runImport(db, fresh.tenantId, started.body.import_id);
+      const status = await svc.request('GET', `/api/v1/admin/imports/${started.body.import_id}`, { key });
+      assert.deepEqual([status.body.rows_done, status.body.rows_failed], [3, 1]);
+      const report = await svc.request('GET', `/api/v1/admin/imports/${started.body.import_id}/errors`, { key });
+      assert.equal(report.body.errors.length, 1);
+      assert.deepEqual([report.body.errors[0].row, report.body.errors[0].code], [2, 'PROFILE_REFUSED_BY_DATABASE']);
+      assert.match(report.body.errors[0].detail, /SQLSTATE 23514/);
+      const [first, refused, third] = await Promise.all(['p-fb-1', 'p-fb-2', 'p-fb-3'].map((id) => svc.request('GET', `/api/v1/gamify/admin/participants/${id}`, { key })));
+      assert.deepEqual([first.body.city, refused.status, third.body.city], ['York', 404, 'Leeds']);
+    } finally {
+      await svc.sql('ALTER TABLE participants DROP CONSTRAINT test_refused_city');
+    }
+  });
+
   await t.test('an upload is refused whole for a missing or unknown column (400), personal columns without read:pii (403), a wrong media type (415), a large body (413)', async () => {
     const missing = await upload(svc, pii, 'point_grants', 'csv', 'participant_id,amount\r\np-1,5');
     assert.equal(missing.status, 400);

@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { prefixedId } from '../../platform/ids.js';
 import { addJob } from '../../platform/jobs.js';
 import { claimKey, storeResponse } from '../../platform/idempotency.js';
-import { canReadPii, listCustomFieldsInTx, MASKED_FIELDS, STANDARD_FIELDS, writeProfileInTx, type ProfileInput } from '../participants/index.js';
+import { canReadPii, listCustomFieldsInTx, MASKED_FIELDS, STANDARD_FIELDS, writeProfilesInTx, type ProfileInput, type ProfileWrite } from '../participants/index.js';
 import { awardInTx, grantInTx, type GrantInput } from '../points/index.js';
 import { inBatch } from '../../platform/batch.js';
 import { holdEmits } from '../../platform/outbox.js';
@@ -360,7 +360,8 @@ function customValue(definition: CustomDefinition, raw: unknown, format: FileFor
   return raw;
 }
 
-async function applyParticipant(tx: Tx, tenantId: string, data: Record<string, unknown>, format: FileFormat, custom: Map<string, CustomDefinition>, auth: AuthContext): Promise<RowOutcome> {
+/** A participant row's upsert, or why it is refused before the participants module sees it. */
+function participantWriteOf(data: Record<string, unknown>, format: FileFormat, custom: Map<string, CustomDefinition>): ProfileWrite | RowOutcome {
   const participantId = participantIdOf(data);
   if (typeof participantId !== 'string') return participantId;
   // CSV: an empty cell leaves the value as it is. JSON lines: null clears it, a missing key leaves it.
@@ -385,7 +386,37 @@ async function applyParticipant(tx: Tx, tenantId: string, data: Record<string, u
   }
   if (errors.length > 0) return { ok: false, errors };
   if (Object.keys(customInput).length > 0) input.custom = customInput;
-  return underSavepoint(tx, () => writeProfileInTx(tx, tenantId, participantId, input, auth));
+  return { participantId, input };
+}
+
+/**
+ * Participants, set-based: each row is turned into an upsert here, and the
+ * participants module writes the batch's upserts with a few statements
+ * (`writeProfilesInTx`: later rows of a participant win, an anonymized
+ * participant is refused, a batch the database refuses whole is written row
+ * by row). Its refusals become row errors as a per-row upsert's would.
+ */
+async function applyParticipants(
+  tx: Tx,
+  tenantId: string,
+  format: FileFormat,
+  rows: PendingRow[],
+  custom: Map<string, CustomDefinition>,
+  auth: AuthContext,
+): Promise<Map<number, RowOutcome>> {
+  const outcomes = new Map<number, RowOutcome>();
+  const writes: Array<{ rowNumber: number; write: ProfileWrite }> = [];
+  for (const row of rows) {
+    const write = participantWriteOf(row.data!, format, custom);
+    if ('ok' in write) outcomes.set(row.rowNumber, write);
+    else writes.push({ rowNumber: row.rowNumber, write });
+  }
+  const written = await writeProfilesInTx(tx, tenantId, writes.map((w) => w.write), auth);
+  writes.forEach(({ rowNumber }, i) => {
+    const outcome = written[i];
+    outcomes.set(rowNumber, outcome.ok ? outcome : fail(null, outcome.error.message, outcome.error.code));
+  });
+  return outcomes;
 }
 
 const GRANT_TYPES = ['award', 'bonus', 'adjustment'];
@@ -477,18 +508,16 @@ async function applyCodes(tx: Tx, tenantId: string, rows: PendingRow[]): Promise
 }
 
 async function applyBatch(tx: Tx, tenantId: string, job: ImportRow, rows: PendingRow[], oneByOne: boolean): Promise<{ done: number; failed: number; errors: RowError[] }> {
-  const auth = authOfRequester(tenantId, job.requested_by);
-  const custom = job.kind === 'participants' ? (await columnsOf(tx, tenantId, 'participants')).custom : new Map<string, CustomDefinition>();
   const parsed = rows.filter((r) => r.data !== null);
-  let grouped: Map<number, RowOutcome> | null = null;
-  if (job.kind === 'reward_codes') grouped = await applyCodes(tx, tenantId, parsed);
-  if (job.kind === 'point_grants') grouped = oneByOne ? await applyGrantsOneByOne(tx, tenantId, job.id, parsed) : await applyGrantsHeld(tx, tenantId, job.id, parsed);
+  let outcomes: Map<number, RowOutcome>;
+  if (job.kind === 'participants') {
+    const { custom } = await columnsOf(tx, tenantId, 'participants');
+    outcomes = await applyParticipants(tx, tenantId, job.format, parsed, custom, authOfRequester(tenantId, job.requested_by));
+  } else if (job.kind === 'reward_codes') outcomes = await applyCodes(tx, tenantId, parsed);
+  else outcomes = oneByOne ? await applyGrantsOneByOne(tx, tenantId, job.id, parsed) : await applyGrantsHeld(tx, tenantId, job.id, parsed);
   const result = { done: 0, failed: 0, errors: [] as RowError[] };
   for (const row of rows) {
-    let outcome: RowOutcome;
-    if (row.data === null) outcome = fail(null, row.parseError ?? 'the row cannot be read', 'IMPORT_UNREADABLE_ROW');
-    else if (grouped) outcome = grouped.get(row.rowNumber)!;
-    else outcome = await applyParticipant(tx, tenantId, row.data, job.format, custom, auth);
+    const outcome = row.data === null ? fail(null, row.parseError ?? 'the row cannot be read', 'IMPORT_UNREADABLE_ROW') : outcomes.get(row.rowNumber)!;
     if (outcome.ok) result.done += 1;
     else {
       result.failed += 1;

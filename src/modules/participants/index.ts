@@ -10,7 +10,9 @@ import { retention } from './retention.js';
  *
  * Other modules create participants on first sight through
  * `ensureParticipant`, check them with `participantExists`, feed profile
- * values with `coalesceProfileInTx`, mask with `maskProfile`, and log full
+ * values with `coalesceProfileInTx`, write explicit upserts with
+ * `writeProfileInTx` (one) or `writeProfilesInTx` (many, set-based: imports),
+ * mask with `maskProfile`, and log full
  * reads of personal data they hand out (webhook deliveries) with
  * `recordPiiAccessInTx`.
  */
@@ -23,6 +25,8 @@ export { listProfiles as listProfilesInTx, listCustomFields as listCustomFieldsI
 export {
   coalesceProfileInTx,
   writeProfileInTx,
+  writeProfilesInTx,
+  PROFILE_WRITES_MAX,
   maskProfile,
   viewProfile,
   recordPiiAccessInTx,
@@ -33,6 +37,8 @@ export {
   type PiiAccess,
   type ProfileInput,
   type ProfileView,
+  type ProfileWrite,
+  type ProfileWriteOutcome,
 } from './service.js';
 export { STANDARD_FIELDS, MASKED_FIELDS } from './fields.js';
 

@@ -319,16 +319,21 @@ function checkProfileInput(input: ProfileInput): Partial<Record<StandardField, s
   return standard;
 }
 
+/** An explicit upsert checked and split into what it writes. */
+interface PreparedProfileWrite {
+  standard: Partial<Record<StandardField, string | null>>;
+  displayName: string | null;
+  customSet: Record<string, unknown>;
+  customCleared: string[];
+}
+
 /**
- * The explicit upsert's write inside the caller's transaction, without the
- * read-back (imports write many profiles in one transaction and show none).
- * Same rules as `upsertProfile`: malformed values, unknown custom fields and
- * personal fields without `read:pii` are refused whole, before any write.
+ * The explicit upsert's checks, in memory and in this order: malformed
+ * standard values, then each custom value (unknown field, malformed value),
+ * then personal fields without `read:pii`. Throws the first refusal.
  */
-export async function writeProfileInTx(tx: Tx, tenantId: string, participantId: string, input: ProfileInput, auth: AuthContext): Promise<void> {
+function prepareProfileWrite(input: ProfileInput, definitions: Map<string, CustomFieldDefinition>, auth: AuthContext): PreparedProfileWrite {
   const standard = checkProfileInput(input);
-  const now = clock.now();
-  const definitions = await customDefinitions(tx, tenantId);
   const customSet: Record<string, unknown> = {};
   const customCleared: string[] = [];
   const personalTouched: string[] = MASKED_FIELDS.filter((field) => field in standard);
@@ -349,12 +354,135 @@ export async function writeProfileInTx(tx: Tx, tenantId: string, participantId: 
   if (personalTouched.length > 0 && !canReadPii(auth)) {
     throw forbidden(`setting personal fields needs the scope "read:pii": ${personalTouched.join(', ')}`);
   }
-  const { written } = await store.upsertProfile(tx, tenantId, participantId, standard, now, 'explicit', input.display_name ?? null);
-  if (!written) {
-    throw new AppError('conflict', 'PARTICIPANT_ANONYMIZED', 'the participant has been anonymized; its profile can no longer be written');
+  return { standard, displayName: input.display_name ?? null, customSet, customCleared };
+}
+
+const participantAnonymized = () => new AppError('conflict', 'PARTICIPANT_ANONYMIZED', 'the participant has been anonymized; its profile can no longer be written');
+
+/** Writes one checked upsert: the profile, then its custom values; an anonymized participant is refused before the custom values. */
+async function writePreparedProfile(tx: Tx, tenantId: string, participantId: string, write: PreparedProfileWrite, now: Date): Promise<void> {
+  const { written } = await store.upsertProfile(tx, tenantId, participantId, write.standard, now, 'explicit', write.displayName);
+  if (!written) throw participantAnonymized();
+  await store.upsertCustomValues(tx, tenantId, participantId, write.customSet, now);
+  await store.deleteCustomValues(tx, tenantId, participantId, write.customCleared);
+}
+
+/**
+ * The explicit upsert's write inside the caller's transaction, without the
+ * read-back. Same rules as `upsertProfile`: malformed values, unknown custom
+ * fields and personal fields without `read:pii` are refused whole, before any
+ * write.
+ */
+export async function writeProfileInTx(tx: Tx, tenantId: string, participantId: string, input: ProfileInput, auth: AuthContext): Promise<void> {
+  const write = prepareProfileWrite(input, await customDefinitions(tx, tenantId), auth);
+  await writePreparedProfile(tx, tenantId, participantId, write, clock.now());
+}
+
+/** The most upserts `writeProfilesInTx` takes in one call (a bound on the statements' arrays). */
+export const PROFILE_WRITES_MAX = 1000;
+
+export interface ProfileWrite {
+  participantId: string;
+  input: ProfileInput;
+}
+
+/** Per upsert: written, or the refusal `writeProfileInTx` would have thrown for it. */
+export type ProfileWriteOutcome = { ok: true } | { ok: false; error: AppError };
+
+/**
+ * A refusal of the row's values by the database (SQLSTATE class 22, data
+ * exception, or 23, integrity constraint violation): a statement holding that
+ * row fails whole. Serialization failures and the rest are not refusals.
+ */
+function isRefusedByDatabase(error: unknown): error is Error & { code: string } {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+}
+
+const refusedByDatabase = (error: { code: string }) =>
+  new AppError('invalid', 'PROFILE_REFUSED_BY_DATABASE', `the database refused the row's values (SQLSTATE ${error.code}); nothing of the row was written`);
+
+/**
+ * Many explicit upserts in the caller's transaction, set-based (imports):
+ * the same outcome, per upsert, as calling `writeProfileInTx` for each in
+ * order under a savepoint, with a few statements instead of three per
+ * upsert. Each upsert is checked in memory first (same refusals, same
+ * messages). The checked ones are written in waves in which no participant
+ * appears twice: the n-th upsert of a participant goes in the n-th wave, so
+ * a later upsert still wins. Each wave is one profile statement, one
+ * statement for custom values set and one for those cleared (null). An
+ * anonymized participant is not written (the profile statement does not
+ * return it) and gets PARTICIPANT_ANONYMIZED. If the database refuses a
+ * statement whole, the waves are rolled back and the upserts written one by
+ * one, each under a savepoint, so that only the refused one fails.
+ */
+export async function writeProfilesInTx(tx: Tx, tenantId: string, writes: ProfileWrite[], auth: AuthContext): Promise<ProfileWriteOutcome[]> {
+  if (writes.length > PROFILE_WRITES_MAX) throw new Error(`writeProfilesInTx takes at most ${PROFILE_WRITES_MAX} upserts, got ${writes.length}`);
+  const definitions = await customDefinitions(tx, tenantId);
+  const outcomes: ProfileWriteOutcome[] = writes.map(() => ({ ok: true }));
+  const waves: Array<Array<{ index: number; participantId: string; write: PreparedProfileWrite }>> = [];
+  const seen = new Map<string, number>();
+  writes.forEach(({ participantId, input }, index) => {
+    let write: PreparedProfileWrite;
+    try {
+      write = prepareProfileWrite(input, definitions, auth);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      outcomes[index] = { ok: false, error };
+      return;
+    }
+    const wave = seen.get(participantId) ?? 0;
+    seen.set(participantId, wave + 1);
+    (waves[wave] ??= []).push({ index, participantId, write });
+  });
+  if (waves.length === 0) return outcomes;
+  const now = clock.now();
+  await tx.query('SAVEPOINT profile_writes');
+  try {
+    for (const wave of waves) {
+      // Rows locked in id order, as every batch does, so that two imports touching the same participants do not deadlock.
+      wave.sort((a, b) => (a.participantId < b.participantId ? -1 : a.participantId > b.participantId ? 1 : 0));
+      const written = await store.upsertProfiles(
+        tx,
+        tenantId,
+        wave.map((w) => ({ participantId: w.participantId, values: w.write.standard, displayName: w.write.displayName })),
+        now,
+      );
+      const kept = wave.filter((w) => written.has(w.participantId));
+      for (const w of wave) if (!written.has(w.participantId)) outcomes[w.index] = { ok: false, error: participantAnonymized() };
+      await store.upsertCustomValuesOfMany(
+        tx,
+        tenantId,
+        kept.flatMap((w) => Object.entries(w.write.customSet).map(([key, value]) => ({ participantId: w.participantId, key, value }))),
+        now,
+      );
+      await store.deleteCustomValuesOfMany(
+        tx,
+        tenantId,
+        kept.flatMap((w) => w.write.customCleared.map((key) => ({ participantId: w.participantId, key }))),
+      );
+    }
+    await tx.query('RELEASE SAVEPOINT profile_writes');
+    return outcomes;
+  } catch (error) {
+    if (!isRefusedByDatabase(error)) throw error;
+    await tx.query('ROLLBACK TO SAVEPOINT profile_writes');
   }
-  await store.upsertCustomValues(tx, tenantId, participantId, customSet, now);
-  await store.deleteCustomValues(tx, tenantId, participantId, customCleared);
+  const checked = waves.flat().sort((a, b) => a.index - b.index);
+  for (const { index, participantId, write } of checked) {
+    await tx.query('SAVEPOINT profile_write');
+    try {
+      await writePreparedProfile(tx, tenantId, participantId, write, now);
+      await tx.query('RELEASE SAVEPOINT profile_write');
+      outcomes[index] = { ok: true };
+    } catch (error) {
+      if (!(error instanceof AppError) && !isRefusedByDatabase(error)) throw error;
+      await tx.query('ROLLBACK TO SAVEPOINT profile_write');
+      outcomes[index] = { ok: false, error: error instanceof AppError ? error : refusedByDatabase(error) };
+    }
+  }
+  await tx.query('RELEASE SAVEPOINT profile_writes');
+  return outcomes;
 }
 
 // ---- reads ----------------------------------------------------------------------------

@@ -176,6 +176,79 @@ export async function upsertProfile(
   return { written: rowCount === 1 };
 }
 
+/**
+ * The explicit upsert of many participants in one statement (imports): the
+ * same rules as PROFILE_UPSERT in `explicit` mode, for rows of distinct
+ * participant ids (ON CONFLICT DO UPDATE cannot touch one row twice). The
+ * upsert cannot read the source row, so "was this field given" is read from
+ * the inserted row's observation map, which holds exactly the given keys.
+ */
+const PROFILES_UPSERT = (() => {
+  const value = (f: StandardField) => (f === 'date_of_birth' ? `(x.vals ->> '${f}')::date` : `(x.vals ->> '${f}')`);
+  const applies = (f: StandardField) =>
+    `(EXCLUDED.profile_observed_at ? '${f}' AND coalesce((p.profile_observed_at ->> '${f}')::timestamptz, '-infinity') <= $5::timestamptz)`;
+  return `INSERT INTO participants AS p (tenant_id, participant_id, ${STANDARD_FIELDS.join(', ')}, email_hash, profile_observed_at, display_name)
+    SELECT $1, x.participant_id, ${STANDARD_FIELDS.map(value).join(', ')},
+           CASE WHEN x.vals ? 'email' THEN encode(sha256(convert_to(lower(x.vals ->> 'email'), 'UTF8')), 'hex') END,
+           (SELECT coalesce(jsonb_object_agg(k, to_jsonb($5::timestamptz)), '{}'::jsonb) FROM jsonb_object_keys(x.vals) k),
+           x.display_name
+      FROM unnest($2::text[], $3::jsonb[], $4::text[]) AS x (participant_id, vals, display_name)
+    ON CONFLICT (tenant_id, participant_id) DO UPDATE SET
+      ${STANDARD_FIELDS.map((f) => `${f} = CASE WHEN ${applies(f)} THEN EXCLUDED.${f} ELSE p.${f} END`).join(',\n      ')},
+      email_hash = CASE WHEN ${applies('email')} THEN EXCLUDED.email_hash ELSE p.email_hash END,
+      profile_observed_at = p.profile_observed_at || jsonb_strip_nulls(jsonb_build_object(
+        ${STANDARD_FIELDS.map((f) => `'${f}', CASE WHEN ${applies(f)} THEN to_jsonb($5::timestamptz) END`).join(',\n        ')})),
+      display_name = coalesce(EXCLUDED.display_name, p.display_name),
+      updated_at = now()
+    WHERE p.anonymized_at IS NULL
+    RETURNING p.participant_id`;
+})();
+
+export interface ProfileRowWrite {
+  participantId: string;
+  values: Partial<Record<StandardField, string | null>>;
+  displayName: string | null;
+}
+
+/** The explicit upsert of rows with distinct participant ids; returns the ids written (an anonymized participant is not). */
+export async function upsertProfiles(tx: Tx, tenantId: string, rows: ProfileRowWrite[], observedAt: Date): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const { rows: written } = await tx.query(PROFILES_UPSERT, [
+    tenantId,
+    rows.map((r) => r.participantId),
+    rows.map((r) => JSON.stringify(r.values)),
+    rows.map((r) => r.displayName),
+    observedAt,
+  ]);
+  return new Set(written.map((row) => row.participant_id as string));
+}
+
+/** Custom values of many participants, at most one per participant and key: newest observation wins (the caller leaves out anonymized participants). */
+export async function upsertCustomValuesOfMany(
+  tx: Tx,
+  tenantId: string,
+  values: Array<{ participantId: string; key: string; value: unknown }>,
+  observedAt: Date,
+): Promise<void> {
+  if (values.length === 0) return;
+  await tx.query(
+    `INSERT INTO participant_custom_values AS v (tenant_id, participant_id, key, value, observed_at)
+     SELECT $1, x.participant_id, x.key, x.value, $5 FROM unnest($2::text[], $3::text[], $4::jsonb[]) AS x (participant_id, key, value)
+     ON CONFLICT (tenant_id, participant_id, key) DO UPDATE SET value = EXCLUDED.value, observed_at = EXCLUDED.observed_at
+       WHERE v.observed_at <= EXCLUDED.observed_at`,
+    [tenantId, values.map((v) => v.participantId), values.map((v) => v.key), values.map((v) => JSON.stringify(v.value)), observedAt],
+  );
+}
+
+export async function deleteCustomValuesOfMany(tx: Tx, tenantId: string, keys: Array<{ participantId: string; key: string }>): Promise<void> {
+  if (keys.length === 0) return;
+  await tx.query(
+    `DELETE FROM participant_custom_values v USING unnest($2::text[], $3::text[]) AS d (participant_id, key)
+     WHERE v.tenant_id = $1 AND v.participant_id = d.participant_id AND v.key = d.key`,
+    [tenantId, keys.map((k) => k.participantId), keys.map((k) => k.key)],
+  );
+}
+
 /** Writes custom values (newest observation wins) unless the participant is anonymized. */
 export async function upsertCustomValues(tx: Tx, tenantId: string, participantId: string, values: Record<string, unknown>, observedAt: Date): Promise<void> {
   const keys = Object.keys(values);
