@@ -5,6 +5,7 @@ import { errorRef } from '../../platform/http.js';
 import * as service from './service.js';
 import * as limits from './limits.js';
 import { requireOperator } from './operator-auth.js';
+import { OperatorTenantList, OperatorTenantsQuery, listTenantsAsOperator } from './operator-tenants.js';
 import {
   ApiKeyList,
   CreateApiKeyBody,
@@ -192,6 +193,25 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     403: { ...errorRef, description: "A tenant's credential (API key, admin token, console sign-in), or the operator routes are off (no OPERATOR_TOKEN)." },
     404: { ...errorRef, description: 'No tenant has this id (`TENANT_NOT_FOUND`).' },
   };
+
+  app.get(
+    '/operator/tenants',
+    {
+      onRequest: operatorOnly,
+      schema: {
+        tags: ['operator'],
+        operationId: 'operatorListTenants',
+        summary: 'List the tenants, newest first (platform operator)',
+        description:
+          'Every tenant with its plan and environment, filtered by `environment`, `plan` or `slug_prefix`, keyset-paginated (`next_cursor`). ' +
+          "A paired sandbox names its live tenant (`live_tenant_id`). Needs `Authorization: Bearer <OPERATOR_TOKEN>`; a tenant's credentials get 403.",
+        security: [{ OperatorToken: [] }],
+        querystring: OperatorTenantsQuery,
+        response: { 200: OperatorTenantList, 401: operatorErrors[401], 403: operatorErrors[403] },
+      },
+    },
+    async (request) => listTenantsAsOperator(db, request.query),
+  );
 
   app.get(
     '/operator/tenants/:tenant_id/limits',

@@ -85,6 +85,31 @@ test('tenant limits: read with sources, changed by the operator only, audited, e
     assert.equal((await auditEntries(svc, tenant, 'limits.update')).length, 0);
   });
 
+  await t.test('the operator lists tenants newest first, filtered and paginated; tenant credentials get 403', async () => {
+    const sandbox = await svc.request('POST', '/api/v1/tenant/sandbox', { key: tenant.apiKey });
+    assert.equal(sandbox.status, 201, sandbox.text);
+    const seen: Array<{ tenant_id: string; environment: string; live_tenant_id: string | null }> = [];
+    let cursor: string | null = null;
+    do {
+      const page: { status: number; text: string; body: { tenants: typeof seen; next_cursor: string | null } } = await svc.request('GET', `/api/v1/operator/tenants?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: operator });
+      assert.equal(page.status, 200, page.text);
+      assert.ok(page.body.tenants.length <= 1);
+      seen.push(...page.body.tenants);
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    const ids = seen.map((row) => row.tenant_id);
+    assert.equal(new Set(ids).size, ids.length, 'no tenant twice across pages');
+    assert.deepEqual(ids.slice(0, 3), [sandbox.body.sandbox_tenant_id, other.tenantId, tenant.tenantId], 'newest first');
+    assert.equal(seen[0].live_tenant_id, tenant.tenantId);
+    const sandboxes = await svc.request('GET', '/api/v1/operator/tenants?environment=sandbox', { headers: operator });
+    assert.deepEqual(sandboxes.body.tenants.map((row: { tenant_id: string }) => row.tenant_id), [sandbox.body.sandbox_tenant_id]);
+    const bad = await svc.request('GET', '/api/v1/operator/tenants?plan=gold', { headers: operator });
+    assert.equal(bad.status, 400);
+    assert.ok(bad.body.detail);
+    assert.equal((await svc.request('GET', '/api/v1/operator/tenants', { key: tenant.apiKey })).status, 403);
+    assert.equal((await svc.request('GET', '/api/v1/operator/tenants')).status, 401);
+  });
+
   await t.test('bad limits are refused with 400 and a detail; an unknown tenant is 404; nothing changes', async () => {
     const cases: Array<Record<string, unknown>> = [
       { requests_per_minute: 0 },
