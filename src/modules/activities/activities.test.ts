@@ -107,7 +107,7 @@ test('activities: spin wheel, quiz, limits, atomic actions, facts', async (t) =>
   await t.test('max_attempts and cooldowns are enforced on validate, complete and eligibility', async () => {
     const s = await session(svc, tenant, engagement.id);
     let eligibility = await svc.request('GET', `/api/v1/activities/once/eligibility?session_id=${s.sessionId}&engagement_id=${s.engagementId}`);
-    assert.deepEqual(eligibility.body, { eligible: true, attempts_used: 0, max_attempts: 1, cooldown_remaining_seconds: 0, open_attempt_id: null });
+    assert.deepEqual(eligibility.body, { eligible: true, attempts_used: 0, max_attempts: 1, cooldown_remaining_seconds: 0, open_attempt_id: null, livemode: true });
     assert.equal((await complete(svc, s, 'once', 'spin_wheel')).status, 200);
     const exhausted = await complete(svc, s, 'once', 'spin_wheel');
     assert.equal(exhausted.status, 422);
@@ -162,7 +162,7 @@ test('activities: spin wheel, quiz, limits, atomic actions, facts', async (t) =>
     assert.equal(events[1].data.fact_id, half.body.fact_id);
     const validated = await validate(svc, s, 'quiz1', 'quiz', { payload: { answers: [{ question_id: 'q1', selected_option: 2 }] } });
     assert.equal(validated.status, 200);
-    assert.deepEqual(validated.body, { valid: true, result: { answered: 1, total_questions: 2 }, attempt_id: null });
+    assert.deepEqual(validated.body, { valid: true, result: { answered: 1, total_questions: 2 }, attempt_id: null, livemode: true });
   });
 
   await t.test('bad input answers 4xx with detail and awards nothing', async () => {

@@ -126,13 +126,13 @@ test('points: jobs through the queue, bulk grants, the state read', async (t) =>
     assert.equal(full.body.referrals.total_referrals, 0);
     assert.equal(typeof full.body.profile, 'object');
     const some = await svc.request('GET', '/api/v1/gamify/state/bulk-1?include=points,tier', { key: tenant.apiKey });
-    assert.deepEqual(Object.keys(some.body).sort(), ['participant_id', 'points', 'tier']);
+    assert.deepEqual(Object.keys(some.body).sort(), ['livemode', 'participant_id', 'points', 'tier']);
     assert.equal(some.body.tier.points_to_next, 90);
     assert.equal(some.body.tier.current, null);
     // Parts that are one statement each are read in one round trip; mixed with the profile (read in a
     // transaction, as it logs personal-data access) they come out the same.
     const fast = await svc.request('GET', '/api/v1/gamify/state/bulk-7?include=tier,badges,points', { key: tenant.apiKey });
-    assert.deepEqual(Object.keys(fast.body).sort(), ['badges', 'participant_id', 'points', 'tier']);
+    assert.deepEqual(Object.keys(fast.body).sort(), ['badges', 'livemode', 'participant_id', 'points', 'tier']);
     const slow = await svc.request('GET', '/api/v1/gamify/state/bulk-7?include=tier,badges,points,profile', { key: tenant.apiKey });
     assert.deepEqual({ ...slow.body, profile: undefined }, { ...fast.body, profile: undefined });
     assert.deepEqual(fast.body.points, full.body.points);

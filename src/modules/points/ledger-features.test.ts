@@ -46,8 +46,8 @@ test('points: settings, lots, expiry, reminders and history', async (t) => {
     const read = await svc.request('GET', '/api/v1/admin/points/settings', { key: tenant.apiKey });
     assert.equal(read.status, 200);
     assert.deepEqual(
-      { ...read.body, updated_at: undefined },
-      { expiry_policy: 'fifo', default_ttl_days: 365, reminder_days: [60, 30, 7, 1], currency_name: 'points', updated_at: undefined },
+      { ...read.body, updated_at: undefined, livemode: undefined },
+      { expiry_policy: 'fifo', default_ttl_days: 365, reminder_days: [60, 30, 7, 1], currency_name: 'points', updated_at: undefined, livemode: undefined },
     );
     const changed = await svc.request('PATCH', '/api/v1/admin/points/settings', { key: other.apiKey, body: { currency_name: 'stars', reminder_days: [1, 14] } });
     assert.equal(changed.status, 200);
@@ -202,7 +202,7 @@ test('points: session reads, multipliers, tiers', async (t) => {
     assert.equal(withKey.status, 403, 'admin keys cannot act as a participant');
     const fresh = await svc.request('POST', '/api/v1/sessions', { key: tenant.apiKey, body: { participant_id: 'newbie', engagement_id: engagementId } });
     const empty = await svc.request('POST', '/api/v1/points/balance', { body: { session_id: fresh.body.session_id, engagement_id: engagementId } });
-    assert.deepEqual(empty.body, { available_points: 0, total_points: 0, currency_name: 'coins', last_earned_at: null });
+    assert.deepEqual(empty.body, { available_points: 0, total_points: 0, currency_name: 'coins', last_earned_at: null, livemode: true });
     // A tenant that never set its points settings reads the default currency; a participant of the same id elsewhere is not seen.
     const other = await svc.createTenant();
     const otherEngagement = '55555555-5555-4555-8555-555555555555';
@@ -210,7 +210,7 @@ test('points: session reads, multipliers, tiers', async (t) => {
     const otherSession = await svc.request('POST', '/api/v1/sessions', { key: other.apiKey, body: { participant_id: 'sam', engagement_id: otherEngagement } });
     assert.equal(otherSession.status, 201, otherSession.text);
     const otherBalance = await svc.request('POST', '/api/v1/points/balance', { body: { session_id: otherSession.body.session_id, engagement_id: otherEngagement } });
-    assert.deepEqual(otherBalance.body, { available_points: 0, total_points: 0, currency_name: 'points', last_earned_at: null });
+    assert.deepEqual(otherBalance.body, { available_points: 0, total_points: 0, currency_name: 'points', last_earned_at: null, livemode: true });
   });
 
   await t.test('multipliers: create, list, read, delete; the highest matching one wins inside its window', async () => {

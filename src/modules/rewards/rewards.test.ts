@@ -64,7 +64,7 @@ test('rewards: catalogue, codes, inventory, expiry, claimed list', async (t) => 
     await createReward(svc, tenant, { id: 'pool10', name: 'Gift card', type: 'voucher', code_source: 'pool', metadata: { value: 10, currency: 'EUR' } });
     const codes = Array.from({ length: 10 }, (_, i) => `GIFT-${i}`);
     const upload = await svc.request('POST', '/api/v1/admin/rewards/pool10/codes', { key: tenant.apiKey, body: { codes: [...codes, 'GIFT-0'] } });
-    assert.deepEqual(upload.body, { added: 10, duplicates: 1, codes_available: 10 });
+    assert.deepEqual(upload.body, { added: 10, duplicates: 1, codes_available: 10, livemode: true });
     const engagement = await createEngagement(svc, tenant, {
       activities: [wheel({ id: 'claim', segments: NO_PRIZE, on_completion: [{ type: 'award_points', amount: 7 }, { type: 'award_reward', reward_id: 'pool10' }] })],
     });
@@ -161,7 +161,7 @@ test('rewards: catalogue, codes, inventory, expiry, claimed list', async (t) => 
     // Another participant sees only their own rewards; an API key cannot use the session route.
     const stranger = await session(svc, tenant, engagement.id);
     const none = await svc.request('GET', `/api/v1/public/rewards/claimed?session_id=${stranger.sessionId}&engagement_id=${stranger.engagementId}`);
-    assert.deepEqual(none.body, { rewards: [], next_cursor: null });
+    assert.deepEqual(none.body, { rewards: [], next_cursor: null, livemode: true });
     const withKey = await svc.request('GET', `/api/v1/public/rewards/claimed?session_id=${s.sessionId}&engagement_id=${s.engagementId}`, { key: tenant.apiKey });
     assert.equal(withKey.status, 403);
   });

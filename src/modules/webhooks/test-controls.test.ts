@@ -158,7 +158,7 @@ test('webhook test controls: private receivers and the backoff scale, sandbox te
   await t.test('settings: GET shows the spec schedule; a live tenant cannot change it (403 SANDBOX_ONLY)', async () => {
     const read = await svc.request('GET', SETTINGS, { key: live.apiKey });
     assert.equal(read.status, 200, read.text);
-    assert.deepEqual(read.body, { environment: 'live', webhook_backoff_scale: 1, retry_delays_seconds: SPEC_RETRY_DELAYS_SECONDS, updated_at: null });
+    assert.deepEqual(read.body, { environment: 'live', webhook_backoff_scale: 1, retry_delays_seconds: SPEC_RETRY_DELAYS_SECONDS, updated_at: null, livemode: true });
     for (const value of [0.01, 1]) {
       const refused = await svc.request('PATCH', SETTINGS, { key: live.apiKey, body: { webhook_backoff_scale: value } });
       assert.equal(refused.status, 403, refused.text);

@@ -197,7 +197,7 @@ test('webhooks: delivery contract, retries, logs, replays', async (t) => {
     assert.ok(verifySignature(destination.secret, signature, delivered.rawBody));
     assert.ok(!verifySignature(destination.secret, signature, delivered.rawBody.replace('25', '26')), 'a changed body fails');
     assert.ok(!verifySignature('whsec_other', signature, delivered.rawBody), 'another secret fails');
-    assert.deepEqual(Object.keys(delivered.body).sort(), ['data', 'engagement_id', 'event', 'id', 'participant_id', 'tenant_id', 'timestamp']);
+    assert.deepEqual(Object.keys(delivered.body).sort(), ['data', 'engagement_id', 'event', 'id', 'livemode', 'participant_id', 'tenant_id', 'timestamp']);
     assert.match(delivered.body.id, /^evt_/);
     assert.equal(delivered.body.tenant_id, tenant.tenantId);
     assert.equal(delivered.body.engagement_id, ENGAGEMENT_A);
