@@ -9,6 +9,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export const EXCLUDED_OPERATIONS: ReadonlyArray<{ method: HttpMethod; path: string; reason: string; file?: true }> = [
   { method: 'POST', path: '/api/v1/auth/login', reason: 'admin login with a person\'s password: dashboard only' },
   // The platform operator's routes take OPERATOR_TOKEN, a deployment secret no tenant holds (src/modules/access/operator-auth.ts).
+  { method: 'GET', path: '/api/v1/operator/tenants', reason: 'the platform operator\'s route (OPERATOR_TOKEN), not a tenant\'s' },
   { method: 'GET', path: '/api/v1/operator/tenants/{tenant_id}/limits', reason: 'the platform operator\'s route (OPERATOR_TOKEN), not a tenant\'s' },
   { method: 'PATCH', path: '/api/v1/operator/tenants/{tenant_id}/limits', reason: 'the platform operator\'s route (OPERATOR_TOKEN), not a tenant\'s' },
   // The runtime's HTML page and browser assets (src/modules/runtime): a browser loads them in an iframe, the SDK has nothing to call there.

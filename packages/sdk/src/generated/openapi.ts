@@ -137,6 +137,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/operator/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenants, newest first (platform operator)
+         * @description Every tenant with its plan and environment, filtered by `environment`, `plan` or `slug_prefix`, keyset-paginated (`next_cursor`). A paired sandbox names its live tenant (`live_tenant_id`). Needs `Authorization: Bearer <OPERATOR_TOKEN>`; a tenant's credentials get 403.
+         */
+        get: operations["operatorListTenants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/operator/tenants/{tenant_id}/limits": {
         parameters: {
             query?: never;
@@ -6324,6 +6344,223 @@ export interface operations {
                 };
             };
             /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    operatorListTenants: {
+        parameters: {
+            query?: {
+                environment?: "live" | "sandbox";
+                plan?: "starter" | "growth" | "scale" | "enterprise";
+                /** @description Only tenants whose slug starts with this. */
+                slug_prefix?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tenants": [
+                     *         {
+                     *           "tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *           "slug": "spring-rally",
+                     *           "name": "Gold Explorer",
+                     *           "plan": "Spring weekend bonus",
+                     *           "environment": "live",
+                     *           "live_tenant_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *           "created_at": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0"
+                     *     }
+                     */
+                    "application/json": {
+                        tenants: {
+                            /** Format: uuid */
+                            tenant_id: string;
+                            slug: string;
+                            name: string;
+                            plan: string;
+                            environment: "live" | "sandbox";
+                            /** @description A paired sandbox's live tenant; null for live tenants and for sandboxes made alone. */
+                            live_tenant_id: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No operator token, or a wrong one. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A tenant's credential (API key, admin token, console sign-in), or the operator routes are off (no OPERATOR_TOKEN). Codes: `AUTH_FORBIDDEN`. */
             403: {
                 headers: {
                     [name: string]: unknown;
