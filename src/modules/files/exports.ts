@@ -37,6 +37,7 @@ export interface ExportView {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  restarts_after_erasure: number;
 }
 
 export function presentExport(row: ExportRow): ExportView {
@@ -53,6 +54,7 @@ export function presentExport(row: ExportRow): ExportView {
     created_at: row.created_at.toISOString(),
     started_at: row.started_at?.toISOString() ?? null,
     finished_at: row.finished_at?.toISOString() ?? null,
+    restarts_after_erasure: row.restarts_after_erasure,
   };
 }
 
@@ -141,6 +143,7 @@ export async function runExport(db: Database, tenantId: string, exportId: string
     const more = await db.tenant(tenantId, async (tx) => {
       const job = await store.readExport(tx, tenantId, exportId, true);
       if (!job || job.status === 'completed') return false;
+      // An erasure sent the export back to queued while an earlier page was written (migration 1290): it starts over here.
       const source = SOURCES[job.kind];
       if (job.status === 'queued') {
         const columns = await source.columns(tx, tenantId);

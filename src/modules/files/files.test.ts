@@ -361,6 +361,42 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
     assert.equal(view.body.masked, true);
   });
 
+  await t.test("an erasure sends the tenant's finished exports back to the start: the file is written again without the erased participant", async () => {
+    const written = await svc.request('PATCH', '/api/v1/gamify/admin/participants/p-erased/profile', { key: pii, body: { email: 'erased@example.com', city: 'Oslo' } });
+    assert.equal(written.status, 200, written.text);
+    const before = await exported(pii, { kind: 'participants', format: 'csv' });
+    assert.ok(before.text.includes('erased@example.com'));
+    const third = await svc.createTenant();
+    const othersExport = await svc.request('POST', '/api/v1/admin/exports', { key: third.apiKey, body: { kind: 'ledger', format: 'csv' } });
+    await runExport(db, third.tenantId, othersExport.body.export_id);
+
+    const erased = await svc.request('DELETE', '/api/v1/gamify/admin/participants/p-erased', { key: pii });
+    assert.equal(erased.status, 200, erased.text);
+    const restarted = await svc.request('GET', `/api/v1/admin/exports/${before.id}`, { key: pii });
+    assert.equal(restarted.body.status, 'queued');
+    assert.equal(restarted.body.restarts_after_erasure, 1);
+    assert.equal(restarted.body.rows_written, 0);
+    assert.equal((await svc.request('GET', `/api/v1/admin/exports/${before.id}/file`, { key: pii })).status, 409, 'the old file is gone');
+    const chunks = await svc.sql('SELECT count(*)::int AS n FROM file_export_chunks WHERE tenant_id = $1 AND export_id = $2', [tenant.tenantId, before.id]);
+    assert.equal(chunks[0].n, 0);
+    const jobs = await svc.sql(
+      `SELECT count(*)::int AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+        WHERE t.identifier = 'files.export' AND j.key = $1`,
+      [`files.export:${before.id}`],
+    );
+    assert.equal(jobs[0].n, 1, 'the export job is queued again');
+    const othersView = await svc.request('GET', `/api/v1/admin/exports/${othersExport.body.export_id}`, { key: third.apiKey });
+    assert.equal(othersView.body.status, 'completed', "another tenant's export is not touched");
+    assert.equal(othersView.body.restarts_after_erasure, 0);
+
+    await runExport(db, tenant.tenantId, before.id);
+    const after = await svc.request('GET', `/api/v1/admin/exports/${before.id}`, { key: pii });
+    assert.equal(after.body.status, 'completed');
+    const file = await svc.request('GET', after.body.file_url, { key: pii });
+    assert.ok(!file.text.includes('erased@example.com') && !file.text.includes('p-erased'), 'the file written again has no erased participant');
+    assert.ok(file.text.includes('ada@example.com'), 'and still everyone else');
+  });
+
   await t.test('ledger, contest results and webhook deliveries exports hold their rows', async () => {
     const ledger = await exported(plain, { kind: 'ledger', format: 'csv' });
     const ledgerRows = ledger.text.trimEnd().split('\r\n');

@@ -99,6 +99,11 @@ export const ExportJob = Type.Object(
     created_at: Time,
     started_at: NullableTime,
     finished_at: NullableTime,
+    restarts_after_erasure: Type.Integer({
+      minimum: 0,
+      description:
+        'How many times a participant\'s erasure sent this export back to the start: its file was deleted and is written again without the erased participant (status `queued` again, then `running`, `completed`).',
+    }),
   },
   { $id: 'FileExport', title: 'FileExport' },
 );

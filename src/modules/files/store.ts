@@ -192,6 +192,7 @@ export interface ExportRow {
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+  restarts_after_erasure: number;
 }
 
 export interface ExportFilters {
