@@ -105,7 +105,17 @@ export function prizeList(completion: CompleteResponse): HTMLUListElement | null
     if (action.type === 'award_points' && action.points_awarded) items.push(h('li', { 'data-prize': 'points' }, t.pointsAwarded(number(action.points_awarded))));
     if (action.type === 'award_reward' && action.reward_claimed) {
       const claimed = action.reward_claimed;
-      items.push(h('li', { 'data-prize': 'reward', 'data-reward-id': claimed.reward_id }, t.rewardWon(claimed.title), claimed.code ? ` (${t.rewardCode(claimed.code)})` : ''));
+      const image = safeImage(claimed.image_url);
+      items.push(
+        h(
+          'li',
+          { 'data-prize': 'reward', 'data-reward-id': claimed.reward_id },
+          // The title follows as text, so the image itself is decoration (like a badge's).
+          image ? h('img', { src: image, alt: '', class: 'lr-reward-image', width: 24, height: 24 }) : null,
+          t.rewardWon(claimed.title),
+          claimed.code ? ` (${t.rewardCode(claimed.code)})` : '',
+        ),
+      );
     }
     if (action.type === 'grant_badge' && action.badge_code && action.awarded !== false) {
       const name = action.badge_name ?? action.badge_code;

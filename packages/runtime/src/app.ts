@@ -308,10 +308,13 @@ export class EngagementView {
       clear(list);
       if (rewards.length === 0) list.append(h('li', {}, t.noRewards));
       for (const reward of rewards) {
+        const image = safeImage(reward.image_url);
         list.append(
           h(
             'li',
             { class: 'lr-reward', 'data-reward-id': reward.reward_id },
+            // The name follows as text, so the image itself is decoration.
+            image ? h('img', { src: image, alt: '', class: 'lr-reward-image', width: 32, height: 32 }) : null,
             h('strong', {}, reward.name),
             reward.code ? ` ${t.rewardCode(reward.code)}` : '',
             reward.expires_at ? h('span', { class: 'lr-hint' }, ` ${t.validUntil(date(reward.expires_at))}`) : null,

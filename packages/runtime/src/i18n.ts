@@ -6,7 +6,7 @@
  *
  * The language: an explicit `locale` (the embed URL's `locale` parameter or
  * the mount option), then the participant's locale when the service gives one
- * (it gives none today: a host that knows it passes `locale`), then the
+ * (`GET /api/v1/public/participant`, for a session the host issued), then the
  * browser's languages (`navigator.languages`), then English. A locale is
  * matched on its language (`de-AT` is German); one the runtime has no
  * catalogue for falls through to the next.

@@ -44,13 +44,13 @@ function main(): void {
   const sessionId = takeSessionFromFragment();
   const query = new URLSearchParams(location.search);
   watchHeight(messenger);
-  void mount(element, {
+  const mounted = mount(element, {
     baseUrl: element.dataset.apiBase || location.origin,
     tenantSlug: element.dataset.tenantSlug ?? '',
     siteSlug: element.dataset.siteSlug ?? '',
     engagementId: query.get('engagement_id'),
     sessionId,
-    // The service gives no participant locale: a host that knows it passes `locale`.
+    // Named here, it wins over the participant's language (which the service gives) and the browser's.
     locale: query.get('locale') || element.dataset.locale || null,
     theme: themeFromQuery(query),
     // The page is the runtime's own: the theme goes on <html>, so the whole frame follows it.
@@ -58,6 +58,10 @@ function main(): void {
     messenger,
   });
   document.documentElement.lang = i18n().language;
+  // The participant's language, which the session tells, may have replaced the browser's.
+  void mounted.then(() => {
+    document.documentElement.lang = i18n().language;
+  });
 }
 
 main();

@@ -82,7 +82,7 @@ async function startSession(options: MountOptions, engagement: PublicEngagement)
   if (kept) {
     const sdk = make(kept);
     try {
-      await sdk.balance(); // Proves the kept session still works.
+      await sdk.ensureSession(); // Asks the service about it: proves the kept session still works.
       return sdk;
     } catch {
       storeSession(key, null);
@@ -109,6 +109,12 @@ async function boot(mount: HTMLElement, messenger: HostMessenger, options: Mount
     applyTheme(themeTarget, { ...themeFrom(engagement.canvas?.theme, 'canvas.theme'), ...(options.theme ?? {}) });
     const sdk = await startSession(options, engagement);
     const session = await sdk.ensureSession();
+    // The participant's language, known now, comes after an explicit one and before the browser's.
+    const chosen = chooseLocale(options.locale, session.locale, browserLanguages());
+    if (chosen !== i18n().locale) {
+      useLocale(chosen);
+      mount.lang = i18n().language;
+    }
     const view = new EngagementView(sdk, engagement, messenger);
     clear(mount);
     mount.append(view.element());
@@ -121,6 +127,10 @@ async function boot(mount: HTMLElement, messenger: HostMessenger, options: Mount
   }
 }
 
+function browserLanguages(): readonly string[] {
+  return typeof navigator === 'undefined' ? [] : navigator.languages?.length ? navigator.languages : [navigator.language];
+}
+
 /**
  * Renders the engagement into `element` (its content is replaced). The
  * returned promise settles once the engagement is shown or an error is.
@@ -128,8 +138,8 @@ async function boot(mount: HTMLElement, messenger: HostMessenger, options: Mount
  * variables on any ancestor.
  */
 export function mount(element: HTMLElement, options: MountOptions): Promise<void> {
-  const browserLanguages = typeof navigator === 'undefined' ? [] : navigator.languages?.length ? navigator.languages : [navigator.language];
-  useLocale(chooseLocale(options.locale, null, browserLanguages));
+  // Until the session says the participant's language (see boot).
+  useLocale(chooseLocale(options.locale, null, browserLanguages()));
   element.classList.add('lk-runtime');
   element.lang = i18n().language;
   const themeTarget = options.themeTarget ?? element;

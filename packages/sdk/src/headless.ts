@@ -31,9 +31,9 @@ export interface EngagementSessionOptions {
   siteSlug: string;
   /** A session the host page issued (POST /api/v1/sessions on its server); otherwise an anonymous one is started. */
   sessionId?: string;
-  /** With sessionId: the participant it was issued for, returned by ensureSession (the service has no route that tells it). */
+  /** With sessionId: the participant it was issued for; ensureSession asks the service (GET /api/v1/public/participant) when left out. */
   participantId?: string;
-  /** With sessionId: its expiry, returned by ensureSession. */
+  /** With sessionId: its expiry; ensureSession asks the service when left out. */
   expiresAt?: string;
   /** Display name of an anonymous session. */
   displayName?: string;
@@ -47,6 +47,8 @@ export interface SessionInfo {
   session_id: string;
   participant_id: string;
   expires_at: string;
+  /** The participant's language (BCP 47) when the tenant set one; null for a new anonymous participant. */
+  locale: string | null;
 }
 
 export interface SpinResult {
@@ -115,12 +117,20 @@ export function createEngagementSession(opts: EngagementSessionOptions): Engagem
     if (starting) return starting;
     const request = (async (): Promise<SessionInfo> => {
       if (opts.sessionId) {
-        await loaded();
-        return { session_id: opts.sessionId, participant_id: opts.participantId ?? '', expires_at: opts.expiresAt ?? '' };
+        const current = await loaded();
+        // Also proves the session works before the page relies on it (401 when it has expired or was revoked).
+        const participant = await client.getSessionParticipant({ session: { sessionId: opts.sessionId, engagementId: current.engagement_id } });
+        return {
+          session_id: opts.sessionId,
+          participant_id: opts.participantId ?? participant.participant_id,
+          expires_at: opts.expiresAt ?? participant.session_expires_at,
+          locale: participant.locale,
+        };
       }
       // The service refuses (403 ANONYMOUS_SESSIONS_DISABLED) where the engagement does not allow anonymous sessions.
       const created = await client.createSiteSession({ path: site, body: opts.displayName ? { display_name: opts.displayName } : {} });
-      return { session_id: created.session_id, participant_id: created.participant_id, expires_at: created.expires_at };
+      // A participant made just now has no language yet.
+      return { session_id: created.session_id, participant_id: created.participant_id, expires_at: created.expires_at, locale: null };
     })();
     starting = request;
     request.catch(() => {

@@ -133,7 +133,10 @@ test('headless: a session issued by the host page is used as given', async (t) =
   await server.grantPoints({ body: { participant_id: 'member-42', amount: 70, reason: 'welcome' } });
   const counter = countingFetch();
   const session = createEngagementSession({ baseUrl: svc.baseUrl, tenantSlug: tenant.slug, siteSlug: SITE_SLUG, sessionId: issued.session_id, participantId: 'member-42', fetch: counter.impl });
-  assert.deepEqual(await session.ensureSession(), { session_id: issued.session_id, participant_id: 'member-42', expires_at: '' });
+  await server.upsertParticipantProfile({ path: { participant_id: 'member-42' }, body: { locale: 'de-at' } });
+  // The service tells the page the session's expiry and the participant's language (canonical).
+  const info = await session.ensureSession();
+  assert.deepEqual({ ...info, expires_at: Date.parse(info.expires_at) }, { session_id: issued.session_id, participant_id: 'member-42', expires_at: Date.parse(issued.expires_at), locale: 'de-AT' });
   assert.equal((await session.balance()).available_points, 70);
   assert.equal((await session.checkGates({ targets: ['rich'] })).gates.rich.locked, false);
   assert.equal(counter.calls.filter((call) => call.endsWith('/sessions')).length, 0);
@@ -141,7 +144,8 @@ test('headless: a session issued by the host page is used as given', async (t) =
   const anonymous = createEngagementSession({ baseUrl: svc.baseUrl, tenantSlug: tenant.slug, siteSlug: SITE_SLUG });
   await assert.rejects(anonymous.ensureSession(), (error: any) => error.status === 403 && error.code === 'ANONYMOUS_SESSIONS_DISABLED');
 
-  // A refused live stream (an unknown session) reports a typed error once and does not reconnect.
+  // An unknown session reports a typed error once to the stream's subscriber and does not reconnect: the
+  // session is asked about first (GET /public/participant answers 401), so no stream is even opened.
   const streamCounter = countingFetch();
   const stale = createEngagementSession({ baseUrl: svc.baseUrl, tenantSlug: tenant.slug, siteSlug: SITE_SLUG, sessionId: 'no-such-session', fetch: streamCounter.impl });
   const errors: unknown[] = [];
@@ -152,5 +156,6 @@ test('headless: a session issued by the host page is used as given', async (t) =
   assert.equal(errors.length, 1);
   assert.equal((errors[0] as LoyaltyAuthenticationError).status, 401);
   assert.ok(errors[0] instanceof LoyaltyAuthenticationError);
-  assert.equal(streamCounter.calls.filter((call) => call.endsWith('/events/stream')).length, 1);
+  assert.equal(streamCounter.calls.filter((call) => call.endsWith('/public/participant')).length, 1);
+  assert.equal(streamCounter.calls.filter((call) => call.endsWith('/events/stream')).length, 0);
 });

@@ -75,6 +75,7 @@ export const ExecutedAction = Type.Object({
       title: Type.String(),
       type: Type.String(),
       expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      image_url: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "The reward's picture, to show with its title." })),
     }),
   ),
   badge_code: Type.Optional(Type.String()),

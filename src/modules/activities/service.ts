@@ -282,7 +282,16 @@ interface Executed {
   source: 'on_completion' | 'prize';
   points_awarded?: number;
   new_balance?: number;
-  reward_claimed?: { reward_id: string; claim_id: string; code: string | null; display_type: string; title: string; type: string; expires_at: string | null };
+  reward_claimed?: {
+    reward_id: string;
+    claim_id: string;
+    code: string | null;
+    display_type: string;
+    title: string;
+    type: string;
+    expires_at: string | null;
+    image_url?: string | null;
+  };
   badge_code?: string;
   badge_name?: string;
   badge_image_url?: string | null;
@@ -340,6 +349,7 @@ async function runAction(ctx: ActionContext, action: Action, source: Executed['s
           title: claim.name,
           type: claim.type,
           expires_at: claim.expires_at,
+          image_url: claim.image_url,
         },
       };
     }

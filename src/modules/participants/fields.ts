@@ -15,14 +15,15 @@ export const STANDARD_FIELDS = [
   'city',
   'postal_code',
   'external_id',
+  'locale',
 ] as const;
 export type StandardField = (typeof STANDARD_FIELDS)[number];
 
 /** Fields masked without `read:pii` (the spec's table, plus gender: see docs/decisions/privacy.md). */
 export const MASKED_FIELDS: readonly StandardField[] = ['email', 'first_name', 'last_name', 'full_name', 'mobile_number', 'date_of_birth', 'gender'];
 
-/** Fields every admin caller sees (the spec's "visible" rows, plus country_code). */
-export const VISIBLE_FIELDS: readonly StandardField[] = ['country_code', 'city', 'postal_code', 'external_id'];
+/** Fields every admin caller sees (the spec's "visible" rows, plus country_code and locale: see docs/decisions/privacy.md). */
+export const VISIBLE_FIELDS: readonly StandardField[] = ['country_code', 'city', 'postal_code', 'external_id', 'locale'];
 
 export const GENDERS = ['female', 'male', 'non_binary', 'other', 'prefer_not_to_say'] as const;
 
@@ -33,6 +34,8 @@ export const FULL_NAME_LENGTH_MAX = 200;
 export const CITY_LENGTH_MAX = 100;
 export const POSTAL_CODE_LENGTH_MAX = 12;
 export const EXTERNAL_ID_LENGTH_MAX = 128;
+/** BCP 47 tags in use are short; 35 characters holds language, script, region and a variant. */
+export const LOCALE_LENGTH_MAX = 35;
 /** Mobile numbers as written by people may carry spaces and punctuation; this bounds the raw text. */
 export const MOBILE_INPUT_LENGTH_MAX = 32;
 const EARLIEST_DATE_OF_BIRTH = '1900-01-01';
@@ -131,6 +134,22 @@ export function checkGender(raw: unknown): Checked {
   return { ok: true, value };
 }
 
+/** A BCP 47 language tag (`de`, `pt-BR`), returned in canonical form (`en-us` → `en-US`) by `Intl.getCanonicalLocales`. */
+export function checkLocale(raw: unknown): Checked {
+  if (typeof raw !== 'string') return { ok: false, reason: 'locale must be a string' };
+  const value = raw.trim();
+  const reason = 'locale must be a BCP 47 language tag, like de or pt-BR';
+  if (value.length < 2 || value.length > LOCALE_LENGTH_MAX) return { ok: false, reason: `${reason}, at most ${LOCALE_LENGTH_MAX} characters` };
+  try {
+    const [canonical] = Intl.getCanonicalLocales(value);
+    // Private-use-only and grandfathered forms are not languages a page can be shown in.
+    if (!canonical || !/^[a-z]{2,8}(?:-|$)/.test(canonical) || canonical.length > LOCALE_LENGTH_MAX) return { ok: false, reason };
+    return { ok: true, value: canonical };
+  } catch {
+    return { ok: false, reason };
+  }
+}
+
 export function checkPostalCode(raw: unknown): Checked {
   if (typeof raw !== 'string') return { ok: false, reason: 'postal_code must be a string' };
   const value = raw.trim().toUpperCase();
@@ -163,6 +182,8 @@ export function checkStandardField(field: StandardField, raw: unknown, today: Da
       return checkPostalCode(raw);
     case 'external_id':
       return text(raw, field, EXTERNAL_ID_LENGTH_MAX);
+    case 'locale':
+      return checkLocale(raw);
   }
 }
 

@@ -206,6 +206,24 @@ test('participants: profiles, masking, the access log, search and custom fields'
     assert.equal(badId.status, 404);
   });
 
+  await t.test('locale: any admin caller sets it, stored canonical and never masked; a malformed one is refused and changes nothing', async () => {
+    const path = '/api/v1/gamify/admin/participants/p-1/profile';
+    const set = await svc.request('PATCH', path, { key: plain.key, body: { locale: ' pt-br ' } });
+    assert.equal(set.status, 200, set.text);
+    assert.equal(set.body.locale, 'pt-BR');
+    assert.equal(set.body.masked, true);
+    for (const locale of ['de_DE', 'x-private', 'e', 'not a language', 'de-'.repeat(20), 42]) {
+      const refused = await svc.request('PATCH', path, { key: plain.key, body: { locale, city: 'Halle' } });
+      assert.equal(refused.status, 400, `${locale}: ${refused.text}`);
+      assert.match(refused.body.detail, /locale/);
+    }
+    const [row] = await svc.sql('SELECT locale, city FROM participants WHERE tenant_id = $1 AND participant_id = $2', [tenant.tenantId, 'p-1']);
+    assert.deepEqual(row, { locale: 'pt-BR', city: FULL.city });
+    assert.equal((await svc.request('GET', '/api/v1/gamify/admin/participants/p-1', { key: plain.key })).body.locale, 'pt-BR');
+    const cleared = await svc.request('PATCH', path, { key: plain.key, body: { locale: null } });
+    assert.equal(cleared.body.locale, null);
+  });
+
   await t.test('another tenant cannot read the participant', async () => {
     assert.equal((await svc.request('GET', '/api/v1/gamify/admin/participants/p-1', { key: other.apiKey })).status, 404);
     const list = await svc.request('GET', '/api/v1/gamify/admin/participants', { key: other.apiKey });

@@ -14,6 +14,8 @@ import {
   ParticipantParams,
   ProfileUpsertBody,
   SearchParticipantsQuery,
+  SessionParticipant,
+  SessionParticipantQuery,
   UpdateCustomFieldBody,
 } from './schemas.js';
 
@@ -41,6 +43,24 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => service.upsertProfile(db, request.auth!.tenantId, request.params.participant_id, request.body, request.auth!),
+  );
+
+  app.get(
+    '/public/participant',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags,
+        operationId: 'getSessionParticipant',
+        summary: "The session's participant: id, public name and language, and when the session expires",
+        description:
+          'What a participant page may know of its own participant: no personal field. The embed runtime shows its texts in `locale` ' +
+          'when the page names no language (set it with `PATCH /gamify/admin/participants/{participant_id}/profile` or a participants import).',
+        querystring: SessionParticipantQuery,
+        response: { 200: SessionParticipant },
+      },
+    },
+    async (request) => service.readSessionParticipant(db, request.auth!),
   );
 
   app.get(

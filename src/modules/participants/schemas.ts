@@ -9,6 +9,7 @@ import {
   EXTERNAL_ID_LENGTH_MAX,
   FULL_NAME_LENGTH_MAX,
   GENDERS,
+  LOCALE_LENGTH_MAX,
   MOBILE_INPUT_LENGTH_MAX,
   NAME_LENGTH_MAX,
   POSTAL_CODE_LENGTH_MAX,
@@ -41,6 +42,9 @@ export const ParticipantProfile = Type.Object(
     city: nullable(Type.String({ description: 'Always visible.' })),
     postal_code: nullable(Type.String({ description: 'Always visible.' })),
     external_id: nullable(Type.String({ description: 'Always visible.' })),
+    locale: nullable(
+      Type.String({ description: "The participant's language, a BCP 47 tag in canonical form (like `de`, `pt-BR`); the embed runtime shows its texts in it. Always visible." }),
+    ),
     custom: Type.Record(Type.String(), Type.Unknown(), { description: 'Custom field values; personal ones read `***` without read:pii.' }),
     masked: Type.Boolean({ description: 'True when personal values are masked for this caller.' }),
     anonymized: Type.Boolean(),
@@ -66,6 +70,7 @@ export const ProfileUpsertBody = Type.Object(
     city: field(CITY_LENGTH_MAX, '1 to 100 characters.'),
     postal_code: field(POSTAL_CODE_LENGTH_MAX, 'Letters, digits, spaces and hyphens, up to 12 characters.'),
     external_id: field(EXTERNAL_ID_LENGTH_MAX, "The participant's id in the tenant's own systems."),
+    locale: field(LOCALE_LENGTH_MAX, 'A BCP 47 language tag, like de or pt-BR; stored in canonical form (en-us becomes en-US).'),
     display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The public name shown on leaderboards.' })),
     custom: Type.Optional(
       Type.Record(
@@ -179,3 +184,15 @@ export const ListCustomFieldsQuery = Type.Object(
   { limit: Type.Optional(Pagination.limit(LIST_LIMIT_MAX, LIST_LIMIT_MAX)), cursor: Pagination.cursor() },
   { additionalProperties: false },
 );
+
+export const SessionParticipantQuery = Type.Object(
+  { session_id: Type.String(), engagement_id: Type.String({ format: 'uuid' }) },
+  { additionalProperties: false },
+);
+
+export const SessionParticipant = Type.Object({
+  participant_id: Type.String(),
+  display_name: nullable(Type.String({ description: 'The public name; "Deleted user" once anonymized.' })),
+  locale: nullable(Type.String({ description: "The participant's language (BCP 47, canonical), when the tenant set one; the embed runtime prefers it to the browser's." })),
+  session_expires_at: Type.String({ format: 'date-time' }),
+});

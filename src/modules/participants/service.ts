@@ -55,6 +55,7 @@ export interface ProfileView {
   city: string | null;
   postal_code: string | null;
   external_id: string | null;
+  locale: string | null;
   custom: Record<string, unknown>;
   /** True when personal values were masked for this caller. */
   masked: boolean;
@@ -492,6 +493,32 @@ export async function readProfileView(db: Database, tenantId: string, participan
     const profile = await store.readProfile(tx, tenantId, participantId);
     if (!profile) throw notFound('participant');
     return (await presentProfilesInTx(tx, tenantId, [profile], auth, { exportFormat: null }))[0];
+  });
+}
+
+export interface SessionParticipantView {
+  participant_id: string;
+  display_name: string | null;
+  locale: string | null;
+  session_expires_at: string;
+}
+
+/**
+ * The session's own participant as its page may know it (the embed runtime
+ * shows its texts in `locale`): the public name and the language, never a
+ * personal field.
+ */
+export async function readSessionParticipant(db: Database, auth: AuthContext): Promise<SessionParticipantView> {
+  const participantId = auth.participantId!;
+  return db.tenant(auth.tenantId, async (tx) => {
+    const found = await store.readSessionParticipant(tx, auth.tenantId, participantId, auth.actorId);
+    if (!found) throw notFound('participant');
+    return {
+      participant_id: participantId,
+      display_name: found.anonymized ? DELETED_USER_LABEL : found.displayName,
+      locale: found.locale,
+      session_expires_at: found.expiresAt.toISOString(),
+    };
   });
 }
 

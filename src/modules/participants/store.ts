@@ -27,6 +27,23 @@ export async function participantExists(tx: Tx, tenantId: string, participantId:
   return rowCount === 1;
 }
 
+/** What a participant session may know of its own participant: nothing personal (`$3` is the session's id). */
+export async function readSessionParticipant(
+  tx: Tx,
+  tenantId: string,
+  participantId: string,
+  sessionId: string,
+): Promise<{ displayName: string | null; locale: string | null; anonymized: boolean; expiresAt: Date } | null> {
+  const { rows } = await tx.query(
+    `SELECT p.display_name, p.locale, p.anonymized_at IS NOT NULL AS anonymized, s.expires_at
+       FROM participants p JOIN sessions s ON s.tenant_id = p.tenant_id AND s.participant_id = p.participant_id
+      WHERE p.tenant_id = $1 AND p.participant_id = $2 AND s.id = $3`,
+    [tenantId, participantId, sessionId],
+  );
+  const row = rows[0];
+  return row ? { displayName: row.display_name, locale: row.locale, anonymized: row.anonymized, expiresAt: row.expires_at } : null;
+}
+
 // ---- profiles ---------------------------------------------------------------
 
 export interface StoredProfile {

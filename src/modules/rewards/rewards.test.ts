@@ -47,6 +47,8 @@ test('rewards: catalogue, codes, inventory, expiry, claimed list', async (t) => 
       [{ name: 'x', type: 'points_multiplier', metadata: { multiplier: 0.5, duration_hours: 1, event_type: 'e' } }, 400, /multiplier/],
       [{ name: 'x', type: 'lottery' }, 400, /type/],
       [{ name: 'x', type: 'coupon', metadata: { discount_percent: 5 }, code_source: 'none', code_prefix: 'AB' }, 400, /code_prefix/],
+      [{ name: 'x', type: 'coupon', metadata: { discount_percent: 5 }, image_url: 'http://images.example.com/a.png' }, 400, /image_url/],
+      [{ name: 'x', type: 'coupon', metadata: { discount_percent: 5 }, image_url: `https://images.example.com/${'a'.repeat(2048)}` }, 400, /image_url/],
       [{ id: 'r-coupon', name: 'again', type: 'coupon', metadata: { discount_percent: 5 } }, 409, /already exists/],
     ];
     for (const [body, status, detail] of bad) {
@@ -58,6 +60,22 @@ test('rewards: catalogue, codes, inventory, expiry, claimed list', async (t) => 
     assert.equal(codesOnGenerated.status, 422);
     const otherTenant = await svc.request('GET', '/api/v1/admin/rewards/r-coupon', { key: other.apiKey });
     assert.equal(otherTenant.status, 404);
+  });
+
+  await t.test('image_url: an https picture set on create and update, read back, cleared with null; anything else refused', async () => {
+    const image = 'https://images.example.com/rewards/mug.png';
+    const created = await createReward(svc, tenant, { id: 'r-mug', name: 'Mug', type: 'physical', image_url: image });
+    assert.equal(created.image_url, image);
+    assert.equal((await svc.request('GET', '/api/v1/admin/rewards/r-mug', { key: tenant.apiKey })).body.image_url, image);
+    const refused = await svc.request('PATCH', '/api/v1/admin/rewards/r-mug', { key: tenant.apiKey, body: { image_url: 'javascript:alert(1)' } });
+    assert.equal(refused.status, 400, refused.text);
+    assert.match(refused.body.detail, /image_url/);
+    const changed = await svc.request('PATCH', '/api/v1/admin/rewards/r-mug', { key: tenant.apiKey, body: { image_url: `${image}?v=2` } });
+    assert.equal(changed.status, 200, changed.text);
+    assert.equal(changed.body.image_url, `${image}?v=2`);
+    const cleared = await svc.request('PATCH', '/api/v1/admin/rewards/r-mug', { key: tenant.apiKey, body: { image_url: null } });
+    assert.equal(cleared.body.image_url, null);
+    assert.equal((await svc.request('GET', '/api/v1/admin/rewards/r-coupon', { key: tenant.apiKey })).body.image_url, null);
   });
 
   await t.test('200 parallel claims on a pool of 10 codes hand out exactly 10, each once', async () => {
@@ -130,13 +148,17 @@ test('rewards: catalogue, codes, inventory, expiry, claimed list', async (t) => 
 
   await t.test('expiry: claims expire after valid_for_days; a reward past available_until cannot be claimed', async () => {
     const until = new Date(clock.nowMs() + 3_600_000).toISOString();
-    await createReward(svc, tenant, { id: 'short', name: '5 off', type: 'coupon', code_prefix: 'SUM-', valid_for_days: 7, available_until: until, metadata: { discount_percent: 5 } });
+    const image = 'https://images.example.com/rewards/5-off.png';
+    await createReward(svc, tenant, { id: 'short', name: '5 off', type: 'coupon', code_prefix: 'SUM-', valid_for_days: 7, available_until: until, metadata: { discount_percent: 5 }, image_url: image });
     const engagement = await createEngagement(svc, tenant, { activities: [wheel({ id: 'exp', max_attempts: 5, segments: NO_PRIZE, on_completion: [{ type: 'award_reward', reward_id: 'short' }] })] });
     const s = await session(svc, tenant, engagement.id, undefined, 30 * 86_400);
     const first = await complete(svc, s, 'exp', 'spin_wheel');
     assert.equal(first.status, 200, first.text);
     const claim = first.body.actions_executed[0].reward_claimed;
     assert.match(claim.code, /^SUM-[A-Z2-9]{10}$/);
+    // The completion names the reward and shows its picture.
+    assert.equal(claim.title, '5 off');
+    assert.equal(claim.image_url, image);
     assert.equal(new Date(claim.expires_at).getTime() - clock.nowMs() > 6.9 * 86_400_000, true);
 
     const listed = await svc.request('GET', `/api/v1/public/rewards/claimed?session_id=${s.sessionId}&engagement_id=${s.engagementId}`);
@@ -144,7 +166,7 @@ test('rewards: catalogue, codes, inventory, expiry, claimed list', async (t) => 
     assert.equal(listed.body.rewards.length, 1);
     assert.deepEqual(
       { ...listed.body.rewards[0], claimed_at: undefined, expires_at: undefined, claim_id: undefined },
-      { reward_id: 'short', name: '5 off', type: 'coupon', code: claim.code, display_type: 'coupon', status: 'active', metadata: { discount_percent: 5 }, claimed_at: undefined, expires_at: undefined, claim_id: undefined },
+      { reward_id: 'short', name: '5 off', type: 'coupon', code: claim.code, display_type: 'coupon', status: 'active', metadata: { discount_percent: 5 }, image_url: image, claimed_at: undefined, expires_at: undefined, claim_id: undefined },
     );
 
     clock.advance(2 * 3_600_000);

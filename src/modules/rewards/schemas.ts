@@ -72,9 +72,13 @@ const CodeSource = Type.Union([Type.Literal('pool'), Type.Literal('generated'), 
   description: '`pool`: codes uploaded with `POST /admin/rewards/{id}/codes`, each handed out once; `generated`: a random code per claim; `none`: no code.',
 });
 
+/** Pictures are shown on participants' pages, which are served over https: an http image would be blocked as mixed content. */
+const ImageUrl = Type.String({ format: 'uri', maxLength: 2048, pattern: '^https://', description: 'An https URL of the reward\'s picture, shown beside its name on the participant\'s page.' });
+
 const editable = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
   description: Type.Optional(Type.String({ maxLength: 2000 })),
+  image_url: Type.Optional(Type.Union([ImageUrl, Type.Null()], { description: 'An https URL of the reward\'s picture (at most 2048 characters); null removes it.' })),
   metadata: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Shape by type; see the type descriptions.' })),
   inventory: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: LIMITS.inventoryMax }), Type.Null()], { description: 'Total claims allowed; null or omitted is unlimited.' })),
   available_until: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'No claims after this instant.' })),
@@ -102,6 +106,7 @@ export const RewardRecord = Type.Object(
     id: Type.String(),
     name: Type.String(),
     description: Type.Union([Type.String(), Type.Null()]),
+    image_url: Type.Union([Type.String(), Type.Null()], { description: "The reward's picture (https), when it has one." }),
     type: RewardTypeSchema,
     display_type: Type.String(),
     metadata: Type.Object({}, { additionalProperties: true }),
@@ -151,6 +156,7 @@ export const ClaimedReward = Type.Object(
     expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     status: Type.Union([Type.Literal('active'), Type.Literal('expired')]),
     metadata: Type.Object({}, { additionalProperties: true }),
+    image_url: Type.Union([Type.String(), Type.Null()], { description: "The reward's picture as the catalogue has it now, when it has one." }),
   },
   { $id: 'ClaimedReward', title: 'ClaimedReward' },
 );

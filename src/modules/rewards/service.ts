@@ -48,6 +48,7 @@ function presentReward(row: RewardRow) {
     id: row.id,
     name: row.name,
     description: row.description,
+    image_url: row.image_url,
     type: row.type as RewardType,
     display_type: displayTypeOf(row.type as RewardType),
     metadata: row.metadata,
@@ -82,6 +83,7 @@ export async function createRewardInTx(tx: Tx, tenantId: string, body: CreateRew
       id,
       name: body.name,
       description: body.description ?? null,
+      image_url: body.image_url ?? null,
       type: body.type,
       metadata,
       code_source: codeSource,
@@ -163,6 +165,7 @@ function presentClaim(row: ClaimRow, now: Date): ClaimedReward {
     expires_at: row.expires_at?.toISOString() ?? null,
     status: row.expires_at && row.expires_at <= now ? 'expired' : 'active',
     metadata: row.metadata,
+    image_url: row.image_url,
   };
 }
 

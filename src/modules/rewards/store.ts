@@ -4,6 +4,7 @@ export interface RewardRow {
   id: string;
   name: string;
   description: string | null;
+  image_url: string | null;
   type: string;
   metadata: Record<string, unknown>;
   code_source: 'pool' | 'generated' | 'none';
@@ -18,7 +19,7 @@ export interface RewardRow {
   codes_available?: number | null;
 }
 
-const COLUMNS = 'id, name, description, type, metadata, code_source, code_prefix, inventory, claimed_count, available_until, valid_for_days, active, created_at, updated_at';
+const COLUMNS = 'id, name, description, image_url, type, metadata, code_source, code_prefix, inventory, claimed_count, available_until, valid_for_days, active, created_at, updated_at';
 // Pool rewards report how many codes are left; claims of unlimited rewards are counted from the claims.
 const WITH_COUNTS = `${COLUMNS.split(', ').map((c) => `r.${c}`).join(', ')},
   CASE WHEN r.code_source = 'pool' THEN (SELECT count(*)::int FROM reward_codes c WHERE c.tenant_id = r.tenant_id AND c.reward_id = r.id AND c.claim_id IS NULL) END AS codes_available,
@@ -31,8 +32,8 @@ function withClaims(row: RewardRow & { claims_made?: number }): RewardRow {
 
 export async function insertReward(tx: Tx, tenantId: string, reward: Omit<RewardRow, 'claimed_count' | 'created_at' | 'updated_at'>, now: Date): Promise<boolean> {
   const { rowCount } = await tx.query(
-    `INSERT INTO rewards (tenant_id, id, name, description, type, metadata, code_source, code_prefix, inventory, available_until, valid_for_days, active, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13) ON CONFLICT DO NOTHING`,
+    `INSERT INTO rewards (tenant_id, id, name, description, type, metadata, code_source, code_prefix, inventory, available_until, valid_for_days, active, created_at, updated_at, image_url)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14) ON CONFLICT DO NOTHING`,
     [
       tenantId,
       reward.id,
@@ -47,6 +48,7 @@ export async function insertReward(tx: Tx, tenantId: string, reward: Omit<Reward
       reward.valid_for_days,
       reward.active,
       now,
+      reward.image_url,
     ],
   );
   return rowCount === 1;
@@ -131,6 +133,8 @@ export interface ClaimRow {
   code: string | null;
   claimed_at: Date;
   expires_at: Date | null;
+  /** The reward's image as the catalogue has it now (a claim keeps its name, not its picture). */
+  image_url: string | null;
 }
 
 /**
@@ -174,7 +178,7 @@ export async function insertClaim(
      INSERT INTO reward_claims (tenant_id, id, reward_id, participant_id, engagement_id, activity_id, attempt_id, name, type, display_type, metadata, code, claimed_at, expires_at)
      SELECT $1, $3, $2, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $14::boolean THEN (SELECT code FROM taken) ELSE $12 END, $15, $16
      WHERE (NOT $13::boolean OR EXISTS (SELECT 1 FROM stock)) AND (NOT $14::boolean OR EXISTS (SELECT 1 FROM taken))
-     RETURNING id, reward_id, name, type, display_type, metadata, code, claimed_at, expires_at`,
+     RETURNING id, reward_id, name, type, display_type, metadata, code, claimed_at, expires_at, $17::text AS image_url`,
     [
       tenantId,
       claim.reward.id,
@@ -192,6 +196,7 @@ export async function insertClaim(
       pool,
       claim.claimedAt,
       claim.expiresAt,
+      claim.reward.image_url,
     ],
   );
   return rows[0] ?? null;
@@ -209,9 +214,11 @@ export async function listClaims(
   limit: number,
 ): Promise<ClaimRow[]> {
   const { rows } = await tx.query(
-    `SELECT id, reward_id, name, type, display_type, metadata, code, claimed_at, expires_at FROM reward_claims
-     WHERE tenant_id = $1 AND participant_id = $2 AND ($3::timestamptz IS NULL OR (claimed_at, id) < ($3, $4::text))
-     ORDER BY claimed_at DESC, id DESC LIMIT $5`,
+    `SELECT k.id, k.reward_id, k.name, k.type, k.display_type, k.metadata, k.code, k.claimed_at, k.expires_at,
+            (SELECT r.image_url FROM rewards r WHERE r.tenant_id = k.tenant_id AND r.id = k.reward_id) AS image_url
+       FROM reward_claims k
+      WHERE k.tenant_id = $1 AND k.participant_id = $2 AND ($3::timestamptz IS NULL OR (k.claimed_at, k.id) < ($3, $4::text))
+      ORDER BY k.claimed_at DESC, k.id DESC LIMIT $5`,
     [tenantId, participantId, after?.claimed_at ?? null, after?.id ?? null, limit],
   );
   return rows;

@@ -89,7 +89,7 @@ async function readSide(tx: Tx, tenantId: string, forUpdate: boolean): Promise<S
     [tenantId],
   );
   const rewards = await tx.query(
-    `SELECT id, name, description, type, metadata, code_source, code_prefix, inventory, claimed_count, available_until, valid_for_days, active
+    `SELECT id, name, description, image_url, type, metadata, code_source, code_prefix, inventory, claimed_count, available_until, valid_for_days, active
      FROM rewards WHERE tenant_id = $1 ORDER BY id LIMIT ${limit} ${lock}`,
     [tenantId],
   );
@@ -131,6 +131,7 @@ async function readSide(tx: Tx, tenantId: string, forUpdate: boolean): Promise<S
       fields: {
         name: row.name,
         description: row.description,
+        image_url: row.image_url,
         type: row.type,
         metadata: row.metadata,
         code_source: row.code_source,

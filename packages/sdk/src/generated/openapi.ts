@@ -1402,6 +1402,26 @@ export interface paths {
         patch: operations["upsertParticipantProfile"];
         trace?: never;
     };
+    "/api/v1/public/participant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session's participant: id, public name and language, and when the session expires
+         * @description What a participant page may know of its own participant: no personal field. The embed runtime shows its texts in `locale` when the page names no language (set it with `PATCH /gamify/admin/participants/{participant_id}/profile` or a participants import).
+         */
+        get: operations["getSessionParticipant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/gamify/admin/participants/{participant_id}": {
         parameters: {
             query?: never;
@@ -3241,6 +3261,8 @@ export interface components {
             created_at: string;
             started_at: string | null;
             finished_at: string | null;
+            /** @description How many times a participant's erasure sent this export back to the start: its file was deleted and is written again without the erased participant (status `queued` again, then `running`, `completed`). */
+            restarts_after_erasure: number;
         };
         /**
          * IngestEvent
@@ -3380,6 +3402,7 @@ export interface components {
             city: string | null;
             postal_code: string | null;
             external_id: string | null;
+            locale: string | null;
             /** @description Custom field values; personal ones read `***` without read:pii. */
             custom: {
                 [key: string]: unknown;
@@ -3546,6 +3569,8 @@ export interface components {
             id: string;
             name: string;
             description: string | null;
+            /** @description The reward's picture (https), when it has one. */
+            image_url: string | null;
             type: "coupon" | "voucher" | "physical" | "digital" | "points_multiplier";
             display_type: string;
             metadata: {
@@ -3580,6 +3605,8 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
+            /** @description The reward's picture as the catalogue has it now, when it has one. */
+            image_url: string | null;
         };
         /** RuleCondition */
         RuleCondition: {
@@ -7921,7 +7948,8 @@ export interface operations {
                      *             "display_type": "Spring weekend bonus",
                      *             "title": "Spring Rally",
                      *             "type": "Spring weekend bonus",
-                     *             "expires_at": "2026-11-26T09:30:00.000Z"
+                     *             "expires_at": "2026-11-26T09:30:00.000Z",
+                     *             "image_url": "https://shop.example.com/loyalty"
                      *           },
                      *           "badge_code": "first_purchase",
                      *           "badge_name": "Spring weekend bonus",
@@ -7961,6 +7989,8 @@ export interface operations {
                                 title: string;
                                 type: string;
                                 expires_at: string | null;
+                                /** @description The reward's picture, to show with its title. */
+                                image_url?: string | null;
                             };
                             badge_code?: string;
                             /** @description grant_badge: the badge's name, to show instead of its code. */
@@ -22035,7 +22065,8 @@ export interface operations {
                      *           "file_url": "https://shop.example.com/loyalty",
                      *           "created_at": "2026-11-26T09:30:00.000Z",
                      *           "started_at": "2026-11-26T09:30:00.000Z",
-                     *           "finished_at": "2026-11-26T09:30:00.000Z"
+                     *           "finished_at": "2026-11-26T09:30:00.000Z",
+                     *           "restarts_after_erasure": 3
                      *         }
                      *       ],
                      *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
@@ -22280,6 +22311,7 @@ export interface operations {
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "started_at": "2026-11-26T09:30:00.000Z",
                      *       "finished_at": "2026-11-26T09:30:00.000Z",
+                     *       "restarts_after_erasure": 3,
                      *       "livemode": false
                      *     }
                      */
@@ -22486,6 +22518,7 @@ export interface operations {
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "started_at": "2026-11-26T09:30:00.000Z",
                      *       "finished_at": "2026-11-26T09:30:00.000Z",
+                     *       "restarts_after_erasure": 3,
                      *       "livemode": false
                      *     }
                      */
@@ -26619,6 +26652,7 @@ export interface operations {
                  *       "city": "Spring weekend bonus",
                  *       "postal_code": "first_purcha",
                  *       "external_id": "rwd_5c2e9a71",
+                 *       "locale": "en-US",
                  *       "display_name": "Gold Explorer",
                  *       "custom": {
                  *         "store": "Spring weekend bonus"
@@ -26637,6 +26671,7 @@ export interface operations {
                     city?: string | null;
                     postal_code?: string | null;
                     external_id?: string | null;
+                    locale?: string | null;
                     /** @description The public name shown on leaderboards. */
                     display_name?: string;
                     /** @description Values of defined custom fields; null removes one. */
@@ -26668,6 +26703,7 @@ export interface operations {
                      *       "city": "Spring weekend bonus",
                      *       "postal_code": "first_purchase",
                      *       "external_id": "rwd_5c2e9a71",
+                     *       "locale": "en-US",
                      *       "custom": {
                      *         "store": {}
                      *       },
@@ -26680,6 +26716,205 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ParticipantProfile"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSessionParticipant: {
+        parameters: {
+            query: {
+                engagement_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "participant_id": "user_1042",
+                     *       "display_name": "Gold Explorer",
+                     *       "locale": "en-US",
+                     *       "session_expires_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        participant_id: string;
+                        display_name: string | null;
+                        locale: string | null;
+                        /** Format: date-time */
+                        session_expires_at: string;
                         /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
                         livemode: boolean;
                     };
@@ -26880,6 +27115,7 @@ export interface operations {
                      *       "city": "Spring weekend bonus",
                      *       "postal_code": "first_purchase",
                      *       "external_id": "rwd_5c2e9a71",
+                     *       "locale": "en-US",
                      *       "custom": {
                      *         "store": {}
                      *       },
@@ -27323,6 +27559,7 @@ export interface operations {
                      *           "city": "Spring weekend bonus",
                      *           "postal_code": "first_purchase",
                      *           "external_id": "rwd_5c2e9a71",
+                     *           "locale": "en-US",
                      *           "custom": {
                      *             "store": {}
                      *           },
@@ -27551,6 +27788,7 @@ export interface operations {
                      *           "city": "Spring weekend bonus",
                      *           "postal_code": "first_purchase",
                      *           "external_id": "rwd_5c2e9a71",
+                     *           "locale": "en-US",
                      *           "custom": {
                      *             "store": {}
                      *           },
@@ -36772,6 +37010,7 @@ export interface operations {
                      *           "id": "rwd_5c2e9a71",
                      *           "name": "Gold Explorer",
                      *           "description": "Earn 2× points on every purchase this weekend.",
+                     *           "image_url": "https://shop.example.com/loyalty",
                      *           "type": "coupon",
                      *           "display_type": "Spring weekend bonus",
                      *           "metadata": {},
@@ -36984,6 +37223,7 @@ export interface operations {
                  *       "code_prefix": "spring_bonus",
                  *       "name": "Gold Explorer",
                  *       "description": "Earn 2× points on every purchase this weekend.",
+                 *       "image_url": "https://shop.example.com/loyalty",
                  *       "metadata": {},
                  *       "inventory": 3,
                  *       "available_until": "2026-11-26T09:30:00.000Z",
@@ -37000,6 +37240,8 @@ export interface operations {
                     code_prefix?: string;
                     name: string;
                     description?: string;
+                    /** @description An https URL of the reward's picture (at most 2048 characters); null removes it. */
+                    image_url?: string | null;
                     /** @description Shape by type; see the type descriptions. */
                     metadata?: {
                         [key: string]: unknown;
@@ -37026,6 +37268,7 @@ export interface operations {
                      *       "id": "rwd_5c2e9a71",
                      *       "name": "Gold Explorer",
                      *       "description": "Earn 2× points on every purchase this weekend.",
+                     *       "image_url": "https://shop.example.com/loyalty",
                      *       "type": "coupon",
                      *       "display_type": "Spring weekend bonus",
                      *       "metadata": {},
@@ -37232,6 +37475,7 @@ export interface operations {
                      *       "id": "rwd_5c2e9a71",
                      *       "name": "Gold Explorer",
                      *       "description": "Earn 2× points on every purchase this weekend.",
+                     *       "image_url": "https://shop.example.com/loyalty",
                      *       "type": "coupon",
                      *       "display_type": "Spring weekend bonus",
                      *       "metadata": {},
@@ -37431,6 +37675,7 @@ export interface operations {
                  * @example {
                  *       "name": "Gold Explorer",
                  *       "description": "Earn 2× points on every purchase this weekend.",
+                 *       "image_url": "https://shop.example.com/loyalty",
                  *       "metadata": {},
                  *       "inventory": 3,
                  *       "available_until": "2026-11-26T09:30:00.000Z",
@@ -37441,6 +37686,8 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     description?: string;
+                    /** @description An https URL of the reward's picture (at most 2048 characters); null removes it. */
+                    image_url?: string | null;
                     /** @description Shape by type; see the type descriptions. */
                     metadata?: {
                         [key: string]: unknown;
@@ -37467,6 +37714,7 @@ export interface operations {
                      *       "id": "rwd_5c2e9a71",
                      *       "name": "Gold Explorer",
                      *       "description": "Earn 2× points on every purchase this weekend.",
+                     *       "image_url": "https://shop.example.com/loyalty",
                      *       "type": "coupon",
                      *       "display_type": "Spring weekend bonus",
                      *       "metadata": {},
@@ -37901,7 +38149,8 @@ export interface operations {
                      *           "claimed_at": "2026-11-26T09:30:00.000Z",
                      *           "expires_at": "2026-11-26T09:30:00.000Z",
                      *           "status": "active",
-                     *           "metadata": {}
+                     *           "metadata": {},
+                     *           "image_url": "https://shop.example.com/loyalty"
                      *         }
                      *       ],
                      *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",

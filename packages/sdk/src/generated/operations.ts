@@ -90,6 +90,7 @@ export const GENERATED_OPERATIONS = {
   getLeaderboardStandings: {"method":"GET","path":"/api/v1/admin/leaderboards/{code}/standings","auth":"key"},
   getLeaderboard: {"method":"GET","path":"/api/v1/public/leaderboards/{code}","auth":"public"},
   upsertParticipantProfile: {"method":"PATCH","path":"/api/v1/gamify/admin/participants/{participant_id}/profile","auth":"key"},
+  getSessionParticipant: {"method":"GET","path":"/api/v1/public/participant","auth":"session"},
   getParticipantProfile: {"method":"GET","path":"/api/v1/gamify/admin/participants/{participant_id}","auth":"key"},
   deleteParticipant: {"method":"DELETE","path":"/api/v1/gamify/admin/participants/{participant_id}","auth":"key"},
   listParticipants: {"method":"GET","path":"/api/v1/gamify/admin/participants","auth":"key"},
