@@ -15,8 +15,8 @@ import { PAGE_TEXTS } from '../../src/modules/runtime/page-texts.js';
 /**
  * The runtime fitted to a brand, in Chromium: a theme from the engagement
  * (`canvas.theme`) and from the embed URL (`lk-*`), German chosen by the
- * browser's language and overridden by `locale`, badges and rewards by name
- * and image, reduced motion (emulated through the DevTools protocol) with no
+ * browser's language, by the participant's locale (the service tells it) and
+ * overridden by `locale`, badges and rewards by name and image, reduced motion (emulated through the DevTools protocol) with no
  * animation, and axe-core clean. UPDATE_SCREENSHOTS=1 writes
  * docs/screenshots/runtime-*.png.
  */
@@ -24,6 +24,7 @@ const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(import
 const STEP_TIMEOUT_MS = 20_000;
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const BADGE_IMAGE = 'https://images.example.com/badges/quiz-master.svg';
+const REWARD_IMAGE = 'https://images.example.com/rewards/summer-coupon.svg';
 const BADGE_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" fill="#f59e0b"/><path d="M16 6l3 7h7l-6 4 2 8-6-5-6 5 2-8-6-4h7z" fill="#fff"/></svg>';
 const QUIZ_ANSWERS = { q1: 1, q2: 0 };
@@ -103,7 +104,7 @@ test('the runtime fitted to a brand: theme, German, names and images, reduced mo
   const call = (method: string, p: string, body?: unknown) => svc.request(method, p, { key: tenant.apiKey, ...(body === undefined ? {} : { body }) });
   assert.equal((await call('POST', '/api/v1/admin/badges', { code: 'quiz-master', name: 'Quizmeister', description: 'Sommerquiz bestanden.', image_url: BADGE_IMAGE })).status, 201);
   assert.equal((await call('POST', '/api/v1/admin/badges', { code: 'early-bird', name: 'Frühaufsteher' })).status, 201);
-  const reward = await call('POST', '/api/v1/admin/rewards', { id: 'summer-coupon', type: 'coupon', name: '10 % Rabatt', code_source: 'generated', code_prefix: 'SUMMER', metadata: { discount_percent: 10, min_order_value: 20, currency: 'EUR' }, valid_for_days: 30 });
+  const reward = await call('POST', '/api/v1/admin/rewards', { id: 'summer-coupon', type: 'coupon', name: '10 % Rabatt', code_source: 'generated', code_prefix: 'SUMMER', metadata: { discount_percent: 10, min_order_value: 20, currency: 'EUR' }, valid_for_days: 30, image_url: REWARD_IMAGE });
   assert.equal(reward.status, 201, reward.text);
   const created = await call('POST', '/api/v1/admin/engagements', brandedEngagement('sommer', { 'color-background': '#fffbeb', radius: '2px', 'color-accent': 'url(https://evil.example/x.png)' }));
   assert.equal(created.status, 201, created.text);
@@ -116,7 +117,7 @@ test('the runtime fitted to a brand: theme, German, names and images, reduced mo
     const context = await browser.newContext({ viewport: { width: 900, height: 900 }, locale, reducedMotion: 'no-preference' });
     contexts.push(context);
     const page = await context.newPage();
-    // The badge image's host is not reachable from the test: the browser gets it from here.
+    // The images' host is not reachable from the test: the browser gets them from here.
     await page.route(`${new URL(BADGE_IMAGE).origin}/**`, (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: BADGE_SVG }));
     return page;
   };
@@ -197,6 +198,17 @@ test('the runtime fitted to a brand: theme, German, names and images, reduced mo
       const japanese = await newPage('ja-JP');
       await japanese.goto(embed);
       await japanese.waitForSelector('[data-action="spin"]:has-text("Spin the wheel")', { timeout: STEP_TIMEOUT_MS });
+      // A participant whose locale is German, in an English browser, gets German from the service's word alone;
+      // the page's explicit locale still wins over it.
+      assert.equal((await svc.request('PATCH', '/api/v1/gamify/admin/participants/member-de/profile', { key: tenant.apiKey, body: { locale: 'de-CH' } })).status, 200);
+      const session = await svc.createSession(tenant, { engagementId: created.body.id, participantId: 'member-de' });
+      const member = await newPage('en-US');
+      await member.goto(`${embed}?engagement_id=${created.body.id}#session=${encodeURIComponent(session.sessionId)}`);
+      await member.waitForSelector('[data-action="spin"]:has-text("Glücksrad drehen")', { timeout: STEP_TIMEOUT_MS });
+      assert.equal(await member.getAttribute('html', 'lang'), 'de');
+      await member.goto(`${embed}?engagement_id=${created.body.id}&locale=en#session=${encodeURIComponent(session.sessionId)}`);
+      await member.waitForSelector('[data-action="spin"]:has-text("Spin the wheel")', { timeout: STEP_TIMEOUT_MS });
+      assert.equal(await member.getAttribute('html', 'lang'), 'en');
       // The service's own pages follow the same choice.
       await japanese.goto(`${base}/embed/${tenant.slug}/no-such-site?locale=de`);
       assert.match((await japanese.textContent('[role="alert"]'))!, /Diese Aktion ist nicht verfügbar/);
@@ -225,11 +237,16 @@ test('the runtime fitted to a brand: theme, German, names and images, reduced mo
       assert.equal(motion.animations, 0);
       assert.equal(motion.live, 'polite', 'the result line is a live region');
       assert.match((await prize.textContent())!, /^Gewonnen: Gutschein!?!$/);
-      // The reward by its name, with its code.
+      // The reward by its name, with its code and its image (decoration beside the name: empty alt, like a badge's).
       const rewardPrize = await page.waitForSelector('.lr-spin-wheel [data-prize="reward"]');
       assert.match((await rewardPrize.textContent())!, /^Prämie: 10 % Rabatt \(Code SUMMER/);
+      assert.deepEqual(await rewardPrize.$eval('img', (img) => ({ src: (img as HTMLImageElement).src, alt: img.getAttribute('alt') })), { src: REWARD_IMAGE, alt: '' });
       const listed = await page.waitForSelector('[data-role="rewards"] [data-reward-id="summer-coupon"]', { timeout: STEP_TIMEOUT_MS });
       assert.match((await listed.textContent())!, /^10 % Rabatt Code SUMMER\S+ \(gültig bis \d{2}\.\d{2}\.\d{4}\)$/, 'the date in the German format');
+      await page.waitForFunction(() => {
+        const image = document.querySelector<HTMLImageElement>('[data-role="rewards"] [data-reward-id="summer-coupon"] img');
+        return image !== null && image.alt === '' && image.complete && image.naturalWidth > 0;
+      }, undefined, { timeout: STEP_TIMEOUT_MS });
       await assertAccessible(page, 'the page after a spin under reduced motion');
       await screenshot(page, 'reduced-motion-spin-de');
     });
