@@ -72,10 +72,10 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
     const field = await svc.request('POST', '/api/v1/gamify/admin/participant-fields', { key: pii, body: { key: 'loyalty_club', type: 'boolean', personal: false } });
     assert.equal(field.status, 201, field.text);
     const csv = [
-      'participant_id,email,first_name,city,loyalty_club',
-      'p-1,ada@example.com,Ada,London,true',
-      'p-2,not-an-email,Bob,Paris,false',
-      '"p-3","grace@example.com","Grace ""Amazing""","New York, NY",',
+      'participant_id,email,first_name,city,loyalty_club,locale',
+      'p-1,ada@example.com,Ada,London,true,en-gb',
+      'p-2,not-an-email,Bob,Paris,false,de',
+      '"p-3","grace@example.com","Grace ""Amazing""","New York, NY",,',
     ].join('\r\n');
     const started = await upload(svc, pii, 'participants', 'csv', csv);
     assert.equal(started.status, 202, started.text);
@@ -94,7 +94,7 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
     assert.equal(grace.body.first_name, 'Grace "Amazing"');
     assert.equal(grace.body.city, 'New York, NY');
     const ada = await svc.request('GET', '/api/v1/gamify/admin/participants/p-1', { key: pii });
-    assert.deepEqual([ada.body.email, ada.body.custom.loyalty_club], ['ada@example.com', true]);
+    assert.deepEqual([ada.body.email, ada.body.custom.loyalty_club, ada.body.locale], ['ada@example.com', true, 'en-GB'], 'the locale column is stored canonical');
     const bob = await svc.request('GET', '/api/v1/gamify/admin/participants/p-2', { key: pii });
     assert.equal(bob.status, 404, 'the refused row wrote nothing');
   });
@@ -357,6 +357,7 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
     assert.equal(ada.masked, true);
     assert.notEqual(ada.email, 'ada@example.com');
     assert.equal(ada.city, 'London');
+    assert.equal(ada.locale, 'en-GB', 'the locale is not personal: shown without read:pii');
     const view = await svc.request('GET', `/api/v1/admin/exports/${masked.id}`, { key: plain });
     assert.equal(view.body.masked, true);
   });
