@@ -8,7 +8,7 @@ export const referralSettingsKeys = queryKeysFactory('referral-settings');
 export const conversionKeys = queryKeysFactory('referral-conversions');
 
 export type ReferralSettings = ResponseBody<'getReferralSettings'>;
-export type Conversion = ResponseBody<'approveReferralConversion'>;
+export type Conversion = Omit<ResponseBody<'approveReferralConversion'>, 'livemode'>;
 export type ConversionStatus = Conversion['status'];
 
 export function useReferralSettings() {

@@ -6,7 +6,7 @@ import { PAGE_SIZE } from './participants';
 
 export const reviewKeys = queryKeysFactory('reviews');
 
-export type Review = ResponseBody<'getReview'>;
+export type Review = Omit<ResponseBody<'getReview'>, 'livemode'>;
 export type ReviewKind = Review['kind'];
 export type ReviewStatus = Review['status'];
 

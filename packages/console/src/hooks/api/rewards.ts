@@ -6,7 +6,8 @@ import { PAGE_SIZE } from './participants';
 
 export const rewardKeys = queryKeysFactory('rewards');
 
-export type Reward = ResponseBody<'getReward'>;
+// A reward as lists hold it: the answer's own `livemode` is not part of the resource.
+export type Reward = Omit<ResponseBody<'getReward'>, 'livemode'>;
 export type RewardInput = RequestBody<'createReward'>;
 export type RewardChanges = RequestBody<'updateReward'>;
 
