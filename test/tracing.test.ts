@@ -284,9 +284,10 @@ test('a request is a server span with its transactions and statements; its job c
   assert.equal(webhookAttempt.kind, SPAN_KIND_CLIENT);
   assert.equal(webhookAttempt.attributes['loyalty.webhook.event'], 'points.awarded.v1');
   // The dispatch and delivery jobs are traces of their own (made in SQL from outbox rows), linked to
-  // what emitted their events: the event batch's and the bulk grant job's points.awarded.v1.
-  // (The grant route's own events are written by its SQL function and carry none: docs/operations/running.md.)
+  // what emitted their events: the grant route's (written by its SQL function; migration 1310), the
+  // event batch's and the bulk grant job's points.awarded.v1.
   for (const [origin, name] of [
+    [grant, 'the grant request'],
     [laneBatch, 'the event batch'],
     [jobSpan, 'the bulk grant job'],
   ] as const) {

@@ -405,7 +405,7 @@ async function direct(db: Database, tenantId: string, operation: 'grant' | 'dedu
   for (let attempt = 1; ; attempt++) {
     let result: store.DirectOutcome;
     try {
-      result = await store.directOperation(db.app, operation, tenantId, values);
+      result = await store.directOperation(db, operation, tenantId, values);
     } catch (error) {
       const { code, detail } = error as { code?: string; detail?: string };
       if (code === 'PT402') throw insufficientPoints(Number(detail), amount);

@@ -859,12 +859,19 @@ export interface DirectOutcome {
  * transaction, and the function sets the tenant for it (row-level security
  * applies as in `db.tenant`). Claim, ledger change, outbox row and stored
  * response commit together, in one round trip instead of six.
+ *
+ * While a traced request calls it, the call runs in a transaction that first
+ * sets `app.traceparent`: the outbox rows the function writes take it as their
+ * column default (migration 1310), so the webhook jobs link to the request.
+ * Three round trips then, only while tracing is on.
  */
-export async function directOperation(pool: { query: Tx['query'] }, operation: 'grant' | 'deduct', tenantId: string, v: DirectValues): Promise<DirectOutcome> {
+export async function directOperation(db: Database, operation: 'grant' | 'deduct', tenantId: string, v: DirectValues): Promise<DirectOutcome> {
   const common = [tenantId, v.key, v.fingerprint, v.now, v.keyExpires, v.participantId, v.amount, v.entryId, v.type, v.reason, v.memo, v.eventId];
-  const { rows } =
+  const [text, values] =
     operation === 'grant'
-      ? await pool.query<DirectOutcome>('SELECT outcome, response FROM points_direct_grant($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [...common, v.tierEventId])
-      : await pool.query<DirectOutcome>('SELECT outcome, response FROM points_direct_deduct($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)', common);
-  return rows[0];
+      ? ['SELECT outcome, response FROM points_direct_grant($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [...common, v.tierEventId]]
+      : ['SELECT outcome, response FROM points_direct_deduct($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)', common];
+  const traceparent = currentTraceparent();
+  if (traceparent === null) return (await db.app.query<DirectOutcome>(text, values)).rows[0];
+  return db.tenantStartingWith(tenantId, "SELECT set_config('app.traceparent', $1, true)", [traceparent], async (tx) => (await tx.query<DirectOutcome>(text, values)).rows[0]);
 }
