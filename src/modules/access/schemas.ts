@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { SCOPES } from '../../platform/auth.js';
 import { ParticipantId } from '../participants/index.js';
 import { OVERRIDE_BOUNDS, PLANS } from '../../platform/plans.js';
+import { WAITING_COUNTED_MAX } from './store.js';
 
 export const Scope = Type.Union(SCOPES.map((s) => Type.Literal(s)), {
   description: '`admin` and `gamify:admin`: administration; `read:pii`: unmasked personal data; `ingest`: server integration routes (events, sessions, referrals).',
@@ -158,7 +159,8 @@ export const TenantUsageResponse = Type.Object(
     concurrent_engagements: Usage('Published engagements. Enforced at publication (422).'),
     event_processing: Type.Object(
       {
-        waiting: Type.Integer({ minimum: 0, description: 'Accepted events of this tenant not yet processed.' }),
+        waiting: Type.Integer({ minimum: 0, maximum: WAITING_COUNTED_MAX, description: `Accepted events of this tenant not yet processed, counted up to ${WAITING_COUNTED_MAX}.` }),
+        waiting_capped: Type.Boolean({ description: `True when more than ${WAITING_COUNTED_MAX} events wait: \`waiting\` then reads ${WAITING_COUNTED_MAX}.` }),
         lag_seconds: Type.Number({ minimum: 0, description: 'How long the oldest of them has waited since it was accepted (0 when none waits).' }),
       },
       {

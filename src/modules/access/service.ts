@@ -325,7 +325,8 @@ export async function readUsage(db: Database, tenantId: string) {
     api_keys: atCapacity(usage.api_keys, limits.apiKeys.value),
     concurrent_engagements: atCapacity(usage.published_engagements, limits.concurrentEngagements.value),
     event_processing: {
-      waiting: usage.events_waiting,
+      waiting: Math.min(usage.events_waiting, store.WAITING_COUNTED_MAX),
+      waiting_capped: usage.events_waiting > store.WAITING_COUNTED_MAX,
       lag_seconds: usage.oldest_waiting_received_at ? Math.max(0, Math.round(now.getTime() - usage.oldest_waiting_received_at.getTime()) / 1000) : 0,
     },
   };

@@ -197,7 +197,14 @@ export async function insertAuditEntry(
   );
 }
 
-/** The counts behind the tenant's usage read, in one statement. */
+/**
+ * How many waiting events the usage read counts at most. A backlog is counted
+ * row by row on each read (the rows churn too fast for a kept counter to pay);
+ * past this many the answer says `waiting_capped` instead of counting on.
+ */
+export const WAITING_COUNTED_MAX = 100_000;
+
+/** The counts behind the tenant's usage read, in one statement; `events_waiting` stops at WAITING_COUNTED_MAX + 1. */
 export async function readUsage(db: Database, tenantId: string, day: string, monthStart: Date) {
   const rows = await db.tenantRead<
     LimitRow & {
@@ -215,7 +222,7 @@ export async function readUsage(db: Database, tenantId: string, day: string, mon
             (SELECT count(*) FROM participants p WHERE p.tenant_id = t.id AND p.created_at >= $3::timestamptz)::int AS participants_this_month,
             (SELECT count(*) FROM api_keys k WHERE k.tenant_id = t.id AND k.revoked_at IS NULL)::int AS api_keys,
             (SELECT count(*) FROM engagements e WHERE e.tenant_id = t.id AND e.status = 'published')::int AS published_engagements,
-            (SELECT count(*) FROM ingestion_pending ip WHERE ip.tenant_id = t.id)::int AS events_waiting,
+            (SELECT count(*) FROM (SELECT FROM ingestion_pending ip WHERE ip.tenant_id = t.id LIMIT ${WAITING_COUNTED_MAX + 1}) w)::int AS events_waiting,
             (SELECT e.received_at FROM ingestion_pending ip JOIN ingested_events e ON e.tenant_id = ip.tenant_id AND e.event_id = ip.event_id
              WHERE ip.tenant_id = t.id ORDER BY ip.seq LIMIT 1) AS oldest_waiting_received_at
        FROM tenants t WHERE t.id = $1`,

@@ -234,4 +234,17 @@ test('tenant limits: read with sources, changed by the operator only, audited, e
     assert.equal(read.body.plan, 'growth');
     assert.equal(read.headers.get('x-ratelimit-limit'), '1000');
   });
+
+  await t.test('usage counts a processing backlog up to 100,000 waiting events, then says it is capped', async () => {
+    const backlog = await svc.createTenant();
+    const read = async () => (await svc.request('GET', '/api/v1/tenant/usage', { key: backlog.apiKey })).body.event_processing;
+    assert.deepEqual(await read(), { waiting: 0, waiting_capped: false, lag_seconds: 0 });
+    const fill = (count: number) =>
+      svc.sql(`INSERT INTO ingestion_pending (tenant_id, event_id, queue, lane) SELECT $1, 'evt_backlog_' || g, 'p:1', 1 FROM generate_series(1, $2::int) g`, [backlog.tenantId, count]);
+    await fill(100_000);
+    assert.deepEqual(await read(), { waiting: 100_000, waiting_capped: false, lag_seconds: 0 });
+    await svc.sql(`INSERT INTO ingestion_pending (tenant_id, event_id, queue, lane) VALUES ($1, 'evt_backlog_one_more', 'p:1', 1)`, [backlog.tenantId]);
+    assert.deepEqual(await read(), { waiting: 100_000, waiting_capped: true, lag_seconds: 0 });
+    await svc.sql('DELETE FROM ingestion_pending WHERE tenant_id = $1', [backlog.tenantId]);
+  });
 });

@@ -144,7 +144,7 @@ test('lanes: a tenant flooding the pipeline waits behind its own events; another
   assert.equal(usage.body.event_processing.waiting, left.n);
   assert.ok(usage.body.event_processing.lag_seconds >= 0);
   const calm = await svc.request('GET', '/api/v1/tenant/usage', { key: other.apiKey });
-  assert.deepEqual(calm.body.event_processing, { waiting: 0, lag_seconds: 0 });
+  assert.deepEqual(calm.body.event_processing, { waiting: 0, waiting_capped: false, lag_seconds: 0 });
 });
 
 test('lanes: a lone event is processed on arrival, not at the next look', async (t) => {

@@ -7369,6 +7369,7 @@ export interface operations {
                      *       },
                      *       "event_processing": {
                      *         "waiting": 3,
+                     *         "waiting_capped": false,
                      *         "lag_seconds": 30
                      *       },
                      *       "livemode": false
@@ -7421,8 +7422,10 @@ export interface operations {
                         };
                         /** @description The tenant's processing backlog. Events are processed in accept order per participant; a tenant that sends faster than its events are processed sees `waiting` and `lag_seconds` grow, while other tenants are served between its batches (docs/decisions/ingestion.md, Processing). */
                         event_processing: {
-                            /** @description Accepted events of this tenant not yet processed. */
+                            /** @description Accepted events of this tenant not yet processed, counted up to 100000. */
                             waiting: number;
+                            /** @description True when more than 100000 events wait: `waiting` then reads 100000. */
+                            waiting_capped: boolean;
                             /** @description How long the oldest of them has waited since it was accepted (0 when none waits). */
                             lag_seconds: number;
                         };
