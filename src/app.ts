@@ -1,4 +1,4 @@
-import Fastify, { type onSendHookHandler, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type onSendHookHandler, type preValidationHookHandler, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -232,6 +232,8 @@ export async function buildApp(
   // Bodies are JSON only: a text/plain body would otherwise reach validation as a string.
   app.removeContentTypeParser('text/plain');
 
+  // Operations whose body may be left out (route config `optionalBody`), filled in by the onRoute hook below.
+  const optionalBodies = new Set<string>();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -268,7 +270,9 @@ export async function buildApp(
       },
     },
     transformObject: (document) =>
-      'openapiObject' in document ? addExamples(documentLivemode(document.openapiObject as Parameters<typeof addExamples>[0])) : document.swaggerObject,
+      'openapiObject' in document
+        ? addExamples(documentLivemode(markOptionalBodies(document.openapiObject as Parameters<typeof addExamples>[0], optionalBodies)))
+        : document.swaggerObject,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
@@ -281,6 +285,15 @@ export async function buildApp(
       throw new Error(`${route.method} ${route.url}: only public routes may opt out of rate limits; a credentialed route counts against its key and tenant`);
     }
     const schema = (route.schema ??= {}) as Record<string, unknown> & { response?: Record<string | number, unknown> };
+    if (route.config?.optionalBody) {
+      // Before validation: a request without a body is validated (and handled) as `{}`.
+      const emptyBody: preValidationHookHandler = (request, _reply, done) => {
+        if (request.body === undefined || request.body === null) request.body = {};
+        done();
+      };
+      route.preValidation = route.preValidation ? [emptyBody, ...(Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation])] : emptyBody;
+      if (typeof schema.operationId === 'string') optionalBodies.add(schema.operationId);
+    }
     if (schema.hide) return;
     withErrorResponses(schema, auth);
     if (auth) schema.security = SECURITY_BY_MODE[auth];
@@ -450,4 +463,14 @@ export async function buildApp(
   if (options.extraRoutes) await app.register(options.extraRoutes, { prefix: '/api/v1' });
   await app.ready();
   return app;
+}
+
+/** fastify-swagger marks every declared body required; the operations in `operationIds` take none. */
+function markOptionalBodies<T extends { paths?: Record<string, Record<string, unknown>> }>(document: T, operationIds: ReadonlySet<string>): T {
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item) as Array<{ operationId?: string; requestBody?: { required?: boolean } }>) {
+      if (operation?.operationId && operationIds.has(operation.operationId) && operation.requestBody) operation.requestBody.required = false;
+    }
+  }
+  return document;
 }

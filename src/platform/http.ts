@@ -38,6 +38,8 @@ declare module 'fastify' {
     /** False for the operations routes (probes and metrics): polled every few seconds, their traces would bury the rest. */
     trace?: boolean;
     deprecated?: Deprecation;
+    /** The body may be left out: the handler then sees `{}`, and the OpenAPI document marks the body optional. */
+    optionalBody?: boolean;
     /** What a console user's role needs for this route, when ROUTE_PERMISSIONS (platform/permissions.ts) does not say. */
     permission?: Permission;
   }

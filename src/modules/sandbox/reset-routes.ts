@@ -12,11 +12,8 @@ const resetRoutes: FastifyPluginAsync = async (app) => {
   app.post(
     '/tenant/sandbox/reset',
     {
-      config: { auth: 'admin' },
-      // The body is optional: no body means the default scope.
-      preValidation: async (request) => {
-        if (request.body === undefined || request.body === null) request.body = {};
-      },
+      // No body means the default scope.
+      config: { auth: 'admin', optionalBody: true },
       schema: {
         tags,
         operationId: 'resetSandbox',

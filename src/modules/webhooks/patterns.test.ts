@@ -85,6 +85,13 @@ test('webhook subscriptions by pattern and test events', async (t) => {
     const replayFilter = await svc.request('POST', `${BASE}/${target.body.id}/replay`, { key: tenant.apiKey, body: { events: ['points.*'] } });
     assert.equal(replayFilter.status, 422, 'a bulk replay filters by exact names only');
     assert.match(replayFilter.body.detail, /unknown event name "points\.\*"/);
+    // The body may be left out (the defaults apply), and the document says so.
+    const replayAll = await svc.request('POST', `${BASE}/${target.body.id}/replay`, { key: tenant.apiKey });
+    assert.equal(replayAll.status, 202, replayAll.text);
+    const document = (await svc.request('GET', '/openapi.json')).body;
+    assert.equal(document.paths['/api/v1/gamify/webhooks/{destination_id}/replay'].post.requestBody.required, false);
+    assert.equal(document.paths['/api/v1/tenant/sandbox/reset'].post.requestBody.required, false);
+    assert.equal(document.paths['/api/v1/gamify/webhooks/{destination_id}'].patch.requestBody.required, true);
   });
 
   await t.test('every catalog event has a sample payload that its schema accepts', () => {

@@ -238,7 +238,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/gamify/webhooks/:destination_id/replay',
     {
-      config: admin,
+      config: { ...admin, optionalBody: true },
       schema: {
         tags,
         operationId: 'replayWebhookDeliveries',
@@ -250,7 +250,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      reply.status(202).send(await service.startBulkReplay(context, request.auth!.tenantId, request.params.destination_id, request.body ?? {})),
+      reply.status(202).send(await service.startBulkReplay(context, request.auth!.tenantId, request.params.destination_id, request.body)),
   );
 
   app.get(
