@@ -11,7 +11,8 @@ export { applyEarnRulesInTx } from './engine.js';
 export type { RuleEvent, RulesOutcome, AppliedRule } from './engine.js';
 export { coalesceProfile } from './ports.js';
 export { startDueOccurrences, runOccurrence } from './jobs.js';
-export { ruleForReviewInTx, publishRuleInTx, createRuleInTx, updateRuleInTx } from './service.js';
+export { ruleForReviewInTx, publishRuleInTx, createRuleInTx, updateRuleInTx, ruleConfigFields } from './service.js';
+export type { RuleRow } from './store.js';
 
 const rulesModule: ServiceModule = {
   name: 'rules',

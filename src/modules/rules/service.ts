@@ -14,12 +14,11 @@ import type { CreateRuleBody, Effect, UpdateRuleBody } from './schemas.js';
  * Earn rules: their administration and the validation that makes a stored
  * rule always runnable. The engine that applies them is engine.ts.
  */
-export function toRuleResponse(row: store.RuleRow) {
+/** A rule's configuration: what an administrator sets, and what a sandbox promotion compares and copies. */
+export function ruleConfigFields(row: Omit<store.RuleRow, 'id' | 'status' | 'budget_spent' | 'created_at' | 'updated_at'>) {
   return {
-    id: row.id,
     name: row.name,
     description: row.description,
-    status: row.status,
     trigger: row.trigger,
     event_name: row.event_name,
     schedule: row.schedule,
@@ -27,12 +26,20 @@ export function toRuleResponse(row: store.RuleRow) {
     effects: row.effects,
     caps: row.caps,
     budget_points: row.budget_points,
-    budget_spent: row.budget_spent,
-    budget_remaining: row.budget_points === null ? null : row.budget_points - row.budget_spent,
     priority: row.priority,
     stop_processing: row.stop_processing,
     starts_at: row.starts_at ? row.starts_at.toISOString() : null,
     ends_at: row.ends_at ? row.ends_at.toISOString() : null,
+  };
+}
+
+export function toRuleResponse(row: store.RuleRow) {
+  return {
+    id: row.id,
+    status: row.status,
+    ...ruleConfigFields(row),
+    budget_spent: row.budget_spent,
+    budget_remaining: row.budget_points === null ? null : row.budget_points - row.budget_spent,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

@@ -7,7 +7,7 @@ import { mayPublish } from '../../platform/publishing.js';
 import { clock } from '../../platform/clock.js';
 import { missingBadgeCodesInTx } from '../badges/index.js';
 import { missingStreakCodesInTx } from '../streaks/index.js';
-import { createRuleInTx, updateRuleInTx } from '../rules/index.js';
+import { createRuleInTx, ruleConfigFields, updateRuleInTx, type RuleRow } from '../rules/index.js';
 import { createEngagementInTx, replaceEngagementDraftInTx, parseCondition, type EngagementDefinition } from '../engagements/index.js';
 import { createRewardInTx, updateRewardInTx } from '../rewards/index.js';
 import { readSandbox } from './service.js';
@@ -102,21 +102,7 @@ async function readSide(tx: Tx, tenantId: string, forUpdate: boolean): Promise<S
     rules: rules.rows.map((row) => ({
       key: row.name,
       id: row.id,
-      fields: {
-        name: row.name,
-        description: row.description,
-        trigger: row.trigger,
-        event_name: row.event_name,
-        schedule: row.schedule,
-        conditions: row.conditions,
-        effects: row.effects,
-        caps: row.caps,
-        budget_points: row.budget_points === null ? null : Number(row.budget_points),
-        priority: row.priority,
-        stop_processing: row.stop_processing,
-        starts_at: iso(row.starts_at),
-        ends_at: iso(row.ends_at),
-      },
+      fields: ruleConfigFields(row as RuleRow),
       state: { status: row.status, budget_spent: Number(row.budget_spent) },
     })),
     engagements: engagements.rows.map((row) => ({
