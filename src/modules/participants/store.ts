@@ -150,35 +150,46 @@ export async function listProfiles(
 }
 
 /**
- * Writes standard fields in one statement, creating the participant if new.
- *
- * `values` holds only the fields to write (null clears a field). A field is
- * written when the observation is at least as new as the one that set the
- * stored value, so out-of-order observations never overwrite newer ones. In
- * `coalesce` mode an existing external_id is kept (first value wins); in
- * `explicit` mode it is replaced like every other field. An anonymized
- * participant is never written; the result says so.
+ * The profile upsert, written once for one participant and for many. `source`
+ * is a FROM item with columns (participant_id, vals, display_name), `vals`
+ * holding only the fields to write (null clears a field). A field is written
+ * when the observation (`observedAt`) is at least as new as the one that set
+ * the stored value, so out-of-order observations never overwrite newer ones.
+ * An existing external_id is replaced only where `externalIdReplaces` is true
+ * (`explicit` mode); in `coalesce` mode the first value wins. An anonymized
+ * participant is never written. The upsert cannot read its source row, so "was
+ * this field given" is read from the inserted row's observation map, which
+ * holds exactly the given keys.
  */
-const PROFILE_UPSERT = (() => {
-  const value = (f: StandardField) => (f === 'date_of_birth' ? `($3::jsonb ->> '${f}')::date` : `($3::jsonb ->> '${f}')`);
+function profileUpsertSql(source: string, observedAt: string, externalIdReplaces: string, returning: string): string {
+  const value = (f: StandardField) => (f === 'date_of_birth' ? `(x.vals ->> '${f}')::date` : `(x.vals ->> '${f}')`);
   const applies = (f: StandardField) =>
-    `($3::jsonb ? '${f}' AND coalesce((p.profile_observed_at ->> '${f}')::timestamptz, '-infinity') <= $4::timestamptz` +
-    (f === 'external_id' ? ` AND ($5::boolean OR p.external_id IS NULL))` : ')');
+    `(EXCLUDED.profile_observed_at ? '${f}' AND coalesce((p.profile_observed_at ->> '${f}')::timestamptz, '-infinity') <= ${observedAt}` +
+    (f === 'external_id' ? ` AND (${externalIdReplaces} OR p.external_id IS NULL))` : ')');
   return `INSERT INTO participants AS p (tenant_id, participant_id, ${STANDARD_FIELDS.join(', ')}, email_hash, profile_observed_at, display_name)
-    VALUES ($1, $2, ${STANDARD_FIELDS.map(value).join(', ')},
-            CASE WHEN $3::jsonb ? 'email' THEN encode(sha256(convert_to(lower($3::jsonb ->> 'email'), 'UTF8')), 'hex') END,
-            (SELECT coalesce(jsonb_object_agg(k, to_jsonb($4::timestamptz)), '{}'::jsonb) FROM jsonb_object_keys($3::jsonb) k),
-            $6::text)
+    SELECT $1, x.participant_id, ${STANDARD_FIELDS.map(value).join(', ')},
+           CASE WHEN x.vals ? 'email' THEN encode(sha256(convert_to(lower(x.vals ->> 'email'), 'UTF8')), 'hex') END,
+           (SELECT coalesce(jsonb_object_agg(k, to_jsonb(${observedAt})), '{}'::jsonb) FROM jsonb_object_keys(x.vals) k),
+           x.display_name
+      FROM ${source}
     ON CONFLICT (tenant_id, participant_id) DO UPDATE SET
       ${STANDARD_FIELDS.map((f) => `${f} = CASE WHEN ${applies(f)} THEN EXCLUDED.${f} ELSE p.${f} END`).join(',\n      ')},
       email_hash = CASE WHEN ${applies('email')} THEN EXCLUDED.email_hash ELSE p.email_hash END,
       profile_observed_at = p.profile_observed_at || jsonb_strip_nulls(jsonb_build_object(
-        ${STANDARD_FIELDS.map((f) => `'${f}', CASE WHEN ${applies(f)} THEN to_jsonb($4::timestamptz) END`).join(',\n        ')})),
+        ${STANDARD_FIELDS.map((f) => `'${f}', CASE WHEN ${applies(f)} THEN to_jsonb(${observedAt}) END`).join(',\n        ')})),
       display_name = coalesce(EXCLUDED.display_name, p.display_name),
       updated_at = now()
     WHERE p.anonymized_at IS NULL
-    RETURNING (xmax = 0) AS inserted`;
-})();
+    RETURNING ${returning}`;
+}
+
+/** Writes standard fields of one participant in one statement, creating the participant if new (profileUpsertSql). */
+const PROFILE_UPSERT = profileUpsertSql(
+  '(VALUES ($2::text, $3::jsonb, $6::text)) AS x (participant_id, vals, display_name)',
+  '$4::timestamptz',
+  '$5::boolean',
+  '(xmax = 0) AS inserted',
+);
 
 export async function upsertProfile(
   tx: Tx,
@@ -193,33 +204,13 @@ export async function upsertProfile(
   return { written: rowCount === 1 };
 }
 
-/**
- * The explicit upsert of many participants in one statement (imports): the
- * same rules as PROFILE_UPSERT in `explicit` mode, for rows of distinct
- * participant ids (ON CONFLICT DO UPDATE cannot touch one row twice). The
- * upsert cannot read the source row, so "was this field given" is read from
- * the inserted row's observation map, which holds exactly the given keys.
- */
-const PROFILES_UPSERT = (() => {
-  const value = (f: StandardField) => (f === 'date_of_birth' ? `(x.vals ->> '${f}')::date` : `(x.vals ->> '${f}')`);
-  const applies = (f: StandardField) =>
-    `(EXCLUDED.profile_observed_at ? '${f}' AND coalesce((p.profile_observed_at ->> '${f}')::timestamptz, '-infinity') <= $5::timestamptz)`;
-  return `INSERT INTO participants AS p (tenant_id, participant_id, ${STANDARD_FIELDS.join(', ')}, email_hash, profile_observed_at, display_name)
-    SELECT $1, x.participant_id, ${STANDARD_FIELDS.map(value).join(', ')},
-           CASE WHEN x.vals ? 'email' THEN encode(sha256(convert_to(lower(x.vals ->> 'email'), 'UTF8')), 'hex') END,
-           (SELECT coalesce(jsonb_object_agg(k, to_jsonb($5::timestamptz)), '{}'::jsonb) FROM jsonb_object_keys(x.vals) k),
-           x.display_name
-      FROM unnest($2::text[], $3::jsonb[], $4::text[]) AS x (participant_id, vals, display_name)
-    ON CONFLICT (tenant_id, participant_id) DO UPDATE SET
-      ${STANDARD_FIELDS.map((f) => `${f} = CASE WHEN ${applies(f)} THEN EXCLUDED.${f} ELSE p.${f} END`).join(',\n      ')},
-      email_hash = CASE WHEN ${applies('email')} THEN EXCLUDED.email_hash ELSE p.email_hash END,
-      profile_observed_at = p.profile_observed_at || jsonb_strip_nulls(jsonb_build_object(
-        ${STANDARD_FIELDS.map((f) => `'${f}', CASE WHEN ${applies(f)} THEN to_jsonb($5::timestamptz) END`).join(',\n        ')})),
-      display_name = coalesce(EXCLUDED.display_name, p.display_name),
-      updated_at = now()
-    WHERE p.anonymized_at IS NULL
-    RETURNING p.participant_id`;
-})();
+/** The explicit upsert of many participants in one statement (imports), for rows of distinct participant ids (ON CONFLICT DO UPDATE cannot touch one row twice). */
+const PROFILES_UPSERT = profileUpsertSql(
+  'unnest($2::text[], $3::jsonb[], $4::text[]) AS x (participant_id, vals, display_name)',
+  '$5::timestamptz',
+  'true',
+  'p.participant_id',
+);
 
 export interface ProfileRowWrite {
   participantId: string;
