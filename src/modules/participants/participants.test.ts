@@ -501,3 +501,38 @@ test('participants: ingested events coalesce into the profile through the ingest
   assert.equal(profile.body.first_name, 'Ingrid');
   assert.equal(profile.body.mobile_number, null);
 });
+
+test("participants: GET /public/participant answers only the session's own participant, in its own tenant", async (t) => {
+  const svc = await startTestService(t);
+  const [a, b] = [await svc.createTenant(), await svc.createTenant()];
+  // The same participant id in both tenants, with different names and languages.
+  for (const [tenant, name, locale] of [
+    [a, 'Ann of A', 'de'],
+    [b, 'Ben of B', 'fr-CA'],
+  ] as const) {
+    const patched = await svc.request('PATCH', '/api/v1/gamify/admin/participants/shared-1/profile', { key: tenant.apiKey, body: { display_name: name, locale } });
+    assert.equal(patched.status, 200, patched.text);
+  }
+  const sessionA = await svc.createSession(a, { participantId: 'shared-1' });
+  const sessionB = await svc.createSession(b, { participantId: 'shared-1' });
+  const read = (sessionId: string, engagementId: string, key?: string) =>
+    svc.request('GET', `/api/v1/public/participant?session_id=${encodeURIComponent(sessionId)}&engagement_id=${engagementId}`, { key });
+
+  const own = await read(sessionA.sessionId, sessionA.engagementId);
+  assert.equal(own.status, 200, own.text);
+  assert.deepEqual([own.body.participant_id, own.body.display_name, own.body.locale], ['shared-1', 'Ann of A', 'de']);
+  assert.ok(!('email' in own.body), 'nothing personal');
+  const otherOwn = await read(sessionB.sessionId, sessionB.engagementId);
+  assert.deepEqual([otherOwn.body.display_name, otherOwn.body.locale], ['Ben of B', 'fr-CA']);
+
+  // A's session named with B's engagement, or B's session with A's: refused, never the other tenant's participant.
+  for (const crossed of [read(sessionA.sessionId, sessionB.engagementId), read(sessionB.sessionId, sessionA.engagementId)]) {
+    const answer = await crossed;
+    assert.equal(answer.status, 403, answer.text);
+    assert.equal(answer.body.code, 'SESSION_ENGAGEMENT_MISMATCH');
+    assert.ok(!answer.text.includes('Ben of B') && !answer.text.includes('Ann of A'));
+  }
+  // Another tenant's API key beside A's session does not turn it into B's.
+  const withKey = await read(sessionA.sessionId, sessionA.engagementId, b.apiKey);
+  assert.ok(withKey.status === 401 || withKey.status === 403 || (withKey.status === 200 && withKey.body.display_name === 'Ann of A'), withKey.text);
+});
