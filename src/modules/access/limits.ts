@@ -56,7 +56,8 @@ export const OPERATOR_ACTOR = { actorId: 'operator', actorLabel: 'platform opera
  * audit log in the same transaction (before and after as `GET /tenant/limits`
  * shows them), and announces it: every process drops its cached credential
  * look-ups, which carry the plan and the request-rate figure, on commit
- * (NOTIFY), or at the latest when they expire (10 s). The quotas checked in a
+ * (NOTIFY), or at the latest when they expire (10 s). A plan change of a live
+ * tenant is also its sandbox's (the sandbox's overrides stay its own). The quotas checked in a
  * transaction (API keys, engagements, ingestion) read the row itself.
  */
 export async function updateLimitsAsOperator(
@@ -71,6 +72,8 @@ export async function updateLimitsAsOperator(
     if (!locked) return null;
     const before = presentRow(tenantId, locked);
     const after = presentRow(tenantId, await store.updateTenantLimits(tx, tenantId, changes));
+    // The sandbox follows the plan; its own overrides stay as they are.
+    if (changes.plan !== undefined) await store.followPlanInSandbox(tx, tenantId, changes.plan);
     await store.insertAuditEntry(tx, tenantId, {
       at: clock.now(),
       ...OPERATOR_ACTOR,

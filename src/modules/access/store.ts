@@ -166,6 +166,11 @@ export async function updateTenantLimits(tx: Tx, tenantId: string, changes: Limi
   return rows[0];
 }
 
+/** The live tenant's plan, given to its sandbox (if it has one): a sandbox tries what its live tenant's plan allows. */
+export async function followPlanInSandbox(tx: Tx, liveTenantId: string, plan: Plan): Promise<void> {
+  await tx.query('UPDATE tenants SET plan = $2 WHERE live_tenant_id = $1', [liveTenantId, plan]);
+}
+
 /**
  * An audit row for a change made outside the credentialed routes (the
  * operator's), written in the change's own transaction so that the change and

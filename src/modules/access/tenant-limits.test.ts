@@ -225,7 +225,9 @@ test('tenant limits: read with sources, changed by the operator only, audited, e
     assert.equal((await svc.request('GET', '/api/v1/tenant', { key: limited.apiKey })).status, 200);
   });
 
-  await t.test('a plan change applies its figures wherever no override is set, the rate limit included', async () => {
+  await t.test('a plan change applies its figures wherever no override is set, the rate limit included; the sandbox follows the plan', async () => {
+    const testKey = await svc.request('POST', '/api/v1/events/api-keys', { bearer: await svc.login(other), body: { name: 'sandbox', environment: 'test', scopes: ['admin'] } });
+    assert.equal(testKey.status, 201, testKey.text);
     const changed = await setLimits(svc, other, { plan: 'growth' });
     assert.equal(changed.plan, 'growth');
     assert.deepEqual(changed.limits.requests_per_minute, { value: 1_000, source: 'plan', plan_default: 1_000, override: null });
@@ -233,6 +235,8 @@ test('tenant limits: read with sources, changed by the operator only, audited, e
     const read = await svc.request('GET', '/api/v1/tenant', { key: other.apiKey });
     assert.equal(read.body.plan, 'growth');
     assert.equal(read.headers.get('x-ratelimit-limit'), '1000');
+    const sandbox = await svc.request('GET', '/api/v1/tenant', { key: testKey.body.key });
+    assert.deepEqual([sandbox.body.plan, sandbox.body.livemode], ['growth', false]);
   });
 
   await t.test('usage counts a processing backlog up to 100,000 waiting events, then says it is capped', async () => {
