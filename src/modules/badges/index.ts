@@ -8,7 +8,7 @@ import { badgesStatePart } from './service.js';
  * modules award and check badges through `awardBadgeInTx` and `hasBadgeInTx`
  * inside their own transaction.
  */
-export { awardBadgeInTx, hasBadgeInTx, missingBadgeCodesInTx, earnedBadgeCodesInTx, earnedBadgesInTx } from './service.js';
+export { awardBadgeInTx, hasBadgeInTx, missingBadgeCodesInTx, createBadgeInTx, updateBadgeInTx, earnedBadgeCodesInTx, earnedBadgesInTx } from './service.js';
 export type { BadgeSource } from './service.js';
 
 const badgesModule: ServiceModule = {

@@ -1,3 +1,5 @@
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import type { Database, Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { emit } from '../../platform/outbox.js';
@@ -6,7 +8,7 @@ import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { ensureParticipant } from '../participants/index.js';
 import type { StatementStatePart } from '../../platform/module.js';
 import * as store from './store.js';
-import { BADGE_CODES_FILTER_MAX, type BadgeDefinition, type BadgeStatus, type CreateBadgeBody, type UpdateBadgeBody } from './schemas.js';
+import { BADGE_CODES_FILTER_MAX, CreateBadgeBody, UpdateBadgeBody, type BadgeDefinition, type BadgeStatus } from './schemas.js';
 
 /**
  * Badges: definitions made by the tenant's admins, and the badges each
@@ -45,17 +47,37 @@ function toStatus(row: store.BadgeStatusRow): BadgeStatus {
 }
 
 export async function createBadge(db: Database, tenantId: string, body: CreateBadgeBody): Promise<BadgeDefinition> {
-  return db.tenant(tenantId, async (tx) => {
-    const row = await store.insertBadge(tx, tenantId, {
-      code: body.code,
-      name: body.name,
-      description: body.description ?? null,
-      image_url: body.image_url ?? null,
-      created_at: clock.now(),
-    });
-    if (!row) throw conflict(`a badge with the code "${body.code}" already exists`, 'BADGE_EXISTS');
-    return toDefinition(row);
+  return db.tenant(tenantId, (tx) => createBadgeInTx(tx, tenantId, body));
+}
+
+/*
+ * The admin routes validate their bodies with these same schemas; the `...InTx`
+ * forms check again because other modules call them too (a sandbox promotion
+ * copies a sandbox's definitions), and must not write what the route would refuse.
+ */
+const bodyAjv = new Ajv.default({ allErrors: false, strict: false, coerceTypes: false });
+addFormats.default(bodyAjv);
+const validCreateBody = bodyAjv.compile(CreateBadgeBody);
+const validUpdateBody = bodyAjv.compile(UpdateBadgeBody);
+
+function checkBody(validate: ValidateFunction, body: unknown, code: string): void {
+  if (validate(body)) return;
+  const first = validate.errors![0];
+  throw invalid(`badge ${JSON.stringify(code)}: ${first.instancePath.slice(1) || 'the definition'} ${first.message ?? 'is invalid'}`);
+}
+
+/** Defines a badge in the caller's transaction (a sandbox promotion defines several in one). */
+export async function createBadgeInTx(tx: Tx, tenantId: string, body: CreateBadgeBody): Promise<BadgeDefinition> {
+  checkBody(validCreateBody, body, body.code);
+  const row = await store.insertBadge(tx, tenantId, {
+    code: body.code,
+    name: body.name,
+    description: body.description ?? null,
+    image_url: body.image_url ?? null,
+    created_at: clock.now(),
   });
+  if (!row) throw conflict(`a badge with the code "${body.code}" already exists`, 'BADGE_EXISTS');
+  return toDefinition(row);
 }
 
 export async function readBadge(db: Database, tenantId: string, code: string): Promise<BadgeDefinition> {
@@ -80,11 +102,15 @@ export async function listBadges(db: Database, tenantId: string, query: { limit?
 }
 
 export async function updateBadge(db: Database, tenantId: string, code: string, body: UpdateBadgeBody): Promise<BadgeDefinition> {
-  return db.tenant(tenantId, async (tx) => {
-    const row = await store.updateBadge(tx, tenantId, code, body, clock.now());
-    if (!row) throw notFound(`badge "${code}"`);
-    return toDefinition(row);
-  });
+  return db.tenant(tenantId, (tx) => updateBadgeInTx(tx, tenantId, code, body));
+}
+
+/** `updateBadge` in the caller's transaction. */
+export async function updateBadgeInTx(tx: Tx, tenantId: string, code: string, body: UpdateBadgeBody): Promise<BadgeDefinition> {
+  checkBody(validUpdateBody, body, code);
+  const row = await store.updateBadge(tx, tenantId, code, body, clock.now());
+  if (!row) throw notFound(`badge "${code}"`);
+  return toDefinition(row);
 }
 
 /** Deletes the definition and, with it, every participant's earned record of it. */

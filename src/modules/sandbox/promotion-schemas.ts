@@ -39,6 +39,14 @@ export const SandboxPromotionDiff = Type.Object(
     rules: { ...KindDiff, description: 'Earn rules, matched by name. New rules arrive in live as drafts; an update never changes a live rule\'s status.' },
     engagements: { ...KindDiff, description: "Engagements, matched by site slug. They arrive in live as drafts; an update replaces the live draft and never publishes it." },
     rewards: { ...KindDiff, description: 'The reward catalogue, matched by reward id. Code pools are not copied.' },
+    badges: {
+      ...KindDiff,
+      description: "Badge definitions, matched by code (name, description, image_url). Applied before rules and engagements, so a rule naming a badge promoted alongside is not blocked; participants' earned badges are never copied.",
+    },
+    streaks: {
+      ...KindDiff,
+      description: "Streak definitions, matched by code (name, period, event_name, grace_periods). A different period is blocked (it cannot change on an existing streak); participants' streaks are never copied.",
+    },
     fingerprint: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the canonical JSON of this diff (without the fingerprint): pass it to `POST /tenant/sandbox/promotion`.' }),
   },
   {
@@ -66,6 +74,8 @@ export const SandboxPromotionDiff = Type.Object(
           ...emptyKind,
           blocked: [{ key: 'free-coffee', sandbox_id: 'free-coffee', reason: 'its type differs (live "coupon", sandbox "voucher") and cannot be changed on an existing item; rename one of them' }],
         },
+        badges: { ...emptyKind, create: [{ key: 'vip', sandbox_id: 'vip', fields: { name: 'VIP', description: null, image_url: null } }] },
+        streaks: { ...emptyKind, update: [{ key: 'daily-visit', sandbox_id: 'daily-visit', live_id: 'daily-visit', changes: { grace_periods: { before: 0, after: 1 } } }] },
         fingerprint: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
       },
     ],
@@ -88,7 +98,7 @@ const Counts = Type.Object({ created: Type.Integer({ minimum: 0 }), updated: Typ
 
 export const SandboxPromotion = Type.Object(
   {
-    applied: Type.Object({ rules: Counts, engagements: Counts, rewards: Counts }),
+    applied: Type.Object({ rules: Counts, engagements: Counts, rewards: Counts, badges: Counts, streaks: Counts }),
     fingerprint: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'The fingerprint of the diff that was applied.' }),
     audit_id: Type.Union([Type.String(), Type.Null()], { description: 'The audit log entry of the promotion (action `sandbox.promote`), written in the same transaction; null when the diff held nothing to apply.' }),
   },
@@ -97,7 +107,13 @@ export const SandboxPromotion = Type.Object(
     title: 'SandboxPromotion',
     examples: [
       {
-        applied: { rules: { created: 1, updated: 1 }, engagements: { created: 0, updated: 0 }, rewards: { created: 0, updated: 0 } },
+        applied: {
+          rules: { created: 1, updated: 1 },
+          engagements: { created: 0, updated: 0 },
+          rewards: { created: 0, updated: 0 },
+          badges: { created: 1, updated: 0 },
+          streaks: { created: 0, updated: 1 },
+        },
         fingerprint: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
         audit_id: '4711',
       },

@@ -4,11 +4,13 @@ import { startTestService } from '../../../test/helper.js';
 
 /**
  * Promotion through HTTP: the diff between a sandbox's configuration (rules,
- * engagements, rewards) and its live tenant's, then its application to live
+ * engagements, rewards, badge and streak definitions) and its live tenant's, then its application to live
  * in one audited transaction, only with a live credential and only while the
  * previewed diff is still the diff.
  */
 const PROMOTION = '/api/v1/tenant/sandbox/promotion';
+const KINDS = ['rules', 'engagements', 'rewards', 'badges', 'streaks'];
+const nothing = { created: 0, updated: 0 };
 
 const quiz = (rewardId: string) => ({
   name: 'Spring quiz',
@@ -64,7 +66,7 @@ test('sandbox promotion: a diff shown first, then applied to live in one audited
     assert.deepEqual(diff.rules.create.map((e: any) => e.key), ['Purchase points']);
     assert.deepEqual(diff.rules.update, [{ key: 'Welcome bonus', sandbox_id: diff.rules.update[0].sandbox_id, live_id: liveWelcome.id, changes: { priority: { before: 0, after: 10 } } }]);
     assert.deepEqual(diff.rules.live_only, [{ key: 'Legacy signup', live_id: legacy.id }]);
-    for (const kind of ['rules', 'engagements', 'rewards']) assert.deepEqual(diff[kind].blocked, []);
+    for (const kind of KINDS) assert.deepEqual(diff[kind].blocked, []);
     fingerprint = diff.fingerprint;
   });
 
@@ -101,7 +103,13 @@ test('sandbox promotion: a diff shown first, then applied to live in one audited
   let auditId = '';
   await t.test('applying makes live equal for those items, leaves live-only items alone, and writes one audit row in the same step', async () => {
     const applied = await call('POST', PROMOTION, live.apiKey, { fingerprint }, 200);
-    assert.deepEqual(applied.body.applied, { rules: { created: 1, updated: 1 }, engagements: { created: 1, updated: 0 }, rewards: { created: 1, updated: 0 } });
+    assert.deepEqual(applied.body.applied, {
+      rules: { created: 1, updated: 1 },
+      engagements: { created: 1, updated: 0 },
+      rewards: { created: 1, updated: 0 },
+      badges: nothing,
+      streaks: nothing,
+    });
     assert.equal(applied.body.fingerprint, fingerprint);
     auditId = applied.body.audit_id;
 
@@ -131,7 +139,7 @@ test('sandbox promotion: a diff shown first, then applied to live in one audited
   await t.test('after the apply the diff is empty; the same fingerprint again is 409 and duplicates nothing', async () => {
     const after = (await call('GET', PROMOTION, live.apiKey, undefined, 200)).body;
     assert.notEqual(after.fingerprint, fingerprint);
-    for (const kind of ['rules', 'engagements', 'rewards']) assert.deepEqual([after[kind].create, after[kind].update], [[], []]);
+    for (const kind of KINDS) assert.deepEqual([after[kind].create, after[kind].update], [[], []]);
     assert.equal(after.rules.unchanged, 2);
     const again = await call('POST', PROMOTION, live.apiKey, { fingerprint }, 409);
     assert.equal(again.body.fingerprint, after.fingerprint);
@@ -141,18 +149,45 @@ test('sandbox promotion: a diff shown first, then applied to live in one audited
     assert.equal(n, 1);
   });
 
-  await t.test('an item that cannot be brought is blocked with why, and refuses the whole promotion (422)', async () => {
-    await call('POST', '/api/v1/admin/badges', testKey, { code: 'vip', name: 'VIP' }, 201);
+  await t.test('a badge new in the sandbox is promoted before the rule awarding it; a streak update shows and applies its fields', async () => {
+    await call('POST', '/api/v1/admin/badges', testKey, { code: 'vip', name: 'VIP', image_url: 'https://cdn.example.com/vip.png' }, 201);
     await call('POST', '/api/v1/admin/rules', testKey, { name: 'VIP badge', event_name: 'purchase_completed', effects: [{ type: 'award_badge', badge_code: 'vip' }] }, 201);
+    await call('POST', '/api/v1/admin/streaks', testKey, { code: 'daily-visit', name: 'Daily visit', period: 'daily', event_name: 'visit', grace_periods: 1 }, 201);
+    await call('POST', '/api/v1/admin/streaks', live.apiKey, { code: 'daily-visit', name: 'Visits', period: 'daily', event_name: 'visit' }, 201);
+    const diff = (await call('GET', PROMOTION, live.apiKey, undefined, 200)).body;
+    assert.deepEqual(diff.badges.create, [{ key: 'vip', sandbox_id: 'vip', fields: { name: 'VIP', description: null, image_url: 'https://cdn.example.com/vip.png' } }]);
+    assert.deepEqual(diff.rules.create.map((e: any) => e.key), ['VIP badge']);
+    assert.deepEqual(diff.rules.blocked, [], 'the badge comes along, so the rule awarding it is not blocked');
+    assert.deepEqual(diff.streaks.update, [
+      { key: 'daily-visit', sandbox_id: 'daily-visit', live_id: 'daily-visit', changes: { grace_periods: { before: 0, after: 1 }, name: { before: 'Visits', after: 'Daily visit' } } },
+    ]);
+    const applied = await call('POST', PROMOTION, live.apiKey, { fingerprint: diff.fingerprint }, 200);
+    assert.deepEqual(applied.body.applied, { rules: { created: 1, updated: 0 }, engagements: nothing, rewards: nothing, badges: { created: 1, updated: 0 }, streaks: { created: 0, updated: 1 } });
+    const badge = (await call('GET', '/api/v1/admin/badges/vip', live.apiKey, undefined, 200)).body;
+    assert.deepEqual([badge.name, badge.image_url], ['VIP', 'https://cdn.example.com/vip.png']);
+    const rules = (await call('GET', '/api/v1/admin/rules', live.apiKey, undefined, 200)).body.rules;
+    assert.equal(rules.find((rule: any) => rule.name === 'VIP badge').status, 'draft');
+    const streak = (await call('GET', '/api/v1/admin/streaks/daily-visit', live.apiKey, undefined, 200)).body;
+    assert.deepEqual([streak.name, streak.grace_periods], ['Daily visit', 1]);
+    const after = (await call('GET', PROMOTION, live.apiKey, undefined, 200)).body;
+    for (const kind of KINDS) assert.deepEqual([after[kind].create, after[kind].update, after[kind].blocked], [[], [], []]);
+    assert.deepEqual([after.badges.unchanged, after.streaks.unchanged], [1, 1]);
+  });
+
+  await t.test('an item that cannot be brought is blocked with why, blocks what names it, and refuses the whole promotion (422)', async () => {
+    await call('POST', '/api/v1/admin/streaks', testKey, { code: 'weekly-login', name: 'Weekly login', period: 'weekly' }, 201);
+    await call('POST', '/api/v1/admin/streaks', live.apiKey, { code: 'weekly-login', name: 'Weekly login', period: 'daily' }, 201);
+    await call('POST', '/api/v1/admin/rules', testKey, { name: 'Login streak', event_name: 'logged_in', effects: [{ type: 'continue_streak', streak_code: 'weekly-login' }] }, 201);
     await call('PATCH', '/api/v1/admin/rewards/tote', testKey, { name: 'Canvas tote bag' }, 200);
     const diff = (await call('GET', PROMOTION, live.apiKey, undefined, 200)).body;
-    assert.equal(diff.rules.blocked.length, 1);
-    assert.equal(diff.rules.blocked[0].key, 'VIP badge');
-    assert.match(diff.rules.blocked[0].reason, /badge "vip"/);
+    assert.deepEqual(diff.streaks.blocked.map((e: any) => e.key), ['weekly-login']);
+    assert.match(diff.streaks.blocked[0].reason, /period differs \(live "daily", sandbox "weekly"\)/);
+    assert.deepEqual(diff.rules.blocked.map((e: any) => e.key), ['Login streak']);
+    assert.match(diff.rules.blocked[0].reason, /streak "weekly-login", which is blocked/);
     assert.deepEqual(diff.rewards.update[0].changes, { name: { before: 'Tote bag', after: 'Canvas tote bag' } });
     const refused = await call('POST', PROMOTION, live.apiKey, { fingerprint: diff.fingerprint }, 422);
     assert.equal(refused.body.code, 'PROMOTION_BLOCKED');
-    assert.equal(refused.body.blocked[0].kind, 'rules');
+    assert.deepEqual(refused.body.blocked.map((e: any) => e.kind), ['streaks', 'rules']);
     const tote = await call('GET', '/api/v1/admin/rewards/tote', live.apiKey, undefined, 200);
     assert.equal(tote.body.name, 'Tote bag', 'nothing of a refused promotion is applied');
   });
@@ -161,7 +196,8 @@ test('sandbox promotion: a diff shown first, then applied to live in one audited
     const liveEngagement = (await call('GET', '/api/v1/admin/engagements', live.apiKey, undefined, 200)).body.engagements[0];
     await call('POST', `/api/v1/admin/engagements/${liveEngagement.id}/publish`, live.apiKey, undefined, 200);
     const sandboxRules = (await call('GET', '/api/v1/admin/rules', testKey, undefined, 200)).body.rules;
-    await call('DELETE', `/api/v1/admin/rules/${sandboxRules.find((rule: any) => rule.name === 'VIP badge').id}`, testKey, undefined, 204);
+    await call('DELETE', `/api/v1/admin/rules/${sandboxRules.find((rule: any) => rule.name === 'Login streak').id}`, testKey, undefined, 204);
+    await call('DELETE', '/api/v1/admin/streaks/weekly-login', testKey, undefined, 204);
     const sandboxEngagement = (await call('GET', '/api/v1/admin/engagements', testKey, undefined, 200)).body.engagements[0];
     await call('PATCH', `/api/v1/admin/engagements/${sandboxEngagement.id}`, testKey, { name: 'Spring quiz 2' }, 200);
     const diff = (await call('GET', PROMOTION, live.apiKey, undefined, 200)).body;
@@ -174,5 +210,16 @@ test('sandbox promotion: a diff shown first, then applied to live in one audited
     assert.equal(after.body.status, 'published');
     assert.equal(after.body.has_unpublished_changes, true, 'the published version keeps serving until it is published again');
     assert.equal((await call('GET', '/api/v1/admin/rewards/tote', live.apiKey, undefined, 200)).body.name, 'Canvas tote bag');
+  });
+
+  await t.test('a sandbox definition the admin route would refuse is refused by the promotion too (400), which changes nothing', async () => {
+    const { sandbox_tenant_id: sandboxTenantId } = (await call('GET', PROMOTION, live.apiKey, undefined, 200)).body;
+    // Written behind the route's back: the admin route refuses a name over 100 characters.
+    await svc.sql("INSERT INTO badge_definitions (tenant_id, code, name, created_at, updated_at) VALUES ($1, 'long', repeat('x', 101), now(), now())", [sandboxTenantId]);
+    const diff = (await call('GET', PROMOTION, live.apiKey, undefined, 200)).body;
+    assert.deepEqual(diff.badges.create.map((e: any) => e.key), ['long']);
+    const refused = await call('POST', PROMOTION, live.apiKey, { fingerprint: diff.fingerprint }, 400);
+    assert.match(refused.body.detail, /badge "long": name must NOT have more than 100 characters/);
+    await call('GET', '/api/v1/admin/badges/long', live.apiKey, undefined, 404);
   });
 });

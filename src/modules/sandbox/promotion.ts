@@ -5,18 +5,19 @@ import { AppError, conflict, ruleViolation } from '../../platform/errors.js';
 import { tenantEnvironment } from '../../platform/environments.js';
 import { mayPublish } from '../../platform/publishing.js';
 import { clock } from '../../platform/clock.js';
-import { missingBadgeCodesInTx } from '../badges/index.js';
-import { missingStreakCodesInTx } from '../streaks/index.js';
+import { createBadgeInTx, updateBadgeInTx } from '../badges/index.js';
+import { createStreakInTx, updateStreakInTx } from '../streaks/index.js';
 import { createRuleInTx, ruleConfigFields, updateRuleInTx, type RuleRow } from '../rules/index.js';
 import { createEngagementInTx, replaceEngagementDraftInTx, parseCondition, type EngagementDefinition } from '../engagements/index.js';
 import { createRewardInTx, updateRewardInTx } from '../rewards/index.js';
 import { readSandbox } from './service.js';
 
 /**
- * Promotion: copies a sandbox's configuration (earn rules, engagements, the
- * reward catalogue) to its live tenant in one transaction, after showing the
- * diff. Items are matched by a natural key (a rule's name, an engagement's
- * site slug, a reward's id); live-only items are left alone. Every create and
+ * Promotion: copies a sandbox's configuration (badge and streak definitions,
+ * the reward catalogue, engagements, earn rules) to its live tenant in one
+ * transaction, after showing the diff. Items are matched by a natural key (a
+ * badge's or streak's code, a reward's id, an engagement's site slug, a rule's
+ * name); live-only items are left alone. Every create and
  * update goes through the owning module's own use-case, so live gets exactly
  * the validation an admin's request would get. See docs/decisions/sandbox.md.
  */
@@ -25,7 +26,11 @@ import { readSandbox } from './service.js';
 export const PROMOTION_ITEMS_MAX = 1000;
 /** The audit row keeps the whole diff up to this size, and the keys only beyond it. */
 const AUDIT_DETAILS_BYTES_MAX = 256 * 1024;
-export const KINDS = ['rewards', 'engagements', 'rules'] as const;
+/**
+ * In the order they are diffed and applied: what is named comes before what names it (rules and
+ * engagements name badges, streaks and rewards), so a reference to an item promoted alongside resolves.
+ */
+export const KINDS = ['badges', 'streaks', 'rewards', 'engagements', 'rules'] as const;
 export type Kind = (typeof KINDS)[number];
 
 type Fields = Record<string, unknown>;
@@ -55,6 +60,8 @@ export interface PromotionDiff {
   rules: KindDiff;
   engagements: KindDiff;
   rewards: KindDiff;
+  badges: KindDiff;
+  streaks: KindDiff;
   fingerprint: string;
 }
 
@@ -71,8 +78,8 @@ export function canonicalJson(value: unknown): string {
 const iso = (value: Date | null) => (value ? value.toISOString() : null);
 
 // ---------------------------------------------------------------------------
-// Reading one side. Read-only statements on the tables of the rules, engagements
-// and rewards modules: their list use-cases page through their own transactions,
+// Reading one side. Read-only statements on the tables of the rules, engagements,
+// rewards, badges and streaks modules: their list use-cases page through their own transactions,
 // and promotion needs one snapshot of the live side inside the transaction that writes.
 
 async function readSide(tx: Tx, tenantId: string, forUpdate: boolean): Promise<Snapshot> {
@@ -93,7 +100,13 @@ async function readSide(tx: Tx, tenantId: string, forUpdate: boolean): Promise<S
      FROM rewards WHERE tenant_id = $1 ORDER BY id LIMIT ${limit} ${lock}`,
     [tenantId],
   );
-  for (const [kind, result] of [['rules', rules], ['engagements', engagements], ['rewards', rewards]] as const) {
+  const badges = await tx.query(`SELECT code, name, description, image_url FROM badge_definitions WHERE tenant_id = $1 ORDER BY code LIMIT ${limit} ${lock}`, [tenantId]);
+  const streaks = await tx.query(
+    `SELECT code, name, period, event_name, grace_periods FROM streak_definitions WHERE tenant_id = $1 ORDER BY code LIMIT ${limit} ${lock}`,
+    [tenantId],
+  );
+  const results = { rules, engagements, rewards, badges, streaks };
+  for (const [kind, result] of Object.entries(results)) {
     if (result.rows.length > PROMOTION_ITEMS_MAX) {
       throw ruleViolation(`a side holds more than ${PROMOTION_ITEMS_MAX} ${kind}; promotion compares at most that many of each kind`, 'PROMOTION_TOO_LARGE');
     }
@@ -129,6 +142,19 @@ async function readSide(tx: Tx, tenantId: string, forUpdate: boolean): Promise<S
       },
       state: { claimed_count: row.claimed_count },
     })),
+    // A definition's code is its key and its id alike: nothing else names it.
+    badges: badges.rows.map((row) => ({
+      key: row.code,
+      id: row.code,
+      fields: { name: row.name, description: row.description, image_url: row.image_url },
+      state: {},
+    })),
+    streaks: streaks.rows.map((row) => ({
+      key: row.code,
+      id: row.code,
+      fields: { name: row.name, period: row.period, event_name: row.event_name, grace_periods: row.grace_periods },
+      state: {},
+    })),
   };
 }
 
@@ -136,7 +162,7 @@ async function readSide(tx: Tx, tenantId: string, forUpdate: boolean): Promise<S
 // The diff.
 
 /** Fields that an update cannot change: the owning module refuses them, so such an item is blocked instead. */
-const FIXED_FIELDS: Record<Kind, string[]> = { rules: ['trigger'], engagements: [], rewards: ['type', 'code_source', 'code_prefix'] };
+const FIXED_FIELDS: Record<Kind, string[]> = { rules: ['trigger'], engagements: [], rewards: ['type', 'code_source', 'code_prefix'], badges: [], streaks: ['period'] };
 
 function byKey(items: Item[]): Map<string, Item[]> {
   const map = new Map<string, Item[]>();
@@ -152,9 +178,9 @@ function changedFields(before: Fields, after: Fields): KindDiff['update'][number
   return changes;
 }
 
-const NATURAL_KEY: Record<Kind, string> = { rules: 'name', engagements: 'site slug', rewards: 'id' };
+const NATURAL_KEY: Record<Kind, string> = { rules: 'name', engagements: 'site slug', rewards: 'id', badges: 'code', streaks: 'code' };
 
-/** The references an item makes to configuration promotion does not copy (badges, streaks) or copies first (rewards). */
+/** The references an item makes to configuration that promotion copies first (rewards, badges, streaks). */
 function references(kind: Kind, fields: Fields): { rewards: string[]; badges: string[]; streaks: string[] } {
   const out = { rewards: new Set<string>(), badges: new Set<string>(), streaks: new Set<string>() };
   if (kind === 'rules') {
@@ -185,10 +211,10 @@ function fingerprintOf(diff: Omit<PromotionDiff, 'fingerprint'>): string {
   return createHash('sha256').update(canonicalJson(diff)).digest('hex');
 }
 
-/** Compares the two sides; `liveTx` answers which badges and streaks live defines. */
-async function diffSides(liveTx: Tx, pair: { liveTenantId: string; sandboxTenantId: string }, sandbox: Snapshot, live: Snapshot): Promise<PromotionDiff> {
+/** Compares the two sides, kind by kind in the order of KINDS. */
+function diffSides(pair: { liveTenantId: string; sandboxTenantId: string }, sandbox: Snapshot, live: Snapshot): PromotionDiff {
   const diffs = {} as Record<Kind, KindDiff>;
-  // Rewards first: engagements name rewards, and a reward that promotion cannot bring blocks the engagements that name it.
+  // Badges, streaks and rewards first: rules and engagements name them, and one that promotion cannot bring blocks what names it.
   for (const kind of KINDS) {
     const diff: KindDiff = { create: [], update: [], unchanged: 0, live_only: [], blocked: [] };
     const sandboxByKey = byKey(sandbox[kind]);
@@ -205,7 +231,7 @@ async function diffSides(liveTx: Tx, pair: { liveTenantId: string; sandboxTenant
         block(key, item.id, `${matches.length} live ${kind} share the ${NATURAL_KEY[kind]} ${JSON.stringify(key)}; make it unique in live first`);
         continue;
       }
-      const refused = await refusal(liveTx, pair.liveTenantId, kind, item, matches[0] ?? null, sandbox, live, diffs);
+      const refused = refusal(kind, item, matches[0] ?? null, sandbox, live, diffs);
       if (refused) {
         block(key, item.id, refused);
         continue;
@@ -221,12 +247,20 @@ async function diffSides(liveTx: Tx, pair: { liveTenantId: string; sandboxTenant
     for (const [key, items] of liveByKey) if (!sandboxByKey.has(key)) for (const item of items) diff.live_only.push({ key, live_id: item.id });
     diffs[kind] = diff;
   }
-  const body = { live_tenant_id: pair.liveTenantId, sandbox_tenant_id: pair.sandboxTenantId, rules: diffs.rules, engagements: diffs.engagements, rewards: diffs.rewards };
+  const body = {
+    live_tenant_id: pair.liveTenantId,
+    sandbox_tenant_id: pair.sandboxTenantId,
+    rules: diffs.rules,
+    engagements: diffs.engagements,
+    rewards: diffs.rewards,
+    badges: diffs.badges,
+    streaks: diffs.streaks,
+  };
   return { ...body, fingerprint: fingerprintOf(body) };
 }
 
 /** Why an item cannot be promoted, or null. */
-async function refusal(tx: Tx, liveTenantId: string, kind: Kind, item: Item, match: Item | null, sandbox: Snapshot, live: Snapshot, earlier: Partial<Record<Kind, KindDiff>>): Promise<string | null> {
+function refusal(kind: Kind, item: Item, match: Item | null, sandbox: Snapshot, live: Snapshot, earlier: Partial<Record<Kind, KindDiff>>): string | null {
   if (match) {
     const fixed = FIXED_FIELDS[kind].find((field) => canonicalJson(match.fields[field]) !== canonicalJson(item.fields[field]));
     if (fixed) return `its ${fixed} differs (live ${JSON.stringify(match.fields[fixed])}, sandbox ${JSON.stringify(item.fields[fixed])}) and cannot be changed on an existing item; rename one of them`;
@@ -236,20 +270,18 @@ async function refusal(tx: Tx, liveTenantId: string, kind: Kind, item: Item, mat
     }
   }
   const refs = references(kind, item.fields);
-  const liveRewards = new Set(live.rewards.map((reward) => reward.key));
-  const sandboxRewards = new Set(sandbox.rewards.map((reward) => reward.key));
-  const blockedRewards = new Set((earlier.rewards?.blocked ?? []).map((entry) => entry.key));
-  for (const rewardId of refs.rewards) {
-    if (blockedRewards.has(rewardId)) return `it names the reward ${JSON.stringify(rewardId)}, which is blocked`;
-    if (!liveRewards.has(rewardId) && !sandboxRewards.has(rewardId)) return `it names the reward ${JSON.stringify(rewardId)}, which neither side's catalogue holds`;
+  // A referenced item resolves when live holds it or this promotion brings it; the snapshots are whole (readSide refuses more than PROMOTION_ITEMS_MAX).
+  for (const [named, codes] of [['reward', refs.rewards], ['badge', refs.badges], ['streak', refs.streaks]] as const) {
+    const namedKind = `${named}s` as const;
+    const blocked = new Set((earlier[namedKind]?.blocked ?? []).map((entry) => entry.key));
+    const onEitherSide = new Set([...live[namedKind], ...sandbox[namedKind]].map((entry) => entry.key));
+    for (const code of codes) {
+      if (blocked.has(code)) return `it names the ${named} ${JSON.stringify(code)}, which is blocked`;
+      if (!onEitherSide.has(code)) return `it names the ${named} ${JSON.stringify(code)}, which neither the sandbox nor live defines`;
+    }
   }
-  const missingBadges = refs.badges.length ? await missingBadgeCodesInTx(tx, liveTenantId, refs.badges) : [];
-  if (missingBadges.length) return `it names the badge ${JSON.stringify(missingBadges[0])}, which live does not define (badges are not promoted: create it in live first)`;
-  const missingStreaks = refs.streaks.length ? await missingStreakCodesInTx(tx, liveTenantId, refs.streaks) : [];
-  if (missingStreaks.length) return `it names the streak ${JSON.stringify(missingStreaks[0])}, which live does not define (streaks are not promoted: create it in live first)`;
   return null;
 }
-
 
 // ---------------------------------------------------------------------------
 // Use-cases.
@@ -258,7 +290,8 @@ async function refusal(tx: Tx, liveTenantId: string, kind: Kind, item: Item, mat
 export async function previewPromotion(db: Database, tenantId: string): Promise<PromotionDiff> {
   const pair = await readSandbox(db, tenantId);
   const sandbox = await db.tenant(pair.sandboxTenantId, (tx) => readSide(tx, pair.sandboxTenantId, false));
-  return db.tenant(pair.liveTenantId, async (tx) => diffSides(tx, pair, sandbox, await readSide(tx, pair.liveTenantId, false)));
+  const live = await db.tenant(pair.liveTenantId, (tx) => readSide(tx, pair.liveTenantId, false));
+  return diffSides(pair, sandbox, live);
 }
 
 export interface PromotionRequest {
@@ -299,7 +332,7 @@ export async function applyPromotion(db: Database, request: PromotionRequest): P
   return db.tenant(live, async (tx) => {
     // One promotion of a tenant at a time; the live rows read below stay locked until commit.
     await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('sandbox.promote:' || $1, 0))", [live]);
-    const diff = await diffSides(tx, pair, sandbox, await readSide(tx, live, true));
+    const diff = diffSides(pair, sandbox, await readSide(tx, live, true));
     if (diff.fingerprint !== request.fingerprint) {
       throw conflict(
         'the configuration of the sandbox or of live changed since this diff was previewed (or it was already applied): nothing was changed; preview again (GET /api/v1/tenant/sandbox/promotion) and apply the new fingerprint',
@@ -312,6 +345,11 @@ export async function applyPromotion(db: Database, request: PromotionRequest): P
       throw ruleViolation(`${blocked.length} item(s) cannot be promoted (see blocked): nothing was changed`, 'PROMOTION_BLOCKED', { blocked });
     }
     const draftsOnly = !mayPublish(auth);
+    // In the order of KINDS, so that what a rule or an engagement names exists in live when it is written.
+    for (const entry of diff.badges.create) await createBadgeInTx(tx, live, { ...withoutNulls(entry.fields), code: entry.key } as never);
+    for (const entry of diff.badges.update) await updateBadgeInTx(tx, live, entry.key, afterValues(entry.changes) as never);
+    for (const entry of diff.streaks.create) await createStreakInTx(tx, live, { ...withoutNulls(entry.fields), code: entry.key } as never);
+    for (const entry of diff.streaks.update) await updateStreakInTx(tx, live, entry.key, afterValues(entry.changes) as never);
     for (const entry of diff.rewards.create) await createRewardInTx(tx, live, { ...withoutNulls(entry.fields), id: entry.key } as never);
     for (const entry of diff.rewards.update) await updateRewardInTx(tx, live, entry.live_id, afterValues(entry.changes) as never);
     // Engagements arrive as drafts; an update replaces the live draft and leaves a published snapshot serving until it is republished.

@@ -5,7 +5,7 @@ import { participantStreaksInTx } from './service.js';
 import { SWEEP_TASK, sweepLapsedStreaksJob } from './jobs.js';
 
 /** Streaks: daily and weekly streak definitions and each participant's streaks. */
-export { continueStreaksInTx, continueStreaksForEventInTx, missingStreakCodesInTx, sweepLapsedStreaks } from './service.js';
+export { continueStreaksInTx, continueStreaksForEventInTx, missingStreakCodesInTx, sweepLapsedStreaks, createStreakInTx, updateStreakInTx } from './service.js';
 export type { StreakChange } from './service.js';
 
 const streaksModule: ServiceModule = {

@@ -1,12 +1,14 @@
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import type { Database, Tx } from '../../platform/db.js';
 import { mayMatchInBatch } from '../../platform/batch.js';
 import { clock } from '../../platform/clock.js';
 import { emit, type OutboxEvent } from '../../platform/outbox.js';
-import { conflict, notFound } from '../../platform/errors.js';
+import { conflict, invalid, notFound } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { ensureParticipant } from '../participants/index.js';
 import * as store from './store.js';
-import type { CreateStreakBody, ParticipantStreak, StreakDefinition, UpdateStreakBody } from './schemas.js';
+import { CreateStreakBody, UpdateStreakBody, type ParticipantStreak, type StreakDefinition } from './schemas.js';
 
 /**
  * Streaks: consecutive days or ISO weeks (tenant time zone) in which a
@@ -35,18 +37,38 @@ function toDefinition(row: store.StreakDefinitionRow): StreakDefinition {
 }
 
 export async function createStreak(db: Database, tenantId: string, body: CreateStreakBody): Promise<StreakDefinition> {
-  return db.tenant(tenantId, async (tx) => {
-    const row = await store.insertDefinition(tx, tenantId, {
-      code: body.code,
-      name: body.name,
-      period: body.period,
-      event_name: body.event_name ?? null,
-      grace_periods: body.grace_periods ?? 0,
-      created_at: clock.now(),
-    });
-    if (!row) throw conflict(`a streak with the code "${body.code}" already exists`, 'STREAK_EXISTS');
-    return toDefinition(row);
+  return db.tenant(tenantId, (tx) => createStreakInTx(tx, tenantId, body));
+}
+
+/*
+ * The admin routes validate their bodies with these same schemas; the `...InTx`
+ * forms check again because other modules call them too (a sandbox promotion
+ * copies a sandbox's definitions), and must not write what the route would refuse.
+ */
+const bodyAjv = new Ajv.default({ allErrors: false, strict: false, coerceTypes: false });
+addFormats.default(bodyAjv);
+const validCreateBody = bodyAjv.compile(CreateStreakBody);
+const validUpdateBody = bodyAjv.compile(UpdateStreakBody);
+
+function checkBody(validate: ValidateFunction, body: unknown, code: string): void {
+  if (validate(body)) return;
+  const first = validate.errors![0];
+  throw invalid(`streak ${JSON.stringify(code)}: ${first.instancePath.slice(1) || 'the definition'} ${first.message ?? 'is invalid'}`);
+}
+
+/** Defines a streak in the caller's transaction (a sandbox promotion defines several in one). */
+export async function createStreakInTx(tx: Tx, tenantId: string, body: CreateStreakBody): Promise<StreakDefinition> {
+  checkBody(validCreateBody, body, body.code);
+  const row = await store.insertDefinition(tx, tenantId, {
+    code: body.code,
+    name: body.name,
+    period: body.period,
+    event_name: body.event_name ?? null,
+    grace_periods: body.grace_periods ?? 0,
+    created_at: clock.now(),
   });
+  if (!row) throw conflict(`a streak with the code "${body.code}" already exists`, 'STREAK_EXISTS');
+  return toDefinition(row);
 }
 
 export async function readStreak(db: Database, tenantId: string, code: string): Promise<StreakDefinition> {
@@ -68,11 +90,15 @@ export async function listStreaks(db: Database, tenantId: string, query: { limit
 }
 
 export async function updateStreak(db: Database, tenantId: string, code: string, body: UpdateStreakBody): Promise<StreakDefinition> {
-  return db.tenant(tenantId, async (tx) => {
-    const row = await store.updateDefinition(tx, tenantId, code, body, clock.now());
-    if (!row) throw notFound(`streak "${code}"`);
-    return toDefinition(row);
-  });
+  return db.tenant(tenantId, (tx) => updateStreakInTx(tx, tenantId, code, body));
+}
+
+/** `updateStreak` in the caller's transaction. The period is not among the fields: it cannot change. */
+export async function updateStreakInTx(tx: Tx, tenantId: string, code: string, body: UpdateStreakBody): Promise<StreakDefinition> {
+  checkBody(validUpdateBody, body, code);
+  const row = await store.updateDefinition(tx, tenantId, code, body, clock.now());
+  if (!row) throw notFound(`streak "${code}"`);
+  return toDefinition(row);
 }
 
 export async function deleteStreak(db: Database, tenantId: string, code: string): Promise<void> {
