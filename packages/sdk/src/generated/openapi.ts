@@ -2313,13 +2313,13 @@ export interface paths {
         };
         /**
          * Preview copying the sandbox's configuration to live (the diff)
-         * @description The difference between the sandbox's earn rules, engagements and reward catalogue and the live tenant's, matched by natural key: a rule by its name, an engagement by its site slug, a reward by its id. Each kind lists what a promotion would create, update (each changed field before → after), how many items are unchanged, the live-only items (left alone: a promotion never deletes live configuration) and the blocked items with why (a key shared by two items on one side, a field an update cannot change, a badge or streak live does not define, a reward that cannot be brought). Apply it with `POST /tenant/sandbox/promotion` and its `fingerprint`. Readable with an admin credential of either side (live, or the sandbox's `lk_test_` key). 404 `SANDBOX_NOT_FOUND` when the caller has no sandbox pair; 422 `PROMOTION_TOO_LARGE` when a side holds more than 1,000 items of a kind.
+         * @description The difference between the sandbox's badge and streak definitions, reward catalogue, engagements and earn rules and the live tenant's, matched by natural key: a badge or streak by its code, a reward by its id, an engagement by its site slug, a rule by its name. Each kind lists what a promotion would create, update (each changed field before → after), how many items are unchanged, the live-only items (left alone: a promotion never deletes live configuration) and the blocked items with why (a key shared by two items on one side, a field an update cannot change, a badge, streak or reward named that neither side defines or that is itself blocked). Apply it with `POST /tenant/sandbox/promotion` and its `fingerprint`. Readable with an admin credential of either side (live, or the sandbox's `lk_test_` key). 404 `SANDBOX_NOT_FOUND` when the caller has no sandbox pair; 422 `PROMOTION_TOO_LARGE` when a side holds more than 1,000 items of a kind.
          */
         get: operations["previewSandboxPromotion"];
         put?: never;
         /**
          * Copy the sandbox's configuration to live (one audited transaction)
-         * @description Recomputes the diff and, when its fingerprint is the one given, applies its creates and updates to the live tenant in one transaction, through the same validation as the admin routes, with one audit log entry (action `sandbox.promote`, the applied diff as its details) in that transaction. New rules and engagements arrive as drafts; nothing is published, paused or deleted. Only an admin credential of the live tenant may apply: a sandbox credential gets 403 `LIVE_CREDENTIAL_REQUIRED`. A fingerprint that no longer matches (either side changed since the preview, or the diff was already applied) gets 409 `PROMOTION_DIFF_CHANGED` with the current `fingerprint`, and nothing changes. Blocked items refuse the whole promotion: 422 `PROMOTION_BLOCKED` with `blocked` (each with its `kind`). A validation refusal of the owning module (for example 422 `INVENTORY_BELOW_CLAIMED`) refuses it whole too.
+         * @description Recomputes the diff and, when its fingerprint is the one given, applies its creates and updates to the live tenant in one transaction, through the same validation as the admin routes, with one audit log entry (action `sandbox.promote`, the applied diff as its details) in that transaction. Badges and streaks are written first, so the rules and engagements that name them find them; new rules and engagements arrive as drafts; nothing is published, paused or deleted. Only an admin credential of the live tenant may apply: a sandbox credential gets 403 `LIVE_CREDENTIAL_REQUIRED`. A fingerprint that no longer matches (either side changed since the preview, or the diff was already applied) gets 409 `PROMOTION_DIFF_CHANGED` with the current `fingerprint`, and nothing changes. Blocked items refuse the whole promotion: 422 `PROMOTION_BLOCKED` with `blocked` (each with its `kind`). A validation refusal of the owning module (for example 422 `INVENTORY_BELOW_CLAIMED`) refuses it whole too.
          */
         post: operations["applySandboxPromotion"];
         delete?: never;
@@ -3912,6 +3912,42 @@ export interface components {
          *           }
          *         ]
          *       },
+         *       "badges": {
+         *         "create": [
+         *           {
+         *             "key": "vip",
+         *             "sandbox_id": "vip",
+         *             "fields": {
+         *               "name": "VIP",
+         *               "description": null,
+         *               "image_url": null
+         *             }
+         *           }
+         *         ],
+         *         "update": [],
+         *         "unchanged": 0,
+         *         "live_only": [],
+         *         "blocked": []
+         *       },
+         *       "streaks": {
+         *         "create": [],
+         *         "update": [
+         *           {
+         *             "key": "daily-visit",
+         *             "sandbox_id": "daily-visit",
+         *             "live_id": "daily-visit",
+         *             "changes": {
+         *               "grace_periods": {
+         *                 "before": 0,
+         *                 "after": 1
+         *               }
+         *             }
+         *           }
+         *         ],
+         *         "unchanged": 0,
+         *         "live_only": [],
+         *         "blocked": []
+         *       },
          *       "fingerprint": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
          *     }
          */
@@ -4037,6 +4073,84 @@ export interface components {
                     reason: string;
                 }[];
             };
+            /** @description Badge definitions, matched by code (name, description, image_url). Applied before rules and engagements, so a rule naming a badge promoted alongside is not blocked; participants' earned badges are never copied. */
+            badges: {
+                /** @description In the sandbox only: created in live by the promotion. */
+                create: {
+                    /** @description The natural key the item is matched by. */
+                    key: string;
+                    sandbox_id: string;
+                    /** @description The item's promotable fields, as its own GET route shows them (ids, counters and timestamps left out). */
+                    fields: {
+                        [key: string]: unknown;
+                    };
+                }[];
+                /** @description On both sides with different fields: the live item takes the sandbox fields. */
+                update: {
+                    key: string;
+                    sandbox_id: string;
+                    live_id: string;
+                    /** @description Each changed field: its live value (before) and the sandbox value (after). */
+                    changes: {
+                        [key: string]: {
+                            before: unknown;
+                            after: unknown;
+                        };
+                    };
+                }[];
+                /** @description Items equal on both sides. */
+                unchanged: number;
+                /** @description In live only: left alone (a promotion never deletes live configuration). */
+                live_only: {
+                    key: string;
+                    live_id: string;
+                }[];
+                /** @description Sandbox items that cannot be promoted, with why. While any is listed, applying is refused with 422 `PROMOTION_BLOCKED`. */
+                blocked: {
+                    key: string;
+                    sandbox_id: string | null;
+                    reason: string;
+                }[];
+            };
+            /** @description Streak definitions, matched by code (name, period, event_name, grace_periods). A different period is blocked (it cannot change on an existing streak); participants' streaks are never copied. */
+            streaks: {
+                /** @description In the sandbox only: created in live by the promotion. */
+                create: {
+                    /** @description The natural key the item is matched by. */
+                    key: string;
+                    sandbox_id: string;
+                    /** @description The item's promotable fields, as its own GET route shows them (ids, counters and timestamps left out). */
+                    fields: {
+                        [key: string]: unknown;
+                    };
+                }[];
+                /** @description On both sides with different fields: the live item takes the sandbox fields. */
+                update: {
+                    key: string;
+                    sandbox_id: string;
+                    live_id: string;
+                    /** @description Each changed field: its live value (before) and the sandbox value (after). */
+                    changes: {
+                        [key: string]: {
+                            before: unknown;
+                            after: unknown;
+                        };
+                    };
+                }[];
+                /** @description Items equal on both sides. */
+                unchanged: number;
+                /** @description In live only: left alone (a promotion never deletes live configuration). */
+                live_only: {
+                    key: string;
+                    live_id: string;
+                }[];
+                /** @description Sandbox items that cannot be promoted, with why. While any is listed, applying is refused with 422 `PROMOTION_BLOCKED`. */
+                blocked: {
+                    key: string;
+                    sandbox_id: string | null;
+                    reason: string;
+                }[];
+            };
             /** @description SHA-256 of the canonical JSON of this diff (without the fingerprint): pass it to `POST /tenant/sandbox/promotion`. */
             fingerprint: string;
         };
@@ -4065,6 +4179,14 @@ export interface components {
          *         "rewards": {
          *           "created": 0,
          *           "updated": 0
+         *         },
+         *         "badges": {
+         *           "created": 1,
+         *           "updated": 0
+         *         },
+         *         "streaks": {
+         *           "created": 0,
+         *           "updated": 1
          *         }
          *       },
          *       "fingerprint": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
@@ -4082,6 +4204,14 @@ export interface components {
                     updated: number;
                 };
                 rewards: {
+                    created: number;
+                    updated: number;
+                };
+                badges: {
+                    created: number;
+                    updated: number;
+                };
+                streaks: {
                     created: number;
                     updated: number;
                 };
@@ -41248,6 +41378,42 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
+                     *       "badges": {
+                     *         "create": [
+                     *           {
+                     *             "key": "vip",
+                     *             "sandbox_id": "vip",
+                     *             "fields": {
+                     *               "name": "VIP",
+                     *               "description": null,
+                     *               "image_url": null
+                     *             }
+                     *           }
+                     *         ],
+                     *         "update": [],
+                     *         "unchanged": 0,
+                     *         "live_only": [],
+                     *         "blocked": []
+                     *       },
+                     *       "streaks": {
+                     *         "create": [],
+                     *         "update": [
+                     *           {
+                     *             "key": "daily-visit",
+                     *             "sandbox_id": "daily-visit",
+                     *             "live_id": "daily-visit",
+                     *             "changes": {
+                     *               "grace_periods": {
+                     *                 "before": 0,
+                     *                 "after": 1
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "unchanged": 0,
+                     *         "live_only": [],
+                     *         "blocked": []
+                     *       },
                      *       "fingerprint": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                      *       "livemode": false
                      *     }
@@ -41464,6 +41630,14 @@ export interface operations {
                      *         "rewards": {
                      *           "created": 0,
                      *           "updated": 0
+                     *         },
+                     *         "badges": {
+                     *           "created": 1,
+                     *           "updated": 0
+                     *         },
+                     *         "streaks": {
+                     *           "created": 0,
+                     *           "updated": 1
                      *         }
                      *       },
                      *       "fingerprint": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
