@@ -56,10 +56,14 @@ if [[ ${IMAGE_STANDIN_BASE:-0} == 1 ]] && ! $ENGINE image inspect "$BASE" >/dev/
   printf 'cafile=/etc/ssl/certs/ca-certificates.crt\n' >"$rootfs/usr/etc/npmrc"
   chroot "$rootfs" sh -c 'groupadd --gid 1000 node && useradd --uid 1000 --gid node --shell /bin/bash --create-home node'
   rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
-  tar -C "$rootfs" -c . | $ENGINE import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' --change 'CMD ["node"]' - "docker.io/library/$BASE" >/dev/null
+  note="stand-in for $BASE: Debian bookworm minbase with Node.js $(node --version), npm $(npm --version)"
+  tar -C "$rootfs" -c . | $ENGINE import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' --change 'CMD ["node"]' \
+    --change "LABEL loyalty.standin=\"$note\"" - "docker.io/library/$BASE" >/dev/null
   rm -rf "$rootfs"
-  export IMAGE_BASE_NOTE="stand-in for $BASE: Debian bookworm minbase with Node.js $(node --version), npm $(npm --version)"
 fi
+# The report names a stand-in base, also when an earlier run made it.
+note=$($ENGINE image inspect "$BASE" --format '{{index .Config.Labels "loyalty.standin"}}' 2>/dev/null || true)
+if [[ -n $note && $note != '<no value>' ]]; then export IMAGE_BASE_NOTE=$note; fi
 
 # IMAGE_SKIP_BUILD=1 checks the image built by an earlier run again.
 if [[ ${IMAGE_SKIP_BUILD:-0} != 1 ]]; then
