@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../../../test/helper.js';
 import { CONFIGURATION_TABLES, DATA_TABLES, JOBS_KEY, KEPT_TABLES } from './reset.js';
+import { runImport } from '../files/imports.js';
+import { runExport } from '../files/exports.js';
 
 /**
  * POST /tenant/sandbox/reset through HTTP: it empties the sandbox (data, or
@@ -233,6 +235,29 @@ test('sandbox reset: empties the sandbox, never the live tenant', async (t) => {
     const replayed = await svc.request('POST', RESET, { key: alone.apiKey, headers: { 'idempotency-key': 'reset-1' } });
     assert.equal(replayed.status, 200, replayed.text);
     assert.equal(replayed.body.reset_at, keyed.body.reset_at, 'the retry is answered from the stored answer');
+  });
+
+  await t.test('an import and an export running across a reset stop at their next step and write nothing after it', async () => {
+    const db = svc.service.db;
+    let csv = 'participant_id,city\r\n';
+    for (let i = 1; i <= 1_200; i++) csv += `imp-${i},Leeds\r\n`;
+    const imported = await svc.request('POST', '/api/v1/admin/imports?kind=participants&format=csv', { key: testKey, raw: csv, headers: { 'content-type': 'text/csv' } });
+    assert.equal(imported.status, 202, imported.text);
+    const exported = await svc.request('POST', '/api/v1/admin/exports', { key: testKey, body: { kind: 'ledger', format: 'csv' } });
+    assert.equal(exported.status, 202, exported.text);
+    // One step of each, as a worker would have taken before the reset (the import's first 500 rows, the export's header).
+    await runImport(db, sandboxId, imported.body.import_id, { batchesMax: 1 });
+    await runExport(db, sandboxId, exported.body.export_id, { pagesMax: 1 });
+    const running = await svc.request('GET', `/api/v1/admin/imports/${imported.body.import_id}`, { key: testKey });
+    assert.equal(running.body.status, 'running', running.text);
+
+    assert.equal((await svc.request('POST', RESET, { key: testKey })).status, 200);
+    // The worker's next steps find nothing to continue and end without an error.
+    await runImport(db, sandboxId, imported.body.import_id);
+    await runExport(db, sandboxId, exported.body.export_id);
+    assert.equal(await count(svc, 'participants', sandboxId), 0, 'no imported participant arrives after the reset');
+    for (const table of ['file_imports', 'file_import_rows', 'file_exports', 'file_export_chunks']) assert.equal(await count(svc, table, sandboxId), 0, table);
+    assert.equal((await svc.request('GET', `/api/v1/admin/imports/${imported.body.import_id}`, { key: testKey })).status, 404);
   });
 
   await t.test('a reset in the middle of 50 parallel grants and events: no 500, no half-deleted state', async () => {
