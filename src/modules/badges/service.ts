@@ -1,7 +1,6 @@
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import type { Database, Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
+import { bodyChecker } from '../../platform/body-check.js';
 import { emit } from '../../platform/outbox.js';
 import { conflict, invalid, notFound } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
@@ -50,25 +49,13 @@ export async function createBadge(db: Database, tenantId: string, body: CreateBa
   return db.tenant(tenantId, (tx) => createBadgeInTx(tx, tenantId, body));
 }
 
-/*
- * The admin routes validate their bodies with these same schemas; the `...InTx`
- * forms check again because other modules call them too (a sandbox promotion
- * copies a sandbox's definitions), and must not write what the route would refuse.
- */
-const bodyAjv = new Ajv.default({ allErrors: false, strict: false, coerceTypes: false });
-addFormats.default(bodyAjv);
-const validCreateBody = bodyAjv.compile(CreateBadgeBody);
-const validUpdateBody = bodyAjv.compile(UpdateBadgeBody);
-
-function checkBody(validate: ValidateFunction, body: unknown, code: string): void {
-  if (validate(body)) return;
-  const first = validate.errors![0];
-  throw invalid(`badge ${JSON.stringify(code)}: ${first.instancePath.slice(1) || 'the definition'} ${first.message ?? 'is invalid'}`);
-}
+/* The admin routes validate with these schemas too; other modules (a sandbox promotion) call the `…InTx` forms directly. */
+const checkCreateBody = bodyChecker(CreateBadgeBody, 'badge');
+const checkUpdateBody = bodyChecker(UpdateBadgeBody, 'badge');
 
 /** Defines a badge in the caller's transaction (a sandbox promotion defines several in one). */
 export async function createBadgeInTx(tx: Tx, tenantId: string, body: CreateBadgeBody): Promise<BadgeDefinition> {
-  checkBody(validCreateBody, body, body.code);
+  checkCreateBody(body, body.code);
   const row = await store.insertBadge(tx, tenantId, {
     code: body.code,
     name: body.name,
@@ -107,7 +94,7 @@ export async function updateBadge(db: Database, tenantId: string, code: string, 
 
 /** `updateBadge` in the caller's transaction. */
 export async function updateBadgeInTx(tx: Tx, tenantId: string, code: string, body: UpdateBadgeBody): Promise<BadgeDefinition> {
-  checkBody(validUpdateBody, body, code);
+  checkUpdateBody(body, code);
   const row = await store.updateBadge(tx, tenantId, code, body, clock.now());
   if (!row) throw notFound(`badge "${code}"`);
   return toDefinition(row);

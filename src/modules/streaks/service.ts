@@ -1,8 +1,7 @@
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import type { Database, Tx } from '../../platform/db.js';
 import { mayMatchInBatch } from '../../platform/batch.js';
 import { clock } from '../../platform/clock.js';
+import { bodyChecker } from '../../platform/body-check.js';
 import { emit, type OutboxEvent } from '../../platform/outbox.js';
 import { conflict, invalid, notFound } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
@@ -40,25 +39,13 @@ export async function createStreak(db: Database, tenantId: string, body: CreateS
   return db.tenant(tenantId, (tx) => createStreakInTx(tx, tenantId, body));
 }
 
-/*
- * The admin routes validate their bodies with these same schemas; the `...InTx`
- * forms check again because other modules call them too (a sandbox promotion
- * copies a sandbox's definitions), and must not write what the route would refuse.
- */
-const bodyAjv = new Ajv.default({ allErrors: false, strict: false, coerceTypes: false });
-addFormats.default(bodyAjv);
-const validCreateBody = bodyAjv.compile(CreateStreakBody);
-const validUpdateBody = bodyAjv.compile(UpdateStreakBody);
-
-function checkBody(validate: ValidateFunction, body: unknown, code: string): void {
-  if (validate(body)) return;
-  const first = validate.errors![0];
-  throw invalid(`streak ${JSON.stringify(code)}: ${first.instancePath.slice(1) || 'the definition'} ${first.message ?? 'is invalid'}`);
-}
+/* The admin routes validate with these schemas too; other modules (a sandbox promotion) call the `…InTx` forms directly. */
+const checkCreateBody = bodyChecker(CreateStreakBody, 'streak');
+const checkUpdateBody = bodyChecker(UpdateStreakBody, 'streak');
 
 /** Defines a streak in the caller's transaction (a sandbox promotion defines several in one). */
 export async function createStreakInTx(tx: Tx, tenantId: string, body: CreateStreakBody): Promise<StreakDefinition> {
-  checkBody(validCreateBody, body, body.code);
+  checkCreateBody(body, body.code);
   const row = await store.insertDefinition(tx, tenantId, {
     code: body.code,
     name: body.name,
@@ -95,7 +82,7 @@ export async function updateStreak(db: Database, tenantId: string, code: string,
 
 /** `updateStreak` in the caller's transaction. The period is not among the fields: it cannot change. */
 export async function updateStreakInTx(tx: Tx, tenantId: string, code: string, body: UpdateStreakBody): Promise<StreakDefinition> {
-  checkBody(validUpdateBody, body, code);
+  checkUpdateBody(body, code);
   const row = await store.updateDefinition(tx, tenantId, code, body, clock.now());
   if (!row) throw notFound(`streak "${code}"`);
   return toDefinition(row);
