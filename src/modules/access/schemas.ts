@@ -2,7 +2,6 @@ import { Type, type Static } from '@sinclair/typebox';
 import { SCOPES } from '../../platform/auth.js';
 import { ParticipantId } from '../participants/index.js';
 import { OVERRIDE_BOUNDS, PLANS } from '../../platform/plans.js';
-import { WAITING_COUNTED_MAX } from './store.js';
 
 export const Scope = Type.Union(SCOPES.map((s) => Type.Literal(s)), {
   description: '`admin` and `gamify:admin`: administration; `read:pii`: unmasked personal data; `ingest`: server integration routes (events, sessions, referrals).',
@@ -143,6 +142,13 @@ const usageFields = {
   exceeded: Type.Boolean({ description: 'Over the quota (monthly participants), or at it so that the next one is refused (the enforced quotas).' }),
 };
 const Usage = (description: string) => Type.Object(usageFields, { description });
+
+/**
+ * How many waiting events the usage read counts at most. A backlog is counted
+ * row by row on each read (the rows churn too fast for a kept counter to pay);
+ * past this many the answer says `waiting_capped` instead of counting on.
+ */
+export const WAITING_COUNTED_MAX = 100_000;
 
 export const TenantUsageResponse = Type.Object(
   {

@@ -11,7 +11,7 @@ import { ensureParticipant } from '../participants/index.js';
 import { engagementExists } from '../../platform/engagements.js';
 import { ensureSandbox, sandboxPairOf, tenantEnvironment, type TenantEnvironment } from '../../platform/environments.js';
 import * as store from './store.js';
-import type { ApiKeyRecord, UpdateTenantInput } from './schemas.js';
+import { WAITING_COUNTED_MAX, type ApiKeyRecord, type UpdateTenantInput } from './schemas.js';
 
 /**
  * Tenants, admin users, API keys and participant sessions: who may call the
@@ -325,8 +325,8 @@ export async function readUsage(db: Database, tenantId: string) {
     api_keys: atCapacity(usage.api_keys, limits.apiKeys.value),
     concurrent_engagements: atCapacity(usage.published_engagements, limits.concurrentEngagements.value),
     event_processing: {
-      waiting: Math.min(usage.events_waiting, store.WAITING_COUNTED_MAX),
-      waiting_capped: usage.events_waiting > store.WAITING_COUNTED_MAX,
+      waiting: Math.min(usage.events_waiting, WAITING_COUNTED_MAX),
+      waiting_capped: usage.events_waiting > WAITING_COUNTED_MAX,
       lag_seconds: usage.oldest_waiting_received_at ? Math.max(0, Math.round(now.getTime() - usage.oldest_waiting_received_at.getTime()) / 1000) : 0,
     },
   };

@@ -3,7 +3,7 @@ import type { Plan } from '../../platform/plans.js';
 import type { TenantEnvironment } from '../../platform/environments.js';
 import { LIMIT_COLUMNS, type LimitRow } from '../../platform/tenant-limits.js';
 import { daysBefore, deleteBatch, type RetentionRule } from '../../platform/retention.js';
-import type { ApiKeyRecord } from './schemas.js';
+import { WAITING_COUNTED_MAX, type ApiKeyRecord } from './schemas.js';
 
 const KEY_COLUMNS = 'id, name, environment, prefix, scopes, rate_limit_per_minute, created_at, updated_at, last_used_at, revoked_at';
 
@@ -201,13 +201,6 @@ export async function insertAuditEntry(
     ],
   );
 }
-
-/**
- * How many waiting events the usage read counts at most. A backlog is counted
- * row by row on each read (the rows churn too fast for a kept counter to pay);
- * past this many the answer says `waiting_capped` instead of counting on.
- */
-export const WAITING_COUNTED_MAX = 100_000;
 
 /** The counts behind the tenant's usage read, in one statement; `events_waiting` stops at WAITING_COUNTED_MAX + 1. */
 export async function readUsage(db: Database, tenantId: string, day: string, monthStart: Date) {
