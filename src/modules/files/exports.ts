@@ -1,12 +1,13 @@
 import { Readable } from 'node:stream';
-import type { Database } from '../../platform/db.js';
+import type { Database, Tx } from '../../platform/db.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { clock } from '../../platform/clock.js';
 import { AppError, conflict, invalid, notFound } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { prefixedId } from '../../platform/ids.js';
 import { addJob } from '../../platform/jobs.js';
-import { authOfRequester, EXPORT_PERMISSIONS, requesterOf, requirePermission } from './access.js';
+import { listCustomFieldsInTx, MASKED_FIELDS, recordPiiAccessInTx } from '../participants/index.js';
+import { accessLogActorOf, authOfRequester, EXPORT_PERMISSIONS, holdsPersonalValues, mayKnowExport, mayKnowUnmaskedExports, requesterOf, requirePermission } from './access.js';
 import { CONTENT_TYPES, csvHeader, csvLine, jsonLine } from './formats.js';
 import { SOURCES } from './sources.js';
 import * as store from './store.js';
@@ -49,7 +50,7 @@ export function presentExport(row: ExportRow): ExportView {
     filters: row.filters,
     rows_written: Number(row.rows_written),
     bytes: Number(row.bytes),
-    masked: row.kind === 'participants' ? !row.requested_by.scopes.includes('read:pii') : null,
+    masked: row.kind === 'participants' ? !holdsPersonalValues(row.kind, row.requested_by) : null,
     file_url: row.status === 'completed' ? `/api/v1/admin/exports/${row.id}/file` : null,
     created_at: row.created_at.toISOString(),
     started_at: row.started_at?.toISOString() ?? null,
@@ -92,15 +93,20 @@ export async function startExport(db: Database, auth: AuthContext, body: ExportR
   });
 }
 
-async function readAllowedExport(db: Database, auth: AuthContext, exportId: string): Promise<ExportRow> {
-  const row = await db.tenant(auth.tenantId, (tx) => store.readExport(tx, auth.tenantId, exportId));
-  if (!row) throw notFound('export', 'EXPORT_NOT_FOUND');
+/**
+ * The export, if the caller may know of it: an unmasked export is 404 to a
+ * caller without `read:pii` (the same answer as an export that does not
+ * exist), checked before the kind's permission so that a 403 cannot confirm it.
+ */
+async function readAllowedExportInTx(tx: Tx, auth: AuthContext, exportId: string): Promise<ExportRow> {
+  const row = await store.readExport(tx, auth.tenantId, exportId);
+  if (!row || !mayKnowExport(auth, row)) throw notFound('export', 'EXPORT_NOT_FOUND');
   requirePermission(auth, EXPORT_PERMISSIONS[row.kind], `read ${row.kind} exports`);
   return row;
 }
 
 export async function readExport(db: Database, auth: AuthContext, exportId: string): Promise<ExportView> {
-  return presentExport(await readAllowedExport(db, auth, exportId));
+  return presentExport(await db.tenant(auth.tenantId, (tx) => readAllowedExportInTx(tx, auth, exportId)));
 }
 
 export async function listExports(db: Database, auth: AuthContext, query: { limit: number; cursor?: string }) {
@@ -108,17 +114,59 @@ export async function listExports(db: Database, auth: AuthContext, query: { limi
   if (after && (typeof after.created_at !== 'string' || typeof after.id !== 'string' || Number.isNaN(Date.parse(after.created_at)))) {
     throw new AppError('invalid', 'INVALID_CURSOR', 'cursor is not a cursor this service issued');
   }
-  const rows = await db.tenant(auth.tenantId, (tx) => store.listExports(tx, auth.tenantId, after, query.limit + 1));
+  const rows = await db.tenant(auth.tenantId, (tx) => store.listExports(tx, auth.tenantId, after, query.limit + 1, mayKnowUnmaskedExports(auth)));
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   return { exports: page.map(presentExport), next_cursor: rows.length > query.limit && last ? encodeCursor({ created_at: last.cursor_at, id: last.id }) : null };
 }
 
-/** The finished file, as a stream of its chunks read DOWNLOAD_CHUNKS_PER_READ at a time. */
-export async function openExportFile(db: Database, auth: AuthContext, exportId: string): Promise<{ stream: Readable; contentType: string; filename: string; bytes: number }> {
-  const row = await readAllowedExport(db, auth, exportId);
-  if (row.status !== 'completed') throw conflict(`the export is ${row.status}; the file can be read once it is completed`, 'EXPORT_NOT_READY');
+/**
+ * Writes one personal-data access log row for a download, in the caller's
+ * transaction: who (the actor and address), when, which export (the reason
+ * names it, with its kind, format, masking and rows), and the personal fields
+ * the file shows in clear (none when masked). The log's `row_count` cannot be
+ * 0, so an empty file counts 1; the reason gives the true count.
+ */
+async function recordDownloadInTx(tx: Tx, auth: AuthContext, row: ExportRow): Promise<void> {
+  const unmasked = holdsPersonalValues(row.kind, row.requested_by);
+  let fields: string[] = [];
+  if (unmasked) {
+    const personalCustom = new Set((await listCustomFieldsInTx(tx, auth.tenantId)).filter((d) => d.personal).map((d) => `custom.${d.key}`));
+    fields = (row.columns ?? []).filter((column) => (MASKED_FIELDS as readonly string[]).includes(column) || personalCustom.has(column));
+  }
+  const masking = row.kind !== 'participants' ? 'no profile fields' : unmasked ? 'unmasked' : 'masked';
+  const rows = Number(row.rows_written);
+  await recordPiiAccessInTx(tx, auth.tenantId, {
+    actorType: 'admin',
+    actorId: accessLogActorOf(auth),
+    participantId: null,
+    participantIds: [],
+    fieldsAccessed: fields,
+    rowCount: Math.max(1, rows),
+    exportFormat: row.format === 'csv' ? 'csv' : 'json',
+    ipAddress: auth.ipAddress ?? null,
+    reason: `download of export ${row.id} (${row.kind}, ${row.format}, ${masking}, ${rows} rows)`,
+  });
+}
+
+/**
+ * The finished file, as a stream of its chunks read DOWNLOAD_CHUNKS_PER_READ
+ * at a time. The download is logged (`record`, false for a HEAD request, which
+ * sends no file) in the transaction that checks the caller may read it.
+ */
+export async function openExportFile(
+  db: Database,
+  auth: AuthContext,
+  exportId: string,
+  options: { record: boolean },
+): Promise<{ stream: Readable; contentType: string; filename: string; bytes: number }> {
   const tenantId = auth.tenantId;
+  const row = await db.tenant(tenantId, async (tx) => {
+    const found = await readAllowedExportInTx(tx, auth, exportId);
+    if (found.status !== 'completed') throw conflict(`the export is ${found.status}; the file can be read once it is completed`, 'EXPORT_NOT_READY');
+    if (options.record) await recordDownloadInTx(tx, auth, found);
+    return found;
+  });
   async function* chunks() {
     let after = -1;
     for (;;) {

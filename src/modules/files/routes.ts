@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorRef } from '../../platform/http.js';
 import * as imports from './imports.js';
 import * as exports from './exports.js';
+import { requireReadableErrorReport } from './access.js';
 import { ErrorsQuery, ExportBody, ExportIdParams, ExportList, ImportErrors, ImportHeaders, ImportIdParams, ImportList, ImportQuery, ImportUpload, ListQuery } from './schemas.js';
 
 const tags = ['files'];
@@ -91,12 +92,21 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         operationId: 'listImportErrors',
         summary: "An import's per-row error report: row number, field and detail, in row order",
+        description:
+          'A detail may quote the row it refuses (a JSON line that cannot be read is quoted by the parser), so the report of a participants import ' +
+          'sent by a caller holding `read:pii` is readable only with `read:pii` (403 otherwise); the import itself stays readable.',
         params: ImportIdParams,
         querystring: ErrorsQuery,
-        response: { 200: ImportErrors },
+        response: {
+          200: ImportErrors,
+          403: { ...errorRef, description: 'The role lacks the permission of the kind, or the import is a participants import sent with read:pii and the caller lacks read:pii.' },
+        },
       },
     },
-    async (request) => imports.listImportErrors(db, request.auth!, request.params.import_id, request.query),
+    async (request) => {
+      await requireReadableErrorReport(db, request.auth!, request.params.import_id);
+      return imports.listImportErrors(db, request.auth!, request.params.import_id, request.query);
+    },
   );
 
   app.post(
@@ -109,7 +119,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Export participants, the ledger, contest results or webhook deliveries as CSV or JSON lines; written by a background job',
         description:
           'Answers 202 with the export; poll `GET /admin/exports/{export_id}` and download from `file_url` once completed. ' +
-          'Participants are masked exactly as the participants API masks them for the requester (full only with `read:pii`; full exports are logged in the personal-data access log).',
+          'Participants are masked exactly as the participants API masks them for the requester (full only with `read:pii`; full exports are logged in the personal-data access log). ' +
+          'An unmasked export (`masked: false`) is listed, read and downloaded only by callers holding `read:pii` (console: the owner); to anyone else it is 404 and absent from listings.',
         body: ExportBody,
         response: { 202: exportRef },
       },
@@ -119,13 +130,36 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/admin/exports',
-    { config: anyKind, schema: { tags, operationId: 'listExports', summary: 'List exports, newest first', querystring: ListQuery, response: { 200: ExportList } } },
+    {
+      config: anyKind,
+      schema: {
+        tags,
+        operationId: 'listExports',
+        summary: 'List exports, newest first',
+        description: 'Unmasked participants exports (`masked: false`) are listed only for callers holding `read:pii` (console: the owner); others do not see them.',
+        querystring: ListQuery,
+        response: { 200: ExportList },
+      },
+    },
     async (request) => exports.listExports(db, request.auth!, request.query),
   );
 
   app.get(
     '/admin/exports/:export_id',
-    { config: anyKind, schema: { tags, operationId: 'getExport', summary: "An export's status and progress", params: ExportIdParams, response: { 200: exportRef } } },
+    {
+      config: anyKind,
+      schema: {
+        tags,
+        operationId: 'getExport',
+        summary: "An export's status and progress",
+        description: 'An unmasked participants export (`masked: false`) is readable only with `read:pii` (console: the owner); to anyone else it is 404, as if it did not exist.',
+        params: ExportIdParams,
+        response: {
+          200: exportRef,
+          404: { ...errorRef, description: 'No such export in the tenant, or it is unmasked and the caller lacks read:pii (EXPORT_NOT_FOUND either way).' },
+        },
+      },
+    },
     async (request) => exports.readExport(db, request.auth!, request.params.export_id),
   );
 
@@ -137,18 +171,24 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         operationId: 'downloadExport',
         summary: "Download a completed export's file (streamed, as an attachment)",
+        description:
+          'Every download is recorded in the personal-data access log (`GET /admin/pii-access-log`): who, when, and the export in `reason` ' +
+          '(`download of export <id> (<kind>, <format>, masked|unmasked, <n> rows)`), with the personal fields the file shows in clear. ' +
+          'The file of an unmasked participants export (`masked: false`) is downloaded only with `read:pii` (console: the owner); to anyone else it is 404.',
         params: ExportIdParams,
         response: {
           200: {
             description: 'The file, CSV or JSON lines, with Content-Disposition: attachment.',
             content: { 'text/csv': { schema: Type.String() }, 'application/x-ndjson': { schema: Type.String() } },
           },
+          404: { ...errorRef, description: 'No such export in the tenant, or it is unmasked and the caller lacks read:pii (EXPORT_NOT_FOUND either way).' },
           409: { ...errorRef, description: 'The export is not completed yet.' },
         },
       },
     },
     async (request, reply) => {
-      const file = await exports.openExportFile(db, request.auth!, request.params.export_id);
+      // A HEAD request sends no file, so it is not a download to log.
+      const file = await exports.openExportFile(db, request.auth!, request.params.export_id, { record: request.method !== 'HEAD' });
       reply.header('content-type', file.contentType);
       reply.header('content-disposition', `attachment; filename="${file.filename}"`);
       reply.header('content-length', String(file.bytes));

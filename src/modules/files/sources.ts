@@ -1,6 +1,7 @@
 import type { Tx } from '../../platform/db.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { canReadPii, listCustomFieldsInTx, listProfilesInTx, personalFieldsOf, recordPiiAccessInTx, STANDARD_FIELDS, viewProfile } from '../participants/index.js';
+import { accessLogActorOf } from './access.js';
 import type { ExportFilters, ExportKind, FileFormat } from './store.js';
 
 /**
@@ -58,7 +59,7 @@ const participants: Source = {
       if (disclosed.length > 0) {
         await recordPiiAccessInTx(tx, tenantId, {
           actorType: 'admin',
-          actorId: `${auth.kind === 'key' ? 'api_key' : 'admin_user'}:${auth.actorId}`,
+          actorId: accessLogActorOf(auth),
           participantId: disclosed.length === 1 ? disclosed[0].id : null,
           participantIds: disclosed.map((d) => d.id),
           fieldsAccessed: disclosed.flatMap((d) => d.fields),

@@ -219,12 +219,23 @@ export async function readExport(tx: Tx, tenantId: string, exportId: string, loc
   return rows[0] ?? null;
 }
 
-export async function listExports(tx: Tx, tenantId: string, after: { created_at: string; id: string } | null, limit: number): Promise<Array<ExportRow & { cursor_at: string }>> {
+/** An export written unmasked: the SQL form of `holdsPersonalValues` in access.ts. */
+const UNMASKED_EXPORT_SQL = `(kind = 'participants' AND requested_by -> 'scopes' ? 'read:pii')`;
+
+/** Exports newest first; unmasked ones only when `withUnmasked` (the caller holds `read:pii`). */
+export async function listExports(
+  tx: Tx,
+  tenantId: string,
+  after: { created_at: string; id: string } | null,
+  limit: number,
+  withUnmasked: boolean,
+): Promise<Array<ExportRow & { cursor_at: string }>> {
   const { rows } = await tx.query(
     `SELECT *, to_json(created_at) #>> '{}' AS cursor_at FROM file_exports
      WHERE tenant_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::text))
+       AND ($5::boolean OR NOT ${UNMASKED_EXPORT_SQL})
      ORDER BY created_at DESC, id DESC LIMIT $4`,
-    [tenantId, after?.created_at ?? null, after?.id ?? null, limit],
+    [tenantId, after?.created_at ?? null, after?.id ?? null, limit, withUnmasked],
   );
   return rows;
 }
