@@ -36,6 +36,7 @@ import { traceRequests } from './platform/tracing-http.js';
 import { installIdempotencyKeys } from './platform/idempotency-http.js';
 import { documentLivemode, installLivemode } from './platform/livemode.js';
 import { addExamples } from './platform/openapi-examples.js';
+import { installMasking } from './platform/privacy.js';
 
 /**
  * Builds the Fastify application: external plugins first, then the shared
@@ -224,8 +225,14 @@ export async function buildApp(
   installValidators(app, sharedSchemas);
   for (const schema of sharedSchemas) app.addSchema(schema);
   installErrorHandlers(app);
+  const customKeysOwner = modules.find((module) => module.personalCustomKeys)?.personalCustomKeys;
+  const privacy = {
+    schemas: sharedSchemas as unknown as Array<Record<string, unknown>>,
+    personalCustomKeys: customKeysOwner ? (tenantId: string) => customKeysOwner(ctx.db, tenantId) : async () => new Set<string>(),
+  };
+  installMasking(app, privacy);
   await app.register(cookie);
-  installAudit(app, ctx.db);
+  installAudit(app, ctx.db, privacy);
   // Before the idempotency hooks: a stored answer keeps its livemode, and its replay is not marked twice.
   installLivemode(app, ctx.db);
   installIdempotencyKeys(app, ctx.db);
@@ -297,6 +304,11 @@ export async function buildApp(
     if (schema.hide) return;
     withErrorResponses(schema, auth);
     if (auth) schema.security = SECURITY_BY_MODE[auth];
+    // What a console user's role needs for the route, as the onRequest hook below decides it (test/access-matrix.test.ts reads it).
+    if (auth && auth !== 'public' && auth !== 'session') {
+      const method = [route.method].flat().find((candidate) => candidate !== 'HEAD') ?? 'GET';
+      schema['x-permission'] = route.config?.permission ?? routePermission(method, route.url) ?? 'owner';
+    }
     const deprecation = route.config?.deprecated;
     if (deprecation) {
       schema.deprecated = true;

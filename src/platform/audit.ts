@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from './db.js';
 import { clock } from './clock.js';
 import { routePermission, type Permission } from './permissions.js';
+import { auditSnapshot, schemaResolver, viewerOf, type MaskViewer, type SchemaResolver } from './privacy.js';
 
 /**
  * The audit log: who changed what, when, and the resource before and after.
@@ -16,9 +17,14 @@ import { routePermission, type Permission } from './permissions.js';
  *
  * Before and after are the resource as its own GET route shows it, read with
  * the caller's credentials just before the handler runs and just after it
- * answered (so a caller never sees in the log what it could not read), with
- * secrets and personal values replaced by "[redacted]". A create's after is
- * its response. The row is written after the change committed and before the
+ * answered (so a caller never sees in the log what it could not read). A
+ * create's after is its response. Each is kept through the allowlist of the
+ * schema it was answered with (platform/privacy.ts `auditSnapshot`): fields
+ * the schema does not declare are left out, credentials (`x-secret`: an
+ * invitation link, a new key, a signing secret) are never written, and
+ * personal values (`x-personal`, the tenant's personal custom fields, personal
+ * names inside free-form data) read "[redacted]". The request body is kept
+ * through its own schema the same way. The row is written after the change committed and before the
  * answer is sent: a process that dies in
  * between loses that row, never the change (decisions/console-access.md).
  */
@@ -35,8 +41,6 @@ const PEOPLE_ONLY: ReadonlySet<Permission> = new Set(['participants:write', 'pii
 /** Integration traffic: recorded elsewhere (event store, sessions). */
 const NEVER = /^\/api\/v1\/(ingest\/|events\/batch$|sessions$|console\/|auth\/)/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const SECRET_KEY = /(secret|password|token|api_key|signing|^key$|^code_values$|^codes$)/i;
-const PERSONAL_KEY = /^(email|mobile_number|phone|first_name|last_name|full_name|date_of_birth|gender|display_name|address|value)$/i;
 const SNAPSHOT_BYTES_MAX = 64 * 1024;
 /** Marks the log's own reads so that they are not counted against the caller's rate limits. */
 export const INTERNAL_READ_HEADER = 'x-audit-read';
@@ -50,6 +54,7 @@ interface PendingAudit {
   resourceType: string;
   resourceId: string | null;
   resourceUrl: string | null;
+  resourcePattern: string | null;
   before: unknown;
   payload: string | null;
 }
@@ -60,25 +65,16 @@ declare module 'fastify' {
   }
 }
 
-/** Replaces secrets and personal values anywhere in a JSON value. */
-export function redact(value: unknown, depth = 0): unknown {
-  if (depth > 12) return '[truncated]';
-  if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      out[key] = (SECRET_KEY.test(key) || PERSONAL_KEY.test(key)) && item !== null ? '[redacted]' : redact(item, depth + 1);
-    }
-    return out;
-  }
-  return value;
-}
-
-function snapshot(text: string | null): unknown {
+/**
+ * What the log keeps of a JSON answer or body: the allowlist of its schema
+ * (platform/privacy.ts `auditSnapshot`): declared fields only, credentials
+ * left out, personal values "[redacted]" whoever reads the log.
+ */
+function snapshot(text: string | null, schema: unknown, resolve: SchemaResolver, viewer: MaskViewer): unknown {
   if (text === null || text === '') return null;
   if (text.length > SNAPSHOT_BYTES_MAX) return { truncated: true, bytes: text.length };
   try {
-    return redact(JSON.parse(text));
+    return auditSnapshot(JSON.parse(text), schema, resolve, viewer) ?? null;
   } catch {
     return null;
   }
@@ -119,17 +115,34 @@ function describeParticipantAction(request: FastifyRequest, pattern: string) {
   return { resourceType: 'participants', resourceId: participantId, action: request.method === 'DELETE' ? 'erase' : last, resourcePattern: null, resourceUrl: null };
 }
 
-export function installAudit(app: FastifyInstance, db: Database): void {
-  app.decorateRequest('pendingAudit', null);
+export interface AuditOptions {
+  /** Shared schemas by `$id`, for `$ref`s in the schemas snapshots follow. */
+  schemas: ReadonlyArray<Record<string, unknown>>;
+  /** The keys of a tenant's personal custom fields (platform/privacy.ts). */
+  personalCustomKeys(tenantId: string): Promise<ReadonlySet<string>>;
+}
 
-  async function read(request: FastifyRequest, url: string): Promise<unknown> {
+/** The answer schema of a status: `200`, then `2xx`, then `default`. */
+function answerSchema(response: Record<string, unknown> | undefined, status: number): unknown {
+  if (!response) return undefined;
+  const schema = response[String(status)] ?? response[`${String(status)[0]}xx`] ?? response.default;
+  return schema && typeof schema === 'object' && 'content' in schema ? Object.values((schema as { content: Record<string, { schema: unknown }> }).content)[0]?.schema : schema;
+}
+
+export function installAudit(app: FastifyInstance, db: Database, options: AuditOptions): void {
+  app.decorateRequest('pendingAudit', null);
+  const resolve = schemaResolver(options.schemas);
+  /** The answer schema of every GET route, by pattern: what a before or after read is kept through. */
+  const readSchemas = new Map<string, unknown>();
+
+  async function read(request: FastifyRequest, url: string, pattern: string, viewer: MaskViewer): Promise<unknown> {
     const headers: Record<string, string> = { [INTERNAL_READ_HEADER]: INTERNAL_READ_SECRET };
     for (const name of ['authorization', 'x-api-key', 'x-service-tenant', 'cookie']) {
       const value = request.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
     const response = await app.inject({ method: 'GET', url, headers });
-    return response.statusCode === 200 ? snapshot(response.body) : null;
+    return response.statusCode === 200 ? snapshot(response.body, readSchemas.get(pattern), resolve, viewer) : null;
   }
 
   const preHandler = async (request: FastifyRequest) => {
@@ -150,7 +163,8 @@ export function installAudit(app: FastifyInstance, db: Database): void {
       resourceType: described.resourceType,
       resourceId: described.resourceId,
       resourceUrl: readable ? described.resourceUrl : null,
-      before: readable && described.resourceUrl ? await read(request, described.resourceUrl) : null,
+      resourcePattern: readable ? described.resourcePattern : null,
+      before: readable && described.resourceUrl && described.resourcePattern ? await read(request, described.resourceUrl, described.resourcePattern, await viewerOf(request, options)) : null,
       payload: null,
     };
   };
@@ -168,11 +182,15 @@ export function installAudit(app: FastifyInstance, db: Database): void {
     const auth = request.auth;
     if (!pending || !auth || reply.statusCode >= 300) return;
     try {
-      const response = snapshot(pending.payload);
+      const viewer = await viewerOf(request, options);
+      const routeSchema = request.routeOptions.schema as { response?: Record<string, unknown>; body?: unknown } | undefined;
+      const response = snapshot(pending.payload, answerSchema(routeSchema?.response, reply.statusCode), resolve, viewer);
       let after: unknown = null;
-      if (request.method !== 'DELETE') after = pending.resourceUrl ? await read(request, pending.resourceUrl) : response;
+      if (request.method !== 'DELETE') {
+        after = pending.resourceUrl && pending.resourcePattern ? await read(request, pending.resourceUrl, pending.resourcePattern, viewer) : response;
+      }
       // What was asked: a reveal's field and reason, a grant's amount and reason; never a personal value or a secret.
-      const details = { params: request.params ?? {}, body: redact(request.body ?? null) };
+      const details = { params: request.params ?? {}, body: auditSnapshot(request.body ?? null, routeSchema?.body, resolve, viewer) ?? null };
       const createdId =
         pending.resourceId ??
         (after && typeof after === 'object' ? (['id', 'code', 'rule_id', 'destination_id', 'job_id'].map((k) => (after as Record<string, unknown>)[k]).find((v) => typeof v === 'string') as string | undefined) ?? null : null);
@@ -207,6 +225,7 @@ export function installAudit(app: FastifyInstance, db: Database): void {
   // Only the routes that can change something carry the hooks: reads and integration traffic pay nothing.
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.includes('GET')) readSchemas.set(route.url, answerSchema((route.schema as { response?: Record<string, unknown> } | undefined)?.response, 200));
     if (methods.every((method) => SAFE_METHODS.has(method))) return;
     const auth = route.config?.auth ?? 'public';
     if (auth === 'public' || auth === 'session' || NEVER.test(route.url)) return;

@@ -42,6 +42,11 @@ export interface ServiceModule {
    */
   stateParts?: Record<string, StatePart>;
   /**
+   * The module that owns custom field definitions names the keys a tenant
+   * declared personal, for the one masking step (platform/privacy.ts).
+   */
+  personalCustomKeys?: (db: Database, tenantId: string) => Promise<ReadonlySet<string>>;
+  /**
    * The module that owns engagements answers whether one exists, so that
    * `POST /sessions` refuses sessions for unknown engagements (404).
    */

@@ -1,3 +1,4 @@
+import { secret } from '../../platform/privacy.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { SCOPES } from '../../platform/auth.js';
 import { ParticipantId } from '../participants/index.js';
@@ -41,7 +42,7 @@ export type ApiKeyRecord = Static<typeof ApiKeyRecord>;
 
 export const CreatedApiKey = Type.Intersect([
   Type.Ref('ApiKey'),
-  Type.Object({ key: Type.String({ description: 'The plaintext key. Shown once; store it now.' }) }),
+  Type.Object({ key: Type.String({ ...secret(), description: 'The plaintext key. Shown once; store it now.' }) }),
 ]);
 
 const KeyName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });

@@ -1,3 +1,4 @@
+import { personal } from '../../platform/privacy.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { Pagination } from '../../platform/http.js';
 import { ParticipantId } from '../participants/index.js';
@@ -340,12 +341,17 @@ export const FraudDecisionResponse = Type.Object({
 
 export const EntryAdminView = Type.Object({
   entry: Type.Ref('ContestEntry'),
-  signals: Type.Object({ email: Type.Union([Type.String(), Type.Null()]), payment_method: Type.Union([Type.String(), Type.Null()]), device_fingerprint: Type.Union([Type.String(), Type.Null()]), publish_consent: Type.Boolean() }),
+  signals: Type.Object({
+    email: Type.Union([Type.String(personal('email')), Type.Null()]),
+    payment_method: Type.Union([Type.String(personal('contact')), Type.Null()]),
+    device_fingerprint: Type.Union([Type.String(personal('contact')), Type.Null()]),
+    publish_consent: Type.Boolean(),
+  }),
   status_history: Type.Array(
     Type.Object({ from_status: Type.Union([EntryStatus, Type.Null()]), to_status: EntryStatus, reason: Type.String(), actor: Type.String(), changed_at: Timestamp }),
   ),
   prize: Type.Union([
-    Type.Object({ rank: Type.Integer(), reward_type: RewardType, reward_value: Type.Number(), reward_name: Type.String(), status: Type.String(), prize_code: Type.Union([Type.String(), Type.Null()]), issued_at: NullableTimestamp }),
+    Type.Object({ rank: Type.Integer(), reward_type: RewardType, reward_value: Type.Number(), reward_name: Type.String(), status: Type.String(), prize_code: Type.Union([Type.String(personal('secret')), Type.Null()]), issued_at: NullableTimestamp }),
     Type.Null(),
   ]),
 });

@@ -1,3 +1,4 @@
+import { personal } from '../../platform/privacy.js';
 import { DOCUMENTED_AS } from '../../platform/openapi-examples.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { Pagination } from '../../platform/http.js';
@@ -35,6 +36,7 @@ export const IngestEvent = Type.Object(
     participant_id: ParticipantId,
     properties: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
+        ...personal('free-form'),
         description: `Free-form attributes: at most ${PROPERTIES_BYTES_MAX} bytes as JSON, nested at most ${PROPERTIES_DEPTH_MAX} levels. Standard profile fields (email, first_name, …) update the participant profile.`,
       }),
     ),
@@ -101,7 +103,10 @@ export const StoredEvent = Type.Object(
     event_name: Type.String(),
     participant_id: Type.String(),
     engagement_id: Type.Union([Type.String(), Type.Null()]),
-    properties: Type.Record(Type.String(), Type.Unknown()),
+    properties: Type.Record(Type.String(), Type.Unknown(), {
+      ...personal('free-form'),
+      description: 'As sent. Standard personal field names at any depth (email, first_name, …, payment_method) and personal custom fields are masked without read:pii.',
+    }),
     timestamp: Type.String({ format: 'date-time' }),
     received_at: Type.String({ format: 'date-time' }),
     idempotency_key: Type.String(),

@@ -10,7 +10,6 @@ import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { continueStreaksForEventInTx } from '../streaks/index.js';
 import { applyEarnRulesInTx, coalesceProfile } from '../rules/index.js';
-import { maskProfile } from '../participants/index.js';
 import * as store from './store.js';
 import { countAcceptedEventsInTx } from './quota.js';
 import { processingQueue, type Rejection } from './normalize.js';
@@ -257,8 +256,8 @@ function toStoredEvent(row: store.EventRow, auth: AuthContext) {
     event_name: row.event_name,
     participant_id: row.participant_id,
     engagement_id: row.engagement_id,
-    // Event properties may carry the standard personal fields: masked for callers without read:pii as profiles are.
-    properties: maskProfile(row.properties, auth),
+    // Personal values in properties are masked by the answer's masking step (platform/privacy.ts; the schema marks them free-form).
+    properties: row.properties,
     timestamp: row.occurred_at.toISOString(),
     received_at: row.received_at.toISOString(),
     idempotency_key: row.idempotency_key,

@@ -1,3 +1,5 @@
+import { PERSONAL_STANDARD_FIELDS } from '../../platform/privacy.js';
+
 /**
  * The standard profile fields of the spec (Participant): their formats, how a
  * raw value is checked and normalised, and how each is masked for callers
@@ -19,8 +21,8 @@ export const STANDARD_FIELDS = [
 ] as const;
 export type StandardField = (typeof STANDARD_FIELDS)[number];
 
-/** Fields masked without `read:pii` (the spec's table, plus gender: see docs/decisions/privacy.md). */
-export const MASKED_FIELDS: readonly StandardField[] = ['email', 'first_name', 'last_name', 'full_name', 'mobile_number', 'date_of_birth', 'gender'];
+/** Fields masked without `read:pii`: the one classification in platform/privacy.ts. */
+export const MASKED_FIELDS: readonly StandardField[] = PERSONAL_STANDARD_FIELDS;
 
 /** Fields every admin caller sees (the spec's "visible" rows, plus country_code and locale: see docs/decisions/privacy.md). */
 export const VISIBLE_FIELDS: readonly StandardField[] = ['country_code', 'city', 'postal_code', 'external_id', 'locale'];
@@ -39,9 +41,6 @@ export const LOCALE_LENGTH_MAX = 35;
 /** Mobile numbers as written by people may carry spaces and punctuation; this bounds the raw text. */
 export const MOBILE_INPUT_LENGTH_MAX = 32;
 const EARLIEST_DATE_OF_BIRTH = '1900-01-01';
-
-/** What a personal value reads as when masked and no partial form is defined. */
-export const FULLY_MASKED = '***';
 
 export type Checked<T = string> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -189,60 +188,9 @@ export function checkStandardField(field: StandardField, raw: unknown, today: Da
 
 export const isStandardField = (key: string): key is StandardField => (STANDARD_FIELDS as readonly string[]).includes(key);
 
-// ---- masks ----------------------------------------------------------------
+// ---- masks: platform/privacy.ts, the one home of personal data and its masks ----
 
-/** First character, `***`, then `@domain`: `a***@example.com`. */
-export function maskEmail(email: string): string {
-  const at = email.lastIndexOf('@');
-  // Unvalidated text (event properties) without an address form shows nothing.
-  if (at < 1) return FULLY_MASKED;
-  const first = Array.from(email.slice(0, Math.max(at, 0)))[0] ?? '';
-  return `${first}${FULLY_MASKED}@${email.slice(at + 1)}`;
-}
-
-/** The last 4 digits only, after `***`: `***5678`. */
-export function maskMobileNumber(mobile: string): string {
-  return `${FULLY_MASKED}${mobile.replace(/\D/g, '').slice(-4)}`;
-}
-
-/** The first 2 characters followed by `***`: `Ad***`. */
-export function maskName(name: string): string {
-  return `${Array.from(name).slice(0, 2).join('')}${FULLY_MASKED}`;
-}
-
-/** Initials only, each followed by a dot: `Ada King Lovelace` → `A.K.L.`. */
-export function maskFullName(fullName: string): string {
-  return fullName
-    .split(/\s+/)
-    .filter((word) => word !== '')
-    .map((word) => `${(Array.from(word)[0] ?? '').toLocaleUpperCase()}.`)
-    .join('');
-}
-
-/** The year only: `1990-05-17` → `1990`. */
-export function maskDateOfBirth(date: string): string {
-  return /^\d{4}-/.test(date) ? date.slice(0, 4) : FULLY_MASKED;
-}
-
-export function maskStandardField(field: StandardField, value: string): string {
-  switch (field) {
-    case 'email':
-      return maskEmail(value);
-    case 'mobile_number':
-      return maskMobileNumber(value);
-    case 'first_name':
-    case 'last_name':
-      return maskName(value);
-    case 'full_name':
-      return maskFullName(value);
-    case 'date_of_birth':
-      return maskDateOfBirth(value);
-    case 'gender':
-      return FULLY_MASKED;
-    default:
-      return value;
-  }
-}
+export { FULLY_MASKED, maskEmail, maskMobileNumber, maskName, maskFullName, maskDateOfBirth, maskStandardField } from '../../platform/privacy.js';
 
 // ---- custom fields ----------------------------------------------------------
 

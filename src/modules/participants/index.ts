@@ -1,7 +1,7 @@
 import type { ServiceModule } from '../../platform/module.js';
 import routes from './routes.js';
 import { CustomField, ParticipantIdSchema, ParticipantProfile } from './schemas.js';
-import { profileStatePart } from './service.js';
+import { personalCustomKeys, profileStatePart } from './service.js';
 import { retention } from './retention.js';
 
 /**
@@ -51,5 +51,6 @@ const participantsModule: ServiceModule = {
   schemas: [ParticipantProfile, CustomField],
   retention,
   stateParts: { profile: profileStatePart },
+  personalCustomKeys,
 };
 export default participantsModule;

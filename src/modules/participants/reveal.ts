@@ -1,3 +1,4 @@
+import { personal, PERSONAL_STANDARD_FIELDS } from '../../platform/privacy.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Database } from '../../platform/db.js';
@@ -14,7 +15,7 @@ import * as store from './store.js';
  * access log with the reason, the field and who read it. The log itself is
  * readable through the API (`GET /admin/pii-access-log`).
  */
-const FIELD_PATTERN = '^(email|first_name|last_name|full_name|mobile_number|date_of_birth|gender|custom\\.[a-z][a-z0-9_]{0,63})$';
+const FIELD_PATTERN = `^(${PERSONAL_STANDARD_FIELDS.join('|')}|custom\\.[a-z][a-z0-9_]{0,63})$`;
 
 export const RevealBody = Type.Object(
   {
@@ -27,7 +28,7 @@ export const RevealBody = Type.Object(
 const RevealResponse = Type.Object({
   participant_id: Type.String(),
   field: Type.String(),
-  value: Type.Unknown({ description: 'The value in full; null when the participant has none.' }),
+  value: Type.Unknown({ ...personal('revealed'), description: 'The value in full; null when the participant has none.' }),
   access_log_id: Type.String({ format: 'uuid' }),
 });
 

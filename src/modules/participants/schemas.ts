@@ -1,3 +1,4 @@
+import { personal, type PersonalKind } from '../../platform/privacy.js';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Pagination } from '../../platform/http.js';
 import {
@@ -31,21 +32,21 @@ export const ParticipantProfile = Type.Object(
   {
     participant_id: Type.String(),
     display_name: nullable(Type.String({ description: 'The public name; "Deleted user" once anonymized.' })),
-    email: nullable(Type.String({ description: 'Masked without read:pii: first character, `***`, `@domain`.' })),
-    first_name: nullable(Type.String({ description: 'Masked without read:pii: first 2 characters then `***`.' })),
-    last_name: nullable(Type.String({ description: 'Masked without read:pii: first 2 characters then `***`.' })),
-    full_name: nullable(Type.String({ description: 'Masked without read:pii: initials, like `A.L.`.' })),
-    mobile_number: nullable(Type.String({ description: 'E.164. Masked without read:pii: `***` and the last 4 digits.' })),
+    email: nullable(Type.String({ ...personal('email'), description: 'Masked without read:pii: first character, `***`, `@domain`.' })),
+    first_name: nullable(Type.String({ ...personal('first_name'), description: 'Masked without read:pii: first 2 characters then `***`.' })),
+    last_name: nullable(Type.String({ ...personal('last_name'), description: 'Masked without read:pii: first 2 characters then `***`.' })),
+    full_name: nullable(Type.String({ ...personal('full_name'), description: 'Masked without read:pii: initials, like `A.L.`.' })),
+    mobile_number: nullable(Type.String({ ...personal('mobile_number'), description: 'E.164. Masked without read:pii: `***` and the last 4 digits.' })),
     country_code: nullable(Type.String({ description: 'ISO 3166-1 alpha-2. Always visible.' })),
-    date_of_birth: nullable(Type.String({ description: 'YYYY-MM-DD. Masked without read:pii: the year only.' })),
-    gender: nullable(Type.String({ description: `One of ${GENDERS.join(', ')}. Masked without read:pii: \`***\`.` })),
+    date_of_birth: nullable(Type.String({ ...personal('date_of_birth'), description: 'YYYY-MM-DD. Masked without read:pii: the year only.' })),
+    gender: nullable(Type.String({ ...personal('gender'), description: `One of ${GENDERS.join(', ')}. Masked without read:pii: \`***\`.` })),
     city: nullable(Type.String({ description: 'Always visible.' })),
     postal_code: nullable(Type.String({ description: 'Always visible.' })),
     external_id: nullable(Type.String({ description: 'Always visible.' })),
     locale: nullable(
       Type.String({ description: "The participant's language, a BCP 47 tag in canonical form (like `de`, `pt-BR`); the embed runtime shows its texts in it. Always visible." }),
     ),
-    custom: Type.Record(Type.String(), Type.Unknown(), { description: 'Custom field values; personal ones read `***` without read:pii.' }),
+    custom: Type.Record(Type.String(), Type.Unknown(), { ...personal('custom'), description: 'Custom field values; personal ones read `***` without read:pii.' }),
     masked: Type.Boolean({ description: 'True when personal values are masked for this caller.' }),
     anonymized: Type.Boolean(),
     anonymized_at: nullable(Type.String({ format: 'date-time' })),
@@ -55,18 +56,18 @@ export const ParticipantProfile = Type.Object(
   { $id: 'ParticipantProfile', title: 'ParticipantProfile' },
 );
 
-const field = (maxLength: number, description: string) => Type.Optional(nullable(Type.String({ maxLength, description })));
+const field = (maxLength: number, description: string, kind?: PersonalKind) => Type.Optional(nullable(Type.String({ maxLength, description, ...(kind ? personal(kind) : {}) })));
 
 export const ProfileUpsertBody = Type.Object(
   {
-    email: field(EMAIL_LENGTH_MAX, 'An address like name@example.com (personal: needs read:pii).'),
-    first_name: field(NAME_LENGTH_MAX, '1 to 100 characters (personal: needs read:pii).'),
-    last_name: field(NAME_LENGTH_MAX, '1 to 100 characters (personal: needs read:pii).'),
-    full_name: field(FULL_NAME_LENGTH_MAX, '1 to 200 characters (personal: needs read:pii).'),
-    mobile_number: field(MOBILE_INPUT_LENGTH_MAX, 'E.164, like +4915112345678; spaces and dashes are dropped (personal: needs read:pii).'),
+    email: field(EMAIL_LENGTH_MAX, 'An address like name@example.com (personal: needs read:pii).', 'email'),
+    first_name: field(NAME_LENGTH_MAX, '1 to 100 characters (personal: needs read:pii).', 'first_name'),
+    last_name: field(NAME_LENGTH_MAX, '1 to 100 characters (personal: needs read:pii).', 'last_name'),
+    full_name: field(FULL_NAME_LENGTH_MAX, '1 to 200 characters (personal: needs read:pii).', 'full_name'),
+    mobile_number: field(MOBILE_INPUT_LENGTH_MAX, 'E.164, like +4915112345678; spaces and dashes are dropped (personal: needs read:pii).', 'mobile_number'),
     country_code: field(8, 'ISO 3166-1 alpha-2, like DE.'),
-    date_of_birth: field(10, 'YYYY-MM-DD, from 1900-01-01 to today (personal: needs read:pii).'),
-    gender: field(32, `One of ${GENDERS.join(', ')} (personal: needs read:pii).`),
+    date_of_birth: field(10, 'YYYY-MM-DD, from 1900-01-01 to today (personal: needs read:pii).', 'date_of_birth'),
+    gender: field(32, `One of ${GENDERS.join(', ')} (personal: needs read:pii).`, 'gender'),
     city: field(CITY_LENGTH_MAX, '1 to 100 characters.'),
     postal_code: field(POSTAL_CODE_LENGTH_MAX, 'Letters, digits, spaces and hyphens, up to 12 characters.'),
     external_id: field(EXTERNAL_ID_LENGTH_MAX, "The participant's id in the tenant's own systems."),
@@ -76,7 +77,7 @@ export const ProfileUpsertBody = Type.Object(
       Type.Record(
         Type.String({ pattern: CUSTOM_FIELD_KEY_PATTERN }),
         Type.Union([Type.String({ maxLength: CUSTOM_STRING_LENGTH_MAX }), Type.Number(), Type.Boolean(), Type.Null()]),
-        { maxProperties: CUSTOM_FIELDS_PER_TENANT_MAX, description: 'Values of defined custom fields; null removes one.' },
+        { ...personal('custom'), maxProperties: CUSTOM_FIELDS_PER_TENANT_MAX, description: 'Values of defined custom fields; null removes one.' },
       ),
     ),
   },

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { Database, Tx } from '../../platform/db.js';
-import { announceCredentialChange, hasScope, type AuthContext } from '../../platform/auth.js';
+import { announceCredentialChange, type AuthContext } from '../../platform/auth.js';
+import { maskWithPlan, mayReadPersonalData, PII_SCOPE, type MaskPlan } from '../../platform/privacy.js';
 import { clock } from '../../platform/clock.js';
 import { AppError, forbidden, invalid, notFound, ruleViolation } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
@@ -28,7 +29,7 @@ import type { StoredProfile } from './store.js';
  * read for callers without `read:pii`, logging every full read, custom field
  * definitions, and erasure (hard delete or anonymization).
  */
-export const PII_SCOPE = 'read:pii';
+export { PII_SCOPE };
 /** How an anonymized participant appears wherever a name is shown. */
 export const DELETED_USER_LABEL = 'Deleted user';
 /** Personal values at least this long are also removed where they appear inside longer text. */
@@ -65,16 +66,15 @@ export interface ProfileView {
   updated_at: string;
 }
 
-export const canReadPii = (auth: AuthContext | null | undefined): boolean => hasScope(auth, PII_SCOPE);
+export const canReadPii = (auth: AuthContext | null | undefined): boolean => mayReadPersonalData(auth);
 
 /**
- * Masks a profile-shaped record for `auth`: with `read:pii` it is returned
- * as is; otherwise the standard personal fields present in it get the spec's
- * masks (email `a***@domain`, mobile `***1234`, names `Ad***`, full name
- * initials, date of birth the year, gender `***`), and the personal custom
- * fields named in `personalCustomKeys` read `***` in its `custom` object.
- * City, postal code, country code and external id stay visible. Any record
- * with these keys works: a profile, or event properties.
+ * Masks a profile-shaped record for `auth` with the one masking step
+ * (platform/privacy.ts): with `read:pii` it is returned as is; otherwise the
+ * standard personal fields at its top level get the spec's masks and the
+ * personal custom fields named in `personalCustomKeys` read `***` in its
+ * `custom` object. For data built outside an answer (export rows); answers
+ * are masked by their response schema's marks.
  */
 export function maskProfile<T extends Record<string, unknown>>(
   profile: T,
@@ -82,22 +82,10 @@ export function maskProfile<T extends Record<string, unknown>>(
   options: { personalCustomKeys?: Iterable<string> } = {},
 ): T {
   if (canReadPii(auth)) return profile;
-  const masked: Record<string, unknown> = { ...profile };
-  for (const field of MASKED_FIELDS) {
-    const value = masked[field];
-    if (value === null || value === undefined) continue;
-    masked[field] = typeof value === 'string' ? maskStandardField(field, value) : FULLY_MASKED;
-  }
-  const custom = masked.custom;
-  if (options.personalCustomKeys && custom && typeof custom === 'object' && !Array.isArray(custom)) {
-    const maskedCustom: Record<string, unknown> = { ...(custom as Record<string, unknown>) };
-    for (const key of options.personalCustomKeys) {
-      if (maskedCustom[key] !== null && maskedCustom[key] !== undefined) maskedCustom[key] = FULLY_MASKED;
-    }
-    masked.custom = maskedCustom;
-  }
-  return masked as T;
+  return maskWithPlan(profile, PROFILE_PLAN, { personalCustomKeys: new Set(options.personalCustomKeys ?? []) }) as T;
 }
+
+const PROFILE_PLAN: MaskPlan = { kind: 'profile' };
 
 /** The profile as the API shows it to `auth`; anonymized participants read as the deleted user. */
 export function viewProfile(profile: StoredProfile, auth: AuthContext | null | undefined): ProfileView {
@@ -213,6 +201,12 @@ async function customDefinitions(tx: Tx, tenantId: string): Promise<Map<string, 
   const definitions = new Map((await store.listCustomFields(tx, tenantId)).map((d) => [d.key, { key: d.key, type: d.type, personal: d.personal }]));
   definitionCache.set(tenantId, { at: Date.now(), definitions });
   return definitions;
+}
+
+/** The keys of the tenant's personal custom fields, for the masking step of answers (cached like the definitions). */
+export async function personalCustomKeys(db: Database, tenantId: string): Promise<ReadonlySet<string>> {
+  const definitions = await db.tenant(tenantId, (tx) => customDefinitions(tx, tenantId));
+  return new Set([...definitions.values()].filter((definition) => definition.personal).map((definition) => definition.key));
 }
 
 function forgetDefinitions(tenantId: string): void {

@@ -1,3 +1,4 @@
+import { personal } from '../../platform/privacy.js';
 import { Type } from '@sinclair/typebox';
 import { ParticipantId } from '../participants/index.js';
 import { Pagination } from '../../platform/http.js';
@@ -350,5 +351,5 @@ export const StateResponse = Type.Object({
   referrals: Type.Optional(
     OpenObject('Referral stats: participant_id, total_referrals, conversions, pending, referral_code, codes (code, campaign_id, referral_url, created_at).'),
   ),
-  profile: Type.Optional(OpenObject('Profile fields, masked for callers without read:pii.')),
+  profile: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Profile fields, masked for callers without read:pii.', ...personal('profile') })),
 });

@@ -1,3 +1,4 @@
+import { personal, secret } from '../../platform/privacy.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { PERMISSIONS, ROLES } from '../../platform/permissions.js';
 
@@ -64,7 +65,7 @@ export const InviteUserBody = Type.Object(
 
 export const InvitedUser = Type.Object({
   user: Type.Ref('ConsoleUser'),
-  invite_url: Type.String({ description: 'Give it to the person (no mail is sent). Valid 7 days, once.' }),
+  invite_url: Type.String({ ...secret(), description: 'Give it to the person (no mail is sent). Valid 7 days, once.' }),
 });
 
 export const UpdateUserBody = Type.Object(
@@ -114,9 +115,9 @@ export const AuditEntry = Type.Object({
   resource_type: Type.String(),
   resource_id: Type.Union([Type.String(), Type.Null()]),
   status: Type.Integer(),
-  before: Type.Unknown({ description: 'The resource as its GET route showed it before the change (secrets and personal values redacted); null for a create.' }),
-  after: Type.Unknown({ description: 'The resource after the change, or the response of a create or an action; null for a delete.' }),
-  details: Type.Unknown({ description: 'The path parameters and the request body (redacted).' }),
+  before: Type.Unknown({ ...personal('free-form'), description: 'The resource as its GET route showed it before the change (secrets and personal values redacted); null for a create.' }),
+  after: Type.Unknown({ ...personal('free-form'), description: 'The resource after the change, or the response of a create or an action; null for a delete.' }),
+  details: Type.Unknown({ ...personal('free-form'), description: 'The path parameters and the request body (redacted).' }),
   request_id: Type.Union([Type.String(), Type.Null()]),
 });
 

@@ -1,3 +1,4 @@
+import { PERSONAL_STANDARD_FIELDS } from '../../platform/privacy.js';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 
@@ -31,7 +32,7 @@ export interface CatalogEntry {
 }
 
 /** Standard participant fields whose full read needs `read:pii` (spec: masking on read). */
-export const PERSONAL_DATA_FIELDS = ['email', 'mobile_number', 'first_name', 'last_name', 'full_name', 'date_of_birth', 'gender'] as const;
+export const PERSONAL_DATA_FIELDS = PERSONAL_STANDARD_FIELDS;
 
 type Field = Record<string, unknown>;
 const str: Field = { type: 'string' };

@@ -1,3 +1,4 @@
+import { secret } from '../../platform/privacy.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { Pagination } from '../../platform/http.js';
 
@@ -85,7 +86,7 @@ export type DestinationView = Static<typeof Destination>;
 
 export const CreatedDestination = Type.Object({
   ...Destination.properties,
-  secret: Type.String({ description: 'The signing secret (`whsec_…`). Shown once; store it.' }),
+  secret: Type.String({ ...secret(), description: 'The signing secret (`whsec_…`). Shown once; store it.' }),
 });
 
 export const TestEventBody = Type.Object(
