@@ -198,7 +198,29 @@ export async function acceptInvitation(db: Database, input: { token: string; pas
   return { user: view(rows[0]) };
 }
 
-/** The last active owner may not be demoted, disabled or removed: someone must be able to manage the tenant. */
+/**
+ * Locks the user a change is about and, when the change may take an owner
+ * away, the tenant's active owners too, in one statement and in id order; the
+ * user's row, or undefined. Two owners demoting each other at once would
+ * otherwise each count the other as remaining and both commit, leaving none
+ * (review finding 5, issue 32). With the owners locked, the second change
+ * waits for the first, and its count (a later statement, so a later snapshot)
+ * sees the first one's result. One statement in one order: a row that a
+ * concurrent change has just demoted can stay locked although it no longer
+ * matches, and a second statement locking the user on its own would then
+ * wait on it out of order (a deadlock the test met).
+ */
+async function lockForChange(tx: Tx, tenantId: string, userId: string, withOwners: boolean): Promise<Record<string, any> | undefined> {
+  const { rows } = await tx.query(
+    `SELECT ${USER_COLUMNS} FROM admin_users
+     WHERE tenant_id = $1 AND (id = $2 OR ($3 AND role = 'owner' AND status = 'active'))
+     ORDER BY id FOR UPDATE`,
+    [tenantId, userId, withOwners],
+  );
+  return rows.find((row) => row.id === userId);
+}
+
+/** The last active owner may not be demoted, disabled or removed: someone must be able to manage the tenant. Runs after lockForChange with the owners. */
 async function assertOwnerRemains(tx: Tx, tenantId: string, userId: string): Promise<void> {
   const { rows } = await tx.query(
     `SELECT count(*)::int AS owners FROM admin_users WHERE tenant_id = $1 AND role = 'owner' AND status = 'active' AND id <> $2`,
@@ -215,12 +237,12 @@ export async function updateUser(
   changes: { role?: Role; can_publish?: boolean; name?: string; status?: 'active' | 'disabled' },
 ) {
   const row = await db.tenant(tenantId, async (tx) => {
-    const { rows: current } = await tx.query(`SELECT ${USER_COLUMNS} FROM admin_users WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, [tenantId, id]);
-    if (!current[0]) throw notFound('console user');
-    if (changes.status === 'active' && current[0].status === 'invited') {
+    const user = await lockForChange(tx, tenantId, id, changes.role !== undefined || changes.status !== undefined);
+    if (!user) throw notFound('console user');
+    if (changes.status === 'active' && user.status === 'invited') {
       throw new AppError('conflict', 'USER_INVITED', 'an invited user becomes active by accepting the invitation');
     }
-    const losesOwner = current[0].role === 'owner' && current[0].status === 'active' && ((changes.role && changes.role !== 'owner') || changes.status === 'disabled');
+    const losesOwner = user.role === 'owner' && user.status === 'active' && ((changes.role && changes.role !== 'owner') || changes.status === 'disabled');
     if (losesOwner) await assertOwnerRemains(tx, tenantId, id);
     const now = clock.now();
     const { rows } = await tx.query(
@@ -241,9 +263,9 @@ export async function updateUser(
 
 export async function deleteUser(db: Database, authenticator: Authenticator, tenantId: string, id: string): Promise<void> {
   await db.tenant(tenantId, async (tx) => {
-    const { rows } = await tx.query('SELECT role, status FROM admin_users WHERE tenant_id = $1 AND id = $2 FOR UPDATE', [tenantId, id]);
-    if (!rows[0]) throw notFound('console user');
-    if (rows[0].role === 'owner' && rows[0].status === 'active') await assertOwnerRemains(tx, tenantId, id);
+    const user = await lockForChange(tx, tenantId, id, true);
+    if (!user) throw notFound('console user');
+    if (user.role === 'owner' && user.status === 'active') await assertOwnerRemains(tx, tenantId, id);
     await tx.query('DELETE FROM admin_users WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
     await announceCredentialChange(tx, `user:${id}`);
   });
