@@ -36,6 +36,7 @@ import { traceRequests } from './platform/tracing-http.js';
 import { installIdempotencyKeys } from './platform/idempotency-http.js';
 import { documentLivemode, installLivemode } from './platform/livemode.js';
 import { addExamples } from './platform/openapi-examples.js';
+import { holdToFourEyes } from './platform/publishing.js';
 import { installMasking } from './platform/privacy.js';
 
 /**
@@ -414,6 +415,8 @@ export async function buildApp(
         throw forbidden(`the ${auth.user.role} role may not do this: it needs ${need}`);
       }
     }
+    // A tenant that requires four-eyes publishing holds every caller to drafts (platform/publishing.ts).
+    await holdToFourEyes(ctx.db, auth, request.method, request.routeOptions.url ?? '');
   });
 
   // Sessions travel in the body or the query, so they are resolved once the body is parsed; so is

@@ -156,10 +156,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['access'],
         operationId: 'updateTenant',
-        summary: "Change the caller's tenant's time zone, currency or locale",
+        summary: "Change the caller's tenant's time zone, currency, locale or four-eyes publishing",
         description:
           'The time zone must be an IANA name PostgreSQL knows (it decides the tenant\'s calendar days from the next computation on: ' +
           'daily caps, streaks, leaderboard periods, analytics), the currency an ISO 4217 code, the locale a BCP 47 tag (stored canonical). ' +
+          '`require_four_eyes: true` turns on four-eyes publishing from the next request on: nobody publishes a rule, engagement, challenge or contest directly, and a review request is approved only by a person other than its submitter (`POST /admin/reviews/{id}/approve`). ' +
+          'Needs settings:write (console: the owner). ' +
           'Answers the tenant as `GET /tenant` shows it. Each change is in the audit log (`GET /admin/audit-log?resource_type=tenant`) with the tenant before and after. ' +
           'Plans and limits are not settings: only the platform operator changes them (`PATCH /operator/tenants/{tenant_id}/limits`).',
         body: UpdateTenantBody,

@@ -117,6 +117,11 @@ export const TenantResponse = Type.Object({
   timezone: Type.String({ description: 'IANA time zone: the tenant\'s calendar days (daily caps, streaks, leaderboard periods, analytics).' }),
   currency: Type.String({ description: 'ISO 4217 code of the tenant\'s money amounts.' }),
   locale: Type.String({ description: 'BCP 47 language tag of the tenant\'s staff and messages.' }),
+  require_four_eyes: Type.Boolean({
+    description:
+      'Four-eyes publishing: when true, nobody (publishers and API keys included) puts a rule, engagement, challenge or contest live directly; ' +
+      'each goes through a review request (`POST /admin/reviews`) that a person other than its submitter approves. False by default.',
+  }),
   requests_per_minute: Type.Integer(),
   quotas: Type.Object({
     participants_per_month: Type.Union([Type.Integer(), Type.Null()]),
@@ -132,6 +137,13 @@ export const UpdateTenantBody = Type.Object(
     timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'An IANA time zone (`Europe/Paris`); takes effect for the next calendar-day computation.' })),
     currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'An ISO 4217 currency code (`EUR`); stored upper-case.' })),
     locale: Type.Optional(Type.String({ minLength: 2, maxLength: 35, description: 'A BCP 47 language tag (`fr-FR`); stored in its canonical form.' })),
+    require_four_eyes: Type.Optional(
+      Type.Boolean({
+        description:
+          'Turns four-eyes publishing on or off: when on, direct publishing is refused (403 `FOUR_EYES_REQUIRED`, or 403 `AUTH_FORBIDDEN` for a live status or a change of something live) ' +
+          'and a review request is approved only by a person other than its submitter. Takes effect with the next request.',
+      }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -250,6 +250,7 @@ export async function readTenant(db: Database, tenantId: string) {
     timezone: tenant.timezone,
     currency: tenant.currency,
     locale: tenant.locale,
+    require_four_eyes: tenant.require_four_eyes,
     requests_per_minute: limits.requestsPerMinute.value,
     quotas: {
       participants_per_month: limits.participantsPerMonth.value,
@@ -284,7 +285,8 @@ function timeZoneKnownToIntl(name: string): boolean {
 }
 
 /**
- * Changes the tenant's time zone, currency or locale. Every reader of the time
+ * Changes the tenant's time zone, currency, locale or four-eyes publishing
+ * (`require_four_eyes`, read by platform/publishing.ts). Every reader of the time
  * zone (daily caps, streaks, leaderboard periods, analytics, rule backtests)
  * reads it from the tenants row in its own statement, and no process caches
  * it, so the next computation uses the new zone.
@@ -299,7 +301,7 @@ export async function updateTenant(db: Database, tenantId: string, input: Update
   if (timezone !== null && !timeZoneKnownToIntl(timezone)) throw invalid(`"${timezone}" is not an IANA time zone`, 'TENANT_TIMEZONE_UNKNOWN');
   await db.tenant(tenantId, async (tx) => {
     if (timezone !== null && !(await store.timeZoneKnown(tx, timezone))) throw invalid(`"${timezone}" is not an IANA time zone`, 'TENANT_TIMEZONE_UNKNOWN');
-    if (!(await store.updateTenantSettings(tx, tenantId, { timezone, currency, locale }))) throw notFound('tenant');
+    if (!(await store.updateTenantSettings(tx, tenantId, { timezone, currency, locale, requireFourEyes: input.require_four_eyes ?? null }))) throw notFound('tenant');
   });
   return readTenant(db, tenantId);
 }

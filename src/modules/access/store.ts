@@ -95,11 +95,16 @@ export async function insertSession(
 }
 
 /** Writes the settings given (null keeps the stored value); false when the tenant is not there. */
-export async function updateTenantSettings(tx: Tx, tenantId: string, changes: { timezone: string | null; currency: string | null; locale: string | null }): Promise<boolean> {
+export async function updateTenantSettings(
+  tx: Tx,
+  tenantId: string,
+  changes: { timezone: string | null; currency: string | null; locale: string | null; requireFourEyes: boolean | null },
+): Promise<boolean> {
   const { rowCount } = await tx.query(
-    `UPDATE tenants SET timezone = COALESCE($2::text, timezone), currency = COALESCE($3::text, currency), locale = COALESCE($4::text, locale)
+    `UPDATE tenants SET timezone = COALESCE($2::text, timezone), currency = COALESCE($3::text, currency), locale = COALESCE($4::text, locale),
+       require_four_eyes = COALESCE($5::boolean, require_four_eyes)
      WHERE id = $1`,
-    [tenantId, changes.timezone, changes.currency, changes.locale],
+    [tenantId, changes.timezone, changes.currency, changes.locale, changes.requireFourEyes],
   );
   return rowCount === 1;
 }
@@ -131,9 +136,10 @@ export async function readTenantOnce(db: Database, tenantId: string) {
       timezone: string;
       currency: string;
       locale: string;
+      require_four_eyes: boolean;
       environment: TenantEnvironment;
     }
-  >(tenantId, `SELECT id, slug, name, timezone, currency, locale, environment, ${LIMIT_COLUMNS} FROM tenants WHERE id = $1`, [tenantId]);
+  >(tenantId, `SELECT id, slug, name, timezone, currency, locale, require_four_eyes, environment, ${LIMIT_COLUMNS} FROM tenants WHERE id = $1`, [tenantId]);
   return rows[0] ?? null;
 }
 

@@ -20,7 +20,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'For people without the publishing permission (programs:publish): the draft rule, engagement (or an engagement\'s unpublished changes), challenge or contest goes to the publishers. ' +
           'Needs programs:write. The item must exist in this tenant (404) and hold something unpublished (409 `REVIEW_ITEM_NOT_DRAFT`); an item has at most one pending request (409 `REVIEW_ALREADY_PENDING`). ' +
-          'The submitter is recorded: a console user by id and email, an API key by its id.',
+          'The submitter is recorded: a console user by id and email, an API key by its id. ' +
+          'When the tenant requires four-eyes publishing (`require_four_eyes`, `PATCH /tenant`), this is the only way to publish for everyone, publishers and API keys included: the direct publish routes answer 403 `FOUR_EYES_REQUIRED`.',
         body: CreateReviewBody,
         response: { 201: Type.Ref('Review') },
       },
@@ -61,7 +62,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Needs programs:publish. Publishes the item through its own publish route\'s logic (a rule becomes `active`, an engagement\'s draft is published, a challenge and a contest leave `draft`) ' +
           'in the same transaction as the decision: when publishing is refused (a plan quota, a closed window …) that error is answered and the request stays pending. ' +
-          '409 `REVIEW_ALREADY_DECIDED`, `REVIEW_ITEM_GONE`, `REVIEW_ITEM_NOT_DRAFT` (published meanwhile) or `REVIEW_ITEM_CHANGED` (edited after submission: return it for resubmission).',
+          '409 `REVIEW_ALREADY_DECIDED`, `REVIEW_ITEM_GONE`, `REVIEW_ITEM_NOT_DRAFT` (published meanwhile) or `REVIEW_ITEM_CHANGED` (edited after submission: return it for resubmission). ' +
+          'When the tenant requires four-eyes publishing (`require_four_eyes` in `GET /tenant`), the approval must come from a person other than the submitter: ' +
+          '403 `FOUR_EYES_REQUIRED` when the caller submitted the request (as the same console user, by cookie or admin login token) or is an API key.',
         params: ReviewIdParams,
         response: review,
       },
@@ -82,7 +85,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         operationId: 'returnReview',
         summary: 'Return a pending request to its author with a note',
-        description: 'Needs programs:publish. The item stays a draft; its author changes it and submits it again. 409 `REVIEW_ALREADY_DECIDED` when it was decided already.',
+        description:
+          'Needs programs:publish. The item stays a draft; its author changes it and submits it again. 409 `REVIEW_ALREADY_DECIDED` when it was decided already. ' +
+          'Four-eyes publishing does not restrict returning: a submitter may take back their own request this way.',
         params: ReviewIdParams,
         body: ReturnReviewBody,
         response: review,

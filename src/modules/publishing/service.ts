@@ -6,6 +6,7 @@ import { clock } from '../../platform/clock.js';
 import { conflict, invalid, notFound } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { prefixedId } from '../../platform/ids.js';
+import { fourEyesRefusal, fourEyesRequiredInTx } from '../../platform/publishing.js';
 import { publishRuleInTx, ruleForReviewInTx } from '../rules/index.js';
 import { engagementForReviewInTx, publishEngagementInTx } from '../engagements/index.js';
 import { challengeForReviewInTx, moveChallengeInTx } from '../challenges/index.js';
@@ -18,6 +19,8 @@ import type { CreateReviewBody, ListReviewsQuery, ReviewKind } from './schemas.j
  * draft to be published; a publisher approves (the item is published through
  * its own module's publish logic, in the same transaction as the decision) or
  * returns it with a note. See docs/decisions/console-access.md, "Publishing".
+ * When the tenant requires four-eyes publishing, a person other than the
+ * submitter approves (docs/decisions/console.md, "Four-eyes publishing").
  */
 
 interface ReviewedItem {
@@ -134,6 +137,25 @@ async function pendingReviewInTx(tx: Tx, tenantId: string, id: string): Promise<
 }
 
 /**
+ * Four-eyes publishing: the approval comes from a person (an API key is an
+ * integration, and whoever holds it is unknown) who did not submit the
+ * request. A person is the same whether signed in to the console or holding
+ * an admin login token: both carry their user id.
+ */
+function checkSecondPerson(review: store.ReviewRow, approver: store.Actor): void {
+  if (approver.type !== 'user') {
+    throw fourEyesRefusal(
+      'this tenant requires four-eyes publishing (require_four_eyes): an API key may submit a review request but not approve one; another person with the publishing permission approves it in the console or with an admin login token',
+    );
+  }
+  if (review.submitted_by_type === approver.type && review.submitted_by_id === approver.id) {
+    throw fourEyesRefusal(
+      'this tenant requires four-eyes publishing (require_four_eyes): you submitted this request, so you may not approve it; another person with the publishing permission must approve it (you may still return it)',
+    );
+  }
+}
+
+/**
  * Approves a pending request: the item is published by its own module in this
  * transaction, so the decision and the publication commit together or not at
  * all. Only the draft that was submitted is published.
@@ -141,6 +163,7 @@ async function pendingReviewInTx(tx: Tx, tenantId: string, id: string): Promise<
 export async function approveReview(db: Database, config: Config, auth: AuthContext, id: string) {
   return db.tenant(auth.tenantId, async (tx) => {
     const review = await pendingReviewInTx(tx, auth.tenantId, id);
+    if (await fourEyesRequiredInTx(tx, auth.tenantId)) checkSecondPerson(review, actorOf(auth));
     const program = PROGRAMS[review.kind];
     const item = await program.find(tx, auth.tenantId, review.item_id, true);
     if (!item) throw conflict(`the ${program.label} "${review.item_id}" no longer exists; return the request`, 'REVIEW_ITEM_GONE');

@@ -111,8 +111,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the caller's tenant's time zone, currency or locale
-         * @description The time zone must be an IANA name PostgreSQL knows (it decides the tenant's calendar days from the next computation on: daily caps, streaks, leaderboard periods, analytics), the currency an ISO 4217 code, the locale a BCP 47 tag (stored canonical). Answers the tenant as `GET /tenant` shows it. Each change is in the audit log (`GET /admin/audit-log?resource_type=tenant`) with the tenant before and after. Plans and limits are not settings: only the platform operator changes them (`PATCH /operator/tenants/{tenant_id}/limits`).
+         * Change the caller's tenant's time zone, currency, locale or four-eyes publishing
+         * @description The time zone must be an IANA name PostgreSQL knows (it decides the tenant's calendar days from the next computation on: daily caps, streaks, leaderboard periods, analytics), the currency an ISO 4217 code, the locale a BCP 47 tag (stored canonical). `require_four_eyes: true` turns on four-eyes publishing from the next request on: nobody publishes a rule, engagement, challenge or contest directly, and a review request is approved only by a person other than its submitter (`POST /admin/reviews/{id}/approve`). Needs settings:write (console: the owner). Answers the tenant as `GET /tenant` shows it. Each change is in the audit log (`GET /admin/audit-log?resource_type=tenant`) with the tenant before and after. Plans and limits are not settings: only the platform operator changes them (`PATCH /operator/tenants/{tenant_id}/limits`).
          */
         patch: operations["updateTenant"];
         trace?: never;
@@ -1046,7 +1046,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An import's per-row error report: row number, field and detail, in row order */
+        /**
+         * An import's per-row error report: row number, field and detail, in row order
+         * @description A detail may quote the row it refuses (a JSON line that cannot be read is quoted by the parser), so the report of a participants import sent by a caller holding `read:pii` is readable only with `read:pii` (403 otherwise); the import itself stays readable.
+         */
         get: operations["listImportErrors"];
         put?: never;
         post?: never;
@@ -1063,12 +1066,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List exports, newest first */
+        /**
+         * List exports, newest first
+         * @description Unmasked participants exports (`masked: false`) are listed only for callers holding `read:pii` (console: the owner); others do not see them.
+         */
         get: operations["listExports"];
         put?: never;
         /**
          * Export participants, the ledger, contest results or webhook deliveries as CSV or JSON lines; written by a background job
-         * @description Answers 202 with the export; poll `GET /admin/exports/{export_id}` and download from `file_url` once completed. Participants are masked exactly as the participants API masks them for the requester (full only with `read:pii`; full exports are logged in the personal-data access log).
+         * @description Answers 202 with the export; poll `GET /admin/exports/{export_id}` and download from `file_url` once completed. Participants are masked exactly as the participants API masks them for the requester (full only with `read:pii`; full exports are logged in the personal-data access log). An unmasked export (`masked: false`) is listed, read and downloaded only by callers holding `read:pii` (console: the owner); to anyone else it is 404 and absent from listings.
          */
         post: operations["createExport"];
         delete?: never;
@@ -1084,7 +1090,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An export's status and progress */
+        /**
+         * An export's status and progress
+         * @description An unmasked participants export (`masked: false`) is readable only with `read:pii` (console: the owner); to anyone else it is 404, as if it did not exist.
+         */
         get: operations["getExport"];
         put?: never;
         post?: never;
@@ -1101,7 +1110,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Download a completed export's file (streamed, as an attachment) */
+        /**
+         * Download a completed export's file (streamed, as an attachment)
+         * @description Every download is recorded in the personal-data access log (`GET /admin/pii-access-log`): who, when, and the export in `reason` (`download of export <id> (<kind>, <format>, masked|unmasked, <n> rows)`), with the personal fields the file shows in clear. The file of an unmasked participants export (`masked: false`) is downloaded only with `read:pii` (console: the owner); to anyone else it is 404.
+         */
         get: operations["downloadExport"];
         put?: never;
         post?: never;
@@ -1838,7 +1850,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for a draft to be published (a review request)
-         * @description For people without the publishing permission (programs:publish): the draft rule, engagement (or an engagement's unpublished changes), challenge or contest goes to the publishers. Needs programs:write. The item must exist in this tenant (404) and hold something unpublished (409 `REVIEW_ITEM_NOT_DRAFT`); an item has at most one pending request (409 `REVIEW_ALREADY_PENDING`). The submitter is recorded: a console user by id and email, an API key by its id.
+         * @description For people without the publishing permission (programs:publish): the draft rule, engagement (or an engagement's unpublished changes), challenge or contest goes to the publishers. Needs programs:write. The item must exist in this tenant (404) and hold something unpublished (409 `REVIEW_ITEM_NOT_DRAFT`); an item has at most one pending request (409 `REVIEW_ALREADY_PENDING`). The submitter is recorded: a console user by id and email, an API key by its id. When the tenant requires four-eyes publishing (`require_four_eyes`, `PATCH /tenant`), this is the only way to publish for everyone, publishers and API keys included: the direct publish routes answer 403 `FOUR_EYES_REQUIRED`.
          */
         post: operations["createReview"];
         delete?: never;
@@ -1878,7 +1890,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a pending request: the item is published
-         * @description Needs programs:publish. Publishes the item through its own publish route's logic (a rule becomes `active`, an engagement's draft is published, a challenge and a contest leave `draft`) in the same transaction as the decision: when publishing is refused (a plan quota, a closed window …) that error is answered and the request stays pending. 409 `REVIEW_ALREADY_DECIDED`, `REVIEW_ITEM_GONE`, `REVIEW_ITEM_NOT_DRAFT` (published meanwhile) or `REVIEW_ITEM_CHANGED` (edited after submission: return it for resubmission).
+         * @description Needs programs:publish. Publishes the item through its own publish route's logic (a rule becomes `active`, an engagement's draft is published, a challenge and a contest leave `draft`) in the same transaction as the decision: when publishing is refused (a plan quota, a closed window …) that error is answered and the request stays pending. 409 `REVIEW_ALREADY_DECIDED`, `REVIEW_ITEM_GONE`, `REVIEW_ITEM_NOT_DRAFT` (published meanwhile) or `REVIEW_ITEM_CHANGED` (edited after submission: return it for resubmission). When the tenant requires four-eyes publishing (`require_four_eyes` in `GET /tenant`), the approval must come from a person other than the submitter: 403 `FOUR_EYES_REQUIRED` when the caller submitted the request (as the same console user, by cookie or admin login token) or is an API key.
          */
         post: operations["approveReview"];
         delete?: never;
@@ -1898,7 +1910,7 @@ export interface paths {
         put?: never;
         /**
          * Return a pending request to its author with a note
-         * @description Needs programs:publish. The item stays a draft; its author changes it and submits it again. 409 `REVIEW_ALREADY_DECIDED` when it was decided already.
+         * @description Needs programs:publish. The item stays a draft; its author changes it and submits it again. 409 `REVIEW_ALREADY_DECIDED` when it was decided already. Four-eyes publishing does not restrict returning: a submitter may take back their own request this way.
          */
         post: operations["returnReview"];
         delete?: never;
@@ -3303,6 +3315,7 @@ export interface components {
             event_name: string;
             participant_id: string;
             engagement_id: string | null;
+            /** @description As sent. Standard personal field names at any depth (email, first_name, …, payment_method) and personal custom fields are masked without read:pii. */
             properties: {
                 [key: string]: unknown;
             };
@@ -5896,6 +5909,7 @@ export interface operations {
                      *       "timezone": "Europe/Berlin",
                      *       "currency": "EUR",
                      *       "locale": "en-US",
+                     *       "require_four_eyes": false,
                      *       "requests_per_minute": 3,
                      *       "quotas": {
                      *         "participants_per_month": 3,
@@ -5921,6 +5935,8 @@ export interface operations {
                         currency: string;
                         /** @description BCP 47 language tag of the tenant's staff and messages. */
                         locale: string;
+                        /** @description Four-eyes publishing: when true, nobody (publishers and API keys included) puts a rule, engagement, challenge or contest live directly; each goes through a review request (`POST /admin/reviews`) that a person other than its submitter approves. False by default. */
+                        require_four_eyes: boolean;
                         requests_per_minute: number;
                         quotas: {
                             participants_per_month: number | null;
@@ -6109,7 +6125,8 @@ export interface operations {
                  * @example {
                  *       "timezone": "Europe/Berlin",
                  *       "currency": "EUR",
-                 *       "locale": "en-US"
+                 *       "locale": "en-US",
+                 *       "require_four_eyes": false
                  *     }
                  */
                 "application/json": {
@@ -6119,6 +6136,8 @@ export interface operations {
                     currency?: string;
                     /** @description A BCP 47 language tag (`fr-FR`); stored in its canonical form. */
                     locale?: string;
+                    /** @description Turns four-eyes publishing on or off: when on, direct publishing is refused (403 `FOUR_EYES_REQUIRED`, or 403 `AUTH_FORBIDDEN` for a live status or a change of something live) and a review request is approved only by a person other than its submitter. Takes effect with the next request. */
+                    require_four_eyes?: boolean;
                 };
             };
         };
@@ -6139,6 +6158,7 @@ export interface operations {
                      *       "timezone": "Europe/Berlin",
                      *       "currency": "EUR",
                      *       "locale": "en-US",
+                     *       "require_four_eyes": false,
                      *       "requests_per_minute": 3,
                      *       "quotas": {
                      *         "participants_per_month": 3,
@@ -6164,6 +6184,8 @@ export interface operations {
                         currency: string;
                         /** @description BCP 47 language tag of the tenant's staff and messages. */
                         locale: string;
+                        /** @description Four-eyes publishing: when true, nobody (publishers and API keys included) puts a rule, engagement, challenge or contest live directly; each goes through a review request (`POST /admin/reviews`) that a person other than its submitter approves. False by default. */
+                        require_four_eyes: boolean;
                         requests_per_minute: number;
                         quotas: {
                             participants_per_month: number | null;
@@ -22029,7 +22051,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            /** @description The role lacks the permission of the kind, or the import is a participants import sent with read:pii and the caller lacks read:pii. Codes: `AUTH_FORBIDDEN`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22709,7 +22731,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            /** @description No such export in the tenant, or it is unmasked and the caller lacks read:pii (EXPORT_NOT_FOUND either way). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22892,7 +22914,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            /** @description No such export in the tenant, or it is unmasked and the caller lacks read:pii (EXPORT_NOT_FOUND either way). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -12,6 +12,7 @@ import { RoleGuard, useCurrentUser } from '../../components/permission';
 import { ROLES, type Role } from '../../lib/permissions';
 import { Loading, ScrollTable } from '../../components/loading';
 import { TenantSettingsForm } from './components/tenant-settings-form';
+import { FourEyesSwitch } from './components/four-eyes-switch';
 
 function UsageRow({ label, used, quota }: { label: string; used: number; quota: number | null }) {
   const { t } = useTranslation();
@@ -203,6 +204,7 @@ export function Settings() {
       {tenant.data && (
         <RoleGuard permission="settings:write">
           <TenantSettingsForm tenant={tenant.data} />
+          <FourEyesSwitch requireFourEyes={tenant.data.require_four_eyes} />
         </RoleGuard>
       )}
       <RoleGuard permission="access:manage">

@@ -10,4 +10,9 @@ export const settingsStrings = {
     save: 'Save settings',
     saved: 'Settings saved.',
   },
+  fourEyes: {
+    title: 'Four-eyes publishing',
+    label: 'Require a second person to publish',
+    help: 'When on, nobody publishes rules, engagements, challenges or contests directly, API keys included: each goes through a review request that someone other than its submitter approves.',
+  },
 };

@@ -1,0 +1,13 @@
+-- Four-eyes publishing (issue 32): a tenant setting that, when on, holds every
+-- caller to drafts for rules, engagements, challenges and contests and lets a
+-- review request be approved only by a person other than its submitter
+-- (docs/decisions/console.md, "Four-eyes publishing (issue 32)"). Off by
+-- default: existing tenants keep today's behaviour.
+--
+-- A column of tenants, beside the other settings `PATCH /api/v1/tenant`
+-- changes (time zone, currency, locale). The row-level security of tenants
+-- (0001: `tenant_isolation` for loyalty_app, `system_access` for the owner)
+-- covers it, and loyalty_app's privileges on the table come from the default
+-- privileges the migrator grants (src/platform/migrate.ts): no new policy or
+-- grant is needed.
+ALTER TABLE tenants ADD COLUMN require_four_eyes boolean NOT NULL DEFAULT false;
