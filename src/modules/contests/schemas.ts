@@ -200,7 +200,7 @@ export const BracketQuery = Type.Object(
 );
 
 const Signals = {
-  device_fingerprint: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'A fingerprint of the device the participant enters from.' })),
+  device_fingerprint: Type.Optional(Type.String({ ...personal('contact'), minLength: 1, maxLength: 256, description: 'A fingerprint of the device the participant enters from.' })),
   publish_consent: Type.Optional(Type.Boolean({ description: 'Whether the display name may appear on the public winners list (default false).' })),
 };
 
@@ -220,8 +220,8 @@ export const ServerEnterBody = Type.Object(
   {
     participant_id: ParticipantId,
     display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'Checked against the disposable-email list when block_disposable_emails is set.' })),
-    payment_method: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'A stable fingerprint (token or hash) of the payment method, never the card number.' })),
+    email: Type.Optional(Type.String({ ...personal('email'), format: 'email', maxLength: 254, description: 'Checked against the disposable-email list when block_disposable_emails is set.' })),
+    payment_method: Type.Optional(Type.String({ ...personal('contact'), minLength: 1, maxLength: 256, description: 'A stable fingerprint (token or hash) of the payment method, never the card number.' })),
     ...Signals,
   },
   { additionalProperties: false },
