@@ -6,6 +6,7 @@ import { asPerson, invitePerson, signInConsole, type ConsolePerson } from './con
 import { userMay, ROLES, type Permission, type Role } from '../src/platform/permissions.js';
 import { contestDefinition } from '../src/modules/contests/testing.js';
 import { runExport } from '../src/modules/files/exports.js';
+import { CONTACT_FIELDS, PERSONAL_STANDARD_FIELDS } from '../src/platform/privacy.js';
 
 /**
  * The access matrix, generated from the served document: every credentialed
@@ -20,6 +21,9 @@ import { runExport } from '../src/modules/files/exports.js';
  *   holds none of the personal values unless it holds `read:pii`.
  * - Nobody, the owner included, reads a credential (an invitation link, a
  *   signing secret, a new key) back from any read route or the audit log.
+ *
+ * - Every property named like personal data, in any request or answer of
+ *   the document, carries its classification (`x-personal`).
  *
  * A new route is covered by being in the document; no one writes its test.
  */
@@ -51,6 +55,7 @@ interface Operation {
   streams: boolean;
 }
 
+const PERSONAL_NAMES: ReadonlySet<string> = new Set([...PERSONAL_STANDARD_FIELDS, ...CONTACT_FIELDS]);
 const ROLE_REFUSAL = /^the (owner|marketer|support|reviewer|analyst) role may not do this/;
 
 test('every route as every role: refusals as the permissions say, no personal value without read:pii, no credential read back', { timeout: 600_000 }, async (t) => {
@@ -121,6 +126,25 @@ test('every route as every role: refusals as the permissions say, no personal va
     }
   }
   assert.ok(operations.length > 150, `only ${operations.length} credentialed operations found`);
+
+  // Every property of a request or answer named like personal data carries its classification (x-personal), wherever it is.
+  const unclassified = new Set<string>();
+  let classifiedSeen = 0;
+  const walk = (node: unknown, where: string): void => {
+    if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${where}/${i}`));
+    if (!node || typeof node !== 'object') return;
+    const properties = (node as { properties?: Record<string, any> }).properties;
+    for (const [name, property] of Object.entries(properties ?? {})) {
+      const classified = (schema: any): boolean => !!schema && (schema['x-personal'] !== undefined || (schema.anyOf ?? schema.oneOf ?? []).some(classified));
+      if (PERSONAL_NAMES.has(name) && !classified(property)) unclassified.add(`${where}/properties/${name}`);
+      if (PERSONAL_NAMES.has(name) && classified(property)) classifiedSeen++;
+    }
+    for (const [key, child] of Object.entries(node)) if (key !== 'examples' && key !== 'example') walk(child, `${where}/${key}`);
+  };
+  walk(document.paths, '#/paths');
+  walk(document.components?.schemas, '#/components/schemas');
+  assert.deepEqual([...unclassified], []);
+  assert.ok(classifiedSeen >= 20, `only ${classifiedSeen} classified personal properties in the document`);
 
   function valueFor(name: string, previous: string | undefined, schema: Record<string, any> | undefined): string | null {
     if (name === 'participant_id') return PARTICIPANT;

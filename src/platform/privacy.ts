@@ -20,7 +20,10 @@ import type { AuthContext } from './auth.js';
  *   standard field names at any depth, and `custom` objects inside it;
  * - `revealed`: a value shown in full on purpose to a caller the route lets
  *   see it (a reveal: `pii:reveal`, with a reason, logged); never masked in
- *   the answer, never kept in the audit log.
+ *   the answer, never kept in the audit log;
+ * - `staff`: a console user's own contact (their email), shown to the
+ *   colleagues a route lets see it and kept in the audit log: a person's
+ *   work identity, not a participant's personal data.
  *
  * `x-secret: true` marks a credential in an answer (an invitation link, a new
  * key, a signing secret): shown once to its creator, never stored in the
@@ -44,7 +47,7 @@ export type PersonalStandardField = (typeof PERSONAL_STANDARD_FIELDS)[number];
 /** Personal values outside the profile: contest fraud signals. */
 export const CONTACT_FIELDS = ['payment_method', 'device_fingerprint'] as const;
 
-export type PersonalKind = PersonalStandardField | 'contact' | 'secret' | 'custom' | 'profile' | 'free-form' | 'revealed';
+export type PersonalKind = PersonalStandardField | 'contact' | 'secret' | 'custom' | 'profile' | 'free-form' | 'revealed' | 'staff';
 
 /** What a personal value reads as when masked and no partial form is defined. */
 export const FULLY_MASKED = '***';
@@ -174,6 +177,7 @@ function merge(a: MaskPlan | null, b: MaskPlan | null): MaskPlan | null {
 function leafPlan(kind: unknown, field: string): MaskPlan | null {
   switch (kind) {
     case 'revealed':
+    case 'staff':
       return null;
     case 'custom':
       return { kind: 'custom' };
@@ -408,6 +412,7 @@ export function auditSnapshot(value: unknown, schema: unknown, resolve: SchemaRe
   if (kind !== undefined) {
     if (kind === 'custom') return redactCustom(value, viewer);
     if (kind === 'profile' || kind === 'free-form') return redactFreeForm(value, viewer);
+    if (kind === 'staff') return value;
     return REDACTED;
   }
   if (Array.isArray(node.allOf)) {

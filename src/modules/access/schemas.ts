@@ -1,4 +1,4 @@
-import { secret } from '../../platform/privacy.js';
+import { personal, secret } from '../../platform/privacy.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { SCOPES } from '../../platform/auth.js';
 import { ParticipantId } from '../participants/index.js';
@@ -10,7 +10,7 @@ export const Scope = Type.Union(SCOPES.map((s) => Type.Literal(s)), {
 
 export const LoginBody = Type.Object(
   {
-    email: Type.String({ format: 'email', maxLength: 254 }),
+    email: Type.String({ ...personal('staff'), format: 'email', maxLength: 254 }),
     password: Type.String({ minLength: 1, maxLength: 256 }),
   },
   { additionalProperties: false },

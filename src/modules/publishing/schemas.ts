@@ -1,3 +1,4 @@
+import { personal } from '../../platform/privacy.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { Pagination } from '../../platform/http.js';
 
@@ -23,7 +24,7 @@ const Actor = Type.Object(
   {
     type: Type.Union([Type.Literal('user'), Type.Literal('api_key')], { description: '`user`: a console user (cookie or admin login token); `api_key`: an API key.' }),
     id: Type.String({ description: "The console user's id, or the API key's id." }),
-    email: Type.Union([Type.String(), Type.Null()], { description: "The console user's email; null for an API key." }),
+    email: Type.Union([Type.String(personal('staff')), Type.Null()], { description: "The console user's email; null for an API key." }),
   },
   { $id: 'ReviewActor', title: 'ReviewActor' },
 );

@@ -1,3 +1,4 @@
+import { personal } from '../../platform/privacy.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { ParticipantId } from '../participants/index.js';
 
@@ -12,7 +13,7 @@ export const REFERRAL_MILESTONES_MAX = 20;
 export const CONVERSION_LIST_LIMIT_MAX = 100;
 
 const Signals = {
-  email: Type.Optional(Type.String({ format: 'email', maxLength: 320, description: 'Stored only as a SHA-256 of the lower-cased address; used for self-referral checks.' })),
+  email: Type.Optional(Type.String({ ...personal('email'), format: 'email', maxLength: 320, description: 'Stored only as a SHA-256 of the lower-cased address; used for self-referral checks.' })),
   device_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A device fingerprint or id; stored hashed.' })),
   ip_address: Type.Optional(Type.Union([Type.String({ format: 'ipv4' }), Type.String({ format: 'ipv6' })], { description: 'The person\'s IP address, when the caller knows it.' })),
 };

@@ -11,13 +11,13 @@ const Role = Type.Union(
       '`analyst` read-only (no personal data).',
   },
 );
-const Email = Type.String({ format: 'email', maxLength: 254 });
+const Email = Type.String({ ...personal('staff'), format: 'email', maxLength: 254 });
 const Password = Type.String({ minLength: 12, maxLength: 200, description: 'At least 12 characters.' });
 
 export const ConsoleUser = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
-    email: Type.String(),
+    email: Type.String(personal('staff')),
     name: Type.Union([Type.String(), Type.Null()]),
     role: Role,
     can_publish: Type.Boolean({ description: 'May publish, unpublish, end and archive programs (with a role that edits them).' }),
