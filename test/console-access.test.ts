@@ -236,14 +236,16 @@ test('console access: sign-in, CSRF, roles on every route, invitations, audit lo
     assert.equal(refused.status, 401);
     const again = await svc.request('POST', '/api/v1/console/session', { body: { email: `analyst@${tenant.slug}.example`, password: 'correct horse battery' } });
     assert.equal(again.status, 401);
-    // An admin login token of a demoted user acts with the new role at once.
+    // A role change ends the user's admin login tokens at once (issue 32, finding 8); a new token acts with the new role.
     const login = await svc.request('POST', '/api/v1/auth/login', { body: { email: `reviewer@${tenant.slug}.example`, password: 'correct horse battery' } });
     assert.equal(login.status, 200, login.text);
     const before = await svc.request('GET', '/api/v1/admin/fraud/reviews', { bearer: login.body.token });
     assert.equal(before.status, 200);
     await svc.request('PATCH', `/api/v1/admin/users/${reviewer.userId}`, { ...as(owner), body: { role: 'marketer' } });
     const afterDemotion = await svc.request('GET', '/api/v1/admin/fraud/reviews', { bearer: login.body.token });
-    assert.equal(afterDemotion.status, 403);
+    assert.equal(afterDemotion.status, 401);
+    const relogin = await svc.request('POST', '/api/v1/auth/login', { body: { email: `reviewer@${tenant.slug}.example`, password: 'correct horse battery' } });
+    assert.equal((await svc.request('GET', '/api/v1/admin/fraud/reviews', { bearer: relogin.body.token })).status, 403);
   });
 
   await t.test('invitations: used once, a taken email refused, bad input explained', async () => {

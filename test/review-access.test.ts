@@ -106,3 +106,116 @@ test('owners demoting and disabling each other all at once always leave an activ
   );
   assert.equal(left, 1, 'removals leave exactly one active owner');
 });
+
+// ---- finding 8: admin login tokens end with the changes that must end them ------------
+
+async function login(svc: TestService, email: string, password = PASSWORD): Promise<TestResponse> {
+  return svc.request('POST', '/api/v1/auth/login', { body: { email, password } });
+}
+
+async function tokenOf(svc: TestService, email: string, password = PASSWORD): Promise<string> {
+  const response = await login(svc, email, password);
+  assert.equal(response.status, 200, response.text);
+  return response.body.token;
+}
+
+async function assertTokenWorks(svc: TestService, token: string, message: string): Promise<void> {
+  const answer = await svc.request('GET', '/api/v1/console/session', { bearer: token });
+  assert.equal(answer.status, 200, `${message}: ${answer.text}`);
+}
+
+async function assertTokenEnded(svc: TestService, token: string, message: string): Promise<void> {
+  const answer = await svc.request('GET', '/api/v1/console/session', { bearer: token });
+  assert.equal(answer.status, 401, `${message}: ${answer.text}`);
+  assert.equal(answer.body.code, 'AUTH_UNAUTHENTICATED');
+  assert.match(answer.body.detail, /ended.*log in again/, message);
+}
+
+test('admin login tokens end on a password change, a sign-out, a logout, a role change and a disable; disabled and invited users get no token', { timeout: 300_000 }, async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const owner = await signIn(svc, tenant.adminEmail, tenant.adminPassword);
+  const wrongPassword = await login(svc, tenant.adminEmail, 'not the password at all');
+  assert.equal(wrongPassword.status, 401);
+
+  await t.test('a password change ends every token of the user, the one that changed it too', async () => {
+    const email = await invite(svc, owner, `password@${tenant.slug}.example`, 'marketer');
+    const before = await tokenOf(svc, email);
+    const other = await tokenOf(svc, email);
+    await assertTokenWorks(svc, before, 'before the change');
+    const person = await signIn(svc, email);
+    const changed = await svc.request('POST', '/api/v1/console/password', { ...as(person), body: { current_password: PASSWORD, new_password: 'a brand new passphrase' } });
+    assert.equal(changed.status, 204, changed.text);
+    await assertTokenEnded(svc, before, 'after a password change in the console');
+    await assertTokenEnded(svc, other, 'another token after the password change');
+    // The console sign-in that changed it goes on; a new token works.
+    assert.equal((await svc.request('GET', '/api/v1/console/session', as(person))).status, 200);
+    const fresh = await tokenOf(svc, email, 'a brand new passphrase');
+    await assertTokenWorks(svc, fresh, 'a token issued after the change');
+    // Changed with the token itself: that token ends as well.
+    const byToken = await svc.request('POST', '/api/v1/console/password', { bearer: fresh, body: { current_password: 'a brand new passphrase', new_password: 'yet another passphrase' } });
+    assert.equal(byToken.status, 204, byToken.text);
+    await assertTokenEnded(svc, fresh, 'the token that changed the password');
+  });
+
+  await t.test('a console sign-out ends the tokens of the user', async () => {
+    const email = await invite(svc, owner, `signout@${tenant.slug}.example`, 'support');
+    const token = await tokenOf(svc, email);
+    const person = await signIn(svc, email);
+    await assertTokenWorks(svc, token, 'before the sign-out');
+    const out = await svc.request('DELETE', '/api/v1/console/session', as(person));
+    assert.equal(out.status, 204, out.text);
+    await assertTokenEnded(svc, token, 'after the console sign-out');
+  });
+
+  await t.test('POST /auth/logout ends the token and the user\'s other tokens', async () => {
+    const email = await invite(svc, owner, `logout@${tenant.slug}.example`, 'analyst');
+    const token = await tokenOf(svc, email);
+    const other = await tokenOf(svc, email);
+    const person = await signIn(svc, email);
+    const out = await svc.request('POST', '/api/v1/auth/logout', { bearer: token });
+    assert.equal(out.status, 204, out.text);
+    await assertTokenEnded(svc, token, 'the token logged out');
+    await assertTokenEnded(svc, other, 'another token of the user');
+    const again = await svc.request('POST', '/api/v1/auth/logout', { bearer: token });
+    assert.equal(again.status, 401);
+    // A console sign-in is a separate credential and goes on; a cookie or an API key cannot log out a token.
+    assert.equal((await svc.request('GET', '/api/v1/console/session', as(person))).status, 200);
+    assert.equal((await svc.request('POST', '/api/v1/auth/logout', as(person))).status, 401);
+    assert.equal((await svc.request('POST', '/api/v1/auth/logout', { key: tenant.apiKey })).status, 401);
+  });
+
+  await t.test('a role change and a disable end the user\'s tokens; the disabled user\'s login gets the wrong-password 401', async () => {
+    const email = await invite(svc, owner, `disabled@${tenant.slug}.example`, 'marketer');
+    const token = await tokenOf(svc, email);
+    const userId = (await svc.request('GET', '/api/v1/console/session', { bearer: token })).body.user.id;
+    const demoted = await svc.request('PATCH', `/api/v1/admin/users/${userId}`, { ...as(owner), body: { role: 'analyst' } });
+    assert.equal(demoted.status, 200, demoted.text);
+    await assertTokenEnded(svc, token, 'after the role change');
+    const second = await tokenOf(svc, email);
+    const disabled = await svc.request('PATCH', `/api/v1/admin/users/${userId}`, { ...as(owner), body: { status: 'disabled' } });
+    assert.equal(disabled.status, 200, disabled.text);
+    assert.equal((await svc.request('GET', '/api/v1/console/session', { bearer: second })).status, 401);
+
+    const refused = await login(svc, email);
+    assert.equal(refused.status, 401, refused.text);
+    assert.deepEqual(refused.body, wrongPassword.body, 'the same answer as a wrong password: the account state is not revealed');
+    const console = await svc.request('POST', '/api/v1/console/session', { body: { email, password: PASSWORD } });
+    assert.equal(console.status, 401);
+    assert.deepEqual(console.body, wrongPassword.body, 'the console sign-in does not reveal it either');
+
+    // Enabled again, the user logs in, but the token disabled before stays ended.
+    const enabled = await svc.request('PATCH', `/api/v1/admin/users/${userId}`, { ...as(owner), body: { status: 'active' } });
+    assert.equal(enabled.status, 200, enabled.text);
+    await assertTokenEnded(svc, second, 'a token from before the disable, after the user is enabled again');
+    await assertTokenWorks(svc, await tokenOf(svc, email), 'a new token after the user is enabled again');
+  });
+
+  await t.test('an invited user (invitation not accepted) gets the wrong-password 401', async () => {
+    const invited = await svc.request('POST', '/api/v1/admin/users', { ...as(owner), body: { email: `invited@${tenant.slug}.example`, role: 'analyst' } });
+    assert.equal(invited.status, 201, invited.text);
+    const refused = await login(svc, `invited@${tenant.slug}.example`, 'anything at all here');
+    assert.equal(refused.status, 401);
+    assert.deepEqual(refused.body, wrongPassword.body);
+  });
+});

@@ -236,10 +236,15 @@ export class Authenticator {
     return this.challengeOwnerCache.put(id, rows.map((row) => row.tenant_id as string)).value;
   }
 
-  async issueJwt(tenantId: string, userId: string): Promise<{ token: string; expiresAt: Date }> {
+  /**
+   * An admin login token for the user, carrying the user's token version
+   * (`ver`): a password change, a sign-out, a logout, a role change or a
+   * disable bumps the version and so ends every token issued before it.
+   */
+  async issueJwt(tenantId: string, userId: string, tokenVersion: number): Promise<{ token: string; expiresAt: Date }> {
     const issuedAt = Math.floor(clock.nowMs() / 1000);
     const expiresAt = new Date((issuedAt + this.jwtTtlSeconds) * 1000);
-    const token = await new SignJWT({ tid: tenantId, scopes: ['admin', 'gamify:admin', 'read:pii'] })
+    const token = await new SignJWT({ tid: tenantId, ver: tokenVersion, scopes: ['admin', 'gamify:admin', 'read:pii'] })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(userId)
       .setIssuedAt(issuedAt)
@@ -264,16 +269,21 @@ export class Authenticator {
       throw unauthenticated('the admin token is not valid');
     }
     const tenantId = payload.tid;
-    if (typeof tenantId !== 'string' || !isUuid(tenantId) || typeof payload.sub !== 'string') {
+    // A token issued before token versions existed (migration 1330) carries none: version 0, ended by the user's first bump.
+    const version = payload.ver ?? 0;
+    if (typeof tenantId !== 'string' || !isUuid(tenantId) || typeof payload.sub !== 'string' || !Number.isInteger(version)) {
       throw unauthenticated('the admin token is not valid');
     }
-    // The person's role and status are read (cached like keys, dropped on every credential change), not taken from the token:
-    // a demotion or a disabled user takes effect at once.
+    // The person's role, status and token version are read (cached like keys, dropped on every credential change), not taken
+    // from the token: a demotion, a disabled user or an ended token takes effect at once.
     const userKey = `${tenantId}/${payload.sub}`;
     const cached = this.userCache.fresh(userKey) ?? this.userCache.put(userKey, await findUser(this.db, tenantId, payload.sub));
     const user = cached.value;
     if (!user) throw unauthenticated('the admin token names a user or tenant that no longer exists');
     if (user.status !== 'active') throw unauthenticated('this console user is disabled');
+    if (version !== user.tokenVersion) {
+      throw unauthenticated('the admin token was ended by a password change, a sign-out, a logout or a change to the user since it was issued; log in again');
+    }
     return {
       kind: 'jwt',
       tenantId,

@@ -1,7 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
 import type { Database } from './db.js';
 import { clock } from './clock.js';
-import { isUuid, sha256Hex } from './ids.js';
+import { isUuid, randomToken, sha256Hex } from './ids.js';
 import { AppError, unauthenticated } from './errors.js';
 import type { Plan } from './plans.js';
 import type { ConsoleUser, Role } from './permissions.js';
@@ -37,6 +38,8 @@ export interface UserRecord extends ConsoleUser {
   tenantId: string;
   name: string | null;
   status: 'invited' | 'active' | 'disabled';
+  /** Admin login tokens carry the version they were issued under; a bump ends them (migration 1330). */
+  tokenVersion: number;
   plan: Plan;
   tenantRequestsPerMinute: number | null;
 }
@@ -48,7 +51,7 @@ export interface ConsoleSessionRecord {
   user: UserRecord;
 }
 
-const USER_COLUMNS = `u.tenant_id, u.id, u.email, u.name, u.role, u.can_publish, u.status, t.plan, t.rate_limit_per_minute`;
+const USER_COLUMNS = `u.tenant_id, u.id, u.email, u.name, u.role, u.can_publish, u.status, u.token_version, t.plan, t.rate_limit_per_minute`;
 
 function toUser(row: Record<string, any>): UserRecord {
   return {
@@ -59,6 +62,7 @@ function toUser(row: Record<string, any>): UserRecord {
     role: row.role,
     canPublish: row.can_publish,
     status: row.status,
+    tokenVersion: row.token_version,
     plan: row.plan,
     tenantRequestsPerMinute: row.rate_limit_per_minute,
   };
@@ -72,6 +76,34 @@ export async function findUser(db: Database, tenantId: string, userId: string): 
     [tenantId, userId],
   );
   return rows[0] ? toUser(rows[0]) : null;
+}
+
+/** The one answer to every refused sign-in, whatever the reason. */
+export const SIGN_IN_REFUSED = 'email or password is wrong';
+
+// A hash of no real password, so that an unknown email costs as much time as a wrong password.
+let dummyPasswordHash: Promise<string> | null = null;
+
+export interface PasswordHolder {
+  tenantId: string;
+  id: string;
+  tokenVersion: number;
+}
+
+/**
+ * A person's email and password, checked for both ways in: the console
+ * sign-in (cookie) and the admin login token. An unknown email, a wrong
+ * password, a disabled user and an invited one (no password yet) get the same
+ * 401 after the same argon2 work, so the answer says nothing about the account
+ * (review finding 8, issue 32: a disabled user used to get a token).
+ */
+export async function checkPassword(db: Database, email: string, password: string): Promise<PasswordHolder> {
+  const { rows } = await db.system.query('SELECT tenant_id, id, password_hash, status, token_version FROM admin_users WHERE lower(email) = lower($1)', [email]);
+  const user = rows[0];
+  dummyPasswordHash ??= argonHash(randomToken(18));
+  const passwordOk = await argonVerify(user?.password_hash ?? (await dummyPasswordHash), password).catch(() => false);
+  if (!user || !passwordOk || user.status !== 'active') throw unauthenticated(SIGN_IN_REFUSED);
+  return { tenantId: user.tenant_id, id: user.id, tokenVersion: user.token_version };
 }
 
 export function newConsoleToken(tenantId: string): { token: string; hash: string } {

@@ -121,6 +121,8 @@ const ROUTE_PERMISSIONS: Array<[RegExp, Area]> = [
   [/^\/api\/v1\/sessions$/, DEVELOPERS],
   [/^\/api\/v1\/activities\/:activityId\/completions$/, DEVELOPERS],
   [/^\/api\/v1\/tenant(\/|$)/, SETTINGS],
+  // Ends the caller's own admin login tokens (users/routes.ts).
+  [/^\/api\/v1\/auth\/logout$/, only('account:self')],
 ];
 
 /** The permission a route needs of a console user, or null when no rule classifies it. */

@@ -8,6 +8,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** `file`: the body sent or answered is a file streamed as it is (CSV, JSON lines), which the JSON client does not speak. */
 export const EXCLUDED_OPERATIONS: ReadonlyArray<{ method: HttpMethod; path: string; reason: string; file?: true }> = [
   { method: 'POST', path: '/api/v1/auth/login', reason: 'admin login with a person\'s password: dashboard only' },
+  { method: 'POST', path: '/api/v1/auth/logout', reason: 'ends a person\'s admin login token: dashboard only' },
   // The platform operator's routes take OPERATOR_TOKEN, a deployment secret no tenant holds (src/modules/access/operator-auth.ts).
   { method: 'GET', path: '/api/v1/operator/tenants', reason: 'the platform operator\'s route (OPERATOR_TOKEN), not a tenant\'s' },
   { method: 'GET', path: '/api/v1/operator/tenants/{tenant_id}/limits', reason: 'the platform operator\'s route (OPERATOR_TOKEN), not a tenant\'s' },

@@ -1,7 +1,8 @@
-import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
+import { hash as argonHash } from '@node-rs/argon2';
 import type { Database, Tx } from '../../platform/db.js';
 import { announceCredentialChange, generateApiKey, type Authenticator } from '../../platform/auth.js';
-import { AppError, invalid, notFound, ruleViolation, unauthenticated } from '../../platform/errors.js';
+import { AppError, invalid, notFound, ruleViolation } from '../../platform/errors.js';
+import { checkPassword } from '../../platform/console-auth.js';
 import { randomToken, sha256Hex, uuid } from '../../platform/ids.js';
 import { clock } from '../../platform/clock.js';
 import { effectiveLimits, nextUtcMidnight, type Plan } from '../../platform/plans.js';
@@ -18,17 +19,11 @@ import { WAITING_COUNTED_MAX, type ApiKeyRecord, type UpdateTenantInput } from '
  * service, and as whom.
  */
 
-// A hash of no real password, so that an unknown email costs as much time as a wrong password.
-let dummyPasswordHash: Promise<string> | null = null;
-
+/** An admin login token for an active user's email and password (platform/console-auth.ts checks them, as for the console). */
 export async function login(db: Database, authenticator: Authenticator, email: string, password: string) {
-  const { rows } = await db.system.query('SELECT * FROM auth_find_admin_user($1)', [email]);
-  const user = rows[0];
-  dummyPasswordHash ??= argonHash(randomToken(18));
-  const passwordOk = await argonVerify(user?.password_hash ?? (await dummyPasswordHash), password).catch(() => false);
-  if (!user || !passwordOk) throw unauthenticated('email or password is wrong');
-  const { token, expiresAt } = await authenticator.issueJwt(user.tenant_id, user.id);
-  return { token, token_type: 'Bearer' as const, expires_at: expiresAt.toISOString(), tenant_id: user.tenant_id as string };
+  const user = await checkPassword(db, email, password);
+  const { token, expiresAt } = await authenticator.issueJwt(user.tenantId, user.id, user.tokenVersion);
+  return { token, token_type: 'Bearer' as const, expires_at: expiresAt.toISOString(), tenant_id: user.tenantId };
 }
 
 export interface CreateTenantInput {

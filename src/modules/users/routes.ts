@@ -79,7 +79,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags, operationId: 'deleteConsoleSession', summary: 'Sign out: ends this console sign-in and clears the cookie', response: { 204: Type.Null() } },
     },
     async (request, reply) => {
-      await service.signOut(db, request.auth!);
+      await service.signOut(db, authenticator, request.auth!);
       setCookie(request, reply, '', 0);
       return reply.status(204).send(null);
     },
@@ -98,7 +98,28 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await service.changePassword(db, request.auth!, request.body.current_password, request.body.new_password);
+      await service.changePassword(db, authenticator, request.auth!, request.body.current_password, request.body.new_password);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/auth/logout',
+    {
+      config: { auth: 'jwt' },
+      schema: {
+        tags: ['access'],
+        operationId: 'adminLogout',
+        summary: "Log out: ends this admin login token and every other one of its user",
+        description:
+          'Takes the admin login token to end (`Authorization: Bearer <jwt>`); a console sign-in (cookie) is ended with `DELETE /api/v1/console/session` instead, and an API key is refused (401). ' +
+          "Every token of the user ends, since tokens carry their user's token version and this bumps it; so do a password change, a console sign-out, a role change and a disable. " +
+          "The user's console sign-ins go on.",
+        response: { 204: Type.Null({ description: 'Logged out: the token answers 401 from now on.' }) },
+      },
+    },
+    async (request, reply) => {
+      await service.logout(db, authenticator, request.auth!);
       return reply.status(204).send(null);
     },
   );

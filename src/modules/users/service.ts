@@ -5,7 +5,7 @@ import { AppError, forbidden, notFound, unauthenticated } from '../../platform/e
 import { randomToken, sha256Hex, uuid } from '../../platform/ids.js';
 import { clock } from '../../platform/clock.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
-import { CONSOLE_SESSION_TTL_SECONDS, csrfTokenFor, newConsoleToken } from '../../platform/console-auth.js';
+import { CONSOLE_SESSION_TTL_SECONDS, checkPassword, csrfTokenFor, newConsoleToken } from '../../platform/console-auth.js';
 import { permissionsOf, type Role } from '../../platform/permissions.js';
 import type { ConsoleUserView } from './schemas.js';
 
@@ -17,8 +17,6 @@ import type { ConsoleUserView } from './schemas.js';
  */
 const INVITE_TTL_SECONDS = 7 * 24 * 3600;
 const USER_COLUMNS = 'id, email, name, role, can_publish, status, invite_expires_at, created_at, updated_at';
-
-let dummyPasswordHash: Promise<string> | null = null;
 
 function view(row: Record<string, any>): ConsoleUserView {
   return {
@@ -59,24 +57,16 @@ async function sessionView(db: Database, tenantId: string, userId: string, csrfT
 }
 
 export async function signIn(db: Database, signingKey: Uint8Array, email: string, password: string, ipAddress: string | null) {
-  const { rows } = await db.system.query(
-    'SELECT tenant_id, id, password_hash, status FROM admin_users WHERE lower(email) = lower($1)',
-    [email],
-  );
-  const user = rows[0];
-  dummyPasswordHash ??= argonHash(randomToken(18));
-  const passwordOk = await argonVerify(user?.password_hash ?? (await dummyPasswordHash), password).catch(() => false);
-  if (!user || !passwordOk) throw unauthenticated('email or password is wrong');
-  if (user.status !== 'active') throw unauthenticated('this console user is disabled; ask an owner of the tenant');
-  const { token, hash } = newConsoleToken(user.tenant_id);
+  const user = await checkPassword(db, email, password);
+  const { token, hash } = newConsoleToken(user.tenantId);
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + CONSOLE_SESSION_TTL_SECONDS * 1000);
   await db.system.query(
     `INSERT INTO console_sessions (tenant_id, id, user_id, token_hash, created_at, last_seen_at, expires_at, ip_address)
      VALUES ($1, $2, $3, $4, $5, $5, $6, $7)`,
-    [user.tenant_id, uuid(), user.id, hash, now, expiresAt, ipAddress],
+    [user.tenantId, uuid(), user.id, hash, now, expiresAt, ipAddress],
   );
-  return { cookie: token, body: await sessionView(db, user.tenant_id, user.id, csrfTokenFor(signingKey, hash), expiresAt) };
+  return { cookie: token, body: await sessionView(db, user.tenantId, user.id, csrfTokenFor(signingKey, hash), expiresAt) };
 }
 
 export async function currentSession(db: Database, signingKey: Uint8Array, auth: AuthContext) {
@@ -91,17 +81,41 @@ export async function currentSession(db: Database, signingKey: Uint8Array, auth:
   );
 }
 
-export async function signOut(db: Database, auth: AuthContext): Promise<void> {
-  requirePerson(auth);
-  if (!auth.consoleSession) throw new AppError('invalid', 'NOT_A_CONSOLE_SESSION', 'only a console sign-in (cookie) can be signed out; an admin login token ends when it expires');
-  await db.system.query('UPDATE console_sessions SET revoked_at = $3 WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL', [
-    auth.tenantId,
-    auth.consoleSession.id,
-    clock.now(),
-  ]);
+/**
+ * Ends the user's admin login tokens: bumps their token version (the tokens
+ * carry the version they were issued under) and tells every process to drop
+ * its cached look-up of the user. Review finding 8, issue 32.
+ */
+async function endTokens(tx: Tx, tenantId: string, userId: string): Promise<void> {
+  await tx.query('UPDATE admin_users SET token_version = token_version + 1 WHERE tenant_id = $1 AND id = $2', [tenantId, userId]);
+  await announceCredentialChange(tx, `user:${userId}`);
 }
 
-export async function changePassword(db: Database, auth: AuthContext, currentPassword: string, newPassword: string): Promise<void> {
+/** Signs out of the console: this sign-in ends, and so do the user's admin login tokens. */
+export async function signOut(db: Database, authenticator: Authenticator, auth: AuthContext): Promise<void> {
+  const person = requirePerson(auth);
+  if (!auth.consoleSession) throw new AppError('invalid', 'NOT_A_CONSOLE_SESSION', 'only a console sign-in (cookie) can be signed out; an admin login token is ended with POST /api/v1/auth/logout');
+  const session = auth.consoleSession;
+  await db.tenant(auth.tenantId, async (tx) => {
+    await tx.query('UPDATE console_sessions SET revoked_at = $3 WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL', [auth.tenantId, session.id, clock.now()]);
+    await endTokens(tx, auth.tenantId, person.id);
+  });
+  authenticator.forgetCredentials();
+}
+
+/**
+ * Logs out an admin login token (POST /auth/logout): every token of the user
+ * ends, this one included. Console sign-ins are separate credentials and go on.
+ */
+export async function logout(db: Database, authenticator: Authenticator, auth: AuthContext): Promise<void> {
+  const person = requirePerson(auth);
+  if (auth.kind !== 'jwt') throw unauthenticated('this route needs an admin login token (Authorization: Bearer <jwt>); a console sign-in ends with DELETE /api/v1/console/session');
+  await db.tenant(auth.tenantId, (tx) => endTokens(tx, auth.tenantId, person.id));
+  authenticator.forgetCredentials();
+}
+
+/** Changes the password: the user's other console sign-ins and every admin login token end (this console sign-in goes on). */
+export async function changePassword(db: Database, authenticator: Authenticator, auth: AuthContext, currentPassword: string, newPassword: string): Promise<void> {
   const person = requirePerson(auth);
   const { rows } = await db.system.query('SELECT password_hash FROM admin_users WHERE tenant_id = $1 AND id = $2', [auth.tenantId, person.id]);
   const ok = rows[0]?.password_hash ? await argonVerify(rows[0].password_hash, currentPassword).catch(() => false) : false;
@@ -123,14 +137,16 @@ export async function changePassword(db: Database, auth: AuthContext, currentPas
       auth.consoleSession?.id ?? null,
       now,
     ]);
+    await endTokens(tx, auth.tenantId, person.id);
   });
+  authenticator.forgetCredentials();
 }
 
 // ---- users -------------------------------------------------------------------
 
 export async function listUsers(db: Database, tenantId: string, query: { limit?: number; cursor?: string }) {
   const limit = query.limit ?? 50;
-  const after = decodeCursor<{ email: string; id: string }>(query.cursor);
+  const after = decodeCursor(query.cursor, { email: 'text', id: 'uuid' });
   const rows = await db.tenant(tenantId, async (tx) => {
     const { rows: found } = await tx.query(
       `SELECT ${USER_COLUMNS} FROM admin_users WHERE tenant_id = $1 AND ($2::text IS NULL OR (lower(email), id) > (lower($2), $3::uuid))
@@ -244,12 +260,14 @@ export async function updateUser(
     }
     const losesOwner = user.role === 'owner' && user.status === 'active' && ((changes.role && changes.role !== 'owner') || changes.status === 'disabled');
     if (losesOwner) await assertOwnerRemains(tx, tenantId, id);
+    // A new role or a disable ends the user's admin login tokens (their role and status are read live anyway; a new token is cheap).
+    const endsTokens = (changes.role !== undefined && changes.role !== user.role) || (changes.status === 'disabled' && user.status !== 'disabled');
     const now = clock.now();
     const { rows } = await tx.query(
       `UPDATE admin_users SET role = coalesce($3, role), can_publish = coalesce($4, can_publish), name = coalesce($5, name),
-              status = coalesce($6, status), updated_at = $7
+              status = coalesce($6, status), updated_at = $7, token_version = token_version + $8::int
        WHERE tenant_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}`,
-      [tenantId, id, changes.role ?? null, changes.can_publish ?? null, changes.name ?? null, changes.status ?? null, now],
+      [tenantId, id, changes.role ?? null, changes.can_publish ?? null, changes.name ?? null, changes.status ?? null, now, endsTokens ? 1 : 0],
     );
     if (changes.status === 'disabled') {
       await tx.query('UPDATE console_sessions SET revoked_at = $3 WHERE tenant_id = $1 AND user_id = $2 AND revoked_at IS NULL', [tenantId, id, now]);
@@ -280,8 +298,7 @@ export async function readAuditLog(
   query: { resource_type?: string; resource_id?: string; actor_id?: string; from?: string; to?: string; limit?: number; cursor?: string },
 ) {
   const limit = query.limit ?? 50;
-  const after = decodeCursor<{ at: string; id: string }>(query.cursor);
-  if (after && (typeof after.at !== 'string' || !/^\d+$/.test(String(after.id)))) throw new AppError('invalid', 'INVALID_CURSOR', 'cursor is not a cursor this service issued');
+  const after = decodeCursor(query.cursor, { at: 'timestamp', id: 'digits' });
   const rows = await db.tenant(tenantId, async (tx) => {
     const { rows: found } = await tx.query(
       `SELECT id::text, occurred_at, actor_type, actor_id, actor_label, action, method, route, resource_type, resource_id, status, before, after, details, request_id

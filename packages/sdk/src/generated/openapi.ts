@@ -2460,6 +2460,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log out: ends this admin login token and every other one of its user
+         * @description Takes the admin login token to end (`Authorization: Bearer <jwt>`); a console sign-in (cookie) is ended with `DELETE /api/v1/console/session` instead, and an API key is refused (401). Every token of the user ends, since tokens carry their user's token version and this bumps it; so do a password change, a console sign-out, a role change and a disable. The user's console sign-ins go on.
+         */
+        post: operations["adminLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/console/invitations/accept": {
         parameters: {
             query?: never;
@@ -44122,6 +44142,190 @@ export interface operations {
         };
         responses: {
             /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body/amount must be >= 1",
+                     *       "code": "VALIDATION_INVALID_VALUE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    adminLogout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Logged out: the token answers 401 from now on. */
             204: {
                 headers: {
                     [name: string]: unknown;
