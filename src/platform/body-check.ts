@@ -15,8 +15,127 @@ addFormats.default(ajv);
 export function bodyChecker(schema: TSchema, what: string): (body: unknown, name: string) => void {
   const validate = ajv.compile(schema);
   return (body, name) => {
+    const text = unstorableTextIn(body, 'the definition');
+    if (text) throw invalid(`${what} ${JSON.stringify(name)}: ${text}`, 'VALIDATION_INVALID_REQUEST');
     if (validate(body)) return;
     const first = validate.errors![0];
     throw invalid(`${what} ${JSON.stringify(name)}: ${first.instancePath.slice(1) || 'the definition'} ${first.message ?? 'is invalid'}`);
   };
+}
+
+// ---- text PostgreSQL cannot store ---------------------------------------------------------
+
+/**
+ * PostgreSQL's text and jsonb cannot hold U+0000, and a UTF-16 surrogate that
+ * is not half of a pair is no Unicode character at all (JSON.parse turns the
+ * escape "\ud800" into one). Either reaches the database as a class 22 error
+ * whose text names the server's internals, so every input is checked for them
+ * first and refused with a detail that names the field.
+ */
+/** Fast pre-check: a NUL or any surrogate. Most strings have neither, and the test allocates nothing. */
+const SUSPECT = /[\u0000\uD800-\uDFFF]/;
+/** The exact rule: a NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** True when PostgreSQL can store the string as text. */
+export function isStorableText(text: string): boolean {
+  return !SUSPECT.test(text) || !UNSTORABLE.test(text);
+}
+
+/** What is wrong with a string that is not storable, for a detail: "contains U+0000" or "contains a lone surrogate (U+D800)". */
+export function unstorableReason(text: string): string {
+  const match = UNSTORABLE.exec(text);
+  if (!match || match[0] === '\u0000') return 'contains U+0000 (NUL), which cannot be stored';
+  return `contains a lone UTF-16 surrogate (U+${match[0].charCodeAt(0).toString(16).toUpperCase()}), which is not a Unicode character`;
+}
+
+/** The string with each NUL and lone surrogate replaced by U+FFFD: for text of ours that quotes input (a parser's message). */
+export function storableText(text: string): string {
+  return isStorableText(text) ? text : text.replace(new RegExp(UNSTORABLE.source, 'g'), '\uFFFD');
+}
+
+/**
+ * Containers the walk descends into: arrays and plain objects, never a stream.
+ * JSON.parse makes objects of Object.prototype; the query string and path
+ * parsers make objects of a prototype of their own whose prototype is null.
+ */
+function isPlainContainer(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return true;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null || Object.getPrototypeOf(prototype) === null;
+}
+
+/**
+ * The walk's stack, kept between calls: the walk is synchronous, so one is
+ * enough, and a request allocates nothing for it. A stack rather than
+ * recursion: a JSON body may nest 100,000 levels deep.
+ */
+const pending: unknown[] = [];
+
+/** True when every string and property name in `value` is storable. The hot path: no allocation per string. */
+function allTextStorable(value: unknown): boolean {
+  if (typeof value === 'string') return isStorableText(value);
+  if (!isPlainContainer(value)) return true;
+  pending.length = 0;
+  pending.push(value);
+  try {
+    while (pending.length > 0) {
+      const current = pending.pop() as Record<string, unknown> | unknown[];
+      if (Array.isArray(current)) {
+        for (let i = 0; i < current.length; i++) {
+          const item = current[i];
+          if (typeof item === 'string') {
+            if (!isStorableText(item)) return false;
+          } else if (isPlainContainer(item)) pending.push(item);
+        }
+        continue;
+      }
+      for (const key in current) {
+        if (!isStorableText(key)) return false;
+        const item = current[key];
+        if (typeof item === 'string') {
+          if (!isStorableText(item)) return false;
+        } else if (isPlainContainer(item)) pending.push(item);
+      }
+    }
+    return true;
+  } finally {
+    pending.length = 0;
+  }
+}
+
+/** The longest field path a detail repeats; a longer one is cut. */
+const PATH_LENGTH_MAX = 200;
+
+const pathOf = (path: string) => (path.length <= PATH_LENGTH_MAX ? path : `${path.slice(0, PATH_LENGTH_MAX)}…`);
+
+/** Finds the first unstorable string again, this time keeping paths: only run once the fast walk has found one. */
+function describeFirst(value: unknown, root: string): string {
+  if (typeof value === 'string') return `${pathOf(root)} ${unstorableReason(value)}`;
+  const stack: Array<[unknown, string]> = [[value, root]];
+  while (stack.length > 0) {
+    const [current, path] = stack.pop()!;
+    if (typeof current === 'string') {
+      if (!isStorableText(current)) return `${pathOf(path)} ${unstorableReason(current)}`;
+      continue;
+    }
+    if (!isPlainContainer(current)) continue;
+    // Pushed in reverse, so that the first problem in document order is the one named.
+    const entries = Array.isArray(current) ? current.map((item, i) => [String(i), item] as const) : Object.entries(current);
+    for (const [key] of entries) {
+      if (!Array.isArray(current) && !isStorableText(key)) return `${pathOf(path)} has a property name that ${unstorableReason(key)}`;
+    }
+    for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], `${path}.${entries[i][0]}`]);
+  }
+  return `${pathOf(root)} contains text that cannot be stored`;
+}
+
+/**
+ * Null when every string and property name in `value` can be stored, else
+ * what is wrong and where, the path starting at `root`: for example
+ * `body.properties.note contains U+0000 (NUL), which cannot be stored`.
+ */
+export function unstorableTextIn(value: unknown, root: string): string | null {
+  return allTextStorable(value) ? null : describeFirst(value, root);
 }

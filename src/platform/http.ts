@@ -5,8 +5,10 @@ import addFormats from 'ajv-formats';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { AppError, errorBody, ERROR_VERSION_FIELD } from './errors.js';
+import { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type preValidationHookHandler } from 'fastify';
+import pg from 'pg';
+import { AppError, errorBody, ERROR_VERSION_FIELD, invalid } from './errors.js';
+import { isStorableText, unstorableTextIn } from './body-check.js';
 import { uuid } from './ids.js';
 import type { AuthContext } from './auth.js';
 import type { Decision, RateLimitGroup } from './rate-limit.js';
@@ -42,6 +44,13 @@ declare module 'fastify' {
     optionalBody?: boolean;
     /** What a console user's role needs for this route, when ROUTE_PERMISSIONS (platform/permissions.ts) does not say. */
     permission?: Permission;
+    /**
+     * The handler checks the text of each item of the body itself and refuses
+     * the bad items one by one (an event batch, where one bad event must not
+     * sink the others): the body as a whole is then not refused for U+0000 or
+     * a lone surrogate. Its parameters and query still are.
+     */
+    textCheckedPerItem?: boolean;
   }
   interface FastifyRequest {
     auth: AuthContext | null;
@@ -116,7 +125,25 @@ export function installValidators(app: FastifyInstance, schemas: TSchema[]): voi
     const ajv = httpPart === 'body' ? bodyAjv : textAjv;
     return ajv.compile(schema);
   });
+  app.addHook('preValidation', refuseUnstorableText);
 }
+
+/**
+ * Before any schema: every path parameter, query parameter and JSON body of
+ * every route is refused with a 400 naming the field when a string or a
+ * property name in it holds U+0000 or a lone UTF-16 surrogate, which
+ * PostgreSQL cannot store (and would refuse with its own text). A body that is
+ * a stream (a file upload) is not walked; the file's reader checks its cells.
+ * A callback hook: it runs on every request and needs no promise.
+ */
+const refuseUnstorableText: preValidationHookHandler = (request, _reply, done) => {
+  const problem =
+    unstorableTextIn(request.params, 'params') ??
+    unstorableTextIn(request.query, 'querystring') ??
+    (request.routeOptions.config?.textCheckedPerItem ? null : unstorableTextIn(request.body, 'body'));
+  if (problem) done(invalid(problem, 'VALIDATION_INVALID_REQUEST'));
+  else done();
+};
 
 /**
  * Response serializers, compiled once per distinct schema instead of once per
@@ -158,7 +185,17 @@ function describeValidationError(error: ErrorObject, part: string): string {
   }
 }
 
-const PG_INPUT_ERRORS = new Set(['22P02', '22003', '22007', '22008', '22023', '22001', '22021', '22P05', '2201X', '2201W', '22004']);
+/**
+ * A PostgreSQL error of class 22 ("data exception": a value the server cannot
+ * take, such as text that is not a number or a date out of range) is a value
+ * from the request that no check caught. It is answered as a 400 in words of
+ * ours: the server's own text names types, encodings and internals, and
+ * sometimes repeats the value. The error is logged with the request id, so
+ * the check that missed it can be added.
+ */
+function isDataException(error: unknown): error is pg.DatabaseError {
+  return error instanceof pg.DatabaseError && typeof error.code === 'string' && error.code.startsWith('22');
+}
 
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { validation?: ErrorObject[]; validationContext?: string }, request, reply) => {
@@ -173,9 +210,9 @@ export function installErrorHandlers(app: FastifyInstance): void {
       const detail = error.validation.map((e) => describeValidationError(e, error.validationContext ?? 'request')).join('; ');
       return reply.status(400).send(errorBody('VALIDATION_INVALID_REQUEST', detail));
     }
-    const pgCode = (error as { code?: string }).code;
-    if (pgCode && PG_INPUT_ERRORS.has(pgCode)) {
-      return reply.status(400).send(errorBody('VALIDATION_INVALID_REQUEST', `a value in the request cannot be stored: ${error.message}`));
+    if (isDataException(error)) {
+      request.log.warn({ err: error, req: request, tenantId: request.auth?.tenantId, sqlState: error.code }, 'a value of the request was refused by the database');
+      return reply.status(400).send(errorBody('VALIDATION_INVALID_REQUEST', 'a value in the request cannot be used: a text, number or date is malformed or out of range'));
     }
     switch (error.code) {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -325,11 +362,96 @@ export function encodeCursor(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');
 }
 
-export function decodeCursor<T>(cursor: string | undefined): T | null {
-  if (!cursor) return null;
-  try {
-    return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as T;
-  } catch {
-    throw new AppError('invalid', 'INVALID_CURSOR', 'cursor is not a cursor this service issued');
+/**
+ * What a field of a cursor may be. A cursor comes back from the client, so
+ * its fields are input like any other and are checked before SQL sees them:
+ * - `timestamp`: an ISO 8601 date-time as the service writes it (`T` or a
+ *   space, up to 6 decimals, `Z` or an offset), a real date of years 1000 to 9999;
+ * - `uuid`: a UUID in its text form;
+ * - `text`: a string of at most CURSOR_TEXT_LENGTH_MAX characters that PostgreSQL can store;
+ * - `int16`, `int32`, `int64`: a whole number from 0 to the top of PostgreSQL's
+ *   smallint or integer, or to 2^53 - 1 for a bigint that the service reads as a number;
+ * - `digits`: a bigint read as text (an id selected as `id::text`), a string of digits up to 2^63 - 1.
+ */
+export type CursorField = 'timestamp' | 'uuid' | 'text' | 'int16' | 'int32' | 'int64' | 'digits';
+type CursorValue<F extends CursorField> = F extends 'int16' | 'int32' | 'int64' ? number : string;
+
+/** The longest text field of a cursor: longer than any key, code or email of ours. */
+const CURSOR_TEXT_LENGTH_MAX = 512;
+const CURSOR_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?(Z|[+-]\d{2}(:?\d{2})?)?$/;
+const CURSOR_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INT64_MAX = 9_223_372_036_854_775_807n;
+
+function isTimestamp(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  const match = CURSOR_TIMESTAMP.exec(value);
+  if (!match) return false;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
+  if (year < 1000 || hour > 23 || minute > 59 || second > 59) return false;
+  // A day the calendar has: 2026-02-30 comes back as March.
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+function isCursorField(kind: CursorField, value: unknown): boolean {
+  switch (kind) {
+    case 'timestamp':
+      return isTimestamp(value);
+    case 'uuid':
+      return typeof value === 'string' && CURSOR_UUID.test(value);
+    case 'text':
+      return typeof value === 'string' && value.length <= CURSOR_TEXT_LENGTH_MAX && isStorableText(value);
+    case 'int16':
+      return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 32_767;
+    case 'int32':
+      return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 2_147_483_647;
+    case 'int64':
+      return Number.isSafeInteger(value) && (value as number) >= 0;
+    case 'digits':
+      return typeof value === 'string' && /^\d{1,19}$/.test(value) && BigInt(value) <= INT64_MAX;
   }
+}
+
+/** Cursor fields of a cursor decoded without a declaration: a timestamp by its name, else text or a whole number. */
+const TIMESTAMP_NAME = /^(at|c|.+_at)$/;
+
+function isUndeclaredField(name: string, value: unknown): boolean {
+  if (TIMESTAMP_NAME.test(name)) return isTimestamp(value);
+  return isCursorField('text', value) || isCursorField('int64', value);
+}
+
+const invalidCursor = () => new AppError('invalid', 'INVALID_CURSOR', 'cursor is not valid: send the next_cursor of the previous page as it was given');
+
+/**
+ * The fields of a cursor from `encodeCursor`, each checked against its
+ * declared kind; anything else (not base64url JSON, not an object, a field
+ * missing, of the wrong kind or not declared) is a 400 INVALID_CURSOR, so
+ * that no forged cursor reaches SQL. Without `fields` (callers not yet
+ * declaring theirs), the object's values must be storable text or whole
+ * numbers, and fields named like timestamps (`at`, `c`, `…_at`) timestamps.
+ */
+export function decodeCursor<const F extends Record<string, CursorField>>(cursor: string | undefined, fields: F): { [K in keyof F]: CursorValue<F[K]> } | null;
+/** @deprecated Declare the cursor's fields, so that each is checked against its kind. */
+export function decodeCursor<T>(cursor: string | undefined): T | null;
+export function decodeCursor(cursor: string | undefined, fields?: Record<string, CursorField>): Record<string, unknown> | null {
+  if (!cursor) return null;
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+  if (decoded === null || typeof decoded !== 'object' || Array.isArray(decoded)) throw invalidCursor();
+  const value = decoded as Record<string, unknown>;
+  const names = Object.keys(value);
+  if (fields) {
+    if (names.length !== Object.keys(fields).length) throw invalidCursor();
+    for (const [name, kind] of Object.entries(fields)) {
+      if (!Object.hasOwn(value, name) || !isCursorField(kind, value[name])) throw invalidCursor();
+    }
+  } else {
+    if (names.length === 0) throw invalidCursor();
+    for (const name of names) if (!isUndeclaredField(name, value[name])) throw invalidCursor();
+  }
+  return value;
 }

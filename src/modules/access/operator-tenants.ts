@@ -38,7 +38,7 @@ type OperatorTenantList = Static<typeof OperatorTenantList>;
 
 export async function listTenantsAsOperator(db: Database, query: OperatorTenantsQuery): Promise<OperatorTenantList> {
   const limit = query.limit ?? 50;
-  const after = decodeCursor<{ created_at: string; id: string }>(query.cursor);
+  const after = decodeCursor(query.cursor, { created_at: 'timestamp', id: 'uuid' });
   const { rows } = await db.system.query<{ id: string; slug: string; name: string; plan: string; environment: 'live' | 'sandbox'; live_tenant_id: string | null; created_at: Date }>(
     `SELECT id, slug, name, plan, environment, live_tenant_id, created_at FROM tenants
       WHERE ($1::text IS NULL OR environment = $1)

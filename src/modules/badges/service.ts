@@ -77,7 +77,7 @@ export async function readBadge(db: Database, tenantId: string, code: string): P
 
 export async function listBadges(db: Database, tenantId: string, query: { limit?: number; cursor?: string }) {
   const limit = query.limit ?? 50;
-  const after = decodeCursor<{ code: string }>(query.cursor);
+  const after = decodeCursor(query.cursor, { code: 'text' });
   return db.tenant(tenantId, async (tx) => {
     const rows = await store.listBadges(tx, tenantId, after?.code ?? null, limit + 1);
     const page = rows.slice(0, limit);

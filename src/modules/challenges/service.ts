@@ -139,7 +139,7 @@ export async function getChallenge(db: Database, tenantId: string, id: string) {
 }
 
 export async function listChallenges(db: Database, tenantId: string, query: { status?: string; limit: number; cursor?: string }) {
-  const after = decodeCursor<{ created_at: string; id: string }>(query.cursor);
+  const after = decodeCursor(query.cursor, { created_at: 'timestamp', id: 'uuid' });
   return db.tenant(tenantId, async (tx) => {
     const rows = await store.listChallenges(tx, tenantId, clock.now(tenantId), { status: query.status, after, limit: query.limit + 1 });
     const page = rows.slice(0, query.limit);

@@ -259,7 +259,7 @@ export async function readAdminContest(db: Database, tenantId: string, id: strin
 }
 
 export async function listAdminContests(db: Database, tenantId: string, query: { status?: string; limit: number; cursor?: string }) {
-  const after = decodeCursor<{ created_at: string; id: string }>(query.cursor);
+  const after = decodeCursor(query.cursor, { created_at: 'timestamp', id: 'text' });
   return db.tenant(tenantId, async (tx) => {
     const rows = await store.listContests(tx, tenantId, { status: query.status, limit: query.limit + 1, after });
     const page = rows.slice(0, query.limit);
@@ -996,7 +996,7 @@ function reviewView(r: store.ReviewRow) {
 }
 
 export async function listReviews(db: Database, tenantId: string, query: { contest_id?: string; status?: string; limit: number; cursor?: string }) {
-  const after = decodeCursor<{ created_at: string; id: string }>(query.cursor);
+  const after = decodeCursor(query.cursor, { created_at: 'timestamp', id: 'text' });
   return db.tenant(tenantId, async (tx) => {
     const rows = await store.listReviews(tx, tenantId, { contestId: query.contest_id, status: query.status, limit: query.limit + 1, after });
     const page = rows.slice(0, query.limit);

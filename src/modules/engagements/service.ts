@@ -228,7 +228,7 @@ export async function readEngagement(db: Database, tenantId: string, id: string)
 }
 
 export async function listEngagements(db: Database, tenantId: string, query: { status?: string; site_slug?: string; limit: number; cursor?: string }) {
-  const after = decodeCursor<{ created_at: string; id: string }>(query.cursor);
+  const after = decodeCursor(query.cursor, { created_at: 'timestamp', id: 'uuid' });
   const rows = await db.tenant(tenantId, (tx) =>
     store.listEngagements(tx, tenantId, { status: query.status, siteSlug: query.site_slug, after, limit: query.limit + 1 }),
   );

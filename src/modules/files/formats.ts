@@ -1,7 +1,7 @@
 import { Transform, type Readable } from 'node:stream';
-import { createInterface } from 'node:readline';
 import { parse } from 'csv-parse';
 import { AppError, invalid } from '../../platform/errors.js';
+import { isStorableText, storableText, unstorableReason, unstorableTextIn } from '../../platform/body-check.js';
 import type { FileFormat } from './store.js';
 
 /**
@@ -10,7 +10,10 @@ import type { FileFormat } from './store.js';
  * line). Nothing here holds more than one record and one stream buffer.
  */
 
-/** The longest record (CSV) or line (JSON lines) accepted, in characters: a bound on what one row may hold in memory. */
+/**
+ * The longest record accepted: a CSV record in characters, a JSON line in
+ * bytes (before its LF). A bound on what one row may hold in memory.
+ */
 export const RECORD_LENGTH_MAX = 64 * 1024;
 /** The most columns a file may have. */
 export const COLUMNS_MAX = 200;
@@ -72,6 +75,12 @@ async function* readCsv(input: Readable, checkColumns: (columns: string[]) => vo
         yield { rowNumber, data: null, parseError: `line ${info.lines} has ${record.length} cells; the header has ${columns.length}` };
         continue;
       }
+      // A cell PostgreSQL cannot store (a NUL byte) is the row's error, named by row and column, not a failed upload.
+      const bad = record.findIndex((cell) => !isStorableText(cell));
+      if (bad >= 0) {
+        yield { rowNumber, data: null, parseError: `row ${rowNumber} (line ${info.lines}), column ${storableText(columns[bad])} ${unstorableReason(record[bad])}` };
+        continue;
+      }
       const data: Record<string, unknown> = {};
       columns.forEach((column, i) => {
         data[column] = record[i];
@@ -87,35 +96,84 @@ async function* readCsv(input: Readable, checkColumns: (columns: string[]) => vo
   if (!columns) throw invalid('the file is empty: a CSV import needs a header row naming its columns', 'FILE_EMPTY');
 }
 
+/** A JSON lines line longer than RECORD_LENGTH_MAX: the file is refused whole, as a broken CSV is. */
+export const lineTooLong = (lineNumber: number, lengthMax = RECORD_LENGTH_MAX) =>
+  invalid(
+    `line ${lineNumber} of the file is longer than ${lengthMax} bytes (${lengthMax / 1024} KiB), the longest line a JSON lines import takes`,
+    'FILE_LINE_TOO_LONG',
+    { line: lineNumber, line_bytes_max: lengthMax },
+  );
+
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+const BOM = '\uFEFF';
+
+/**
+ * The lines of a byte stream, with their numbers (1 for the first, blank
+ * lines counted), split on LF (a CRLF's CR is dropped). The bytes since the
+ * last line end are counted as they arrive, and the stream fails with
+ * `lineTooLong` as soon as they pass `lengthMax`, before the line ends: it
+ * never holds more than `lengthMax` bytes of a line plus the chunk being read.
+ * Splitting bytes on LF is safe in UTF-8, where 0x0A is never part of another
+ * character; each line is decoded on its own.
+ */
+export async function* splitLines(input: AsyncIterable<Buffer>, lengthMax = RECORD_LENGTH_MAX): AsyncGenerator<{ lineNumber: number; line: string }> {
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  let lineNumber = 1;
+  const lineOf = (tail: Buffer): string => {
+    let bytes = held.length === 0 ? tail : Buffer.concat([...held, tail], heldBytes + tail.length);
+    if (bytes.length > 0 && bytes[bytes.length - 1] === CARRIAGE_RETURN) bytes = bytes.subarray(0, bytes.length - 1);
+    held = [];
+    heldBytes = 0;
+    const line = bytes.toString('utf8');
+    return lineNumber === 1 && line.startsWith(BOM) ? line.slice(1) : line;
+  };
+  for await (const chunk of input) {
+    let start = 0;
+    for (let end = chunk.indexOf(NEWLINE, start); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+      if (heldBytes + (end - start) > lengthMax) throw lineTooLong(lineNumber, lengthMax);
+      yield { lineNumber, line: lineOf(chunk.subarray(start, end)) };
+      lineNumber += 1;
+      start = end + 1;
+    }
+    if (start < chunk.length) {
+      heldBytes += chunk.length - start;
+      if (heldBytes > lengthMax) throw lineTooLong(lineNumber, lengthMax);
+      // A copy: the rest of the chunk is not kept alive through the view.
+      held.push(Buffer.from(chunk.subarray(start)));
+    }
+  }
+  if (heldBytes > 0) yield { lineNumber, line: lineOf(Buffer.alloc(0)) };
+}
+
 async function* readJsonLines(input: Readable, checkColumns: (columns: string[]) => void): AsyncGenerator<ParsedRecord> {
-  input.setEncoding('utf8');
-  const lines = createInterface({ input, crlfDelay: Infinity });
   let checked = false;
   let rowNumber = 0;
-  for await (const line of lines) {
+  for await (const { lineNumber, line } of splitLines(input)) {
+    if (line.trim() === '') continue;
     rowNumber += 1;
-    if (line.trim() === '') {
-      rowNumber -= 1;
-      continue;
-    }
-    if (line.length > RECORD_LENGTH_MAX) {
-      yield { rowNumber, data: null, parseError: `the line is longer than ${RECORD_LENGTH_MAX} characters` };
-      continue;
-    }
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch (error) {
-      yield { rowNumber, data: null, parseError: `the line is not valid JSON: ${(error as Error).message}` };
+      // V8's message quotes the line, which may hold what the database cannot store.
+      yield { rowNumber, data: null, parseError: `line ${lineNumber} is not valid JSON: ${storableText((error as Error).message)}` };
       continue;
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      yield { rowNumber, data: null, parseError: 'the line must be a JSON object' };
+      yield { rowNumber, data: null, parseError: `line ${lineNumber} must be a JSON object` };
       continue;
     }
     if (!checked) {
       checkColumns(Object.keys(value));
       checked = true;
+    }
+    const text = unstorableTextIn(value, 'row');
+    if (text) {
+      // "row.first_name contains U+0000 …" as "row 3 (line 4), column first_name contains U+0000 …".
+      yield { rowNumber, data: null, parseError: text.replace(/^row(\.)?/, (_all, dot) => `row ${rowNumber} (line ${lineNumber})${dot ? ', column ' : ''}`) };
+      continue;
     }
     yield { rowNumber, data: value as Record<string, unknown>, parseError: null };
   }

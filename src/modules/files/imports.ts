@@ -293,10 +293,7 @@ export async function readImport(db: Database, auth: AuthContext, importId: stri
 }
 
 export async function listImports(db: Database, auth: AuthContext, query: { limit: number; cursor?: string }) {
-  const after = decodeCursor<{ created_at: string; id: string }>(query.cursor);
-  if (after && (typeof after.created_at !== 'string' || typeof after.id !== 'string' || Number.isNaN(Date.parse(after.created_at)))) {
-    throw new AppError('invalid', 'INVALID_CURSOR', 'cursor is not a cursor this service issued');
-  }
+  const after = decodeCursor(query.cursor, { created_at: 'timestamp', id: 'text' });
   const rows = await db.tenant(auth.tenantId, (tx) => store.listImports(tx, auth.tenantId, after, query.limit + 1));
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
@@ -305,10 +302,7 @@ export async function listImports(db: Database, auth: AuthContext, query: { limi
 
 export async function listImportErrors(db: Database, auth: AuthContext, importId: string, query: { limit: number; cursor?: string }) {
   await readAllowedImport(db, auth, importId);
-  const after = decodeCursor<{ row: number; position: number }>(query.cursor);
-  if (after && (!Number.isSafeInteger(after.row) || !Number.isSafeInteger(after.position))) {
-    throw new AppError('invalid', 'INVALID_CURSOR', 'cursor is not a cursor this service issued');
-  }
+  const after = decodeCursor(query.cursor, { row: 'int32', position: 'int16' });
   const rows = await db.tenant(auth.tenantId, (tx) => store.listImportErrors(tx, auth.tenantId, importId, after, query.limit + 1));
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);

@@ -3,6 +3,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { clock } from '../../platform/clock.js';
 import { prefixedId } from '../../platform/ids.js';
+import { unstorableTextIn } from '../../platform/body-check.js';
 import { currentTraceparent } from '../../platform/tracing.js';
 import type { NewEvent } from './store.js';
 import { IngestEvent, PROPERTIES_BYTES_MAX, PROPERTIES_DEPTH_MAX, TIMESTAMP_FUTURE_SKEW_MS } from './schemas.js';
@@ -80,8 +81,10 @@ export function normalize(tenantId: string, event: IngestEvent, headerKey: strin
   if (depthOf(properties) > PROPERTIES_DEPTH_MAX) {
     return { code: 'PROPERTIES_TOO_DEEP', detail: `properties are nested deeper than ${PROPERTIES_DEPTH_MAX} levels` };
   }
-  // PostgreSQL's jsonb cannot hold the NUL character.
-  if (propertiesJson.includes('\\u0000')) return { code: 'VALIDATION_INVALID_REQUEST', detail: 'properties contain a NUL character (\\u0000), which cannot be stored' };
+  // PostgreSQL's text and jsonb cannot hold U+0000 or a lone surrogate. A single event's body was
+  // checked as a whole before validation; the events of a batch are checked here, one by one.
+  const text = unstorableTextIn(event, 'event');
+  if (text) return { code: 'VALIDATION_INVALID_REQUEST', detail: text };
   const now = clock.now(tenantId);
   let occurredAt = now;
   if (event.timestamp !== undefined) {

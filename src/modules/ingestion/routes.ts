@@ -26,6 +26,8 @@ const tags = ['event ingestion'];
 /** Server integrations hold an API key with `ingest`, or an admin key. */
 const INGEST_SCOPES = ['admin', 'gamify:admin', 'ingest'] as const;
 const ingestConfig = { auth: 'key' as const, scopes: INGEST_SCOPES, rateLimit: 'ingest' as const };
+/** A batch's events are checked one by one (normalize): one with text PostgreSQL cannot store is rejected alone. */
+const batchConfig = { ...ingestConfig, textCheckedPerItem: true };
 
 function refuse(rejection: Rejection): AppError {
   const kind = rejection.code === 'IDEMPOTENCY_KEY_REUSED' ? 'rule_violation' : rejection.code === 'IDEMPOTENCY_IN_PROGRESS' ? 'conflict' : 'invalid';
@@ -121,14 +123,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/ingest/events/batch',
-    { config: ingestConfig, bodyLimit: BATCH_BODY_BYTES_MAX, schema: batchSchema('ingestEventBatch', 'Ingest a batch of events; processed in the background', 'Answers once the accepted events are durably stored.') },
+    { config: batchConfig, bodyLimit: BATCH_BODY_BYTES_MAX, schema: batchSchema('ingestEventBatch', 'Ingest a batch of events; processed in the background', 'Answers once the accepted events are durably stored.') },
     batchHandler,
   );
 
   app.post(
     '/events/batch',
     {
-      config: ingestConfig,
+      config: batchConfig,
       bodyLimit: BATCH_BODY_BYTES_MAX,
       schema: batchSchema('postEventBatch', 'Ingest a batch of events (same as /ingest/events/batch)', 'The path named in the capacity guidance; the same handler as `/ingest/events/batch`.'),
     },

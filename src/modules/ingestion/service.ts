@@ -276,8 +276,7 @@ export async function searchEvents(
   query: { participant_id?: string; event_name?: string; status?: string; from?: string; to?: string; limit?: number; cursor?: string },
 ) {
   const limit = query.limit ?? 50;
-  const before = decodeCursor<{ at: string; seq: number }>(query.cursor);
-  if (before && (typeof before.at !== 'string' || !Number.isInteger(before.seq))) throw invalid('cursor is not a cursor this service issued', 'INVALID_CURSOR');
+  const before = decodeCursor(query.cursor, { at: 'timestamp', seq: 'int64' });
   const from = query.from ? new Date(query.from) : undefined;
   const to = query.to ? new Date(query.to) : undefined;
   if (from && to && from >= to) throw invalid('"from" must be before "to"');

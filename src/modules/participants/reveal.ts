@@ -82,7 +82,7 @@ export async function revealField(db: Database, tenantId: string, participantId:
 
 export async function readAccessLog(db: Database, tenantId: string, query: { participant_id?: string; limit?: number; cursor?: string }) {
   const limit = query.limit ?? 50;
-  const after = decodeCursor<{ at: string; id: string }>(query.cursor);
+  const after = decodeCursor(query.cursor, { at: 'timestamp', id: 'uuid' });
   const rows = await db.tenant(tenantId, async (tx) => {
     const { rows: found } = await tx.query(
       `SELECT id, occurred_at, actor_type, actor_id, participant_id, participant_ids, fields_accessed, row_count, export_format, reason

@@ -541,10 +541,7 @@ export async function createMultiplierInTx(tx: Tx, tenantId: string, input: Mult
 }
 
 export async function listMultipliers(db: Database, tenantId: string, query: { limit: number; cursor?: string; active_at?: string }) {
-  const after = decodeCursor<{ c: string; i: string }>(query.cursor);
-  if (after && (typeof after.c !== 'string' || typeof after.i !== 'string' || Number.isNaN(Date.parse(after.c)))) {
-    throw new AppError('invalid', 'INVALID_CURSOR', 'cursor is not a cursor this service issued');
-  }
+  const after = decodeCursor(query.cursor, { c: 'timestamp', i: 'text' });
   const rows = await db.tenant(tenantId, (tx) =>
     store.listMultipliers(tx, tenantId, after ? { createdAt: after.c, id: after.i } : null, query.limit + 1, query.active_at ? new Date(query.active_at) : null),
   );
@@ -828,10 +825,7 @@ export async function readHistory(
   const from = query.from ? new Date(query.from) : null;
   const to = query.to ? new Date(query.to) : null;
   if (from && to && from.getTime() >= to.getTime()) throw invalid('from must be before to');
-  const after = decodeCursor<{ c: string; s: number }>(query.cursor);
-  if (after && (typeof after.c !== 'string' || !Number.isSafeInteger(after.s) || Number.isNaN(Date.parse(after.c)))) {
-    throw new AppError('invalid', 'INVALID_CURSOR', 'cursor is not a cursor this service issued');
-  }
+  const after = decodeCursor(query.cursor, { c: 'timestamp', s: 'int64' });
   const now = clock.now();
   // History may lag (decisions/operations.md, Replica reads): read from the replica when there is one.
   const rows = await db.staleRead(tenantId, (tx) =>

@@ -257,7 +257,7 @@ export async function decide(db: Database, tenantId: string, id: string, decisio
 }
 
 export async function listConversions(db: Database, tenantId: string, query: { status?: string; limit: number; cursor?: string }) {
-  const after = decodeCursor<{ created_at: string; id: string }>(query.cursor);
+  const after = decodeCursor(query.cursor, { created_at: 'timestamp', id: 'uuid' });
   return db.tenant(tenantId, async (tx) => {
     const rows = await store.listConversions(tx, tenantId, { status: query.status, after, limit: query.limit + 1 });
     const page = rows.slice(0, query.limit);

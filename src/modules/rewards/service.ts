@@ -128,7 +128,7 @@ export async function readReward(db: Database, tenantId: string, id: string) {
 }
 
 export async function listRewards(db: Database, tenantId: string, query: { type?: string; limit: number; cursor?: string }) {
-  const after = decodeCursor<{ id: string }>(query.cursor);
+  const after = decodeCursor(query.cursor, { id: 'text' });
   const rows = await db.tenant(tenantId, (tx) => store.listRewards(tx, tenantId, { type: query.type, afterId: after?.id ?? null, limit: query.limit + 1 }));
   const page = rows.slice(0, query.limit);
   return { rewards: page.map(presentReward), next_cursor: rows.length > query.limit ? encodeCursor({ id: page.at(-1)!.id }) : null };
@@ -252,7 +252,7 @@ export async function unavailableRewardIdsInTx(tx: Tx, tenantId: string, ids: st
 }
 
 export async function listClaimedInTx(tx: Tx, tenantId: string, participantId: string, limit: number, cursor?: string) {
-  const after = decodeCursor<{ claimed_at: string; id: string }>(cursor);
+  const after = decodeCursor(cursor, { claimed_at: 'timestamp', id: 'text' });
   const rows = await store.listClaims(tx, tenantId, participantId, after, limit + 1);
   const page = rows.slice(0, limit);
   const now = clock.now();

@@ -128,7 +128,7 @@ export async function readRule(db: Database, tenantId: string, ruleId: string) {
 
 export async function listRules(db: Database, tenantId: string, query: { event_name?: string; status?: string; trigger?: string; limit?: number; cursor?: string }) {
   const limit = query.limit ?? 50;
-  const after = decodeCursor<{ created_at: string; id: string }>(query.cursor);
+  const after = decodeCursor(query.cursor, { created_at: 'timestamp', id: 'text' });
   return db.tenant(tenantId, async (tx) => {
     const rows = await store.listRules(tx, tenantId, { eventName: query.event_name, status: query.status, trigger: query.trigger }, after, limit + 1);
     const page = rows.slice(0, limit);

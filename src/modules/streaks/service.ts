@@ -68,7 +68,7 @@ export async function readStreak(db: Database, tenantId: string, code: string): 
 
 export async function listStreaks(db: Database, tenantId: string, query: { limit?: number; cursor?: string }) {
   const limit = query.limit ?? 50;
-  const after = decodeCursor<{ code: string }>(query.cursor);
+  const after = decodeCursor(query.cursor, { code: 'text' });
   return db.tenant(tenantId, async (tx) => {
     const rows = await store.listDefinitions(tx, tenantId, after?.code ?? null, limit + 1);
     const page = rows.slice(0, limit);

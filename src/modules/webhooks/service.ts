@@ -237,7 +237,7 @@ export async function createDestination(context: Context, tenantId: string, inpu
 }
 
 export async function listDestinations(context: Context, tenantId: string, query: { limit: number; cursor?: string }) {
-  const after = decodeCursor<{ created_at: string; id: string }>(query.cursor);
+  const after = decodeCursor(query.cursor, { created_at: 'timestamp', id: 'text' });
   const rows = await context.db.tenant(tenantId, (tx) => store.listDestinations(tx, tenantId, query.limit + 1, after));
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
@@ -337,7 +337,7 @@ export async function listLogs(
   destinationId: string,
   query: { limit: number; cursor?: string; status?: string; event?: string },
 ) {
-  const before = decodeCursor<{ created_at: string; id: string }>(query.cursor);
+  const before = decodeCursor(query.cursor, { created_at: 'timestamp', id: 'text' });
   return context.db.tenant(tenantId, async (tx) => {
     await requireDestination(tx, tenantId, destinationId);
     const rows = await store.listDeliveries(tx, tenantId, destinationId, { status: query.status, event: query.event }, query.limit + 1, before);
