@@ -117,7 +117,7 @@ export async function readReview(db: Database, tenantId: string, id: string) {
 }
 
 export async function listReviews(db: Database, tenantId: string, query: ListReviewsQuery) {
-  const after = decodeCursor<{ submitted_at: string; id: string }>(query.cursor);
+  const after = decodeCursor(query.cursor, { submitted_at: 'timestamp', id: 'text' });
   const rows = await db.tenant(tenantId, (tx) =>
     store.listReviews(tx, tenantId, { status: query.status, kind: query.kind, itemId: query.item_id }, after, query.limit + 1),
   );
