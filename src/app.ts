@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import client from 'prom-client';
 import { registry as domainMetrics, rateLimitRefusals } from './platform/metrics.js';
-import type { Config } from './config.js';
+import { TRUST_PROXY_EVERY_HOP_WARNING, trustProxyOption, type Config } from './config.js';
 import type { Database } from './platform/db.js';
 import type { Logger } from './platform/logger.js';
 import { ADMIN_SCOPES, Authenticator, requireAnyScope, type AuthContext } from './platform/auth.js';
@@ -164,11 +164,12 @@ export async function buildApp(
   options: BuildOptions = {},
 ): Promise<App> {
   const { config } = ctx;
+  if (config.trustProxy === true) ctx.log.warn(TRUST_PROXY_EVERY_HOP_WARNING);
   const requestLog = new RequestLogController();
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: process.env.TRUST_PROXY === 'true',
+    trustProxy: trustProxyOption(config.trustProxy),
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : uuid();

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, X509Certificate } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
 import type { TrustedCertificates } from './platform/safe-http.js';
 
 /** How long an unused pooled connection stays open unless DB_POOL_IDLE_SECONDS says otherwise (also the default of `new Database`). */
@@ -41,6 +42,14 @@ export interface Config {
   redisUrl: string | null;
   logLevel: string;
   publicBaseUrl: string | null;
+  /**
+   * Which proxies in front of the service are trusted to say who the caller is
+   * (X-Forwarded-For, -Proto, -Host), from TRUST_PROXY: none (false), every hop
+   * (true: anyone can then choose the address seen), a number of hops, or the
+   * proxies' addresses and CIDR ranges. `trustProxyOption` turns it into
+   * Fastify's option.
+   */
+  trustProxy: TrustProxy;
   bodyLimitBytes: number;
   rateLimits: {
     ipPerMinute: number;
@@ -100,6 +109,59 @@ export interface TracingConfig {
 }
 
 export class ConfigError extends Error {}
+
+export type TrustProxy = boolean | number | readonly string[];
+
+/** proxy-addr's names for address ranges, accepted in a TRUST_PROXY list. */
+const TRUST_PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+const TRUST_PROXY_HOPS_MAX = 10;
+export const TRUST_PROXY_EVERY_HOP_WARNING =
+  'TRUST_PROXY=true trusts every hop of X-Forwarded-For: any client can choose the address the service sees (rate limits, sign-in lockouts, audit and access-log addresses). ' +
+  'Set the number of proxies in front of the service (TRUST_PROXY=1) or their addresses (TRUST_PROXY=10.0.0.0/8) instead.';
+
+function isAddressOrRange(entry: string): boolean {
+  return (
+    TRUST_PROXY_RANGE_NAMES.includes(entry) ||
+    ipaddr.IPv4.isValidFourPartDecimal(entry) ||
+    ipaddr.IPv6.isValid(entry) ||
+    ipaddr.IPv4.isValidCIDRFourPartDecimal(entry) ||
+    ipaddr.IPv6.isValidCIDR(entry)
+  );
+}
+
+/**
+ * TRUST_PROXY: `false` (the default), `true` (every hop; warned about at start),
+ * a hop count from 1 to TRUST_PROXY_HOPS_MAX, or a comma-separated list of the
+ * proxies' addresses and CIDR ranges (and proxy-addr's `loopback`,
+ * `linklocal`, `uniquelocal`). Anything else fails the start.
+ */
+function readTrustProxy(env: NodeJS.ProcessEnv): TrustProxy {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  const lower = raw.toLowerCase();
+  if (raw === '' || lower === 'false' || raw === '0') return false;
+  if (lower === 'true') return true;
+  const explain = `TRUST_PROXY must be false, a number of proxies in front of the service (1 to ${TRUST_PROXY_HOPS_MAX}), a comma-separated list of the proxies' addresses or CIDR ranges (for example 10.0.0.0/8,192.168.1.5; also loopback, linklocal, uniquelocal), or true (every hop, not recommended), got "${raw}"`;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > TRUST_PROXY_HOPS_MAX) throw new ConfigError(explain);
+    return hops;
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const wrong = entries.find((entry) => !isAddressOrRange(entry));
+  if (wrong !== undefined) throw new ConfigError(`${explain}: "${wrong}" is not an address, a CIDR range or a range name`);
+  return entries;
+}
+
+/**
+ * Fastify's `trustProxy` for the setting. A hop count becomes a function that
+ * trusts the nearest `hops` addresses (the socket's peer, then X-Forwarded-For
+ * from the right), proxy-addr's meaning of a count: Fastify 5 itself refuses
+ * every hop for a number, which would make every caller look like the proxy.
+ */
+export function trustProxyOption(setting: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting === 'number') return setting === 0 ? false : (_address, hop) => hop < setting;
+  return typeof setting === 'boolean' ? setting : [...setting];
+}
 
 function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -265,6 +327,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || null,
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info'),
     publicBaseUrl: env.PUBLIC_BASE_URL || null,
+    trustProxy: readTrustProxy(env),
     bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     rateLimits: {
       ipPerMinute: readInt(env, 'RATE_LIMIT_IP_PER_MINUTE', 100, 1, 10_000_000),

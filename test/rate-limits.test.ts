@@ -57,7 +57,9 @@ test('per IP: 100 requests per 60 s for unauthenticated and session callers; key
   const tenant = await svc.createTenant();
   const session = await svc.createSession(tenant);
 
-  const publicResponses = await sequential(60, () => svc.request('POST', '/api/v1/auth/login', { body: { email: 'x@y.example', password: 'p' } }));
+  // A different email each time: five failures of one account would lock it out (platform/rate-limit.ts, signInAttempt).
+  let attempt = 0;
+  const publicResponses = await sequential(60, () => svc.request('POST', '/api/v1/auth/login', { body: { email: `x${attempt++}@y.example`, password: 'p' } }));
   publicResponses.forEach((response, i) => {
     assert.equal(response.status, 401);
     assertHeaders(response, 100, 100 - 1 - i);

@@ -219,3 +219,120 @@ test('admin login tokens end on a password change, a sign-out, a logout, a role 
     assert.deepEqual(refused.body, wrongPassword.body);
   });
 });
+
+// ---- finding 9: password guessing slowed per account and per address; TRUST_PROXY -------
+
+function from(address: string): { headers: Record<string, string> } {
+  return { headers: { 'x-forwarded-for': address } };
+}
+
+function assertLockedOut(answer: TestResponse, what: RegExp, message: string): number {
+  assert.equal(answer.status, 429, `${message}: ${answer.status} ${answer.text}`);
+  assert.equal(answer.body.code, 'RATE_LIMITED');
+  assert.match(answer.body.detail, what, message);
+  assert.match(answer.body.detail, /try again in \d+ s \(at \d{4}-\d\d-\d\dT/, message);
+  const retryAfter = Number(answer.headers.get('retry-after'));
+  assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 15 * 60, `${message}: Retry-After ${retryAfter}`);
+  return retryAfter;
+}
+
+test('failed sign-ins lock an account out after 5, whatever the address; both ways in share the count; a success resets it', { timeout: 300_000 }, async (t) => {
+  // Every hop trusted, so that each request can come from an address of its own.
+  const svc = await startTestService(t, { config: { TRUST_PROXY: 'true' } });
+  const tenant = await svc.createTenant();
+  const owner = await signIn(svc, tenant.adminEmail, tenant.adminPassword);
+  let next = 1;
+  const fresh = () => from(`198.51.100.${next++}`);
+
+  await t.test('five wrong passwords from five addresses, then 429 with Retry-After, even for the right password and for the console', async () => {
+    const email = await invite(svc, owner, `guessed@${tenant.slug}.example`, 'analyst');
+    for (let i = 0; i < 5; i++) {
+      const wrong = await svc.request('POST', '/api/v1/auth/login', { ...fresh(), body: { email, password: `guess number ${i}` } });
+      assert.equal(wrong.status, 401, `failure ${i + 1}: ${wrong.text}`);
+    }
+    const sixth = await svc.request('POST', '/api/v1/auth/login', { ...fresh(), body: { email, password: 'guess number 6' } });
+    const retryAfter = assertLockedOut(sixth, /with this email/, 'the sixth attempt');
+    assert.ok(retryAfter > 30 && retryAfter <= 60, `the first lockout is a minute (Retry-After ${retryAfter})`);
+    assertLockedOut(await svc.request('POST', '/api/v1/auth/login', { ...fresh(), body: { email, password: PASSWORD } }), /with this email/, 'the right password while locked out');
+    assertLockedOut(await svc.request('POST', '/api/v1/console/session', { ...fresh(), body: { email: email.toUpperCase(), password: PASSWORD } }), /with this email/, 'the console sign-in');
+    // Other accounts are not affected.
+    assert.equal((await svc.request('POST', '/api/v1/auth/login', { ...fresh(), body: { email: tenant.adminEmail, password: tenant.adminPassword } })).status, 200);
+  });
+
+  await t.test('attempts sent all at once are counted before any is checked: at most six are looked at', async () => {
+    const email = await invite(svc, owner, `burst@${tenant.slug}.example`, 'analyst');
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => svc.request('POST', '/api/v1/auth/login', { ...fresh(), body: { email, password: `burst guess ${i}` } })));
+    const checked = answers.filter((answer) => answer.status === 401).length;
+    assert.ok(answers.every((answer) => answer.status === 401 || answer.status === 429), answers.map((a) => a.status).join(','));
+    assert.ok(checked >= 5 && checked <= 6, `${checked} passwords were checked`);
+  });
+
+  await t.test('an unknown email is locked out alike (a lockout does not tell an account exists)', async () => {
+    const email = `nobody-${next}@${tenant.slug}.example`;
+    for (let i = 0; i < 5; i++) assert.equal((await svc.request('POST', '/api/v1/console/session', { ...fresh(), body: { email, password: 'whatever it is' } })).status, 401);
+    assertLockedOut(await svc.request('POST', '/api/v1/console/session', { ...fresh(), body: { email, password: 'whatever it is' } }), /with this email/, 'unknown email');
+  });
+
+  await t.test('a success resets the account count', async () => {
+    const email = await invite(svc, owner, `forgetful@${tenant.slug}.example`, 'analyst');
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 4; i++) assert.equal((await svc.request('POST', '/api/v1/auth/login', { ...fresh(), body: { email, password: `forgot it ${i}` } })).status, 401);
+      assert.equal((await svc.request('POST', '/api/v1/console/session', { ...fresh(), body: { email, password: PASSWORD } })).status, 200, `round ${round + 1}`);
+    }
+  });
+});
+
+test('TRUST_PROXY=1: a forged left-most X-Forwarded-For changes neither the address seen nor its failure count', { timeout: 300_000 }, async (t) => {
+  const svc = await startTestService(t, { config: { TRUST_PROXY: '1' } });
+  const tenant = await svc.createTenant();
+
+  // The address recorded with a sign-in is the one the proxy (the socket's peer) put last.
+  const signedIn = await svc.request('POST', '/api/v1/console/session', {
+    headers: { 'x-forwarded-for': '6.6.6.6, 203.0.113.7' },
+    body: { email: tenant.adminEmail, password: tenant.adminPassword },
+  });
+  assert.equal(signedIn.status, 200, signedIn.text);
+  const [session] = await svc.sql('SELECT host(ip_address) AS ip FROM console_sessions WHERE user_id = $1', [signedIn.body.user.id]);
+  assert.equal(session.ip, '203.0.113.7');
+
+  // One client rotating the forged left-most entry over many accounts: its address's count runs out all the same.
+  const refusals: TestResponse[] = [];
+  for (let batch = 0; batch < 11 && refusals.length === 0; batch++) {
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        svc.request('POST', '/api/v1/auth/login', {
+          headers: { 'x-forwarded-for': `10.9.${batch}.${i}, 203.0.113.50` },
+          body: { email: `spray-${batch}-${i}@${tenant.slug}.example`, password: 'Spring2026!' },
+        }),
+      ),
+    );
+    for (const answer of answers) {
+      if (answer.status === 429) refusals.push(answer);
+      else assert.equal(answer.status, 401, answer.text);
+    }
+  }
+  assert.ok(refusals.length > 0, 'the address was never locked out');
+  assertLockedOut(refusals[0], /from this address/, 'the spraying address');
+  // Another address is not affected.
+  const other = await svc.request('POST', '/api/v1/auth/login', { headers: { 'x-forwarded-for': '1.2.3.4, 203.0.113.51' }, body: { email: tenant.adminEmail, password: tenant.adminPassword } });
+  assert.equal(other.status, 200, other.text);
+});
+
+test('TRUST_PROXY takes false, a hop count, a list of addresses and ranges, or true (warned about); anything else fails the start', async (t) => {
+  const { loadConfig, ConfigError, trustProxyOption } = await import('../src/config.js');
+  const read = (value: string) => loadConfig({ APP_ENV: 'test', TRUST_PROXY: value }).trustProxy;
+  assert.equal(read(''), false);
+  assert.equal(read('false'), false);
+  assert.equal(read('2'), 2);
+  assert.deepEqual(read('10.0.0.0/8, 192.168.1.5,::1, fd00::/8,loopback'), ['10.0.0.0/8', '192.168.1.5', '::1', 'fd00::/8', 'loopback']);
+  assert.equal(read('true'), true);
+  for (const wrong of ['yes please', '11', '10.0.0.0/33', '10.0.0', 'proxy.example.com', '1,,2']) {
+    assert.throws(() => read(wrong), (error: Error) => error instanceof ConfigError && /^TRUST_PROXY must be/.test(error.message), wrong);
+  }
+  const hops = trustProxyOption(2) as (address: string, hop: number) => boolean;
+  assert.deepEqual([0, 1, 2].map((hop) => hops('10.0.0.1', hop)), [true, true, false]);
+
+  const lines: string[] = [];
+  await startTestService(t, { config: { TRUST_PROXY: 'true', LOG_LEVEL: 'warn' }, logDestination: { write: (line) => lines.push(line) } });
+  assert.ok(lines.some((line) => /TRUST_PROXY=true trusts every hop/.test(line)), 'the start warns that every hop is trusted');
+});

@@ -6,6 +6,7 @@ import { isUuid, randomToken, sha256Hex } from './ids.js';
 import { AppError, unauthenticated } from './errors.js';
 import type { Plan } from './plans.js';
 import type { ConsoleUser, Role } from './permissions.js';
+import { SIGN_IN_LOCKOUT_MAX_SECONDS, type SignInAttempt, type SignInRefusal } from './rate-limit.js';
 
 /**
  * People: console users (the tenant's admin users with a role) signed in with
@@ -90,20 +91,47 @@ export interface PasswordHolder {
   tokenVersion: number;
 }
 
+/** What checkPassword needs of the rate limits (platform/rate-limit.ts, RateLimits). */
+export interface SignInThrottle {
+  signInAttempt(email: string, address: string | null): Promise<SignInAttempt | SignInRefusal>;
+}
+
 /**
  * A person's email and password, checked for both ways in: the console
  * sign-in (cookie) and the admin login token. An unknown email, a wrong
  * password, a disabled user and an invited one (no password yet) get the same
  * 401 after the same argon2 work, so the answer says nothing about the account
- * (review finding 8, issue 32: a disabled user used to get a token).
+ * (review finding 8, issue 32: a disabled user used to get a token). Each
+ * attempt passes the sign-in throttle first (review finding 9): failures are
+ * counted per account and per address, and a locked-out one is answered 429
+ * with Retry-After before the password is looked at.
  */
-export async function checkPassword(db: Database, email: string, password: string): Promise<PasswordHolder> {
+export async function checkPassword(db: Database, throttle: SignInThrottle, email: string, password: string, address: string | null): Promise<PasswordHolder> {
+  const attempt = await throttle.signInAttempt(email, address);
+  if ('retryAfterSeconds' in attempt) throw signInLockedOut(attempt);
+  // The attempt is counted as a failure already: should the look-up fail, it stays counted (the safe side).
   const { rows } = await db.system.query('SELECT tenant_id, id, password_hash, status, token_version FROM admin_users WHERE lower(email) = lower($1)', [email]);
   const user = rows[0];
   dummyPasswordHash ??= argonHash(randomToken(18));
   const passwordOk = await argonVerify(user?.password_hash ?? (await dummyPasswordHash), password).catch(() => false);
-  if (!user || !passwordOk || user.status !== 'active') throw unauthenticated(SIGN_IN_REFUSED);
+  if (!user || !passwordOk || user.status !== 'active') {
+    await attempt.failed();
+    throw unauthenticated(SIGN_IN_REFUSED);
+  }
+  await attempt.succeeded();
   return { tenantId: user.tenant_id, id: user.id, tokenVersion: user.token_version };
+}
+
+function signInLockedOut(refusal: SignInRefusal): AppError {
+  const retryAt = new Date(Date.now() + refusal.retryAfterSeconds * 1000).toISOString();
+  const what = refusal.scope === 'account' ? 'with this email' : 'from this address';
+  return new AppError(
+    'rate_limited',
+    'RATE_LIMITED',
+    `too many failed sign-ins ${what}; try again in ${refusal.retryAfterSeconds} s (at ${retryAt}); each further failure doubles the wait, up to ${SIGN_IN_LOCKOUT_MAX_SECONDS / 60} minutes`,
+    {},
+    { 'Retry-After': String(refusal.retryAfterSeconds) },
+  );
 }
 
 export function newConsoleToken(tenantId: string): { token: string; hash: string } {

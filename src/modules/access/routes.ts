@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { errorRef } from '../../platform/http.js';
+import { clientIp, errorRef } from '../../platform/http.js';
 import * as service from './service.js';
 import * as limits from './limits.js';
 import { requireOperator } from './operator-auth.js';
@@ -36,11 +36,16 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['access'],
         operationId: 'adminLogin',
         summary: 'Exchange an admin user\'s email and password for an admin token (JWT)',
+        description:
+          'An unknown email, a wrong password and a disabled or invited user all get the same 401. ' +
+          'Five failed sign-ins of one email (here or at `POST /console/session`, from any address) lock it out: 429 `RATE_LIMITED` with `Retry-After`, ' +
+          'for a minute, doubling with each further failure up to 15 minutes; a success clears the count. An address is locked out the same way after 100 failures. ' +
+          'The token ends at `POST /auth/logout`, and when the user\'s password, role or status changes or they sign out of the console.',
         body: LoginBody,
         response: { 200: LoginResponse },
       },
     },
-    async (request) => service.login(db, authenticator, request.body.email, request.body.password),
+    async (request) => service.login(db, authenticator, app.ctx.rateLimits, request.body.email, request.body.password, clientIp(request) ?? null),
   );
 
   app.post(

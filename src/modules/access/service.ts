@@ -2,7 +2,7 @@ import { hash as argonHash } from '@node-rs/argon2';
 import type { Database, Tx } from '../../platform/db.js';
 import { announceCredentialChange, generateApiKey, type Authenticator } from '../../platform/auth.js';
 import { AppError, invalid, notFound, ruleViolation } from '../../platform/errors.js';
-import { checkPassword } from '../../platform/console-auth.js';
+import { checkPassword, type SignInThrottle } from '../../platform/console-auth.js';
 import { randomToken, sha256Hex, uuid } from '../../platform/ids.js';
 import { clock } from '../../platform/clock.js';
 import { effectiveLimits, nextUtcMidnight, type Plan } from '../../platform/plans.js';
@@ -19,9 +19,9 @@ import { WAITING_COUNTED_MAX, type ApiKeyRecord, type UpdateTenantInput } from '
  * service, and as whom.
  */
 
-/** An admin login token for an active user's email and password (platform/console-auth.ts checks them, as for the console). */
-export async function login(db: Database, authenticator: Authenticator, email: string, password: string) {
-  const user = await checkPassword(db, email, password);
+/** An admin login token for an active user's email and password (platform/console-auth.ts checks and throttles them, as for the console). */
+export async function login(db: Database, authenticator: Authenticator, throttle: SignInThrottle, email: string, password: string, address: string | null) {
+  const user = await checkPassword(db, throttle, email, password, address);
   const { token, expiresAt } = await authenticator.issueJwt(user.tenantId, user.id, user.tokenVersion);
   return { token, token_type: 'Bearer' as const, expires_at: expiresAt.toISOString(), tenant_id: user.tenantId };
 }

@@ -53,7 +53,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { cookie, body } = await service.signIn(db, signingKey, request.body.email, request.body.password, clientIp(request) ?? null);
+      const { cookie, body } = await service.signIn(db, signingKey, app.ctx.rateLimits, request.body.email, request.body.password, clientIp(request) ?? null);
       setCookie(request, reply, cookie, CONSOLE_SESSION_TTL_SECONDS);
       reply.header('Cache-Control', 'no-store');
       return body;

@@ -5,7 +5,7 @@ import { AppError, forbidden, notFound, unauthenticated } from '../../platform/e
 import { randomToken, sha256Hex, uuid } from '../../platform/ids.js';
 import { clock } from '../../platform/clock.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
-import { CONSOLE_SESSION_TTL_SECONDS, checkPassword, csrfTokenFor, newConsoleToken } from '../../platform/console-auth.js';
+import { CONSOLE_SESSION_TTL_SECONDS, checkPassword, csrfTokenFor, newConsoleToken, type SignInThrottle } from '../../platform/console-auth.js';
 import { permissionsOf, type Role } from '../../platform/permissions.js';
 import type { ConsoleUserView } from './schemas.js';
 
@@ -56,8 +56,8 @@ async function sessionView(db: Database, tenantId: string, userId: string, csrfT
   };
 }
 
-export async function signIn(db: Database, signingKey: Uint8Array, email: string, password: string, ipAddress: string | null) {
-  const user = await checkPassword(db, email, password);
+export async function signIn(db: Database, signingKey: Uint8Array, throttle: SignInThrottle, email: string, password: string, ipAddress: string | null) {
+  const user = await checkPassword(db, throttle, email, password, ipAddress);
   const { token, hash } = newConsoleToken(user.tenantId);
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + CONSOLE_SESSION_TTL_SECONDS * 1000);

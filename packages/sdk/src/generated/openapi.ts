@@ -9,7 +9,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange an admin user's email and password for an admin token (JWT) */
+        /**
+         * Exchange an admin user's email and password for an admin token (JWT)
+         * @description An unknown email, a wrong password and a disabled or invited user all get the same 401. Five failed sign-ins of one email (here or at `POST /console/session`, from any address) lock it out: 429 `RATE_LIMITED` with `Retry-After`, for a minute, doubling with each further failure up to 15 minutes; a success clears the count. An address is locked out the same way after 100 failures. The token ends at `POST /auth/logout`, and when the user's password, role or status changes or they sign out of the console.
+         */
         post: operations["adminLogin"];
         delete?: never;
         options?: never;
