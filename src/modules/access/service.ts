@@ -145,7 +145,7 @@ export async function createApiKey(
 /** A live tenant's list holds its sandbox's test keys too, in one order (created_at, id). */
 export async function listApiKeys(db: Database, tenantId: string, query: { include_revoked?: boolean; limit?: number; cursor?: string }) {
   const limit = query.limit ?? 50;
-  const after = decodeCursor<{ created_at: string; id: string }>(query.cursor);
+  const after = decodeCursor(query.cursor, { created_at: 'timestamp', id: 'uuid' });
   const lists = await Promise.all(
     (await keyTenants(db, tenantId)).map((keyTenantId) => db.tenant(keyTenantId, (tx) => store.listApiKeys(tx, keyTenantId, query.include_revoked ?? false, after, limit))),
   );
