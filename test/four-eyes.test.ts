@@ -213,6 +213,13 @@ test('four-eyes publishing: a tenant setting; on, the submitter does not approve
     // A rule that is live already is out of everyone's direct reach.
     const live = await svc.sql<{ id: string }>("SELECT id FROM earn_rules WHERE tenant_id = $1 AND status = 'active' LIMIT 1", [tenant.tenantId]);
     assertDraftsOnly(await svc.request('PATCH', `/api/v1/admin/rules/${live[0].id}`, as(owner, { name: 'Changed live' })), 'edit a live rule');
+    assertDraftsOnly(await svc.request('PATCH', `/api/v1/admin/rules/${live[0].id}`, as(owner, { status: 'paused', name: 'Paused and renamed' })), 'pause and edit a live rule');
+    assert.equal((await svc.request('PATCH', `/api/v1/admin/rules/${live[0].id}`, as(analyst, { status: 'paused' }))).status, 403, 'pause without programs:write');
+    // Taking a live rule down needs no second person: a publisher pauses it at once.
+    const paused = await svc.request('PATCH', `/api/v1/admin/rules/${live[0].id}`, as(publisher, { status: 'paused' }));
+    assert.equal(paused.status, 200, paused.text);
+    assert.equal(await ruleStatus(live[0].id), 'paused');
+    assertDraftsOnly(await svc.request('PATCH', `/api/v1/admin/rules/${live[0].id}`, as(owner, { status: 'active' })), 'resume a paused rule');
   });
 
   await t.test('off again: the same person approves their own request', async () => {

@@ -30,6 +30,15 @@ export function mayPublish(auth: AuthContext): boolean {
   return auth.user === undefined || userMay(auth.user, 'programs:publish');
 }
 
+/**
+ * Whether the caller may take something live down (pause a rule): whoever may
+ * publish, four-eyes or not. Four-eyes guards what goes live; stopping a rule
+ * that pays out wrongly must not wait for a second person.
+ */
+export function mayTakeDown(auth: AuthContext): boolean {
+  return auth.user === undefined || userMay(auth.user, 'programs:publish');
+}
+
 /** The refusal of a change that would put something live, or change what is live, without the publishing permission. */
 export function publishingRequired(what: string): AppError {
   return new AppError(

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { mayPublish } from '../../platform/publishing.js';
+import { mayPublish, mayTakeDown } from '../../platform/publishing.js';
 import * as service from './service.js';
 import { simulateRule } from './simulate.js';
 import { ListRulesQuery, RuleIdParams, RuleList, SimulateBody, SimulationResult, UpdateRuleBody, type CreateRuleBody } from './schemas.js';
@@ -52,13 +52,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Change an earn rule (not its trigger)',
         description:
           'Fields given replace the stored ones; the merged rule is validated as a whole. Changes apply to events processed afterwards. ' +
-          'A person without the publishing permission may change drafts only, and may not move them out of draft (403): they submit them for review instead.',
+          'A person without the publishing permission may change drafts only, and may not move them out of draft (403): they submit them for review instead. ' +
+          'Where the tenant requires four-eyes publishing, whoever holds the publishing permission may still pause an active rule (`{"status": "paused"}` alone) without a review.',
         params: RuleIdParams,
         body: UpdateRuleBody,
         response: { 200: Type.Ref('EarnRule') },
       },
     },
-    async (request) => service.updateRule(db, request.auth!.tenantId, request.params.rule_id, request.body as UpdateRuleBody, !mayPublish(request.auth!)),
+    async (request) => service.updateRule(db, request.auth!.tenantId, request.params.rule_id, request.body as UpdateRuleBody, !mayPublish(request.auth!), mayTakeDown(request.auth!)),
   );
 
   app.delete(

@@ -144,14 +144,19 @@ export async function listRules(db: Database, tenantId: string, query: { event_n
  * Changes a rule; the merged rule is validated as a whole. The trigger cannot change (create a new rule instead).
  * With `draftsOnly` (no publishing permission) only a draft may change, and it stays a draft.
  */
-export async function updateRule(db: Database, tenantId: string, ruleId: string, body: UpdateRuleBody, draftsOnly = false) {
-  return db.tenant(tenantId, (tx) => updateRuleInTx(tx, tenantId, ruleId, body, draftsOnly));
+export async function updateRule(db: Database, tenantId: string, ruleId: string, body: UpdateRuleBody, draftsOnly = false, mayTakeDown = false) {
+  return db.tenant(tenantId, (tx) => updateRuleInTx(tx, tenantId, ruleId, body, draftsOnly, mayTakeDown));
 }
 
+/** A change that only pauses an active rule: allowed to whoever may take things down, even where publishing needs a second person. */
+const onlyPauses = (current: { status: string }, body: UpdateRuleBody): boolean =>
+  current.status === 'active' && body.status === 'paused' && Object.entries(body).every(([key, value]) => key === 'status' || value === undefined);
+
 /** `updateRule` in the caller's transaction. */
-export async function updateRuleInTx(tx: Tx, tenantId: string, ruleId: string, body: UpdateRuleBody, draftsOnly = false) {
+export async function updateRuleInTx(tx: Tx, tenantId: string, ruleId: string, body: UpdateRuleBody, draftsOnly = false, mayTakeDown = false) {
   const current = await store.findRule(tx, tenantId, ruleId, true);
   if (!current) throw notFound(`earn rule "${ruleId}"`);
+  if (draftsOnly && mayTakeDown && onlyPauses(current, body)) draftsOnly = false;
   if (draftsOnly && current.status !== 'draft') throw publishingRequired(`changing a published rule (this one is ${current.status})`);
   if (draftsOnly && body.status !== undefined && body.status !== 'draft') throw publishingRequired(`setting a rule's status to "${body.status}"`);
   const pick = <K extends keyof UpdateRuleBody>(key: K) => body[key] !== undefined;
