@@ -1,6 +1,5 @@
 import Fastify, { type onSendHookHandler, type preValidationHookHandler, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import client from 'prom-client';
 import { registry as domainMetrics, rateLimitRefusals } from './platform/metrics.js';
@@ -36,6 +35,7 @@ import { traceRequests } from './platform/tracing-http.js';
 import { installIdempotencyKeys } from './platform/idempotency-http.js';
 import { documentLivemode, installLivemode } from './platform/livemode.js';
 import { addExamples } from './platform/openapi-examples.js';
+import { docsUi } from './platform/docs.js';
 import { holdToFourEyes } from './platform/publishing.js';
 import { installMasking } from './platform/privacy.js';
 
@@ -284,7 +284,8 @@ export async function buildApp(
         : document.swaggerObject,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  // Swagger UI at /docs, with its Content-Security-Policy and frame headers (platform/docs.ts).
+  await app.register(docsUi, { publicBaseUrl: config.publicBaseUrl });
 
   // Every route documents its credential and its errors.
   app.addHook('onRoute', (route) => {

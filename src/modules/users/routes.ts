@@ -20,6 +20,20 @@ import {
 } from './schemas.js';
 
 const tags = ['console'];
+
+/**
+ * Whether the service's public address (PUBLIC_BASE_URL) is https: then the
+ * console cookie is always `Secure`. Unset or http, the request's own protocol
+ * decides, as before (a local http run keeps working).
+ */
+function isHttpsUrl(url: string | null): boolean {
+  if (!url) return false;
+  try {
+    return new URL(url).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
 /** Console routes any signed-in person may call, whatever their role. */
 const SELF = 'account:self' as const;
 
@@ -27,11 +41,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config, authenticator } = app.ctx;
   const signingKey = app.ctx.signingKey;
 
+  // Behind a TLS-terminating proxy without TRUST_PROXY every request looks like http: an https public address decides instead.
+  const publicBaseIsHttps = isHttpsUrl(config.publicBaseUrl);
+
   function setCookie(request: FastifyRequest, reply: FastifyReply, value: string, maxAgeSeconds: number): void {
     reply.setCookie(CONSOLE_COOKIE, value, {
       httpOnly: true,
       sameSite: 'strict',
-      secure: request.protocol === 'https',
+      secure: publicBaseIsHttps || request.protocol === 'https',
       path: '/',
       maxAge: maxAgeSeconds,
     });
@@ -46,7 +63,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'createConsoleSession',
         summary: 'Sign in to the console: sets the HttpOnly, SameSite=Strict session cookie and returns the CSRF token',
         description:
-          'Sets `lk_console` (HttpOnly, SameSite=Strict, Path=/). Every admin route then accepts the cookie; a request that changes something ' +
+          'Sets `lk_console` (HttpOnly, SameSite=Strict, Path=/; Secure when PUBLIC_BASE_URL is https, or when the request itself was). Every admin route then accepts the cookie; a request that changes something ' +
           'must also send `X-CSRF-Token` with the `csrf_token` returned here. The sign-in lasts 12 hours at most and ends after two hours without a request.',
         body: SignInBody,
         response: { 200: ConsoleSessionResponse },
