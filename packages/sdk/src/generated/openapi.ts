@@ -2176,7 +2176,7 @@ export interface paths {
         head?: never;
         /**
          * Change an earn rule (not its trigger)
-         * @description Fields given replace the stored ones; the merged rule is validated as a whole. Changes apply to events processed afterwards. A person without the publishing permission may change drafts only, and may not move them out of draft (403): they submit them for review instead.
+         * @description Fields given replace the stored ones; the merged rule is validated as a whole. Changes apply to events processed afterwards. A person without the publishing permission may change drafts only, and may not move them out of draft (403): they submit them for review instead. Where the tenant requires four-eyes publishing, whoever holds the publishing permission may still pause an active rule (`{"status": "paused"}` alone) without a review.
          */
         patch: operations["updateRule"];
         trace?: never;
@@ -2436,7 +2436,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the console: sets the HttpOnly, SameSite=Strict session cookie and returns the CSRF token
-         * @description Sets `lk_console` (HttpOnly, SameSite=Strict, Path=/). Every admin route then accepts the cookie; a request that changes something must also send `X-CSRF-Token` with the `csrf_token` returned here. The sign-in lasts 12 hours at most and ends after two hours without a request.
+         * @description Sets `lk_console` (HttpOnly, SameSite=Strict, Path=/; Secure when PUBLIC_BASE_URL is https, or when the request itself was). Every admin route then accepts the cookie; a request that changes something must also send `X-CSRF-Token` with the `csrf_token` returned here. The sign-in lasts 12 hours at most and ends after two hours without a request.
          */
         post: operations["createConsoleSession"];
         /** Sign out: ends this console sign-in and clears the cookie */
