@@ -1,8 +1,7 @@
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
-import type { AuthContext } from './auth.js';
-import { tenantRequestsPerMinute } from './plans.js';
+import { tenantRequestsPerMinute, type Plan } from './plans.js';
 import { sha256Hex } from './ids.js';
 
 /**
@@ -75,6 +74,20 @@ export interface SignInAttempt {
 export interface SignInRefusal {
   scope: SignInScope;
   retryAfterSeconds: number;
+}
+
+/**
+ * What the limits read of a caller: the fields of platform/auth.ts's
+ * AuthContext that they need, named here so that this file depends on no
+ * credential code (auth.ts → console-auth.ts → here would be a circle).
+ */
+export interface LimitedCaller {
+  kind: 'key' | 'jwt' | 'session' | 'console';
+  tenantId: string;
+  actorId: string;
+  plan: Plan;
+  tenantRequestsPerMinute: number | null;
+  keyRequestsPerMinute: number | null;
 }
 
 export class RateLimits {
@@ -161,7 +174,7 @@ export class RateLimits {
    * binding decision. `ip` null skips the per-IP scope (a session route counts
    * the address before it reads the body, and the session after).
    */
-  async check(ip: string | null, auth: AuthContext | null, group: RateLimitGroup): Promise<Decision> {
+  async check(ip: string | null, auth: LimitedCaller | null, group: RateLimitGroup): Promise<Decision> {
     const checks: Promise<Decision>[] = [];
     const keyed = auth !== null && (auth.kind === 'key' || auth.kind === 'jwt' || auth.kind === 'console');
     if (!keyed && ip !== null) checks.push(this.consume('ip', ip, this.config.rateLimits.ipPerMinute, WINDOW_SECONDS));
