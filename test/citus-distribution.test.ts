@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { testCluster } from './helper.js';
+import { migratedDatabase } from './helper.js';
 
 /**
  * The schema stays distributable by tenant_id with Citus (docs/operations/scaling.md).
@@ -238,30 +237,13 @@ async function readSequenceColumns(client: Queryable, schema: string): Promise<S
   return rows;
 }
 
-/** A database of this file's own, cloned from the migrated template (a connection to the template would stop other files cloning it). */
-async function migratedDatabase(t: { after(fn: () => Promise<void>): void }): Promise<pg.Client> {
-  const cluster = testCluster();
-  const name = `test_citus_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: cluster.databaseUrl('postgres') });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${cluster.template}`);
-  const client = new pg.Client({ connectionString: cluster.databaseUrl(name) });
-  await client.connect();
-  t.after(async () => {
-    await client.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  });
-  return client;
-}
-
 test('the migrated schema is distributable by tenant_id with Citus: every table classified, every key of a tenant table includes tenant_id', async (t) => {
-  const client = await migratedDatabase(t);
+  const { client } = await migratedDatabase(t, 'test_citus');
   assert.deepEqual(await distributionProblems(client, DISTRIBUTION_PLAN), []);
 });
 
 test('distributionProblems names each thing that would stop Citus, and only those', async (t) => {
-  const client = await migratedDatabase(t);
+  const { client } = await migratedDatabase(t, 'test_citus');
   const scratch = 'citus_check_scratch';
   await client.query(`CREATE SCHEMA ${scratch}`);
   try {

@@ -90,6 +90,27 @@ export function testCluster(): { template: string; databaseUrl(name: string): st
   return { template, databaseUrl: (name) => withCredentials(templateUrl, user, password, name), appPassword: deriveAppPassword(templateUrl, null) };
 }
 
+/**
+ * A database of the caller's own, cloned from the migrated template, with an
+ * owner's connection to it (a connection to the template itself would stop
+ * other files cloning it); both go when the test ends. `url` is the owner's URL.
+ */
+export async function migratedDatabase(t: { after(fn: () => Promise<void>): void }, prefix = 'test_db'): Promise<{ client: pg.Client; url: string }> {
+  const cluster = testCluster();
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: cluster.databaseUrl('postgres') });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${cluster.template}`);
+  const client = new pg.Client({ connectionString: cluster.databaseUrl(name) });
+  await client.connect();
+  t.after(async () => {
+    await client.end();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  });
+  return { client, url: cluster.databaseUrl(name) };
+}
+
 /** The outbox events whose payload does not match the event catalog, described. */
 async function eventsBreakingTheContract(pool: pg.Pool): Promise<string[]> {
   const rows = (await pool.query('SELECT event, data FROM outbox_events ORDER BY seq')).rows as Array<{ event: string; data: unknown }>;

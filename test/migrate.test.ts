@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { POSTGRES_VERSION_MIN, UnsupportedServerError, checkServerVersion, migrate } from '../src/platform/migrate.js';
-import { testCluster } from './helper.js';
+import { migratedDatabase, testCluster } from './helper.js';
 
 /**
  * Migrations of several databases of one cluster at once (service processes
@@ -29,6 +29,16 @@ test('migrating several databases of one cluster at once: every migration succee
     const failures = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [String(outcome.reason)] : []));
     assert.deepEqual(failures, [], `round ${round + 1}`);
   }
+});
+
+test('a pending migration numbered below one the database applied is refused before anything is applied', async (t) => {
+  const cluster = testCluster();
+  const { client: owner, url } = await migratedDatabase(t, 'test_migrate');
+  // As if 1320 had been added after 1340 reached this database.
+  await owner.query(`DELETE FROM schema_migrations WHERE name = '1320_audit_log_scrub.sql'`);
+  await assert.rejects(migrate(url, cluster.appPassword), /1320_audit_log_scrub\.sql \(below 1\d{3}_[a-z0-9_]+\.sql\).*renumber it/);
+  const { rows } = await owner.query(`SELECT count(*)::int AS n FROM schema_migrations WHERE name = '1320_audit_log_scrub.sql'`);
+  assert.equal(rows[0].n, 0, 'nothing was applied');
 });
 
 test('a PostgreSQL older than 15 is refused before any migration, naming the version found and the one needed', async () => {

@@ -62,6 +62,55 @@ export function migrationFiles(): string[] {
 }
 
 /**
+ * Migrations are append-only: a new one is numbered above every existing one,
+ * so that name order is the order every database applies them in. These were
+ * added below a migration that had been added before them (the project first
+ * numbered each module's migrations in the module's own block: 01xx points,
+ * 02xx webhooks, …), so a database migrated before they were added applied
+ * them after higher numbers. They are the only ones allowed to be: the order
+ * test (test/migration-order.test.ts) refuses any other, read from git
+ * history, and `migrate` refuses to apply any other below one a database has
+ * already applied.
+ */
+export const MIGRATIONS_ADDED_OUT_OF_ORDER: ReadonlyMap<string, string> = new Map([
+  ...[
+    '0300_ingestion_rules_badges_streaks.sql',
+    '0400_engagements.sql',
+    '0410_rewards.sql',
+    '0420_activities.sql',
+    '0430_gates.sql',
+    '0500_challenges.sql',
+    '0502_challenge_reevaluation_scope.sql',
+    '0510_referrals.sql',
+    '0520_leaderboards.sql',
+    '0521_leaderboard_periods.sql',
+  ].map((name) => [name, "the first day's modules, written at once and numbered in their modules' blocks (after 0600 and 0601)"] as const),
+  ['0110_outbox_pending.sql', 'the outbox pump, numbered in the points block after 0800; renamed to 0101 the same day'],
+  ['0101_outbox_pending.sql', 'the rename of 0110: a database that applied 0110 in the hours between would create the table again and fail'],
+  ...['0102_points_direct.sql', '0103_points_bulk_failures.sql', '0104_points_direct_lighter.sql'].map(
+    (name) => [name, 'the direct grant and bulk failures, numbered in the points block after 0800'] as const,
+  ),
+  ['0411_reward_claims_by_reward.sql', 'an index of the rewards block, added after 0800'],
+  ...['0201_webhook_delivery_retention.sql', '0202_enqueue_jobs.sql'].map((name) => [name, 'numbered in the webhooks block after 0800 and 0801'] as const),
+  ['0105_points_before_18.sql', 'PostgreSQL 15 for the ledger, beside the 0102 and 0104 it replaces, after 0900; no migration from 0106 to 0900 touches what it changes'],
+  ['0205_webhook_test_controls.sql', 'numbered in the webhooks block after 0902'],
+  ['0203_webhook_attempt_numbers.sql', 'numbered in the webhooks block after 1010; the triggers 1010 puts on webhook_deliveries fire on status, which 0203 does not set, so both orders end alike'],
+  ['1330_admin_token_version.sql', 'written beside 1340 (issue 32) and committed after it'],
+]);
+
+/**
+ * The pending migrations that name order would apply below one the database
+ * has already applied, but for MIGRATIONS_ADDED_OUT_OF_ORDER: each is
+ * `name (below applied)`. A database applies such a file after higher ones,
+ * in an order no fresh database sees, so `migrate` refuses to start instead.
+ */
+export function migrationsBelowApplied(files: readonly string[], applied: ReadonlySet<string>): string[] {
+  const highest = [...applied].sort().at(-1);
+  if (highest === undefined) return [];
+  return files.filter((name) => !applied.has(name) && name < highest && !MIGRATIONS_ADDED_OUT_OF_ORDER.has(name)).map((name) => `${name} (below ${highest})`);
+}
+
+/**
  * The oldest PostgreSQL the SQL is written for: 15 is the oldest that Debian
  * stable ships, and managed services and Citus lag the newest release, so the
  * SQL avoids what 16–18 added (`RETURNING old.…` among them: migration 0105).
@@ -100,7 +149,15 @@ export async function migrate(ownerUrl: string, appPassword: string, log: (messa
     // The default privileges above would let the application role rewrite the migration history.
     await client.query(`REVOKE ALL ON schema_migrations FROM ${APP_ROLE}`);
     const done = new Set((await client.query('SELECT name FROM schema_migrations')).rows.map((row) => row.name as string));
-    for (const name of migrationFiles()) {
+    const files = migrationFiles();
+    const below = migrationsBelowApplied(files, done);
+    if (below.length > 0) {
+      throw new Error(
+        `migrations numbered below one this database has already applied: ${below.join(', ')}. ` +
+          'A new migration takes a number above every existing one (docs/operations/running.md, Upgrades): renumber it.',
+      );
+    }
+    for (const name of files) {
       if (done.has(name)) continue;
       const sql = fs.readFileSync(path.join(migrationsDir, name), 'utf8');
       await client.query('BEGIN');
