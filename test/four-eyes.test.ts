@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService, type TestResponse, type TestService, type TestTenant } from './helper.js';
+import { startTestService, type TestResponse, type TestTenant } from './helper.js';
+import { asPerson, invitePerson, signInConsole, type ConsolePerson } from './console-people.js';
 import { clock } from '../src/platform/clock.js';
 
 /**
@@ -10,33 +11,6 @@ import { clock } from '../src/platform/clock.js';
  * console users holding the publishing permission (the owner and a marketer
  * with can_publish), against the real database.
  */
-interface Person {
-  cookie: string;
-  csrf: string;
-  userId: string;
-}
-
-async function signIn(svc: TestService, email: string, password: string): Promise<Person> {
-  const response = await svc.request('POST', '/api/v1/console/session', { body: { email, password } });
-  assert.equal(response.status, 200, response.text);
-  const match = /lk_console=([^;]*)/.exec(response.headers.get('set-cookie') ?? '');
-  assert.ok(match, 'a console cookie is set');
-  return { cookie: `lk_console=${match[1]}`, csrf: response.body.csrf_token, userId: response.body.user.id };
-}
-
-function as(person: Person, body?: unknown) {
-  return { headers: { cookie: person.cookie, 'x-csrf-token': person.csrf }, body };
-}
-
-async function invite(svc: TestService, owner: Person, email: string, role: string, extra: Record<string, unknown> = {}): Promise<Person> {
-  const invited = await svc.request('POST', '/api/v1/admin/users', as(owner, { email, role, ...extra }));
-  assert.equal(invited.status, 201, invited.text);
-  const token = decodeURIComponent(/#token=(.+)$/.exec(invited.body.invite_url)![1]);
-  const accepted = await svc.request('POST', '/api/v1/console/invitations/accept', { body: { token, password: 'correct horse battery', name: role } });
-  assert.equal(accepted.status, 200, accepted.text);
-  return signIn(svc, email, 'correct horse battery');
-}
-
 function assertFourEyes(response: TestResponse, what: string, detail: RegExp): void {
   assert.equal(response.status, 403, `${what}: ${response.status} ${response.text}`);
   assert.equal(response.body.code, 'FOUR_EYES_REQUIRED', what);
@@ -57,13 +31,13 @@ const rule = (overrides: Record<string, unknown> = {}) => ({ name: `Welcome poin
 test('four-eyes publishing: a tenant setting; on, the submitter does not approve and nobody publishes directly', { timeout: 300_000 }, async (t) => {
   const svc = await startTestService(t);
   const tenant: TestTenant = await svc.createTenant();
-  const owner = await signIn(svc, tenant.adminEmail, tenant.adminPassword);
-  const publisher = await invite(svc, owner, `publisher@${tenant.slug}.example`, 'marketer', { can_publish: true });
-  const analyst = await invite(svc, owner, `analyst@${tenant.slug}.example`, 'analyst');
+  const owner = await signInConsole(svc, tenant.adminEmail, tenant.adminPassword);
+  const publisher = await invitePerson(svc, owner, `publisher@${tenant.slug}.example`, 'marketer', { can_publish: true });
+  const analyst = await invitePerson(svc, owner, `analyst@${tenant.slug}.example`, 'analyst');
 
   /** A draft rule made and submitted by `by`; returns the rule id and the review request id. */
-  async function submittedDraft(by: Person | string): Promise<{ ruleId: string; reviewId: string }> {
-    const credential = (body?: unknown) => (typeof by === 'string' ? { key: by, body } : as(by, body));
+  async function submittedDraft(by: ConsolePerson | string): Promise<{ ruleId: string; reviewId: string }> {
+    const credential = (body?: unknown) => (typeof by === 'string' ? { key: by, body } : { ...asPerson(by), body });
     const created = await svc.request('POST', '/api/v1/admin/rules', credential(rule({ status: 'draft' })));
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.status, 'draft');
@@ -73,13 +47,13 @@ test('four-eyes publishing: a tenant setting; on, the submitter does not approve
   }
 
   async function ruleStatus(ruleId: string): Promise<string> {
-    const read = await svc.request('GET', `/api/v1/admin/rules/${ruleId}`, as(owner));
+    const read = await svc.request('GET', `/api/v1/admin/rules/${ruleId}`, asPerson(owner));
     assert.equal(read.status, 200, read.text);
     return read.body.status;
   }
 
   await t.test('the setting is in the tenant read (false by default) and in the OpenAPI document', async () => {
-    const read = await svc.request('GET', '/api/v1/tenant', as(owner));
+    const read = await svc.request('GET', '/api/v1/tenant', asPerson(owner));
     assert.equal(read.status, 200, read.text);
     assert.equal(read.body.require_four_eyes, false);
 
@@ -96,37 +70,37 @@ test('four-eyes publishing: a tenant setting; on, the submitter does not approve
 
   await t.test('off (today): the same person submits and approves; direct publishing works', async () => {
     const { ruleId, reviewId } = await submittedDraft(owner);
-    const approved = await svc.request('POST', `/api/v1/admin/reviews/${reviewId}/approve`, as(owner));
+    const approved = await svc.request('POST', `/api/v1/admin/reviews/${reviewId}/approve`, asPerson(owner));
     assert.equal(approved.status, 200, approved.text);
     assert.equal(approved.body.status, 'approved');
     assert.equal(approved.body.decided_by.id, owner.userId);
     assert.equal(await ruleStatus(ruleId), 'active');
 
-    const live = await svc.request('POST', '/api/v1/admin/rules', as(publisher, rule()));
+    const live = await svc.request('POST', '/api/v1/admin/rules', { ...asPerson(publisher), body: rule() });
     assert.equal(live.status, 201, live.text);
     assert.equal(live.body.status, 'active', 'a publisher still gets an active rule by default');
   });
 
   await t.test('changing the setting needs settings:write and is in the audit log', async () => {
     for (const [who, person] of [['analyst', analyst], ['marketer with can_publish', publisher]] as const) {
-      const refused = await svc.request('PATCH', '/api/v1/tenant', as(person, { require_four_eyes: true }));
+      const refused = await svc.request('PATCH', '/api/v1/tenant', { ...asPerson(person), body: { require_four_eyes: true } });
       assert.equal(refused.status, 403, `${who}: ${refused.text}`);
       assert.equal(refused.body.code, 'AUTH_FORBIDDEN');
       assert.match(refused.body.detail, /settings:write/, who);
     }
-    const invalid = await svc.request('PATCH', '/api/v1/tenant', as(owner, { require_four_eyes: 'yes' }));
+    const invalid = await svc.request('PATCH', '/api/v1/tenant', { ...asPerson(owner), body: { require_four_eyes: 'yes' } });
     assert.equal(invalid.status, 400, invalid.text);
     assert.match(invalid.body.detail, /require_four_eyes/);
-    assert.equal((await svc.request('GET', '/api/v1/tenant', as(owner))).body.require_four_eyes, false, 'nothing changed');
+    assert.equal((await svc.request('GET', '/api/v1/tenant', asPerson(owner))).body.require_four_eyes, false, 'nothing changed');
 
-    const changed = await svc.request('PATCH', '/api/v1/tenant', as(owner, { require_four_eyes: true }));
+    const changed = await svc.request('PATCH', '/api/v1/tenant', { ...asPerson(owner), body: { require_four_eyes: true } });
     assert.equal(changed.status, 200, changed.text);
     assert.equal(changed.body.require_four_eyes, true);
     assert.equal(changed.body.timezone, 'UTC', 'the other settings are kept');
     const read = await svc.request('GET', '/api/v1/tenant', { key: tenant.apiKey });
     assert.equal(read.body.require_four_eyes, true);
 
-    const log = await svc.request('GET', '/api/v1/admin/audit-log?resource_type=tenant', as(owner));
+    const log = await svc.request('GET', '/api/v1/admin/audit-log?resource_type=tenant', asPerson(owner));
     assert.equal(log.status, 200, log.text);
     const entry = log.body.entries.find((e: any) => e.after?.require_four_eyes === true);
     assert.ok(entry, JSON.stringify(log.body.entries));
@@ -138,16 +112,16 @@ test('four-eyes publishing: a tenant setting; on, the submitter does not approve
 
   await t.test('on: the submitter may not approve, by cookie or by login token; an API key may not approve; the request stays pending', async () => {
     const { ruleId, reviewId } = await submittedDraft(owner);
-    assertFourEyes(await svc.request('POST', `/api/v1/admin/reviews/${reviewId}/approve`, as(owner)), 'self-approval', /another person with the publishing permission must approve/);
+    assertFourEyes(await svc.request('POST', `/api/v1/admin/reviews/${reviewId}/approve`, asPerson(owner)), 'self-approval', /another person with the publishing permission must approve/);
     const token = await svc.login(tenant);
     assertFourEyes(await svc.request('POST', `/api/v1/admin/reviews/${reviewId}/approve`, { bearer: token }), 'self-approval by login token', /you submitted this request/);
     assertFourEyes(await svc.request('POST', `/api/v1/admin/reviews/${reviewId}/approve`, { key: tenant.apiKey }), 'approval by key', /API key may submit .* but not approve/);
-    const pending = await svc.request('GET', `/api/v1/admin/reviews/${reviewId}`, as(owner));
+    const pending = await svc.request('GET', `/api/v1/admin/reviews/${reviewId}`, asPerson(owner));
     assert.equal(pending.body.status, 'pending');
     assert.equal(await ruleStatus(ruleId), 'draft');
 
     // A second person with the publishing permission approves: the rule is published.
-    const approved = await svc.request('POST', `/api/v1/admin/reviews/${reviewId}/approve`, as(publisher));
+    const approved = await svc.request('POST', `/api/v1/admin/reviews/${reviewId}/approve`, asPerson(publisher));
     assert.equal(approved.status, 200, approved.text);
     assert.equal(approved.body.status, 'approved');
     assert.deepEqual([approved.body.submitted_by.id, approved.body.decided_by.id], [owner.userId, publisher.userId]);
@@ -156,13 +130,13 @@ test('four-eyes publishing: a tenant setting; on, the submitter does not approve
 
   await t.test('on: the reverse pair works too, and a submitter may return their own request', async () => {
     const first = await submittedDraft(publisher);
-    assertFourEyes(await svc.request('POST', `/api/v1/admin/reviews/${first.reviewId}/approve`, as(publisher)), 'self-approval', /another person/);
-    const approved = await svc.request('POST', `/api/v1/admin/reviews/${first.reviewId}/approve`, as(owner));
+    assertFourEyes(await svc.request('POST', `/api/v1/admin/reviews/${first.reviewId}/approve`, asPerson(publisher)), 'self-approval', /another person/);
+    const approved = await svc.request('POST', `/api/v1/admin/reviews/${first.reviewId}/approve`, asPerson(owner));
     assert.equal(approved.status, 200, approved.text);
     assert.equal(await ruleStatus(first.ruleId), 'active');
 
     const second = await submittedDraft(publisher);
-    const returned = await svc.request('POST', `/api/v1/admin/reviews/${second.reviewId}/return`, as(publisher, { note: 'Not ready after all' }));
+    const returned = await svc.request('POST', `/api/v1/admin/reviews/${second.reviewId}/return`, { ...asPerson(publisher), body: { note: 'Not ready after all' } });
     assert.equal(returned.status, 200, returned.text);
     assert.equal(returned.body.status, 'returned');
     assert.equal(await ruleStatus(second.ruleId), 'draft');
@@ -170,17 +144,17 @@ test('four-eyes publishing: a tenant setting; on, the submitter does not approve
 
   await t.test('on: an API key submits (its id is the submitter); a person approves', async () => {
     const { ruleId, reviewId } = await submittedDraft(tenant.apiKey);
-    const read = await svc.request('GET', `/api/v1/admin/reviews/${reviewId}`, as(owner));
+    const read = await svc.request('GET', `/api/v1/admin/reviews/${reviewId}`, asPerson(owner));
     assert.equal(read.body.submitted_by.type, 'api_key');
     assertFourEyes(await svc.request('POST', `/api/v1/admin/reviews/${reviewId}/approve`, { key: tenant.apiKey }), 'the submitting key approves', /API key/);
-    const approved = await svc.request('POST', `/api/v1/admin/reviews/${reviewId}/approve`, as(owner));
+    const approved = await svc.request('POST', `/api/v1/admin/reviews/${reviewId}/approve`, asPerson(owner));
     assert.equal(approved.status, 200, approved.text);
     assert.equal(await ruleStatus(ruleId), 'active');
   });
 
   await t.test('on: nobody publishes directly, publishers and API keys included; drafts stay open', async () => {
     for (const [who, credential] of [
-      ['owner', (body?: unknown) => as(owner, body)],
+      ['owner', (body?: unknown) => ({ ...asPerson(owner), body })],
       ['API key', (body?: unknown) => ({ key: tenant.apiKey, body })],
     ] as const) {
       assertDraftsOnly(await svc.request('POST', '/api/v1/admin/rules', credential(rule({ status: 'active' }))), `${who}: create an active rule`);
@@ -212,22 +186,22 @@ test('four-eyes publishing: a tenant setting; on, the submitter does not approve
     }
     // A rule that is live already is out of everyone's direct reach.
     const live = await svc.sql<{ id: string }>("SELECT id FROM earn_rules WHERE tenant_id = $1 AND status = 'active' LIMIT 1", [tenant.tenantId]);
-    assertDraftsOnly(await svc.request('PATCH', `/api/v1/admin/rules/${live[0].id}`, as(owner, { name: 'Changed live' })), 'edit a live rule');
-    assertDraftsOnly(await svc.request('PATCH', `/api/v1/admin/rules/${live[0].id}`, as(owner, { status: 'paused', name: 'Paused and renamed' })), 'pause and edit a live rule');
-    assert.equal((await svc.request('PATCH', `/api/v1/admin/rules/${live[0].id}`, as(analyst, { status: 'paused' }))).status, 403, 'pause without programs:write');
+    assertDraftsOnly(await svc.request('PATCH', `/api/v1/admin/rules/${live[0].id}`, { ...asPerson(owner), body: { name: 'Changed live' } }), 'edit a live rule');
+    assertDraftsOnly(await svc.request('PATCH', `/api/v1/admin/rules/${live[0].id}`, { ...asPerson(owner), body: { status: 'paused', name: 'Paused and renamed' } }), 'pause and edit a live rule');
+    assert.equal((await svc.request('PATCH', `/api/v1/admin/rules/${live[0].id}`, { ...asPerson(analyst), body: { status: 'paused' } })).status, 403, 'pause without programs:write');
     // Taking a live rule down needs no second person: a publisher pauses it at once.
-    const paused = await svc.request('PATCH', `/api/v1/admin/rules/${live[0].id}`, as(publisher, { status: 'paused' }));
+    const paused = await svc.request('PATCH', `/api/v1/admin/rules/${live[0].id}`, { ...asPerson(publisher), body: { status: 'paused' } });
     assert.equal(paused.status, 200, paused.text);
     assert.equal(await ruleStatus(live[0].id), 'paused');
-    assertDraftsOnly(await svc.request('PATCH', `/api/v1/admin/rules/${live[0].id}`, as(owner, { status: 'active' })), 'resume a paused rule');
+    assertDraftsOnly(await svc.request('PATCH', `/api/v1/admin/rules/${live[0].id}`, { ...asPerson(owner), body: { status: 'active' } }), 'resume a paused rule');
   });
 
   await t.test('off again: the same person approves their own request', async () => {
-    const off = await svc.request('PATCH', '/api/v1/tenant', as(owner, { require_four_eyes: false }));
+    const off = await svc.request('PATCH', '/api/v1/tenant', { ...asPerson(owner), body: { require_four_eyes: false } });
     assert.equal(off.status, 200, off.text);
     assert.equal(off.body.require_four_eyes, false);
     const { ruleId, reviewId } = await submittedDraft(publisher);
-    const approved = await svc.request('POST', `/api/v1/admin/reviews/${reviewId}/approve`, as(publisher));
+    const approved = await svc.request('POST', `/api/v1/admin/reviews/${reviewId}/approve`, asPerson(publisher));
     assert.equal(approved.status, 200, approved.text);
     assert.equal(await ruleStatus(ruleId), 'active');
     const direct = await svc.request('POST', '/api/v1/admin/rules', { key: tenant.apiKey, body: rule() });

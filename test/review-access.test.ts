@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestResponse, type TestService } from './helper.js';
+import { acceptInvitation, asPerson, signInConsole, CONSOLE_TEST_PASSWORD, type ConsolePerson } from './console-people.js';
 
 /**
  * Review findings 5, 8 and 9 of issue 32 (docs/decisions/console-access.md),
@@ -8,40 +9,7 @@ import { startTestService, type TestResponse, type TestService } from './helper.
  * login tokens ended by the changes that must end them, and the slowdown of
  * password guessing per account and per address.
  */
-const PASSWORD = 'correct horse battery';
-
-interface Person {
-  email: string;
-  cookie: string;
-  csrf: string;
-  userId: string;
-}
-
-function cookieOf(response: TestResponse): string {
-  const match = /lk_console=([^;]*)/.exec(response.headers.get('set-cookie') ?? '');
-  assert.ok(match, `no lk_console cookie in ${response.headers.get('set-cookie')}`);
-  return `lk_console=${match[1]}`;
-}
-
-async function signIn(svc: TestService, email: string, password = PASSWORD): Promise<Person> {
-  const response = await svc.request('POST', '/api/v1/console/session', { body: { email, password } });
-  assert.equal(response.status, 200, response.text);
-  return { email, cookie: cookieOf(response), csrf: response.body.csrf_token, userId: response.body.user.id };
-}
-
-function as(person: Person): { headers: Record<string, string> } {
-  return { headers: { cookie: person.cookie, 'x-csrf-token': person.csrf } };
-}
-
-/** Invites a user with the role and accepts the invitation with PASSWORD; returns their email. */
-async function invite(svc: TestService, owner: Person, email: string, role: string): Promise<string> {
-  const invited = await svc.request('POST', '/api/v1/admin/users', { ...as(owner), body: { email, role } });
-  assert.equal(invited.status, 201, invited.text);
-  const token = decodeURIComponent(/#token=(.+)$/.exec(invited.body.invite_url)![1]);
-  const accepted = await svc.request('POST', '/api/v1/console/invitations/accept', { body: { token, password: PASSWORD } });
-  assert.equal(accepted.status, 200, accepted.text);
-  return email;
-}
+const PASSWORD = CONSOLE_TEST_PASSWORD;
 
 // ---- finding 5: the last-owner guard -------------------------------------------------
 
@@ -51,20 +19,20 @@ const ROUNDS = 5;
 test('owners demoting and disabling each other all at once always leave an active owner; the refused get 409 LAST_OWNER', { timeout: 300_000 }, async (t) => {
   const svc = await startTestService(t);
   const tenant = await svc.createTenant();
-  const first = await signIn(svc, tenant.adminEmail, tenant.adminPassword);
+  const first = await signInConsole(svc, tenant.adminEmail, tenant.adminPassword);
   const emails = [tenant.adminEmail];
-  for (let i = 1; i < OWNERS; i++) emails.push(await invite(svc, first, `owner${i}@${tenant.slug}.example`, 'owner'));
+  for (let i = 1; i < OWNERS; i++) emails.push(await acceptInvitation(svc, first, `owner${i}@${tenant.slug}.example`, 'owner'));
 
   for (let round = 0; round < ROUNDS; round++) {
     await svc.sql(`UPDATE admin_users SET role = 'owner', status = 'active' WHERE tenant_id = $1`, [tenant.tenantId]);
-    const owners: Person[] = [];
-    for (const email of emails) owners.push(await signIn(svc, email, email === tenant.adminEmail ? tenant.adminPassword : PASSWORD));
+    const owners: ConsolePerson[] = [];
+    for (const email of emails) owners.push(await signInConsole(svc, email, email === tenant.adminEmail ? tenant.adminPassword : PASSWORD));
     // Every owner demotes (or, every third pair, disables) every other owner, all requests in flight together.
     const changes = owners.flatMap((actor, i) =>
       owners.flatMap((target, j) => (i === j ? [] : [{ actor, target, body: (i + j) % 3 === 0 ? { status: 'disabled' } : { role: 'marketer' } }])),
     );
     const started = Date.now();
-    const answers = await Promise.all(changes.map(({ actor, target, body }) => svc.request('PATCH', `/api/v1/admin/users/${target.userId}`, { ...as(actor), body })));
+    const answers = await Promise.all(changes.map(({ actor, target, body }) => svc.request('PATCH', `/api/v1/admin/users/${target.userId}`, { ...asPerson(actor), body })));
     const statuses = new Map<string, number>();
     for (const answer of answers) {
       const key = answer.status === 200 ? '200' : `${answer.status} ${answer.body.code}`;
@@ -88,10 +56,10 @@ test('owners demoting and disabling each other all at once always leave an activ
 
   // Removal, last: every owner removes every other at once.
   await svc.sql(`UPDATE admin_users SET role = 'owner', status = 'active' WHERE tenant_id = $1`, [tenant.tenantId]);
-  const owners: Person[] = [];
-  for (const email of emails) owners.push(await signIn(svc, email, email === tenant.adminEmail ? tenant.adminPassword : PASSWORD));
+  const owners: ConsolePerson[] = [];
+  for (const email of emails) owners.push(await signInConsole(svc, email, email === tenant.adminEmail ? tenant.adminPassword : PASSWORD));
   const removals = await Promise.all(
-    owners.flatMap((actor) => owners.filter((target) => target !== actor).map((target) => svc.request('DELETE', `/api/v1/admin/users/${target.userId}`, as(actor)))),
+    owners.flatMap((actor) => owners.filter((target) => target !== actor).map((target) => svc.request('DELETE', `/api/v1/admin/users/${target.userId}`, asPerson(actor)))),
   );
   for (const answer of removals) {
     // A removed actor's sign-in is gone with them (401); a target already removed is 404.
@@ -134,22 +102,22 @@ async function assertTokenEnded(svc: TestService, token: string, message: string
 test('admin login tokens end on a password change, a sign-out, a logout, a role change and a disable; disabled and invited users get no token', { timeout: 300_000 }, async (t) => {
   const svc = await startTestService(t);
   const tenant = await svc.createTenant();
-  const owner = await signIn(svc, tenant.adminEmail, tenant.adminPassword);
+  const owner = await signInConsole(svc, tenant.adminEmail, tenant.adminPassword);
   const wrongPassword = await login(svc, tenant.adminEmail, 'not the password at all');
   assert.equal(wrongPassword.status, 401);
 
   await t.test('a password change ends every token of the user, the one that changed it too', async () => {
-    const email = await invite(svc, owner, `password@${tenant.slug}.example`, 'marketer');
+    const email = await acceptInvitation(svc, owner, `password@${tenant.slug}.example`, 'marketer');
     const before = await tokenOf(svc, email);
     const other = await tokenOf(svc, email);
     await assertTokenWorks(svc, before, 'before the change');
-    const person = await signIn(svc, email);
-    const changed = await svc.request('POST', '/api/v1/console/password', { ...as(person), body: { current_password: PASSWORD, new_password: 'a brand new passphrase' } });
+    const person = await signInConsole(svc, email, PASSWORD);
+    const changed = await svc.request('POST', '/api/v1/console/password', { ...asPerson(person), body: { current_password: PASSWORD, new_password: 'a brand new passphrase' } });
     assert.equal(changed.status, 204, changed.text);
     await assertTokenEnded(svc, before, 'after a password change in the console');
     await assertTokenEnded(svc, other, 'another token after the password change');
     // The console sign-in that changed it goes on; a new token works.
-    assert.equal((await svc.request('GET', '/api/v1/console/session', as(person))).status, 200);
+    assert.equal((await svc.request('GET', '/api/v1/console/session', asPerson(person))).status, 200);
     const fresh = await tokenOf(svc, email, 'a brand new passphrase');
     await assertTokenWorks(svc, fresh, 'a token issued after the change');
     // Changed with the token itself: that token ends as well.
@@ -159,20 +127,20 @@ test('admin login tokens end on a password change, a sign-out, a logout, a role 
   });
 
   await t.test('a console sign-out ends the tokens of the user', async () => {
-    const email = await invite(svc, owner, `signout@${tenant.slug}.example`, 'support');
+    const email = await acceptInvitation(svc, owner, `signout@${tenant.slug}.example`, 'support');
     const token = await tokenOf(svc, email);
-    const person = await signIn(svc, email);
+    const person = await signInConsole(svc, email, PASSWORD);
     await assertTokenWorks(svc, token, 'before the sign-out');
-    const out = await svc.request('DELETE', '/api/v1/console/session', as(person));
+    const out = await svc.request('DELETE', '/api/v1/console/session', asPerson(person));
     assert.equal(out.status, 204, out.text);
     await assertTokenEnded(svc, token, 'after the console sign-out');
   });
 
   await t.test('POST /auth/logout ends the token and the user\'s other tokens', async () => {
-    const email = await invite(svc, owner, `logout@${tenant.slug}.example`, 'analyst');
+    const email = await acceptInvitation(svc, owner, `logout@${tenant.slug}.example`, 'analyst');
     const token = await tokenOf(svc, email);
     const other = await tokenOf(svc, email);
-    const person = await signIn(svc, email);
+    const person = await signInConsole(svc, email, PASSWORD);
     const out = await svc.request('POST', '/api/v1/auth/logout', { bearer: token });
     assert.equal(out.status, 204, out.text);
     await assertTokenEnded(svc, token, 'the token logged out');
@@ -180,20 +148,20 @@ test('admin login tokens end on a password change, a sign-out, a logout, a role 
     const again = await svc.request('POST', '/api/v1/auth/logout', { bearer: token });
     assert.equal(again.status, 401);
     // A console sign-in is a separate credential and goes on; a cookie or an API key cannot log out a token.
-    assert.equal((await svc.request('GET', '/api/v1/console/session', as(person))).status, 200);
-    assert.equal((await svc.request('POST', '/api/v1/auth/logout', as(person))).status, 401);
+    assert.equal((await svc.request('GET', '/api/v1/console/session', asPerson(person))).status, 200);
+    assert.equal((await svc.request('POST', '/api/v1/auth/logout', asPerson(person))).status, 401);
     assert.equal((await svc.request('POST', '/api/v1/auth/logout', { key: tenant.apiKey })).status, 401);
   });
 
   await t.test('a role change and a disable end the user\'s tokens; the disabled user\'s login gets the wrong-password 401', async () => {
-    const email = await invite(svc, owner, `disabled@${tenant.slug}.example`, 'marketer');
+    const email = await acceptInvitation(svc, owner, `disabled@${tenant.slug}.example`, 'marketer');
     const token = await tokenOf(svc, email);
     const userId = (await svc.request('GET', '/api/v1/console/session', { bearer: token })).body.user.id;
-    const demoted = await svc.request('PATCH', `/api/v1/admin/users/${userId}`, { ...as(owner), body: { role: 'analyst' } });
+    const demoted = await svc.request('PATCH', `/api/v1/admin/users/${userId}`, { ...asPerson(owner), body: { role: 'analyst' } });
     assert.equal(demoted.status, 200, demoted.text);
     await assertTokenEnded(svc, token, 'after the role change');
     const second = await tokenOf(svc, email);
-    const disabled = await svc.request('PATCH', `/api/v1/admin/users/${userId}`, { ...as(owner), body: { status: 'disabled' } });
+    const disabled = await svc.request('PATCH', `/api/v1/admin/users/${userId}`, { ...asPerson(owner), body: { status: 'disabled' } });
     assert.equal(disabled.status, 200, disabled.text);
     assert.equal((await svc.request('GET', '/api/v1/console/session', { bearer: second })).status, 401);
 
@@ -205,14 +173,14 @@ test('admin login tokens end on a password change, a sign-out, a logout, a role 
     assert.deepEqual(console.body, wrongPassword.body, 'the console sign-in does not reveal it either');
 
     // Enabled again, the user logs in, but the token disabled before stays ended.
-    const enabled = await svc.request('PATCH', `/api/v1/admin/users/${userId}`, { ...as(owner), body: { status: 'active' } });
+    const enabled = await svc.request('PATCH', `/api/v1/admin/users/${userId}`, { ...asPerson(owner), body: { status: 'active' } });
     assert.equal(enabled.status, 200, enabled.text);
     await assertTokenEnded(svc, second, 'a token from before the disable, after the user is enabled again');
     await assertTokenWorks(svc, await tokenOf(svc, email), 'a new token after the user is enabled again');
   });
 
   await t.test('an invited user (invitation not accepted) gets the wrong-password 401', async () => {
-    const invited = await svc.request('POST', '/api/v1/admin/users', { ...as(owner), body: { email: `invited@${tenant.slug}.example`, role: 'analyst' } });
+    const invited = await svc.request('POST', '/api/v1/admin/users', { ...asPerson(owner), body: { email: `invited@${tenant.slug}.example`, role: 'analyst' } });
     assert.equal(invited.status, 201, invited.text);
     const refused = await login(svc, `invited@${tenant.slug}.example`, 'anything at all here');
     assert.equal(refused.status, 401);
@@ -240,12 +208,12 @@ test('failed sign-ins lock an account out after 5, whatever the address; both wa
   // Every hop trusted, so that each request can come from an address of its own.
   const svc = await startTestService(t, { config: { TRUST_PROXY: 'true' } });
   const tenant = await svc.createTenant();
-  const owner = await signIn(svc, tenant.adminEmail, tenant.adminPassword);
+  const owner = await signInConsole(svc, tenant.adminEmail, tenant.adminPassword);
   let next = 1;
   const fresh = () => from(`198.51.100.${next++}`);
 
   await t.test('five wrong passwords from five addresses, then 429 with Retry-After, even for the right password and for the console', async () => {
-    const email = await invite(svc, owner, `guessed@${tenant.slug}.example`, 'analyst');
+    const email = await acceptInvitation(svc, owner, `guessed@${tenant.slug}.example`, 'analyst');
     for (let i = 0; i < 5; i++) {
       const wrong = await svc.request('POST', '/api/v1/auth/login', { ...fresh(), body: { email, password: `guess number ${i}` } });
       assert.equal(wrong.status, 401, `failure ${i + 1}: ${wrong.text}`);
@@ -260,7 +228,7 @@ test('failed sign-ins lock an account out after 5, whatever the address; both wa
   });
 
   await t.test('attempts sent all at once are counted before any is checked: at most six are looked at', async () => {
-    const email = await invite(svc, owner, `burst@${tenant.slug}.example`, 'analyst');
+    const email = await acceptInvitation(svc, owner, `burst@${tenant.slug}.example`, 'analyst');
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => svc.request('POST', '/api/v1/auth/login', { ...fresh(), body: { email, password: `burst guess ${i}` } })));
     const checked = answers.filter((answer) => answer.status === 401).length;
     assert.ok(answers.every((answer) => answer.status === 401 || answer.status === 429), answers.map((a) => a.status).join(','));
@@ -274,7 +242,7 @@ test('failed sign-ins lock an account out after 5, whatever the address; both wa
   });
 
   await t.test('a success resets the account count', async () => {
-    const email = await invite(svc, owner, `forgetful@${tenant.slug}.example`, 'analyst');
+    const email = await acceptInvitation(svc, owner, `forgetful@${tenant.slug}.example`, 'analyst');
     for (let round = 0; round < 3; round++) {
       for (let i = 0; i < 4; i++) assert.equal((await svc.request('POST', '/api/v1/auth/login', { ...fresh(), body: { email, password: `forgot it ${i}` } })).status, 401);
       assert.equal((await svc.request('POST', '/api/v1/console/session', { ...fresh(), body: { email, password: PASSWORD } })).status, 200, `round ${round + 1}`);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService, type TestResponse, type TestService } from './helper.js';
+import { startTestService, type TestResponse } from './helper.js';
+import { asPerson, invitePerson, signInConsole, type ConsolePerson } from './console-people.js';
 import { waitFor } from '../src/modules/webhooks/test-support.js';
 
 /**
@@ -11,48 +12,20 @@ import { waitFor } from '../src/modules/webhooks/test-support.js';
  * log. The same holds for the error report of an import whose rows carried
  * personal values. Everything through HTTP, with console users of each role.
  */
-interface Person {
-  cookie: string;
-  csrf: string;
-  userId: string;
-}
-
 const STAFF = ['marketer', 'support', 'reviewer', 'analyst'] as const;
-const PASSWORD = 'correct horse battery';
-
-async function signIn(svc: TestService, email: string, password: string): Promise<Person> {
-  const response = await svc.request('POST', '/api/v1/console/session', { body: { email, password } });
-  assert.equal(response.status, 200, response.text);
-  const cookie = /lk_console=[^;]*/.exec(response.headers.get('set-cookie') ?? '');
-  assert.ok(cookie, 'the sign-in sets the console cookie');
-  return { cookie: cookie[0], csrf: response.body.csrf_token, userId: response.body.user.id };
-}
-
-function as(person: Person): { headers: Record<string, string> } {
-  return { headers: { cookie: person.cookie, 'x-csrf-token': person.csrf } };
-}
-
-async function invite(svc: TestService, owner: Person, email: string, role: string): Promise<Person> {
-  const invited = await svc.request('POST', '/api/v1/admin/users', { ...as(owner), body: { email, role } });
-  assert.equal(invited.status, 201, invited.text);
-  const token = decodeURIComponent(/#token=(.+)$/.exec(invited.body.invite_url)![1]);
-  const accepted = await svc.request('POST', '/api/v1/console/invitations/accept', { body: { token, password: PASSWORD, name: role } });
-  assert.equal(accepted.status, 200, accepted.text);
-  return signIn(svc, email, PASSWORD);
-}
 
 test('review finding 2: unmasked exports and personal import error reports are for read:pii only; every download is in the access log', { timeout: 300_000 }, async (t) => {
   const svc = await startTestService(t, { jobs: true });
   const tenant = await svc.createTenant();
-  const owner = await signIn(svc, tenant.adminEmail, tenant.adminPassword);
-  const staff: Record<(typeof STAFF)[number], Person> = {
-    marketer: await invite(svc, owner, `marketer@${tenant.slug}.example`, 'marketer'),
-    support: await invite(svc, owner, `support@${tenant.slug}.example`, 'support'),
-    reviewer: await invite(svc, owner, `reviewer@${tenant.slug}.example`, 'reviewer'),
-    analyst: await invite(svc, owner, `analyst@${tenant.slug}.example`, 'analyst'),
+  const owner = await signInConsole(svc, tenant.adminEmail, tenant.adminPassword);
+  const staff: Record<(typeof STAFF)[number], ConsolePerson> = {
+    marketer: await invitePerson(svc, owner, `marketer@${tenant.slug}.example`, 'marketer'),
+    support: await invitePerson(svc, owner, `support@${tenant.slug}.example`, 'support'),
+    reviewer: await invitePerson(svc, owner, `reviewer@${tenant.slug}.example`, 'reviewer'),
+    analyst: await invitePerson(svc, owner, `analyst@${tenant.slug}.example`, 'analyst'),
   };
   const keyOf = async (scopes: string[]) => {
-    const created = await svc.request('POST', '/api/v1/events/api-keys', { ...as(owner), body: { name: scopes.join(' '), scopes } });
+    const created = await svc.request('POST', '/api/v1/events/api-keys', { ...asPerson(owner), body: { name: scopes.join(' '), scopes } });
     assert.equal(created.status, 201, created.text);
     return created.body.key as string;
   };
@@ -68,7 +41,7 @@ test('review finding 2: unmasked exports and personal import error reports are f
   async function completedExport(who: { headers: Record<string, string> } | { key: string }, body: Record<string, unknown>): Promise<string> {
     const started = await svc.request('POST', '/api/v1/admin/exports', { ...who, body });
     assert.equal(started.status, 202, started.text);
-    await waitFor(`export ${started.body.export_id} completed`, async () => (await svc.request('GET', `/api/v1/admin/exports/${started.body.export_id}`, as(owner))).body.status === 'completed');
+    await waitFor(`export ${started.body.export_id} completed`, async () => (await svc.request('GET', `/api/v1/admin/exports/${started.body.export_id}`, asPerson(owner))).body.status === 'completed');
     return started.body.export_id;
   }
 
@@ -78,7 +51,7 @@ test('review finding 2: unmasked exports and personal import error reports are f
     return list.body.exports.map((e: { export_id: string }) => e.export_id);
   };
   const accessLog = async (): Promise<Array<Record<string, any>>> => {
-    const log = await svc.request('GET', '/api/v1/admin/pii-access-log?limit=200', as(owner));
+    const log = await svc.request('GET', '/api/v1/admin/pii-access-log?limit=200', asPerson(owner));
     assert.equal(log.status, 200, log.text);
     return log.body.entries;
   };
@@ -88,28 +61,28 @@ test('review finding 2: unmasked exports and personal import error reports are f
     assert.ok(!response.text.includes('@example.com'), what);
   };
 
-  const unmasked = await completedExport(as(owner), { kind: 'participants', format: 'csv' });
-  const masked = await completedExport(as(staff.support), { kind: 'participants', format: 'jsonl' });
+  const unmasked = await completedExport(asPerson(owner), { kind: 'participants', format: 'csv' });
+  const masked = await completedExport(asPerson(staff.support), { kind: 'participants', format: 'jsonl' });
 
   await t.test('the owner sees the unmasked export, reads it and downloads it with the real emails', async () => {
-    const view = await svc.request('GET', `/api/v1/admin/exports/${unmasked}`, as(owner));
+    const view = await svc.request('GET', `/api/v1/admin/exports/${unmasked}`, asPerson(owner));
     assert.equal(view.status, 200, view.text);
     assert.equal(view.body.masked, false);
-    assert.ok((await listed(as(owner))).includes(unmasked));
-    const file = await svc.request('GET', `/api/v1/admin/exports/${unmasked}/file`, as(owner));
+    assert.ok((await listed(asPerson(owner))).includes(unmasked));
+    const file = await svc.request('GET', `/api/v1/admin/exports/${unmasked}/file`, asPerson(owner));
     assert.equal(file.status, 200, file.text);
     assert.ok(file.text.includes('ada.lovelace@example.com') && file.text.includes('grace.hopper@example.com'), file.text);
   });
 
   await t.test('marketer, support, reviewer and analyst get 404 on read and download, and do not see it listed', async () => {
-    const nowhere = await svc.request('GET', '/api/v1/admin/exports/exp_doesnotexist', as(staff.analyst));
+    const nowhere = await svc.request('GET', '/api/v1/admin/exports/exp_doesnotexist', asPerson(staff.analyst));
     for (const [role, person] of Object.entries(staff)) {
-      const read = await svc.request('GET', `/api/v1/admin/exports/${unmasked}`, as(person));
+      const read = await svc.request('GET', `/api/v1/admin/exports/${unmasked}`, asPerson(person));
       assertNotFound(read, `${role} reads`);
       assert.deepEqual(read.body, nowhere.body, `${role}: the answer is the one for an export that does not exist`);
-      assertNotFound(await svc.request('GET', `/api/v1/admin/exports/${unmasked}/file`, as(person)), `${role} downloads`);
-      assert.equal((await svc.request('HEAD', `/api/v1/admin/exports/${unmasked}/file`, as(person))).status, 404, `${role} HEAD`);
-      const ids = await listed(as(person));
+      assertNotFound(await svc.request('GET', `/api/v1/admin/exports/${unmasked}/file`, asPerson(person)), `${role} downloads`);
+      assert.equal((await svc.request('HEAD', `/api/v1/admin/exports/${unmasked}/file`, asPerson(person))).status, 404, `${role} HEAD`);
+      const ids = await listed(asPerson(person));
       assert.ok(!ids.includes(unmasked), `${role} does not see the unmasked export listed`);
       assert.ok(ids.includes(masked), `${role} still sees the masked export`);
     }
@@ -126,7 +99,7 @@ test('review finding 2: unmasked exports and personal import error reports are f
 
   await t.test('a masked export is read and downloaded by every role, without the emails', async () => {
     for (const [role, person] of Object.entries(staff)) {
-      const file = await svc.request('GET', `/api/v1/admin/exports/${masked}/file`, as(person));
+      const file = await svc.request('GET', `/api/v1/admin/exports/${masked}/file`, asPerson(person));
       assert.equal(file.status, 200, `${role}: ${file.text}`);
       assert.ok(!file.text.includes('ada.lovelace@example.com'), role);
     }
@@ -135,13 +108,13 @@ test('review finding 2: unmasked exports and personal import error reports are f
   await t.test('every download is in the personal-data access log: who, when, which export', async () => {
     const started = Date.now();
     const before = new Set((await accessLog()).map((e) => e.id));
-    const ownerDownload = await svc.request('GET', `/api/v1/admin/exports/${unmasked}/file`, as(owner));
+    const ownerDownload = await svc.request('GET', `/api/v1/admin/exports/${unmasked}/file`, asPerson(owner));
     assert.equal(ownerDownload.status, 200);
-    const supportDownload = await svc.request('GET', `/api/v1/admin/exports/${masked}/file`, as(staff.support));
+    const supportDownload = await svc.request('GET', `/api/v1/admin/exports/${masked}/file`, asPerson(staff.support));
     assert.equal(supportDownload.status, 200);
-    const refused = await svc.request('GET', `/api/v1/admin/exports/${unmasked}/file`, as(staff.marketer));
+    const refused = await svc.request('GET', `/api/v1/admin/exports/${unmasked}/file`, asPerson(staff.marketer));
     assert.equal(refused.status, 404);
-    const head = await svc.request('HEAD', `/api/v1/admin/exports/${unmasked}/file`, as(owner));
+    const head = await svc.request('HEAD', `/api/v1/admin/exports/${unmasked}/file`, asPerson(owner));
     assert.equal(head.status, 200, 'a HEAD request sends no file and is not logged');
     const added = (await accessLog()).filter((e) => !before.has(e.id));
     const ownerEntry = added.find((e) => e.actor_id === `admin_user:${owner.userId}`);
@@ -163,24 +136,24 @@ test('review finding 2: unmasked exports and personal import error reports are f
 
   await t.test("the error report of a participants import by a read:pii holder is for read:pii only: a malformed line's text may be in it", async () => {
     const body = '{"participant_id":"p-3","email":"dora@example.com"}\ncarol.secret@example.com\n';
-    const uploaded = await svc.request('POST', '/api/v1/admin/imports?kind=participants&format=jsonl', { ...as(owner), raw: body, headers: { ...as(owner).headers, 'content-type': 'application/x-ndjson' } });
+    const uploaded = await svc.request('POST', '/api/v1/admin/imports?kind=participants&format=jsonl', { ...asPerson(owner), raw: body, headers: { ...asPerson(owner).headers, 'content-type': 'application/x-ndjson' } });
     assert.equal(uploaded.status, 202, uploaded.text);
     const id = uploaded.body.import_id;
-    await waitFor(`import ${id} completed`, async () => (await svc.request('GET', `/api/v1/admin/imports/${id}`, as(owner))).body.status === 'completed');
-    const report = await svc.request('GET', `/api/v1/admin/imports/${id}/errors`, as(owner));
+    await waitFor(`import ${id} completed`, async () => (await svc.request('GET', `/api/v1/admin/imports/${id}`, asPerson(owner))).body.status === 'completed');
+    const report = await svc.request('GET', `/api/v1/admin/imports/${id}/errors`, asPerson(owner));
     assert.equal(report.status, 200, report.text);
     assert.deepEqual(report.body.errors.map((e: { row: number }) => e.row), [2]);
-    const refused = await svc.request('GET', `/api/v1/admin/imports/${id}/errors`, as(staff.support));
+    const refused = await svc.request('GET', `/api/v1/admin/imports/${id}/errors`, asPerson(staff.support));
     assert.equal(refused.status, 403, refused.text);
     assert.match(refused.body.detail, /read:pii/);
     assert.ok(!refused.text.includes('carol'));
     assert.equal((await svc.request('GET', `/api/v1/admin/imports/${id}/errors`, { key: plainKey })).status, 403);
     // Its progress holds no personal value and stays readable.
-    assert.equal((await svc.request('GET', `/api/v1/admin/imports/${id}`, as(staff.support))).status, 200);
+    assert.equal((await svc.request('GET', `/api/v1/admin/imports/${id}`, asPerson(staff.support))).status, 200);
     // Another kind keeps its report readable by the roles that may import it.
-    const grants = await svc.request('POST', '/api/v1/admin/imports?kind=point_grants&format=csv', { ...as(owner), raw: 'participant_id,amount,reason\np-1,x,r\n', headers: { ...as(owner).headers, 'content-type': 'text/csv' } });
+    const grants = await svc.request('POST', '/api/v1/admin/imports?kind=point_grants&format=csv', { ...asPerson(owner), raw: 'participant_id,amount,reason\np-1,x,r\n', headers: { ...asPerson(owner).headers, 'content-type': 'text/csv' } });
     assert.equal(grants.status, 202, grants.text);
-    await waitFor('grants import completed', async () => (await svc.request('GET', `/api/v1/admin/imports/${grants.body.import_id}`, as(owner))).body.status === 'completed');
-    assert.equal((await svc.request('GET', `/api/v1/admin/imports/${grants.body.import_id}/errors`, as(staff.support))).status, 200);
+    await waitFor('grants import completed', async () => (await svc.request('GET', `/api/v1/admin/imports/${grants.body.import_id}`, asPerson(owner))).body.status === 'completed');
+    assert.equal((await svc.request('GET', `/api/v1/admin/imports/${grants.body.import_id}/errors`, asPerson(staff.support))).status, 200);
   });
 });

@@ -1,38 +1,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService, type TestService } from '../../../test/helper.js';
+import { startTestService } from '../../../test/helper.js';
+import { asPerson, invitePerson, signInConsole } from '../../../test/console-people.js';
 
 /**
  * The tenant's settings (`PATCH /tenant`) and key rotation
  * (`POST /events/api-keys/{id}/rotate`), through HTTP with the console's
  * cookie, as the console calls them.
  */
-interface Person {
-  headers: Record<string, string>;
-}
-
-async function signIn(svc: TestService, email: string, password: string): Promise<Person> {
-  const response = await svc.request('POST', '/api/v1/console/session', { body: { email, password } });
-  assert.equal(response.status, 200, response.text);
-  const cookie = /lk_console=([^;]*)/.exec(response.headers.get('set-cookie') ?? '')![1];
-  return { headers: { cookie: `lk_console=${cookie}`, 'x-csrf-token': response.body.csrf_token } };
-}
-
-async function invite(svc: TestService, owner: Person, email: string, role: string): Promise<Person> {
-  const invited = await svc.request('POST', '/api/v1/admin/users', { ...owner, body: { email, role } });
-  assert.equal(invited.status, 201, invited.text);
-  const token = decodeURIComponent(/#token=(.+)$/.exec(invited.body.invite_url)![1]);
-  const accepted = await svc.request('POST', '/api/v1/console/invitations/accept', { body: { token, password: 'correct horse battery', name: role } });
-  assert.equal(accepted.status, 200, accepted.text);
-  return signIn(svc, email, 'correct horse battery');
-}
-
 test('tenant settings and key rotation', { timeout: 120_000 }, async (t) => {
   const svc = await startTestService(t);
   const tenant = await svc.createTenant();
-  const owner = await signIn(svc, tenant.adminEmail, tenant.adminPassword);
-  const marketer = await invite(svc, owner, `marketer@${tenant.slug}.example`, 'marketer');
-  const analyst = await invite(svc, owner, `analyst@${tenant.slug}.example`, 'analyst');
+  const ownerPerson = await signInConsole(svc, tenant.adminEmail, tenant.adminPassword);
+  const owner = asPerson(ownerPerson);
+  const marketer = asPerson(await invitePerson(svc, ownerPerson, `marketer@${tenant.slug}.example`, 'marketer'));
+  const analyst = asPerson(await invitePerson(svc, ownerPerson, `analyst@${tenant.slug}.example`, 'analyst'));
 
   await t.test('a new tenant reads UTC, USD and en-US', async () => {
     const read = await svc.request('GET', '/api/v1/tenant', owner);
