@@ -2,28 +2,33 @@ import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
 import type { Database, Tx } from '../../platform/db.js';
 import { announceCredentialChange, type AuthContext, type Authenticator } from '../../platform/auth.js';
 import { AppError, forbidden, notFound, unauthenticated } from '../../platform/errors.js';
-import { randomToken, sha256Hex, uuid } from '../../platform/ids.js';
+import { isUuid, randomToken, sha256Hex, uuid } from '../../platform/ids.js';
 import { clock } from '../../platform/clock.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { CONSOLE_SESSION_TTL_SECONDS, checkPassword, csrfTokenFor, newConsoleToken, type SignInThrottle } from '../../platform/console-auth.js';
 import { permissionsOf, type Role } from '../../platform/permissions.js';
 import type { ConsoleUserView } from './schemas.js';
+import * as store from './store.js';
 
 /**
  * Console users (the tenant's admin users with a role), their sign-ins and
  * invitations, and the audit log's read. Every change to a user announces a
  * credential change, so that each process drops what it cached of the user's
  * role at once.
+ *
+ * Every statement runs through the store on the tenant pool (`db.tenant`), so
+ * row-level security holds it to the tenant. The one look-up made before a
+ * tenant is known, the sign-in by email, is checkPassword's in
+ * platform/console-auth.ts (README.md beside this file).
  */
 const INVITE_TTL_SECONDS = 7 * 24 * 3600;
-const USER_COLUMNS = 'id, email, name, role, can_publish, status, invite_expires_at, created_at, updated_at';
 
-function view(row: Record<string, any>): ConsoleUserView {
+function view(row: store.UserRow): ConsoleUserView {
   return {
     id: row.id,
     email: row.email,
     name: row.name,
-    role: row.role,
+    role: row.role as Role,
     can_publish: row.can_publish,
     status: row.status,
     invite_expires_at: row.invite_expires_at ? new Date(row.invite_expires_at).toISOString() : null,
@@ -38,18 +43,16 @@ export function requirePerson(auth: AuthContext): NonNullable<AuthContext['user'
   return auth.user;
 }
 
-async function tenantSummary(db: Database, tenantId: string) {
-  const { rows } = await db.system.query('SELECT id, slug, name, environment FROM tenants WHERE id = $1', [tenantId]);
-  return rows[0] as { id: string; slug: string; name: string; environment: string };
-}
-
-async function sessionView(db: Database, tenantId: string, userId: string, csrfToken: string | null, expiresAt: Date) {
-  const { rows } = await db.system.query(`SELECT ${USER_COLUMNS} FROM admin_users WHERE tenant_id = $1 AND id = $2`, [tenantId, userId]);
-  if (!rows[0]) throw unauthenticated('the console user no longer exists');
-  const user = view(rows[0]);
+async function sessionView(tx: Tx, tenantId: string, userId: string, csrfToken: string | null, expiresAt: Date) {
+  const row = await store.readUser(tx, tenantId, userId);
+  if (!row) throw unauthenticated('the console user no longer exists');
+  const user = view(row);
+  const tenant = await store.readTenantSummary(tx, tenantId);
+  // A programmer's error, not an operating one: the user's row references its tenant.
+  if (!tenant) throw new Error(`the tenant ${tenantId} of a console user is missing`);
   return {
     user,
-    tenant: await tenantSummary(db, tenantId),
+    tenant,
     permissions: permissionsOf({ role: user.role, canPublish: user.can_publish }),
     csrf_token: csrfToken,
     expires_at: expiresAt.toISOString(),
@@ -57,28 +60,24 @@ async function sessionView(db: Database, tenantId: string, userId: string, csrfT
 }
 
 export async function signIn(db: Database, signingKey: Uint8Array, throttle: SignInThrottle, email: string, password: string, ipAddress: string | null) {
+  // The look-up by email runs on the owner pool, since no tenant is known before it (platform/console-auth.ts); it returns the tenant.
   const user = await checkPassword(db, throttle, email, password, ipAddress);
   const { token, hash } = newConsoleToken(user.tenantId);
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + CONSOLE_SESSION_TTL_SECONDS * 1000);
-  await db.system.query(
-    `INSERT INTO console_sessions (tenant_id, id, user_id, token_hash, created_at, last_seen_at, expires_at, ip_address)
-     VALUES ($1, $2, $3, $4, $5, $5, $6, $7)`,
-    [user.tenantId, uuid(), user.id, hash, now, expiresAt, ipAddress],
-  );
-  return { cookie: token, body: await sessionView(db, user.tenantId, user.id, csrfTokenFor(signingKey, hash), expiresAt) };
+  const body = await db.tenant(user.tenantId, async (tx) => {
+    await store.insertConsoleSession(tx, user.tenantId, { id: uuid(), userId: user.id, tokenHash: hash, expiresAt, ipAddress }, now);
+    return sessionView(tx, user.tenantId, user.id, csrfTokenFor(signingKey, hash), expiresAt);
+  });
+  return { cookie: token, body };
 }
 
 export async function currentSession(db: Database, signingKey: Uint8Array, auth: AuthContext) {
   const person = requirePerson(auth);
   const session = auth.consoleSession;
-  return sessionView(
-    db,
-    auth.tenantId,
-    person.id,
-    session ? csrfTokenFor(signingKey, session.tokenHash) : null,
-    session?.expiresAt ?? new Date(clock.nowMs() + CONSOLE_SESSION_TTL_SECONDS * 1000),
-  );
+  const csrfToken = session ? csrfTokenFor(signingKey, session.tokenHash) : null;
+  const expiresAt = session?.expiresAt ?? new Date(clock.nowMs() + CONSOLE_SESSION_TTL_SECONDS * 1000);
+  return db.tenant(auth.tenantId, (tx) => sessionView(tx, auth.tenantId, person.id, csrfToken, expiresAt));
 }
 
 /**
@@ -87,7 +86,7 @@ export async function currentSession(db: Database, signingKey: Uint8Array, auth:
  * its cached look-up of the user. Review finding 8, issue 32.
  */
 async function endTokens(tx: Tx, tenantId: string, userId: string): Promise<void> {
-  await tx.query('UPDATE admin_users SET token_version = token_version + 1 WHERE tenant_id = $1 AND id = $2', [tenantId, userId]);
+  await store.bumpTokenVersion(tx, tenantId, userId);
   await announceCredentialChange(tx, `user:${userId}`);
 }
 
@@ -97,7 +96,7 @@ export async function signOut(db: Database, authenticator: Authenticator, auth: 
   if (!auth.consoleSession) throw new AppError('invalid', 'NOT_A_CONSOLE_SESSION', 'only a console sign-in (cookie) can be signed out; an admin login token is ended with POST /api/v1/auth/logout');
   const session = auth.consoleSession;
   await db.tenant(auth.tenantId, async (tx) => {
-    await tx.query('UPDATE console_sessions SET revoked_at = $3 WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL', [auth.tenantId, session.id, clock.now()]);
+    await store.revokeConsoleSession(tx, auth.tenantId, session.id, clock.now());
     await endTokens(tx, auth.tenantId, person.id);
   });
   authenticator.forgetCredentials();
@@ -117,26 +116,16 @@ export async function logout(db: Database, authenticator: Authenticator, auth: A
 /** Changes the password: the user's other console sign-ins and every admin login token end (this console sign-in goes on). */
 export async function changePassword(db: Database, authenticator: Authenticator, auth: AuthContext, currentPassword: string, newPassword: string): Promise<void> {
   const person = requirePerson(auth);
-  const { rows } = await db.system.query('SELECT password_hash FROM admin_users WHERE tenant_id = $1 AND id = $2', [auth.tenantId, person.id]);
-  const ok = rows[0]?.password_hash ? await argonVerify(rows[0].password_hash, currentPassword).catch(() => false) : false;
+  const currentHash = await db.tenant(auth.tenantId, (tx) => store.readPasswordHash(tx, auth.tenantId, person.id));
+  const ok = currentHash ? await argonVerify(currentHash, currentPassword).catch(() => false) : false;
   if (!ok) throw new AppError('invalid', 'PASSWORD_WRONG', 'current_password is wrong');
   if (currentPassword === newPassword) throw new AppError('invalid', 'PASSWORD_UNCHANGED', 'new_password must differ from the current one');
   const passwordHash = await argonHash(newPassword);
   await db.tenant(auth.tenantId, async (tx) => {
     const now = clock.now();
-    await tx.query('UPDATE admin_users SET password_hash = $3, password_changed_at = $4, updated_at = $4 WHERE tenant_id = $1 AND id = $2', [
-      auth.tenantId,
-      person.id,
-      passwordHash,
-      now,
-    ]);
+    await store.setPassword(tx, auth.tenantId, person.id, passwordHash, now);
     // Every other sign-in of this user ends; this one goes on.
-    await tx.query('UPDATE console_sessions SET revoked_at = $4 WHERE tenant_id = $1 AND user_id = $2 AND revoked_at IS NULL AND id IS DISTINCT FROM $3', [
-      auth.tenantId,
-      person.id,
-      auth.consoleSession?.id ?? null,
-      now,
-    ]);
+    await store.revokeConsoleSessionsOfUser(tx, auth.tenantId, person.id, auth.consoleSession?.id ?? null, now);
     await endTokens(tx, auth.tenantId, person.id);
   });
   authenticator.forgetCredentials();
@@ -147,23 +136,16 @@ export async function changePassword(db: Database, authenticator: Authenticator,
 export async function listUsers(db: Database, tenantId: string, query: { limit?: number; cursor?: string }) {
   const limit = query.limit ?? 50;
   const after = decodeCursor(query.cursor, { email: 'text', id: 'uuid' });
-  const rows = await db.tenant(tenantId, async (tx) => {
-    const { rows: found } = await tx.query(
-      `SELECT ${USER_COLUMNS} FROM admin_users WHERE tenant_id = $1 AND ($2::text IS NULL OR (lower(email), id) > (lower($2), $3::uuid))
-       ORDER BY lower(email), id LIMIT $4`,
-      [tenantId, after?.email ?? null, after?.id ?? null, limit + 1],
-    );
-    return found;
-  });
+  const rows = await db.tenant(tenantId, (tx) => store.listUsers(tx, tenantId, after, limit + 1));
   const page = rows.slice(0, limit).map(view);
   const last = page[page.length - 1];
   return { users: page, next_cursor: rows.length > limit && last ? encodeCursor({ email: last.email, id: last.id }) : null };
 }
 
 export async function readUser(db: Database, tenantId: string, id: string): Promise<ConsoleUserView> {
-  const rows = await db.tenant(tenantId, async (tx) => (await tx.query(`SELECT ${USER_COLUMNS} FROM admin_users WHERE tenant_id = $1 AND id = $2`, [tenantId, id])).rows);
-  if (!rows[0]) throw notFound('console user');
-  return view(rows[0]);
+  const row = await db.tenant(tenantId, (tx) => store.readUser(tx, tenantId, id));
+  if (!row) throw notFound('console user');
+  return view(row);
 }
 
 export async function inviteUser(
@@ -178,16 +160,24 @@ export async function inviteUser(
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + INVITE_TTL_SECONDS * 1000);
   const row = await db.tenant(tenantId, async (tx) => {
-    const taken = await tx.query('SELECT 1 FROM admin_users WHERE lower(email) = lower($1)', [input.email]);
-    if (taken.rowCount) throw new AppError('conflict', 'USER_EMAIL_TAKEN', `a console user with the email "${input.email}" already exists`);
+    if (await store.emailTaken(tx, tenantId, input.email)) throw new AppError('conflict', 'USER_EMAIL_TAKEN', `a console user with the email "${input.email}" already exists`);
     // The email is unique across tenants (sign-in names no tenant): the owner's tenant cannot see another's user, so the index says it.
     try {
-      const { rows } = await tx.query(
-        `INSERT INTO admin_users (tenant_id, id, email, password_hash, role, can_publish, name, status, invite_token_hash, invite_expires_at, invited_by, created_at, updated_at)
-         VALUES ($1, $2, $3, NULL, $4, $5, $6, 'invited', $7, $8, $9, $10, $10) RETURNING ${USER_COLUMNS}`,
-        [tenantId, uuid(), input.email, input.role, input.can_publish ?? input.role === 'owner', input.name ?? null, sha256Hex(token), expiresAt, inviterId, now],
+      return await store.insertInvitedUser(
+        tx,
+        tenantId,
+        {
+          id: uuid(),
+          email: input.email,
+          role: input.role,
+          canPublish: input.can_publish ?? input.role === 'owner',
+          name: input.name ?? null,
+          inviteTokenHash: sha256Hex(token),
+          inviteExpiresAt: expiresAt,
+          invitedBy: inviterId,
+        },
+        now,
       );
-      return rows[0];
     } catch (error) {
       if ((error as { code?: string }).code === '23505') throw new AppError('conflict', 'USER_EMAIL_TAKEN', `a console user with the email "${input.email}" already exists`);
       throw error;
@@ -196,22 +186,25 @@ export async function inviteUser(
   return { user: view(row), invite_url: `${baseUrl}/console/accept-invite#token=${encodeURIComponent(token)}` };
 }
 
+/**
+ * Accepts an invitation by its token, `<tenant id>.<secret>`. The tenant comes
+ * from the token itself, so no look-up across tenants is needed: the tenant pool
+ * runs the update under the tenant the token names, and the token's hash (which
+ * covers that tenant id) decides whether it matches. A token naming another
+ * tenant finds nothing there.
+ */
 export async function acceptInvitation(db: Database, input: { token: string; password: string; name?: string }) {
   const match = /^([0-9a-f-]{36})\.([A-Za-z0-9_-]+)$/.exec(input.token);
   const refused = () => new AppError('invalid', 'INVITATION_INVALID', 'the invitation is not valid, was already used or has expired; ask an owner for a new one');
-  if (!match) throw refused();
+  if (!match || !isUuid(match[1])) throw refused();
   const tenantId = match[1];
   const passwordHash = await argonHash(input.password);
   const now = clock.now();
-  const { rows } = await db.system.query(
-    `UPDATE admin_users SET status = 'active', password_hash = $3, invite_token_hash = NULL, invite_expires_at = NULL,
-            name = coalesce($4, name), password_changed_at = $5, updated_at = $5
-     WHERE tenant_id = $1 AND invite_token_hash = $2 AND status = 'invited' AND invite_expires_at > $5
-     RETURNING ${USER_COLUMNS}`,
-    [tenantId, sha256Hex(input.token), passwordHash, input.name ?? null, now],
+  const row = await db.tenant(tenantId, (tx) =>
+    store.acceptInvitation(tx, tenantId, { inviteTokenHash: sha256Hex(input.token), passwordHash, name: input.name ?? null }, now),
   );
-  if (!rows[0]) throw refused();
-  return { user: view(rows[0]) };
+  if (!row) throw refused();
+  return { user: view(row) };
 }
 
 /**
@@ -226,23 +219,14 @@ export async function acceptInvitation(db: Database, input: { token: string; pas
  * matches, and a second statement locking the user on its own would then
  * wait on it out of order (a deadlock the test met).
  */
-async function lockForChange(tx: Tx, tenantId: string, userId: string, withOwners: boolean): Promise<Record<string, any> | undefined> {
-  const { rows } = await tx.query(
-    `SELECT ${USER_COLUMNS} FROM admin_users
-     WHERE tenant_id = $1 AND (id = $2 OR ($3 AND role = 'owner' AND status = 'active'))
-     ORDER BY id FOR UPDATE`,
-    [tenantId, userId, withOwners],
-  );
+async function lockForChange(tx: Tx, tenantId: string, userId: string, withOwners: boolean): Promise<store.UserRow | undefined> {
+  const rows = await store.lockUserAndOwners(tx, tenantId, userId, withOwners);
   return rows.find((row) => row.id === userId);
 }
 
 /** The last active owner may not be demoted, disabled or removed: someone must be able to manage the tenant. Runs after lockForChange with the owners. */
 async function assertOwnerRemains(tx: Tx, tenantId: string, userId: string): Promise<void> {
-  const { rows } = await tx.query(
-    `SELECT count(*)::int AS owners FROM admin_users WHERE tenant_id = $1 AND role = 'owner' AND status = 'active' AND id <> $2`,
-    [tenantId, userId],
-  );
-  if (rows[0].owners === 0) throw new AppError('conflict', 'LAST_OWNER', 'the tenant needs at least one active owner; make another user an owner first');
+  if ((await store.countOtherActiveOwners(tx, tenantId, userId)) === 0) throw new AppError('conflict', 'LAST_OWNER', 'the tenant needs at least one active owner; make another user an owner first');
 }
 
 export async function updateUser(
@@ -263,17 +247,19 @@ export async function updateUser(
     // A new role or a disable ends the user's admin login tokens (their role and status are read live anyway; a new token is cheap).
     const endsTokens = (changes.role !== undefined && changes.role !== user.role) || (changes.status === 'disabled' && user.status !== 'disabled');
     const now = clock.now();
-    const { rows } = await tx.query(
-      `UPDATE admin_users SET role = coalesce($3, role), can_publish = coalesce($4, can_publish), name = coalesce($5, name),
-              status = coalesce($6, status), updated_at = $7, token_version = token_version + $8::int
-       WHERE tenant_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}`,
-      [tenantId, id, changes.role ?? null, changes.can_publish ?? null, changes.name ?? null, changes.status ?? null, now, endsTokens ? 1 : 0],
+    const updated = await store.updateUser(
+      tx,
+      tenantId,
+      id,
+      { role: changes.role ?? null, canPublish: changes.can_publish ?? null, name: changes.name ?? null, status: changes.status ?? null },
+      endsTokens,
+      now,
     );
-    if (changes.status === 'disabled') {
-      await tx.query('UPDATE console_sessions SET revoked_at = $3 WHERE tenant_id = $1 AND user_id = $2 AND revoked_at IS NULL', [tenantId, id, now]);
-    }
+    // The row is locked above, so the update finds it; anything else is a programmer's error.
+    if (!updated) throw new Error(`console user ${id}, locked in this transaction, was not updated`);
+    if (changes.status === 'disabled') await store.revokeConsoleSessionsOfUser(tx, tenantId, id, null, now);
     await announceCredentialChange(tx, `user:${id}`);
-    return rows[0];
+    return updated;
   });
   authenticator.forgetCredentials();
   return view(row);
@@ -284,7 +270,7 @@ export async function deleteUser(db: Database, authenticator: Authenticator, ten
     const user = await lockForChange(tx, tenantId, id, true);
     if (!user) throw notFound('console user');
     if (user.role === 'owner' && user.status === 'active') await assertOwnerRemains(tx, tenantId, id);
-    await tx.query('DELETE FROM admin_users WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+    await store.deleteUser(tx, tenantId, id);
     await announceCredentialChange(tx, `user:${id}`);
   });
   authenticator.forgetCredentials();
@@ -299,19 +285,14 @@ export async function readAuditLog(
 ) {
   const limit = query.limit ?? 50;
   const after = decodeCursor(query.cursor, { at: 'timestamp', id: 'digits' });
-  const rows = await db.tenant(tenantId, async (tx) => {
-    const { rows: found } = await tx.query(
-      `SELECT id::text, occurred_at, actor_type, actor_id, actor_label, action, method, route, resource_type, resource_id, status, before, after, details, request_id
-       FROM audit_log
-       WHERE tenant_id = $1
-         AND ($2::text IS NULL OR resource_type = $2) AND ($3::text IS NULL OR resource_id = $3) AND ($4::text IS NULL OR actor_id = $4)
-         AND ($5::timestamptz IS NULL OR occurred_at >= $5) AND ($6::timestamptz IS NULL OR occurred_at < $6)
-         AND ($7::timestamptz IS NULL OR (occurred_at, id) < ($7, $8::bigint))
-       ORDER BY occurred_at DESC, id DESC LIMIT $9`,
-      [tenantId, query.resource_type ?? null, query.resource_id ?? null, query.actor_id ?? null, query.from ?? null, query.to ?? null, after?.at ?? null, after?.id ?? null, limit + 1],
-    );
-    return found;
-  });
+  const filter: store.AuditQuery = {
+    resourceType: query.resource_type ?? null,
+    resourceId: query.resource_id ?? null,
+    actorId: query.actor_id ?? null,
+    from: query.from ?? null,
+    to: query.to ?? null,
+  };
+  const rows = await db.tenant(tenantId, (tx) => store.readAuditLog(tx, tenantId, filter, after, limit + 1));
   const page = rows.slice(0, limit).map((row) => ({ ...row, occurred_at: new Date(row.occurred_at).toISOString() }));
   const last = page[page.length - 1];
   return { entries: page, next_cursor: rows.length > limit && last ? encodeCursor({ at: last.occurred_at, id: last.id }) : null };
