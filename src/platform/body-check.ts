@@ -1,25 +1,21 @@
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
-import { invalid } from './errors.js';
+import { AppError, fieldError, invalid, type RequestPart } from './errors.js';
+import { compileCheck } from './validation.js';
 
 /**
  * Checks a body that reaches a module's `…InTx` function from another module
  * (a sandbox promotion copying definitions) against the schema its admin route
  * validates with, so that no caller writes what the route would refuse. The
- * refusal is a 400 naming the item and the first problem.
+ * refusal is a 400 naming the item and the first problem, with every problem
+ * in `errors` (paths into the definition).
  */
-const ajv = new Ajv.default({ allErrors: false, strict: false, coerceTypes: false });
-addFormats.default(ajv);
-
 export function bodyChecker(schema: TSchema, what: string): (body: unknown, name: string) => void {
-  const validate = ajv.compile(schema);
+  const check = compileCheck(schema, { in: 'body', label: '', whole: 'the definition' });
   return (body, name) => {
-    const text = unstorableTextIn(body, 'the definition');
-    if (text) throw invalid(`${what} ${JSON.stringify(name)}: ${text}`, 'VALIDATION_INVALID_REQUEST');
-    if (validate(body)) return;
-    const first = validate.errors![0];
-    throw invalid(`${what} ${JSON.stringify(name)}: ${first.instancePath.slice(1) || 'the definition'} ${first.message ?? 'is invalid'}`);
+    const text = unstorableTextError(body, { in: 'body', label: 'the definition' });
+    if (text) throw invalid(`${what} ${JSON.stringify(name)}: ${text.message}`, 'VALIDATION_INVALID_REQUEST', text.extra);
+    const problems = check(body);
+    if (problems) throw invalid(`${what} ${JSON.stringify(name)}: ${problems.detail}`, 'VALIDATION_INVALID_VALUE', { errors: problems.errors });
   };
 }
 
@@ -110,25 +106,37 @@ const PATH_LENGTH_MAX = 200;
 
 const pathOf = (path: string) => (path.length <= PATH_LENGTH_MAX ? path : `${path.slice(0, PATH_LENGTH_MAX)}…`);
 
+/** Where the first unstorable string is: the keys down to it, and whether the string is a property name there. */
+interface UnstorableText {
+  keys: string[];
+  reason: string;
+  inPropertyName: boolean;
+}
+
 /** Finds the first unstorable string again, this time keeping paths: only run once the fast walk has found one. */
-function describeFirst(value: unknown, root: string): string {
-  if (typeof value === 'string') return `${pathOf(root)} ${unstorableReason(value)}`;
-  const stack: Array<[unknown, string]> = [[value, root]];
+function findFirst(value: unknown): UnstorableText | null {
+  const stack: Array<[unknown, string[]]> = [[value, []]];
   while (stack.length > 0) {
-    const [current, path] = stack.pop()!;
+    const [current, keys] = stack.pop()!;
     if (typeof current === 'string') {
-      if (!isStorableText(current)) return `${pathOf(path)} ${unstorableReason(current)}`;
+      if (!isStorableText(current)) return { keys, reason: unstorableReason(current), inPropertyName: false };
       continue;
     }
     if (!isPlainContainer(current)) continue;
     // Pushed in reverse, so that the first problem in document order is the one named.
     const entries = Array.isArray(current) ? current.map((item, i) => [String(i), item] as const) : Object.entries(current);
     for (const [key] of entries) {
-      if (!Array.isArray(current) && !isStorableText(key)) return `${pathOf(path)} has a property name that ${unstorableReason(key)}`;
+      if (!Array.isArray(current) && !isStorableText(key)) return { keys, reason: unstorableReason(key), inPropertyName: true };
     }
-    for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], `${path}.${entries[i][0]}`]);
+    for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], [...keys, entries[i][0]]]);
   }
-  return `${pathOf(root)} contains text that cannot be stored`;
+  return null;
+}
+
+function sentenceOf(found: UnstorableText | null, root: string): string {
+  if (!found) return `${pathOf(root)} contains text that cannot be stored`;
+  const path = pathOf([root, ...found.keys].join('.'));
+  return found.inPropertyName ? `${path} has a property name that ${found.reason}` : `${path} ${found.reason}`;
 }
 
 /**
@@ -137,5 +145,21 @@ function describeFirst(value: unknown, root: string): string {
  * `body.properties.note contains U+0000 (NUL), which cannot be stored`.
  */
 export function unstorableTextIn(value: unknown, root: string): string | null {
-  return allTextStorable(value) ? null : describeFirst(value, root);
+  return allTextStorable(value) ? null : sentenceOf(findFirst(value), root);
+}
+
+/**
+ * Null when every string and property name in a request part can be stored,
+ * else a 400 VALIDATION_INVALID_REQUEST whose detail reads like
+ * unstorableTextIn's and whose `errors` points at the field (code
+ * `unstorable_text`; the object, for a property name).
+ */
+export function unstorableTextError(value: unknown, where: { in: RequestPart; label: string }): AppError | null {
+  if (allTextStorable(value)) return null;
+  const found = findFirst(value);
+  const pointer = (found?.keys ?? []).map((key) => key.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+  const message = found ? (found.inPropertyName ? `has a property name that ${found.reason}` : found.reason) : 'contains text that cannot be stored';
+  return invalid(sentenceOf(found, where.label), 'VALIDATION_INVALID_REQUEST', {
+    errors: [fieldError(pathOf(pointer ? `/${pointer}` : '/'), 'unstorable_text', message, { in: where.in })],
+  });
 }

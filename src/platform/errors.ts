@@ -34,14 +34,51 @@ export const statusOfKind: Record<ErrorKind, number> = {
 export const ERROR_VERSION_FIELD = 'error_version';
 export const ERROR_VERSION = 1;
 
+/** The part of the request a field error points into. */
+export type RequestPart = 'body' | 'query' | 'params' | 'headers';
+
+/**
+ * One thing wrong with one field, in an error body's `errors` list beside
+ * `detail` (like Stripe's `param`): `path` is a JSON Pointer into the request
+ * part named by `in` (`/effects/0/points` in the body), `code` a stable
+ * machine code of the kind of failure (`required`, `type`, `enum`, `minimum`,
+ * `additional_property`, … or a domain code), `message` plain words for people
+ * ("must be at least 1"), `allowed` the values an enum or literal takes.
+ */
+export interface FieldError {
+  in: RequestPart;
+  path: string;
+  code: string;
+  message: string;
+  allowed?: unknown[];
+}
+
+/**
+ * A field error for a domain check (`invalid`, `ruleViolation`): `path` a JSON
+ * Pointer (`/metadata/currency`) in the body unless `in` says otherwise.
+ */
+export function fieldError(path: string, code: string, message: string, options: { in?: RequestPart; allowed?: unknown[] } = {}): FieldError {
+  const error: FieldError = { in: options.in ?? 'body', path, code, message };
+  if (options.allowed) error.allowed = options.allowed;
+  return error;
+}
+
+/** Fields an error body carries beside detail and code; `errors` is always a list of FieldError. */
+export type ErrorExtra = { errors?: FieldError[]; [name: string]: unknown };
+
 export class AppError extends Error {
   readonly kind: ErrorKind;
   readonly code: string;
-  /** Route-specific fields added to the body, for example `available` and `required`. */
-  readonly extra: Record<string, unknown>;
+  /**
+   * Route-specific fields added to the body, for example `available` and
+   * `required`. `errors` is reserved for a list of FieldError (see
+   * `fieldError`): a check that knows which field is wrong names it there,
+   * as the schema validation does: `invalid(detail, code, { errors: [fieldError('/image_url', 'format', 'must be an https URL')] })`.
+   */
+  readonly extra: ErrorExtra;
   readonly headers: Record<string, string>;
 
-  constructor(kind: ErrorKind, code: string, detail: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  constructor(kind: ErrorKind, code: string, detail: string, extra: ErrorExtra = {}, headers: Record<string, string> = {}) {
     super(detail);
     this.kind = kind;
     this.code = code;
@@ -54,18 +91,18 @@ export class AppError extends Error {
   }
 }
 
-export const invalid = (detail: string, code = 'VALIDATION_INVALID_VALUE', extra: Record<string, unknown> = {}) =>
+export const invalid = (detail: string, code = 'VALIDATION_INVALID_VALUE', extra: ErrorExtra = {}) =>
   new AppError('invalid', code, detail, extra);
 export const notFound = (what: string, code = 'RESOURCE_NOT_FOUND') => new AppError('not_found', code, `${what} not found`);
-export const conflict = (detail: string, code = 'CONFLICT', extra: Record<string, unknown> = {}) =>
+export const conflict = (detail: string, code = 'CONFLICT', extra: ErrorExtra = {}) =>
   new AppError('conflict', code, detail, extra);
-export const ruleViolation = (detail: string, code = 'VALIDATION_INVALID_VALUE', extra: Record<string, unknown> = {}) =>
+export const ruleViolation = (detail: string, code = 'VALIDATION_INVALID_VALUE', extra: ErrorExtra = {}) =>
   new AppError('rule_violation', code, detail, extra);
 export const unauthenticated = (detail = 'a valid credential is required') =>
   new AppError('unauthenticated', 'AUTH_UNAUTHENTICATED', detail);
 export const forbidden = (detail = 'the credential lacks the required scope') =>
   new AppError('forbidden', 'AUTH_FORBIDDEN', detail);
 
-export function errorBody(code: string, detail: string, extra: Record<string, unknown> = {}) {
+export function errorBody(code: string, detail: string, extra: ErrorExtra = {}) {
   return { ...extra, detail, code, [ERROR_VERSION_FIELD]: ERROR_VERSION };
 }

@@ -1,14 +1,14 @@
 import type { Permission } from './permissions.js';
 import { Type, type TSchema } from '@sinclair/typebox';
-import Ajv, { type ErrorObject } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type preValidationHookHandler } from 'fastify';
 import pg from 'pg';
-import { AppError, errorBody, ERROR_VERSION_FIELD, invalid } from './errors.js';
-import { isStorableText, unstorableTextIn } from './body-check.js';
+import { AppError, errorBody, ERROR_VERSION_FIELD } from './errors.js';
+import { isStorableText, unstorableTextError } from './body-check.js';
+import { compileValidator, describeProblems, FIELD_ERRORS_MAX, registerSharedSchemas, requestPartOf } from './validation.js';
 import { uuid } from './ids.js';
 import type { AuthContext } from './auth.js';
 import type { Decision, RateLimitGroup } from './rate-limit.js';
@@ -72,11 +72,36 @@ declare module 'fastify' {
   }
 }
 
+/** One entry of an error body's `errors`: see FieldError in platform/errors.ts. */
+export const FieldErrorSchema = Type.Object(
+  {
+    in: Type.Union([Type.Literal('body'), Type.Literal('query'), Type.Literal('params'), Type.Literal('headers')], { description: 'The part of the request `path` points into.' }),
+    path: Type.String({ description: 'A JSON Pointer (RFC 6901) into that part: `/effects/0/points`; `/` is the part as a whole.', examples: ['/effects/0/points'] }),
+    code: Type.String({
+      description:
+        'What kind of failure, stable and machine-readable: `required`, `type`, `enum`, `const`, `format`, `minimum`, `maximum`, `exclusive_minimum`, ' +
+        '`exclusive_maximum`, `multiple_of`, `min_length`, `max_length`, `pattern`, `additional_property`, `min_items`, `max_items`, `unique_items`, ' +
+        '`min_properties`, `max_properties`, `any_of`, `one_of`, `unstorable_text`, `invalid`, or a code of the route. New codes may appear.',
+    }),
+    message: Type.String({ description: 'What is wrong with the field, in plain words: "must be at least 1", "is required".' }),
+    allowed: Type.Optional(Type.Array(Type.Unknown(), { description: 'For `enum` and `const` (and a literal among other types, `any_of`): the values the field may take.' })),
+  },
+  { additionalProperties: false, title: 'FieldError' },
+);
+
 export const ErrorResponse = Type.Object(
   {
-    detail: Type.String({ description: 'What is wrong, for a human.' }),
+    detail: Type.String({ description: 'What is wrong, for a human: the first problem, and how many more `errors` lists.' }),
     code: Type.String({ description: 'A stable machine-readable code. New codes may appear; tolerate unknown ones.' }),
     [ERROR_VERSION_FIELD]: Type.Literal(1, { description: 'Version of the coded error envelope.' }),
+    errors: Type.Optional(
+      Type.Array(FieldErrorSchema, {
+        maxItems: FIELD_ERRORS_MAX,
+        description:
+          `Each field at fault (a 400 or 422 that can name one), up to ${FIELD_ERRORS_MAX}. Every 400 of a request that does not match the ` +
+          'route\'s schema has it; a check of the route adds it when the problem is one field.',
+      }),
+    ),
   },
   { additionalProperties: true, $id: 'ErrorResponse', title: 'Error' },
 );
@@ -109,22 +134,13 @@ export function withErrorResponses(schema: { response?: Record<string | number, 
 }
 
 /**
- * Bodies are validated strictly: no type coercion, no silently removed
- * properties. Query strings, params and headers arrive as text, so those are
- * coerced to the declared types.
+ * Routes' schemas are compiled by platform/validation.ts: bodies strictly (no
+ * type coercion, no silently removed properties); query strings, params and
+ * headers, which arrive as text, coerced to the declared types.
  */
 export function installValidators(app: FastifyInstance, schemas: TSchema[]): void {
-  const base = { allErrors: false, useDefaults: true, removeAdditional: false as const, strict: false, allowUnionTypes: true };
-  const bodyAjv = new Ajv.default({ ...base, coerceTypes: false });
-  const textAjv = new Ajv.default({ ...base, coerceTypes: 'array' });
-  for (const ajv of [bodyAjv, textAjv]) {
-    addFormats.default(ajv);
-    for (const schema of schemas) ajv.addSchema(schema);
-  }
-  app.setValidatorCompiler(({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-    return ajv.compile(schema);
-  });
+  registerSharedSchemas(schemas);
+  app.setValidatorCompiler(({ schema, httpPart }) => compileValidator(schema, httpPart === 'body' ? 'none' : 'text'));
   app.addHook('preValidation', refuseUnstorableText);
 }
 
@@ -138,10 +154,10 @@ export function installValidators(app: FastifyInstance, schemas: TSchema[]): voi
  */
 const refuseUnstorableText: preValidationHookHandler = (request, _reply, done) => {
   const problem =
-    unstorableTextIn(request.params, 'params') ??
-    unstorableTextIn(request.query, 'querystring') ??
-    (request.routeOptions.config?.textCheckedPerItem ? null : unstorableTextIn(request.body, 'body'));
-  if (problem) done(invalid(problem, 'VALIDATION_INVALID_REQUEST'));
+    unstorableTextError(request.params, { in: 'params', label: 'params' }) ??
+    unstorableTextError(request.query, { in: 'query', label: 'querystring' }) ??
+    (request.routeOptions.config?.textCheckedPerItem ? null : unstorableTextError(request.body, { in: 'body', label: 'body' }));
+  if (problem) done(problem);
   else done();
 };
 
@@ -169,22 +185,6 @@ export function cachingSerializerFactory() {
   };
 }
 
-function describeValidationError(error: ErrorObject, part: string): string {
-  const where = `${part}${error.instancePath.replaceAll('/', '.')}`;
-  switch (error.keyword) {
-    case 'additionalProperties':
-      return `${where} has a property that is not allowed: "${(error.params as { additionalProperty: string }).additionalProperty}"`;
-    case 'required':
-      return `${where} is missing the required property "${(error.params as { missingProperty: string }).missingProperty}"`;
-    case 'type':
-      return `${where} must be of type ${(error.params as { type: string }).type}`;
-    case 'enum':
-      return `${where} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-    default:
-      return `${where} ${error.message ?? 'is invalid'}`;
-  }
-}
-
 /**
  * A PostgreSQL error of class 22 ("data exception": a value the server cannot
  * take, such as text that is not a number or a date out of range) is a value
@@ -207,8 +207,9 @@ export function installErrorHandlers(app: FastifyInstance): void {
       return reply.status(appError.status).send(errorBody(appError.code, appError.message, appError.extra));
     }
     if (error.validation) {
-      const detail = error.validation.map((e) => describeValidationError(e, error.validationContext ?? 'request')).join('; ');
-      return reply.status(400).send(errorBody('VALIDATION_INVALID_REQUEST', detail));
+      const part = error.validationContext ?? 'body';
+      const { detail, errors } = describeProblems(error.validation, { in: requestPartOf(part), label: part });
+      return reply.status(400).send(errorBody('VALIDATION_INVALID_REQUEST', detail, { errors }));
     }
     if (isDataException(error)) {
       request.log.warn({ err: error, req: request, tenantId: request.auth?.tenantId, sqlState: error.code }, 'a value of the request was refused by the database');

@@ -11,6 +11,8 @@
  * its schema, so a composed value that stops fitting fails the suite and gets
  * a hand-written example instead.
  */
+import type { FieldError } from './errors.js';
+
 type Schema = Record<string, any>;
 type Document = { paths: Record<string, Record<string, any>>; components?: { schemas?: Record<string, Schema> } };
 
@@ -190,9 +192,20 @@ function numberExample(schema: Schema, name: string, integer: boolean): number {
   return integer ? Math.round(value) : value;
 }
 
-/** An error body for each documented error status: the shape every error shares, with the usual code there. */
-const ERROR_EXAMPLES: Record<string, { code: string; detail: string }> = {
-  400: { code: 'VALIDATION_INVALID_VALUE', detail: 'body/amount must be >= 1' },
+/**
+ * An error body for each documented error status: the shape every error
+ * shares, with the usual code there. The 400 shows the per-field `errors`
+ * that every refusal by a route's schema carries.
+ */
+const ERROR_EXAMPLES: Record<string, { code: string; detail: string; errors?: FieldError[] }> = {
+  400: {
+    code: 'VALIDATION_INVALID_REQUEST',
+    detail: 'body.effects.0.points must be >= 1 (and 1 more problem, listed in errors)',
+    errors: [
+      { in: 'body', path: '/effects/0/points', code: 'minimum', message: 'must be at least 1' },
+      { in: 'body', path: '/schedule', code: 'enum', message: 'must be one of: daily, weekly, monthly', allowed: ['daily', 'weekly', 'monthly'] },
+    ],
+  },
   401: { code: 'AUTH_UNAUTHENTICATED', detail: 'this route needs an API key (X-API-Key)' },
   403: { code: 'AUTH_FORBIDDEN', detail: 'the credential lacks the required scope (one of: admin, gamify:admin)' },
   404: { code: 'RESOURCE_NOT_FOUND', detail: 'participant not found' },
@@ -261,7 +274,7 @@ export function addExamples<T extends Document>(document: T): T {
         if (!json?.schema || json.example !== undefined) continue;
         const error = ERROR_EXAMPLES[status];
         if (error && status !== '200' && composer.resolve(json.schema) === document.components?.schemas?.ErrorResponse) {
-          json.example = { detail: error.detail, code: error.code, error_version: 1 };
+          json.example = { detail: error.detail, code: error.code, error_version: 1, ...(error.errors && { errors: error.errors }) };
           const codes = ERROR_CODES_BY_STATUS[status];
           if (codes && !String(answer.description ?? '').includes('Codes:')) answer.description = `${answer.description ?? ''} Codes: ${codes.map((c) => (c.startsWith('and ') ? c : `\`${c}\``)).join(', ')}.`.trim();
         } else {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import Ajv, { type ErrorObject } from 'ajv';
-import addFormats from 'ajv-formats';
 import { clock } from '../../platform/clock.js';
 import { prefixedId } from '../../platform/ids.js';
 import { unstorableTextIn } from '../../platform/body-check.js';
+import type { FieldError } from '../../platform/errors.js';
+import { compileCheck } from '../../platform/validation.js';
 import { currentTraceparent } from '../../platform/tracing.js';
 import type { NewEvent } from './store.js';
 import { IngestEvent, PROPERTIES_BYTES_MAX, PROPERTIES_DEPTH_MAX, TIMESTAMP_FUTURE_SKEW_MS } from './schemas.js';
@@ -13,35 +13,18 @@ import { IngestEvent, PROPERTIES_BYTES_MAX, PROPERTIES_DEPTH_MAX, TIMESTAMP_FUTU
  * with it. Everything that PostgreSQL would refuse is refused here, so that
  * one bad event can never fail a statement that carries other events.
  */
-export type Rejection = { code: string; detail: string };
+export type Rejection = { code: string; detail: string; errors?: FieldError[] };
 
 /** Processing queues: events of one participant share a queue (a hash bucket), so they are processed one at a time, in order. */
 export const PROCESSING_QUEUE_BUCKETS = 64;
 
-const ajv = new Ajv.default({ allErrors: false, strict: false, coerceTypes: false, removeAdditional: false });
-addFormats.default(ajv);
-const validateEvent = ajv.compile(IngestEvent);
+/** An event of a batch, checked as the single-event route's body is; paths in `errors` are the event's own. */
+const checkEvent = compileCheck(IngestEvent, { in: 'body', label: 'event' });
 
-function describe(error: ErrorObject): string {
-  const where = `event${error.instancePath.replaceAll('/', '.')}`;
-  switch (error.keyword) {
-    case 'additionalProperties':
-      return `${where} has a property that is not allowed: "${(error.params as { additionalProperty: string }).additionalProperty}"`;
-    case 'required':
-      return `${where} is missing the required property "${(error.params as { missingProperty: string }).missingProperty}"`;
-    case 'type':
-      return `${where} must be of type ${(error.params as { type: string }).type}`;
-    case 'format':
-      return `${where} must be a ${(error.params as { format: string }).format === 'date-time' ? 'ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00Z' : (error.params as { format: string }).format}`;
-    default:
-      return `${where} ${error.message ?? 'is invalid'}`;
-  }
-}
-
-/** Validates an event of a batch against the same schema the single-event routes use. */
-export function checkShape(value: unknown): Rejection | null {
-  if (validateEvent(value)) return null;
-  return { code: 'VALIDATION_INVALID_REQUEST', detail: describe(validateEvent.errors![0]) };
+/** Validates an event of a batch against the same schema the single-event routes use; `index` is its place in the batch's `events`. */
+export function checkShape(value: unknown, index: number): Rejection | null {
+  const problems = checkEvent(value, `/events/${index}`);
+  return problems && { code: 'VALIDATION_INVALID_REQUEST', detail: problems.detail, errors: problems.errors };
 }
 
 function depthOf(value: unknown, depth = 0): number {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { AppError } from '../../platform/errors.js';
+import { AppError, type FieldError } from '../../platform/errors.js';
 import { eventsAccepted, eventsRejected } from '../../platform/metrics.js';
 import * as service from './service.js';
 import { EventWriter } from './writer.js';
@@ -31,7 +31,7 @@ const batchConfig = { ...ingestConfig, textCheckedPerItem: true };
 
 function refuse(rejection: Rejection): AppError {
   const kind = rejection.code === 'IDEMPOTENCY_KEY_REUSED' ? 'rule_violation' : rejection.code === 'IDEMPOTENCY_IN_PROGRESS' ? 'conflict' : 'invalid';
-  return new AppError(kind, rejection.code, rejection.detail);
+  return new AppError(kind, rejection.code, rejection.detail, rejection.errors ? { errors: rejection.errors } : {});
 }
 
 const INGEST_ROUTES = new Set(['/api/v1/ingest/events', '/api/v1/ingest/events/batch', '/api/v1/events/batch', '/api/v1/ingest/events/sync']);
@@ -87,12 +87,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const batchHandler = async (request: FastifyRequest, reply: FastifyReply) => {
     const tenantId = request.auth!.tenantId;
     const items = (request.body as { events: unknown[] }).events;
-    const results: Array<{ index: number; status: 'accepted' | 'duplicate' | 'rejected'; message_id?: string; code?: string; detail?: string }> = [];
+    const results: Array<{ index: number; status: 'accepted' | 'duplicate' | 'rejected'; message_id?: string; code?: string; detail?: string; errors?: FieldError[] }> = [];
     const toStore: Array<{ index: number; event: Exclude<ReturnType<typeof normalize>, Rejection> }> = [];
     items.forEach((item, index) => {
-      const shape = checkShape(item);
+      const shape = checkShape(item, index);
       const event = shape ?? normalize(tenantId, item as IngestEvent, undefined, true);
-      if (isRejection(event)) results[index] = { index, status: 'rejected', code: event.code, detail: event.detail };
+      if (isRejection(event)) results[index] = { index, status: 'rejected', code: event.code, detail: event.detail, ...(event.errors && { errors: event.errors }) };
       else toStore.push({ index, event });
     });
     const stored = toStore.length > 0 ? await writer.submit(tenantId, toStore.map((s) => s.event)) : [];

@@ -1,7 +1,7 @@
 import { personal } from '../../platform/privacy.js';
 import { DOCUMENTED_AS } from '../../platform/openapi-examples.js';
 import { Type, type Static } from '@sinclair/typebox';
-import { Pagination } from '../../platform/http.js';
+import { FieldErrorSchema, Pagination } from '../../platform/http.js';
 import { ParticipantId } from '../participants/index.js';
 
 /** The most events one batch request carries (decision: the spec's 500 "safe ceiling", see docs/decisions/ingestion.md). */
@@ -77,6 +77,7 @@ export const BatchResult = Type.Object({
   message_id: Type.Optional(Type.String()),
   code: Type.Optional(Type.String({ description: 'Why it was rejected.' })),
   detail: Type.Optional(Type.String()),
+  errors: Type.Optional(Type.Array(FieldErrorSchema, { description: 'Each field of the event at fault, paths from the request body (`/events/3/participant_id`), as in an error body.' })),
 });
 
 export const BatchResponse = Type.Object({

@@ -1,6 +1,6 @@
 import type { Database, Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
-import { conflict, invalid, notFound } from '../../platform/errors.js';
+import { conflict, fieldError, invalid, notFound } from '../../platform/errors.js';
 import { uuid } from '../../platform/ids.js';
 import type { PublicCaller } from '../challenges/index.js';
 import * as store from './store.js';
@@ -32,8 +32,8 @@ function present(row: store.LeaderboardRow) {
 }
 
 export async function create(db: Database, tenantId: string, body: CreateLeaderboardBody) {
-  if (body.metric === 'period_points' && !body.period) throw invalid('a period_points leaderboard needs period (weekly or monthly)');
-  if (body.metric === 'lifetime_points' && body.period) throw invalid('a lifetime_points leaderboard has no period');
+  if (body.metric === 'period_points' && !body.period) throw invalid('a period_points leaderboard needs period (weekly or monthly)', undefined, { errors: [fieldError('/period', 'required', 'is required for a period_points leaderboard', { allowed: ['weekly', 'monthly'] })] });
+  if (body.metric === 'lifetime_points' && body.period) throw invalid('a lifetime_points leaderboard has no period', undefined, { errors: [fieldError('/period', 'not_allowed', 'is not allowed for a lifetime_points leaderboard')] });
   const id = uuid();
   const refreshSeconds = body.refresh_seconds ?? REFRESH_SECONDS_DEFAULT;
   return db.tenant(tenantId, async (tx) => {

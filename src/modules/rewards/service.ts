@@ -1,11 +1,10 @@
 import { randomInt } from 'node:crypto';
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import type { Database, Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
-import { AppError, conflict, invalid, notFound, ruleViolation } from '../../platform/errors.js';
+import { AppError, conflict, fieldError, invalid, notFound, ruleViolation } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { prefixedId } from '../../platform/ids.js';
+import { compileCheck, type Problems } from '../../platform/validation.js';
 import { emit, type OutboxEvent } from '../../platform/outbox.js';
 import { createMultiplierInTx } from '../points/index.js';
 import { DISPLAY_TYPE, METADATA_SCHEMAS, type ClaimedReward, type CreateRewardBody, type RewardType, type UpdateRewardBody } from './schemas.js';
@@ -22,19 +21,14 @@ export function displayTypeOf(type: RewardType): string {
   return DISPLAY_TYPE[type];
 }
 
-const metadataAjv = new Ajv.default({ allErrors: false, strict: false });
-addFormats.default(metadataAjv);
-const metadataValidators = Object.fromEntries(
-  Object.entries(METADATA_SCHEMAS).map(([type, schema]) => [type, metadataAjv.compile(schema)]),
-) as Record<RewardType, ValidateFunction>;
+/** Each reward type's metadata check; paths in `errors` are the body's (`/metadata/currency`). */
+const metadataChecks = Object.fromEntries(
+  Object.entries(METADATA_SCHEMAS).map(([type, schema]) => [type, compileCheck(schema, { in: 'body', label: 'metadata', pointer: '/metadata' })]),
+) as Record<RewardType, (value: unknown) => Problems | null>;
 
 function checkMetadata(type: RewardType, metadata: unknown): void {
-  const validator = metadataValidators[type];
-  if (validator(metadata)) return;
-  const first = validator.errors![0];
-  const where = `metadata${first.instancePath.replaceAll('/', '.')}`;
-  const extra = first.keyword === 'additionalProperties' ? ` (${(first.params as { additionalProperty: string }).additionalProperty})` : '';
-  throw invalid(`${where} ${first.message ?? 'is invalid'}${extra}, for a ${type} reward`);
+  const problems = metadataChecks[type](metadata);
+  if (problems) throw invalid(`${problems.detail}, for a ${type} reward`, 'VALIDATION_INVALID_VALUE', { errors: problems.errors });
 }
 
 function generateCode(prefix: string): string {
@@ -74,7 +68,7 @@ export async function createRewardInTx(tx: Tx, tenantId: string, body: CreateRew
   const metadata = body.metadata ?? {};
   checkMetadata(body.type, metadata);
   const codeSource = body.code_source ?? (body.type === 'physical' || body.type === 'points_multiplier' ? 'none' : 'generated');
-  if (body.code_prefix && codeSource !== 'generated') throw invalid('code_prefix applies to generated codes only');
+  if (body.code_prefix && codeSource !== 'generated') throw invalid('code_prefix applies to generated codes only', undefined, { errors: [fieldError('/code_prefix', 'not_allowed', 'applies to generated codes only (code_source: generated)')] });
   const id = body.id ?? prefixedId('rwd', 8);
   const inserted = await store.insertReward(
     tx,

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AppError } from '../../platform/errors.js';
+import { AppError, fieldError } from '../../platform/errors.js';
 import { embedSettings } from '../engagements/index.js';
 import { runtimeBundle, type Asset } from './bundle.js';
 import { pageLanguage, type PageTexts } from './page-texts.js';
@@ -166,7 +166,7 @@ const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
         try {
           embedOrigin = new URL(request.query.embed_base).origin;
         } catch {
-          throw new AppError('invalid', 'VALIDATION_INVALID_VALUE', 'embed_base must be an http(s) URL');
+          throw new AppError('invalid', 'VALIDATION_INVALID_VALUE', 'embed_base must be an http(s) URL', { errors: [fieldError('/embed_base', 'format', 'must be an http(s) URL', { in: 'query' })] });
         }
       }
       const { html, csp } = demoHostPage({ tenantSlug, siteSlug, engagementId: request.query.engagement_id ?? null, embedOrigin });

@@ -1,6 +1,5 @@
 import { PERSONAL_STANDARD_FIELDS } from '../../platform/privacy.js';
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import { compileCheck, type Problems } from '../../platform/validation.js';
 
 /**
  * The event catalog: the 25 subscribable events, published at
@@ -145,22 +144,19 @@ export function isCatalogEvent(name: string): boolean {
   return byName.has(name);
 }
 
-const ajv = new Ajv.default({ allErrors: true, strict: false });
-addFormats.default(ajv);
-const validators = new Map<string, ValidateFunction>();
+const checks = new Map<string, (value: unknown) => Problems | null>();
 
-/** Checks an event's `data` against its published schema; returns the problems (empty when valid). */
+/** Checks an event's `data` against its published schema; returns the problems (empty when valid), one sentence each. */
 export function validateEventData(name: string, payload: unknown): string[] {
   const catalogued = byName.get(name);
   if (!catalogued) return [`"${name}" is not in the event catalog`];
-  let validate = validators.get(name);
-  if (!validate) {
+  let check = checks.get(name);
+  if (!check) {
     const { $schema: _ignored, ...schema } = catalogued.schema;
-    validate = ajv.compile(schema);
-    validators.set(name, validate);
+    check = compileCheck(schema, { in: 'body', label: 'data' });
+    checks.set(name, check);
   }
-  if (validate(payload)) return [];
-  return (validate.errors ?? []).map((e) => `data${e.instancePath.replaceAll('/', '.')} ${e.message ?? 'is invalid'}`);
+  return check(payload)?.sentences ?? [];
 }
 
 /** The personal-data fields present at the top level of a payload. */

@@ -6,7 +6,7 @@ import { clock } from '../../platform/clock.js';
 import { linkActiveTraces } from '../../platform/tracing.js';
 import { addJob } from '../../platform/jobs.js';
 import { prefixedId } from '../../platform/ids.js';
-import { AppError, conflict, notFound, ruleViolation } from '../../platform/errors.js';
+import { AppError, conflict, fieldError, notFound, ruleViolation, type RequestPart } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { resolveSafeTarget, UnsafeUrlError, type Resolver, type SafeHttpPolicy } from '../../platform/safe-http.js';
 import { tenantEnvironment } from '../../platform/environments.js';
@@ -57,8 +57,8 @@ interface Context {
 
 function checkName(name: string): void {
   const length = [...name].length;
-  if (length < 1 || length > NAME_LENGTH_MAX) throw ruleViolation(`name must be 1 to ${NAME_LENGTH_MAX} characters (got ${length})`);
-  if (name.trimStart().toLowerCase().startsWith(RESERVED_NAME_PREFIX)) throw ruleViolation(`name may not start with the reserved prefix "${RESERVED_NAME_PREFIX}"`);
+  if (length < 1 || length > NAME_LENGTH_MAX) throw ruleViolation(`name must be 1 to ${NAME_LENGTH_MAX} characters (got ${length})`, undefined, { errors: [fieldError('/name', 'length', `must be 1 to ${NAME_LENGTH_MAX} characters long`)] });
+  if (name.trimStart().toLowerCase().startsWith(RESERVED_NAME_PREFIX)) throw ruleViolation(`name may not start with the reserved prefix "${RESERVED_NAME_PREFIX}"`, undefined, { errors: [fieldError('/name', 'reserved', `must not start with "${RESERVED_NAME_PREFIX}"`)] });
 }
 
 /**
@@ -66,18 +66,22 @@ function checkName(name: string): void {
  * each reported by name when it is wrong. With `patterns: false` (a bulk replay's
  * filter) only exact names are accepted.
  */
-function checkEvents(events: string[], options: { patterns: boolean } = { patterns: true }): string[] {
-  if (events.length === 0) throw ruleViolation('events must name at least one event from the catalog (or a pattern such as "points.*" or "*")');
+function checkEvents(events: string[], options: { patterns: boolean; in?: RequestPart } = { patterns: true }): string[] {
+  // A field error per entry: `/events/2` in a body, the one `/events` parameter in a query.
+  const at = (name?: string) => (options.in === 'query' || name === undefined ? '/events' : `/events/${events.indexOf(name)}`);
+  const where = { in: options.in ?? 'body' };
+  if (events.length === 0) throw ruleViolation('events must name at least one event from the catalog (or a pattern such as "points.*" or "*")', undefined, { errors: [fieldError(at(), 'min_items', 'must name at least one event', where)] });
   const unique = [...new Set(events)];
-  if (unique.length > EVENTS_PER_DESTINATION_MAX) throw ruleViolation(`events may list at most ${EVENTS_PER_DESTINATION_MAX} names`);
+  if (unique.length > EVENTS_PER_DESTINATION_MAX) throw ruleViolation(`events may list at most ${EVENTS_PER_DESTINATION_MAX} names`, undefined, { errors: [fieldError(at(), 'max_items', `must list at most ${EVENTS_PER_DESTINATION_MAX} names`, where)] });
   const problems = unique.map((name) => (options.patterns ? patternProblem(name) : catalogEntry(name) ? null : `unknown event name ${JSON.stringify(name)}`));
   const found = problems.filter((problem): problem is string => problem !== null);
-  if (found.length > 0) throw ruleViolation(`events: ${found.join('; ')}; see /.well-known/events.json`);
+  const errors = unique.flatMap((name, i) => (problems[i] === null ? [] : [fieldError(at(name), 'unknown_event', `${problems[i]}; see /.well-known/events.json`, where)]));
+  if (found.length > 0) throw ruleViolation(`events: ${found.join('; ')}; see /.well-known/events.json`, undefined, { errors });
   return unique;
 }
 
 function checkRange(field: string, value: number, min: number, max: number): void {
-  if (value < min || value > max) throw ruleViolation(`${field} must be from ${min} to ${max} (got ${value})`);
+  if (value < min || value > max) throw ruleViolation(`${field} must be from ${min} to ${max} (got ${value})`, undefined, { errors: [fieldError(`/${field}`, value < min ? 'minimum' : 'maximum', `must be from ${min} to ${max}`)] });
 }
 
 function checkCustomHeaders(headers: Record<string, string>): Record<string, string> {
@@ -109,7 +113,7 @@ async function checkUrl(context: Context, url: string, policy: SafeHttpPolicy): 
   } catch (error) {
     if (error instanceof UnsafeUrlError) {
       const hint = policy.allowPrivateNetwork ? '' : ' (a sandbox tenant may set allow_private_network: true for a local receiver)';
-      throw ruleViolation(`url is not allowed: ${error.message}${hint}`);
+      throw ruleViolation(`url is not allowed: ${error.message}${hint}`, undefined, { errors: [fieldError('/url', 'unsafe_url', `is not allowed: ${error.message}`)] });
     }
     throw error;
   }
@@ -419,7 +423,7 @@ export async function runBulkReplay(context: Context, tenantId: string, jobId: s
 /** The patterns of a tenant stream's `events` query (comma-separated), checked as a destination's are; `*` when absent. */
 export function streamPatterns(events: string | undefined): string[] {
   if (events === undefined) return [ALL_EVENTS_PATTERN];
-  return checkEvents(events.split(',').map((part) => part.trim()));
+  return checkEvents(events.split(',').map((part) => part.trim()), { patterns: true, in: 'query' });
 }
 
 /**
