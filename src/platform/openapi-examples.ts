@@ -200,11 +200,8 @@ function numberExample(schema: Schema, name: string, integer: boolean): number {
 const ERROR_EXAMPLES: Record<string, { code: string; detail: string; errors?: FieldError[] }> = {
   400: {
     code: 'VALIDATION_INVALID_REQUEST',
-    detail: 'body.effects.0.points must be >= 1 (and 1 more problem, listed in errors)',
-    errors: [
-      { in: 'body', path: '/effects/0/points', code: 'minimum', message: 'must be at least 1' },
-      { in: 'body', path: '/schedule', code: 'enum', message: 'must be one of: daily, weekly, monthly', allowed: ['daily', 'weekly', 'monthly'] },
-    ],
+    detail: 'body.effects.0.type must be one of "award_points", "award_badge", "continue_streak"',
+    errors: [{ in: 'body', path: '/effects/0/type', code: 'enum', message: 'must be one of: award_points, award_badge, continue_streak', allowed: ['award_points', 'award_badge', 'continue_streak'] }],
   },
   401: { code: 'AUTH_UNAUTHENTICATED', detail: 'this route needs an API key (X-API-Key)' },
   403: { code: 'AUTH_FORBIDDEN', detail: 'the credential lacks the required scope (one of: admin, gamify:admin)' },

@@ -9,6 +9,12 @@
  * parsed body (the insufficient-points body, for example, adds `available`
  * and `required`). New codes may appear at any time: compare `kind` or
  * `status` first and treat unknown codes as their status family.
+ *
+ * `errors` lists each field the service found at fault (every 400 of a
+ * request that does not match the operation's schema, and checks that name a
+ * field): `in` the part of the request, `path` a JSON Pointer into it
+ * (`/effects/0/points`), `code` the kind of failure, `message` plain words,
+ * `allowed` the values an enum takes. Empty when the service named none.
  */
 export type LoyaltyErrorKind =
   | 'bad_request'
@@ -24,11 +30,26 @@ export type LoyaltyErrorKind =
   | 'validation'
   | 'webhook_signature';
 
+/** One field at fault, from the error body's `errors`. */
+export interface LoyaltyFieldError {
+  /** The part of the request `path` points into. */
+  in: 'body' | 'query' | 'params' | 'headers';
+  /** A JSON Pointer into that part: `/effects/0/points`; `/` for the part as a whole. */
+  path: string;
+  /** The kind of failure: `required`, `type`, `enum`, `minimum`, `additional_property`, … New codes may appear. */
+  code: string;
+  /** What is wrong, in plain words: "must be at least 1". */
+  message: string;
+  /** For `enum` and `const`: the values the field may take. */
+  allowed?: unknown[];
+}
+
 export interface LoyaltyErrorInit {
   status: number;
   code: string;
   detail: string;
   error_version?: number | null;
+  errors?: LoyaltyFieldError[];
   body?: unknown;
   requestId?: string | null;
   method?: string;
@@ -42,6 +63,8 @@ export class LoyaltyError extends Error {
   readonly code: string;
   readonly detail: string;
   readonly error_version: number | null;
+  /** Each field at fault, as the service named them; empty when it named none. */
+  readonly errors: LoyaltyFieldError[];
   readonly body: unknown;
   /** The service's `X-Request-Id` of the failed request, for support. */
   readonly requestId: string | null;
@@ -55,6 +78,7 @@ export class LoyaltyError extends Error {
     this.code = init.code;
     this.detail = init.detail;
     this.error_version = init.error_version ?? null;
+    this.errors = init.errors ?? [];
     this.body = init.body ?? null;
     this.requestId = init.requestId ?? null;
     this.method = init.method;
@@ -143,9 +167,27 @@ interface ErrorEnvelope {
   detail?: unknown;
   code?: unknown;
   error_version?: unknown;
+  errors?: unknown;
   error?: unknown;
   available?: unknown;
   required?: unknown;
+}
+
+const FIELD_ERROR_PARTS = new Set(['body', 'query', 'params', 'headers']);
+
+/** The well-formed entries of an error body's `errors`; anything else in it is left out. */
+function fieldErrorsOf(value: unknown): LoyaltyFieldError[] {
+  if (!Array.isArray(value)) return [];
+  const errors: LoyaltyFieldError[] = [];
+  for (const item of value) {
+    if (typeof item !== 'object' || item === null) continue;
+    const entry = item as Record<string, unknown>;
+    if (typeof entry.in !== 'string' || !FIELD_ERROR_PARTS.has(entry.in) || typeof entry.path !== 'string' || typeof entry.code !== 'string' || typeof entry.message !== 'string') continue;
+    const error: LoyaltyFieldError = { in: entry.in as LoyaltyFieldError['in'], path: entry.path, code: entry.code, message: entry.message };
+    if (Array.isArray(entry.allowed)) error.allowed = entry.allowed;
+    errors.push(error);
+  }
+  return errors;
 }
 
 /** Turns a non-2xx response (already read) into the matching LoyaltyError subclass. */
@@ -160,6 +202,7 @@ export function errorFromResponse(
     code: typeof envelope.code === 'string' ? envelope.code : `HTTP_${status}`,
     detail: typeof envelope.detail === 'string' ? envelope.detail : typeof body === 'string' && body !== '' ? body.slice(0, 500) : `HTTP ${status}`,
     error_version: typeof envelope.error_version === 'number' ? envelope.error_version : null,
+    errors: fieldErrorsOf(envelope.errors),
     body,
     requestId: context.requestId,
     method: context.method,

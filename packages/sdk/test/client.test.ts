@@ -167,6 +167,8 @@ test('server client: grants and deducts with generated idempotency keys, typed e
     assert.equal(error.code, 'VALIDATION_INVALID_VALUE');
     assert.match(error.detail, /no\.such\.event/);
     assert.deepEqual((error.body as Record<string, unknown>).code, 'VALIDATION_INVALID_VALUE');
+    // The entry at fault, as a typed field error.
+    assert.deepEqual(error.errors.map((e) => [e.in, e.path, e.code]), [['body', '/events/0', 'unknown_event']]);
   });
 
   await t.test('403 from a participant-facing route: LoyaltyPermissionError with the code', async () => {
