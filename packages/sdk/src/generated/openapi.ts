@@ -2801,7 +2801,7 @@ export interface components {
     schemas: {
         /** Error */
         ErrorResponse: {
-            /** @description What is wrong, for a human. */
+            /** @description What is wrong, for a human: the first problem, and how many more `errors` lists. */
             detail: string;
             /** @description A stable machine-readable code. New codes may appear; tolerate unknown ones. */
             code: string;
@@ -2810,6 +2810,22 @@ export interface components {
              * @enum {number}
              */
             error_version: 1;
+            /** @description Each field at fault (a 400 or 422 that can name one), up to 20. Every 400 of a request that does not match the route's schema has it; a check of the route adds it when the problem is one field. */
+            errors?: {
+                /** @description The part of the request `path` points into. */
+                in: "body" | "query" | "params" | "headers";
+                /**
+                 * @description A JSON Pointer (RFC 6901) into that part: `/effects/0/points`; `/` is the part as a whole.
+                 * @example /effects/0/points
+                 */
+                path: string;
+                /** @description What kind of failure, stable and machine-readable: `required`, `type`, `enum`, `const`, `format`, `minimum`, `maximum`, `exclusive_minimum`, `exclusive_maximum`, `multiple_of`, `min_length`, `max_length`, `pattern`, `additional_property`, `min_items`, `max_items`, `unique_items`, `min_properties`, `max_properties`, `any_of`, `one_of`, `unstorable_text`, `invalid`, or a code of the route. New codes may appear. */
+                code: string;
+                /** @description What is wrong with the field, in plain words: "must be at least 1", "is required". */
+                message: string;
+                /** @description For `enum` and `const` (and a literal among other types, `any_of`): the values the field may take. */
+                allowed?: unknown[];
+            }[];
         } & {
             [key: string]: unknown;
         };
@@ -4485,9 +4501,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -4664,9 +4693,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -4895,9 +4937,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -5097,9 +5152,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -5316,9 +5384,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -5528,9 +5609,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -5753,9 +5847,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -5981,9 +6088,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -6230,9 +6350,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -6521,9 +6654,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -6738,9 +6884,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -7028,9 +7187,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -7348,9 +7520,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -7617,9 +7802,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -7887,9 +8085,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -8209,9 +8420,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -8413,9 +8637,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -8682,9 +8919,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -8977,9 +9227,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -9215,9 +9478,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -9421,9 +9697,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -9640,9 +9929,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -9837,9 +10139,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -10018,9 +10333,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -10230,9 +10558,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -10449,9 +10790,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -10652,9 +11006,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -10931,9 +11298,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -11255,9 +11635,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -11493,9 +11886,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -11731,9 +12137,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -12048,9 +12467,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -12292,9 +12724,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -12536,9 +12981,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -12780,9 +13238,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -12999,9 +13470,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -13219,9 +13703,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -13428,9 +13925,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -13657,9 +14167,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -13828,9 +14351,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -14029,9 +14565,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -14286,9 +14835,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -14490,9 +15052,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -14706,9 +15281,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -14922,9 +15510,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -15136,9 +15737,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -15350,9 +15964,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -15577,9 +16204,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -15826,9 +16466,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -16144,9 +16797,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -16382,9 +17048,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -16694,9 +17373,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -16938,9 +17630,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -17199,9 +17904,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -17453,9 +18171,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -17670,9 +18401,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -17907,9 +18651,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -18215,9 +18972,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -18716,9 +19486,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -19011,9 +19794,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -19509,9 +20305,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -19810,9 +20619,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -20111,9 +20933,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -20392,9 +21227,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -20569,9 +21417,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -20742,9 +21603,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -20966,9 +21840,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -21194,9 +22081,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -21410,9 +22310,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -21631,9 +22544,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -21837,9 +22763,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -22050,9 +22989,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -22267,9 +23219,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -22507,9 +23472,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -22714,9 +23692,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -22897,9 +23888,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -23133,9 +24137,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -23353,9 +24370,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -23593,9 +24623,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -23801,7 +24844,18 @@ export interface operations {
                      *           "status": "accepted",
                      *           "message_id": "evt_01JDX4S7Q9M2K8",
                      *           "code": "first_purchase",
-                     *           "detail": "Spring weekend bonus"
+                     *           "detail": "Spring weekend bonus",
+                     *           "errors": [
+                     *             {
+                     *               "in": "body",
+                     *               "path": "/effects/0/points",
+                     *               "code": "first_purchase",
+                     *               "message": "Spring weekend bonus",
+                     *               "allowed": [
+                     *                 {}
+                     *               ]
+                     *             }
+                     *           ]
                      *         }
                      *       ],
                      *       "livemode": false
@@ -23819,6 +24873,22 @@ export interface operations {
                             /** @description Why it was rejected. */
                             code?: string;
                             detail?: string;
+                            /** @description Each field of the event at fault, paths from the request body (`/events/3/participant_id`), as in an error body. */
+                            errors?: {
+                                /** @description The part of the request `path` points into. */
+                                in: "body" | "query" | "params" | "headers";
+                                /**
+                                 * @description A JSON Pointer (RFC 6901) into that part: `/effects/0/points`; `/` is the part as a whole.
+                                 * @example /effects/0/points
+                                 */
+                                path: string;
+                                /** @description What kind of failure, stable and machine-readable: `required`, `type`, `enum`, `const`, `format`, `minimum`, `maximum`, `exclusive_minimum`, `exclusive_maximum`, `multiple_of`, `min_length`, `max_length`, `pattern`, `additional_property`, `min_items`, `max_items`, `unique_items`, `min_properties`, `max_properties`, `any_of`, `one_of`, `unstorable_text`, `invalid`, or a code of the route. New codes may appear. */
+                                code: string;
+                                /** @description What is wrong with the field, in plain words: "must be at least 1", "is required". */
+                                message: string;
+                                /** @description For `enum` and `const` (and a literal among other types, `any_of`): the values the field may take. */
+                                allowed?: unknown[];
+                            }[];
                         }[];
                         /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
                         livemode: boolean;
@@ -23833,9 +24903,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -24041,7 +25124,18 @@ export interface operations {
                      *           "status": "accepted",
                      *           "message_id": "evt_01JDX4S7Q9M2K8",
                      *           "code": "first_purchase",
-                     *           "detail": "Spring weekend bonus"
+                     *           "detail": "Spring weekend bonus",
+                     *           "errors": [
+                     *             {
+                     *               "in": "body",
+                     *               "path": "/effects/0/points",
+                     *               "code": "first_purchase",
+                     *               "message": "Spring weekend bonus",
+                     *               "allowed": [
+                     *                 {}
+                     *               ]
+                     *             }
+                     *           ]
                      *         }
                      *       ],
                      *       "livemode": false
@@ -24059,6 +25153,22 @@ export interface operations {
                             /** @description Why it was rejected. */
                             code?: string;
                             detail?: string;
+                            /** @description Each field of the event at fault, paths from the request body (`/events/3/participant_id`), as in an error body. */
+                            errors?: {
+                                /** @description The part of the request `path` points into. */
+                                in: "body" | "query" | "params" | "headers";
+                                /**
+                                 * @description A JSON Pointer (RFC 6901) into that part: `/effects/0/points`; `/` is the part as a whole.
+                                 * @example /effects/0/points
+                                 */
+                                path: string;
+                                /** @description What kind of failure, stable and machine-readable: `required`, `type`, `enum`, `const`, `format`, `minimum`, `maximum`, `exclusive_minimum`, `exclusive_maximum`, `multiple_of`, `min_length`, `max_length`, `pattern`, `additional_property`, `min_items`, `max_items`, `unique_items`, `min_properties`, `max_properties`, `any_of`, `one_of`, `unstorable_text`, `invalid`, or a code of the route. New codes may appear. */
+                                code: string;
+                                /** @description What is wrong with the field, in plain words: "must be at least 1", "is required". */
+                                message: string;
+                                /** @description For `enum` and `const` (and a literal among other types, `any_of`): the values the field may take. */
+                                allowed?: unknown[];
+                            }[];
                         }[];
                         /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
                         livemode: boolean;
@@ -24073,9 +25183,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -24307,9 +25430,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -24534,9 +25670,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -24742,9 +25891,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -24942,9 +26104,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -25147,9 +26322,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -25379,9 +26567,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -25582,9 +26783,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -25785,9 +26999,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26003,9 +27230,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26211,9 +27451,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26446,9 +27699,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26683,9 +27949,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26907,9 +28186,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27106,9 +28398,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27319,9 +28624,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27540,9 +28858,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27768,9 +29099,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27997,9 +29341,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -28203,9 +29560,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -28422,9 +29792,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -28618,9 +30001,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -28814,9 +30210,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -29023,9 +30432,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -29247,9 +30669,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -29474,9 +30909,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -29703,9 +31151,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -29932,9 +31393,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -30152,9 +31626,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -30376,9 +31863,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -30589,9 +32089,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -30830,9 +32343,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -31032,9 +32558,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -31212,9 +32751,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -31411,9 +32963,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -31627,9 +33192,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -31824,9 +33402,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -32005,9 +33596,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -32215,9 +33819,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -32438,9 +34055,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -32655,9 +34285,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -32901,9 +34544,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -33175,9 +34831,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -33413,9 +35082,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -33696,9 +35378,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -33976,9 +35671,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -34202,9 +35910,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -34434,9 +36155,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -34648,9 +36382,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -34868,9 +36615,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -35100,9 +36860,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -35327,9 +37100,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -35524,9 +37310,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -35716,9 +37515,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -35889,9 +37701,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -36097,9 +37922,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -36339,9 +38177,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -36556,9 +38407,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -36781,9 +38645,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -37006,9 +38883,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -37224,9 +39114,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -37477,9 +39380,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -37684,9 +39600,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -37923,9 +39852,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -38139,9 +40081,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -38351,9 +40306,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -38618,9 +40586,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -38906,9 +40887,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -39157,9 +41151,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -39337,9 +41344,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -39669,9 +41689,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -39913,9 +41946,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -40103,9 +42149,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -40261,9 +42320,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -40420,9 +42492,22 @@ export interface operations {
                     "text/html": string;
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -40579,9 +42664,22 @@ export interface operations {
                     "text/html": string;
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -40742,9 +42840,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -40961,9 +43072,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -41177,9 +43301,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -41477,9 +43614,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -41704,9 +43854,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -41911,9 +44074,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -42135,9 +44311,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -42333,9 +44522,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -42514,9 +44716,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -42728,9 +44943,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -42922,9 +45150,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43116,9 +45357,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43350,9 +45604,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43577,9 +45844,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43815,9 +46095,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43961,9 +46254,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44159,9 +46465,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44343,9 +46662,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44557,9 +46889,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44732,9 +47077,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44961,9 +47319,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -45160,9 +47531,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -45340,9 +47724,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -45558,9 +47955,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -45799,9 +48209,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -46015,9 +48438,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -46287,9 +48723,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -46481,9 +48930,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -46687,9 +49149,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -46893,9 +49368,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -47073,9 +49561,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -47305,9 +49806,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -47528,9 +50042,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -47763,9 +50290,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -47994,9 +50534,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48218,9 +50771,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48464,9 +51030,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48674,9 +51253,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48858,9 +51450,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -49043,9 +51648,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -49257,9 +51875,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "body/amount must be >= 1",
-                     *       "code": "VALIDATION_INVALID_VALUE",
-                     *       "error_version": 1
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
