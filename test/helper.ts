@@ -64,7 +64,7 @@ export interface TestService {
    * tenant's first key. Once a module owns engagements, pass an engagement
    * that exists (sessions for unknown engagements are refused).
    */
-  createSession(tenant: TestTenant, options?: { participantId?: string; engagementId?: string; ttlSeconds?: number }): Promise<TestSession>;
+  createSession(tenant: TestTenant, options?: { participantId?: string; engagementId?: string; ttlSeconds?: number; displayName?: string }): Promise<TestSession>;
   /**
    * A draft engagement (no screens, no activities) of the tenant, with the given
    * id or a new one, for tests that only need an engagement to exist (sessions,
@@ -266,7 +266,12 @@ export async function startTestService(
       const engagementId = sessionOptions.engagementId ?? (await createEngagement(tenant));
       const response = await request<{ session_id: string }>('POST', '/api/v1/sessions', {
         key: tenant.apiKey,
-        body: { participant_id: participantId, engagement_id: engagementId, ...(sessionOptions.ttlSeconds ? { ttl_seconds: sessionOptions.ttlSeconds } : {}) },
+        body: {
+          participant_id: participantId,
+          engagement_id: engagementId,
+          ...(sessionOptions.ttlSeconds ? { ttl_seconds: sessionOptions.ttlSeconds } : {}),
+          ...(sessionOptions.displayName ? { display_name: sessionOptions.displayName } : {}),
+        },
       });
       if (response.status !== 201) throw new Error(`session creation failed: ${response.status} ${response.text}`);
       return { sessionId: response.body.session_id, participantId, engagementId };
@@ -277,4 +282,57 @@ export async function startTestService(
       return result.rows;
     },
   };
+}
+
+/** How long `waitFor` waits by default (a loaded CI machine), and how often it asks. */
+const WAIT_TIMEOUT_MS = 30_000;
+const WAIT_INTERVAL_MS = 50;
+
+/**
+ * Asks `check` every `intervalMs` until it answers something truthy, and
+ * returns that; fails with "timed out waiting for <what>" after `timeoutMs`.
+ */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  timeoutMs = WAIT_TIMEOUT_MS,
+  intervalMs = WAIT_INTERVAL_MS,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** A new API key of the tenant with these scopes, made with an admin login token. */
+export async function keyWithScopes(svc: TestService, tenant: TestTenant, scopes: string[]): Promise<{ key: string; id: string }> {
+  const jwt = await svc.login(tenant);
+  const created = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: scopes.join(' '), scopes } });
+  if (created.status !== 201) throw new Error(`key creation failed: ${created.status} ${created.text}`);
+  return { key: created.body.key, id: created.body.id };
+}
+
+/** `POST /gamify/points/grant` or `/deduct` with the tenant's key and this body, as it is. */
+export function pointsRequest(svc: TestService, tenant: TestTenant, operation: 'grant' | 'deduct', body: Record<string, unknown>): Promise<TestResponse> {
+  return svc.request('POST', `/api/v1/gamify/points/${operation}`, { key: tenant.apiKey, body });
+}
+
+/** Grants `amount` points (reason `test`, a new idempotency key; `extra` adds or overrides fields). Returns the answer. */
+export function grantPoints(svc: TestService, tenant: TestTenant, participantId: string, amount: number, extra: Record<string, unknown> = {}): Promise<TestResponse> {
+  return pointsRequest(svc, tenant, 'grant', { participant_id: participantId, amount, reason: 'test', idempotency_key: randomUUID(), ...extra });
+}
+
+/** Deducts `amount` points (reason `spend`, a new idempotency key; `extra` adds or overrides fields). Returns the answer. */
+export function deductPoints(svc: TestService, tenant: TestTenant, participantId: string, amount: number, extra: Record<string, unknown> = {}): Promise<TestResponse> {
+  return pointsRequest(svc, tenant, 'deduct', { participant_id: participantId, amount, reason: 'spend', idempotency_key: randomUUID(), ...extra });
+}
+
+/** A session of the participant on the engagement, made to exist first (a draft), with an optional display name; returns the session id. */
+export async function participantSession(svc: TestService, tenant: TestTenant, participantId: string, engagementId: string, displayName?: string): Promise<string> {
+  await svc.createEngagement(tenant, engagementId);
+  const session = await svc.createSession(tenant, { participantId, engagementId, ...(displayName ? { displayName } : {}) });
+  return session.sessionId;
 }

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '../src/platform/logger.js';
 import { startMetricsServer } from '../src/platform/metrics.js';
-import { startReceiver } from '../src/modules/webhooks/test-support.js';
+import { startReceiver } from '../src/modules/webhooks/testing.js';
 import { startTestService, type TestService } from './helper.js';
 
 /**

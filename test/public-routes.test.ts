@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startTestService, type TestResponse, type TestService, type TestTenant } from './helper.js';
+import { grantPoints, startTestService, type TestResponse, type TestService, type TestTenant } from './helper.js';
 import { createEngagement } from '../src/modules/engagements/testing.js';
 
 /**
@@ -27,10 +27,6 @@ function assertError(response: TestResponse, status: number, code: string): void
 
 async function publishedEngagement(svc: TestService, tenant: TestTenant) {
   return createEngagement(svc, tenant, { screens: [{ id: 'home', components: [] }], allow_anonymous_sessions: true });
-}
-
-async function grant(svc: TestService, tenant: TestTenant, participantId: string, amount: number) {
-  assertOk(await svc.request('POST', '/api/v1/gamify/points/grant', { key: tenant.apiKey, body: { participant_id: participantId, amount, reason: 'test', idempotency_key: randomUUID() } }));
 }
 
 async function leaderboard(svc: TestService, tenant: TestTenant, code: string, engagementId: string | null = null) {
@@ -66,8 +62,8 @@ test('public routes answer a request that carries exactly the documented paramet
   const siteSlug: string = engagement.site_slug;
   const participant = await svc.createSession(tenant, { engagementId, participantId: 'alice' });
   const session = participant.sessionId;
-  await grant(svc, tenant, 'alice', 40);
-  await grant(svc, tenant, 'bob', 70);
+  assertOk(await grantPoints(svc, tenant, 'alice', 40));
+  assertOk(await grantPoints(svc, tenant, 'bob', 70));
   await leaderboard(svc, tenant, 'all-time');
   const challengeId = await activeChallenge(svc, tenant);
 
@@ -176,7 +172,7 @@ test('the public progression leaderboard refuses what does not belong together, 
   const tenantB = await svc.createTenant();
   const engagementA: string = (await publishedEngagement(svc, tenantA)).id;
   const engagementB: string = (await publishedEngagement(svc, tenantB)).id;
-  await grant(svc, tenantA, 'a-secret', 99);
+  assertOk(await grantPoints(svc, tenantA, 'a-secret', 99));
   await leaderboard(svc, tenantA, 'shared-code');
   await leaderboard(svc, tenantB, 'shared-code');
   const sessionB = (await svc.createSession(tenantB, { engagementId: engagementB })).sessionId;

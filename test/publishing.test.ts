@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestTenant } from './helper.js';
 import { asPerson, invitePerson, signInConsole } from './console-people.js';
-import { sendSync } from '../src/modules/ingestion/test-support.js';
+import { sendSync } from '../src/modules/ingestion/testing.js';
 import { contestDefinition } from '../src/modules/contests/testing.js';
 import { clock } from '../src/platform/clock.js';
 

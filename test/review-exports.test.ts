@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService, type TestResponse } from './helper.js';
+import { startTestService, waitFor, type TestResponse } from './helper.js';
 import { asPerson, invitePerson, signInConsole, type ConsolePerson } from './console-people.js';
-import { waitFor } from '../src/modules/webhooks/test-support.js';
 
 /**
  * Review finding 2 (issue 32): an unmasked export (a participants export asked

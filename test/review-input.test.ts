@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyPluginAsync } from 'fastify';
-import { startTestService, type TestResponse, type TestService, type TestTenant } from './helper.js';
+import { keyWithScopes, startTestService, type TestResponse } from './helper.js';
 import { runImport } from '../src/modules/files/imports.js';
 
 /**
@@ -28,13 +28,6 @@ function assertOurWords(response: TestResponse, name: string): void {
 
 const forged = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-async function keyWithScopes(svc: TestService, tenant: TestTenant, scopes: string[]): Promise<string> {
-  const jwt = await svc.login(tenant);
-  const created = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: scopes.join(' '), scopes } });
-  assert.equal(created.status, 201, created.text);
-  return created.body.key;
-}
-
 /** Two routes that reach the database with what no check caught: a class 22 error, and another database error. */
 const databaseProbes: FastifyPluginAsync = async (app) => {
   app.get('/probe/data-exception', { config: { auth: 'public' } }, async () => {
@@ -51,7 +44,7 @@ test('review finding 6: the database never speaks to a client', { timeout: 300_0
   const lines: string[] = [];
   const svc = await startTestService(t, { routes: databaseProbes, logDestination: { write: (line) => void lines.push(line) } });
   const tenant = await svc.createTenant();
-  const key = await keyWithScopes(svc, tenant, ['admin', 'read:pii']);
+  const key = (await keyWithScopes(svc, tenant, ['admin', 'read:pii'])).key;
   const ingestKey = tenant.apiKey;
 
   await t.test('U+0000 and lone surrogates in an event are refused at validation, naming the field', async () => {
@@ -204,7 +197,7 @@ test('review finding 7: a JSON lines import with an 8 MB line is refused while i
   await t.test('an import with one 8 MB line is refused with the line error', async () => {
     const svc = await startTestService(t);
     const tenant = await svc.createTenant();
-    const key = await keyWithScopes(svc, tenant, ['admin', 'read:pii']);
+    const key = (await keyWithScopes(svc, tenant, ['admin', 'read:pii'])).key;
     const text = `{"participant_id":"p-short","city":"Leeds"}\n{"participant_id":"p-long","city":"${'x'.repeat(8 * 1024 * 1024)}"}\n{"participant_id":"p-after"}\n`;
     const response = await svc.request('POST', '/api/v1/admin/imports?kind=participants&format=jsonl', {
       key,

@@ -5,9 +5,9 @@ import { trace } from '@opentelemetry/api';
 import { loadConfig, ConfigError } from '../src/config.js';
 import { activeTracer, startTracing, tracingOn } from '../src/platform/tracing.js';
 import { createLogger } from '../src/platform/logger.js';
-import { startReceiver } from '../src/modules/webhooks/test-support.js';
+import { startReceiver } from '../src/modules/webhooks/testing.js';
 import { statementShape } from '../src/platform/tracing-db.js';
-import { startTestService } from './helper.js';
+import { startTestService, waitFor } from './helper.js';
 
 /**
  * Traces (docs/decisions/operations.md, Traces): off unless an OTLP endpoint
@@ -97,16 +97,6 @@ async function startOtlpReceiver(): Promise<Receiver> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-async function waitFor<T>(what: string, check: () => T | null | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = check();
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** True when `ancestor` is `span`'s parent, grandparent, … among the spans received. */

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { blockedAddressReason, checkUrlSyntax, resolveSafeTarget, safePost, UnsafeUrlError, type Resolver } from './safe-http.js';
 import { startTestService } from '../../test/helper.js';
-import { startReceiver } from '../modules/webhooks/test-support.js';
+import { startReceiver } from '../modules/webhooks/testing.js';
 import { BLOCKED_ADDRESS_FORMS, BLOCKED_NAME_URLS } from './blocked-address-forms.js';
 
 /**

@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { startTestService, type TestService, type TestTenant } from '../helper.js';
-import { waitFor } from '../../src/modules/ingestion/test-support.js';
+import { startTestService, waitFor, type TestService, type TestTenant } from '../helper.js';
 import { assertAccessible, consoleUser, launchConsoleBrowser, screenshot } from './console-kit.js';
 
 /**

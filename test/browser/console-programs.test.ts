@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { startTestService, type TestService, type TestTenant } from '../helper.js';
-import { sendSync } from '../../src/modules/ingestion/test-support.js';
+import { sendSync } from '../../src/modules/ingestion/testing.js';
 import { assertAccessible, consoleUser, launchConsoleBrowser, PHONE, screenshot } from './console-kit.js';
 
 const DAY_MS = 86_400_000;

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService } from '../../../test/helper.ts';
-import { waitFor } from '../../../src/modules/webhooks/test-support.ts';
+import { startTestService, waitFor } from '../../../test/helper.ts';
 import { createEngagementSession, createLoyaltyClient, LoyaltyAuthenticationError, LoyaltyNotFoundError, LoyaltyValidationError, type StreamEvent } from '@loyalty/sdk';
 import { CORRECT_ANSWERS, SITE_SLUG, publishDemoEngagement } from './fixtures.ts';
 

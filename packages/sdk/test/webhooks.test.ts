@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService } from '../../../test/helper.ts';
-import { startReceiver, waitFor, type ReceivedRequest } from '../../../src/modules/webhooks/test-support.ts';
+import { startTestService, waitFor } from '../../../test/helper.ts';
+import { startReceiver, type ReceivedRequest } from '../../../src/modules/webhooks/testing.ts';
 import { createLoyaltyClient, verifyWebhook, LoyaltyWebhookSignatureError, type WebhookFailureReason } from '@loyalty/sdk';
 import { verifyWebhookSync } from '@loyalty/sdk/node';
 

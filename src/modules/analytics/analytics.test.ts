@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
+import { startTestService, waitFor, type TestService, type TestTenant } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
 import { createLogger } from '../../platform/logger.js';
 import pointsModule from '../points/index.js';
-import { startReceiver, waitFor } from '../webhooks/test-support.js';
+import { startReceiver } from '../webhooks/testing.js';
 import { RANGE_DAYS_MAX } from './schemas.js';
 
 /**

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestService } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
-import { sendSync } from '../ingestion/test-support.js';
+import { sendSync } from '../ingestion/testing.js';
 import { sweepLapsedStreaks } from '../streaks/index.js';
 import { runOccurrence, startDueOccurrences } from '../rules/index.js';
 import { awardBadgeInTx, hasBadgeInTx } from './index.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
+import { grantPoints, participantSession, startTestService } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
 import { recordFact } from './testing.js';
 import { runLifecycle } from './service.js';
@@ -16,17 +16,6 @@ test('the crontab lines parse and name tasks of the module', () => {
 });
 
 const HOUR = 3600_000;
-
-async function session(svc: TestService, tenant: TestTenant, participantId: string, engagementId: string, displayName?: string): Promise<string> {
-  // Sessions are issued for engagements that exist.
-  await svc.createEngagement(tenant, engagementId);
-  const response = await svc.request('POST', '/api/v1/sessions', {
-    key: tenant.apiKey,
-    body: { participant_id: participantId, engagement_id: engagementId, ...(displayName ? { display_name: displayName } : {}) },
-  });
-  assert.equal(response.status, 201, response.text);
-  return response.body.session_id;
-}
 
 function challengeBody(overrides: Record<string, unknown> = {}) {
   const now = clock.nowMs();
@@ -96,7 +85,7 @@ test('challenges', async (t) => {
     });
     assert.equal(created.body.status, 'draft');
     const id = created.body.id;
-    const sessionId = await session(svc, tenant, 'p-status', engagementId);
+    const sessionId = await participantSession(svc, tenant, 'p-status', engagementId);
     // A draft is invisible to participants.
     const hidden = await svc.request('POST', `/api/v1/public/challenges/${id}/enroll`, { body: { session_id: sessionId, engagement_id: engagementId } });
     assert.equal(hidden.status, 404);
@@ -147,7 +136,7 @@ test('challenges', async (t) => {
     assert.equal(created.body.status, 'active');
     assert.equal(created.body.completion_points, 50);
     const id = created.body.id;
-    const sessionId = await session(svc, tenant, 'p-1', engagementId, 'Ada');
+    const sessionId = await participantSession(svc, tenant, 'p-1', engagementId, 'Ada');
     const q = `session_id=${sessionId}&engagement_id=${engagementId}`;
 
     const before = await svc.request('GET', `/api/v1/public/challenges?${q}`);
@@ -236,7 +225,7 @@ test('challenges', async (t) => {
       body: challengeBody({ objectives: [{ id: 'visits', name: 'Visit 1000 times', evaluator: 'event_count', event_name: 'visit', target: 1000 }], milestones: [] }),
     });
     const id = created.body.id;
-    const sessionId = await session(svc, tenant, 'p-conc', engagementId);
+    const sessionId = await participantSession(svc, tenant, 'p-conc', engagementId);
     await svc.request('POST', `/api/v1/public/challenges/${id}/enroll`, { body: { session_id: sessionId, engagement_id: engagementId } });
     const fact = { id: 'fct_same', participantId: 'p-conc', name: 'visit' };
     await Promise.all(Array.from({ length: 20 }, () => recordFact(db, tenant.tenantId, fact)));
@@ -259,11 +248,10 @@ test('challenges', async (t) => {
     });
     const id = created.body.id;
     // Points before enrollment do not count; a badge already held does.
-    const grant = (amount: number) =>
-      svc.request('POST', '/api/v1/gamify/points/grant', { key: tenant.apiKey, body: { participant_id: 'p-state', amount, reason: 'test', idempotency_key: randomUUID() } });
+    const grant = (amount: number) => grantPoints(svc, tenant, 'p-state', amount);
     assert.equal((await grant(500)).status, 200);
     assert.equal((await svc.request('POST', '/api/v1/admin/badges/vip/award', { key: tenant.apiKey, body: { participant_id: 'p-state' } })).status, 200);
-    const sessionId = await session(svc, tenant, 'p-state', engagementId);
+    const sessionId = await participantSession(svc, tenant, 'p-state', engagementId);
     const q = `session_id=${sessionId}&engagement_id=${engagementId}`;
     clock.advance(1000);
     await svc.request('POST', `/api/v1/public/challenges/${id}/enroll`, { body: { session_id: sessionId, engagement_id: engagementId } });
@@ -282,7 +270,7 @@ test('challenges', async (t) => {
     const queued = await svc.sql(`SELECT j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'challenges.reevaluate'`);
     assert.ok(queued.some((j) => j.payload.participant_id === 'p-state'));
     // A participant whose open challenges only count facts gets no job: a grant cannot move them.
-    const other = await svc.request('POST', '/api/v1/gamify/points/grant', { key: tenant.apiKey, body: { participant_id: 'p-conc', amount: 5, reason: 'test', idempotency_key: randomUUID() } });
+    const other = await grantPoints(svc, tenant, 'p-conc', 5);
     assert.equal(other.status, 200);
     const after = await svc.sql(`SELECT j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'challenges.reevaluate'`);
     assert.ok(!after.some((j) => j.payload.participant_id === 'p-conc'));
@@ -308,7 +296,7 @@ test('challenges', async (t) => {
     ] as const;
     const sessions: Record<string, string> = {};
     for (const [participant, steps] of players) {
-      sessions[participant] = await session(svc, tenant, participant, engagementId, `Name ${participant}`);
+      sessions[participant] = await participantSession(svc, tenant, participant, engagementId, `Name ${participant}`);
       await svc.request('POST', `/api/v1/public/challenges/${id}/enroll`, { body: { session_id: sessions[participant], engagement_id: engagementId } });
       for (let i = 0; i < steps; i++) {
         clock.advance(10);
@@ -349,7 +337,7 @@ test('challenges', async (t) => {
   });
 
   await t.test('unknown challenges and foreign sessions get 404', async () => {
-    const sessionId = await session(svc, tenant, 'p-404', engagementId);
+    const sessionId = await participantSession(svc, tenant, 'p-404', engagementId);
     const q = `session_id=${sessionId}&engagement_id=${engagementId}`;
     assert.equal((await svc.request('GET', `/api/v1/public/challenges/${randomUUID()}/progress?${q}`)).status, 404);
     assert.equal((await svc.request('POST', `/api/v1/public/challenges/${randomUUID()}/enroll`, { body: { session_id: sessionId, engagement_id: engagementId } })).status, 404);

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { startTestService } from '../../../test/helper.js';
+import { startTestService, waitFor } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
 import { advanceContest } from './service.js';
-import { contestDefinition, recordFact, sessionFor, waitFor } from './testing.js';
+import { contestDefinition, recordFact, sessionFor } from './testing.js';
 
 /**
  * One contest driven through its whole lifecycle by the lifecycle worker in

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
+import { keyWithScopes, startTestService, waitFor, type TestService } from '../../../test/helper.js';
 import { contestDefinition } from '../contests/testing.js';
 import { purgeAll } from '../../platform/retention.js';
 import { runImport, IMPORT_BATCH_ROWS, UPLOAD_BATCH_ROWS } from './imports.js';
@@ -13,23 +13,6 @@ import filesModule, { UPLOAD_ABANDONED_AFTER_DAYS } from './index.js';
  * export job function itself, so that it can also stop one midway (a killed
  * worker) and run it again.
  */
-
-async function keyWithScopes(svc: TestService, tenant: TestTenant, scopes: string[]): Promise<string> {
-  const jwt = await svc.login(tenant);
-  const created = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: scopes.join(' '), scopes } });
-  assert.equal(created.status, 201, created.text);
-  return created.body.key;
-}
-
-/** Polls `read` until `done` holds or ten seconds pass (a loaded CI machine); returns the last value. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** A participants CSV of `rows` rows (p-bulk-1 …), several upload batches long. */
 function participantsCsv(rows: number, prefix = 'p-bulk'): string {
@@ -51,9 +34,9 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
   const db = svc.service.db;
   const tenant = await svc.createTenant();
   const other = await svc.createTenant();
-  const pii = await keyWithScopes(svc, tenant, ['admin', 'read:pii']);
-  const plain = await keyWithScopes(svc, tenant, ['admin']);
-  const ingestOnly = await keyWithScopes(svc, tenant, ['ingest']);
+  const pii = (await keyWithScopes(svc, tenant, ['admin', 'read:pii'])).key;
+  const plain = (await keyWithScopes(svc, tenant, ['admin'])).key;
+  const ingestOnly = (await keyWithScopes(svc, tenant, ['ingest'])).key;
 
   async function exported(key: string, body: Record<string, unknown>): Promise<{ id: string; text: string }> {
     const started = await svc.request('POST', '/api/v1/admin/exports', { key, body });
@@ -111,7 +94,7 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
     ];
     async function prepared(): Promise<{ key: string; tenantId: string }> {
       const fresh = await svc.createTenant();
-      const key = await keyWithScopes(svc, fresh, ['admin', 'read:pii']);
+      const key = (await keyWithScopes(svc, fresh, ['admin', 'read:pii'])).key;
       const field = await svc.request('POST', '/api/v1/gamify/admin/participant-fields', { key, body: { key: 'tier', type: 'string', personal: false } });
       assert.equal(field.status, 201, field.text);
       for (const [id, body] of [['p-1', { city: 'Paris', custom: { tier: 'gold' } }], ['gone', { city: 'Oslo' }]] as const) {
@@ -157,7 +140,7 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
   await t.test('a batch the database refuses whole is applied again row by row: only the refused row fails', async () => {
     // A rule the service does not check in memory, so that only the database refuses the row.
     const fresh = await svc.createTenant();
-    const key = await keyWithScopes(svc, fresh, ['admin']);
+    const key = (await keyWithScopes(svc, fresh, ['admin'])).key;
     await svc.sql(`ALTER TABLE participants ADD CONSTRAINT test_refused_city CHECK (city IS DISTINCT FROM 'Refused') NOT VALID`);
     try {
       const started = await upload(svc, key, 'participants', 'csv', 'participant_id,city\r\np-fb-1,Leeds\r\np-fb-2,Refused\r\np-fb-1,York\r\np-fb-3,Leeds');
@@ -240,15 +223,18 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
     const request = http.request(url, { method: 'POST', headers: { 'x-api-key': pii, 'content-type': 'text/csv', 'content-length': String(part.length * 2) } });
     request.on('error', () => undefined);
     request.write(part);
-    const listed = await until(
-      () => svc.request('GET', '/api/v1/admin/imports?limit=1', { key: pii }),
-      (r) => r.body.imports[0]?.status === 'uploading' && r.body.imports[0].rows_total >= UPLOAD_BATCH_ROWS,
-    );
+    const listed = await waitFor('the import listed as uploading', async () => {
+      const r = await svc.request('GET', '/api/v1/admin/imports?limit=1', { key: pii });
+      return r.body.imports[0]?.status === 'uploading' && r.body.imports[0].rows_total >= UPLOAD_BATCH_ROWS && r;
+    });
     assert.equal(listed.body.imports[0].status, 'uploading', listed.text);
     const read = await svc.request('GET', `/api/v1/admin/imports/${listed.body.imports[0].import_id}`, { key: pii });
     assert.deepEqual([read.status, read.body.status], [200, 'uploading']);
     request.destroy();
-    const left = await until(stored, (counts) => counts.imports === 0);
+    const left = await waitFor('the abandoned upload deleted', async () => {
+      const counts = await stored();
+      return counts.imports === 0 && counts;
+    });
     assert.deepEqual(left, { imports: 0, rows: 0 }, 'the abandoned upload deleted its import and rows');
   });
 
@@ -568,20 +554,19 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
 test('files: the worker runs imports and exports by itself', { timeout: 60_000 }, async (t) => {
   const svc = await startTestService(t, { jobs: true });
   const tenant = await svc.createTenant();
-  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const value = await read();
-      if (done(value) || Date.now() > deadline) return value;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+
   const started = await upload(svc, tenant.apiKey, 'point_grants', 'jsonl', '{"participant_id":"w-1","amount":7,"reason":"welcome"}\n');
   assert.equal(started.status, 202, started.text);
-  const imported = await until(() => svc.request('GET', `/api/v1/admin/imports/${started.body.import_id}`, { key: tenant.apiKey }), (r) => r.body.status === 'completed');
+  const imported = await waitFor('the import completed', async () => {
+    const r = await svc.request('GET', `/api/v1/admin/imports/${started.body.import_id}`, { key: tenant.apiKey });
+    return r.body.status === 'completed' && r;
+  });
   assert.deepEqual([imported.body.status, imported.body.rows_done], ['completed', 1]);
   const requested = await svc.request('POST', '/api/v1/admin/exports', { key: tenant.apiKey, body: { kind: 'ledger', format: 'jsonl' } });
-  const exported = await until(() => svc.request('GET', `/api/v1/admin/exports/${requested.body.export_id}`, { key: tenant.apiKey }), (r) => r.body.status === 'completed');
+  const exported = await waitFor('the export completed', async () => {
+    const r = await svc.request('GET', `/api/v1/admin/exports/${requested.body.export_id}`, { key: tenant.apiKey });
+    return r.body.status === 'completed' && r;
+  });
   assert.equal(exported.body.rows_written, 1);
   const file = await svc.request('GET', exported.body.file_url, { key: tenant.apiKey });
   assert.equal(JSON.parse(file.text).amount, 7);

@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Database } from '../../platform/db.js';
 import { createDatabase, kill, startWorker } from '../../../test/child-service.js';
-import { startTestService, testCluster } from '../../../test/helper.js';
+import { startTestService, testCluster, waitFor } from '../../../test/helper.js';
 import { createTenant } from '../access/index.js';
 import { createRule } from '../rules/service.js';
 import { findInvariantViolations } from '../points/invariants.js';
 import { isRejection, normalize } from './normalize.js';
 import { storeEventsInTx } from './service.js';
-import { key, waitFor } from './test-support.js';
+import { key } from './testing.js';
 
 /**
  * Batch processing across crashes. Worker processes of the compiled service

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService } from '../../../test/helper.js';
-import { key, sendSync, waitProcessed } from './test-support.js';
+import { key, sendSync, waitProcessed } from './testing.js';
 
 test('ingestion: the event store, the three routes and background processing', async (t) => {
   const svc = await startTestService(t, { jobs: true });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService } from '../../../test/helper.js';
 import { createLogger } from '../../platform/logger.js';
-import { key, waitProcessed } from './test-support.js';
+import { key, waitProcessed } from './testing.js';
 import { LANE_BATCH_MAX, processLane, processWaitingLane } from './lanes.js';
 import { processEventInTx } from './service.js';
 import { processingQueue } from './normalize.js';

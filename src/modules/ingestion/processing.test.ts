@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService } from '../../../test/helper.js';
-import { key, waitFor, waitProcessed } from './test-support.js';
+import { startTestService, waitFor } from '../../../test/helper.js';
+import { key, waitProcessed } from './testing.js';
 import { processEvents } from './service.js';
 
 test('processing: exactly-once effects, failures recorded and skipped, participant order', async (t) => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService } from '../../../test/helper.js';
-import { key } from './test-support.js';
+import { key } from './testing.js';
 
 test('daily ingestion quota: exact under concurrency, duplicates free, refusals store nothing, usage reported', async (t) => {
   const svc = await startTestService(t);

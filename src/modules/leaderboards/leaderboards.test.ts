@@ -3,24 +3,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseCrontab } from 'graphile-worker';
-import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
+import { grantPoints, participantSession, startTestService } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
 import leaderboardsModule from './index.js';
-
-function grant(svc: TestService, tenant: TestTenant, participantId: string, amount: number) {
-  return svc.request('POST', '/api/v1/gamify/points/grant', { key: tenant.apiKey, body: { participant_id: participantId, amount, reason: 'test', idempotency_key: randomUUID() } });
-}
-
-async function session(svc: TestService, tenant: TestTenant, participantId: string, engagementId: string, displayName?: string): Promise<string> {
-  // Sessions are issued for engagements that exist.
-  await svc.createEngagement(tenant, engagementId);
-  const response = await svc.request('POST', '/api/v1/sessions', {
-    key: tenant.apiKey,
-    body: { participant_id: participantId, engagement_id: engagementId, ...(displayName ? { display_name: displayName } : {}) },
-  });
-  assert.equal(response.status, 201, response.text);
-  return response.body.session_id;
-}
 
 test('the crontab lines parse and name tasks of the module', () => {
   for (const item of parseCrontab((leaderboardsModule.crontab ?? []).join('\n'))) assert.ok(leaderboardsModule.tasks?.[item.task], item.task);
@@ -63,10 +48,10 @@ test('progression leaderboards', async (t) => {
     for (let i = 1; i <= 12; i++) {
       const participant = `p${String(i).padStart(2, '0')}`;
       names.push(participant);
-      await session(svc, tenant, participant, engagementId, `Player ${i}`);
+      await participantSession(svc, tenant, participant, engagementId, `Player ${i}`);
       clock.advance(1000);
       // p01 gets 10, p02 20, … p12 120; p05 and p06 then tie at 60 below.
-      assert.equal((await grant(svc, tenant, participant, i === 5 ? 60 : i * 10)).status, 200);
+      assert.equal((await grantPoints(svc, tenant, participant, i === 5 ? 60 : i * 10)).status, 200);
     }
     const before = await read('all-time', '');
     assert.equal(before.body.total_participants, 0, 'the ranking waits for its refresh');
@@ -96,13 +81,13 @@ test('progression leaderboards', async (t) => {
     assert.equal((await svc.request('GET', '/api/v1/public/leaderboards/all-time', { key: tenant.apiKey })).status, 400, 'engagement_id is required');
     assert.equal((await read('no-such-board', '')).status, 404);
 
-    const lowest = await session(svc, tenant, 'p01', engagementId);
+    const lowest = await participantSession(svc, tenant, 'p01', engagementId);
     const mine = await read('all-time', `&limit=3&session_id=${lowest}&around=1`, {});
     assert.equal(mine.status, 200, mine.text);
     assert.deepEqual([mine.body.me.rank, mine.body.me.participant_id, mine.body.me.is_me], [12, 'p01', true]);
     assert.deepEqual(mine.body.around_me.map((e: { rank: number }) => e.rank), [11, 12]);
     assert.equal(mine.body.entries.length, 3);
-    const outsider = await session(svc, tenant, 'newcomer', engagementId, 'New');
+    const outsider = await participantSession(svc, tenant, 'newcomer', engagementId, 'New');
     const unranked = await read('all-time', `&session_id=${outsider}`, {});
     assert.deepEqual([unranked.body.me.rank, unranked.body.me.score, unranked.body.me.display_name], [null, 0, 'New']);
     assert.equal((await read('all-time', '&around=2')).status, 400, 'around needs a session');
@@ -134,9 +119,9 @@ test('progression leaderboards', async (t) => {
     assert.equal((await read('all-time', '', { headers: { 'x-service-tenant': tenant.tenantId } })).body.total_participants, 12);
     assert.equal((await read('all-time', '', { key: other.apiKey })).body.code, 'ENGAGEMENT_NOT_FOUND');
     assert.equal((await read('all-time', '', { headers: { 'x-service-tenant': other.slug } })).body.code, 'ENGAGEMENT_NOT_FOUND');
-    const foreignSession = await session(svc, other, 'x', engagementId);
+    const foreignSession = await participantSession(svc, other, 'x', engagementId);
     assert.equal((await read('all-time', `&session_id=${foreignSession}`, {})).status, 404);
-    const wrongEngagement = await session(svc, tenant, 'p02', randomUUID());
+    const wrongEngagement = await participantSession(svc, tenant, 'p02', randomUUID());
     assert.equal((await read('all-time', `&session_id=${wrongEngagement}`, {})).status, 403);
   });
 
@@ -159,9 +144,9 @@ test('progression leaderboards', async (t) => {
     clock.freeze(Date.parse('2026-11-22T22:30:00Z'));
     const created = await create({ leaderboard_code: 'weekly', name: 'This week', metric: 'period_points', period: 'weekly' }, zoned.apiKey);
     assert.equal(created.status, 201, created.text);
-    assert.equal((await grant(svc, zoned, 'early', 50)).status, 200);
-    assert.equal((await grant(svc, zoned, 'early', 25)).status, 200);
-    assert.equal((await grant(svc, zoned, 'both', 10)).status, 200);
+    assert.equal((await grantPoints(svc, zoned, 'early', 50)).status, 200);
+    assert.equal((await grantPoints(svc, zoned, 'early', 25)).status, 200);
+    assert.equal((await grantPoints(svc, zoned, 'both', 10)).status, 200);
     await svc.request('POST', '/api/v1/admin/leaderboards/weekly/refresh', { key: zoned.apiKey });
     const sunday = await readZoned('weekly', '');
     assert.equal(sunday.body.period_start, '2026-11-16');
@@ -169,8 +154,8 @@ test('progression leaderboards', async (t) => {
     assert.deepEqual(sunday.body.entries.map((e: { participant_id: string; score: number }) => [e.participant_id, e.score]), [['early', 75], ['both', 10]]);
 
     clock.advance(3600_000); // Monday 00:30 in Berlin: a new week
-    assert.equal((await grant(svc, zoned, 'both', 5)).status, 200);
-    assert.equal((await grant(svc, zoned, 'late', 7)).status, 200);
+    assert.equal((await grantPoints(svc, zoned, 'both', 5)).status, 200);
+    assert.equal((await grantPoints(svc, zoned, 'late', 7)).status, 200);
     await svc.request('POST', '/api/v1/admin/leaderboards/weekly/refresh', { key: zoned.apiKey });
     const monday = await readZoned('weekly', '');
     assert.equal(monday.body.period_start, '2026-11-23');
@@ -209,7 +194,7 @@ test('the refresh job keeps a board fresh on its interval', async (t) => {
   const engagementId = await svc.createEngagement(tenant);
   const created = await svc.request('POST', '/api/v1/admin/leaderboards', { key: tenant.apiKey, body: { leaderboard_code: 'fast', name: 'Fast', metric: 'lifetime_points', refresh_seconds: 1 } });
   assert.equal(created.status, 201, created.text);
-  assert.equal((await grant(svc, tenant, 'runner', 42)).status, 200);
+  assert.equal((await grantPoints(svc, tenant, 'runner', 42)).status, 200);
   let seen = null;
   for (let attempt = 0; attempt < 40 && !seen; attempt++) {
     await sleep(250);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
+import { keyWithScopes, startTestService, type TestService } from '../../../test/helper.js';
 import type { AuthContext } from '../../platform/auth.js';
 import participantsModule, { coalesceProfileInTx, maskProfile, participantsWithBirthdayInTx, recordPiiAccessInTx } from './index.js';
 import { retentionCutoff } from './retention.js';
@@ -39,13 +39,6 @@ const MASKED = {
   external_id: 'crm-778899',
 };
 const PERSONAL_FIELDS = ['custom.loyalty_card', 'date_of_birth', 'email', 'first_name', 'full_name', 'gender', 'last_name', 'mobile_number'];
-
-async function keyWithScopes(svc: TestService, tenant: TestTenant, scopes: string[]): Promise<{ key: string; id: string }> {
-  const jwt = await svc.login(tenant);
-  const created = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: scopes.join(' '), scopes } });
-  assert.equal(created.status, 201, created.text);
-  return { key: created.body.key, id: created.body.id };
-}
 
 function pick(body: Record<string, unknown>, keys: string[]) {
   return Object.fromEntries(keys.map((k) => [k, body[k]]));

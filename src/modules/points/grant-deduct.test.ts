@@ -1,18 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
+import { pointsRequest, startTestService, type TestService } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
 import { assertPointsInvariants, seedParticipantWithPoints } from './testing.js';
 import { grantInTx } from './service.js';
 
 const HIGH_LIMITS = { RATE_LIMIT_KEY_PER_MINUTE: '1000000' };
 
-function grant(svc: TestService, tenant: TestTenant, body: Record<string, unknown>) {
-  return svc.request('POST', '/api/v1/gamify/points/grant', { key: tenant.apiKey, body });
-}
-function deduct(svc: TestService, tenant: TestTenant, body: Record<string, unknown>) {
-  return svc.request('POST', '/api/v1/gamify/points/deduct', { key: tenant.apiKey, body });
-}
 async function ledgerRows(svc: TestService, tenantId: string, participantId?: string): Promise<number> {
   const rows = await svc.sql('SELECT count(*)::int AS n FROM points_ledger WHERE tenant_id = $1 AND ($2::text IS NULL OR participant_id = $2)', [
     tenantId,
@@ -28,7 +22,7 @@ test('points: direct grant and deduct', async (t) => {
   t.after(() => clock.reset());
 
   await t.test('a grant to a new participant creates it and answers available, lifetime, delta, duplicate', async () => {
-    const response = await grant(svc, tenant, { participant_id: 'alice', amount: 100, reason: 'welcome', memo: 'launch', idempotency_key: 'g-1' });
+    const response = await pointsRequest(svc, tenant, 'grant', { participant_id: 'alice', amount: 100, reason: 'welcome', memo: 'launch', idempotency_key: 'g-1' });
     assert.equal(response.status, 200, response.text);
     assert.equal(response.body.available, 100);
     assert.equal(response.body.lifetime, 100);
@@ -51,9 +45,9 @@ test('points: direct grant and deduct', async (t) => {
   });
 
   await t.test('a repeated key returns duplicate: true with the original result and applies nothing', async () => {
-    await grant(svc, tenant, { participant_id: 'alice', amount: 5, reason: 'more', idempotency_key: 'g-2' });
+    await pointsRequest(svc, tenant, 'grant', { participant_id: 'alice', amount: 5, reason: 'more', idempotency_key: 'g-2' });
     const before = await ledgerRows(svc, tenant.tenantId, 'alice');
-    const repeat = await grant(svc, tenant, { participant_id: 'alice', amount: 100, reason: 'welcome', memo: 'launch', idempotency_key: 'g-1' });
+    const repeat = await pointsRequest(svc, tenant, 'grant', { participant_id: 'alice', amount: 100, reason: 'welcome', memo: 'launch', idempotency_key: 'g-1' });
     assert.equal(repeat.status, 200);
     assert.equal(repeat.body.duplicate, true);
     assert.equal(repeat.body.available, 100, 'the original result, not the current balance');
@@ -65,16 +59,16 @@ test('points: direct grant and deduct', async (t) => {
 
   await t.test('the same key with a different body gets 422 and applies nothing', async () => {
     const before = await ledgerRows(svc, tenant.tenantId);
-    const reused = await grant(svc, tenant, { participant_id: 'alice', amount: 101, reason: 'welcome', memo: 'launch', idempotency_key: 'g-1' });
+    const reused = await pointsRequest(svc, tenant, 'grant', { participant_id: 'alice', amount: 101, reason: 'welcome', memo: 'launch', idempotency_key: 'g-1' });
     assert.equal(reused.status, 422);
     assert.equal(reused.body.code, 'IDEMPOTENCY_KEY_REUSED');
-    const asDeduct = await deduct(svc, tenant, { participant_id: 'alice', amount: 100, reason: 'welcome', memo: 'launch', idempotency_key: 'g-1' });
+    const asDeduct = await pointsRequest(svc, tenant, 'deduct', { participant_id: 'alice', amount: 100, reason: 'welcome', memo: 'launch', idempotency_key: 'g-1' });
     assert.equal(asDeduct.status, 422, 'grant and deduct share the key space');
     assert.equal(await ledgerRows(svc, tenant.tenantId), before);
   });
 
   await t.test('keys are scoped per tenant', async () => {
-    const response = await grant(svc, other, { participant_id: 'alice', amount: 7, reason: 'welcome', idempotency_key: 'g-1' });
+    const response = await pointsRequest(svc, other, 'grant', { participant_id: 'alice', amount: 7, reason: 'welcome', idempotency_key: 'g-1' });
     assert.equal(response.status, 200);
     assert.equal(response.body.duplicate, false);
     assert.equal(response.body.available, 7);
@@ -82,7 +76,7 @@ test('points: direct grant and deduct', async (t) => {
 
   await t.test('after 24 hours a key is new again', async () => {
     clock.advance(24 * 3600 * 1000 + 1000);
-    const again = await grant(svc, tenant, { participant_id: 'alice', amount: 100, reason: 'welcome', memo: 'launch', idempotency_key: 'g-1' });
+    const again = await pointsRequest(svc, tenant, 'grant', { participant_id: 'alice', amount: 100, reason: 'welcome', memo: 'launch', idempotency_key: 'g-1' });
     assert.equal(again.status, 200);
     assert.equal(again.body.duplicate, false);
     assert.equal(again.body.available, 205);
@@ -91,7 +85,7 @@ test('points: direct grant and deduct', async (t) => {
 
   await t.test('the same key sent concurrently applies once; the second waits and gets duplicate: true', async () => {
     const body = { participant_id: 'carol', amount: 10, reason: 'race', idempotency_key: 'race-1' };
-    const responses = await Promise.all([grant(svc, tenant, body), grant(svc, tenant, body), grant(svc, tenant, body)]);
+    const responses = await Promise.all([pointsRequest(svc, tenant, 'grant', body), pointsRequest(svc, tenant, 'grant', body), pointsRequest(svc, tenant, 'grant', body)]);
     assert.deepEqual(responses.map((r) => r.status), [200, 200, 200]);
     assert.equal(responses.filter((r) => r.body.duplicate === false).length, 1);
     assert.ok(responses.every((r) => r.body.available === 10));
@@ -99,12 +93,12 @@ test('points: direct grant and deduct', async (t) => {
   });
 
   await t.test('a deduct answers a negative delta and consumes the balance; lifetime stays', async () => {
-    const response = await deduct(svc, tenant, { participant_id: 'alice', amount: 30, reason: 'coffee', idempotency_key: 'd-1' });
+    const response = await pointsRequest(svc, tenant, 'deduct', { participant_id: 'alice', amount: 30, reason: 'coffee', idempotency_key: 'd-1' });
     assert.equal(response.status, 200, response.text);
     assert.equal(response.body.delta, -30);
     assert.equal(response.body.available, 175);
     assert.equal(response.body.lifetime, 205);
-    const repeat = await deduct(svc, tenant, { participant_id: 'alice', amount: 30, reason: 'coffee', idempotency_key: 'd-1' });
+    const repeat = await pointsRequest(svc, tenant, 'deduct', { participant_id: 'alice', amount: 30, reason: 'coffee', idempotency_key: 'd-1' });
     assert.equal(repeat.body.duplicate, true);
     assert.equal(repeat.body.available, 175);
     const events = await svc.sql("SELECT data FROM outbox_events WHERE tenant_id = $1 AND event = 'points.deducted.v1'", [tenant.tenantId]);
@@ -115,7 +109,7 @@ test('points: direct grant and deduct', async (t) => {
 
   await t.test('a deduct above the balance gets 422 insufficient_points with available and required; nothing leaves', async () => {
     const before = await ledgerRows(svc, tenant.tenantId);
-    const response = await deduct(svc, tenant, { participant_id: 'alice', amount: 176, reason: 'tv', idempotency_key: 'd-2' });
+    const response = await pointsRequest(svc, tenant, 'deduct', { participant_id: 'alice', amount: 176, reason: 'tv', idempotency_key: 'd-2' });
     assert.equal(response.status, 422);
     assert.equal(response.body.error, 'insufficient_points');
     assert.equal(response.body.available, 175);
@@ -127,7 +121,7 @@ test('points: direct grant and deduct', async (t) => {
   });
 
   await t.test('a deduct for an unknown participant gets 422 with available 0', async () => {
-    const response = await deduct(svc, tenant, { participant_id: 'nobody', amount: 1, reason: 'x', idempotency_key: 'd-3' });
+    const response = await pointsRequest(svc, tenant, 'deduct', { participant_id: 'nobody', amount: 1, reason: 'x', idempotency_key: 'd-3' });
     assert.equal(response.status, 422);
     assert.equal(response.body.error, 'insufficient_points');
     assert.equal(response.body.available, 0);
@@ -135,7 +129,7 @@ test('points: direct grant and deduct', async (t) => {
   });
 
   await t.test('a participant of another tenant is invisible', async () => {
-    const response = await deduct(svc, other, { participant_id: 'carol', amount: 1, reason: 'x', idempotency_key: 'd-4' });
+    const response = await pointsRequest(svc, other, 'deduct', { participant_id: 'carol', amount: 1, reason: 'x', idempotency_key: 'd-4' });
     assert.equal(response.status, 422);
     assert.equal(response.body.available, 0);
   });
@@ -159,22 +153,22 @@ test('points: direct grant and deduct', async (t) => {
       { ...base, available: 5 },
     ];
     for (const body of cases) {
-      for (const send of [grant, deduct]) {
-        const response = await send(svc, tenant, body);
+      for (const operation of ['grant', 'deduct'] as const) {
+        const response = await pointsRequest(svc, tenant, operation, body);
         assert.ok(response.status >= 400 && response.status < 500, `${JSON.stringify(body)} -> ${response.status}`);
         assert.equal(typeof response.body.detail, 'string');
       }
     }
-    const huge = await grant(svc, tenant, { ...base, reason: 'x'.repeat(1024 * 1024) });
+    const huge = await pointsRequest(svc, tenant, 'grant', { ...base, reason: 'x'.repeat(1024 * 1024) });
     assert.equal(huge.status, 413);
-    const missingKey = await grant(svc, tenant, { participant_id: 'dave', amount: 10, reason: 'ok' });
+    const missingKey = await pointsRequest(svc, tenant, 'grant', { participant_id: 'dave', amount: 10, reason: 'ok' });
     assert.match(missingKey.body.detail, /idempotency_key/);
     assert.equal(await ledgerRows(svc, tenant.tenantId), before);
   });
 
   await t.test('the one-statement direct grant and deduct write the same events as grantInTx and deductInTx, each with its pending outbox marker', async () => {
     await svc.request('POST', '/api/v1/admin/points/tiers', { key: tenant.apiKey, body: { code: 'bronze', name: 'Bronze', min_lifetime_points: 40 } });
-    const direct = await grant(svc, tenant, { participant_id: 'erin', amount: 50, reason: 'parity', idempotency_key: 'parity-g' });
+    const direct = await pointsRequest(svc, tenant, 'grant', { participant_id: 'erin', amount: 50, reason: 'parity', idempotency_key: 'parity-g' });
     assert.equal(direct.status, 200, direct.text);
     const composed = await svc.service.db.tenant(tenant.tenantId, (tx) =>
       grantInTx(tx, tenant.tenantId, { participantId: 'fred', amount: 50, reason: 'parity', source: { kind: 'grant', id: 'parity-c' } }),
@@ -208,7 +202,7 @@ test('points: direct grant and deduct', async (t) => {
       { participant_id: 'erin', previous_tier: null, tier: 'bronze', lifetime: 50 },
       { participant_id: 'fred', previous_tier: null, tier: 'bronze', lifetime: 50 },
     ]);
-    const spent = await deduct(svc, tenant, { participant_id: 'erin', amount: 20, reason: 'parity', idempotency_key: 'parity-d' });
+    const spent = await pointsRequest(svc, tenant, 'deduct', { participant_id: 'erin', amount: 20, reason: 'parity', idempotency_key: 'parity-d' });
     const [deducted] = await svc.sql("SELECT data FROM outbox_events WHERE tenant_id = $1 AND event = 'points.deducted.v1' AND participant_id = 'erin'", [tenant.tenantId]);
     assert.deepEqual(deducted.data, { participant_id: 'erin', amount: 20, available: 30, lifetime: 50, reason: 'parity', ledger_entry_id: spent.body.ledger_entry_id, type: 'redemption' });
     // Without the job runner nothing takes the markers: every event of the tenant still has one.
@@ -224,7 +218,7 @@ test('points: direct grant and deduct', async (t) => {
     const near = Number.MAX_SAFE_INTEGER - 7;
     await seedParticipantWithPoints(svc, tenant.tenantId, 'whale', near);
     const before = await ledgerRows(svc, tenant.tenantId, 'whale');
-    const refused = await grant(svc, tenant, { participant_id: 'whale', amount: 8, reason: 'too much', idempotency_key: 'whale-1' });
+    const refused = await pointsRequest(svc, tenant, 'grant', { participant_id: 'whale', amount: 8, reason: 'too much', idempotency_key: 'whale-1' });
     assert.equal(refused.status, 422, refused.text);
     assert.equal(refused.body.code, 'POINTS_BALANCE_LIMIT');
     assert.equal(await ledgerRows(svc, tenant.tenantId, 'whale'), before);
@@ -234,7 +228,7 @@ test('points: direct grant and deduct', async (t) => {
     assert.equal(composed, 'POINTS_BALANCE_LIMIT', 'grantInTx refuses the same way');
     const [key] = await svc.sql("SELECT count(*)::int AS n FROM idempotency_keys WHERE tenant_id = $1 AND key = 'whale-1'", [tenant.tenantId]);
     assert.equal(key.n, 0, 'the refused grant did not burn its key');
-    const fits = await grant(svc, tenant, { participant_id: 'whale', amount: 7, reason: 'too much', idempotency_key: 'whale-1' });
+    const fits = await pointsRequest(svc, tenant, 'grant', { participant_id: 'whale', amount: 7, reason: 'too much', idempotency_key: 'whale-1' });
     assert.equal(fits.status, 200, fits.text);
     assert.equal(fits.body.lifetime, Number.MAX_SAFE_INTEGER);
   });
@@ -260,13 +254,13 @@ test('points: concurrency', async (t) => {
   const tenant = await svc.createTenant();
 
   await t.test('500 parallel deducts never drive available below zero and the successes equal the drop', async () => {
-    const funded = await grant(svc, tenant, { participant_id: 'hot', amount: 1000, reason: 'fund', idempotency_key: 'fund' });
+    const funded = await pointsRequest(svc, tenant, 'grant', { participant_id: 'hot', amount: 1000, reason: 'fund', idempotency_key: 'fund' });
     assert.equal(funded.status, 200);
     // Several lots, so deducts walk across lot boundaries.
-    for (let i = 0; i < 2; i++) await grant(svc, tenant, { participant_id: 'hot', amount: 250, reason: 'fund', idempotency_key: `fund-${i}` });
+    for (let i = 0; i < 2; i++) await pointsRequest(svc, tenant, 'grant', { participant_id: 'hot', amount: 250, reason: 'fund', idempotency_key: `fund-${i}` });
     const amounts = Array.from({ length: 500 }, (_, i) => 1 + (i % 7));
     const responses = await Promise.all(
-      amounts.map((amount, i) => deduct(svc, tenant, { participant_id: 'hot', amount, reason: 'spend', idempotency_key: `spend-${i}` })),
+      amounts.map((amount, i) => pointsRequest(svc, tenant, 'deduct', { participant_id: 'hot', amount, reason: 'spend', idempotency_key: `spend-${i}` })),
     );
     const succeeded = responses.map((r, i) => (r.status === 200 ? amounts[i] : 0)).reduce((a, b) => a + b, 0);
     assert.ok(responses.every((r) => r.status === 200 || (r.status === 422 && r.body.error === 'insufficient_points')), 'only 200 or 422');
@@ -281,7 +275,7 @@ test('points: concurrency', async (t) => {
   await t.test('500 parallel grants with 50 distinct keys apply exactly 50', async () => {
     const responses = await Promise.all(
       Array.from({ length: 500 }, (_, i) =>
-        grant(svc, tenant, { participant_id: `p-${i % 5}`, amount: 3, reason: 'burst', idempotency_key: `burst-${i % 50}` }),
+        pointsRequest(svc, tenant, 'grant', { participant_id: `p-${i % 5}`, amount: 3, reason: 'burst', idempotency_key: `burst-${i % 50}` }),
       ),
     );
     assert.ok(responses.every((r) => r.status === 200), responses.find((r) => r.status !== 200)?.text);

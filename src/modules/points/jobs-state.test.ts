@@ -1,22 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestService, type TestService } from '../../../test/helper.js';
+import { startTestService, waitFor, type TestService } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
 import { assertPointsInvariants, seedParticipantWithPoints } from './testing.js';
 import { runBulkGrant } from './service.js';
 
 const CONFIG = { RATE_LIMIT_KEY_PER_MINUTE: '1000000' };
-
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 async function addJob(svc: TestService, task: string, payload: unknown = {}) {
   await svc.sql('SELECT graphile_worker.add_job($1, $2::json)', [task, JSON.stringify(payload)]);

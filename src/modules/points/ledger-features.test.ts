@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
+import { deductPoints, grantPoints, startTestService, type TestService } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
 import { expireDuePoints, sendExpiryReminders, reevaluateTiers } from './service.js';
 import { deductInTx, grantInTx, multiplierForEventInTx, readBalanceInTx } from './index.js';
@@ -10,21 +10,6 @@ import { assertPointsInvariants } from './testing.js';
 const DAY_MS = 86_400_000;
 const CONFIG = { RATE_LIMIT_KEY_PER_MINUTE: '1000000' };
 
-let keyCounter = 0;
-function grant(svc: TestService, tenant: TestTenant, participantId: string, amount: number, extra: Record<string, unknown> = {}) {
-  keyCounter += 1;
-  return svc.request('POST', '/api/v1/gamify/points/grant', {
-    key: tenant.apiKey,
-    body: { participant_id: participantId, amount, reason: 'test', idempotency_key: `k-${keyCounter}`, ...extra },
-  });
-}
-function deduct(svc: TestService, tenant: TestTenant, participantId: string, amount: number) {
-  keyCounter += 1;
-  return svc.request('POST', '/api/v1/gamify/points/deduct', {
-    key: tenant.apiKey,
-    body: { participant_id: participantId, amount, reason: 'spend', idempotency_key: `k-${keyCounter}` },
-  });
-}
 async function lots(svc: TestService, tenantId: string, participantId: string) {
   return svc.sql('SELECT amount, remaining, expired, expires_at FROM points_lots WHERE tenant_id = $1 AND participant_id = $2 ORDER BY id', [
     tenantId,
@@ -63,31 +48,31 @@ test('points: settings, lots, expiry, reminders and history', async (t) => {
   });
 
   await t.test('fifo deducts consume the oldest lot first', async () => {
-    await grant(svc, tenant, 'fifo', 10);
+    await grantPoints(svc, tenant, 'fifo', 10);
     clock.advance(DAY_MS);
-    await grant(svc, tenant, 'fifo', 20);
-    await deduct(svc, tenant, 'fifo', 15);
+    await grantPoints(svc, tenant, 'fifo', 20);
+    await deductPoints(svc, tenant, 'fifo', 15);
     assert.deepEqual((await lots(svc, tenant.tenantId, 'fifo')).map((l) => l.remaining), [0, 15]);
   });
 
   await t.test('lifo deducts consume the newest lot first; none grants lots without expiry', async () => {
     await svc.request('PATCH', '/api/v1/admin/points/settings', { key: tenant.apiKey, body: { expiry_policy: 'lifo' } });
-    await grant(svc, tenant, 'lifo', 10);
-    await grant(svc, tenant, 'lifo', 20);
-    await deduct(svc, tenant, 'lifo', 25);
+    await grantPoints(svc, tenant, 'lifo', 10);
+    await grantPoints(svc, tenant, 'lifo', 20);
+    await deductPoints(svc, tenant, 'lifo', 25);
     assert.deepEqual((await lots(svc, tenant.tenantId, 'lifo')).map((l) => l.remaining), [5, 0]);
     await svc.request('PATCH', '/api/v1/admin/points/settings', { key: tenant.apiKey, body: { expiry_policy: 'none' } });
-    await grant(svc, tenant, 'forever', 10);
+    await grantPoints(svc, tenant, 'forever', 10);
     assert.equal((await lots(svc, tenant.tenantId, 'forever'))[0].expires_at, null);
     await svc.request('PATCH', '/api/v1/admin/points/settings', { key: tenant.apiKey, body: { expiry_policy: 'fifo', default_ttl_days: 30 } });
-    await grant(svc, tenant, 'short', 10);
+    await grantPoints(svc, tenant, 'short', 10);
     const [lot] = await lots(svc, tenant.tenantId, 'short');
     assert.equal(lot.expires_at.getTime() - clock.nowMs(), 30 * DAY_MS);
     await svc.request('PATCH', '/api/v1/admin/points/settings', { key: tenant.apiKey, body: { default_ttl_days: 365 } });
   });
 
   await t.test('reminders go out at the configured days, once per lot and day', async () => {
-    await grant(svc, tenant, 'remind', 40);
+    await grantPoints(svc, tenant, 'remind', 40);
     clock.advance(364 * DAY_MS - 60 * DAY_MS + 1000);
     // The 30-day lot of "short" and the lots of fifo/lifo are also inside their windows now.
     await sendExpiryReminders(svc.service.db);
@@ -171,9 +156,9 @@ test('points: session reads, multipliers, tiers', async (t) => {
   await t.test('a session reads its balance and transactions', async () => {
     // Sessions are issued for engagements that exist.
     await svc.createEngagement(tenant, engagementId);
-    await grant(svc, tenant, 'sam', 50);
-    await grant(svc, tenant, 'sam', 10, { type: 'bonus' });
-    await deduct(svc, tenant, 'sam', 15);
+    await grantPoints(svc, tenant, 'sam', 50);
+    await grantPoints(svc, tenant, 'sam', 10, { type: 'bonus' });
+    await deductPoints(svc, tenant, 'sam', 15);
     await svc.request('PATCH', '/api/v1/admin/points/settings', { key: tenant.apiKey, body: { currency_name: 'coins' } });
     const session = await svc.request('POST', '/api/v1/sessions', { key: tenant.apiKey, body: { participant_id: 'sam', engagement_id: engagementId } });
     assert.equal(session.status, 201, session.text);
@@ -250,7 +235,7 @@ test('points: session reads, multipliers, tiers', async (t) => {
     ]) {
       assert.equal((await svc.request('POST', '/api/v1/admin/points/multipliers', { key: tenant.apiKey, body })).status, 400, JSON.stringify(body));
     }
-    const direct = await grant(svc, tenant, 'sam', 10);
+    const direct = await grantPoints(svc, tenant, 'sam', 10);
     assert.equal(direct.body.delta, 10, 'multipliers never apply to direct grants');
   });
 
@@ -262,13 +247,13 @@ test('points: session reads, multipliers, tiers', async (t) => {
     assert.equal(dup.status, 409);
     const list = await svc.request('GET', '/api/v1/admin/points/tiers', { key: tenant.apiKey });
     assert.deepEqual(list.body.tiers.map((x: any) => [x.code, x.level]), [['silver', 1], ['gold', 2]]);
-    await grant(svc, tenant, 'tina', 90);
-    await deduct(svc, tenant, 'tina', 90);
-    await grant(svc, tenant, 'tina', 20);
+    await grantPoints(svc, tenant, 'tina', 90);
+    await deductPoints(svc, tenant, 'tina', 90);
+    await grantPoints(svc, tenant, 'tina', 20);
     let changes = (await events(svc, tenant.tenantId, 'tier.changed.v1')).filter((e) => e.participant_id === 'tina');
     assert.deepEqual(changes.map((c) => c.data), [{ participant_id: 'tina', previous_tier: null, tier: 'silver', lifetime: 110 }], 'lifetime, not available, qualifies');
-    await grant(svc, tenant, 'tina', 400);
-    await grant(svc, tenant, 'tina', 1);
+    await grantPoints(svc, tenant, 'tina', 400);
+    await grantPoints(svc, tenant, 'tina', 1);
     changes = (await events(svc, tenant.tenantId, 'tier.changed.v1')).filter((e) => e.participant_id === 'tina');
     assert.deepEqual(changes.map((c) => [c.data.previous_tier, c.data.tier]), [[null, 'silver'], ['silver', 'gold']]);
     // Raising gold's threshold moves tina down once the definitions are re-evaluated.

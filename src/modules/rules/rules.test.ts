@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
-import { key, sendSync } from '../ingestion/test-support.js';
+import { key, sendSync } from '../ingestion/testing.js';
 import { assertPointsInvariants } from '../points/testing.js';
 
 async function balance(svc: TestService, tenant: TestTenant, participantId: string): Promise<{ available: number; lifetime: number }> {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService } from '../../../test/helper.js';
-import { startReceiver, waitFor } from '../webhooks/test-support.js';
+import { startTestService, waitFor } from '../../../test/helper.js';
+import { startReceiver } from '../webhooks/testing.js';
 
 /**
  * Sandbox mode through HTTP: a live tenant's `lk_test_` key acts in its paired

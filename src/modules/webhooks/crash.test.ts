@@ -8,8 +8,9 @@ import { createLogger } from '../../platform/logger.js';
 import { loadConfig } from '../../config.js';
 import { createTenant } from '../access/index.js';
 import { createDestination } from './service.js';
-import { startReceiver, waitFor } from './test-support.js';
+import { startReceiver } from './testing.js';
 import { DELIVERY_BATCH_MAX } from './store.js';
+import { waitFor } from '../../../test/helper.js';
 
 /**
  * At-least-once delivery across a crash. The service runs as a child process

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
+import { keyWithScopes, startTestService } from '../../../test/helper.js';
 import { emit } from '../../platform/outbox.js';
 import { verifyWebhook } from '../../../packages/sdk/src/webhooks.js';
 import { CATALOG, eventsMatching, sampleEventData, validateEventData } from './catalog.js';
 import { dispatch } from './service.js';
-import { startReceiver } from './test-support.js';
+import { startReceiver } from './testing.js';
 
 /**
  * Subscriptions by pattern (`points.*`, `*`) matched where the outbox fans out,
@@ -13,13 +13,6 @@ import { startReceiver } from './test-support.js';
  */
 const BASE = '/api/v1/gamify/webhooks';
 const DEV_CONFIG = { ALLOW_LOOPBACK_WEBHOOKS: 'true', ALLOW_HTTP_WEBHOOKS: 'true' };
-
-async function keyWithScopes(svc: TestService, tenant: TestTenant, scopes: string[]): Promise<string> {
-  const jwt = await svc.login(tenant);
-  const created = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: scopes.join(' '), scopes } });
-  assert.equal(created.status, 201, created.text);
-  return created.body.key;
-}
 
 test('webhook subscriptions by pattern and test events', async (t) => {
   const svc = await startTestService(t, { config: DEV_CONFIG });
@@ -145,7 +138,7 @@ test('webhook subscriptions by pattern and test events', async (t) => {
     const foreign = await svc.request('POST', path, { key: other.apiKey, body: { event: 'points.awarded.v1' } });
     assert.equal(foreign.status, 404, foreign.text);
     assert.equal(foreign.body.code, 'WEBHOOK_DESTINATION_NOT_FOUND');
-    const readOnly = await keyWithScopes(svc, tenant, ['ingest']);
+    const readOnly = (await keyWithScopes(svc, tenant, ['ingest'])).key;
     const forbidden = await svc.request('POST', path, { key: readOnly, body: { event: 'points.awarded.v1' } });
     assert.equal(forbidden.status, 403, forbidden.text);
     assert.equal(await deliveries(), 0);

@@ -7,7 +7,7 @@ import * as participants from '../participants/index.js';
 import { attemptDeliveries, attemptDelivery } from './delivery.js';
 import { dispatch } from './service.js';
 import { claimDue, DELIVERY_BATCH_MAX } from './store.js';
-import { startReceiver } from './test-support.js';
+import { startReceiver } from './testing.js';
 
 /**
  * The less travelled paths, driven step by step without the job runner:

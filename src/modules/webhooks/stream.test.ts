@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService, type TestService } from '../../../test/helper.js';
+import { startTestService, waitFor, type TestService } from '../../../test/helper.js';
 import { emit } from '../../platform/outbox.js';
-import { startReceiver, waitFor } from './test-support.js';
+import { startReceiver } from './testing.js';
 
 /**
  * The participant's live stream: the same envelopes, with the same ids, as

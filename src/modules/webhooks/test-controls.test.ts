@@ -4,13 +4,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
+import { keyWithScopes, startTestService, waitFor, type TestService, type TestTenant } from '../../../test/helper.js';
 import { ConfigError, loadConfig } from '../../config.js';
 import { emit } from '../../platform/outbox.js';
 import { resolveSafeTarget, UnsafeUrlError, type Resolver } from '../../platform/safe-http.js';
 import { attemptDelivery, destinationPolicy } from './delivery.js';
 import { createDestination, dispatch } from './service.js';
-import { startReceiver, waitFor } from './test-support.js';
+import { startReceiver } from './testing.js';
 
 /**
  * The webhook test controls of issue 16, item 7, through real HTTP: private
@@ -23,13 +23,6 @@ import { startReceiver, waitFor } from './test-support.js';
 const BASE = '/api/v1/gamify/webhooks';
 const SETTINGS = `${BASE}/settings`;
 const SPEC_RETRY_DELAYS_SECONDS = [30, 300, 1800, 1800, 1800];
-
-async function keyWithScopes(svc: TestService, tenant: TestTenant, scopes: string[]): Promise<string> {
-  const jwt = await svc.login(tenant);
-  const created = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: scopes.join(' '), scopes } });
-  assert.equal(created.status, 201, created.text);
-  return created.body.key;
-}
 
 test('webhook test controls: private receivers and the backoff scale, sandbox tenants only', async (t) => {
   const svc = await startTestService(t, { config: { TIME_SCALE: '1' } });
@@ -169,7 +162,7 @@ test('webhook test controls: private receivers and the backoff scale, sandbox te
   });
 
   await t.test('settings: only admin scopes; the value is bounded; one tenant\'s scale is not another\'s', async () => {
-    const ingestKey = await keyWithScopes(svc, sandbox, ['ingest']);
+    const ingestKey = (await keyWithScopes(svc, sandbox, ['ingest'])).key;
     for (const method of ['GET', 'PATCH']) {
       const forbidden = await svc.request(method, SETTINGS, { key: ingestKey, body: method === 'PATCH' ? { webhook_backoff_scale: 0.01 } : undefined });
       assert.equal(forbidden.status, 403, method);
@@ -184,7 +177,7 @@ test('webhook test controls: private receivers and the backoff scale, sandbox te
     assert.equal((await svc.request('PATCH', SETTINGS, { key: sandbox.apiKey, body: {} })).status, 400);
     assert.equal((await svc.request('PATCH', SETTINGS, { key: sandbox.apiKey, body: { webhook_backoff_scale: 0.5, extra: 1 } })).status, 400);
 
-    const gamifyKey = await keyWithScopes(svc, sandbox, ['gamify:admin']);
+    const gamifyKey = (await keyWithScopes(svc, sandbox, ['gamify:admin'])).key;
     const set = await svc.request('PATCH', SETTINGS, { key: gamifyKey, body: { webhook_backoff_scale: 0.01 } });
     assert.equal(set.status, 200, set.text);
     assert.equal(set.body.environment, 'sandbox');

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
+import { startTestService, waitFor, type TestService, type TestTenant } from '../../../test/helper.js';
 import { emit, type OutboxEvent } from '../../platform/outbox.js';
 import Stripe from 'stripe';
-import { startReceiver, verifySignature, waitFor, type Receiver } from './test-support.js';
+import { startReceiver, verifySignature, type Receiver } from './testing.js';
 
 /**
  * Destinations, the delivery contract, retries, logs, replays and the test

@@ -1,16 +1,6 @@
-import type { TestService, TestTenant } from '../../../test/helper.js';
+import { waitFor, type TestService, type TestTenant } from '../../../test/helper.js';
 
 /** Helpers shared by the ingestion and rules tests. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 export async function waitProcessed(svc: TestService, eventIds: string[], timeoutMs = 20_000): Promise<void> {
   await waitFor(
     `${eventIds.length} events to be processed`,
@@ -34,4 +24,3 @@ export function key(prefix = 'k'): string {
 export async function sendSync(svc: TestService, tenant: TestTenant, event: Record<string, unknown>) {
   return svc.request('POST', '/api/v1/ingest/events/sync', { key: tenant.apiKey, body: { idempotency_key: key('sync'), ...event } });
 }
-

@@ -67,13 +67,3 @@ export function verifySignature(secret: string, header: string, rawBody: string,
   const given = parts.v1 ?? '';
   return given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 }
-
-export async function waitFor<T>(what: string, check: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 20_000, intervalMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
