@@ -4,8 +4,8 @@
 -- already existed, and 294 µs in the outbox statement, a CTE that built both
 -- possible events before filtering them. The participant is now looked up
 -- first, and the events are plain inserts. Behaviour, events and responses are
--- unchanged (points/direct.test.ts compares them field by field with grantInTx
--- and deductInTx).
+-- unchanged (src/modules/points/grant-deduct.test.ts compares them field by
+-- field with grantInTx and deductInTx). The grant is replaced again by 0105.
 
 CREATE OR REPLACE FUNCTION points_direct_grant(
   p_tenant uuid, p_key text, p_fingerprint text, p_now timestamptz, p_key_expires timestamptz,

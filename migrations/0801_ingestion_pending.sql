@@ -5,10 +5,12 @@
 -- insert NOTIFYs, which serialises committing transactions, and
 -- graphile-worker's add_jobs scans its job table on every call, so accepting
 -- slowed down as a backlog of jobs grew (measured: 1.5 ms of database time per
--- event with a backlog of ~20,000 jobs). The ingestion pump
--- (src/modules/ingestion/pump.ts), in every worker process, moves these rows
--- into `ingestion.process` jobs in batches, deleting them in the same
--- transaction; `seq` keeps each participant queue's events in accept order.
+-- event with a backlog of ~20,000 jobs). An ingestion pump, in every worker
+-- process, moved these rows into `ingestion.process` jobs in batches, deleting
+-- them in the same transaction; `seq` keeps each participant queue's events in
+-- accept order. Since migration 1100 the rows also carry a lane,
+-- and the lane pump (src/modules/ingestion/lanes.ts) applies a lane's rows in
+-- batches and deletes them in the transaction that applies them.
 CREATE TABLE ingestion_pending (
   seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   tenant_id uuid NOT NULL,

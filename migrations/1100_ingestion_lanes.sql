@@ -11,7 +11,7 @@
 -- The key is (tenant_id, lane, seq): the processor reads a lane in seq order
 -- through it, and it is a key that distributes by tenant_id (Citus).
 ALTER TABLE ingestion_pending ADD COLUMN lane smallint;
--- The lane of a pending row of an older release: its queue bucket modulo the lane count, as normalize.ts computes it.
+-- The lane of a pending row of an older release: its queue bucket (normalize.ts) modulo the lane count, as the accept statement computes it (ingestion/store.ts).
 UPDATE ingestion_pending SET lane = (split_part(queue, ':', 2)::int % 4);
 ALTER TABLE ingestion_pending ALTER COLUMN lane SET NOT NULL;
 ALTER TABLE ingestion_pending DROP CONSTRAINT ingestion_pending_pkey;

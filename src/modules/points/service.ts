@@ -375,7 +375,8 @@ function balanceLimit(): AppError {
 
 /**
  * A direct grant or deduct: checks the request, then ONE statement (the SQL
- * function of migration 0102) claims the key, changes the ledger, writes the
+ * function `points_direct_grant`, last defined in migration 0105, or
+ * `points_direct_deduct`, last defined in 0104) claims the key, changes the ledger, writes the
  * outbox event and stores the response — its own transaction, one round trip.
  * Same rules as `grantInTx`/`deductInTx` plus the idempotency of claimKey.
  */

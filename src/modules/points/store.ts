@@ -830,7 +830,7 @@ export async function countBulkProgress(tx: Tx, tenantId: string, jobId: string,
 }
 
 // ---------------------------------------------------------------------------
-// Direct grant and deduct in one round trip (migration 0102)
+// Direct grant and deduct in one round trip (SQL functions of migration 0102, last defined in 0105 and 0104)
 
 export interface DirectValues {
   key: string;

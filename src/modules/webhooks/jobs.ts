@@ -7,8 +7,9 @@ import { BULK_REPLAY_TASK, DELIVER_TASK } from './store.js';
 
 /**
  * The module's background jobs:
- * - `outbox.dispatch` (added by `emit` in the emitting transaction): fans the
- *   events out into deliveries and notifies the live streams;
+ * - `outbox.dispatch` (added in batches by the outbox pump from the pending
+ *   markers `emit` writes; platform/outbox.ts): fans the events out into
+ *   deliveries and notifies the live streams;
  * - `webhooks.deliver`: one attempt of each delivery it names (`delivery_ids`,
  *   a batch from the fan-out, or `delivery_id`, a retry); schedules the next;
  * - `webhooks.bulk_replay`: runs a bulk replay job.
