@@ -129,10 +129,14 @@ test('schema failures name each field: path, code, plain words, allowed values',
     assert.deepEqual(fieldErrors(response, 'NUL'), [{ in: 'body', path: '/name', code: 'unstorable_text', message: 'contains U+0000 (NUL), which cannot be stored' }]);
   });
 
-  await t.test("a domain check names the field too: a reward's metadata, a leaderboard's period", async () => {
+  await t.test("a domain check names the field too: a reward's metadata, a rule's effect, a leaderboard's period", async () => {
     const reward = await post('/admin/rewards', { name: 'x', type: 'coupon', metadata: { discount_percent: 150 } });
     assert.match(reward.body.detail, /metadata\.discount_percent.*for a coupon reward/);
     assert.equal(find(fieldErrors(reward, 'metadata'), '/metadata/discount_percent', 'metadata').code, 'maximum');
+
+    const badgeless = await post('/admin/rules', { ...validRule, effects: [{ type: 'award_points', points: 1 }, { type: 'award_badge' }] });
+    assert.equal(badgeless.body.code, 'RULE_INVALID');
+    assert.deepEqual(fieldErrors(badgeless, 'no badge_code'), [{ in: 'body', path: '/effects/1/badge_code', code: 'required', message: 'is required for award_badge' }]);
 
     const period = await post('/admin/leaderboards', { leaderboard_code: 'periodless', name: 'Top', metric: 'period_points' });
     assert.deepEqual(fieldErrors(period, 'no period'), [{ in: 'body', path: '/period', code: 'required', message: 'is required for a period_points leaderboard', allowed: ['weekly', 'monthly'] }]);

@@ -1,6 +1,6 @@
 import type { Database, Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
-import { conflict, invalid, notFound, ruleViolation } from '../../platform/errors.js';
+import { conflict, fieldError, invalid, notFound, ruleViolation } from '../../platform/errors.js';
 import { publishingRequired } from '../../platform/publishing.js';
 import { prefixedId } from '../../platform/ids.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
@@ -53,16 +53,18 @@ function validateEffect(effect: Effect, at: string, trigger: store.RuleDraft['tr
     continue_streak: ['streak_code'],
   };
   const stray = present.find((k) => !allowed[effect.type].includes(k));
-  if (stray) throw invalid(`${at}: "${stray}" does not belong to an effect of type "${effect.type}"`, 'RULE_INVALID');
+  // `effects[2]` names the effect in details; its fields' errors point at `/effects/2/<field>`.
+  const field = (name: string, code: string, message: string) => ({ errors: [fieldError(`/${at.replace(/\[(\d+)\]/g, '/$1')}/${name}`, code, message)] });
+  if (stray) throw invalid(`${at}: "${stray}" does not belong to an effect of type "${effect.type}"`, 'RULE_INVALID', field(stray, 'not_allowed', `does not belong to an effect of type ${effect.type}`));
   if (effect.type === 'award_points') {
     if ((effect.points === undefined) === (effect.rate === undefined)) {
-      throw invalid(`${at}: award_points needs exactly one of "points" (fixed) or "rate" (from a property)`, 'RULE_INVALID');
+      throw invalid(`${at}: award_points needs exactly one of "points" (fixed) or "rate" (from a property)`, 'RULE_INVALID', field('points', 'one_of', 'award_points needs exactly one of points (fixed) or rate (from a property)'));
     }
-    if (effect.max_points !== undefined && effect.rate === undefined) throw invalid(`${at}: "max_points" applies to a rate only`, 'RULE_INVALID');
-    if (effect.rate && trigger !== 'event') throw invalid(`${at}: a rate reads an event property, but ${trigger} rules have no event`, 'RULE_INVALID');
+    if (effect.max_points !== undefined && effect.rate === undefined) throw invalid(`${at}: "max_points" applies to a rate only`, 'RULE_INVALID', field('max_points', 'not_allowed', 'applies to a rate only'));
+    if (effect.rate && trigger !== 'event') throw invalid(`${at}: a rate reads an event property, but ${trigger} rules have no event`, 'RULE_INVALID', field('rate', 'not_allowed', `reads an event property, but ${trigger} rules have no event`));
   }
-  if (effect.type === 'award_badge' && !effect.badge_code) throw invalid(`${at}: award_badge needs "badge_code"`, 'RULE_INVALID');
-  if (effect.type === 'continue_streak' && !effect.streak_code) throw invalid(`${at}: continue_streak needs "streak_code"`, 'RULE_INVALID');
+  if (effect.type === 'award_badge' && !effect.badge_code) throw invalid(`${at}: award_badge needs "badge_code"`, 'RULE_INVALID', field('badge_code', 'required', 'is required for award_badge'));
+  if (effect.type === 'continue_streak' && !effect.streak_code) throw invalid(`${at}: continue_streak needs "streak_code"`, 'RULE_INVALID', field('streak_code', 'required', 'is required for continue_streak'));
 }
 
 /** Checks a complete rule; throws 400 for a malformed one and 422 for one that names badges or streaks that do not exist. */
