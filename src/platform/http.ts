@@ -199,6 +199,9 @@ function isDataException(error: unknown): error is pg.DatabaseError {
 
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { validation?: ErrorObject[]; validationContext?: string }, request, reply) => {
+    // Refused before its body was read to the end (an upload stopped at a too-long line): the connection
+    // closes after the answer, so the rest of the body is never waited for and no socket lingers half-read.
+    if (!request.raw.complete) reply.header('connection', 'close');
     // A caller without a credential is refused whatever is wrong with its body:
     // the body was read only to look for a participant session in it.
     const appError = error instanceof AppError ? error : request.credentialRefusal;
