@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
+import { asPerson, signInConsole } from '../../../test/console-people.js';
 import { createEngagement } from '../engagements/testing.js';
 
 /**
@@ -58,14 +59,12 @@ test('tenant limits: read with sources, changed by the operator only, audited, e
 
   await t.test('tenant credentials get 403 on the operator routes, whatever their scopes; no or a wrong token gets 401; nothing changes', async () => {
     const jwt = await svc.login(tenant);
-    const signedIn = await svc.request('POST', '/api/v1/console/session', { body: { email: tenant.adminEmail, password: tenant.adminPassword } });
-    assert.equal(signedIn.status, 200, signedIn.text);
-    const cookie = /lk_console=([^;]*)/.exec(signedIn.headers.get('set-cookie') ?? '')![1];
+    const owner = await signInConsole(svc, tenant.adminEmail, tenant.adminPassword);
     const tenantCredentials: Array<Record<string, string>> = [
       { 'x-api-key': tenant.apiKey },
       { authorization: `Bearer ${tenant.apiKey}` },
       { authorization: `Bearer ${jwt}` },
-      { cookie: `lk_console=${cookie}`, 'x-csrf-token': signedIn.body.csrf_token },
+      asPerson(owner).headers,
     ];
     for (const headers of tenantCredentials) {
       const patch = await svc.request('PATCH', limitsPath(tenant), { headers, body: { requests_per_minute: 100_000 } });

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { keyWithScopes, startTestService, waitFor, type TestService } from '../../../test/helper.js';
+import { asPerson, invitePerson, signInConsole } from '../../../test/console-people.js';
 import { contestDefinition } from '../contests/testing.js';
 import { purgeAll } from '../../platform/retention.js';
 import { runImport, IMPORT_BATCH_ROWS, UPLOAD_BATCH_ROWS } from './imports.js';
@@ -446,14 +447,8 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
     assert.equal(noScope.status, 403);
 
     // A marketer may read participants (masked) but not webhook deliveries, nor import participants.
-    const owner = await svc.request('POST', '/api/v1/console/session', { body: { email: tenant.adminEmail, password: tenant.adminPassword } });
-    const ownerHeaders = { cookie: /lk_console=[^;]*/.exec(owner.headers.get('set-cookie') ?? '')![0], 'x-csrf-token': owner.body.csrf_token };
-    const invited = await svc.request('POST', '/api/v1/admin/users', { headers: ownerHeaders, body: { email: `m@${tenant.slug}.example`, role: 'marketer' } });
-    assert.equal(invited.status, 201, invited.text);
-    const token = decodeURIComponent(/#token=(.+)$/.exec(invited.body.invite_url)![1]);
-    await svc.request('POST', '/api/v1/console/invitations/accept', { body: { token, password: 'correct horse battery', name: 'M' } });
-    const signedIn = await svc.request('POST', '/api/v1/console/session', { body: { email: `m@${tenant.slug}.example`, password: 'correct horse battery' } });
-    const marketer = { cookie: /lk_console=[^;]*/.exec(signedIn.headers.get('set-cookie') ?? '')![0], 'x-csrf-token': signedIn.body.csrf_token };
+    const owner = await signInConsole(svc, tenant.adminEmail, tenant.adminPassword);
+    const marketer = asPerson(await invitePerson(svc, owner, `m@${tenant.slug}.example`, 'marketer')).headers;
     const refused = await svc.request('POST', '/api/v1/admin/exports', { headers: marketer, body: { kind: 'webhook_deliveries', format: 'csv' } });
     assert.equal(refused.status, 403);
     assert.match(refused.body.detail, /marketer.*developers:read/);
