@@ -1,0 +1,132 @@
+import type { Database } from '../../platform/db.js';
+import { clock } from '../../platform/clock.js';
+import { prefixedId } from '../../platform/ids.js';
+import { invalid, notFound } from '../../platform/errors.js';
+import { addJob } from '../../platform/jobs.js';
+import { claimKey, fingerprint, storeResponse } from '../../platform/idempotency.js';
+import * as store from './store.js';
+import { POINTS_BALANCE_MAX, POINTS_PER_OPERATION_MAX, type GrantType } from './ledger.js';
+import { useBatchMemory } from './batch-memory.js';
+
+/**
+ * Bulk grants: a job started idempotently, then run in parallel batches, one
+ * transaction each, to the end.
+ */
+
+export const BULK_GRANT_TASK = 'points.bulk_grant';
+export const BULK_GRANT_PARTICIPANTS_MAX = 100_000;
+export const BULK_GRANT_BATCH = 5_000;
+export const BULK_IDEMPOTENCY_SCOPE = 'points.bulk';
+
+export interface BulkGrantBody {
+  idempotency_key: string;
+  reason: string;
+  memo?: string;
+  type?: GrantType;
+  grants: Array<{ participant_id: string; amount: number }>;
+}
+
+/** Failed items listed by the status read (the first ones by participant id); the counts cover all. */
+export const BULK_FAILURES_LISTED_MAX = 100;
+/** Batches of one job run in parallel (disjoint items through SKIP LOCKED). */
+export const BULK_GRANT_PARALLEL = 2;
+export const BULK_FAILURE_BALANCE_LIMIT = 'balance_limit';
+
+export function presentBulkJob(row: store.BulkJobRow) {
+  // Participants erased while the job waited or ran lost their item with the rest of their rows: neither done, failed nor pending.
+  const erased = Math.max(0, row.total - row.done - row.failed - row.pending);
+  return {
+    job_id: row.id,
+    status: row.status,
+    total: row.total,
+    done: row.done,
+    failed: row.failed + erased,
+    pending: row.pending,
+    failure_counts: { balance_limit: row.failed, participant_erased: erased },
+    failures: row.failures,
+    error: row.error,
+    created_at: row.created_at.toISOString(),
+    started_at: row.started_at ? row.started_at.toISOString() : null,
+    finished_at: row.finished_at ? row.finished_at.toISOString() : null,
+  };
+}
+
+export async function startBulkGrant(db: Database, tenantId: string, body: BulkGrantBody) {
+  const seen = new Set<string>();
+  for (const grant of body.grants) {
+    if (seen.has(grant.participant_id)) throw invalid(`grants lists participant ${JSON.stringify(grant.participant_id)} twice; one grant per participant per job`);
+    seen.add(grant.participant_id);
+  }
+  return db.tenant(tenantId, async (tx) => {
+    const claim = await claimKey<{ job_id: string }>(tx, tenantId, BULK_IDEMPOTENCY_SCOPE, body.idempotency_key, fingerprint(body));
+    if (!claim.fresh) {
+      const existing = await store.readBulkJob(tx, tenantId, claim.response.job_id, BULK_FAILURES_LISTED_MAX);
+      if (!existing) throw notFound('bulk grant job');
+      return { ...presentBulkJob(existing), duplicate: true };
+    }
+    const id = prefixedId('bgj', 12);
+    const job = await store.insertBulkJob(
+      tx,
+      tenantId,
+      { id, reason: body.reason, memo: body.memo ?? null, type: body.type ?? 'bonus', now: clock.now(tenantId) },
+      body.grants.map((g) => g.participant_id),
+      body.grants.map((g) => g.amount),
+    );
+    await addJob(tx, BULK_GRANT_TASK, { tenant_id: tenantId, job_id: id }, { jobKey: `points.bulk:${id}`, maxAttempts: 10 });
+    await storeResponse(tx, tenantId, BULK_IDEMPOTENCY_SCOPE, body.idempotency_key, { job_id: id });
+    return { ...presentBulkJob(job), duplicate: false };
+  });
+}
+
+export async function readBulkGrant(db: Database, tenantId: string, jobId: string) {
+  const row = await db.tenant(tenantId, (tx) => store.readBulkJob(tx, tenantId, jobId, BULK_FAILURES_LISTED_MAX));
+  if (!row) throw notFound('bulk grant job');
+  return presentBulkJob(row);
+}
+
+/**
+ * Runs a bulk grant job to the end, one batch per transaction, BULK_GRANT_PARALLEL
+ * batches at a time; a retry continues where it stopped (granted and failed
+ * items are marked in their batch's transaction). A participant whose
+ * lifetime points would pass POINTS_BALANCE_MAX is not granted and counts as
+ * failed (`balance_limit`).
+ */
+export async function runBulkGrant(db: Database, tenantId: string, jobId: string): Promise<void> {
+  const job = await db.tenant(tenantId, async (tx) => {
+    const row = await store.readBulkJob(tx, tenantId, jobId, 0);
+    if (row && row.status !== 'completed') await store.markBulkJob(tx, tenantId, jobId, 'running', clock.now());
+    return row;
+  });
+  if (!job || job.status === 'completed') return;
+  const runBatches = async () => {
+    for (;;) {
+      const taken = await db.tenant(tenantId, async (tx) => {
+        await useBatchMemory(tx);
+        const batch = await store.takeBulkBatch(tx, tenantId, jobId, BULK_GRANT_BATCH, POINTS_BALANCE_MAX - POINTS_PER_OPERATION_MAX);
+        if (batch.participantIds.length === 0) return 0;
+        const grants = { participantIds: [] as string[], amounts: [] as number[] };
+        const failed: string[] = [];
+        batch.participantIds.forEach((participantId, i) => {
+          const lifetime = BigInt(batch.lifetimesNearLimit[participantId] ?? 0);
+          if (lifetime + BigInt(batch.amounts[i]) > BigInt(POINTS_BALANCE_MAX)) {
+            failed.push(participantId);
+          } else {
+            grants.participantIds.push(participantId);
+            grants.amounts.push(batch.amounts[i]);
+          }
+        });
+        const granted = await store.grantBulkBatch(tx, tenantId, jobId, grants, { participantIds: failed, reason: BULK_FAILURE_BALANCE_LIMIT }, clock.now(tenantId));
+        await store.countBulkProgress(tx, tenantId, jobId, granted, failed.length);
+        return batch.participantIds.length;
+      });
+      if (taken === 0) return;
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: BULK_GRANT_PARALLEL }, runBatches));
+    await db.tenant(tenantId, (tx) => store.markBulkJob(tx, tenantId, jobId, 'completed', clock.now()));
+  } catch (error) {
+    await db.tenant(tenantId, (tx) => store.markBulkJob(tx, tenantId, jobId, 'running', clock.now(), (error as Error).message)).catch(() => undefined);
+    throw error;
+  }
+}

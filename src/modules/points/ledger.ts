@@ -1,0 +1,325 @@
+import { countLedgerWrite } from '../../platform/metrics.js';
+import { batchState, onBatchEnd } from '../../platform/batch.js';
+import type { Tx } from '../../platform/db.js';
+import { clock } from '../../platform/clock.js';
+import { emit, reserveEmit, type OutboxEvent, type OutboxSlot } from '../../platform/outbox.js';
+import { prefixedId } from '../../platform/ids.js';
+import { AppError, invalid, ruleViolation } from '../../platform/errors.js';
+import * as store from './store.js';
+
+/**
+ * The ledger use-cases other modules compose inside their own transaction:
+ * grant (held in a processing batch by `awardInTx`), deduct, and the balance
+ * and award reads, with the input checks and the limits they share with the
+ * direct and bulk paths.
+ */
+
+/** The largest amount one operation may move; far below 2^53, so sums stay exact. */
+export const POINTS_PER_OPERATION_MAX = 1_000_000_000;
+export const REASON_LENGTH_MAX = 500;
+export const MEMO_LENGTH_MAX = 1000;
+
+export const GRANT_TYPES = ['award', 'bonus', 'adjustment'] as const;
+export const DEDUCT_TYPES = ['redemption', 'adjustment'] as const;
+export const SOURCE_KINDS = ['grant', 'rule', 'activity', 'bulk', 'challenge', 'contest', 'referral', 'reward'] as const;
+export type GrantType = (typeof GRANT_TYPES)[number];
+export type DeductType = (typeof DEDUCT_TYPES)[number];
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+export interface Source {
+  kind: SourceKind;
+  id: string;
+}
+
+export interface GrantInput {
+  participantId: string;
+  amount: number;
+  reason: string;
+  type?: GrantType;
+  memo?: string | null;
+  source?: Source;
+  activityId?: string | null;
+  engagementId?: string | null;
+  /** The multiplier already applied to `amount` by the caller (rules engine), reported in the event. */
+  multiplier?: number | null;
+}
+
+export interface DeductInput {
+  participantId: string;
+  amount: number;
+  reason: string;
+  type?: DeductType;
+  memo?: string | null;
+  source?: Source;
+  engagementId?: string | null;
+}
+
+export interface LedgerResult {
+  ledgerEntryId: string;
+  available: number;
+  lifetime: number;
+  delta: number;
+}
+
+export function checkAmount(amount: unknown): number {
+  if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1 || amount > POINTS_PER_OPERATION_MAX) {
+    throw invalid(`amount must be a whole number from 1 to ${POINTS_PER_OPERATION_MAX}`);
+  }
+  return amount;
+}
+
+export function checkText(name: string, value: unknown, max: number, required: boolean): string | null {
+  if (value === undefined || value === null) {
+    if (required) throw invalid(`${name} is required`);
+    return null;
+  }
+  if (typeof value !== 'string' || (required && value.length === 0) || value.length > max) {
+    throw invalid(`${name} must be a string of ${required ? 1 : 0} to ${max} characters`);
+  }
+  return value;
+}
+
+/**
+ * Grants points: creates the participant if new, a lot with the tenant's
+ * expiry, a ledger entry, the new balance and tier — one statement — and
+ * emits points.awarded.v1 (and tier.changed.v1 when the tier moves) — or hands
+ * them to `events`, so that the caller emits everything in one statement.
+ */
+export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput, events?: OutboxEvent[]): Promise<LedgerResult> {
+  await writeHeldGrants(tx);
+  const values = grantValues(tenantId, input);
+  const row = await store.insertGrant(tx, tenantId, values).catch((error: unknown) => {
+    throw isBalanceLimit(error) ? balanceLimit() : error;
+  });
+  const emitted = grantEvents(input, values, row);
+  if (events) events.push(...emitted);
+  else await emit(tx, tenantId, emitted);
+  countLedgerWrite('grant', values.amount);
+  return { ledgerEntryId: values.entryId, available: row.available, lifetime: row.lifetime, delta: values.amount };
+}
+
+/** The checked input of a grant, with its ledger entry id and time. */
+function grantValues(tenantId: string, input: GrantInput): store.GrantValues {
+  const amount = checkAmount(input.amount);
+  const reason = checkText('reason', input.reason, REASON_LENGTH_MAX, true)!;
+  const memo = checkText('memo', input.memo, MEMO_LENGTH_MAX, false);
+  const type = input.type ?? 'award';
+  if (!GRANT_TYPES.includes(type)) throw invalid(`type must be one of ${GRANT_TYPES.join(', ')}`);
+  const source = input.source ?? { kind: 'grant' as const, id: '' };
+  if (!SOURCE_KINDS.includes(source.kind)) throw invalid(`source.kind must be one of ${SOURCE_KINDS.join(', ')}`);
+  return {
+    participantId: input.participantId,
+    amount,
+    entryId: prefixedId('ple', 12),
+    type,
+    reason,
+    memo,
+    sourceKind: source.kind,
+    sourceId: source.id || null,
+    activityId: input.activityId ?? null,
+    engagementId: input.engagementId ?? null,
+    multiplier: input.multiplier ?? null,
+    now: clock.now(tenantId),
+  };
+}
+
+/** points.awarded.v1, and tier.changed.v1 when the grant moved the tier. */
+function grantEvents(input: GrantInput, values: store.GrantValues, row: store.GrantRow): OutboxEvent[] {
+  const emitted: OutboxEvent[] = [
+    {
+      event: 'points.awarded.v1',
+      participantId: input.participantId,
+      engagementId: input.engagementId ?? null,
+      data: {
+        participant_id: input.participantId,
+        amount: values.amount,
+        available: row.available,
+        lifetime: row.lifetime,
+        reason: values.reason,
+        ledger_entry_id: values.entryId,
+        source_kind: values.sourceKind,
+        source_id: values.sourceId,
+        multiplier: values.multiplier,
+        type: values.type,
+        activity_id: values.activityId,
+        expires_at: row.expires_at ? row.expires_at.toISOString() : null,
+      },
+    },
+  ];
+  if (row.tier !== null && row.tier !== row.previous_tier) {
+    emitted.push(tierChangedEvent(input.participantId, row.previous_tier, row.tier, row.lifetime, input.engagementId ?? null));
+  }
+  return emitted;
+}
+
+/**
+ * Grants held in a processing batch (`awardInTx`), in the order they were
+ * made, until the batch ends or anything reads or changes points state in
+ * the same transaction: every other points function of this file that takes
+ * a transaction writes them first, so nothing ever sees the points state
+ * without them.
+ */
+interface HeldGrant {
+  tenantId: string;
+  input: GrantInput;
+  values: store.GrantValues;
+  slot: OutboxSlot;
+  emittedAt: Date;
+}
+const HELD_GRANTS = 'points:held-grants';
+
+/** The batch's held grants (null outside a batch); the batch writes what is left of them when it ends. */
+function heldGrantsOf(tx: Tx): { grants: HeldGrant[] } | null {
+  return batchState(tx, HELD_GRANTS, () => {
+    onBatchEnd(tx, () => writeHeldGrants(tx));
+    return { grants: [] as HeldGrant[] };
+  });
+}
+
+/**
+ * A grant whose result the caller does not need (the rules engine's
+ * award_points). Inside a processing batch whose emits are held it is held
+ * too, and the batch's grants are written with one statement per round (a
+ * round has each participant once, so a participant's grants keep their
+ * order); its events keep their place among the batch's events. Elsewhere
+ * it is `grantInTx`. Input errors are thrown here either way.
+ */
+export async function awardInTx(tx: Tx, tenantId: string, input: GrantInput): Promise<void> {
+  const held = heldGrantsOf(tx);
+  if (!held) {
+    await grantInTx(tx, tenantId, input);
+    return;
+  }
+  // Checked before a slot is reserved: a refused grant leaves no empty slot behind.
+  const values = grantValues(tenantId, input);
+  const slot = reserveEmit(tx, tenantId);
+  if (!slot) {
+    await grantInTx(tx, tenantId, input);
+    return;
+  }
+  held.grants.push({ tenantId, input, values, slot, emittedAt: clock.now() });
+}
+
+/** Writes the grants held on `tx`, if any (see HeldGrant). */
+async function writeHeldGrants(tx: Tx): Promise<void> {
+  const state = heldGrantsOf(tx);
+  if (!state || state.grants.length === 0) return;
+  const held = state.grants;
+  state.grants = [];
+  // Rounds: the n-th grant of each participant goes in round n.
+  const rounds: HeldGrant[][] = [];
+  const seen = new Map<string, number>();
+  for (const grant of held) {
+    const key = `${grant.tenantId}\u0000${grant.values.participantId}`;
+    const round = seen.get(key) ?? 0;
+    seen.set(key, round + 1);
+    (rounds[round] ??= []).push(grant);
+  }
+  for (const round of rounds) {
+    for (const tenantId of new Set(round.map((g) => g.tenantId))) {
+      const grants = round.filter((g) => g.tenantId === tenantId);
+      const rows = await store
+        .insertGrants(
+          tx,
+          tenantId,
+          grants.map((g) => g.values),
+        )
+        .catch((error: unknown) => {
+          throw isBalanceLimit(error) ? balanceLimit() : error;
+        });
+      grants.forEach((grant, i) => {
+        grant.slot.fill(grantEvents(grant.input, grant.values, rows[i]), grant.emittedAt);
+        countLedgerWrite('grant', grant.values.amount);
+      });
+    }
+  }
+}
+
+export function tierChangedEvent(participantId: string, previousTier: string | null, tier: string | null, lifetime: number, engagementId: string | null = null): OutboxEvent {
+  return {
+    event: 'tier.changed.v1',
+    participantId,
+    engagementId,
+    data: { participant_id: participantId, previous_tier: previousTier, tier, lifetime },
+  };
+}
+
+export function insufficientPoints(available: number, required: number): AppError {
+  return new AppError('rule_violation', 'INSUFFICIENT_POINTS', `the participant has ${available} points available; ${required} are required`, {
+    error: 'insufficient_points',
+    available,
+    required,
+  });
+}
+
+/**
+ * Deducts points if the balance covers them, consuming lots in the tenant's
+ * policy order; otherwise throws 422 insufficient_points and changes nothing.
+ * Emits points.deducted.v1.
+ */
+export async function deductInTx(tx: Tx, tenantId: string, input: DeductInput): Promise<LedgerResult> {
+  await writeHeldGrants(tx);
+  const amount = checkAmount(input.amount);
+  const reason = checkText('reason', input.reason, REASON_LENGTH_MAX, true)!;
+  const memo = checkText('memo', input.memo, MEMO_LENGTH_MAX, false);
+  const type = input.type ?? 'redemption';
+  if (!DEDUCT_TYPES.includes(type)) throw invalid(`type must be one of ${DEDUCT_TYPES.join(', ')}`);
+  const source = input.source ?? { kind: 'grant' as const, id: '' };
+  const entryId = prefixedId('ple', 12);
+  const result = await store.deduct(tx, tenantId, {
+    participantId: input.participantId,
+    amount,
+    entryId,
+    type,
+    reason,
+    memo,
+    sourceKind: source.kind,
+    sourceId: source.id || null,
+    now: clock.now(tenantId),
+  });
+  if (!result.applied) throw insufficientPoints(result.available, amount);
+  countLedgerWrite('deduct', amount);
+  await emit(tx, tenantId, {
+    event: 'points.deducted.v1',
+    participantId: input.participantId,
+    engagementId: input.engagementId ?? null,
+    data: {
+      participant_id: input.participantId,
+      amount,
+      available: result.available,
+      lifetime: result.lifetime,
+      reason,
+      ledger_entry_id: entryId,
+      type,
+    },
+  });
+  return { ledgerEntryId: entryId, available: result.available, lifetime: result.lifetime, delta: -amount };
+}
+
+/** Points granted to the participant since `since` (every grant: direct, bulk, rules, activities, challenges), oldest first. */
+export async function awardsSinceInTx(tx: Tx, tenantId: string, participantId: string, since: Date): Promise<Array<{ amount: number; at: Date }>> {
+  await writeHeldGrants(tx);
+  return store.awardsSince(tx, tenantId, participantId, since);
+}
+
+export async function readBalanceInTx(
+  tx: Tx,
+  tenantId: string,
+  participantId: string,
+): Promise<{ available: number; lifetime: number; lastEarnedAt: Date | null }> {
+  await writeHeldGrants(tx);
+  const row = await store.readBalance(tx, tenantId, participantId);
+  return { available: row?.available ?? 0, lifetime: row?.lifetime ?? 0, lastEarnedAt: row?.last_earned_at ?? null };
+}
+
+/** The largest balance or lifetime total: the largest integer a JSON number carries exactly (2^53 - 1; a CHECK of points_balances). */
+export const POINTS_BALANCE_MAX = Number.MAX_SAFE_INTEGER;
+const BALANCE_LIMIT_CONSTRAINT = 'points_balances_lifetime_max';
+
+export function isBalanceLimit(error: unknown): boolean {
+  return (error as { constraint?: string }).constraint === BALANCE_LIMIT_CONSTRAINT;
+}
+
+export function balanceLimit(): AppError {
+  return ruleViolation(`this grant would take the participant's lifetime points above ${POINTS_BALANCE_MAX}`, 'POINTS_BALANCE_LIMIT');
+}
