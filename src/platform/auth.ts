@@ -378,7 +378,3 @@ export function requireAnyScope(auth: AuthContext, scopes: readonly string[]): v
     throw forbidden(`this route needs one of the scopes ${scopes.map((s) => `"${s}"`).join(', ')}`);
   }
 }
-
-export function hasScope(auth: AuthContext | null | undefined, scope: string): boolean {
-  return !!auth && auth.scopes.has(scope);
-}

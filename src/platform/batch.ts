@@ -36,11 +36,6 @@ export async function inBatch<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Whether `tx` runs a batch. */
-export function isBatch(tx: Tx): boolean {
-  return batches.has(tx);
-}
-
 /**
  * State a module keeps for the batch on `tx` under `key`, made by `create` on
  * first use; null outside a batch. It goes with the batch, also when the

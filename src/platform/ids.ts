@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
 /** Identifiers carry a type prefix so that a stray id says what it is (`evt_…`, `key_…`). */
 export function prefixedId(prefix: string, bytes = 16): string {
@@ -13,12 +13,6 @@ export function sha256Hex(value: string): string {
 
 export function randomToken(bytes = 24): string {
   return randomBytes(bytes).toString('base64url');
-}
-
-export function safeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

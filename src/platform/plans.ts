@@ -54,15 +54,6 @@ export interface LimitOverrides {
   headlessSdk: boolean | null;
 }
 
-export const NO_OVERRIDES: LimitOverrides = {
-  requestsPerMinute: null,
-  eventIngestionPerDay: null,
-  apiKeys: null,
-  concurrentEngagements: null,
-  participantsPerMonth: null,
-  headlessSdk: null,
-};
-
 /** The bounds of an override: wide enough for any real tenant, narrow enough that a typing slip is refused. */
 export const OVERRIDE_BOUNDS = {
   requestsPerMinute: { minimum: 1, maximum: 1_000_000 },

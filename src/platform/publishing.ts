@@ -49,11 +49,6 @@ export function publishingRequired(what: string): AppError {
   );
 }
 
-/** Throws publishingRequired(what) unless the caller may publish. */
-export function requirePublishing(auth: AuthContext, what: string): void {
-  if (!mayPublish(auth)) throw publishingRequired(what);
-}
-
 /** The code of every four-eyes refusal. */
 export const FOUR_EYES_REQUIRED = 'FOUR_EYES_REQUIRED';
 

@@ -359,12 +359,6 @@ function agentFor(origin: string, address: string, family: 4 | 6, trusted: Trust
   return agent;
 }
 
-export async function closeSafeHttpAgents(): Promise<void> {
-  const all = [...agents.values()];
-  agents.clear();
-  await Promise.allSettled(all.map((agent) => agent.close()));
-}
-
 export interface SafePostResult {
   /** The HTTP status, or null when no response arrived (refused, timed out, blocked). */
   status: number | null;

@@ -242,18 +242,3 @@ export const ChallengeLeaderboardResponse = Type.Object({
   me: Type.Optional(Type.Union([ChallengeLeaderboardEntry, Type.Null()])),
 });
 
-export const ChallengeStatePart = Type.Array(
-  Type.Object({
-    challenge_id: Type.String(),
-    name: Type.String(),
-    status: Type.String(),
-    overall_progress: Type.Number(),
-    score: Type.Number(),
-    objectives_completed: Type.Integer(),
-    milestones_reached: Type.Array(Type.String()),
-    enrolled_at: Type.String(),
-    completed_at: Type.Union([Type.String(), Type.Null()]),
-  }),
-);
-
-export { ParticipantId };

@@ -10,7 +10,6 @@ export type GateCondition =
   | { kind: 'badge_earned'; text: string; badgeCode: string }
   | { kind: 'screen_visited'; text: string; screenId: string };
 
-export const ACTIVITY_TYPES = ['spin_wheel', 'quiz'] as const;
 const MIN_POINTS_MAX = 1_000_000_000_000;
 const ID = '[A-Za-z0-9_-]{1,64}';
 

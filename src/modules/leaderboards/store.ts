@@ -217,4 +217,3 @@ export async function allActive(system: pg.Pool): Promise<Array<{ tenant_id: str
   return rows;
 }
 
-export { LIFETIME_PERIOD_START };

@@ -24,8 +24,6 @@ export type StandardField = (typeof STANDARD_FIELDS)[number];
 /** Fields masked without `read:pii`: the one classification in platform/privacy.ts. */
 export const MASKED_FIELDS: readonly StandardField[] = PERSONAL_STANDARD_FIELDS;
 
-/** Fields every admin caller sees (the spec's "visible" rows, plus country_code and locale: see docs/decisions/privacy.md). */
-export const VISIBLE_FIELDS: readonly StandardField[] = ['country_code', 'city', 'postal_code', 'external_id', 'locale'];
 
 export const GENDERS = ['female', 'male', 'non_binary', 'other', 'prefer_not_to_say'] as const;
 

@@ -131,7 +131,6 @@ export const CATALOG: readonly CatalogEntry[] = [
   entry('participant.deleted.v1', 'privacy', 'participants', 'A participant was hard-deleted.', data({ deleted_at: time })),
 ];
 
-export const CATALOG_SIZE = 25;
 export const PING_EVENT = 'ping';
 
 const byName = new Map(CATALOG.map((e) => [e.name, e]));
