@@ -2,7 +2,7 @@ import type { ServiceModule } from '../../platform/module.js';
 import { routes, rootRoutes } from './routes.js';
 import { tasks } from './jobs.js';
 import { Delivery, Destination, ReplayJob, WebhookSettings } from './schemas.js';
-import { retention } from './store.js';
+import { retention } from './retention.js';
 
 /**
  * Webhooks: destinations, the outbox dispatcher, signed and retried
