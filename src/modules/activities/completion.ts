@@ -1,0 +1,254 @@
+import type { Database, Tx } from '../../platform/db.js';
+import type { AuthContext } from '../../platform/auth.js';
+import { clock } from '../../platform/clock.js';
+import { AppError, conflict, ruleViolation } from '../../platform/errors.js';
+import { prefixedId } from '../../platform/ids.js';
+import { emit, type OutboxEvent } from '../../platform/outbox.js';
+import { runFactHandlers, type Fact } from '../../platform/facts.js';
+import type { Action, PublishedActivity, Segment } from '../engagements/index.js';
+import { claimRewardInTx } from '../rewards/index.js';
+import { grantInTx } from '../points/index.js';
+import { awardBadgeInTx } from '../badges/index.js';
+import type { CompleteBody, ValidateBody } from './schemas.js';
+import * as store from './store.js';
+import { attemptState, checkPayload, keyOf, loadActivity, openAttempt, refuseAttempt, sessionOf, type Result, type Session } from './attempts.js';
+import { draw, score } from './outcomes.js';
+import { FACT_NAMES } from './facts.js';
+
+/**
+ * Validate and complete: an attempt checked or drawn, then completed with its
+ * on-completion actions and prize, its fact and its events in one
+ * transaction; and the completed activities gates read.
+ */
+
+export async function validate(db: Database, auth: AuthContext, activityId: string, body: ValidateBody) {
+  const session = sessionOf(auth);
+  const payload = body.payload ?? {};
+  return db.tenant(session.tenantId, async (tx) => {
+    const activity = await loadActivity(tx, session, activityId, body.activity_type);
+    checkPayload(activity, payload);
+    if (activity.type === 'quiz') {
+      // Checking answers reveals nothing about correctness and takes no attempt,
+      // but the limits still apply.
+      const row = await store.readParticipation(tx, session.tenantId, keyOf(session, activity));
+      if (!attemptState(row, activity, clock.now(session.tenantId)).eligible) await refuseAttempt(tx, session, activity);
+      const scored = score(activity, payload.answers);
+      return { valid: true, result: { answered: scored.answered as number, total_questions: scored.total_questions as number }, attempt_id: null };
+    }
+    const attempt = await openAttempt(tx, session, activity, body.attempt_id, false);
+    if (attempt.status === 'completed') throw conflict('this attempt is already completed; start a new one', 'ATTEMPT_COMPLETED');
+    let result = attempt.result;
+    if (!result) {
+      result = await draw(tx, session, activity);
+      await store.setAttemptResult(tx, session.tenantId, attempt.id, result);
+    }
+    const claimed = payload.spin_result_index;
+    return { valid: claimed === undefined || claimed === result.segment_index, result, attempt_id: attempt.id };
+  });
+}
+
+interface Executed {
+  type: 'award_points' | 'award_reward' | 'grant_badge';
+  source: 'on_completion' | 'prize';
+  points_awarded?: number;
+  new_balance?: number;
+  reward_claimed?: {
+    reward_id: string;
+    claim_id: string;
+    code: string | null;
+    display_type: string;
+    title: string;
+    type: string;
+    expires_at: string | null;
+    image_url?: string | null;
+  };
+  badge_code?: string;
+  badge_name?: string;
+  badge_image_url?: string | null;
+  awarded?: boolean;
+}
+
+interface CompletionResponse {
+  success: boolean;
+  actions_executed: Executed[];
+  fact_id: string;
+  attempt_id: string;
+  activity_type: 'spin_wheel' | 'quiz';
+  result: Result;
+  duplicate: boolean;
+}
+
+interface ActionContext {
+  tx: Tx;
+  session: Session;
+  activity: PublishedActivity;
+  attemptId: string;
+  events: OutboxEvent[];
+}
+
+async function runAction(ctx: ActionContext, action: Action, source: Executed['source']): Promise<Executed> {
+  const { tx, session, activity, attemptId } = ctx;
+  switch (action.type) {
+    case 'award_points': {
+      const granted = await grantInTx(tx, session.tenantId, {
+        participantId: session.participantId,
+        amount: action.amount!,
+        reason: action.reason ?? (source === 'prize' ? `${activity.type}_prize` : `${activity.type}_completed`),
+        type: 'award',
+        source: { kind: 'activity', id: attemptId },
+        activityId: activity.activityId,
+        engagementId: session.engagementId,
+      }, ctx.events);
+      return { type: 'award_points', source, points_awarded: granted.delta, new_balance: granted.available };
+    }
+    case 'award_reward': {
+      const claim = await claimRewardInTx(
+        tx,
+        session.tenantId,
+        { rewardId: action.reward_id!, participantId: session.participantId, engagementId: session.engagementId, activityId: activity.activityId, attemptId },
+        ctx.events,
+      );
+      return {
+        type: 'award_reward',
+        source,
+        reward_claimed: {
+          reward_id: claim.reward_id,
+          claim_id: claim.claim_id,
+          code: claim.code,
+          display_type: claim.display_type,
+          title: claim.name,
+          type: claim.type,
+          expires_at: claim.expires_at,
+          image_url: claim.image_url,
+        },
+      };
+    }
+    case 'grant_badge': {
+      const granted = await awardBadgeInTx(tx, session.tenantId, { participantId: session.participantId, badgeCode: action.badge_code!, source: { kind: 'activity', id: attemptId } });
+      return { type: 'grant_badge', source, badge_code: action.badge_code!, badge_name: granted.name, badge_image_url: granted.imageUrl, awarded: granted.awarded };
+    }
+  }
+}
+
+function prizeAction(segment: Segment): Action | null {
+  switch (segment.prize_type) {
+    case 'points':
+      return { type: 'award_points', amount: segment.prize_value! };
+    case 'reward':
+      return { type: 'award_reward', reward_id: segment.reward_id! };
+    case 'badge':
+      return { type: 'grant_badge', badge_code: segment.badge_code! };
+    default:
+      return null;
+  }
+}
+
+const PRIZE_GONE_CODES = new Set(['REWARD_OUT_OF_STOCK', 'REWARD_EXPIRED', 'REWARD_UNAVAILABLE']);
+
+/**
+ * The wheel's prize. If the drawn reward ran out between validation and
+ * completion, the draw is repeated among the prizes still available (inside a
+ * savepoint, so the failed claim leaves nothing behind).
+ */
+async function runPrize(ctx: ActionContext, result: Result): Promise<{ executed: Executed | null; result: Result }> {
+  const segments = ctx.activity.config.segments ?? [];
+  const excluded = new Set<number>();
+  for (let round = 0; round <= segments.length; round++) {
+    const action = prizeAction(segments[result.segment_index as number]);
+    if (!action) return { executed: null, result };
+    await ctx.tx.query('SAVEPOINT prize');
+    const eventsBefore = ctx.events.length;
+    try {
+      const executed = await runAction(ctx, action, 'prize');
+      await ctx.tx.query('RELEASE SAVEPOINT prize');
+      return { executed, result };
+    } catch (error) {
+      if (!(error instanceof AppError) || !PRIZE_GONE_CODES.has(error.code)) throw error;
+      await ctx.tx.query('ROLLBACK TO SAVEPOINT prize');
+      // The events of the rolled-back prize go with it.
+      ctx.events.length = eventsBefore;
+      excluded.add(result.segment_index as number);
+      result = await draw(ctx.tx, ctx.session, ctx.activity, excluded);
+    }
+  }
+  throw ruleViolation('every prize of this wheel is exhausted', 'PRIZES_EXHAUSTED');
+}
+
+export async function complete(db: Database, auth: AuthContext, activityId: string, body: CompleteBody) {
+  const session = sessionOf(auth);
+  const payload = body.payload ?? {};
+  return db.tenant(session.tenantId, async (tx) => {
+    const activity = await loadActivity(tx, session, activityId, body.activity_type);
+    checkPayload(activity, payload);
+    // Quiz answers are checked before anything is taken, so bad input changes nothing.
+    const quizResult = activity.type === 'quiz' ? score(activity, payload.answers) : null;
+    const attempt = await openAttempt(tx, session, activity, body.attempt_id, true);
+    if (attempt.status === 'completed') return { ...(attempt.response as unknown as CompletionResponse), duplicate: true };
+
+    const events: OutboxEvent[] = [];
+    const ctx: ActionContext = { tx, session, activity, attemptId: attempt.id, events };
+    const executed: Executed[] = [];
+    let result: Result;
+    let passed: boolean;
+    if (activity.type === 'spin_wheel') {
+      const prize = await runPrize(ctx, attempt.result ?? (await draw(tx, session, activity)));
+      result = prize.result;
+      passed = true;
+      if (prize.executed) executed.push(prize.executed);
+    } else {
+      result = quizResult!;
+      passed = result.passed as boolean;
+    }
+    for (const action of activity.config.on_completion ?? []) {
+      const when = action.when ?? 'always';
+      if (when === 'always' || (when === 'passed') === passed) executed.push(await runAction(ctx, action, 'on_completion'));
+    }
+
+    const now = clock.now(session.tenantId);
+    const fact: Fact = {
+      id: prefixedId('fct', 12),
+      name: FACT_NAMES[activity.type],
+      participantId: session.participantId,
+      engagementId: session.engagementId,
+      properties: { activity_id: activity.activityId, activity_type: activity.type, attempt_id: attempt.id, ...result },
+      occurredAt: now,
+      source: 'activity',
+      activityId: activity.activityId,
+      evaluateChallenges: true,
+    };
+    const response: CompletionResponse = {
+      success: true,
+      actions_executed: executed,
+      fact_id: fact.id,
+      attempt_id: attempt.id,
+      activity_type: activity.type,
+      result,
+      duplicate: false,
+    };
+    await store.recordCompletion(tx, session.tenantId, keyOf(session, activity), {
+      attemptId: attempt.id,
+      activityType: activity.type,
+      result,
+      response: response as unknown as Record<string, unknown>,
+      openedAt: attempt.opened_at,
+      at: now,
+      wasOpen: !attempt.fresh,
+      fact: { ...fact, source: 'activity', activityId: activity.activityId },
+    });
+    await runFactHandlers(tx, session.tenantId, fact);
+    const legacy = { participant_id: session.participantId, activity_id: activity.activityId, fact_id: fact.id };
+    events.push({ event: 'activity.completed', participantId: session.participantId, engagementId: session.engagementId, data: { ...legacy, activity_type: activity.type } });
+    if (activity.type === 'quiz') {
+      events.push({ event: 'quiz.completed', participantId: session.participantId, engagementId: session.engagementId, data: { ...legacy, score: result.score, passed } });
+    }
+    await emit(tx, session.tenantId, events);
+    return response;
+  });
+}
+
+// ---------------------------------------------------------------------------
+// For gates.
+
+export async function completedActivitiesInTx(tx: Tx, tenantId: string, engagementId: string, participantId: string) {
+  return store.completedActivities(tx, tenantId, engagementId, participantId);
+}
