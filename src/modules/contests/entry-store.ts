@@ -71,11 +71,6 @@ export async function readEntry(tx: Tx, tenantId: string, contestId: string, par
   return rows[0] ?? null;
 }
 
-export async function readEntryById(tx: Tx, tenantId: string, entryId: string): Promise<EntryRow | null> {
-  const { rows } = await tx.query<EntryRow>('SELECT * FROM contest_entries WHERE tenant_id = $1 AND entry_id = $2', [tenantId, entryId]);
-  return rows[0] ?? null;
-}
-
 /** Other entries of the contest that share a signal value (repeat devices and payment methods). */
 export async function countSharedSignal(
   tx: Tx,

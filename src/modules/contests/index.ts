@@ -3,6 +3,8 @@ import routes from './routes.js';
 import { sharedSchemas } from './schemas.js';
 import { tasks, crontab } from './jobs.js';
 import { advanceDueContests, scoreFactInTx, statePart } from './service.js';
+/** A task name, for the sandbox reset. */
+export { ADVANCE_TASK } from './service.js';
 
 /**
  * Contests: time-bound competitions scored in real time from facts, with

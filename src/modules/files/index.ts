@@ -3,6 +3,9 @@ import { daysBefore, deleteBatch, type RetentionRule } from '../../platform/rete
 import routes from './routes.js';
 import { ExportJob, ImportJob } from './schemas.js';
 import { tasks } from './jobs.js';
+/** Task names, for the sandbox reset (which deletes a sandbox's queued jobs). */
+export { EXPORT_TASK } from './exports.js';
+export { IMPORT_TASK } from './imports.js';
 
 /**
  * Files in and out: CSV and JSON lines imports of participants, point grants

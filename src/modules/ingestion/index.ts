@@ -5,6 +5,8 @@ import { PROCESS_TASK, retention } from './store.js';
 import { processEventsJob } from './jobs.js';
 import { lanePump } from './lanes.js';
 import { scanEventsInTx } from './service.js';
+/** A task name, for the sandbox reset. */
+export { PROCESS_TASK } from './store.js';
 
 /**
  * Event ingestion: the event store, the ingestion routes, the admin event

@@ -24,7 +24,6 @@ export type StandardField = (typeof STANDARD_FIELDS)[number];
 /** Fields masked without `read:pii`: the one classification in platform/privacy.ts. */
 export const MASKED_FIELDS: readonly StandardField[] = PERSONAL_STANDARD_FIELDS;
 
-
 export const GENDERS = ['female', 'male', 'non_binary', 'other', 'prefer_not_to_say'] as const;
 
 export const EMAIL_LENGTH_MAX = 254;
@@ -188,7 +187,7 @@ export const isStandardField = (key: string): key is StandardField => (STANDARD_
 
 // ---- masks: platform/privacy.ts, the one home of personal data and its masks ----
 
-export { FULLY_MASKED, maskEmail, maskMobileNumber, maskName, maskFullName, maskDateOfBirth, maskStandardField } from '../../platform/privacy.js';
+export { maskEmail, maskMobileNumber, maskName, maskFullName, maskDateOfBirth } from '../../platform/privacy.js';
 
 // ---- custom fields ----------------------------------------------------------
 

@@ -9,9 +9,9 @@
  * custom-fields.ts and erasure.ts; definition-cache.ts holds the cached custom
  * field definitions they share.
  */
-export { PII_SCOPE } from '../../platform/privacy.js';
+
 export { DELETED_USER_LABEL, canReadPii, maskProfile, viewProfile, personalFieldsOf, type ProfileView } from './masking.js';
-export { recordPiiAccessInTx, actorOf, presentProfilesInTx, type PiiAccess } from './access-log.js';
+export { recordPiiAccessInTx, actorOf, type PiiAccess } from './access-log.js';
 export { personalCustomKeys } from './definition-cache.js';
 export { coalesceProfileInTx, type CoalesceResult } from './coalescing.js';
 export {
@@ -32,9 +32,6 @@ export {
   profileStatePart,
   listParticipants,
   searchParticipants,
-  type SessionParticipantView,
-  type ListQuery,
-  type SearchQuery,
 } from './reads.js';
-export { createCustomField, listCustomFields, readCustomField, updateCustomField, deleteCustomField, type CustomFieldView } from './custom-fields.js';
-export { anonymizeParticipant, deleteParticipant, type ErasureView } from './erasure.js';
+export { createCustomField, listCustomFields, readCustomField, updateCustomField, deleteCustomField } from './custom-fields.js';
+export { anonymizeParticipant, deleteParticipant } from './erasure.js';

@@ -22,8 +22,8 @@ import {
  * one statement, one round trip each.
  */
 
-/** Grant and deduct share one key space: a key used for a grant cannot be reused for a deduct. */
-export const DIRECT_IDEMPOTENCY_SCOPE = 'points.direct';
+// Grant and deduct share one idempotency key space, `points.direct`, claimed inside the SQL functions
+// (migrations 0104 and 0105): a key used for a grant cannot be reused for a deduct.
 
 export interface DirectRequest {
   participant_id: string;

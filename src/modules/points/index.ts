@@ -4,6 +4,8 @@ import { Multiplier, LedgerEntry, Tier } from './schemas.js';
 import { expireTenantPoints, pointsStatePart, sendTenantExpiryReminders, tierStatePart } from './service.js';
 import { clock } from '../../platform/clock.js';
 import { tasks, crontab } from './jobs.js';
+/** Task names, for the sandbox reset. */
+export { BULK_GRANT_TASK, TIER_REEVALUATION_TASK } from './service.js';
 
 /**
  * Points: the ledger, balances, lots and expiry, multipliers, tiers, bulk

@@ -14,7 +14,6 @@ export {
   MEMO_LENGTH_MAX,
   GRANT_TYPES,
   DEDUCT_TYPES,
-  SOURCE_KINDS,
   type GrantType,
   type DeductType,
   type SourceKind,
@@ -24,31 +23,22 @@ export {
   type LedgerResult,
   grantInTx,
   awardInTx,
-  tierChangedEvent,
-  insufficientPoints,
   deductInTx,
   awardsSinceInTx,
   readBalanceInTx,
-  POINTS_BALANCE_MAX,
 } from './ledger.js';
-export { DIRECT_IDEMPOTENCY_SCOPE, type DirectRequest, type DirectResponse, grantDirect, deductDirect } from './direct.js';
-export { REMINDER_DAYS_MAX, type SettingsBody, presentSettings, readSettings, updateSettings } from './settings.js';
+export { type DirectRequest, grantDirect, deductDirect } from './direct.js';
+export { REMINDER_DAYS_MAX, readSettings, updateSettings } from './settings.js';
 export {
   multiplierForEventInTx,
-  type MultiplierBody,
-  presentMultiplier,
   createMultiplier,
-  type MultiplierInput,
   createMultiplierInTx,
   listMultipliers,
   readMultiplier,
   deleteMultiplier,
 } from './multipliers.js';
 export {
-  TIERS_PER_TENANT_MAX,
   TIER_REEVALUATION_TASK,
-  TIER_REEVALUATION_BATCH,
-  presentTier,
   listTiers,
   readTier,
   createTier,
@@ -57,10 +47,7 @@ export {
   reevaluateTiers,
 } from './tiers.js';
 export {
-  EXPIRY_BATCH_LOTS,
-  REMINDER_BATCH,
   EXPIRED_VISIBLE_DAYS,
-  EXPIRY_PARALLEL,
   expireDuePoints,
   expireTenantPoints,
   sendExpiryReminders,
@@ -82,13 +69,7 @@ export {
 export {
   BULK_GRANT_TASK,
   BULK_GRANT_PARTICIPANTS_MAX,
-  BULK_GRANT_BATCH,
-  BULK_IDEMPOTENCY_SCOPE,
   type BulkGrantBody,
-  BULK_FAILURES_LISTED_MAX,
-  BULK_GRANT_PARALLEL,
-  BULK_FAILURE_BALANCE_LIMIT,
-  presentBulkJob,
   startBulkGrant,
   readBulkGrant,
   runBulkGrant,

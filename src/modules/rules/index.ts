@@ -2,6 +2,8 @@ import type { ServiceModule } from '../../platform/module.js';
 import routes from './routes.js';
 import { Caps, Condition, Conditions, CreateRuleBody, EarnRule, Effect } from './schemas.js';
 import { RUN_TASK, TICK_TASK, runOccurrenceJob, scheduleTickJob } from './jobs.js';
+/** A task name, for the sandbox reset. */
+export { RUN_TASK } from './jobs.js';
 
 /**
  * Earn rules: administration, the engine that applies them to processed

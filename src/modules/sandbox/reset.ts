@@ -2,13 +2,12 @@ import type { Database, Tx } from '../../platform/db.js';
 import { notFound } from '../../platform/errors.js';
 import { clock } from '../../platform/clock.js';
 import { sandboxPairOf, tenantEnvironment } from '../../platform/environments.js';
-import { EXPORT_TASK } from '../files/exports.js';
-import { IMPORT_TASK } from '../files/imports.js';
-import { BULK_GRANT_TASK, TIER_REEVALUATION_TASK } from '../points/service.js';
-import { RUN_TASK } from '../rules/jobs.js';
-import { PROCESS_TASK } from '../ingestion/store.js';
-import { BULK_REPLAY_TASK, DELIVER_TASK } from '../webhooks/store.js';
-import { ADVANCE_TASK } from '../contests/service.js';
+import { EXPORT_TASK, IMPORT_TASK } from '../files/index.js';
+import { BULK_GRANT_TASK, TIER_REEVALUATION_TASK } from '../points/index.js';
+import { RUN_TASK } from '../rules/index.js';
+import { PROCESS_TASK } from '../ingestion/index.js';
+import { BULK_REPLAY_TASK, DELIVER_TASK } from '../webhooks/index.js';
+import { ADVANCE_TASK } from '../contests/index.js';
 
 /**
  * Resetting a sandbox (docs/decisions/sandbox.md, "Resetting a sandbox").

@@ -3,6 +3,8 @@ import { routes, rootRoutes } from './routes.js';
 import { tasks } from './jobs.js';
 import { Delivery, Destination, ReplayJob, WebhookSettings } from './schemas.js';
 import { retention } from './retention.js';
+/** Task names, for the sandbox reset. */
+export { BULK_REPLAY_TASK, DELIVER_TASK } from './store.js';
 
 /**
  * Webhooks: destinations, the outbox dispatcher, signed and retried
