@@ -11,6 +11,7 @@ import type { RetentionRule } from './retention.js';
 import type { Pump } from './pump.js';
 import { registerEventScan, type EventScan } from './event-store.js';
 import { registerFactHandler, type FactHandler } from './facts.js';
+import { registerErasureHandler, type ErasureHandler } from './erasure.js';
 import { registerEngagementCheck, type EngagementCheck } from './engagements.js';
 
 /**
@@ -36,6 +37,8 @@ export interface ServiceModule {
   retention?: RetentionRule[];
   /** Reactions to facts (processed events, activity completions, custom facts); see platform/facts.ts. */
   factHandler?: FactHandler;
+  /** A reaction to a participant's erasure, in the erasure's transaction (platform/erasure.ts). */
+  erasureHandler?: ErasureHandler;
   /**
    * Parts of the canonical participant state read (`GET /gamify/state/{participant_id}?include=…`),
    * by include name. Each returns the part's JSON for one participant, already masked for the caller.
@@ -103,6 +106,7 @@ export async function loadModules(): Promise<ServiceModule[]> {
     if (!imported.default) throw new Error(`src/modules/${name}/index.ts must default-export a ServiceModule`);
     modules.push(imported.default);
     if (imported.default.factHandler) registerFactHandler(imported.default.name, imported.default.factHandler);
+    if (imported.default.erasureHandler) registerErasureHandler(imported.default.name, imported.default.erasureHandler);
     if (imported.default.engagementExists) registerEngagementCheck(imported.default.name, imported.default.engagementExists);
     if (imported.default.eventScan) registerEventScan(imported.default.name, imported.default.eventScan);
   }

@@ -94,6 +94,18 @@ export async function startExport(db: Database, auth: AuthContext, body: ExportR
 }
 
 /**
+ * A participant was erased (platform/erasure.ts, in the erasure's transaction):
+ * every running or completed export of the tenant holds, or may hold, their
+ * values, so each is written again from the start without them, its job
+ * queued in the same commit (docs/decisions/files.md).
+ */
+export async function restartExportsAfterErasureInTx(tx: Tx, tenantId: string): Promise<void> {
+  for (const id of await store.restartExports(tx, tenantId)) {
+    await addJob(tx, EXPORT_TASK, { tenant_id: tenantId, export_id: id }, { jobKey: `files.export:${id}`, maxAttempts: 10 });
+  }
+}
+
+/**
  * The export, if the caller may know of it: an unmasked export is 404 to a
  * caller without `read:pii` (the same answer as an export that does not
  * exist), checked before the kind's permission so that a 403 cannot confirm it.
@@ -191,7 +203,7 @@ export async function runExport(db: Database, tenantId: string, exportId: string
     const more = await db.tenant(tenantId, async (tx) => {
       const job = await store.readExport(tx, tenantId, exportId, true);
       if (!job || job.status === 'completed') return false;
-      // An erasure sent the export back to queued while an earlier page was written (migration 1290): it starts over here.
+      // An erasure sent the export back to queued while an earlier page was written (restartExportsAfterErasureInTx): it starts over here.
       const source = SOURCES[job.kind];
       if (job.status === 'queued') {
         const columns = await source.columns(tx, tenantId);

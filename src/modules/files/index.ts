@@ -5,6 +5,7 @@ import { ExportJob, ImportJob } from './schemas.js';
 import { tasks } from './jobs.js';
 /** Task names, for the sandbox reset (which deletes a sandbox's queued jobs). */
 export { EXPORT_TASK } from './exports.js';
+import { restartExportsAfterErasureInTx } from './exports.js';
 export { IMPORT_TASK } from './imports.js';
 
 /**
@@ -45,6 +46,8 @@ const filesModule: ServiceModule = {
   routes,
   schemas: [ImportJob, ExportJob],
   tasks,
+  // An erased participant's values leave every export written before: it is written again (exports.ts).
+  erasureHandler: (tx, tenantId) => restartExportsAfterErasureInTx(tx, tenantId),
   retention,
 };
 export default filesModule;

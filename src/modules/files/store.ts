@@ -276,3 +276,25 @@ export async function readChunks(tx: Tx, tenantId: string, exportId: string, aft
   );
   return rows;
 }
+
+/**
+ * Sends the tenant's running and completed exports back to the start (an
+ * erasure: their files hold the erased participant's values): status queued,
+ * progress cleared, the restart counted, their chunks deleted. A running job
+ * holds its export row while it writes a page, so this waits for that page;
+ * the job's next page finds the export queued and starts over. Returns the
+ * ids of the exports sent back.
+ */
+export async function restartExports(tx: Tx, tenantId: string): Promise<string[]> {
+  const { rows } = await tx.query<{ id: string }>(
+    `UPDATE file_exports e
+        SET status = 'queued', cursor = NULL, columns = NULL, rows_written = 0, chunks = 0, bytes = 0,
+            started_at = NULL, finished_at = NULL, restarts_after_erasure = e.restarts_after_erasure + 1
+      WHERE e.tenant_id = $1 AND e.status IN ('running', 'completed')
+      RETURNING e.id`,
+    [tenantId],
+  );
+  const ids = rows.map((row) => row.id);
+  if (ids.length > 0) await tx.query('DELETE FROM file_export_chunks WHERE tenant_id = $1 AND export_id = ANY ($2::text[])', [tenantId, ids]);
+  return ids;
+}

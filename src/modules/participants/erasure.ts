@@ -9,6 +9,7 @@ import * as store from './store.js';
 import type { StoredProfile } from './store.js';
 import { DELETED_USER_LABEL } from './masking.js';
 import { actorOf } from './access-log.js';
+import { runErasureHandlers } from '../../platform/erasure.js';
 
 /**
  * Erasure: anonymization (personal data nulled and scrubbed, history kept) and
@@ -99,6 +100,7 @@ export async function anonymizeParticipant(db: Database, tenantId: string, parti
     const rowsKept = countsOf([...scrubbed, { table: 'participants', total: 1, changed: 1 }], (row) => row.total);
     const record: store.ErasureRecord = { id: uuid(), participantId, action: 'anonymized', performedAt: now, rowCounts, rowsKept };
     await store.insertErasure(tx, tenantId, { ...record, ...actorOf(auth) });
+    await runErasureHandlers(tx, tenantId, { participantId, action: 'anonymize' });
     await emit(tx, tenantId, {
       event: 'participant.anonymized.v1',
       participantId,
@@ -134,6 +136,7 @@ export async function deleteParticipant(db: Database, tenantId: string, particip
       rowsKept: {},
     };
     await store.insertErasure(tx, tenantId, { ...record, ...actorOf(auth) });
+    await runErasureHandlers(tx, tenantId, { participantId, action: 'delete' });
     await emit(tx, tenantId, {
       event: 'participant.deleted.v1',
       participantId,
