@@ -15,19 +15,26 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const service = await startService({ config });
-  const address = service.app ? `http://${config.host}:${(service.app.server.address() as { port: number }).port}` : null;
-  service.log.info({ role: config.role, address, docs: address ? `${address}/docs` : undefined }, 'service started');
+  let service: Awaited<ReturnType<typeof startService>> | null = null;
+  let signalled: string | null = null;
   let stopping = false;
   const shutdown = async (signal: string) => {
-    if (stopping) return;
+    signalled ??= signal;
+    // Still starting: shut down as soon as the service is up (below), gracefully like any other stop.
+    if (!service || stopping) return;
     stopping = true;
     service.log.info({ signal }, 'shutting down');
     await service.stop();
     process.exit(0);
   };
-  // The graceful shutdown stops the embedded server last, after the API and the workers.
+  // The graceful shutdown stops the embedded server last, after the API and the workers. The signals are
+  // taken over before the service starts: the API answers while the workers are still starting, and a
+  // stop then must not reach the embedded server's own exit hook (which stops it and exits with 143).
   takeOverSignals((signal) => void shutdown(signal));
+  service = await startService({ config });
+  const address = service.app ? `http://${config.host}:${(service.app.server.address() as { port: number }).port}` : null;
+  service.log.info({ role: config.role, address, docs: address ? `${address}/docs` : undefined }, 'service started');
+  if (signalled) await shutdown(signalled);
 }
 
 main().catch((error) => {
