@@ -53,8 +53,15 @@ interface ReadCaller {
   traced?: Context;
 }
 
-/** Serialization failures and deadlocks: a transaction that failed with one of these may simply run again. */
-export const RETRYABLE_SQLSTATES: ReadonlySet<string> = new Set(['40001', '40P01']);
+/**
+ * Serialization failures and deadlocks, and foreign key violations: a transaction that failed with one
+ * of these may simply run again. A foreign key violation here is a race in READ COMMITTED: the
+ * transaction saw a row (a participant) that a concurrent one deleted and committed before this one
+ * referenced it (an `ON CONFLICT DO NOTHING` that found the row takes no lock); run again, it sees
+ * the row gone and creates it, or refuses the request as it should. One that is no race fails the same
+ * way on every attempt and is thrown as before.
+ */
+export const RETRYABLE_SQLSTATES: ReadonlySet<string> = new Set(['40001', '40P01', '23503']);
 
 /** Named statements kept per connection at most; statements beyond are sent unnamed (parsed and planned each time). */
 export const PREPARED_PER_CONNECTION_MAX = 200;
