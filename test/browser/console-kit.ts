@@ -36,7 +36,22 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 /** axe-core, evaluated through the DevTools protocol (the page's CSP allows no inline script, rightly). */
 export async function assertAccessible(page: Page, screen: string): Promise<void> {
   // A dialog fading in has its text at part opacity: axe would measure the contrast of a frame of the transition.
-  await page.evaluate(() => Promise.all(document.getAnimations().map((animation) => animation.finished.catch(() => undefined))));
+  // A transition may start a frame or two after the dialog mounts, so the page must stay still for 300 ms first.
+  await page.evaluate(async () => {
+    const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve(undefined)));
+    const deadline = performance.now() + 5_000;
+    let stillSince = performance.now();
+    while (performance.now() < deadline) {
+      const running = document.getAnimations();
+      if (running.length > 0) {
+        await Promise.all(running.map((animation) => animation.finished.catch(() => undefined)));
+        stillSince = performance.now();
+      } else if (performance.now() - stillSince >= 300) {
+        break;
+      }
+      await frame();
+    }
+  });
   await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
     const result = await (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> } }).axe.run(document, { resultTypes: ['violations'] });
