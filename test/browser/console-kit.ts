@@ -37,8 +37,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 export async function assertAccessible(page: Page, screen: string): Promise<void> {
   // A dialog fading in has its text at part opacity: axe would measure the contrast of a frame of the transition.
   // A transition may start a frame or two after the dialog mounts, so the page must stay still for 300 ms first.
+  // (No named function inside: the test runner's transform would give it a helper the page does not have.)
   await page.evaluate(async () => {
-    const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve(undefined)));
     const deadline = performance.now() + 5_000;
     let stillSince = performance.now();
     while (performance.now() < deadline) {
@@ -49,7 +49,7 @@ export async function assertAccessible(page: Page, screen: string): Promise<void
       } else if (performance.now() - stillSince >= 300) {
         break;
       }
-      await frame();
+      await new Promise((resolve) => requestAnimationFrame(() => resolve(undefined)));
     }
   });
   await page.evaluate(AXE_SOURCE);
