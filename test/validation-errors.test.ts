@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { startTestService, type TestResponse } from './helper.js';
 
 /**
@@ -78,6 +80,14 @@ test('schema failures name each field: path, code, plain words, allowed values',
     const unknown = await post('/admin/rules', { ...validRule, colour: 'red' });
     assert.match(unknown.body.detail, /not allowed: "colour"/);
     assert.deepEqual(find(fieldErrors(unknown, 'colour'), '/colour', 'colour'), { in: 'body', path: '/colour', code: 'additional_property', message: 'is not allowed here' });
+  });
+
+  await t.test("the README's error body is what the service answers", async () => {
+    const readme = fs.readFileSync(path.resolve(import.meta.dirname, '../README.md'), 'utf8');
+    const block = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1]).filter((text) => text.includes('"errors"')).map((text) => JSON.parse(text)).find((body) => Array.isArray(body.errors));
+    assert.ok(block, 'the README shows an error body with errors');
+    const response = await post('/admin/rules', { name: 'monthly points', trigger: 'recurring', schedule: 'yearly', effects: [{ type: 'award_points', points: 0 }] });
+    assert.deepEqual(response.body, block);
   });
 
   await t.test('several problems at once, the detail naming the first and counting the rest', async () => {
