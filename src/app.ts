@@ -133,9 +133,11 @@ export async function buildApp(
   for (const schema of sharedSchemas) app.addSchema(schema);
   installErrorHandlers(app);
   const customKeysOwner = modules.find((module) => module.personalCustomKeys)?.personalCustomKeys;
+  // Programmer error: without the owner of custom field definitions, personal custom fields could not be masked.
+  if (!customKeysOwner) throw new Error('no module names the personal custom fields (ServiceModule.personalCustomKeys)');
   const privacy = {
     schemas: sharedSchemas as unknown as Array<Record<string, unknown>>,
-    personalCustomKeys: customKeysOwner ? (tenantId: string) => customKeysOwner(ctx.db, tenantId) : async () => new Set<string>(),
+    personalCustomKeys: (tenantId: string) => customKeysOwner(ctx.db, tenantId),
   };
   installMasking(app, privacy);
   await app.register(cookie);

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from './db.js';
 import { clock } from './clock.js';
 import { routePermission, type Permission } from './permissions.js';
-import { auditSnapshot, schemaResolver, viewerOf, type MaskViewer, type SchemaResolver } from './privacy.js';
+import { answerSchema, auditSnapshot, schemaResolver, viewerOf, type MaskingOptions, type MaskViewer, type ResponseSchemas, type SchemaResolver } from './privacy.js';
 
 /**
  * The audit log: who changed what, when, and the resource before and after.
@@ -115,21 +115,7 @@ function describeParticipantAction(request: FastifyRequest, pattern: string) {
   return { resourceType: 'participants', resourceId: participantId, action: request.method === 'DELETE' ? 'erase' : last, resourcePattern: null, resourceUrl: null };
 }
 
-export interface AuditOptions {
-  /** Shared schemas by `$id`, for `$ref`s in the schemas snapshots follow. */
-  schemas: ReadonlyArray<Record<string, unknown>>;
-  /** The keys of a tenant's personal custom fields (platform/privacy.ts). */
-  personalCustomKeys(tenantId: string): Promise<ReadonlySet<string>>;
-}
-
-/** The answer schema of a status: `200`, then `2xx`, then `default`. */
-function answerSchema(response: Record<string, unknown> | undefined, status: number): unknown {
-  if (!response) return undefined;
-  const schema = response[String(status)] ?? response[`${String(status)[0]}xx`] ?? response.default;
-  return schema && typeof schema === 'object' && 'content' in schema ? Object.values((schema as { content: Record<string, { schema: unknown }> }).content)[0]?.schema : schema;
-}
-
-export function installAudit(app: FastifyInstance, db: Database, options: AuditOptions): void {
+export function installAudit(app: FastifyInstance, db: Database, options: MaskingOptions): void {
   app.decorateRequest('pendingAudit', null);
   const resolve = schemaResolver(options.schemas);
   /** The answer schema of every GET route, by pattern: what a before or after read is kept through. */
@@ -183,7 +169,7 @@ export function installAudit(app: FastifyInstance, db: Database, options: AuditO
     if (!pending || !auth || reply.statusCode >= 300) return;
     try {
       const viewer = await viewerOf(request, options);
-      const routeSchema = request.routeOptions.schema as { response?: Record<string, unknown>; body?: unknown } | undefined;
+      const routeSchema = request.routeOptions.schema as { response?: ResponseSchemas; body?: unknown } | undefined;
       const response = snapshot(pending.payload, answerSchema(routeSchema?.response, reply.statusCode), resolve, viewer);
       let after: unknown = null;
       if (request.method !== 'DELETE') {
@@ -225,7 +211,7 @@ export function installAudit(app: FastifyInstance, db: Database, options: AuditO
   // Only the routes that can change something carry the hooks: reads and integration traffic pay nothing.
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (methods.includes('GET')) readSchemas.set(route.url, answerSchema((route.schema as { response?: Record<string, unknown> } | undefined)?.response, 200));
+    if (methods.includes('GET')) readSchemas.set(route.url, answerSchema((route.schema as { response?: ResponseSchemas } | undefined)?.response, 200));
     if (methods.every((method) => SAFE_METHODS.has(method))) return;
     const auth = route.config?.auth ?? 'public';
     if (auth === 'public' || auth === 'session' || NEVER.test(route.url)) return;

@@ -148,12 +148,15 @@ export type MaskPlan =
   | { kind: 'array'; items: MaskPlan };
 
 export interface MaskViewer {
-  /** The keys of the tenant's custom fields that are personal. */
-  personalCustomKeys: ReadonlySet<string>;
+  /** Whether the tenant declared the custom field of this key personal. */
+  isPersonalCustomKey(key: string): boolean;
 }
 
+/** The viewer of a tenant whose personal custom fields are these keys. */
+export const viewerWith = (personalCustomKeys: ReadonlySet<string>): MaskViewer => ({ isPersonalCustomKey: (key) => personalCustomKeys.has(key) });
+
 /** A viewer that treats every custom field as personal: where the tenant's definitions cannot be read, mask more, not less. */
-export const EVERY_CUSTOM_FIELD: MaskViewer = { personalCustomKeys: { has: () => true } as unknown as ReadonlySet<string> };
+export const EVERY_CUSTOM_FIELD: MaskViewer = { isPersonalCustomKey: () => true };
 
 type Schema = Record<string, unknown>;
 export type SchemaResolver = (ref: string) => Schema | undefined;
@@ -174,22 +177,18 @@ function merge(a: MaskPlan | null, b: MaskPlan | null): MaskPlan | null {
   return { kind: 'free-form' };
 }
 
-function leafPlan(kind: unknown, field: string): MaskPlan | null {
+/** The plan of a value marked with a kind: its own mask for a standard field, `***` for any other value kind. */
+function leafPlan(kind: unknown): MaskPlan | null {
   switch (kind) {
     case 'revealed':
     case 'staff':
       return null;
     case 'custom':
-      return { kind: 'custom' };
     case 'profile':
-      return { kind: 'profile' };
     case 'free-form':
-      return { kind: 'free-form' };
-    case 'contact':
-    case 'secret':
-      return { kind: 'value', field: kind };
+      return { kind };
     default:
-      return typeof kind === 'string' && STANDARD.has(kind) ? { kind: 'value', field: kind } : typeof kind === 'string' ? { kind: 'value', field } : null;
+      return { kind: 'value', field: String(kind) };
   }
 }
 
@@ -204,7 +203,7 @@ export function compileMaskPlan(schema: unknown, resolve: SchemaResolver, seen: 
   seen.add(node);
   try {
     if (typeof node.$ref === 'string') return compileMaskPlan(resolve(node.$ref.replace(/#$/, '')), resolve, seen);
-    if (node[PERSONAL_KEYWORD] !== undefined) return leafPlan(node[PERSONAL_KEYWORD], 'value');
+    if (node[PERSONAL_KEYWORD] !== undefined) return leafPlan(node[PERSONAL_KEYWORD]);
     let plan: MaskPlan | null = null;
     for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
       const branches = node[keyword];
@@ -218,7 +217,7 @@ export function compileMaskPlan(schema: unknown, resolve: SchemaResolver, seen: 
     if (node.properties && typeof node.properties === 'object') {
       for (const [key, child] of Object.entries(node.properties as Record<string, unknown>)) {
         const childPlan = compileMaskPlan(child, resolve, seen);
-        if (childPlan) properties.set(key, childPlan.kind === 'value' && childPlan.field === 'value' ? { kind: 'value', field: key } : childPlan);
+        if (childPlan) properties.set(key, childPlan);
       }
     }
     let rest: MaskPlan | null = null;
@@ -233,38 +232,43 @@ export function compileMaskPlan(schema: unknown, resolve: SchemaResolver, seen: 
   }
 }
 
-function maskCustom(value: unknown, viewer: MaskViewer): unknown {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
-  let out: Record<string, unknown> | null = null;
-  for (const [key, item] of Object.entries(value)) {
-    if (item === null || item === undefined || !viewer.personalCustomKeys.has(key) || item === FULLY_MASKED) continue;
-    out ??= { ...(value as Record<string, unknown>) };
-    out[key] = FULLY_MASKED;
-  }
-  return out ?? value;
+const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
+
+/** `items` with `change` applied to each; the same array when nothing changed (answers share cached objects). */
+function mapItems(items: unknown[], change: (item: unknown) => unknown): unknown[] {
+  let out: unknown[] | null = null;
+  items.forEach((item, index) => {
+    const changed = change(item);
+    if (changed !== item) (out ??= [...items])[index] = changed;
+  });
+  return out ?? items;
 }
 
+/** `record` with `change` applied to each entry; the same object when nothing changed. */
+function mapEntries(record: Record<string, unknown>, change: (key: string, item: unknown) => unknown): Record<string, unknown> {
+  let out: Record<string, unknown> | null = null;
+  for (const [key, item] of Object.entries(record)) {
+    const changed = change(key, item);
+    if (changed !== item) (out ??= { ...record })[key] = changed;
+  }
+  return out ?? record;
+}
+
+function maskCustom(value: unknown, viewer: MaskViewer): unknown {
+  if (!isRecord(value)) return value;
+  return mapEntries(value, (key, item) => (item === null || item === undefined || !viewer.isPersonalCustomKey(key) ? item : FULLY_MASKED));
+}
+
+/** Standard personal names and `custom` objects at the top level of `value`, or at any depth when `deep`. */
 function maskProfileShaped(value: unknown, viewer: MaskViewer, deep: boolean, depth = 0): unknown {
   if (depth > FREE_FORM_DEPTH_MAX) return FULLY_MASKED;
-  if (Array.isArray(value)) {
-    if (!deep) return value;
-    let out: unknown[] | null = null;
-    value.forEach((item, index) => {
-      const masked = maskProfileShaped(item, viewer, deep, depth + 1);
-      if (masked !== item) (out ??= [...value])[index] = masked;
-    });
-    return out ?? value;
-  }
-  if (!value || typeof value !== 'object') return value;
-  let out: Record<string, unknown> | null = null;
-  for (const [key, item] of Object.entries(value)) {
-    let masked: unknown = item;
-    if (FREE_FORM_PERSONAL.has(key)) masked = maskValue(key, item);
-    else if (key === 'custom') masked = maskCustom(item, viewer);
-    else if (deep && item && typeof item === 'object') masked = maskProfileShaped(item, viewer, deep, depth + 1);
-    if (masked !== item) (out ??= { ...(value as Record<string, unknown>) })[key] = masked;
-  }
-  return out ?? value;
+  if (Array.isArray(value)) return deep ? mapItems(value, (item) => maskProfileShaped(item, viewer, deep, depth + 1)) : value;
+  if (!isRecord(value)) return value;
+  return mapEntries(value, (key, item) => {
+    if (FREE_FORM_PERSONAL.has(key)) return maskValue(key, item);
+    if (key === 'custom') return maskCustom(item, viewer);
+    return deep && item && typeof item === 'object' ? maskProfileShaped(item, viewer, deep, depth + 1) : item;
+  });
 }
 
 /** `value` masked by `plan` for a caller without `read:pii`; untouched parts are shared, never copied or changed in place. */
@@ -279,26 +283,15 @@ export function maskWithPlan(value: unknown, plan: MaskPlan, viewer: MaskViewer)
       return maskProfileShaped(value, viewer, false);
     case 'free-form':
       return maskProfileShaped(value, viewer, true);
-    case 'array': {
-      if (!Array.isArray(value)) return value;
-      let out: unknown[] | null = null;
-      value.forEach((item, index) => {
-        const masked = maskWithPlan(item, plan.items, viewer);
-        if (masked !== item) (out ??= [...value])[index] = masked;
-      });
-      return out ?? value;
-    }
-    case 'object': {
-      if (typeof value !== 'object' || Array.isArray(value)) return value;
-      let out: Record<string, unknown> | null = null;
-      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-        const child = plan.properties.get(key) ?? plan.rest;
-        if (!child) continue;
-        const masked = maskWithPlan(item, child, viewer);
-        if (masked !== item) (out ??= { ...(value as Record<string, unknown>) })[key] = masked;
-      }
-      return out ?? value;
-    }
+    case 'array':
+      return Array.isArray(value) ? mapItems(value, (item) => maskWithPlan(item, plan.items, viewer)) : value;
+    case 'object':
+      return isRecord(value)
+        ? mapEntries(value, (key, item) => {
+            const child = plan.properties.get(key) ?? plan.rest;
+            return child ? maskWithPlan(item, child, viewer) : item;
+          })
+        : value;
   }
 }
 
@@ -327,32 +320,36 @@ export interface MaskingOptions {
   personalCustomKeys(tenantId: string): Promise<ReadonlySet<string>>;
 }
 
-/** Plans by response status of every route that can answer personal data, filled as routes are registered. */
+/** Shared schemas by `$id`, for the `$ref`s of route schemas. */
 export function schemaResolver(schemas: readonly Schema[]): SchemaResolver {
   const byId = new Map(schemas.filter((schema) => typeof schema.$id === 'string').map((schema) => [schema.$id as string, schema]));
   return (ref) => byId.get(ref);
 }
 
-/** The plans of a route's response schemas, by status (`200`, `2xx`, `default`); empty when none can hold personal data. */
-export function responsePlans(response: Record<string, unknown> | undefined, resolve: SchemaResolver): Map<string, MaskPlan> {
-  const plans = new Map<string, MaskPlan>();
-  for (const [status, schema] of Object.entries(response ?? {})) {
-    const body = schema && typeof schema === 'object' && 'content' in (schema as Schema) ? Object.values((schema as { content: Record<string, { schema: unknown }> }).content)[0]?.schema : schema;
-    const plan = compileMaskPlan(body, resolve);
-    if (plan) plans.set(status, plan);
-  }
-  return plans;
+/** A route's response schemas by status key, as Fastify takes them (`200`, `2xx`, `default`). */
+export type ResponseSchemas = Record<string, unknown> | undefined;
+
+/** The key a status's schema stands under, as Fastify chooses it: `201`, then `2xx`, then `default`. */
+function statusKeyOf(response: ResponseSchemas, status: number): string | undefined {
+  return [String(status), `${String(status)[0]}xx`, 'default'].find((key) => response?.[key] !== undefined);
 }
 
-function planFor(plans: ReadonlyMap<string, MaskPlan>, statusCode: number): MaskPlan | undefined {
-  return plans.get(String(statusCode)) ?? plans.get(`${String(statusCode)[0]}xx`) ?? plans.get('default');
+/** The body schema of an answer schema (a `content` map's first media type, or the schema itself). */
+function bodyOf(schema: unknown): unknown {
+  return isRecord(schema) && isRecord(schema.content) ? (Object.values(schema.content)[0] as { schema?: unknown } | undefined)?.schema : schema;
+}
+
+/** The body schema of the answer with this status. */
+export function answerSchema(response: ResponseSchemas, status: number): unknown {
+  const key = statusKeyOf(response, status);
+  return key === undefined ? undefined : bodyOf(response![key]);
 }
 
 export async function viewerOf(request: FastifyRequest, options: Pick<MaskingOptions, 'personalCustomKeys'>): Promise<MaskViewer> {
   const tenantId = request.auth?.tenantId;
   if (!tenantId) return EVERY_CUSTOM_FIELD;
   try {
-    return { personalCustomKeys: await options.personalCustomKeys(tenantId) };
+    return viewerWith(await options.personalCustomKeys(tenantId));
   } catch (error) {
     request.log.warn({ err: error }, 'the personal custom fields could not be read; every custom field is masked');
     return EVERY_CUSTOM_FIELD;
@@ -367,12 +364,19 @@ export async function viewerOf(request: FastifyRequest, options: Pick<MaskingOpt
 export function installMasking(app: FastifyInstance, options: MaskingOptions): void {
   const resolve = schemaResolver(options.schemas);
   app.addHook('onRoute', (route) => {
-    const plans = responsePlans((route.schema as { response?: Record<string, unknown> } | undefined)?.response, resolve);
+    const response = (route.schema as { response?: ResponseSchemas } | undefined)?.response;
+    // The plan of each status key the route declares; keys whose answers hold nothing personal are left out.
+    const plans = new Map<string, MaskPlan>();
+    for (const key of Object.keys(response ?? {})) {
+      const plan = compileMaskPlan(bodyOf(response![key]), resolve);
+      if (plan) plans.set(key, plan);
+    }
     if (plans.size === 0) return;
     const customKeysNeeded = [...plans.values()].some(needsCustomKeys);
     const mask: preSerializationAsyncHookHandler = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       if (mayReadPersonalData(request.auth)) return payload;
-      const plan = planFor(plans, reply.statusCode);
+      const key = statusKeyOf(response, reply.statusCode);
+      const plan = key === undefined ? undefined : plans.get(key);
       if (!plan) return payload;
       const viewer = customKeysNeeded ? await viewerOf(request, options) : EVERY_CUSTOM_FIELD;
       return maskWithPlan(payload, plan, viewer);
@@ -481,7 +485,7 @@ function fits(value: unknown, schema: Schema, resolve: SchemaResolver): boolean 
 
 function redactCustom(value: unknown, viewer: MaskViewer): unknown {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, viewer.personalCustomKeys.has(key) && item !== null ? REDACTED : item]));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, viewer.isPersonalCustomKey(key) && item !== null ? REDACTED : item]));
 }
 
 /** Free-form data for the audit log: standard personal names at any depth and personal custom fields read "[redacted]". */

@@ -1,5 +1,5 @@
 import type { AuthContext } from '../../platform/auth.js';
-import { maskWithPlan, mayReadPersonalData, type MaskPlan } from '../../platform/privacy.js';
+import { maskWithPlan, mayReadPersonalData, viewerWith, type MaskPlan } from '../../platform/privacy.js';
 import { MASKED_FIELDS } from './fields.js';
 import type { StoredProfile } from './store.js';
 
@@ -53,12 +53,19 @@ export function maskProfile<T extends Record<string, unknown>>(
   options: { personalCustomKeys?: Iterable<string> } = {},
 ): T {
   if (canReadPii(auth)) return profile;
-  return maskWithPlan(profile, PROFILE_PLAN, { personalCustomKeys: new Set(options.personalCustomKeys ?? []) }) as T;
+  return maskWithPlan(profile, PROFILE_PLAN, viewerWith(new Set(options.personalCustomKeys ?? []))) as T;
 }
 
 const PROFILE_PLAN: MaskPlan = { kind: 'profile' };
 
-/** The profile as the API shows it to `auth`; anonymized participants read as the deleted user. */
+/**
+ * The profile as the API shows it to `auth`; anonymized participants read as
+ * the deleted user. Masked here by the profile's own custom field flags (read
+ * in the same transaction), which export rows need; an answer passes the
+ * masking step again (masks are idempotent), where the flags come from the
+ * definitions cached for up to 5 s: a field just made personal is masked at
+ * once either way.
+ */
 export function viewProfile(profile: StoredProfile, auth: AuthContext | null | undefined): ProfileView {
   const view: ProfileView = {
     participant_id: profile.participantId,
