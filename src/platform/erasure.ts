@@ -1,4 +1,5 @@
 import type { Tx } from './db.js';
+import { moduleHandlers } from './module-handlers.js';
 
 /**
  * Reactions to a participant's erasure (a hard delete or an anonymization),
@@ -15,13 +16,9 @@ export interface Erasure {
 
 export type ErasureHandler = (tx: Tx, tenantId: string, erasure: Erasure) => Promise<void>;
 
-const handlers: Array<{ module: string; handle: ErasureHandler }> = [];
+const handlers = moduleHandlers<[tx: Tx, tenantId: string, erasure: Erasure]>();
 
-export function registerErasureHandler(module: string, handle: ErasureHandler): void {
-  if (!handlers.some((h) => h.module === module && h.handle === handle)) handlers.push({ module, handle });
-}
+export const registerErasureHandler = handlers.register;
 
 /** Runs every module's reaction to the erasure, in module name order, inside the erasure's transaction. */
-export async function runErasureHandlers(tx: Tx, tenantId: string, erasure: Erasure): Promise<void> {
-  for (const { handle } of handlers) await handle(tx, tenantId, erasure);
-}
+export const runErasureHandlers = handlers.run;

@@ -1,4 +1,5 @@
 import type { Tx } from './db.js';
+import { moduleHandlers } from './module-handlers.js';
 
 /**
  * Facts are the things participants did that other modules react to: an
@@ -28,13 +29,9 @@ export interface Fact {
 
 export type FactHandler = (tx: Tx, tenantId: string, fact: Fact) => Promise<void>;
 
-const handlers: Array<{ module: string; handle: FactHandler }> = [];
+const handlers = moduleHandlers<[tx: Tx, tenantId: string, fact: Fact]>();
 
-export function registerFactHandler(module: string, handle: FactHandler): void {
-  if (!handlers.some((h) => h.module === module && h.handle === handle)) handlers.push({ module, handle });
-}
+export const registerFactHandler = handlers.register;
 
 /** Runs every module's handler for the fact, in module name order, inside the caller's transaction. */
-export async function runFactHandlers(tx: Tx, tenantId: string, fact: Fact): Promise<void> {
-  for (const { handle } of handlers) await handle(tx, tenantId, fact);
-}
+export const runFactHandlers = handlers.run;
