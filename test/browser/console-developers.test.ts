@@ -135,6 +135,18 @@ test('the console in Chromium: API keys, ingested events, bulk replay, settings'
     await screenshot(page, '54-settings');
   });
 
+  await t.test('settings: the four-eyes switch turns the tenant setting on and off, as the API then answers', async () => {
+    const fourEyes = page.getByRole('switch', { name: 'Require a second person to publish' });
+    assert.equal(await fourEyes.isChecked(), false);
+    await fourEyes.click({ force: true });
+    await page.waitForFunction(() => (document.querySelector('input[role="switch"]') as HTMLInputElement | null)?.checked === true);
+    assert.equal((await svc.request('GET', '/api/v1/tenant', { key: tenant.apiKey })).body.require_four_eyes, true);
+    await assertAccessible(page, 'settings with four-eyes on');
+    await fourEyes.click({ force: true });
+    await page.waitForFunction(() => (document.querySelector('input[role="switch"]') as HTMLInputElement | null)?.checked === false);
+    assert.equal((await svc.request('GET', '/api/v1/tenant', { key: tenant.apiKey })).body.require_four_eyes, false);
+  });
+
   await t.test('an analyst sees the developer screens read-only, and the API refuses key creation (403)', async () => {
     const analyst = await consoleUser(svc, tenant, 'analyst');
     const other = await newPage();
