@@ -3,9 +3,9 @@
  * `npx tsx bench/points-statements.ts`
  *
  * Starts its own embedded PostgreSQL with pg_stat_statements (track = all, so
- * the statements inside points_direct_grant and its triggers are counted one
+ * the statements of a direct grant's message and its triggers are counted one
  * by one), creates a tenant with STATEMENTS_PARTICIPANTS participants, then
- * runs `grantDirect` (the statement a POST /gamify/points/grant runs) from
+ * runs `grantDirect` (the message a POST /gamify/points/grant sends) from
  * STATEMENTS_CONNECTIONS workers (1: no queueing, so the times are the
  * statements' own) for STATEMENTS_SECONDS, and prints the statements by total
  * execution time. A statement's time includes the statements it runs.

@@ -8,7 +8,7 @@
  * - HTTP grants over 10,000 participants, HTTP grants over 10 hot
  *   participants, HTTP deducts on the 10 hot participants, each with 64
  *   connections (autocannon, in this process), beside the same ledger
- *   transaction (the one-statement direct grant or deduct: idempotency claim,
+ *   transaction (the one-message direct grant or deduct: idempotency claim,
  *   ledger change, outbox row, stored response) run from Node by 64
  *   concurrent workers through the service function, without HTTP, on a
  *   pool of the same size; p50 and p99 of both; each after an unmeasured

@@ -26,6 +26,78 @@ function inlineStatement(text: string, values: readonly unknown[]): string {
   });
 }
 
+/** A statement and its parameter values. */
+export interface Statement {
+  text: string;
+  values: readonly unknown[];
+}
+
+/**
+ * Runs `statements` on `tx` as ONE simple-protocol message (parameters
+ * inlined as in `tenantRead`): one round trip, and each statement sees what
+ * the ones before it wrote, with a snapshot of its own (so a statement after a
+ * row lock reads the rows as they are once the lock is held). Returns each
+ * statement's rows, in order.
+ */
+export async function runStatements(tx: Tx, statements: readonly Statement[]): Promise<unknown[][]> {
+  if (statements.length === 0) return [];
+  const message = messageOf(tx, statements);
+  try {
+    return message.rows(asResults(await tx.query(message.text)));
+  } catch (error) {
+    message.failed(error);
+    throw error;
+  }
+}
+
+function asResults(result: pg.QueryResult | pg.QueryResult[]): pg.QueryResult[] {
+  return Array.isArray(result) ? result : [result];
+}
+
+/**
+ * The SQL-level prepared statements of a connection (`PREPARE`, then
+ * `EXECUTE` with inlined literals), for statements sent in messages of
+ * several: parsed once per connection and, after a few runs, planned once, as
+ * `prepareStatements` does for single statements. Only on connections whose
+ * pool prepares statements (DB_PREPARED_STATEMENTS).
+ */
+const scriptNames = new WeakMap<pg.ClientBase, { names: Map<string, string>; created: number }>();
+
+interface Message {
+  text: string;
+  /** The rows of each given statement, out of the message's results. */
+  rows(results: pg.QueryResult[]): unknown[][];
+  /** Forgets the names this message prepared: a failed message may not have prepared them. */
+  failed(error: unknown): void;
+}
+
+function messageOf(client: pg.ClientBase, statements: readonly Statement[]): Message {
+  const prepared = scriptNames.get(client);
+  const parts: string[] = [];
+  const positions: number[] = [];
+  const fresh: string[] = [];
+  for (const { text, values } of statements) {
+    let name = prepared?.names.get(text);
+    if (prepared && !name && values.length > 0 && prepared.created < PREPARED_PER_CONNECTION_MAX) {
+      name = `s${prepared.created++}`;
+      prepared.names.set(text, name);
+      fresh.push(text);
+      parts.push(`PREPARE ${name} AS ${text}`);
+    }
+    positions.push(parts.length);
+    parts.push(name ? `EXECUTE ${name}(${values.map(inlineLiteral).join(', ')})` : inlineStatement(text, values));
+  }
+  return {
+    text: parts.join('; '),
+    rows: (results) => positions.map((i) => results[i].rows),
+    failed(error) {
+      if (!prepared) return;
+      for (const text of fresh) prepared.names.delete(text);
+      if (isStalePlan(error)) prepared.names = new Map();
+    },
+  };
+}
+
 /**
  * The database layer. Two pools:
  *
@@ -112,6 +184,9 @@ function prepareStatements(client: pg.PoolClient): void {
 /** How many times a transaction runs at most when it keeps failing with a retryable SQLSTATE. */
 export const TX_ATTEMPTS_MAX = 4;
 
+/** The message that opens a transaction, or how to make it for the connection it runs on. */
+type Begin = string | ((client: Tx) => string);
+
 export class Database {
   readonly app: pg.Pool;
   readonly system: pg.Pool;
@@ -144,7 +219,10 @@ export class Database {
       pool.on('error', () => undefined);
       pool.on('connect', (client) => {
         client.on('error', () => undefined);
-        if (options.preparedStatements ?? true) prepareStatements(client);
+        if (options.preparedStatements ?? true) {
+          prepareStatements(client);
+          scriptNames.set(client, { names: new Map(), created: 0 });
+        }
         if (traced) traceQueries(client, pool.options.application_name ?? 'loyalty');
       });
     }
@@ -178,6 +256,25 @@ export class Database {
     if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
     const begin = `BEGIN; SELECT set_config('app.tenant_id', '${tenantId}', true); ${inlineStatement(text, values)}`;
     return this.transaction(begin, (tx, started) => fn(tx, (started as unknown as pg.QueryResult[])[2].rows as R[]));
+  }
+
+  /**
+   * A write transaction in ONE round trip: BEGIN, the tenant setting,
+   * `statements` and COMMIT as one message (`runStatements`: each statement
+   * sees what the ones before it wrote, with a snapshot of its own). Returns
+   * each statement's rows. A failing statement stops the message before
+   * COMMIT and the transaction rolls back; retried like `tenant()`. For short,
+   * hot writes whose statements decide among themselves what to write (the
+   * direct grant: the change writes only when its idempotency claim was fresh).
+   */
+  async tenantInOneTrip(tenantId: string, statements: readonly Statement[]): Promise<unknown[][]> {
+    if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
+    let message: Message;
+    const begin = (client: Tx) => {
+      message = messageOf(client, statements);
+      return `BEGIN; SELECT set_config('app.tenant_id', '${tenantId}', true), set_config('plan_cache_mode', 'force_generic_plan', true); ${message.text}; COMMIT`;
+    };
+    return this.transaction(begin, async (_tx, started) => message.rows(asResults(started).slice(2)), this.app, true, (error) => message.failed(error));
   }
 
   /**
@@ -289,20 +386,37 @@ export class Database {
     return this.transaction('BEGIN', fn, this.system);
   }
 
-  private transaction<T>(begin: string, fn: (tx: Tx, started: pg.QueryResult) => Promise<T>, pool: pg.Pool = this.app): Promise<T> {
-    if (!tracingOn()) return this.attempts(begin, fn, pool);
-    return traceTransaction(pool.options.application_name ?? 'loyalty', (attempted) => this.attempts(begin, fn, pool, attempted));
+  /** `fn` runs between `begin` and COMMIT; with `commitsItself`, `fn`'s last message carries the COMMIT. */
+  private transaction<T>(
+    begin: Begin,
+    fn: (tx: Tx, started: pg.QueryResult) => Promise<T>,
+    pool: pg.Pool = this.app,
+    commitsItself = false,
+    beginFailed?: (error: unknown) => void,
+  ): Promise<T> {
+    if (!tracingOn()) return this.attempts(begin, fn, pool, commitsItself, beginFailed);
+    return traceTransaction(pool.options.application_name ?? 'loyalty', (attempted) => this.attempts(begin, fn, pool, commitsItself, beginFailed, attempted));
   }
 
-  private async attempts<T>(begin: string, fn: (tx: Tx, started: pg.QueryResult) => Promise<T>, pool: pg.Pool, attempted?: (attempt: number) => void): Promise<T> {
+  private async attempts<T>(
+    begin: Begin,
+    fn: (tx: Tx, started: pg.QueryResult) => Promise<T>,
+    pool: pg.Pool,
+    commitsItself: boolean,
+    beginFailed?: (error: unknown) => void,
+    attempted?: (attempt: number) => void,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       attempted?.(attempt);
       const client = await pool.connect();
       let released = false;
       try {
-        const started = await client.query(begin);
+        const started = await client.query(typeof begin === 'string' ? begin : begin(client)).catch((error: unknown) => {
+          beginFailed?.(error);
+          throw error;
+        });
         const result = await fn(client, started);
-        await client.query('COMMIT');
+        if (!commitsItself) await client.query('COMMIT');
         return result;
       } catch (error) {
         try {

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onSendHookHandler, preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Database } from './db.js';
+import { runStatements, type Database } from './db.js';
 import { clock } from './clock.js';
-import { IDEMPOTENCY_WINDOW_MS, fingerprint } from './idempotency.js';
+import { claimStatements, fingerprint, storeResponse } from './idempotency.js';
 import { conflict, invalid, ruleViolation } from './errors.js';
 
 /**
@@ -113,21 +113,9 @@ function claimAndReplay(db: Database): preHandlerAsyncHookHandler {
     const print = requestFingerprint(request);
     const now = clock.now();
     const outcome = await db.tenant(tenantId, async (tx) => {
-      const claimed = await tx.query(
-        `INSERT INTO idempotency_keys (tenant_id, scope, key, fingerprint, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (tenant_id, scope, key) DO UPDATE
-           SET fingerprint = EXCLUDED.fingerprint, response = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-           WHERE idempotency_keys.expires_at <= EXCLUDED.created_at
-         RETURNING 1`,
-        [tenantId, SCOPE, key, print, now, new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS)],
-      );
-      if (claimed.rowCount === 1) return null;
-      const { rows } = await tx.query<{ fingerprint: string; response: StoredAnswer | null; created_at: Date }>(
-        'SELECT fingerprint, response, created_at FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key = $3',
-        [tenantId, SCOPE, key],
-      );
-      return rows[0] ?? { fingerprint: print, response: null, created_at: now };
+      const [claimed, stored] = await runStatements(tx, claimStatements(tenantId, SCOPE, key, print, now));
+      if ((claimed[0] as { claimed: string }).claimed === 'true') return null;
+      return (stored[0] as { fingerprint: string; response: StoredAnswer | null; created_at: Date } | undefined) ?? { fingerprint: print, response: null, created_at: now };
     });
     if (outcome === null) {
       request.idempotencyClaim = key;
@@ -159,9 +147,7 @@ function storeOrRelease(db: Database, log: FastifyInstance['log']): onSendHookHa
     const type = reply.getHeader('content-type');
     const answer: StoredAnswer = { status, type: typeof type === 'string' ? type : null, body: body ?? '' };
     const statement = keep
-      ? db.tenant(tenantId, (tx) =>
-          tx.query('UPDATE idempotency_keys SET response = $4 WHERE tenant_id = $1 AND scope = $2 AND key = $3', [tenantId, SCOPE, key, JSON.stringify(answer)]),
-        )
+      ? db.tenant(tenantId, (tx) => storeResponse(tx, tenantId, SCOPE, key, answer))
       : db.tenant(tenantId, (tx) => tx.query('DELETE FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key = $3 AND response IS NULL', [tenantId, SCOPE, key]));
     statement.then(
       () => done(null, payload),

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Tx } from './db.js';
+import type { Statement, Tx } from './db.js';
 import { prefixedId } from './ids.js';
 import { clock } from './clock.js';
 import { currentTraceparent } from './tracing.js';
@@ -125,9 +125,14 @@ export async function holdEmits<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
 }
 
 async function writeEvents(tx: Tx, tenantId: string, rows: HeldEvent[]): Promise<void> {
+  const statement = eventsStatement(tenantId, rows);
+  await tx.query(statement.text, [...statement.values]);
+}
+
+function eventsStatement(tenantId: string, rows: HeldEvent[]): Statement {
   // WITH ORDINALITY … ORDER BY: the identity column `seq` follows emission order.
-  await tx.query(
-    `WITH inserted AS (
+  return {
+    text: `WITH inserted AS (
        INSERT INTO outbox_events (tenant_id, id, event, participant_id, engagement_id, data, created_at, traceparent)
        SELECT $1::uuid, e.id, e.event, e.participant_id, e.engagement_id, e.data, e.created_at, e.traceparent
        FROM unnest($2::text[], $3::text[], $4::text[], $5::uuid[], $6::jsonb[], $7::timestamptz[], $8::text[])
@@ -136,7 +141,7 @@ async function writeEvents(tx: Tx, tenantId: string, rows: HeldEvent[]): Promise
        RETURNING id
      )
      INSERT INTO outbox_pending (tenant_id, event_id) SELECT $1::uuid, id FROM inserted`,
-    [
+    values: [
       tenantId,
       rows.map((r) => r.id),
       rows.map((r) => r.event.event),
@@ -146,7 +151,7 @@ async function writeEvents(tx: Tx, tenantId: string, rows: HeldEvent[]): Promise
       rows.map((r) => r.at.toISOString()),
       rows.map((r) => r.traceparent),
     ],
-  );
+  };
 }
 
 /** Pending events taken per pump transaction. */

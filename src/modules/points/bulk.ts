@@ -1,11 +1,13 @@
+import { createHash } from 'node:crypto';
 import type { Database } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { prefixedId } from '../../platform/ids.js';
 import { invalid, notFound } from '../../platform/errors.js';
 import { addJob } from '../../platform/jobs.js';
+import { currentTraceparent } from '../../platform/tracing.js';
 import { claimKey, fingerprint, storeResponse } from '../../platform/idempotency.js';
 import * as store from './store.js';
-import { POINTS_BALANCE_MAX, POINTS_PER_OPERATION_MAX, type GrantType } from './ledger.js';
+import { POINTS_BALANCE_MAX, POINTS_PER_OPERATION_MAX, grantValues, type GrantInput, type GrantType } from './ledger.js';
 import { useBatchMemory } from './batch-memory.js';
 
 /**
@@ -78,6 +80,10 @@ export async function startBulkGrant(db: Database, tenantId: string, body: BulkG
   });
 }
 
+function bulkEntryId(jobId: string, participantId: string): string {
+  return `ple_${createHash('md5').update(`${jobId}/${participantId}`).digest('hex').slice(0, 24)}`;
+}
+
 export async function readBulkGrant(db: Database, tenantId: string, jobId: string) {
   const row = await db.tenant(tenantId, (tx) => store.readBulkJob(tx, tenantId, jobId, BULK_FAILURES_LISTED_MAX));
   if (!row) throw notFound('bulk grant job');
@@ -104,18 +110,28 @@ export async function runBulkGrant(db: Database, tenantId: string, jobId: string
         await useBatchMemory(tx);
         const batch = await store.takeBulkBatch(tx, tenantId, jobId, BULK_GRANT_BATCH, POINTS_BALANCE_MAX - POINTS_PER_OPERATION_MAX);
         if (batch.participantIds.length === 0) return 0;
-        const grants = { participantIds: [] as string[], amounts: [] as number[] };
+        const now = clock.now(tenantId);
+        const grants: Array<{ input: GrantInput; values: store.GrantValues }> = [];
         const failed: string[] = [];
         batch.participantIds.forEach((participantId, i) => {
           const lifetime = BigInt(batch.lifetimesNearLimit[participantId] ?? 0);
           if (lifetime + BigInt(batch.amounts[i]) > BigInt(POINTS_BALANCE_MAX)) {
             failed.push(participantId);
-          } else {
-            grants.participantIds.push(participantId);
-            grants.amounts.push(batch.amounts[i]);
+            return;
           }
+          const input: GrantInput = { participantId, amount: batch.amounts[i], reason: job.reason, memo: job.memo, type: job.type as GrantType, source: { kind: 'bulk', id: jobId } };
+          // The entry id derives from the job and the participant: a batch run twice could not write a second entry (primary key).
+          grants.push({ input, values: { ...grantValues(tenantId, input, now), entryId: bulkEntryId(jobId, participantId) } });
         });
-        const granted = await store.grantBulkBatch(tx, tenantId, jobId, grants, { participantIds: failed, reason: BULK_FAILURE_BALANCE_LIMIT }, clock.now(tenantId));
+        if (grants.length > 0) await store.insertGrantsWithEvents(tx, tenantId, grants.map((g) => g.values), currentTraceparent());
+        await store.markBulkItems(
+          tx,
+          tenantId,
+          jobId,
+          { participantIds: grants.map((g) => g.input.participantId), entryIds: grants.map((g) => g.values.entryId) },
+          { participantIds: failed, reason: BULK_FAILURE_BALANCE_LIMIT },
+        );
+        const granted = grants.length;
         await store.countBulkProgress(tx, tenantId, jobId, granted, failed.length);
         return batch.participantIds.length;
       });

@@ -1,29 +1,21 @@
 import { countLedgerWrite } from '../../platform/metrics.js';
-import { RETRYABLE_SQLSTATES, TX_ATTEMPTS_MAX, type Database } from '../../platform/db.js';
+import type { Database, Statement } from '../../platform/db.js';
+import { currentTraceparent } from '../../platform/tracing.js';
 import { clock } from '../../platform/clock.js';
-import { isUuid, prefixedId } from '../../platform/ids.js';
-import { conflict, invalid, ruleViolation } from '../../platform/errors.js';
-import { IDEMPOTENCY_WINDOW_MS, fingerprint } from '../../platform/idempotency.js';
+import { prefixedId } from '../../platform/ids.js';
+import { CLAIMED, claimOutcome, claimStatements, fingerprint } from '../../platform/idempotency.js';
 import * as store from './store.js';
-import {
-  DEDUCT_TYPES,
-  GRANT_TYPES,
-  MEMO_LENGTH_MAX,
-  REASON_LENGTH_MAX,
-  balanceLimit,
-  checkAmount,
-  checkText,
-  insufficientPoints,
-  isBalanceLimit,
-} from './ledger.js';
+import { balanceLimit, deductValues, grantValues, insufficientPoints, isBalanceLimit, type DeductType, type GrantType } from './ledger.js';
 
 /**
  * Direct grant and deduct (the gamify escape hatch), idempotent per tenant:
- * one statement, one round trip each.
+ * the same statements as every other grant and deduct (`grantStatement`,
+ * `deductStatements`, which build the events too), sent with the idempotency
+ * claim in one message.
  */
 
-// Grant and deduct share one idempotency key space, `points.direct`, claimed inside the SQL functions
-// (migrations 0104 and 0105): a key used for a grant cannot be reused for a deduct.
+/** Grant and deduct share one key space: a key used for a grant cannot be reused for a deduct. */
+const DIRECT_SCOPE = 'points.direct';
 
 export interface DirectRequest {
   participant_id: string;
@@ -42,63 +34,69 @@ export interface DirectResponse {
   ledger_entry_id: string;
 }
 
-function requestFingerprint(operation: 'grant' | 'deduct', body: DirectRequest): string {
+type Operation = 'grant' | 'deduct';
+
+function requestFingerprint(operation: Operation, body: DirectRequest): string {
   return fingerprint([operation, body.participant_id, body.amount, body.reason, body.memo ?? null, body.type ?? null]);
 }
 
-/**
- * A direct grant or deduct: checks the request, then ONE statement (the SQL
- * function `points_direct_grant`, last defined in migration 0105, or
- * `points_direct_deduct`, last defined in 0104) claims the key, changes the ledger, writes the
- * outbox event and stores the response — its own transaction, one round trip.
- * Same rules as `grantInTx`/`deductInTx` plus the idempotency of claimKey.
- */
-async function direct(db: Database, tenantId: string, operation: 'grant' | 'deduct', body: DirectRequest): Promise<DirectResponse> {
-  if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
-  const amount = checkAmount(body.amount);
-  const reason = checkText('reason', body.reason, REASON_LENGTH_MAX, true)!;
-  const memo = checkText('memo', body.memo, MEMO_LENGTH_MAX, false);
-  const type = body.type ?? (operation === 'grant' ? 'award' : 'redemption');
-  const allowed: readonly string[] = operation === 'grant' ? GRANT_TYPES : DEDUCT_TYPES;
-  if (!allowed.includes(type)) throw invalid(`type must be one of ${allowed.join(', ')}`);
-  const now = clock.now(tenantId);
-  const values: store.DirectValues = {
-    key: body.idempotency_key,
-    fingerprint: requestFingerprint(operation, body),
-    now,
-    keyExpires: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS),
-    participantId: body.participant_id,
-    amount,
-    entryId: prefixedId('ple', 12),
-    type,
-    reason,
-    memo,
-    eventId: prefixedId('evt'),
-    tierEventId: prefixedId('evt'),
+/** The statements of the change (they write only when the claim was fresh), and the meaning of their rows. */
+interface Change {
+  entryId: string;
+  statements: Statement[];
+  /** Throws the refusal when the change was refused (its transaction then holds only a released key). */
+  check(rows: unknown[][]): void;
+}
+
+const eventIds = (n: number) => Array.from({ length: n }, () => prefixedId('evt'));
+
+function grantChange(tenantId: string, body: DirectRequest, now: Date): Change {
+  const input = { participantId: body.participant_id, amount: body.amount, reason: body.reason, memo: body.memo, type: body.type as GrantType | undefined, source: { kind: 'grant' as const, id: body.idempotency_key } };
+  const values = grantValues(tenantId, input, now);
+  return {
+    entryId: values.entryId,
+    statements: [store.grantStatement(tenantId, [values], { write: true, ids: eventIds(2), traceparent: currentTraceparent() }, CLAIMED)],
+    check: () => undefined,
   };
-  for (let attempt = 1; ; attempt++) {
-    let result: store.DirectOutcome;
-    try {
-      result = await store.directOperation(db, operation, tenantId, values);
-    } catch (error) {
-      const { code, detail } = error as { code?: string; detail?: string };
-      if (code === 'PT402') throw insufficientPoints(Number(detail), amount);
-      if (isBalanceLimit(error)) throw balanceLimit();
-      if (code && RETRYABLE_SQLSTATES.has(code) && attempt < TX_ATTEMPTS_MAX) continue;
-      throw error;
-    }
-    switch (result.outcome) {
-      case 'applied':
-        countLedgerWrite(operation, amount);
-        return result.response as unknown as DirectResponse;
-      case 'duplicate':
-        return { ...(result.response as unknown as DirectResponse), duplicate: true };
-      case 'reused':
-        throw ruleViolation('this idempotency key was already used with a different request body', 'IDEMPOTENCY_KEY_REUSED');
-      default:
-        throw conflict('the idempotency key is in use by a request that is still running', 'IDEMPOTENCY_IN_PROGRESS');
-    }
-  }
+}
+
+function deductChange(tenantId: string, body: DirectRequest, now: Date): Change {
+  const input = { participantId: body.participant_id, amount: body.amount, reason: body.reason, memo: body.memo, type: body.type as DeductType | undefined, source: { kind: 'grant' as const, id: body.idempotency_key } };
+  const values = deductValues(tenantId, input, now);
+  return {
+    entryId: values.entryId,
+    statements: store.deductStatements(tenantId, values, { write: true, ids: eventIds(1), traceparent: currentTraceparent() }, CLAIMED),
+    check(rows) {
+      const result = store.deductOutcome(rows, values);
+      if (!result.applied) throw insufficientPoints(result.available, values.amount);
+    },
+  };
+}
+
+/**
+ * One message, one round trip: BEGIN, the tenant, the claim and the read of
+ * the key's earlier use, the change, the stored response (or the released key
+ * of a refused deduct) and COMMIT.
+ */
+async function direct(db: Database, tenantId: string, operation: Operation, body: DirectRequest): Promise<DirectResponse> {
+  const now = clock.now(tenantId);
+  const change = operation === 'grant' ? grantChange(tenantId, body, now) : deductChange(tenantId, body, now);
+  const print = requestFingerprint(operation, body);
+  const [claimed, stored, ...rows] = await db
+    .tenantInOneTrip(tenantId, [
+      ...claimStatements(tenantId, DIRECT_SCOPE, body.idempotency_key, print, now),
+      ...change.statements,
+      ...store.respondStatements(tenantId, DIRECT_SCOPE, body.idempotency_key, change.entryId, CLAIMED, operation === 'deduct'),
+    ])
+    .catch((error: unknown) => {
+      throw isBalanceLimit(error) ? balanceLimit() : error;
+    });
+  const claim = claimOutcome<DirectResponse>(claimed, stored, print);
+  if (!claim.fresh) return { ...claim.response, duplicate: true };
+  const [responded] = rows.splice(change.statements.length, 1);
+  change.check(rows.slice(0, change.statements.length));
+  countLedgerWrite(operation, body.amount);
+  return (responded[0] as { response: DirectResponse }).response;
 }
 
 export function grantDirect(db: Database, tenantId: string, body: DirectRequest): Promise<DirectResponse> {

@@ -1,4 +1,5 @@
-import type { Database, Tx } from '../../platform/db.js';
+import { runStatements, type Database, type Statement, type Tx } from '../../platform/db.js';
+import { prefixedId } from '../../platform/ids.js';
 import { DEFAULT_SETTINGS } from './settings-store.js';
 
 /**
@@ -6,12 +7,20 @@ import { DEFAULT_SETTINGS } from './settings-store.js';
  * one statement), the guarded deduct, and the balance reads.
  */
 
+/** An event of a grant or deduct as the statement built it (`GRANT_EVENTS`, `DEDUCTED_EVENT`). */
+export interface LedgerEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
 export interface GrantRow {
   available: number;
   lifetime: number;
   previous_tier: string | null;
   tier: string | null;
   expires_at: Date | null;
+  /** points.awarded.v1, and tier.changed.v1 when the grant moved the tier. */
+  events: LedgerEvent[];
 }
 
 export interface GrantValues {
@@ -29,38 +38,75 @@ export interface GrantValues {
   now: Date;
 }
 
+/** How a grant or deduct statement treats its events: written to the outbox by the statement (with these ids), or returned for the caller to emit. */
+export type EventsMode = { write: true; ids: string[]; traceparent: string | null } | { write: false };
+
+/** ISO 8601 in UTC with milliseconds, as JavaScript's `toISOString` writes it. */
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 /**
- * The whole grant in one statement: the participant on first sight, the
- * balance (locked by the upsert, so concurrent grants serialise on it), the
- * tier for the new lifetime, a lot with the tenant's expiry and the ledger
- * entry. The upsert keeps the tier it replaces in `tier_code_before` and
- * returns it (PostgreSQL before 18 has no `RETURNING old.…`; migration 0105).
+ * Grants in one statement, each as `grantStatement` describes, with their
+ * events returned: a processing batch writes its held grants with it
+ * (`awardInTx`). Returns one row per grant, in the order given.
  */
-export async function insertGrant(tx: Tx, tenantId: string, v: GrantValues): Promise<GrantRow> {
-  return (await insertGrants(tx, tenantId, [v]))[0];
+export async function insertGrants(tx: Tx, tenantId: string, list: GrantValues[]): Promise<GrantRow[]> {
+  const statement = grantStatement(tenantId, list, { write: false });
+  const { rows } = await tx.query<GrantRow>(statement.text, [...statement.values]);
+  if (rows.length !== list.length) throw new Error(`a batch of ${list.length} grants wrote ${rows.length}`);
+  return rows;
+}
+
+/** `insertGrants` whose statement writes the events itself (a bulk job's batch: nothing else is emitted in its transaction). */
+export async function insertGrantsWithEvents(tx: Tx, tenantId: string, list: GrantValues[], traceparent: string | null): Promise<GrantRow[]> {
+  const ids = list.flatMap(() => [prefixedId('evt'), prefixedId('evt')]);
+  const statement = grantStatement(tenantId, list, { write: true, ids, traceparent });
+  const { rows } = await tx.query<GrantRow>(statement.text, [...statement.values]);
+  if (rows.length !== list.length) throw new Error(`a batch of ${list.length} grants wrote ${rows.length}`);
+  return rows;
 }
 
 /**
- * Grants in one statement, each as `insertGrant` describes: a processing
- * batch writes its held grants with it (service.ts, `awardInTx`). The
- * participants must be distinct (a balance row can change once per
- * statement); the caller splits a batch into rounds. Returns one row per
- * grant, in the order given.
+ * The grant statement, the one home of a grant's writes and events, for the
+ * route, the bulk job and the rule engine: the participant on first sight,
+ * the balance (locked by the upsert, so concurrent grants serialise on it),
+ * the tier for the new lifetime, a lot with the tenant's expiry, the ledger
+ * entry, and the events points.awarded.v1 and (when the tier moved)
+ * tier.changed.v1, written to the outbox with their pending markers or
+ * returned (`events`). The participants must be distinct (a balance row can
+ * change once per statement); callers split batches into rounds. The upsert
+ * keeps the tier it replaces in `tier_code_before` and returns it
+ * (PostgreSQL before 18 has no `RETURNING old.…`; migration 0105).
+ *
+ * `only` is a condition that must hold for anything to be written (the direct
+ * grant sends `CLAIMED`: nothing is written unless its idempotency key was
+ * claimed in the same message); the statement then answers no rows. With
+ * `events.write`, `events.ids` holds two ids per grant, in order (its
+ * points.awarded.v1 and its tier.changed.v1).
  */
-export async function insertGrants(tx: Tx, tenantId: string, list: GrantValues[]): Promise<GrantRow[]> {
-  const { rows } = await tx.query<GrantRow>(
-    `WITH settings AS (
+export function grantStatement(tenantId: string, list: GrantValues[], events: EventsMode, only = 'true'): Statement {
+  const ids = events.write ? events.ids : [];
+  return {
+    text: `WITH settings AS (
        SELECT coalesce((SELECT expiry_policy FROM points_settings WHERE tenant_id = $1), 'fifo') AS policy,
               coalesce((SELECT default_ttl_days FROM points_settings WHERE tenant_id = $1), 365) AS ttl_days
      ),
      input AS (
+       -- unnest pads the shorter arrays with NULL: without events.write the id arrays are empty.
        SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                            $10::text[], $11::text[], $12::timestamptz[], $13::numeric[])
+                            $10::text[], $11::text[], $12::timestamptz[], $13::numeric[], $14::text[], $17::text[])
          WITH ORDINALITY AS i (participant_id, amount, entry_id, type, reason, memo, source_kind, source_id,
-                               activity_id, engagement_id, at, multiplier, n)
+                               activity_id, engagement_id, at, multiplier, awarded_id, tier_id, n)
+       WHERE ${only}
      ),
      participant AS (
-       INSERT INTO participants (tenant_id, participant_id) SELECT $1, participant_id FROM input ON CONFLICT DO NOTHING
+       -- An index look-up first: ON CONFLICT DO NOTHING on an existing row costs about twenty times as much.
+       -- A LATERAL with LIMIT, not NOT EXISTS: a generic plan turns NOT EXISTS into an anti join over every
+       -- participant of the tenant.
+       INSERT INTO participants (tenant_id, participant_id)
+       SELECT $1, i.participant_id FROM input i
+       LEFT JOIN LATERAL (SELECT true AS found FROM participants p WHERE p.tenant_id = $1 AND p.participant_id = i.participant_id LIMIT 1) f ON true
+       WHERE f.found IS NULL
+       ON CONFLICT DO NOTHING
      ),
      balance AS (
        INSERT INTO points_balances AS b (tenant_id, participant_id, available, lifetime, last_earned_at, tier_code, updated_at)
@@ -92,13 +138,40 @@ export async function insertGrants(tx: Tx, tenantId: string, list: GrantValues[]
               i.engagement_id, i.multiplier, b.available, b.lifetime, i.at
        FROM input i JOIN balance b ON b.participant_id = i.participant_id
        ORDER BY i.n
+     ),
+     granted AS (
+       SELECT i.n, i.participant_id, i.engagement_id, i.at, i.awarded_id, i.tier_id, b.available, b.lifetime, b.previous_tier, b.tier, l.expires_at,
+              jsonb_build_object(
+                'participant_id', i.participant_id, 'amount', i.amount, 'available', b.available, 'lifetime', b.lifetime,
+                'reason', i.reason, 'ledger_entry_id', i.entry_id, 'source_kind', i.source_kind, 'source_id', i.source_id,
+                'multiplier', i.multiplier, 'type', i.type, 'activity_id', i.activity_id, 'expires_at', ${iso('l.expires_at')}) AS awarded,
+              CASE WHEN b.tier IS NOT NULL AND b.tier IS DISTINCT FROM b.previous_tier THEN jsonb_build_object(
+                'participant_id', i.participant_id, 'previous_tier', b.previous_tier, 'tier', b.tier, 'lifetime', b.lifetime) END AS tier_changed
+       FROM input i
+       JOIN balance b ON b.participant_id = i.participant_id
+       JOIN lot l ON l.ledger_entry_id = i.entry_id
+     ),
+     events AS (
+       SELECT g.n, e.k, e.id, e.event, g.participant_id, g.engagement_id, e.data, g.at
+       FROM granted g, LATERAL (VALUES (1, g.awarded_id, 'points.awarded.v1', g.awarded), (2, g.tier_id, 'tier.changed.v1', g.tier_changed)) AS e (k, id, event, data)
+       WHERE e.data IS NOT NULL
+     ),
+     written AS (
+       INSERT INTO outbox_events (tenant_id, id, event, participant_id, engagement_id, data, created_at, traceparent)
+       SELECT $1, e.id, e.event, e.participant_id, e.engagement_id::uuid, e.data, e.at, $15 FROM events e
+       WHERE $16 ORDER BY e.n, e.k
+       RETURNING id
+     ),
+     pending AS (
+       INSERT INTO outbox_pending (tenant_id, event_id) SELECT $1, id FROM written
+     ),
+     lists AS (
+       SELECT e.n, json_agg(json_build_object('event', e.event, 'data', e.data) ORDER BY e.k) AS events FROM events e GROUP BY e.n
      )
-     SELECT b.available, b.lifetime, b.previous_tier, b.tier, l.expires_at
-     FROM input i
-     JOIN balance b ON b.participant_id = i.participant_id
-     JOIN lot l ON l.ledger_entry_id = i.entry_id
-     ORDER BY i.n`,
-    [
+     SELECT g.available, g.lifetime, g.previous_tier, g.tier, g.expires_at, l.events
+     FROM granted g JOIN lists l ON l.n = g.n
+     ORDER BY g.n`,
+    values: [
       tenantId,
       list.map((v) => v.participantId),
       list.map((v) => v.amount),
@@ -112,10 +185,12 @@ export async function insertGrants(tx: Tx, tenantId: string, list: GrantValues[]
       list.map((v) => v.engagementId),
       list.map((v) => v.now.toISOString()),
       list.map((v) => v.multiplier),
+      ids.filter((_, i) => i % 2 === 0),
+      events.write ? events.traceparent : null,
+      events.write,
+      ids.filter((_, i) => i % 2 === 1),
     ],
-  );
-  if (rows.length !== list.length) throw new Error(`a batch of ${list.length} grants wrote ${rows.length}`);
-  return rows;
+  };
 }
 
 export interface DeductValues {
@@ -130,13 +205,145 @@ export interface DeductValues {
   now: Date;
 }
 
-/** The guarded deduct (the SQL function `points_deduct` of migration 0100), one round trip. */
-export async function deduct(tx: Tx, tenantId: string, v: DeductValues): Promise<{ applied: boolean; available: number; lifetime: number }> {
-  const { rows } = await tx.query(
-    'SELECT applied, available, lifetime FROM points_deduct($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-    [tenantId, v.participantId, v.amount, v.entryId, v.type, v.reason, v.memo, v.sourceKind, v.sourceId, v.now],
-  );
-  return rows[0];
+/**
+ * The guarded deduct, three statements in one message (`runStatements`):
+ *
+ * 1. the balance, if it covers the amount (the update locks the row, so
+ *    concurrent changes of the participant serialise here), and the ledger
+ *    entry with the balance after it; no row when the balance is short;
+ * 2. the participant's open lots, walked in the tenant's policy order (oldest
+ *    first, or newest first under `lifo`) one index step at a time until the
+ *    amount is covered, each reduced by what it gives; this statement's own
+ *    snapshot is taken after the lock, so it reads the lots as the last
+ *    change of the participant left them. Only when 1. wrote its entry.
+ * 3. the balance, for the refusal's `available`.
+ *
+ * `only` is a condition as in `grantStatement`.
+ */
+export async function deduct(tx: Tx, tenantId: string, v: DeductValues): Promise<DeductOutcome> {
+  return deductOutcome(await runStatements(tx, deductStatements(tenantId, v, { write: false })), v);
+}
+
+export interface DeductOutcome {
+  applied: boolean;
+  available: number;
+  lifetime: number;
+  /** points.deducted.v1 when applied and the events were not written. */
+  events: LedgerEvent[];
+}
+
+export function deductStatements(tenantId: string, v: DeductValues, events: EventsMode, only = 'true'): Statement[] {
+  return [
+    {
+      text: `WITH balance AS (
+         UPDATE points_balances b SET available = b.available - $3, updated_at = $10
+         WHERE b.tenant_id = $1 AND b.participant_id = $2 AND b.available >= $3 AND ${only}
+         RETURNING b.available, b.lifetime
+       ),
+       entry AS (
+         INSERT INTO points_ledger (tenant_id, participant_id, id, type, delta, reason, memo, source_kind, source_id,
+                                    available_after, lifetime_after, created_at)
+         SELECT $1, $2, $4, $5, -$3::bigint, $6, $7, $8, $9, b.available, b.lifetime, $10 FROM balance b
+         RETURNING available_after AS available, lifetime_after AS lifetime, jsonb_build_object(
+           'participant_id', participant_id, 'amount', -delta, 'available', available_after, 'lifetime', lifetime_after,
+           'reason', reason, 'ledger_entry_id', id, 'type', type) AS data
+       ),
+       written AS (
+         INSERT INTO outbox_events (tenant_id, id, event, participant_id, engagement_id, data, created_at, traceparent)
+         SELECT $1, $11, 'points.deducted.v1', $2, NULL, e.data, $10, $12 FROM entry e WHERE $13
+         RETURNING id
+       ),
+       pending AS (
+         INSERT INTO outbox_pending (tenant_id, event_id) SELECT $1, id FROM written
+       )
+       SELECT available, lifetime, json_build_array(json_build_object('event', 'points.deducted.v1', 'data', data)) AS events FROM entry`,
+      values: [
+        tenantId, v.participantId, v.amount, v.entryId, v.type, v.reason, v.memo, v.sourceKind, v.sourceId, v.now,
+        events.write ? events.ids[0] : null, events.write ? events.traceparent : null, events.write,
+      ],
+    },
+    {
+      text: `WITH RECURSIVE
+       due AS (SELECT -delta AS amount FROM points_ledger WHERE tenant_id = $1 AND id = $3),  -- the primary key; with participant_id a generic plan walks the participant's whole ledger
+       policy AS (SELECT coalesce((SELECT expiry_policy FROM points_settings WHERE tenant_id = $1), 'fifo') AS name),
+       oldest_first (id, take, rest) AS (
+         SELECT l.id, least(l.remaining, d.amount), d.amount - least(l.remaining, d.amount)
+         FROM due d, policy p, LATERAL (
+           SELECT id, remaining FROM points_lots WHERE tenant_id = $1 AND participant_id = $2 AND remaining > 0 ORDER BY id LIMIT 1
+         ) l
+         WHERE p.name <> 'lifo'
+         UNION ALL
+         SELECT l.id, least(l.remaining, w.rest), w.rest - least(l.remaining, w.rest)
+         FROM oldest_first w, LATERAL (
+           SELECT id, remaining FROM points_lots WHERE tenant_id = $1 AND participant_id = $2 AND remaining > 0 AND id > w.id ORDER BY id LIMIT 1
+         ) l
+         WHERE w.rest > 0
+       ),
+       newest_first (id, take, rest) AS (
+         SELECT l.id, least(l.remaining, d.amount), d.amount - least(l.remaining, d.amount)
+         FROM due d, policy p, LATERAL (
+           SELECT id, remaining FROM points_lots WHERE tenant_id = $1 AND participant_id = $2 AND remaining > 0 ORDER BY id DESC LIMIT 1
+         ) l
+         WHERE p.name = 'lifo'
+         UNION ALL
+         SELECT l.id, least(l.remaining, w.rest), w.rest - least(l.remaining, w.rest)
+         FROM newest_first w, LATERAL (
+           SELECT id, remaining FROM points_lots WHERE tenant_id = $1 AND participant_id = $2 AND remaining > 0 AND id < w.id ORDER BY id DESC LIMIT 1
+         ) l
+         WHERE w.rest > 0
+       ),
+       walked AS (SELECT id, take FROM oldest_first UNION ALL SELECT id, take FROM newest_first),
+       taken AS (
+         -- By the primary key (= ANY): a join lets a generic plan hash every lot of the participant.
+         UPDATE points_lots l SET remaining = l.remaining - (SELECT w.take FROM walked w WHERE w.id = l.id)
+         WHERE l.tenant_id = $1 AND l.participant_id = $2 AND l.id = ANY (ARRAY(SELECT id FROM walked))
+         RETURNING (SELECT w.take FROM walked w WHERE w.id = l.id) AS take
+       )
+       SELECT (SELECT amount FROM due) AS due, (SELECT coalesce(sum(take), 0) FROM taken) AS taken`,
+      values: [tenantId, v.participantId, v.entryId],
+    },
+    {
+      text: 'SELECT available, lifetime FROM points_balances WHERE tenant_id = $1 AND participant_id = $2',
+      values: [tenantId, v.participantId],
+    },
+  ];
+}
+
+/**
+ * The direct operation's stored response, built from its ledger entry and
+ * answered; then, for an operation that can be refused without an error (a
+ * deduct), the key released when there is no entry: in the transaction of
+ * the claim, so a refusal never burns its key. Two plain statements: one
+ * statement with both as CTEs ran ten times slower under a generic plan.
+ */
+export function respondStatements(tenantId: string, scope: string, key: string, entryId: string, only: string, release: boolean): Statement[] {
+  const values = [tenantId, scope, key, entryId];
+  const respond = {
+    text: `UPDATE idempotency_keys k SET response = jsonb_build_object(
+       'available', e.available_after, 'lifetime', e.lifetime_after, 'delta', e.delta, 'duplicate', false, 'ledger_entry_id', e.id)
+     FROM points_ledger e
+     WHERE k.tenant_id = $1 AND k.scope = $2 AND k.key = $3 AND e.tenant_id = $1 AND e.id = $4 AND ${only}
+     RETURNING k.response`,
+    values,
+  };
+  const released = {
+    text: `DELETE FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key = $3 AND ${only}
+       AND NOT EXISTS (SELECT 1 FROM points_ledger e WHERE e.tenant_id = $1 AND e.id = $4)`,
+    values,
+  };
+  return release ? [respond, released] : [respond];
+}
+
+/** What the rows of `deductStatements` mean; a walk that found fewer open lots than the balance said throws (the ledger's invariant). */
+export function deductOutcome([applied, lots, balance]: unknown[][], v: DeductValues): DeductOutcome {
+  const entry = applied[0] as { available: number; lifetime: number; events: LedgerEvent[] } | undefined;
+  if (entry) {
+    const walk = lots[0] as { due: number | null; taken: number };
+    if (Number(walk.taken) !== v.amount) throw new Error(`points ledger invariant broken: the open lots of ${v.participantId} hold less than the balance`);
+    return { applied: true, available: entry.available, lifetime: entry.lifetime, events: entry.events };
+  }
+  const row = balance[0] as { available: number; lifetime: number } | undefined;
+  return { applied: false, available: row?.available ?? 0, lifetime: row?.lifetime ?? 0, events: [] };
 }
 
 export async function readBalance(

@@ -88,10 +88,10 @@ export function checkText(name: string, value: unknown, max: number, required: b
 export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput, events?: OutboxEvent[]): Promise<LedgerResult> {
   await writeHeldGrants(tx);
   const values = grantValues(tenantId, input);
-  const row = await store.insertGrant(tx, tenantId, values).catch((error: unknown) => {
+  const [row] = await store.insertGrants(tx, tenantId, [values]).catch((error: unknown) => {
     throw isBalanceLimit(error) ? balanceLimit() : error;
   });
-  const emitted = grantEvents(input, values, row);
+  const emitted = outboxEvents(input, row.events);
   if (events) events.push(...emitted);
   else await emit(tx, tenantId, emitted);
   countLedgerWrite('grant', values.amount);
@@ -99,7 +99,7 @@ export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput, eve
 }
 
 /** The checked input of a grant, with its ledger entry id and time. */
-function grantValues(tenantId: string, input: GrantInput): store.GrantValues {
+export function grantValues(tenantId: string, input: GrantInput, now: Date = clock.now(tenantId)): store.GrantValues {
   const amount = checkAmount(input.amount);
   const reason = checkText('reason', input.reason, REASON_LENGTH_MAX, true)!;
   const memo = checkText('memo', input.memo, MEMO_LENGTH_MAX, false);
@@ -119,37 +119,13 @@ function grantValues(tenantId: string, input: GrantInput): store.GrantValues {
     activityId: input.activityId ?? null,
     engagementId: input.engagementId ?? null,
     multiplier: input.multiplier ?? null,
-    now: clock.now(tenantId),
+    now,
   };
 }
 
-/** points.awarded.v1, and tier.changed.v1 when the grant moved the tier. */
-function grantEvents(input: GrantInput, values: store.GrantValues, row: store.GrantRow): OutboxEvent[] {
-  const emitted: OutboxEvent[] = [
-    {
-      event: 'points.awarded.v1',
-      participantId: input.participantId,
-      engagementId: input.engagementId ?? null,
-      data: {
-        participant_id: input.participantId,
-        amount: values.amount,
-        available: row.available,
-        lifetime: row.lifetime,
-        reason: values.reason,
-        ledger_entry_id: values.entryId,
-        source_kind: values.sourceKind,
-        source_id: values.sourceId,
-        multiplier: values.multiplier,
-        type: values.type,
-        activity_id: values.activityId,
-        expires_at: row.expires_at ? row.expires_at.toISOString() : null,
-      },
-    },
-  ];
-  if (row.tier !== null && row.tier !== row.previous_tier) {
-    emitted.push(tierChangedEvent(input.participantId, row.previous_tier, row.tier, row.lifetime, input.engagementId ?? null));
-  }
-  return emitted;
+/** The events a grant or deduct statement built (`grantStatement`, `deductStatements`), to emit. */
+function outboxEvents(input: { participantId: string; engagementId?: string | null }, events: store.LedgerEvent[]): OutboxEvent[] {
+  return events.map(({ event, data }) => ({ event, participantId: input.participantId, engagementId: input.engagementId ?? null, data }));
 }
 
 /**
@@ -228,7 +204,7 @@ async function writeHeldGrants(tx: Tx): Promise<void> {
           throw isBalanceLimit(error) ? balanceLimit() : error;
         });
       grants.forEach((grant, i) => {
-        grant.slot.fill(grantEvents(grant.input, grant.values, rows[i]), grant.emittedAt);
+        grant.slot.fill(outboxEvents(grant.input, rows[i].events), grant.emittedAt);
         countLedgerWrite('grant', grant.values.amount);
       });
     }
@@ -259,41 +235,33 @@ export function insufficientPoints(available: number, required: number): AppErro
  */
 export async function deductInTx(tx: Tx, tenantId: string, input: DeductInput): Promise<LedgerResult> {
   await writeHeldGrants(tx);
+  const values = deductValues(tenantId, input);
+  const result = await store.deduct(tx, tenantId, values);
+  if (!result.applied) throw insufficientPoints(result.available, values.amount);
+  countLedgerWrite('deduct', values.amount);
+  await emit(tx, tenantId, outboxEvents(input, result.events));
+  return { ledgerEntryId: values.entryId, available: result.available, lifetime: result.lifetime, delta: -values.amount };
+}
+
+/** The checked input of a deduct, with its ledger entry id and time. */
+export function deductValues(tenantId: string, input: DeductInput, now: Date = clock.now(tenantId)): store.DeductValues {
   const amount = checkAmount(input.amount);
   const reason = checkText('reason', input.reason, REASON_LENGTH_MAX, true)!;
   const memo = checkText('memo', input.memo, MEMO_LENGTH_MAX, false);
   const type = input.type ?? 'redemption';
   if (!DEDUCT_TYPES.includes(type)) throw invalid(`type must be one of ${DEDUCT_TYPES.join(', ')}`);
   const source = input.source ?? { kind: 'grant' as const, id: '' };
-  const entryId = prefixedId('ple', 12);
-  const result = await store.deduct(tx, tenantId, {
+  return {
     participantId: input.participantId,
     amount,
-    entryId,
+    entryId: prefixedId('ple', 12),
     type,
     reason,
     memo,
     sourceKind: source.kind,
     sourceId: source.id || null,
-    now: clock.now(tenantId),
-  });
-  if (!result.applied) throw insufficientPoints(result.available, amount);
-  countLedgerWrite('deduct', amount);
-  await emit(tx, tenantId, {
-    event: 'points.deducted.v1',
-    participantId: input.participantId,
-    engagementId: input.engagementId ?? null,
-    data: {
-      participant_id: input.participantId,
-      amount,
-      available: result.available,
-      lifetime: result.lifetime,
-      reason,
-      ledger_entry_id: entryId,
-      type,
-    },
-  });
-  return { ledgerEntryId: entryId, available: result.available, lifetime: result.lifetime, delta: -amount };
+    now,
+  };
 }
 
 /** Points granted to the participant since `since` (every grant: direct, bulk, rules, activities, challenges), oldest first. */

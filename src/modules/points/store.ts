@@ -4,7 +4,7 @@
  * the tenant first; every statement filters by tenant. The statements live in
  * the file of their part: ledger-store.ts (grants, deduct, balances),
  * settings-store.ts, multiplier-store.ts, tier-store.ts, expiry-store.ts,
- * history-store.ts (reads of the ledger), bulk-store.ts and direct-store.ts.
+ * history-store.ts (reads of the ledger) and bulk-store.ts.
  */
 export * from './ledger-store.js';
 export * from './settings-store.js';
@@ -13,4 +13,3 @@ export * from './tier-store.js';
 export * from './expiry-store.js';
 export * from './history-store.js';
 export * from './bulk-store.js';
-export * from './direct-store.js';
