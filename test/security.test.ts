@@ -437,6 +437,35 @@ function countConnections(t: { after(fn: () => void): void }, db: Database): () 
   return () => count;
 }
 
+test('tenantInOneTrip: statements and COMMIT in one message, under the tenant, with literal values; a failing statement rolls back all, and its prepared statements still serve', async (t) => {
+  const svc = await startTestService(t);
+  const tenantA = await svc.createTenant();
+  const tenantB = await svc.createTenant();
+  const db = svc.service.db;
+  const tricky = "O'Brien \\ $1 ; DROP TABLE tenants; -- ключ";
+  const echo = { text: 'SELECT $1::text AS echo', values: [tricky] };
+  const visible = { text: 'SELECT id FROM tenants WHERE id = ANY ($1::uuid[])', values: [[tenantA.tenantId, tenantB.tenantId]] };
+  const [echoed, seen] = await db.tenantInOneTrip(tenantA.tenantId, [echo, visible]);
+  assert.deepEqual(echoed, [{ echo: tricky }]);
+  assert.deepEqual(seen, [{ id: tenantA.tenantId }]);
+  const rename = { text: 'UPDATE tenants SET name = $2 WHERE id = $1 RETURNING name', values: [tenantA.tenantId, 'not kept'] };
+  await assert.rejects(db.tenantInOneTrip(tenantA.tenantId, [rename, { text: 'SELECT 1 / $1::int', values: [0] }]), /division by zero/);
+  const [{ name }] = await svc.sql('SELECT name FROM tenants WHERE id = $1', [tenantA.tenantId]);
+  assert.notEqual(name, 'not kept');
+  // Every connection of the pool, again and again: the statements prepared by a failed message are known or prepared anew.
+  const renamed = await Promise.all(Array.from({ length: 40 }, () => db.tenantInOneTrip(tenantA.tenantId, [{ ...rename, values: [tenantA.tenantId, name] }, echo])));
+  assert.ok(renamed.every(([rows, echoes]) => rows.length === 1 && (echoes[0] as { echo: string }).echo === tricky));
+});
+
+test('no table has a trigger: what a change writes is in the code that makes it', async (t) => {
+  const svc = await startTestService(t);
+  const triggers = await svc.sql(
+    `SELECT c.relname, t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE NOT t.tgisinternal AND n.nspname = 'public'`,
+  );
+  assert.deepEqual(triggers, []);
+});
+
 test('tenantReadAll: several statements in one round trip and one snapshot, each with its rows, under the tenant', async (t) => {
   const svc = await startTestService(t);
   const tenantA = await svc.createTenant();

@@ -12,6 +12,7 @@ import type { Pump } from './pump.js';
 import { registerEventScan, type EventScan } from './event-store.js';
 import { registerFactHandler, type FactHandler } from './facts.js';
 import { registerErasureHandler, type ErasureHandler } from './erasure.js';
+import { registerOutboxFollower, type OutboxFollower } from './outbox.js';
 import { registerEngagementCheck, type EngagementCheck } from './engagements.js';
 
 /**
@@ -39,6 +40,8 @@ export interface ServiceModule {
   factHandler?: FactHandler;
   /** A reaction to a participant's erasure, in the erasure's transaction (platform/erasure.ts). */
   erasureHandler?: ErasureHandler;
+  /** What the module writes in the transaction of events it follows (platform/outbox.ts). */
+  outboxFollower?: OutboxFollower;
   /**
    * Parts of the canonical participant state read (`GET /gamify/state/{participant_id}?include=…`),
    * by include name. Each returns the part's JSON for one participant, already masked for the caller.
@@ -107,6 +110,7 @@ export async function loadModules(): Promise<ServiceModule[]> {
     modules.push(imported.default);
     if (imported.default.factHandler) registerFactHandler(imported.default.name, imported.default.factHandler);
     if (imported.default.erasureHandler) registerErasureHandler(imported.default.name, imported.default.erasureHandler);
+    if (imported.default.outboxFollower) registerOutboxFollower(imported.default.name, imported.default.outboxFollower);
     if (imported.default.engagementExists) registerEngagementCheck(imported.default.name, imported.default.engagementExists);
     if (imported.default.eventScan) registerEventScan(imported.default.name, imported.default.eventScan);
   }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Statement, Tx } from './db.js';
+import { runStatements, type Statement, type Tx } from './db.js';
 import { prefixedId } from './ids.js';
 import { clock } from './clock.js';
 import { currentTraceparent } from './tracing.js';
@@ -31,6 +31,36 @@ export interface OutboxEvent {
 }
 
 export const DISPATCH_TASK = 'outbox.dispatch';
+
+/**
+ * What a module writes in the transaction of the events it follows, declared
+ * as `outboxFollower` in its ServiceModule (leaderboards: the points totals
+ * of points.awarded.v1; challenges: a re-evaluation job for participants with
+ * an open enrollment): statements over the events just written, read back by
+ * id, sent by whoever writes events (`emit`, and the grant statement of the
+ * points module, which writes its own). Each follower names the events it
+ * follows; a write of none of them sends nothing.
+ */
+export interface OutboxFollower {
+  events: readonly string[];
+  statements(tenantId: string, eventIds: string[]): Statement[];
+}
+
+const followers = new Map<string, OutboxFollower>();
+
+export function registerOutboxFollower(module: string, follower: OutboxFollower): void {
+  followers.set(module, follower);
+}
+
+/** The followers' statements for events just written (by id and name), in module load order. */
+export function followingStatements(tenantId: string, written: ReadonlyArray<{ id: string; event: string }>): Statement[] {
+  const statements: Statement[] = [];
+  for (const follower of followers.values()) {
+    const ids = written.filter((w) => follower.events.includes(w.event)).map((w) => w.id);
+    if (ids.length > 0) statements.push(...follower.statements(tenantId, ids));
+  }
+  return statements;
+}
 
 /** Events emitted while `holdEmits` runs on a transaction, in emission order, by tenant; a slot holds the place of events filled in later. */
 const held = new WeakMap<Tx, Map<string, HeldEntry[]>>();
@@ -127,6 +157,8 @@ export async function holdEmits<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
 async function writeEvents(tx: Tx, tenantId: string, rows: HeldEvent[]): Promise<void> {
   const statement = eventsStatement(tenantId, rows);
   await tx.query(statement.text, [...statement.values]);
+  const following = followingStatements(tenantId, rows.map((r) => ({ id: r.id, event: r.event.event })));
+  if (following.length > 0) await runStatements(tx, following);
 }
 
 function eventsStatement(tenantId: string, rows: HeldEvent[]): Statement {

@@ -5,9 +5,11 @@ import { AnalyticsOverview } from './schemas.js';
 /**
  * Analytics: the figures of the console's Overview (issue 18), read from the
  * tables of the modules that own them, plus counters of finished webhook
- * deliveries kept for good (migration 1010). Reads only; nothing to call from
- * other modules.
+ * deliveries kept for good (migration 1010), which the webhooks module adds
+ * to with `countFinishedDeliveries` in the transaction of each outcome.
  */
+export { countFinishedDeliveries } from './delivery-counts.js';
+
 const analyticsModule: ServiceModule = {
   name: 'analytics',
   routes,

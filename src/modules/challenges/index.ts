@@ -2,6 +2,7 @@ import type { ServiceModule } from '../../platform/module.js';
 import routes from './routes.js';
 import { AdminChallenge, ProgressResponse, PublicChallenge } from './schemas.js';
 import * as service from './service.js';
+import { reevaluationFollower } from './reevaluation.js';
 
 /**
  * Challenges: objectives, milestones, enrollment, progress from facts, and a
@@ -17,13 +18,14 @@ const challengesModule: ServiceModule = {
   routes,
   schemas: [AdminChallenge, PublicChallenge, ProgressResponse],
   factHandler: service.handleFact,
+  outboxFollower: reevaluationFollower,
   tasks: {
     // Records the status moves made by time (scheduled → active → ended). The name has a
     // colon, not a dot, because graphile-worker's crontab accepts no dots in task names.
     'challenges:lifecycle': async (_payload, { db }) => {
       await service.runLifecycle(db);
     },
-    // Re-reads points and badges for state objectives after a grant (queued by a trigger on the outbox).
+    // Re-reads points and badges for state objectives after a grant (queued by the module's outbox follower, reevaluation.ts).
     'challenges.reevaluate': async (payload, { db }) => {
       const { tenant_id: tenantId, participant_id: participantId } = payload as { tenant_id: string; participant_id: string };
       await service.reevaluate(db, tenantId, participantId);

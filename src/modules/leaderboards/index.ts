@@ -2,6 +2,7 @@ import type { ServiceModule } from '../../platform/module.js';
 import routes from './routes.js';
 import { AdminLeaderboard, PublicLeaderboard } from './schemas.js';
 import * as service from './service.js';
+import { pointsTotalsFollower } from './totals.js';
 
 /** Progression leaderboards: lifetime and period points, materialised rankings refreshed on a schedule. */
 const leaderboardsModule: ServiceModule = {
@@ -19,5 +20,6 @@ const leaderboardsModule: ServiceModule = {
     },
   },
   crontab: ['* * * * * leaderboards:schedule ?max=1'],
+  outboxFollower: pointsTotalsFollower,
 };
 export default leaderboardsModule;

@@ -1,5 +1,6 @@
 import { runStatements, type Database, type Statement, type Tx } from '../../platform/db.js';
 import { prefixedId } from '../../platform/ids.js';
+import { followingStatements } from '../../platform/outbox.js';
 import { DEFAULT_SETTINGS } from './settings-store.js';
 
 /**
@@ -56,12 +57,33 @@ export async function insertGrants(tx: Tx, tenantId: string, list: GrantValues[]
   return rows;
 }
 
-/** `insertGrants` whose statement writes the events itself (a bulk job's batch: nothing else is emitted in its transaction). */
+/** Ids for the events of `count` grants that `grantStatement` writes, and the events they will be (for the outbox's followers). */
+export function grantEventsWritten(count: number, traceparent: string | null): { mode: EventsMode; written: Array<{ id: string; event: string }> } {
+  const written = Array.from({ length: count }, () => [
+    { id: prefixedId('evt'), event: 'points.awarded.v1' },
+    { id: prefixedId('evt'), event: 'tier.changed.v1' },
+  ]).flat();
+  return { mode: { write: true, ids: written.map((w) => w.id), traceparent }, written };
+}
+
+/** The id of the event that `deductStatements` writes, and the event it will be. */
+export function deductEventsWritten(traceparent: string | null): { mode: EventsMode; written: Array<{ id: string; event: string }> } {
+  const written = [{ id: prefixedId('evt'), event: 'points.deducted.v1' }];
+  return { mode: { write: true, ids: [written[0].id], traceparent }, written };
+}
+
+/**
+ * `insertGrants` whose statement writes the events itself, followed by the
+ * outbox's followers (a bulk job's batch: nothing else is emitted in its
+ * transaction). A tier.changed.v1 id the statement did not need is no row;
+ * the followers read the rows by id.
+ */
 export async function insertGrantsWithEvents(tx: Tx, tenantId: string, list: GrantValues[], traceparent: string | null): Promise<GrantRow[]> {
-  const ids = list.flatMap(() => [prefixedId('evt'), prefixedId('evt')]);
-  const statement = grantStatement(tenantId, list, { write: true, ids, traceparent });
+  const events = grantEventsWritten(list.length, traceparent);
+  const statement = grantStatement(tenantId, list, events.mode);
   const { rows } = await tx.query<GrantRow>(statement.text, [...statement.values]);
   if (rows.length !== list.length) throw new Error(`a batch of ${list.length} grants wrote ${rows.length}`);
+  await runStatements(tx, followingStatements(tenantId, events.written));
   return rows;
 }
 

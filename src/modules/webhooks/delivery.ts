@@ -1,4 +1,5 @@
 import { webhookDeliveries, webhookLatency } from '../../platform/metrics.js';
+import { countFinishedDeliveries } from '../analytics/index.js';
 import { createHmac } from 'node:crypto';
 import type { Database, Tx } from '../../platform/db.js';
 import type { Config } from '../../config.js';
@@ -178,6 +179,11 @@ export async function attemptDeliveries(context: Context, tenantId: string, deli
       record: a.record,
     }));
     const recorded = await store.finishAttempts(tx, tenantId, token, now, outcomes);
+    await countFinishedDeliveries(
+      tx,
+      tenantId,
+      outcomes.flatMap((outcome, i) => (recorded.held.has(outcome.deliveryId) ? [{ status: outcome.status, event: attempts[i].work.delivery.event, completedAt: now }] : [])),
+    );
     /** Retries due at the same moment (the batch's deliveries had the same number of attempts) share a job. */
     const retries = new Map<number, string[]>();
     for (const [i, outcome] of outcomes.entries()) {
