@@ -13,6 +13,7 @@ import { registerEventScan, type EventScan } from './event-store.js';
 import { registerFactHandler, type FactHandler } from './facts.js';
 import { registerErasureHandler, type ErasureHandler } from './erasure.js';
 import { registerOutboxFollower, type OutboxFollower } from './outbox.js';
+import { registerExportSource, type ExportSource } from './export-sources.js';
 import { registerEngagementCheck, type EngagementCheck } from './engagements.js';
 
 /**
@@ -42,6 +43,8 @@ export interface ServiceModule {
   erasureHandler?: ErasureHandler;
   /** What the module writes in the transaction of events it follows (platform/outbox.ts). */
   outboxFollower?: OutboxFollower;
+  /** The exports of the module's data, by export kind (platform/export-sources.ts). */
+  exportSources?: Record<string, ExportSource>;
   /**
    * Parts of the canonical participant state read (`GET /gamify/state/{participant_id}?include=…`),
    * by include name. Each returns the part's JSON for one participant, already masked for the caller.
@@ -111,6 +114,7 @@ export async function loadModules(): Promise<ServiceModule[]> {
     if (imported.default.factHandler) registerFactHandler(imported.default.name, imported.default.factHandler);
     if (imported.default.erasureHandler) registerErasureHandler(imported.default.name, imported.default.erasureHandler);
     if (imported.default.outboxFollower) registerOutboxFollower(imported.default.name, imported.default.outboxFollower);
+    for (const [kind, source] of Object.entries(imported.default.exportSources ?? {})) registerExportSource(imported.default.name, kind, source);
     if (imported.default.engagementExists) registerEngagementCheck(imported.default.name, imported.default.engagementExists);
     if (imported.default.eventScan) registerEventScan(imported.default.name, imported.default.eventScan);
   }

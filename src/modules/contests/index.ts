@@ -1,4 +1,5 @@
 import type { ServiceModule } from '../../platform/module.js';
+import { contestResultsExport } from './export-source.js';
 import routes from './routes.js';
 import { sharedSchemas } from './schemas.js';
 import { tasks, crontab } from './jobs.js';
@@ -13,6 +14,7 @@ export { ADVANCE_TASK } from './service.js';
  */
 const contestsModule: ServiceModule = {
   name: 'contests',
+  exportSources: { contest_results: contestResultsExport },
   routes,
   schemas: sharedSchemas,
   tasks,

@@ -9,7 +9,7 @@ import { addJob } from '../../platform/jobs.js';
 import { listCustomFieldsInTx, MASKED_FIELDS, recordPiiAccessInTx } from '../participants/index.js';
 import { accessLogActorOf, authOfRequester, EXPORT_PERMISSIONS, holdsPersonalValues, mayKnowExport, mayKnowUnmaskedExports, requesterOf, requirePermission } from './access.js';
 import { CONTENT_TYPES, csvHeader, csvLine, jsonLine } from './formats.js';
-import { SOURCES } from './sources.js';
+import { exportSource } from '../../platform/export-sources.js';
 import * as store from './store.js';
 import type { ExportKind, ExportRow, FileFormat } from './store.js';
 
@@ -204,7 +204,7 @@ export async function runExport(db: Database, tenantId: string, exportId: string
       const job = await store.readExport(tx, tenantId, exportId, true);
       if (!job || job.status === 'completed') return false;
       // An erasure sent the export back to queued while an earlier page was written (restartExportsAfterErasureInTx): it starts over here.
-      const source = SOURCES[job.kind];
+      const source = exportSource(job.kind);
       if (job.status === 'queued') {
         const columns = await source.columns(tx, tenantId);
         await store.startExport(tx, tenantId, exportId, columns, clock.now());

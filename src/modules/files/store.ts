@@ -1,4 +1,5 @@
 import type { Tx } from '../../platform/db.js';
+import type { ExportFilters } from '../../platform/export-sources.js';
 
 /**
  * Every SQL statement on the files module's own tables: imports with their
@@ -195,11 +196,6 @@ export interface ExportRow {
   restarts_after_erasure: number;
 }
 
-export interface ExportFilters {
-  from: string | null;
-  to: string | null;
-  contest_id: string | null;
-}
 
 export async function insertExport(
   tx: Tx,
@@ -298,3 +294,5 @@ export async function restartExports(tx: Tx, tenantId: string): Promise<string[]
   if (ids.length > 0) await tx.query('DELETE FROM file_export_chunks WHERE tenant_id = $1 AND export_id = ANY ($2::text[])', [tenantId, ids]);
   return ids;
 }
+
+export type { ExportFilters };

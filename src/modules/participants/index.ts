@@ -1,4 +1,5 @@
 import type { ServiceModule } from '../../platform/module.js';
+import { participantsExport } from './export-source.js';
 import routes from './routes.js';
 import { CustomField, ParticipantIdSchema, ParticipantProfile } from './schemas.js';
 import { personalCustomKeys, profileStatePart } from './service.js';
@@ -47,6 +48,7 @@ export const ParticipantId = ParticipantIdSchema;
 
 const participantsModule: ServiceModule = {
   name: 'participants',
+  exportSources: { participants: participantsExport },
   routes,
   schemas: [ParticipantProfile, CustomField],
   retention,

@@ -1,4 +1,5 @@
 import type { ServiceModule } from '../../platform/module.js';
+import { ledgerExport } from './export-source.js';
 import routes from './routes.js';
 import { Multiplier, LedgerEntry, Tier } from './schemas.js';
 import { expireTenantPoints, pointsStatePart, sendTenantExpiryReminders, tierStatePart } from './service.js';
@@ -17,6 +18,7 @@ export type { GrantInput, DeductInput, LedgerResult, Source, SourceKind, GrantTy
 
 const pointsModule: ServiceModule = {
   name: 'points',
+  exportSources: { ledger: ledgerExport },
   routes,
   schemas: [Multiplier, LedgerEntry, Tier],
   tasks,

@@ -1,4 +1,5 @@
 import type { ServiceModule } from '../../platform/module.js';
+import { webhookDeliveriesExport } from './export-source.js';
 import { routes, rootRoutes } from './routes.js';
 import { tasks } from './jobs.js';
 import { Delivery, Destination, ReplayJob, WebhookSettings } from './schemas.js';
@@ -21,6 +22,7 @@ export { signatureHeader } from './delivery.js';
 
 const webhooksModule: ServiceModule = {
   name: 'webhooks',
+  exportSources: { webhook_deliveries: webhookDeliveriesExport },
   routes,
   rootRoutes,
   schemas: [Destination, Delivery, ReplayJob, WebhookSettings],
