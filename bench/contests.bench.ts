@@ -27,7 +27,6 @@ import { startService } from '../src/service.js';
 import { createLogger } from '../src/platform/logger.js';
 import { runFactHandlers, type Fact } from '../src/platform/facts.js';
 import { inBatch } from '../src/platform/batch.js';
-import { holdEmits } from '../src/platform/outbox.js';
 import { clock } from '../src/platform/clock.js';
 import { createTenant } from '../src/modules/access/index.js';
 import { createContest, publishContest, advanceContest } from '../src/modules/contests/service.js';
@@ -149,11 +148,9 @@ async function main(): Promise<void> {
     const scoreInBatches = (batch: Fact[]) =>
       // As a lane batch of ingestion applies its events: emits held, one processing batch per transaction.
       db.tenant(tenantId, (tx) =>
-        holdEmits(tx, () =>
-          inBatch(tx, async () => {
-            for (const fact of batch) await runFactHandlers(tx, tenantId, fact);
-          }),
-        ),
+        inBatch(tx, async (batchTx) => {
+          for (const fact of batch) await runFactHandlers(batchTx, tenantId, fact);
+        }),
       );
     await runWorkers(WARMUP_FACTS, scoreInBatches);
     await db.system.query('ANALYZE contest_score_events');

@@ -1,71 +1,121 @@
-import type { Tx } from './db.js';
+import { withBatch, type Tx, type TxBatch } from './db.js';
 
 /**
  * A processing batch: one transaction that applies many accepted events of
- * one tenant (src/modules/ingestion/lanes.ts). Processing asks the same
- * questions of every event ("which earn rules does `purchase` have?", "does
- * any streak count it?"); inside a batch each answer is read once and kept
- * for the rest of the transaction, so a batch pays per question, not per
- * event. Only definitions that processing never changes are kept this way.
- * A definition changed by another transaction while the batch runs applies
- * from the next batch on, as if the batch had run just before the change.
+ * one tenant (src/modules/ingestion/lanes.ts) or many rows of an import.
+ * Processing asks the same questions of every event ("which earn rules does
+ * `purchase` have?", "does any streak count it?"); inside a batch each answer
+ * is read once and kept for the rest of the transaction, so a batch pays per
+ * question, not per event. Only definitions that processing never changes are
+ * kept this way. A definition changed by another transaction while the batch
+ * runs applies from the next batch on, as if the batch had run just before
+ * the change.
  *
- * A module may also hold back writes until the batch ends (`onBatchEnd`):
- * the points module writes a batch's grants with one statement.
+ * A module may also hold back writes until the batch ends (`onEnd`): the
+ * points module writes a batch's grants with one statement, the outbox the
+ * batch's events with one statement. Held writes that later statements must
+ * see are registered with `holdWrites`: the batch sends them before any
+ * statement that reads what they change.
  *
- * Outside a batch `batchCached` returns null and callers read as usual.
+ * The batch is explicit: `inBatch` hands its work the batch's transaction,
+ * `tx` with `tx.batch` set, and the functions that behave differently in a
+ * batch read that field of the transaction they are given. The same
+ * connection without the field (the caller's `tx`) is a transaction outside
+ * the batch: nothing it runs is held or cached.
  */
-interface Batch {
-  cache: Map<string, Promise<unknown>>;
-  state: Map<string, unknown>;
-  endings: Array<() => Promise<void>>;
-}
-const batches = new WeakMap<Tx, Batch>();
+export class Batch implements TxBatch {
+  private readonly cache = new Map<string, Promise<unknown>>();
+  private readonly states = new Map<string, unknown>();
+  private readonly endings: Array<() => Promise<void>> = [];
+  private readonly lastEndings: Array<() => Promise<void>> = [];
+  private readonly settlers: Array<{ reads: RegExp; settle: () => Promise<void> }> = [];
+  private settling = false;
 
-/** Runs `work` as a batch on `tx`, then what was registered with `onBatchEnd`; nested calls join the batch already open. */
-export async function inBatch<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
-  if (batches.has(tx)) return work();
-  const batch: Batch = { cache: new Map(), state: new Map(), endings: [] };
-  batches.set(tx, batch);
-  try {
-    const result = await work();
-    for (let ending = batch.endings.shift(); ending; ending = batch.endings.shift()) await ending();
-    return result;
-  } finally {
-    batches.delete(tx);
+  /** State a module keeps for the batch under `key`, made by `create` on first use. */
+  state<T>(key: string, create: () => T): T {
+    if (!this.states.has(key)) this.states.set(key, create());
+    return this.states.get(key) as T;
+  }
+
+  /** The batch's answer for `key`, loading it on first use. */
+  cached<T>(key: string, load: () => Promise<T>): Promise<T> {
+    let found = this.cache.get(key) as Promise<T> | undefined;
+    if (!found) {
+      found = load();
+      this.cache.set(key, found);
+    }
+    return found;
+  }
+
+  /** Registers `finish` to run when the batch's work is done, before its transaction commits, in registration order. */
+  onEnd(finish: () => Promise<void>): void {
+    this.endings.push(finish);
+  }
+
+  /** Registers `finish` to run after every `onEnd` (the outbox: the held writes have filled their events by then). */
+  onLastEnd(finish: () => Promise<void>): void {
+    this.lastEndings.push(finish);
+  }
+
+  /**
+   * Registers held writes that every statement naming what `reads` matches
+   * must see: the batch's transaction sends them first (the points module's
+   * held grants, before any statement on a points table). Nothing can read
+   * past them by forgetting to ask.
+   */
+  holdWrites(reads: RegExp, settle: () => Promise<void>): void {
+    this.settlers.push({ reads, settle });
+  }
+
+  async settleBefore(text: string): Promise<void> {
+    if (this.settling) return;
+    for (const { reads, settle } of this.settlers) {
+      if (!reads.test(text)) continue;
+      this.settling = true;
+      try {
+        await settle();
+      } finally {
+        this.settling = false;
+      }
+    }
+  }
+
+  async end(): Promise<void> {
+    for (let ending = this.endings.shift(); ending; ending = this.endings.shift()) await ending();
+    for (let ending = this.lastEndings.shift(); ending; ending = this.lastEndings.shift()) await ending();
   }
 }
 
 /**
- * State a module keeps for the batch on `tx` under `key`, made by `create` on
- * first use; null outside a batch. It goes with the batch, also when the
- * batch fails (a pooled connection serves the next transaction).
+ * Runs `work` as a batch: `work` receives the batch's transaction (the same
+ * connection, with `batch` set); what was registered with `onEnd` runs when
+ * it is done. A transaction that is already a batch's is passed as it is
+ * (nested batches join the open one). If `work` throws, nothing held is
+ * written; the caller's transaction rolls back.
  */
-export function batchState<T>(tx: Tx, key: string, create: () => T): T | null {
-  const batch = batches.get(tx);
-  if (!batch) return null;
-  if (!batch.state.has(key)) batch.state.set(key, create());
-  return batch.state.get(key) as T;
+export async function inBatch<T>(tx: Tx, work: (tx: Tx) => Promise<T>): Promise<T> {
+  if (tx.batch) return work(tx);
+  const batch = new Batch();
+  const batchTx = withBatch(tx, batch);
+  const result = await work(batchTx);
+  await batch.end();
+  return result;
 }
 
-/** Registers `finish` to run when the batch on `tx` ends (before its transaction commits); false outside a batch. */
+/** State a module keeps for the batch of `tx` (see Batch.state); null outside a batch. */
+export function batchState<T>(tx: Tx, key: string, create: () => T): T | null {
+  return tx.batch ? tx.batch.state(key, create) : null;
+}
+
+/** Registers `finish` to run when the batch of `tx` ends (before its transaction commits); false outside a batch. */
 export function onBatchEnd(tx: Tx, finish: () => Promise<void>): boolean {
-  const batch = batches.get(tx);
-  if (!batch) return false;
-  batch.endings.push(finish);
-  return true;
+  tx.batch?.onEnd(finish);
+  return tx.batch !== undefined;
 }
 
 /** The batch's answer for `key`, loading it on first use; null outside a batch. */
 export function batchCached<T>(tx: Tx, key: string, load: () => Promise<T>): Promise<T> | null {
-  const cache = batches.get(tx)?.cache;
-  if (!cache) return null;
-  let found = cache.get(key) as Promise<T> | undefined;
-  if (!found) {
-    found = load();
-    cache.set(key, found);
-  }
-  return found;
+  return tx.batch ? tx.batch.cached(key, load) : null;
 }
 
 /**

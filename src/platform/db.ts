@@ -72,7 +72,7 @@ interface Message {
 }
 
 function messageOf(client: pg.ClientBase, statements: readonly Statement[]): Message {
-  const prepared = scriptNames.get(client);
+  const prepared = scriptNames.get(clientOf(client as Tx));
   const parts: string[] = [];
   const positions: number[] = [];
   const fresh: string[] = [];
@@ -110,7 +110,52 @@ function messageOf(client: pg.ClientBase, statements: readonly Statement[]): Mes
  *   contests); those scans return tenant ids and the work itself is then done
  *   per tenant through `tenant()`.
  */
-export type Tx = pg.PoolClient;
+export type Tx = pg.PoolClient & {
+  /** Set on the transaction a batch hands its work (platform/batch.ts): what the batch holds back and caches. */
+  readonly batch?: TxBatch;
+};
+
+/** What a batch offers the functions that run in it (the class is platform/batch.ts's Batch). */
+export interface TxBatch {
+  state<T>(key: string, create: () => T): T;
+  cached<T>(key: string, load: () => Promise<T>): Promise<T>;
+  onEnd(finish: () => Promise<void>): void;
+  onLastEnd(finish: () => Promise<void>): void;
+  /** Registers held writes that every statement whose text `reads` matches must see (platform/batch.ts). */
+  holdWrites(reads: RegExp, settle: () => Promise<void>): void;
+  /** Runs the held writes that a statement of this text must see, before it is sent. */
+  settleBefore(text: string): Promise<void>;
+}
+
+const CLIENT = Symbol('client');
+
+/**
+ * `tx` as a batch's transaction: the same connection (every call reaches the
+ * client itself), with `batch` set, whose every statement is sent after the
+ * held writes it must see (`settleBefore`). The connection's prepared
+ * statements are found through it.
+ */
+export function withBatch(tx: Tx, batch: TxBatch): Tx {
+  const client = clientOf(tx);
+  return new Proxy(client, {
+    get(target, property) {
+      if (property === 'batch') return batch;
+      if (property === CLIENT) return target;
+      if (property === 'query') {
+        return async (config: string | { text: string }, values?: unknown[]) => {
+          await batch.settleBefore(typeof config === 'string' ? config : config.text);
+          return (target.query as (config: unknown, values?: unknown[]) => Promise<unknown>)(config, values);
+        };
+      }
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  }) as Tx;
+}
+
+function clientOf(tx: Tx): pg.PoolClient {
+  return ((tx as unknown as Record<symbol, pg.PoolClient | undefined>)[CLIENT] ?? tx) as pg.PoolClient;
+}
 
 // BIGINT (int8) columns hold points and counts; they stay far below 2^53, so
 // they are read as numbers instead of strings.

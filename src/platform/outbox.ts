@@ -62,8 +62,7 @@ export function followingStatements(tenantId: string, written: ReadonlyArray<{ i
   return statements;
 }
 
-/** Events emitted while `holdEmits` runs on a transaction, in emission order, by tenant; a slot holds the place of events filled in later. */
-const held = new WeakMap<Tx, Map<string, HeldEntry[]>>();
+/** Events emitted in a batch, in emission order, by tenant; a slot holds the place of events filled in later. */
 type HeldEvent = { id: string; event: OutboxEvent; at: Date; traceparent: string | null };
 type HeldEntry = HeldEvent | { slot: HeldEvent[] | null };
 
@@ -73,15 +72,39 @@ export interface OutboxSlot {
   fill(events: OutboxEvent[], at: Date): string[];
 }
 
+/**
+ * The events held by the batch of `tx` (platform/batch.ts), or null outside a
+ * batch. The batch writes them with one statement per tenant, in emission
+ * order, after every other held write of the batch (`onLastEnd`), so a
+ * batch that applies a hundred events writes its outbox rows (and runs its
+ * followers) once instead of a hundred times. Nothing in a batch reads the
+ * outbox rows it emitted (the outbox is read by deliveries, after commit).
+ */
 function heldOf(tx: Tx, tenantId: string): HeldEntry[] | null {
-  const holding = held.get(tx);
-  if (!holding) return null;
+  const batch = tx.batch;
+  if (!batch) return null;
+  const holding = batch.state('outbox:held', () => {
+    const byTenant = new Map<string, HeldEntry[]>();
+    batch.onLastEnd(() => writeHeld(tx, byTenant));
+    return byTenant;
+  });
   let ofTenant = holding.get(tenantId);
   if (!ofTenant) {
     ofTenant = [];
     holding.set(tenantId, ofTenant);
   }
   return ofTenant;
+}
+
+async function writeHeld(tx: Tx, holding: Map<string, HeldEntry[]>): Promise<void> {
+  for (const [tenantId, entries] of holding) {
+    const rows = entries.flatMap((entry) => {
+      if (!('slot' in entry)) return [entry];
+      if (entry.slot === null) throw new Error('an outbox slot was reserved and never filled');
+      return entry.slot;
+    });
+    if (rows.length > 0) await writeEvents(tx, tenantId, rows);
+  }
 }
 
 function heldEvents(events: OutboxEvent[], now: Date): HeldEvent[] {
@@ -93,8 +116,8 @@ function heldEvents(events: OutboxEvent[], now: Date): HeldEvent[] {
 /**
  * Reserves the place of events that a held change will know only when it is
  * written (a batch's grants: their balances come back from the batch's grant
- * statement). Null when emits are not held on `tx`. Every slot must be filled
- * before `holdEmits` ends.
+ * statement). Null outside a batch. Every slot must be filled before the
+ * batch's last endings run.
  */
 export function reserveEmit(tx: Tx, tenantId: string): OutboxSlot | null {
   const entries = heldOf(tx, tenantId);
@@ -111,8 +134,8 @@ export function reserveEmit(tx: Tx, tenantId: string): OutboxSlot | null {
 
 /**
  * Writes events and their pending markers in one statement; returns the event
- * ids (`evt_…`). Inside `holdEmits` the events are kept and written with the
- * others when it ends, in the same transaction.
+ * ids (`evt_…`). In a batch the events are kept and written with the others
+ * when it ends, in the same transaction.
  */
 export async function emit(tx: Tx, tenantId: string, events: OutboxEvent | OutboxEvent[]): Promise<string[]> {
   const list = Array.isArray(events) ? events : [events];
@@ -122,36 +145,6 @@ export async function emit(tx: Tx, tenantId: string, events: OutboxEvent | Outbo
   if (entries) entries.push(...rows);
   else await writeEvents(tx, tenantId, rows);
   return rows.map((row) => row.id);
-}
-
-/**
- * Runs `work` with the transaction's emitted events held back, then writes
- * them all with one statement per tenant, in emission order, before
- * returning. A batch that applies a hundred events writes its outbox rows
- * (and fires the outbox triggers) once instead of a hundred times. Nothing
- * inside `work` may read the outbox rows it emitted (nothing does: the
- * outbox is read by deliveries, after commit). If `work` throws, nothing is
- * written; the caller's transaction rolls back.
- */
-export async function holdEmits<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
-  if (held.has(tx)) return work();
-  const holding = new Map<string, HeldEntry[]>();
-  held.set(tx, holding);
-  let result: T;
-  try {
-    result = await work();
-  } finally {
-    held.delete(tx);
-  }
-  for (const [tenantId, entries] of holding) {
-    const rows = entries.flatMap((entry) => {
-      if (!('slot' in entry)) return [entry];
-      if (entry.slot === null) throw new Error('an outbox slot was reserved and never filled');
-      return entry.slot;
-    });
-    if (rows.length > 0) await writeEvents(tx, tenantId, rows);
-  }
-  return result;
 }
 
 async function writeEvents(tx: Tx, tenantId: string, rows: HeldEvent[]): Promise<void> {

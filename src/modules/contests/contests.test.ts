@@ -6,7 +6,6 @@ import { advanceContest } from './service.js';
 import { contestDefinition, recordFact, sessionFor, ENGAGEMENT_ID } from './testing.js';
 import { readStatePart } from '../../platform/module.js';
 import { inBatch } from '../../platform/batch.js';
-import { holdEmits } from '../../platform/outbox.js';
 import { runFactHandlers, type Fact } from '../../platform/facts.js';
 
 test('contests: definition, publication, entries and scoring', async (t) => {
@@ -345,11 +344,9 @@ test('contests: the facts of a processing batch score as one by one, with two st
       if (typeof args[0] === 'string' && /contest_score_events|contest_entries/.test(args[0])) statements.push(args[0]);
       return query(...args);
     };
-    return holdEmits(tx, () =>
-      inBatch(tx, async () => {
-        for (const f of facts) await runFactHandlers(tx, tenant.tenantId, f);
-      }),
-    );
+    return inBatch(tx, async (batchTx) => {
+      for (const f of facts) await runFactHandlers(batchTx, tenant.tenantId, f);
+    });
   });
   const entries = await svc.sql(`SELECT contest_id, participant_id, score, score_events, status FROM contest_entries WHERE tenant_id = $1 ORDER BY contest_id DESC, participant_id`, [tenant.tenantId]);
   assert.deepEqual(entries.map((e) => [e.contest_id, e.participant_id, e.score, e.score_events, e.status]), [

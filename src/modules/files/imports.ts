@@ -11,7 +11,6 @@ import { claimKey, storeResponse } from '../../platform/idempotency.js';
 import { canReadPii, listCustomFieldsInTx, MASKED_FIELDS, STANDARD_FIELDS, writeProfilesInTx, type ProfileInput, type ProfileWrite } from '../participants/index.js';
 import { awardInTx, grantInTx, type GrantInput } from '../points/index.js';
 import { inBatch } from '../../platform/batch.js';
-import { holdEmits } from '../../platform/outbox.js';
 import { uploadCodesInTx } from '../rewards/index.js';
 import { authOfRequester, IMPORT_PERMISSIONS, requesterOf, requirePermission } from './access.js';
 import { byteLimit, readRecords, UPLOAD_MEDIA_TYPES } from './formats.js';
@@ -443,24 +442,22 @@ const isOutcome = (value: GrantInput | RowOutcome): value is RowOutcome => 'ok' 
  */
 async function applyGrantsHeld(tx: Tx, tenantId: string, importId: string, rows: PendingRow[]): Promise<Map<number, RowOutcome>> {
   const outcomes = new Map<number, RowOutcome>();
-  await holdEmits(tx, () =>
-    inBatch(tx, async () => {
-      for (const row of rows) {
-        const input = grantInputOf(row.data!, importId, row.rowNumber);
-        if (isOutcome(input)) {
-          outcomes.set(row.rowNumber, input);
-          continue;
-        }
-        try {
-          await awardInTx(tx, tenantId, input);
-          outcomes.set(row.rowNumber, { ok: true });
-        } catch (error) {
-          if (!(error instanceof AppError)) throw error;
-          outcomes.set(row.rowNumber, fail(null, error.message, error.code));
-        }
+  await inBatch(tx, async (batchTx) => {
+    for (const row of rows) {
+      const input = grantInputOf(row.data!, importId, row.rowNumber);
+      if (isOutcome(input)) {
+        outcomes.set(row.rowNumber, input);
+        continue;
       }
-    }),
-  );
+      try {
+        await awardInTx(batchTx, tenantId, input);
+        outcomes.set(row.rowNumber, { ok: true });
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        outcomes.set(row.rowNumber, fail(null, error.message, error.code));
+      }
+    }
+  });
   return outcomes;
 }
 

@@ -5,7 +5,6 @@ import { addJob } from '../../platform/jobs.js';
 import { runFactHandlers } from '../../platform/facts.js';
 import { inBatch } from '../../platform/batch.js';
 import type { EventScanFilter } from '../../platform/event-store.js';
-import { holdEmits } from '../../platform/outbox.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { continueStreaksForEventInTx } from '../streaks/index.js';
@@ -114,14 +113,12 @@ export async function processEventBatchInTx(tx: Tx, tenantId: string, eventIds: 
   const claimed = new Map((await store.claimManyForProcessing(tx, tenantId, eventIds)).map((event) => [event.event_id, event]));
   const processed: Array<{ eventId: string; outcome: ProcessingOutcome }> = [];
   // One batch: definitions read once (platform/batch.ts), outbox rows written with one statement at the end.
-  await holdEmits(tx, () =>
-    inBatch(tx, async () => {
-      for (const eventId of eventIds) {
-        const event = claimed.get(eventId);
-        if (event) processed.push({ eventId, outcome: await applyClaimedEventInTx(tx, tenantId, event) });
-      }
-    }),
-  );
+  await inBatch(tx, async (batchTx) => {
+    for (const eventId of eventIds) {
+      const event = claimed.get(eventId);
+      if (event) processed.push({ eventId, outcome: await applyClaimedEventInTx(batchTx, tenantId, event) });
+    }
+  });
   // Processed when committed: the markers carry the batch's end, not each event's start.
   const processedAt = clock.now();
   await store.recordProcessedMany(tx, tenantId, processed.map((p) => ({ ...p, processedAt })));

@@ -1,5 +1,4 @@
 import { countLedgerWrite } from '../../platform/metrics.js';
-import { batchState, onBatchEnd } from '../../platform/batch.js';
 import type { Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { emit, reserveEmit, type OutboxEvent, type OutboxSlot } from '../../platform/outbox.js';
@@ -86,7 +85,6 @@ export function checkText(name: string, value: unknown, max: number, required: b
  * them to `events`, so that the caller emits everything in one statement.
  */
 export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput, events?: OutboxEvent[]): Promise<LedgerResult> {
-  await writeHeldGrants(tx);
   const values = grantValues(tenantId, input);
   const [row] = await store.insertGrants(tx, tenantId, [values]).catch((error: unknown) => {
     throw isBalanceLimit(error) ? balanceLimit() : error;
@@ -130,10 +128,8 @@ function outboxEvents(input: { participantId: string; engagementId?: string | nu
 
 /**
  * Grants held in a processing batch (`awardInTx`), in the order they were
- * made, until the batch ends or anything reads or changes points state in
- * the same transaction: every other points function of this file that takes
- * a transaction writes them first, so nothing ever sees the points state
- * without them.
+ * made, until the batch ends or a statement on the points tables runs in it
+ * (the batch sends them first; see heldGrantsOf).
  */
 interface HeldGrant {
   tenantId: string;
@@ -144,11 +140,23 @@ interface HeldGrant {
 }
 const HELD_GRANTS = 'points:held-grants';
 
-/** The batch's held grants (null outside a batch); the batch writes what is left of them when it ends. */
+/** The statements that read or change points state: a batch sends its held grants before any of them. */
+const POINTS_STATE = /\bpoints_(balances|ledger|lots)\b/;
+
+/**
+ * The batch's held grants (null outside a batch). The batch writes them
+ * before any statement on the points tables runs in it (`holdWrites`), so
+ * nothing in the batch sees the points state without them, and writes what is
+ * left of them when it ends.
+ */
 function heldGrantsOf(tx: Tx): { grants: HeldGrant[] } | null {
-  return batchState(tx, HELD_GRANTS, () => {
-    onBatchEnd(tx, () => writeHeldGrants(tx));
-    return { grants: [] as HeldGrant[] };
+  const batch = tx.batch;
+  if (!batch) return null;
+  return batch.state(HELD_GRANTS, () => {
+    const state = { grants: [] as HeldGrant[] };
+    batch.holdWrites(POINTS_STATE, () => writeHeldGrants(tx, state));
+    batch.onEnd(() => writeHeldGrants(tx, state));
+    return state;
   });
 }
 
@@ -177,9 +185,8 @@ export async function awardInTx(tx: Tx, tenantId: string, input: GrantInput): Pr
 }
 
 /** Writes the grants held on `tx`, if any (see HeldGrant). */
-async function writeHeldGrants(tx: Tx): Promise<void> {
-  const state = heldGrantsOf(tx);
-  if (!state || state.grants.length === 0) return;
+async function writeHeldGrants(tx: Tx, state: { grants: HeldGrant[] }): Promise<void> {
+  if (state.grants.length === 0) return;
   const held = state.grants;
   state.grants = [];
   // Rounds: the n-th grant of each participant goes in round n.
@@ -234,7 +241,6 @@ export function insufficientPoints(available: number, required: number): AppErro
  * Emits points.deducted.v1.
  */
 export async function deductInTx(tx: Tx, tenantId: string, input: DeductInput): Promise<LedgerResult> {
-  await writeHeldGrants(tx);
   const values = deductValues(tenantId, input);
   const result = await store.deduct(tx, tenantId, values);
   if (!result.applied) throw insufficientPoints(result.available, values.amount);
@@ -266,7 +272,6 @@ export function deductValues(tenantId: string, input: DeductInput, now: Date = c
 
 /** Points granted to the participant since `since` (every grant: direct, bulk, rules, activities, challenges), oldest first. */
 export async function awardsSinceInTx(tx: Tx, tenantId: string, participantId: string, since: Date): Promise<Array<{ amount: number; at: Date }>> {
-  await writeHeldGrants(tx);
   return store.awardsSince(tx, tenantId, participantId, since);
 }
 
@@ -275,7 +280,6 @@ export async function readBalanceInTx(
   tenantId: string,
   participantId: string,
 ): Promise<{ available: number; lifetime: number; lastEarnedAt: Date | null }> {
-  await writeHeldGrants(tx);
   const row = await store.readBalance(tx, tenantId, participantId);
   return { available: row?.available ?? 0, lifetime: row?.lifetime ?? 0, lastEarnedAt: row?.last_earned_at ?? null };
 }
