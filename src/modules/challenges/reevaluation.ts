@@ -19,14 +19,20 @@ function queueReevaluations(tenantId: string, eventIds: string[]): Statement {
      )
      FROM (
        SELECT DISTINCT n.participant_id
-       FROM outbox_events n
-       WHERE n.tenant_id = $1 AND n.id = ANY ($2::text[]) AND n.participant_id IS NOT NULL
-         AND EXISTS (
-           SELECT 1 FROM challenge_enrollments e
-           JOIN challenges c ON c.tenant_id = e.tenant_id AND c.id = e.challenge_id
-           WHERE e.tenant_id = $1 AND e.participant_id = n.participant_id AND e.completed_at IS NULL
-             AND c.objectives @? '$[*] ? (@.evaluator == "points_earned" || @.evaluator == "badge_earned")'
-         )
+       -- One primary-key look-up per id, in a LATERAL that LIMIT keeps from being flattened (a generic plan of
+       -- the flat join starts from the tenant's enrollments or participants instead).
+       FROM unnest($2::text[]) AS w (id)
+       CROSS JOIN LATERAL (
+         SELECT o.participant_id FROM outbox_events o
+         WHERE o.tenant_id = $1 AND o.id = w.id AND o.participant_id IS NOT NULL
+           AND EXISTS (
+             SELECT 1 FROM challenge_enrollments e
+             JOIN challenges c ON c.tenant_id = e.tenant_id AND c.id = e.challenge_id
+             WHERE e.tenant_id = $1 AND e.participant_id = o.participant_id AND e.completed_at IS NULL
+               AND c.objectives @? '$[*] ? (@.evaluator == "points_earned" || @.evaluator == "badge_earned")'
+           )
+         LIMIT 1
+       ) n
      ) x`,
     values: [tenantId, eventIds],
   };

@@ -21,13 +21,20 @@ function pointsTotals(tenantId: string, eventIds: string[]): Statement {
        SELECT n.participant_id, n.created_at, n.seq,
               floor((n.data ->> 'amount')::numeric)::bigint AS amount,
               floor((n.data ->> 'lifetime')::numeric)::bigint AS lifetime
-       FROM outbox_events n
-       WHERE n.tenant_id = $1 AND n.id = ANY ($2::text[])
-         AND n.event = 'points.awarded.v1'
-         AND n.participant_id IS NOT NULL
-         AND jsonb_typeof(n.data -> 'amount') = 'number'
-         AND jsonb_typeof(n.data -> 'lifetime') = 'number'
-         AND EXISTS (SELECT 1 FROM participants p WHERE p.tenant_id = $1 AND p.participant_id = n.participant_id)
+       -- One primary-key look-up per id, in a LATERAL that LIMIT keeps from being flattened: a generic plan
+       -- of the flat join scanned every participant of the tenant and their events (30 ms for 100 events).
+       FROM unnest($2::text[]) AS w (id)
+       CROSS JOIN LATERAL (
+         SELECT o.participant_id, o.created_at, o.seq, o.data FROM outbox_events o
+         WHERE o.tenant_id = $1 AND o.id = w.id
+           AND o.event = 'points.awarded.v1'
+           AND o.participant_id IS NOT NULL
+           AND jsonb_typeof(o.data -> 'amount') = 'number'
+           AND jsonb_typeof(o.data -> 'lifetime') = 'number'
+         LIMIT 1
+       ) n
+       -- The participant, by its key (LIMIT again: under row-level security an EXISTS became a scan of every participant).
+       CROSS JOIN LATERAL (SELECT 1 FROM participants p WHERE p.tenant_id = $1 AND p.participant_id = n.participant_id LIMIT 1) known
      ),
      highest AS (
        SELECT DISTINCT ON (participant_id) participant_id, lifetime, created_at

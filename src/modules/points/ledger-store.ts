@@ -109,8 +109,8 @@ export function grantStatement(tenantId: string, list: GrantValues[], events: Ev
   const ids = events.write ? events.ids : [];
   return {
     text: `WITH settings AS (
-       SELECT coalesce((SELECT expiry_policy FROM points_settings WHERE tenant_id = $1), 'fifo') AS policy,
-              coalesce((SELECT default_ttl_days FROM points_settings WHERE tenant_id = $1), 365) AS ttl_days
+       SELECT coalesce((SELECT expiry_policy FROM points_settings WHERE tenant_id = $1), '${DEFAULT_SETTINGS.expiry_policy}') AS policy,
+              coalesce((SELECT default_ttl_days FROM points_settings WHERE tenant_id = $1), ${DEFAULT_SETTINGS.default_ttl_days}) AS ttl_days
      ),
      input AS (
        -- unnest pads the shorter arrays with NULL: without events.write the id arrays are empty.
@@ -287,7 +287,7 @@ export function deductStatements(tenantId: string, v: DeductValues, events: Even
     {
       text: `WITH RECURSIVE
        due AS (SELECT -delta AS amount FROM points_ledger WHERE tenant_id = $1 AND id = $3),  -- the primary key; with participant_id a generic plan walks the participant's whole ledger
-       policy AS (SELECT coalesce((SELECT expiry_policy FROM points_settings WHERE tenant_id = $1), 'fifo') AS name),
+       policy AS (SELECT coalesce((SELECT expiry_policy FROM points_settings WHERE tenant_id = $1), '${DEFAULT_SETTINGS.expiry_policy}') AS name),
        oldest_first (id, take, rest) AS (
          SELECT l.id, least(l.remaining, d.amount), d.amount - least(l.remaining, d.amount)
          FROM due d, policy p, LATERAL (
