@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { runStatements, type Statement, type Tx } from './db.js';
+import type { Statement, Tx } from './db.js';
 import { prefixedId } from './ids.js';
 import { clock } from './clock.js';
 import { currentTraceparent } from './tracing.js';
@@ -33,17 +33,23 @@ export interface OutboxEvent {
 export const DISPATCH_TASK = 'outbox.dispatch';
 
 /**
- * What a module writes in the transaction of the events it follows, declared
- * as `outboxFollower` in its ServiceModule (leaderboards: the points totals
- * of points.awarded.v1; challenges: a re-evaluation job for participants with
- * an open enrollment): statements over the events just written, read back by
- * id, sent by whoever writes events (`emit`, and the grant statement of the
- * points module, which writes its own). Each follower names the events it
- * follows; a write of none of them sends nothing.
+ * What a module writes in the statement that writes the events it follows,
+ * declared as `outboxFollower` in its ServiceModule (leaderboards: the points
+ * totals of points.awarded.v1; challenges: a re-evaluation job for
+ * participants with an open enrollment). A follower is SQL: common table
+ * expressions (`name AS (…)`, comma-separated) over `written`, the rows the
+ * statement has just inserted into outbox_events (`writtenReturning`), with
+ * `$1` the tenant. Every statement
+ * that inserts outbox rows ends with them (`followingSql`): `emit`, and the
+ * grant and deduct statements of the points module, which write their own
+ * events. So what follows an event is written in the same statement, and
+ * reading the follower's module tells what it writes.
  */
 export interface OutboxFollower {
-  events: readonly string[];
-  statements(tenantId: string, eventIds: string[]): Statement[];
+  /** CTEs over `written` (each follower filters the events it follows). */
+  sql: string;
+  /** A CTE of `sql` that writes nothing by SQL (it calls a function): the statement reads it, or PostgreSQL would skip it. */
+  read?: string;
 }
 
 const followers = new Map<string, OutboxFollower>();
@@ -52,14 +58,28 @@ export function registerOutboxFollower(module: string, follower: OutboxFollower)
   followers.set(module, follower);
 }
 
-/** The followers' statements for events just written (by id and name), in module load order. */
-export function followingStatements(tenantId: string, written: ReadonlyArray<{ id: string; event: string }>): Statement[] {
-  const statements: Statement[] = [];
-  for (const follower of followers.values()) {
-    const ids = written.filter((w) => follower.events.includes(w.event)).map((w) => w.id);
-    if (ids.length > 0) statements.push(...follower.statements(tenantId, ids));
-  }
-  return statements;
+/** The followers' CTEs, each preceded by a comma, to end the WITH list of a statement that has a `written` CTE; empty without followers. */
+export function followingSql(): string {
+  return [...followers.values()].map((f) => `,\n${f.sql}`).join('');
+}
+
+/** Columns for the final SELECT of such a statement (each beginning with a comma) that make PostgreSQL run the followers' `read` CTEs. */
+export function followersRead(): string {
+  return [...followers.values()].flatMap((f) => (f.read ? [`, (SELECT count(*) FROM ${f.read}) AS ${f.read}`] : [])).join('');
+}
+
+/**
+ * What a `written` CTE returns for the followers (the RETURNING list of its
+ * insert into outbox_events): `id, seq, event, participant_id, data,
+ * created_at` and `participant_known`, whether the event's participant exists.
+ * A statement that creates its participants itself (a grant) says so: its
+ * own inserts are invisible to a look-up in the same statement.
+ */
+export function writtenReturning(participantsCreatedHere: boolean): string {
+  const known = participantsCreatedHere
+    ? 'true'
+    : 'EXISTS (SELECT 1 FROM participants p WHERE p.tenant_id = outbox_events.tenant_id AND p.participant_id = outbox_events.participant_id)';
+  return `id, seq, event, participant_id, data, created_at, ${known} AS participant_known`;
 }
 
 /** Events emitted in a batch, in emission order, by tenant; a slot holds the place of events filled in later. */
@@ -150,22 +170,23 @@ export async function emit(tx: Tx, tenantId: string, events: OutboxEvent | Outbo
 async function writeEvents(tx: Tx, tenantId: string, rows: HeldEvent[]): Promise<void> {
   const statement = eventsStatement(tenantId, rows);
   await tx.query(statement.text, [...statement.values]);
-  const following = followingStatements(tenantId, rows.map((r) => ({ id: r.id, event: r.event.event })));
-  if (following.length > 0) await runStatements(tx, following);
 }
 
 function eventsStatement(tenantId: string, rows: HeldEvent[]): Statement {
   // WITH ORDINALITY … ORDER BY: the identity column `seq` follows emission order.
   return {
-    text: `WITH inserted AS (
+    text: `WITH written AS (
        INSERT INTO outbox_events (tenant_id, id, event, participant_id, engagement_id, data, created_at, traceparent)
        SELECT $1::uuid, e.id, e.event, e.participant_id, e.engagement_id, e.data, e.created_at, e.traceparent
        FROM unnest($2::text[], $3::text[], $4::text[], $5::uuid[], $6::jsonb[], $7::timestamptz[], $8::text[])
          WITH ORDINALITY AS e (id, event, participant_id, engagement_id, data, created_at, traceparent, n)
        ORDER BY e.n
-       RETURNING id
-     )
-     INSERT INTO outbox_pending (tenant_id, event_id) SELECT $1::uuid, id FROM inserted`,
+       RETURNING ${writtenReturning(false)}
+     ),
+     pending AS (
+       INSERT INTO outbox_pending (tenant_id, event_id) SELECT $1::uuid, id FROM written
+     )${followingSql()}
+     SELECT count(*) AS written${followersRead()} FROM written`,
     values: [
       tenantId,
       rows.map((r) => r.id),

@@ -2,7 +2,6 @@ import { countLedgerWrite } from '../../platform/metrics.js';
 import type { Database, Statement } from '../../platform/db.js';
 import { currentTraceparent } from '../../platform/tracing.js';
 import { clock } from '../../platform/clock.js';
-import { followingStatements } from '../../platform/outbox.js';
 import { CLAIMED, claimOutcome, claimStatements, fingerprint } from '../../platform/idempotency.js';
 import * as store from './store.js';
 import { balanceLimit, deductValues, grantValues, insufficientPoints, isBalanceLimit, type DeductType, type GrantType } from './ledger.js';
@@ -44,8 +43,6 @@ function requestFingerprint(operation: Operation, body: DirectRequest): string {
 interface Change {
   entryId: string;
   statements: Statement[];
-  /** What the outbox's followers write in the same transaction. */
-  following: Statement[];
   /** Throws the refusal when the change was refused (its transaction then holds only a released key). */
   check(rows: unknown[][]): void;
 }
@@ -53,11 +50,9 @@ interface Change {
 function grantChange(tenantId: string, body: DirectRequest, now: Date): Change {
   const input = { participantId: body.participant_id, amount: body.amount, reason: body.reason, memo: body.memo, type: body.type as GrantType | undefined, source: { kind: 'grant' as const, id: body.idempotency_key } };
   const values = grantValues(tenantId, input, now);
-  const events = store.grantEventsWritten(1, currentTraceparent());
   return {
     entryId: values.entryId,
-    statements: [store.grantStatement(tenantId, [values], events.mode, CLAIMED)],
-    following: followingStatements(tenantId, events.written),
+    statements: [store.grantStatement(tenantId, [values], store.grantEventsWritten(1, currentTraceparent()), CLAIMED)],
     check: () => undefined,
   };
 }
@@ -65,11 +60,9 @@ function grantChange(tenantId: string, body: DirectRequest, now: Date): Change {
 function deductChange(tenantId: string, body: DirectRequest, now: Date): Change {
   const input = { participantId: body.participant_id, amount: body.amount, reason: body.reason, memo: body.memo, type: body.type as DeductType | undefined, source: { kind: 'grant' as const, id: body.idempotency_key } };
   const values = deductValues(tenantId, input, now);
-  const events = store.deductEventsWritten(currentTraceparent());
   return {
     entryId: values.entryId,
-    statements: store.deductStatements(tenantId, values, events.mode, CLAIMED),
-    following: followingStatements(tenantId, events.written),
+    statements: store.deductStatements(tenantId, values, store.deductEventsWritten(currentTraceparent()), CLAIMED),
     check(rows) {
       const result = store.deductOutcome(rows, values);
       if (!result.applied) throw insufficientPoints(result.available, values.amount);
@@ -79,9 +72,9 @@ function deductChange(tenantId: string, body: DirectRequest, now: Date): Change 
 
 /**
  * One message, one round trip: BEGIN, the tenant, the claim and the read of
- * the key's earlier use, the change, what the outbox's followers write for its
- * events, the stored response (or the released key of a refused deduct) and
- * COMMIT.
+ * the key's earlier use, the change (with what the outbox's followers write
+ * for its events), the stored response (or the released key of a refused
+ * deduct) and COMMIT.
  */
 async function direct(db: Database, tenantId: string, operation: Operation, body: DirectRequest): Promise<DirectResponse> {
   const now = clock.now(tenantId);
@@ -91,7 +84,6 @@ async function direct(db: Database, tenantId: string, operation: Operation, body
     .tenantInOneTrip(tenantId, [
       ...claimStatements(tenantId, DIRECT_SCOPE, body.idempotency_key, print, now),
       ...change.statements,
-      ...change.following,
       ...store.respondStatements(tenantId, DIRECT_SCOPE, body.idempotency_key, change.entryId, CLAIMED, operation === 'deduct'),
     ])
     .catch((error: unknown) => {
@@ -99,7 +91,7 @@ async function direct(db: Database, tenantId: string, operation: Operation, body
     });
   const claim = claimOutcome<DirectResponse>(claimed, stored, print);
   if (!claim.fresh) return { ...claim.response, duplicate: true };
-  const [responded] = rows.splice(change.statements.length + change.following.length, 1);
+  const [responded] = rows.splice(change.statements.length, 1);
   change.check(rows.slice(0, change.statements.length));
   countLedgerWrite(operation, body.amount);
   return (responded[0] as { response: DirectResponse }).response;

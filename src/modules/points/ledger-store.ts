@@ -1,6 +1,6 @@
 import { runStatements, type Database, type Statement, type Tx } from '../../platform/db.js';
 import { prefixedId } from '../../platform/ids.js';
-import { followingStatements } from '../../platform/outbox.js';
+import { followersRead, followingSql, writtenReturning } from '../../platform/outbox.js';
 import { DEFAULT_SETTINGS } from './settings-store.js';
 
 /**
@@ -57,33 +57,21 @@ export async function insertGrants(tx: Tx, tenantId: string, list: GrantValues[]
   return rows;
 }
 
-/** Ids for the events of `count` grants that `grantStatement` writes, and the events they will be (for the outbox's followers). */
-export function grantEventsWritten(count: number, traceparent: string | null): { mode: EventsMode; written: Array<{ id: string; event: string }> } {
-  const written = Array.from({ length: count }, () => [
-    { id: prefixedId('evt'), event: 'points.awarded.v1' },
-    { id: prefixedId('evt'), event: 'tier.changed.v1' },
-  ]).flat();
-  return { mode: { write: true, ids: written.map((w) => w.id), traceparent }, written };
+/** Ids for the events of `count` grants that `grantStatement` writes (two per grant: points.awarded.v1, tier.changed.v1). */
+export function grantEventsWritten(count: number, traceparent: string | null): EventsMode {
+  return { write: true, ids: Array.from({ length: 2 * count }, () => prefixedId('evt')), traceparent };
 }
 
-/** The id of the event that `deductStatements` writes, and the event it will be. */
-export function deductEventsWritten(traceparent: string | null): { mode: EventsMode; written: Array<{ id: string; event: string }> } {
-  const written = [{ id: prefixedId('evt'), event: 'points.deducted.v1' }];
-  return { mode: { write: true, ids: [written[0].id], traceparent }, written };
+/** The id of the event that `deductStatements` writes. */
+export function deductEventsWritten(traceparent: string | null): EventsMode {
+  return { write: true, ids: [prefixedId('evt')], traceparent };
 }
 
-/**
- * `insertGrants` whose statement writes the events itself, followed by the
- * outbox's followers (a bulk job's batch: nothing else is emitted in its
- * transaction). A tier.changed.v1 id the statement did not need is no row;
- * the followers read the rows by id.
- */
+/** `insertGrants` whose statement writes the events itself (a bulk job's batch: nothing else is emitted in its transaction). */
 export async function insertGrantsWithEvents(tx: Tx, tenantId: string, list: GrantValues[], traceparent: string | null): Promise<GrantRow[]> {
-  const events = grantEventsWritten(list.length, traceparent);
-  const statement = grantStatement(tenantId, list, events.mode);
+  const statement = grantStatement(tenantId, list, grantEventsWritten(list.length, traceparent));
   const { rows } = await tx.query<GrantRow>(statement.text, [...statement.values]);
   if (rows.length !== list.length) throw new Error(`a batch of ${list.length} grants wrote ${rows.length}`);
-  await runStatements(tx, followingStatements(tenantId, events.written));
   return rows;
 }
 
@@ -93,8 +81,9 @@ export async function insertGrantsWithEvents(tx: Tx, tenantId: string, list: Gra
  * the balance (locked by the upsert, so concurrent grants serialise on it),
  * the tier for the new lifetime, a lot with the tenant's expiry, the ledger
  * entry, and the events points.awarded.v1 and (when the tier moved)
- * tier.changed.v1, written to the outbox with their pending markers or
- * returned (`events`). The participants must be distinct (a balance row can
+ * tier.changed.v1, written to the outbox with their pending markers and what
+ * the outbox's followers write for them (`followingSql`), or returned
+ * (`events`). The participants must be distinct (a balance row can
  * change once per statement); callers split batches into rounds. The upsert
  * keeps the tier it replaces in `tier_code_before` and returns it
  * (PostgreSQL before 18 has no `RETURNING old.…`; migration 0105).
@@ -182,15 +171,15 @@ export function grantStatement(tenantId: string, list: GrantValues[], events: Ev
        INSERT INTO outbox_events (tenant_id, id, event, participant_id, engagement_id, data, created_at, traceparent)
        SELECT $1, e.id, e.event, e.participant_id, e.engagement_id::uuid, e.data, e.at, $15 FROM events e
        WHERE $16 ORDER BY e.n, e.k
-       RETURNING id
+       RETURNING ${writtenReturning(true)}
      ),
      pending AS (
        INSERT INTO outbox_pending (tenant_id, event_id) SELECT $1, id FROM written
-     ),
+     )${followingSql()},
      lists AS (
        SELECT e.n, json_agg(json_build_object('event', e.event, 'data', e.data) ORDER BY e.k) AS events FROM events e GROUP BY e.n
      )
-     SELECT g.available, g.lifetime, g.previous_tier, g.tier, g.expires_at, l.events
+     SELECT g.available, g.lifetime, g.previous_tier, g.tier, g.expires_at, l.events${followersRead()}
      FROM granted g JOIN lists l ON l.n = g.n
      ORDER BY g.n`,
     values: [
@@ -273,12 +262,12 @@ export function deductStatements(tenantId: string, v: DeductValues, events: Even
        written AS (
          INSERT INTO outbox_events (tenant_id, id, event, participant_id, engagement_id, data, created_at, traceparent)
          SELECT $1, $11, 'points.deducted.v1', $2, NULL, e.data, $10, $12 FROM entry e WHERE $13
-         RETURNING id
+         RETURNING ${writtenReturning(true)}
        ),
        pending AS (
          INSERT INTO outbox_pending (tenant_id, event_id) SELECT $1, id FROM written
-       )
-       SELECT available, lifetime, json_build_array(json_build_object('event', 'points.deducted.v1', 'data', data)) AS events FROM entry`,
+       )${followingSql()}
+       SELECT available, lifetime, json_build_array(json_build_object('event', 'points.deducted.v1', 'data', data)) AS events${followersRead()} FROM entry`,
       values: [
         tenantId, v.participantId, v.amount, v.entryId, v.type, v.reason, v.memo, v.sourceKind, v.sourceId, v.now,
         events.write ? events.ids[0] : null, events.write ? events.traceparent : null, events.write,
