@@ -311,6 +311,10 @@ export class Database {
    * COMMIT and the transaction rolls back; retried like `tenant()`. For short,
    * hot writes whose statements decide among themselves what to write (the
    * direct grant: the change writes only when its idempotency claim was fresh).
+   * The transaction plans with `plan_cache_mode = force_generic_plan`: its
+   * statements are prepared once per connection and each runs on a few rows by
+   * key, so a plan made once serves every call; a caller whose statements need
+   * plans for their values (skewed data) should not use this method.
    */
   async tenantInOneTrip(tenantId: string, statements: readonly Statement[]): Promise<unknown[][]> {
     if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
