@@ -16,6 +16,7 @@
 import fs from 'node:fs';
 import pg from 'pg';
 import { migrate } from '../src/platform/migrate.js';
+import { loadModules } from '../src/platform/module.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
 import { grantDirect } from '../src/modules/points/service.js';
@@ -24,6 +25,13 @@ import { openBenchDatabase } from './support.js';
 const SECONDS = Number(process.env.STATEMENTS_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.STATEMENTS_CONNECTIONS ?? 1);
 const PARTICIPANTS = Number(process.env.STATEMENTS_PARTICIPANTS ?? 2000);
+
+/** CPU time the whole machine spent busy (user, nice, system, irq, softirq), from /proc/stat, in µs. */
+function machineCpuMicros(): number {
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const busy = fields[0] + fields[1] + fields[2] + fields[5] + fields[6];
+  return (busy * 1_000_000) / 100;
+}
 
 delete process.env.BENCH_DATABASE_URL;
 const database = await openBenchDatabase('statements', { settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'] });
@@ -35,6 +43,8 @@ try {
   await owner.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   if (process.env.STATEMENTS_SQL) await owner.query(fs.readFileSync(process.env.STATEMENTS_SQL, 'utf8'));
   db = new Database(database.appUrl, database.ownerUrl, Math.max(CONNECTIONS, 2));
+  // The modules' outbox followers, as the service registers them: the baseline's grant writes what the service's does.
+  await loadModules();
   const tenant = await createTenant(db, { name: 'Statements', slug: `statements-${process.pid}`, plan: 'enterprise' });
   let sequence = 0;
   const grant = (participant: number) =>
@@ -42,6 +52,7 @@ try {
   // Every participant exists before the measurement, as in points.bench.ts.
   for (let i = 0; i < PARTICIPANTS; i++) await grant(i);
   await owner.query('SELECT pg_stat_statements_reset()');
+  const cpuBefore = { node: process.cpuUsage(), machine: machineCpuMicros() };
   const deadline = Date.now() + SECONDS * 1000;
   let grants = 0;
   await Promise.all(
@@ -52,11 +63,16 @@ try {
       }
     }),
   );
+  const node = process.cpuUsage(cpuBefore.node);
+  const machine = machineCpuMicros() - cpuBefore.machine;
   const { rows } = await owner.query(
     `SELECT calls, total_exec_time AS ms, regexp_replace(query, '\\s+', ' ', 'g') AS query
      FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 25`,
   );
   console.log(`${grants} grants in ${SECONDS} s from ${CONNECTIONS} connection(s): ${(grants / SECONDS).toFixed(0)}/s\n`);
+  console.log(
+    `CPU per grant: ${(machine / grants).toFixed(0)} µs on the machine, of which ${((node.user + node.system) / grants).toFixed(0)} µs in this Node process (${(node.system / grants).toFixed(0)} µs in the kernel) (the rest mostly PostgreSQL)\n`,
+  );
   console.log('| µs per grant | calls per grant | statement |\n|---:|---:|---|');
   for (const row of rows) {
     console.log(`| ${((row.ms * 1000) / grants).toFixed(1)} | ${(row.calls / grants).toFixed(1)} | \`${String(row.query).slice(0, 120).replaceAll('|', '\\|')}\` |`);

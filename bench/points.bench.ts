@@ -19,7 +19,8 @@
  * Bounded (BENCH_SECONDS per load scenario, default 8), loopback only; prints
  * a markdown table and exits. BENCH_PARTS=load,expiry,bulk selects parts;
  * BENCH_POOL_SIZE sets the database pool of the service and the baseline
- * (default 64, one connection per load connection).
+ * (default 64, one connection per load connection). BENCH_PROFILE_DIR=<dir> writes a
+ * CPU profile of the service process (node --cpu-prof) into that directory.
  */
 import os from 'node:os';
 import type { ChildProcess } from 'node:child_process';
@@ -28,6 +29,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { freePort, openBenchDatabase, percentile, runBench, startServiceProcess, stopServiceProcess } from './support.js';
 import { migrate } from '../src/platform/migrate.js';
+import { loadModules } from '../src/platform/module.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
 import { clock } from '../src/platform/clock.js';
@@ -113,8 +115,10 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   try {
     // API role, no job runner: the bulk grant's job runs in this process, timed on its own.
-    service = await startServiceProcess({ ownerUrl, port, role: 'api', env: { DB_POOL_SIZE: String(POOL_SIZE) } });
+    service = await startServiceProcess({ ownerUrl, port, role: 'api', profileDir: process.env.BENCH_PROFILE_DIR, env: { DB_POOL_SIZE: String(POOL_SIZE) } });
     const baseUrl = `http://127.0.0.1:${port}`;
+    // The modules' outbox followers, as the service registers them: the baseline's grant writes what the service's does.
+    await loadModules();
     const tenant = await createTenant(db, { name: 'Bench', slug: `bench-${process.pid}`, plan: 'enterprise', adminEmail: `bench-${process.pid}@example.com`, requestsPerMinute: 100_000_000 });
     const tenantId = tenant.tenant_id;
     const apiKey = tenant.api_key;

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { startTestService, testCluster } from './helper.js';
 import { withCredentials } from '../src/platform/database-server.js';
 import { APP_ROLE } from '../src/platform/migrate.js';
-import { Database, PREPARED_PER_CONNECTION_MAX } from '../src/platform/db.js';
+import pg from 'pg';
+import { Database, escapeLiteral, PREPARED_PER_CONNECTION_MAX } from '../src/platform/db.js';
 import { loadConfig } from '../src/config.js';
 
 test('prepared statements: parsed and planned once per connection, bounded, and prepared afresh when a migration changes a table under them', async (t) => {
@@ -48,4 +49,20 @@ test('prepared statements: DB_PREPARED_STATEMENTS turns them off; on by default'
   assert.equal(loadConfig({}).dbPreparedStatements, true);
   assert.equal(loadConfig({ DB_PREPARED_STATEMENTS: 'false' }).dbPreparedStatements, false);
   assert.throws(() => loadConfig({ DB_PREPARED_STATEMENTS: 'maybe' }), /DB_PREPARED_STATEMENTS/);
+});
+
+test('inlined literals: escaped as node-postgres escapes them, and read back unchanged by the database', async (t) => {
+  const samples = ['', 'plain', "it's", 'back\\slash', "both\\'quote", '{"a","b\\"c"}', "''\\\\", 'ünïcode ✓', `${'x'.repeat(500)}'`];
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  for (let i = 0; i < 2000; i++) samples.push(Array.from({ length: 12 }, () => "ab'\\\" {},x"[Math.floor(random() * 11)]).join(''));
+  for (const sample of samples) assert.equal(escapeLiteral(sample), pg.escapeLiteral(sample), JSON.stringify(sample));
+
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const db = new Database(withCredentials(svc.ownerUrl, APP_ROLE, testCluster().appPassword), svc.ownerUrl, 1);
+  t.after(() => db.close());
+  const tricky = samples.slice(0, 9);
+  const [row] = await db.tenantRead<{ texts: string[] }>(tenant.tenantId, 'SELECT $1::text[] AS texts', [tricky]);
+  assert.deepEqual(row.texts, tricky);
 });

@@ -11,10 +11,22 @@ import type { Context } from '@opentelemetry/api';
 const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue(value: unknown): string | Buffer | null };
 
 function inlineLiteral(value: unknown): string {
+  if (typeof value === 'string') return escapeLiteral(value);
+  if (typeof value === 'number' && Number.isFinite(value)) return `'${value}'`;
   const text = prepareValue(value);
   if (text === null) return 'NULL';
   if (Buffer.isBuffer(text)) throw new Error('an inlined statement does not take binary parameters');
-  return pg.escapeLiteral(text);
+  return escapeLiteral(text);
+}
+
+/**
+ * `pg.escapeLiteral`'s result (quotes doubled; with a backslash, backslashes
+ * doubled in an E'' string), without its character-by-character
+ * concatenation, whose garbage cost a hot message more than its database work.
+ */
+export function escapeLiteral(text: string): string {
+  const quoted = `'${text.includes("'") ? text.replaceAll("'", "''") : text}'`;
+  return text.includes('\\') ? ` E${quoted.replaceAll('\\', '\\\\')}` : quoted;
 }
 
 /** `$n` replaced by the n-th value as an escaped literal (the statement must not contain `$n` inside its own string literals). */
@@ -321,9 +333,9 @@ export class Database {
     let message: Message;
     const begin = (client: Tx) => {
       message = messageOf(client, statements);
-      return `BEGIN; SELECT set_config('app.tenant_id', '${tenantId}', true), set_config('plan_cache_mode', 'force_generic_plan', true); ${message.text}; COMMIT`;
+      return `BEGIN; SET LOCAL app.tenant_id = '${tenantId}'; SET LOCAL plan_cache_mode = force_generic_plan; ${message.text}; COMMIT`;
     };
-    return this.transaction(begin, async (_tx, started) => message.rows(asResults(started).slice(2)), this.app, true, (error) => message.failed(error));
+    return this.transaction(begin, async (_tx, started) => message.rows(asResults(started).slice(3)), this.app, true, (error) => message.failed(error));
   }
 
   /**

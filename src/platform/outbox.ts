@@ -56,6 +56,24 @@ const followers = new Map<string, OutboxFollower>();
 
 export function registerOutboxFollower(module: string, follower: OutboxFollower): void {
   followers.set(module, follower);
+  textsWithFollowers.clear();
+}
+
+const textsWithFollowers = new Map<string, string>();
+
+/**
+ * The text of a statement that ends with the followers (`followingSql`,
+ * `followersRead`), built once per key and again only when a follower is
+ * registered: a hot statement's text is then the same string on every call,
+ * which spares building and hashing kilobytes of SQL per request.
+ */
+export function textWithFollowers(key: string, build: () => string): string {
+  let text = textsWithFollowers.get(key);
+  if (text === undefined) {
+    text = build();
+    textsWithFollowers.set(key, text);
+  }
+  return text;
 }
 
 /** The followers' CTEs, each preceded by a comma, to end the WITH list of a statement that has a `written` CTE; empty without followers. */

@@ -21,13 +21,16 @@ export const reevaluationFollower: OutboxFollower = {
          SELECT DISTINCT n.participant_id
          FROM written n
          WHERE n.event IN ('points.awarded.v1', 'badge.earned.v1') AND n.participant_id IS NOT NULL
-           AND EXISTS (
-             SELECT 1 FROM challenge_enrollments e
-             JOIN challenges c ON c.tenant_id = e.tenant_id AND c.id = e.challenge_id
-             WHERE e.tenant_id = $1 AND e.participant_id = n.participant_id AND e.completed_at IS NULL
-               AND c.objectives @? '$[*] ? (@.evaluator == "points_earned" || @.evaluator == "badge_earned")'
-           )
        ) x
+       -- A LATERAL with LIMIT on the participant's index, not EXISTS: a generic plan made while the
+       -- tenant had few enrollments hashes all of them, and would on every award once it has many.
+       CROSS JOIN LATERAL (
+         SELECT 1 FROM challenge_enrollments e
+         JOIN challenges c ON c.tenant_id = e.tenant_id AND c.id = e.challenge_id
+         WHERE e.tenant_id = $1 AND e.participant_id = x.participant_id AND e.completed_at IS NULL
+           AND c.objectives @? '$[*] ? (@.evaluator == "points_earned" || @.evaluator == "badge_earned")'
+         LIMIT 1
+       ) enrolled
      )`,
   read: 'challenges_reevaluations',
 };

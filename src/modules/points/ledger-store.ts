@@ -1,6 +1,6 @@
 import { runStatements, type Database, type Statement, type Tx } from '../../platform/db.js';
 import { prefixedId } from '../../platform/ids.js';
-import { followersRead, followingSql, writtenReturning } from '../../platform/outbox.js';
+import { followersRead, followingSql, textWithFollowers, writtenReturning } from '../../platform/outbox.js';
 import { DEFAULT_SETTINGS } from './settings-store.js';
 
 /**
@@ -97,7 +97,31 @@ export async function insertGrantsWithEvents(tx: Tx, tenantId: string, list: Gra
 export function grantStatement(tenantId: string, list: GrantValues[], events: EventsMode, only = 'true'): Statement {
   const ids = events.write ? events.ids : [];
   return {
-    text: `WITH settings AS (
+    text: textWithFollowers(`points.grant ${only}`, () => grantText(only)),
+    values: [
+      tenantId,
+      list.map((v) => v.participantId),
+      list.map((v) => v.amount),
+      list.map((v) => v.entryId),
+      list.map((v) => v.type),
+      list.map((v) => v.reason),
+      list.map((v) => v.memo),
+      list.map((v) => v.sourceKind),
+      list.map((v) => v.sourceId),
+      list.map((v) => v.activityId),
+      list.map((v) => v.engagementId),
+      list.map((v) => v.now.toISOString()),
+      list.map((v) => v.multiplier),
+      ids.filter((_, i) => i % 2 === 0),
+      events.write ? events.traceparent : null,
+      events.write,
+      ids.filter((_, i) => i % 2 === 1),
+    ],
+  };
+}
+
+function grantText(only: string): string {
+  return `WITH settings AS (
        SELECT coalesce((SELECT expiry_policy FROM points_settings WHERE tenant_id = $1), '${DEFAULT_SETTINGS.expiry_policy}') AS policy,
               coalesce((SELECT default_ttl_days FROM points_settings WHERE tenant_id = $1), ${DEFAULT_SETTINGS.default_ttl_days}) AS ttl_days
      ),
@@ -177,31 +201,12 @@ export function grantStatement(tenantId: string, list: GrantValues[], events: Ev
        INSERT INTO outbox_pending (tenant_id, event_id) SELECT $1, id FROM written
      )${followingSql()},
      lists AS (
-       SELECT e.n, json_agg(json_build_object('event', e.event, 'data', e.data) ORDER BY e.k) AS events FROM events e GROUP BY e.n
+       -- The events for the caller to emit; none when the statement wrote them.
+       SELECT e.n, json_agg(json_build_object('event', e.event, 'data', e.data) ORDER BY e.k) AS events FROM events e WHERE NOT $16 GROUP BY e.n
      )
-     SELECT g.available, g.lifetime, g.previous_tier, g.tier, g.expires_at, l.events${followersRead()}
-     FROM granted g JOIN lists l ON l.n = g.n
-     ORDER BY g.n`,
-    values: [
-      tenantId,
-      list.map((v) => v.participantId),
-      list.map((v) => v.amount),
-      list.map((v) => v.entryId),
-      list.map((v) => v.type),
-      list.map((v) => v.reason),
-      list.map((v) => v.memo),
-      list.map((v) => v.sourceKind),
-      list.map((v) => v.sourceId),
-      list.map((v) => v.activityId),
-      list.map((v) => v.engagementId),
-      list.map((v) => v.now.toISOString()),
-      list.map((v) => v.multiplier),
-      ids.filter((_, i) => i % 2 === 0),
-      events.write ? events.traceparent : null,
-      events.write,
-      ids.filter((_, i) => i % 2 === 1),
-    ],
-  };
+     SELECT g.available, g.lifetime, g.previous_tier, g.tier, g.expires_at, coalesce(l.events, '[]') AS events${followersRead()}
+     FROM granted g LEFT JOIN lists l ON l.n = g.n
+     ORDER BY g.n`;
 }
 
 export interface DeductValues {
@@ -243,38 +248,8 @@ export interface DeductOutcome {
   events: LedgerEvent[];
 }
 
-export function deductStatements(tenantId: string, v: DeductValues, events: EventsMode, only = 'true'): Statement[] {
-  return [
-    {
-      text: `WITH balance AS (
-         UPDATE points_balances b SET available = b.available - $3, updated_at = $10
-         WHERE b.tenant_id = $1 AND b.participant_id = $2 AND b.available >= $3 AND ${only}
-         RETURNING b.available, b.lifetime
-       ),
-       entry AS (
-         INSERT INTO points_ledger (tenant_id, participant_id, id, type, delta, reason, memo, source_kind, source_id,
-                                    available_after, lifetime_after, created_at)
-         SELECT $1, $2, $4, $5, -$3::bigint, $6, $7, $8, $9, b.available, b.lifetime, $10 FROM balance b
-         RETURNING available_after AS available, lifetime_after AS lifetime, jsonb_build_object(
-           'participant_id', participant_id, 'amount', -delta, 'available', available_after, 'lifetime', lifetime_after,
-           'reason', reason, 'ledger_entry_id', id, 'type', type) AS data
-       ),
-       written AS (
-         INSERT INTO outbox_events (tenant_id, id, event, participant_id, engagement_id, data, created_at, traceparent)
-         SELECT $1, $11, 'points.deducted.v1', $2, NULL, e.data, $10, $12 FROM entry e WHERE $13
-         RETURNING ${writtenReturning(true)}
-       ),
-       pending AS (
-         INSERT INTO outbox_pending (tenant_id, event_id) SELECT $1, id FROM written
-       )${followingSql()}
-       SELECT available, lifetime, json_build_array(json_build_object('event', 'points.deducted.v1', 'data', data)) AS events${followersRead()} FROM entry`,
-      values: [
-        tenantId, v.participantId, v.amount, v.entryId, v.type, v.reason, v.memo, v.sourceKind, v.sourceId, v.now,
-        events.write ? events.ids[0] : null, events.write ? events.traceparent : null, events.write,
-      ],
-    },
-    {
-      text: `WITH RECURSIVE
+/** The lot walk of a deduct (statement 2 above). */
+const LOT_WALK = `WITH RECURSIVE
        due AS (SELECT -delta AS amount FROM points_ledger WHERE tenant_id = $1 AND id = $3),  -- the primary key; with participant_id a generic plan walks the participant's whole ledger
        policy AS (SELECT coalesce((SELECT expiry_policy FROM points_settings WHERE tenant_id = $1), '${DEFAULT_SETTINGS.expiry_policy}') AS name),
        oldest_first (id, take, rest) AS (
@@ -310,13 +285,51 @@ export function deductStatements(tenantId: string, v: DeductValues, events: Even
          WHERE l.tenant_id = $1 AND l.participant_id = $2 AND l.id = ANY (ARRAY(SELECT id FROM walked))
          RETURNING (SELECT w.take FROM walked w WHERE w.id = l.id) AS take
        )
-       SELECT (SELECT amount FROM due) AS due, (SELECT coalesce(sum(take), 0) FROM taken) AS taken`,
-      values: [tenantId, v.participantId, v.entryId],
-    },
+       SELECT (SELECT amount FROM due) AS due, (SELECT coalesce(sum(take), 0) FROM taken) AS taken`;
+
+const BALANCE = 'SELECT available, lifetime FROM points_balances WHERE tenant_id = $1 AND participant_id = $2';
+
+export function deductStatements(tenantId: string, v: DeductValues, events: EventsMode, only = 'true'): Statement[] {
+  const [applied, walk, balance] = deductTexts(only);
+  return [
     {
-      text: 'SELECT available, lifetime FROM points_balances WHERE tenant_id = $1 AND participant_id = $2',
-      values: [tenantId, v.participantId],
+      text: applied,
+      values: [
+        tenantId, v.participantId, v.amount, v.entryId, v.type, v.reason, v.memo, v.sourceKind, v.sourceId, v.now,
+        events.write ? events.ids[0] : null, events.write ? events.traceparent : null, events.write,
+      ],
     },
+    { text: walk, values: [tenantId, v.participantId, v.entryId] },
+    { text: balance, values: [tenantId, v.participantId] },
+  ];
+}
+
+function deductTexts(only: string): [string, string, string] {
+  return [
+    textWithFollowers(`points.deduct ${only}`, () => `WITH balance AS (
+         UPDATE points_balances b SET available = b.available - $3, updated_at = $10
+         WHERE b.tenant_id = $1 AND b.participant_id = $2 AND b.available >= $3 AND ${only}
+         RETURNING b.available, b.lifetime
+       ),
+       entry AS (
+         INSERT INTO points_ledger (tenant_id, participant_id, id, type, delta, reason, memo, source_kind, source_id,
+                                    available_after, lifetime_after, created_at)
+         SELECT $1, $2, $4, $5, -$3::bigint, $6, $7, $8, $9, b.available, b.lifetime, $10 FROM balance b
+         RETURNING available_after AS available, lifetime_after AS lifetime, jsonb_build_object(
+           'participant_id', participant_id, 'amount', -delta, 'available', available_after, 'lifetime', lifetime_after,
+           'reason', reason, 'ledger_entry_id', id, 'type', type) AS data
+       ),
+       written AS (
+         INSERT INTO outbox_events (tenant_id, id, event, participant_id, engagement_id, data, created_at, traceparent)
+         SELECT $1, $11, 'points.deducted.v1', $2, NULL, e.data, $10, $12 FROM entry e WHERE $13
+         RETURNING ${writtenReturning(true)}
+       ),
+       pending AS (
+         INSERT INTO outbox_pending (tenant_id, event_id) SELECT $1, id FROM written
+       )${followingSql()}
+       SELECT available, lifetime, json_build_array(json_build_object('event', 'points.deducted.v1', 'data', data)) AS events${followersRead()} FROM entry`),
+    LOT_WALK,
+    BALANCE,
   ];
 }
 
@@ -329,20 +342,27 @@ export function deductStatements(tenantId: string, v: DeductValues, events: Even
  */
 export function respondStatements(tenantId: string, scope: string, key: string, entryId: string, only: string, release: boolean): Statement[] {
   const values = [tenantId, scope, key, entryId];
-  const respond = {
-    text: `UPDATE idempotency_keys k SET response = jsonb_build_object(
+  let texts = respondTexts.get(only);
+  if (!texts) {
+    texts = respondTextsOf(only);
+    respondTexts.set(only, texts);
+  }
+  const [respond, released] = texts;
+  return release ? [{ text: respond, values }, { text: released, values }] : [{ text: respond, values }];
+}
+
+const respondTexts = new Map<string, [string, string]>();
+
+function respondTextsOf(only: string): [string, string] {
+  return [
+    `UPDATE idempotency_keys k SET response = jsonb_build_object(
        'available', e.available_after, 'lifetime', e.lifetime_after, 'delta', e.delta, 'duplicate', false, 'ledger_entry_id', e.id)
      FROM points_ledger e
      WHERE k.tenant_id = $1 AND k.scope = $2 AND k.key = $3 AND e.tenant_id = $1 AND e.id = $4 AND ${only}
      RETURNING k.response`,
-    values,
-  };
-  const released = {
-    text: `DELETE FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key = $3 AND ${only}
+    `DELETE FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key = $3 AND ${only}
        AND NOT EXISTS (SELECT 1 FROM points_ledger e WHERE e.tenant_id = $1 AND e.id = $4)`,
-    values,
-  };
-  return release ? [respond, released] : [respond];
+  ];
 }
 
 /** What the rows of `deductStatements` mean; a walk that found fewer open lots than the balance said throws (the ledger's invariant). */
