@@ -13,7 +13,7 @@ from loyalty_sdk import (Client, LoyaltyAuthenticationError, LoyaltyBadRequestEr
 
 OK = (200, {}, {'available': 50, 'lifetime': 50, 'delta': 50, 'duplicate': False, 'ledger_entry_id': 'l1', 'livemode': False})
 GRANT = {'participant_id': 'p-1', 'amount': 50, 'reason': 'welcome'}
-FIELD_ERRORS = {'detail': 'body/amount must be >= 1', 'code': 'VALIDATION_FAILED', 'error_version': 1,
+FIELD_ERRORS = {'detail': 'body/amount must be >= 1', 'code': 'VALIDATION_INVALID_REQUEST', 'error_version': 1,
                 'errors': [{'in': 'body', 'path': '/amount', 'code': 'minimum', 'message': 'must be at least 1'},
                            {'in': 'body', 'path': '/type', 'code': 'enum', 'message': 'must be one of', 'allowed': ['award', 'bonus']},
                            {'junk': True}]}
@@ -90,10 +90,10 @@ class RetryPolicyTest(unittest.TestCase):
         error = caught.exception
         self.assertEqual(len(stub.requests), 1)
         self.assertEqual((error.status, error.code, error.detail, error.request_id, error.error_version),
-                         (400, 'VALIDATION_FAILED', 'body/amount must be >= 1', 'req-1', 1))
+                         (400, 'VALIDATION_INVALID_REQUEST', 'body/amount must be >= 1', 'req-1', 1))
         self.assertEqual(error.errors, [{'in': 'body', 'path': '/amount', 'code': 'minimum', 'message': 'must be at least 1'},
                                         {'in': 'body', 'path': '/type', 'code': 'enum', 'message': 'must be one of', 'allowed': ['award', 'bonus']}])
-        self.assertIn('400 VALIDATION_FAILED', str(error))
+        self.assertIn('400 VALIDATION_INVALID_REQUEST', str(error))
 
     def test_insufficient_points_and_authentication_errors_have_their_types(self):
         short = (422, {}, {'detail': 'not enough', 'code': 'INSUFFICIENT_POINTS', 'error_version': 1, 'error': 'insufficient_points', 'available': 3, 'required': 9})
