@@ -3,6 +3,7 @@ import { DOCUMENTED_AS } from '../../platform/openapi-examples.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { FieldErrorSchema, Pagination } from '../../platform/http.js';
 import { ParticipantId } from '../participants/index.js';
+import { UnmatchedEventName } from '../rules/index.js';
 
 /** The most events one batch request carries (decision: the spec's 500 "safe ceiling", see docs/decisions/ingestion.md). */
 export const BATCH_EVENTS_MAX = 500;
@@ -87,14 +88,65 @@ export const BatchResponse = Type.Object({
   results: Type.Array(BatchResult),
 });
 
-export const SyncResponse = Type.Object({
-  event_id: Type.String(),
-  fact_id: Type.String(),
-  duplicate: Type.Boolean(),
-  status: Type.Literal('processed'),
-  points_awarded: Type.Integer(),
-  rules_applied: Type.Array(Type.Object({ rule_id: Type.String(), rule_name: Type.String(), points: Type.Integer(), badges_awarded: Type.Array(Type.String()) })),
+const RuleResults = Type.Array(Type.Ref('EventRuleResult'), {
+  description: 'Every active rule listening to the event name, in the order considered (highest priority first), with why it did or did not award.',
 });
+
+export const SyncResponse = Type.Object(
+  {
+    event_id: Type.String(),
+    fact_id: Type.String(),
+    duplicate: Type.Boolean(),
+    status: Type.Literal('processed'),
+    points_awarded: Type.Integer(),
+    rules_applied: Type.Array(Type.Object({ rule_id: Type.String(), rule_name: Type.String(), points: Type.Integer(), badges_awarded: Type.Array(Type.String()) }), {
+      description: 'The rules whose effects ran (also those a points cap or the spent budget left at 0 points).',
+    }),
+    rules: RuleResults,
+    unmatched_event_name: Type.Optional(UnmatchedEventName),
+  },
+  {
+    examples: [
+      {
+        event_id: 'ev_0d6b7e1f2a3c4d5e6f708192a3b4c5d6',
+        fact_id: 'fct_6e1f2a3c4d5e6f708192a3b4c5d60d7b',
+        duplicate: false,
+        status: 'processed',
+        points_awarded: 0,
+        rules_applied: [],
+        livemode: true,
+        rules: [
+          {
+            rule_id: 'rul_6f1d2c3b4a5e46f7890a1b2c3d4e5f60',
+            rule_name: '10 points per euro on orders over 20 EUR',
+            result: 'condition_failed',
+            points: 0,
+            condition: { group: 'all', index: 0, operator: 'gte', expected: 20, fact: 'properties.order_total', actual: '50', actual_type: 'string' },
+          },
+          {
+            rule_id: 'rul_0a1b2c3d4e5f46a7b8c9d0e1f2a3b4c5',
+            rule_name: 'Two check-ins a day',
+            result: 'capped',
+            points: 0,
+            cap: { period: 'per_day', limit: 'times', max: 2, used: 2 },
+          },
+        ],
+      },
+    ],
+  },
+);
+
+/** What processing did, stored with the event: the same `rules` the synchronous answer gives. */
+export const EventOutcome = Type.Object(
+  {
+    points_awarded: Type.Integer(),
+    rules: RuleResults,
+    capped_rules: Type.Array(Type.String(), { description: 'The ids of the rules whose result is `capped`.' }),
+    streaks_continued: Type.Array(Type.String(), { description: 'Streaks this event counted for (streak definitions, not rule effects).' }),
+    unmatched_event_name: Type.Optional(UnmatchedEventName),
+  },
+  { description: 'What processing did: each rule considered with its result, points, badges; null until processed.' },
+);
 
 const EventStatus = Type.Union([Type.Literal('pending'), Type.Literal('processed'), Type.Literal('retrying'), Type.Literal('failed')]);
 
@@ -116,7 +168,7 @@ export const StoredEvent = Type.Object(
     attempts: Type.Integer(),
     last_error: Type.Union([Type.String(), Type.Null()]),
     processed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    outcome: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'What processing did: rules applied, points, badges.' }),
+    outcome: Type.Union([EventOutcome, Type.Null()]),
   },
   { $id: 'StoredEvent', title: 'StoredEvent' },
 );

@@ -8,7 +8,7 @@ import type { EventScanFilter } from '../../platform/event-store.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { continueStreaksForEventInTx } from '../streaks/index.js';
-import { applyEarnRulesInTx, coalesceProfile } from '../rules/index.js';
+import { applyEarnRulesInTx, coalesceProfile, type RuleVerdict } from '../rules/index.js';
 import * as store from './store.js';
 import { countAcceptedEventsInTx } from './quota.js';
 import { processingQueue, type Rejection } from './normalize.js';
@@ -82,9 +82,27 @@ export interface ProcessedEvent {
 
 export interface ProcessingOutcome {
   points_awarded: number;
-  rules: Array<{ rule_id: string; rule_name: string; points: number; badges_awarded: string[]; streaks_continued: string[]; multiplier: number | null }>;
+  /** Every active rule listening to the event's name, with its result (see RuleVerdict). */
+  rules: RuleVerdict[];
   capped_rules: string[];
   streaks_continued: string[];
+  unmatched_event_name?: { nearest: string[] };
+}
+
+/**
+ * An outcome as stored, in today's shape: outcomes written before rules had
+ * results list only the rules that ran, each of which applied.
+ */
+function currentOutcome(stored: Record<string, unknown> | null): ProcessingOutcome | null {
+  if (!stored) return null;
+  const outcome = stored as Partial<ProcessingOutcome>;
+  return {
+    ...outcome,
+    points_awarded: outcome.points_awarded ?? 0,
+    rules: (outcome.rules ?? []).map((rule) => (rule.result ? rule : { ...rule, result: 'applied' as const })),
+    capped_rules: outcome.capped_rules ?? [],
+    streaks_continued: outcome.streaks_continued ?? [],
+  };
 }
 
 /**
@@ -150,16 +168,10 @@ async function applyClaimedEventInTx(tx: Tx, tenantId: string, event: store.Even
   });
   return {
     points_awarded: rules.points_awarded,
-    rules: rules.rules.map((r) => ({
-      rule_id: r.rule_id,
-      rule_name: r.rule_name,
-      points: r.points,
-      badges_awarded: r.badges_awarded,
-      streaks_continued: r.streaks_continued,
-      multiplier: r.multiplier,
-    })),
+    rules: rules.rules,
     capped_rules: rules.capped_rules,
     streaks_continued: streaks.map((s) => s.streakCode),
+    ...(rules.unmatched_event_name && { unmatched_event_name: rules.unmatched_event_name }),
   };
 }
 
@@ -222,14 +234,18 @@ export async function ingestSync(db: Database, tenantId: string, event: store.Ne
       // processing it would make every synchronous event of the tenant wait for the others' whole processing.
       await countAcceptedEventsInTx(tx, tenantId, stored.status === 'accepted' ? 1 : 0, clock.now());
       const row = processed ? null : await store.findEvent(tx, tenantId, stored.eventId);
-      const outcome = (processed?.outcome ?? row?.outcome ?? null) as ProcessingOutcome | null;
+      const outcome = processed?.outcome ?? currentOutcome(row?.outcome ?? null);
+      // The effects of a rule ran when it has badges_awarded (see RuleVerdict).
+      const ran = (outcome?.rules ?? []).filter((r) => r.badges_awarded !== undefined);
       return {
         event_id: stored.eventId,
         fact_id: processed?.factId ?? row!.fact_id,
         duplicate: stored.status === 'duplicate',
         status: 'processed' as const,
         points_awarded: outcome?.points_awarded ?? 0,
-        rules_applied: (outcome?.rules ?? []).map((r) => ({ rule_id: r.rule_id, rule_name: r.rule_name, points: r.points, badges_awarded: r.badges_awarded })),
+        rules_applied: ran.map((r) => ({ rule_id: r.rule_id, rule_name: r.rule_name, points: r.points, badges_awarded: r.badges_awarded! })),
+        rules: outcome?.rules ?? [],
+        ...(outcome?.unmatched_event_name && { unmatched_event_name: outcome.unmatched_event_name }),
       };
     });
   } catch (error) {
@@ -263,7 +279,7 @@ function toStoredEvent(row: store.EventRow, auth: AuthContext) {
     attempts: row.attempts,
     last_error: row.last_error,
     processed_at: row.processed_at ? row.processed_at.toISOString() : null,
-    outcome: row.outcome,
+    outcome: currentOutcome(row.outcome),
   };
 }
 

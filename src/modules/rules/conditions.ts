@@ -1,4 +1,5 @@
 import { invalid } from '../../platform/errors.js';
+import { EVERY_CUSTOM_FIELD, redactFreeForm } from '../../platform/privacy.js';
 import { IN_VALUES_MAX, type Condition, type Conditions } from './schemas.js';
 
 /**
@@ -104,15 +105,100 @@ async function factValue(condition: Condition, source: FactSource): Promise<unkn
   return readPath(await source.participant(), path);
 }
 
-/** True when every `all` condition holds and, if `any` is given, at least one of it. */
-export async function conditionsHold(conditions: Conditions, source: FactSource): Promise<boolean> {
-  for (const condition of conditions.all ?? []) {
-    if (!holds(condition, await factValue(condition, source))) return false;
+/** The JSON type of a fact as read, `missing` when the event or participant has no such fact. */
+export type FactType = 'missing' | 'null' | 'string' | 'number' | 'boolean' | 'array' | 'object';
+
+/**
+ * A fact as a rule's outcome shows it: its type always; its value when it is
+ * a scalar or a short list of scalars and not personal. Personal values (the
+ * privacy classification of free-form data: standard profile field names at
+ * any depth, `custom` objects) are never echoed, so the stored outcome holds
+ * none; long strings are cut.
+ */
+export interface FactReading {
+  fact: string;
+  actual?: unknown;
+  actual_type: FactType;
+  /** Set when the value exists but is left out because it is personal. */
+  actual_withheld?: 'personal';
+}
+
+/** One condition that kept a rule from applying. */
+export interface ConditionFailure extends FactReading {
+  group: 'all' | 'any';
+  /** Its position in the group; for `any`, the first of the group (none of them held). */
+  index: number;
+  operator: Condition['operator'];
+  expected?: unknown;
+}
+
+const ACTUAL_TEXT_MAX = 200;
+const ACTUAL_LIST_MAX = 20;
+
+function factType(value: unknown): FactType {
+  if (value === undefined) return 'missing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  const type = typeof value;
+  return type === 'string' || type === 'number' || type === 'boolean' ? type : 'object';
+}
+
+/** Whether the free-form masking (platform/privacy.ts) would hide the value at this path of event properties. */
+function isPersonalProperty(path: string[]): boolean {
+  const marker = Symbol('value');
+  const probe = path.reduceRight<unknown>((inner, step) => ({ [step]: inner }), marker);
+  return readPath(redactFreeForm(probe, EVERY_CUSTOM_FIELD), path) !== marker;
+}
+
+function shown(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > ACTUAL_TEXT_MAX ? `${value.slice(0, ACTUAL_TEXT_MAX)}…` : value;
+  if (Array.isArray(value)) return value.length <= ACTUAL_LIST_MAX && value.every(isScalar) ? value.map(shown) : undefined;
+  return isScalar(value) ? value : undefined;
+}
+
+/** A fact read from an event or participant, as an outcome may show it. */
+export function readingOf(fact: string, value: unknown): FactReading {
+  const [root, ...path] = fact.split('.');
+  const reading: FactReading = { fact, actual_type: factType(value) };
+  if (value === undefined || value === null) return reading;
+  if (root === 'properties' && isPersonalProperty(path)) return { ...reading, actual_withheld: 'personal' };
+  const actual = shown(value);
+  return actual === undefined ? reading : { ...reading, actual };
+}
+
+function failure(condition: Condition, group: 'all' | 'any', index: number, actual: unknown): ConditionFailure {
+  return {
+    group,
+    index,
+    operator: condition.operator,
+    ...(condition.value !== undefined && { expected: condition.value }),
+    ...readingOf(condition.fact, actual),
+  };
+}
+
+/**
+ * The condition that keeps a rule from applying, or null when the rule's
+ * conditions hold: every `all` condition, and at least one `any` condition
+ * when `any` is given. Conditions are read in order and reading stops at the
+ * first `all` condition that fails.
+ */
+export async function conditionFailure(conditions: Conditions, source: FactSource): Promise<ConditionFailure | null> {
+  for (const [index, condition] of (conditions.all ?? []).entries()) {
+    const actual = await factValue(condition, source);
+    if (!holds(condition, actual)) return failure(condition, 'all', index, actual);
   }
   const any = conditions.any ?? [];
-  if (any.length === 0) return true;
-  for (const condition of any) {
-    if (holds(condition, await factValue(condition, source))) return true;
+  if (any.length === 0) return null;
+  let first: unknown;
+  for (const [index, condition] of any.entries()) {
+    const actual = await factValue(condition, source);
+    if (holds(condition, actual)) return null;
+    if (index === 0) first = actual;
   }
-  return false;
+  return failure(any[0], 'any', 0, first);
+}
+
+/** True when every `all` condition holds and, if `any` is given, at least one of it. */
+export async function conditionsHold(conditions: Conditions, source: FactSource): Promise<boolean> {
+  return (await conditionFailure(conditions, source)) === null;
 }

@@ -1,7 +1,9 @@
 import type { Tx } from '../../platform/db.js';
+import { batchCached } from '../../platform/batch.js';
 import { awardBadgeInTx, earnedBadgeCodesInTx } from '../badges/index.js';
 import { continueStreaksInTx } from '../streaks/index.js';
-import { conditionsHold, readPath, type FactSource } from './conditions.js';
+import { conditionFailure, readPath, readingOf, type ConditionFailure, type FactReading, type FactSource } from './conditions.js';
+import { nearestNames } from './nearest-names.js';
 import { points } from './ports.js';
 import * as store from './store.js';
 import type { Caps, Effect } from './schemas.js';
@@ -33,11 +35,40 @@ export interface AppliedRule {
   streaks_continued: string[];
 }
 
+/** Why a rule did or did not award, for one event. */
+export type RuleResult = 'applied' | 'condition_failed' | 'capped' | 'budget_spent' | 'rate_unusable' | 'outside_window' | 'stopped';
+
+/**
+ * One rule considered for an event and what came of it. The effects ran
+ * (`badges_awarded` and `streaks_continued` are set) for `applied`, for
+ * `budget_spent`, for `rate_unusable` and for a `points` cap; a `times` cap,
+ * a failed condition, the window and a stop keep the rule from running.
+ */
+export interface RuleVerdict {
+  rule_id: string;
+  rule_name: string;
+  result: RuleResult;
+  points: number;
+  points_wanted?: number;
+  multiplier?: number | null;
+  badges_awarded?: string[];
+  streaks_continued?: string[];
+  condition?: ConditionFailure;
+  cap?: CapHit;
+  budget?: { budget_points: number };
+  rate?: FactReading;
+  window?: { starts_at: string | null; ends_at: string | null; event_is: 'before_start' | 'after_end' };
+  stopped_by?: string;
+}
+
 export interface RulesOutcome {
-  rules: AppliedRule[];
   points_awarded: number;
-  /** Rules whose conditions held but a `times` cap kept them from applying. */
+  /** Rules whose result is `capped`. */
   capped_rules: string[];
+  /** Every active rule listening to the event's name, in the order considered, with why it did or did not award. */
+  rules: RuleVerdict[];
+  /** Set when no active rule listens to the event's name. */
+  unmatched_event_name?: { nearest: string[] };
 }
 
 const CAP_PERIODS: Array<[keyof Caps, 'day' | 'week' | 'lifetime']> = [
@@ -132,6 +163,18 @@ export function liveState(tx: Tx, tenantId: string): RuleState {
   };
 }
 
+/** The cap that kept a rule from applying (`times`) or cut its points (`points`). */
+export interface CapHit {
+  period: keyof Caps;
+  limit: 'times' | 'points';
+  /** The cap's value. */
+  max: number;
+  /** The participant's usage of the rule in the period before this event. */
+  used: number;
+}
+
+type RuleApplication = { applied: AppliedRule; cap: CapHit | null; budgetCut: boolean; rateUnusable: FactReading | null } | { capped: CapHit };
+
 /**
  * Applies one rule whose conditions hold: caps, multiplier, budget, then the
  * effects. Returns null when a `times` cap keeps it from applying.
@@ -144,8 +187,30 @@ export async function applyRuleInTx(
   multiplierOf: () => Promise<{ multiplier: number; multiplierId: string | null }>,
   state: RuleState = liveState(tx, tenantId),
 ): Promise<AppliedRule | null> {
+  const application = await applyRule(rule, target, multiplierOf, state);
+  return 'applied' in application ? application.applied : null;
+}
+
+/** The rate effect whose property gave no points: not a positive number. */
+function unusableRate(effects: Effect[], properties: Record<string, unknown>): FactReading | null {
+  for (const effect of effects) {
+    if (!effect.rate) continue;
+    const value = readPath(properties, effect.rate.property.split('.').slice(1));
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return readingOf(effect.rate.property, value);
+  }
+  return null;
+}
+
+/** applyRuleInTx, saying which cap, budget or rate limited the rule. */
+async function applyRule(
+  rule: store.RuleRow,
+  target: RuleTarget,
+  multiplierOf: () => Promise<{ multiplier: number; multiplierId: string | null }>,
+  state: RuleState,
+): Promise<RuleApplication> {
   const pointEffects = rule.effects.filter((e) => e.type === 'award_points');
   let wanted = pointEffects.reduce((sum, e) => sum + effectPoints(e, target.properties), 0);
+  const rateUnusable = wanted === 0 ? unusableRate(pointEffects, target.properties) : null;
   let multiplier: number | null = null;
   if (wanted > 0 && target.eventName !== null) {
     const found = await multiplierOf();
@@ -158,15 +223,20 @@ export async function applyRuleInTx(
 
   const capped = CAP_PERIODS.filter(([key]) => rule.caps[key] !== undefined);
   let usage: store.UsageRow[] = [];
+  let pointsCap: CapHit | null = null;
   if (capped.length > 0) {
     usage = await state.usage(rule, target.participantId, target.at, capped.map(([, period]) => period));
     for (const [key, period] of capped) {
       const cap = rule.caps[key]!;
       const used = usage.find((u) => u.period === period)!;
-      if (cap.times !== undefined && used.times >= cap.times) return null;
-      if (cap.points !== undefined) wanted = Math.max(0, Math.min(wanted, cap.points - used.points));
+      if (cap.times !== undefined && used.times >= cap.times) return { capped: { period: key, limit: 'times', max: cap.times, used: used.times } };
+      if (cap.points !== undefined && cap.points - used.points < wanted) {
+        wanted = Math.max(0, cap.points - used.points);
+        pointsCap = { period: key, limit: 'points', max: cap.points, used: used.points };
+      }
     }
   }
+  const beforeBudget = wanted;
   if (wanted > 0 && rule.budget_points !== null) wanted = await state.spendBudget(rule, wanted);
 
   if (wanted > 0) await state.award(rule, target, wanted, multiplier, pointEffects.find((e) => e.reason)?.reason ?? rule.name);
@@ -180,7 +250,7 @@ export async function applyRuleInTx(
   const streaks = streakCodes.length > 0 ? await state.continueStreaks(target.participantId, streakCodes, target.at) : [];
 
   await state.addUsage(rule, target.participantId, usage, wanted);
-  return {
+  const applied: AppliedRule = {
     rule_id: rule.id,
     rule_name: rule.name,
     points: wanted,
@@ -189,13 +259,53 @@ export async function applyRuleInTx(
     badges_awarded: badgesAwarded,
     streaks_continued: streaks,
   };
+  return { applied, cap: pointsCap, budgetCut: wanted < beforeBudget, rateUnusable };
 }
 
-/** Applies every matching event rule, highest priority first, honouring stop_processing. */
+/** The verdict of a rule whose conditions held, from how it applied. */
+function verdictOf(rule: store.RuleRow, application: RuleApplication): RuleVerdict {
+  const named = { rule_id: rule.id, rule_name: rule.name };
+  if ('capped' in application) return { ...named, result: 'capped', points: 0, cap: application.capped };
+  const { applied, cap, budgetCut, rateUnusable } = application;
+  const { rule_id: _id, rule_name: _name, ...ran } = applied;
+  if (applied.points === 0 && rateUnusable) return { ...named, result: 'rate_unusable', ...ran, rate: rateUnusable };
+  if (applied.points === 0 && budgetCut) return { ...named, result: 'budget_spent', ...ran, budget: { budget_points: rule.budget_points! } };
+  if (applied.points === 0 && cap) return { ...named, result: 'capped', ...ran, cap };
+  return {
+    ...named,
+    result: 'applied',
+    ...ran,
+    ...(cap && { cap }),
+    ...(budgetCut && { budget: { budget_points: rule.budget_points! } }),
+  };
+}
+
+function outsideWindow(rule: store.RuleRow, at: Date): RuleVerdict | null {
+  const before = rule.starts_at !== null && at < rule.starts_at;
+  if (!before && !(rule.ends_at !== null && at >= rule.ends_at)) return null;
+  return {
+    rule_id: rule.id,
+    rule_name: rule.name,
+    result: 'outside_window',
+    points: 0,
+    window: { starts_at: rule.starts_at?.toISOString() ?? null, ends_at: rule.ends_at?.toISOString() ?? null, event_is: before ? 'before_start' : 'after_end' },
+  };
+}
+
+/**
+ * Applies every matching event rule, highest priority first, honouring
+ * stop_processing, and says of each active rule listening to the event's name
+ * why it did or did not award; when none listens, the nearest names that do.
+ */
 export async function applyEarnRulesInTx(tx: Tx, tenantId: string, event: RuleEvent): Promise<RulesOutcome> {
-  const outcome: RulesOutcome = { rules: [], points_awarded: 0, capped_rules: [] };
-  const rules = await store.activeEventRules(tx, tenantId, event.eventName, event.occurredAt);
-  if (rules.length === 0) return outcome;
+  const outcome: RulesOutcome = { points_awarded: 0, capped_rules: [], rules: [] };
+  const rules = await store.eventRulesAnyTime(tx, tenantId, event.eventName);
+  if (rules.length === 0) {
+    // Computed once per event name in a processing batch, where events no rule listens to are common.
+    const nearest = async () => nearestNames(event.eventName, await store.liveEventNames(tx, tenantId));
+    outcome.unmatched_event_name = { nearest: await (batchCached(tx, `rules:nearest:${tenantId}:${event.eventName}`, nearest) ?? nearest()) };
+    return outcome;
+  }
   const source: FactSource = { properties: event.properties, participant: participantAttributes(tx, tenantId, event.participantId) };
   let multiplier: Promise<{ multiplier: number; multiplierId: string | null }> | null = null;
   const multiplierOf = () => {
@@ -215,16 +325,29 @@ export async function applyEarnRulesInTx(tx: Tx, tenantId: string, event: RuleEv
     eventName: event.eventName,
     memo: `event ${event.eventId}`,
   };
+  let stoppedBy: string | null = null;
   for (const rule of rules) {
-    if (!(await conditionsHold(rule.conditions, source))) continue;
-    const applied = await applyRuleInTx(tx, tenantId, rule, target, multiplierOf);
-    if (!applied) {
-      outcome.capped_rules.push(rule.id);
+    const outside = outsideWindow(rule, event.occurredAt);
+    if (outside) {
+      outcome.rules.push(outside);
       continue;
     }
-    outcome.rules.push(applied);
-    outcome.points_awarded += applied.points;
-    if (rule.stop_processing) break;
+    if (stoppedBy !== null) {
+      outcome.rules.push({ rule_id: rule.id, rule_name: rule.name, result: 'stopped', points: 0, stopped_by: stoppedBy });
+      continue;
+    }
+    const failed = await conditionFailure(rule.conditions, source);
+    if (failed) {
+      outcome.rules.push({ rule_id: rule.id, rule_name: rule.name, result: 'condition_failed', points: 0, condition: failed });
+      continue;
+    }
+    const application = await applyRule(rule, target, multiplierOf, liveState(tx, tenantId));
+    const verdict = verdictOf(rule, application);
+    outcome.rules.push(verdict);
+    if (verdict.result === 'capped') outcome.capped_rules.push(rule.id);
+    if (!('applied' in application)) continue;
+    outcome.points_awarded += application.applied.points;
+    if (rule.stop_processing) stoppedBy = rule.id;
   }
   return outcome;
 }

@@ -1,6 +1,6 @@
 import type { ServiceModule } from '../../platform/module.js';
 import routes from './routes.js';
-import { Caps, Condition, Conditions, CreateRuleBody, EarnRule, Effect } from './schemas.js';
+import { Caps, Condition, Conditions, CreateRuleBody, EarnRule, Effect, RuleVerdict } from './schemas.js';
 import { RUN_TASK, TICK_TASK, runOccurrenceJob, scheduleTickJob } from './jobs.js';
 /** A task name, for the sandbox reset. */
 export { RUN_TASK } from './jobs.js';
@@ -10,7 +10,8 @@ export { RUN_TASK } from './jobs.js';
  * events, scheduled (birthday, recurring) rules, and simulation.
  */
 export { applyEarnRulesInTx } from './engine.js';
-export type { RuleEvent, RulesOutcome, AppliedRule } from './engine.js';
+export type { RuleEvent, RulesOutcome, AppliedRule, RuleVerdict } from './engine.js';
+export { UnmatchedEventName } from './schemas.js';
 export { coalesceProfile } from './ports.js';
 export { startDueOccurrences, runOccurrence } from './jobs.js';
 export { ruleForReviewInTx, publishRuleInTx, createRuleInTx, updateRuleInTx, ruleConfigFields } from './service.js';
@@ -19,7 +20,7 @@ export type { RuleRow } from './store.js';
 const rulesModule: ServiceModule = {
   name: 'rules',
   routes,
-  schemas: [Condition, Conditions, Effect, Caps, CreateRuleBody, EarnRule],
+  schemas: [Condition, Conditions, Effect, Caps, CreateRuleBody, EarnRule, RuleVerdict],
   tasks: { [TICK_TASK]: scheduleTickJob, [RUN_TASK]: runOccurrenceJob },
   crontab: [`*/15 * * * * ${TICK_TASK}`],
 };

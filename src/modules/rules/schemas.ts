@@ -201,7 +201,7 @@ export const UpdateRuleBody = Type.Object(
     starts_at: Type.Optional(nullable(ruleFields.starts_at)),
     ends_at: Type.Optional(nullable(ruleFields.ends_at)),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, minProperties: 1, examples: [{ name: '10 points per euro on orders over 20 EUR', caps: { per_day: { points: 800 } } }] },
 );
 export type UpdateRuleBody = Partial<Omit<CreateRuleBody, 'trigger' | 'description' | 'budget_points' | 'starts_at' | 'ends_at'>> & {
   description?: string | null;
@@ -280,3 +280,105 @@ export const SimulationResult = Type.Object({
     description: 'The timestamp of the event that would have spent the last point of `budget_points`; null when the rule has no budget or the budget would have lasted the range.',
   }),
 });
+
+const FactType = Type.Union(['missing', 'null', 'string', 'number', 'boolean', 'array', 'object'].map((t) => Type.Literal(t)), {
+  description: 'The JSON type of the value the event (or participant) had; `missing` when it had none.',
+});
+
+const factReading = {
+  fact: Type.String({ description: 'What was read: `properties.<name>` or a participant attribute.' }),
+  actual: Type.Optional(
+    Type.Unknown({
+      description:
+        'The value read, when it is a string (cut at 200 characters), number, boolean or a list of up to 20 of those. Left out when missing, null, larger, or personal (see `actual_withheld`).',
+    }),
+  ),
+  actual_type: FactType,
+  actual_withheld: Type.Optional(
+    Type.Literal('personal', { description: 'The value exists but is personal data (a standard profile field name, or under `custom`), so the outcome never holds it.' }),
+  ),
+};
+
+const RuleResultKind = Type.Union(
+  ['applied', 'condition_failed', 'capped', 'budget_spent', 'rate_unusable', 'outside_window', 'stopped'].map((r) => Type.Literal(r)),
+  {
+    description:
+      '`applied`: the rule ran and awarded `points` (perhaps cut by `cap` or `budget`). ' +
+      '`condition_failed`: `condition` did not hold. ' +
+      '`capped`: `cap` kept it from applying (a `times` cap) or left it no points (a `points` cap). ' +
+      "`budget_spent`: the rule's `budget_points` are used up. " +
+      '`rate_unusable`: its rate reads `rate.fact`, which was not a positive number, so it earned 0. ' +
+      "`outside_window`: the event's timestamp falls outside the rule's `window`. " +
+      '`stopped`: a rule of higher priority (`stopped_by`) applied with `stop_processing`.',
+  },
+);
+
+export const RuleVerdict = Type.Object(
+  {
+    rule_id: Type.String(),
+    rule_name: Type.String(),
+    result: RuleResultKind,
+    points: Type.Integer({ description: 'Points it awarded for this event.' }),
+    points_wanted: Type.Optional(Type.Integer({ description: 'Points before caps and budget (after the multiplier), when the rule ran.' })),
+    multiplier: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
+    badges_awarded: Type.Optional(Type.Array(Type.String(), { description: 'Set when the rule ran: the badges it awarded now.' })),
+    streaks_continued: Type.Optional(Type.Array(Type.String())),
+    condition: Type.Optional(
+      Type.Object(
+        {
+          group: Type.Union([Type.Literal('all'), Type.Literal('any')], { description: '`any`: none of the group held; the first of it is shown.' }),
+          index: Type.Integer({ description: 'Position of the condition in its group of the rule.' }),
+          operator: Operator,
+          expected: Type.Optional(Type.Unknown({ description: "The condition's value." })),
+          ...factReading,
+        },
+        { description: 'The condition that failed.' },
+      ),
+    ),
+    cap: Type.Optional(
+      Type.Object(
+        {
+          period: Type.Union([Type.Literal('per_day'), Type.Literal('per_week'), Type.Literal('lifetime')]),
+          limit: Type.Union([Type.Literal('times'), Type.Literal('points')]),
+          max: Type.Integer({ description: "The cap's value." }),
+          used: Type.Integer({ description: "The participant's usage of the rule in the period before this event." }),
+        },
+        { description: 'The cap that kept the rule from applying or cut its points.' },
+      ),
+    ),
+    budget: Type.Optional(Type.Object({ budget_points: Type.Integer() }, { description: "The rule's budget, when it was used up or cut the points." })),
+    rate: Type.Optional(Type.Object(factReading, { description: "The rate's property, which was not a positive number." })),
+    window: Type.Optional(
+      Type.Object({
+        starts_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+        ends_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+        event_is: Type.Union([Type.Literal('before_start'), Type.Literal('after_end')]),
+      }),
+    ),
+    stopped_by: Type.Optional(Type.String({ description: 'The rule that applied with `stop_processing`.' })),
+  },
+  {
+    $id: 'EventRuleResult',
+    title: 'EventRuleResult',
+    description: 'One active rule listening to the event, and why it did or did not award.',
+    examples: [
+      {
+        rule_id: 'rul_6f1d2c3b4a5e46f7890a1b2c3d4e5f60',
+        rule_name: '10 points per euro on orders over 20 EUR',
+        result: 'condition_failed',
+        points: 0,
+        condition: { group: 'all', index: 0, operator: 'gte', expected: 20, fact: 'properties.order_total', actual: '50', actual_type: 'string' },
+      },
+    ],
+  },
+);
+
+export const UnmatchedEventName = Type.Object(
+  {
+    nearest: Type.Array(Type.String(), {
+      maxItems: 3,
+      description: 'Event names that active rules listen to and that are close to this one (a typo, another case), nearest first; empty when none is close.',
+    }),
+  },
+  { description: 'Present when no active rule listens to the event name.', examples: [{ nearest: ['purchase_completed'] }] },
+);

@@ -118,24 +118,16 @@ export async function listRules(
 }
 
 /**
- * The active event rules for an event at `at`, highest priority first. In a
- * processing batch the event name's active rules are read once and their
- * windows checked here.
+ * The active event rules listening to an event name, whatever their window,
+ * highest priority first: the engine checks each rule's window against the
+ * event timestamp itself, to say when one is outside it. In a processing
+ * batch they are read once per event name.
  */
-export async function activeEventRules(tx: Tx, tenantId: string, eventName: string, at: Date): Promise<RuleRow[]> {
-  const ofBatch = batchCached(tx, `rules:event:${tenantId}:${eventName}`, () => activeEventRulesAnyTime(tx, tenantId, eventName));
-  if (ofBatch) return (await ofBatch).filter((rule) => (rule.starts_at === null || rule.starts_at <= at) && (rule.ends_at === null || rule.ends_at > at));
-  const { rows } = await tx.query<RuleRow>(
-    `SELECT ${COLUMNS} FROM earn_rules
-     WHERE tenant_id = $1 AND status = 'active' AND trigger = 'event' AND event_name = $2
-       AND (starts_at IS NULL OR starts_at <= $3) AND (ends_at IS NULL OR ends_at > $3)
-     ORDER BY priority DESC, created_at, id`,
-    [tenantId, eventName, at],
-  );
-  return rows;
+export async function eventRulesAnyTime(tx: Tx, tenantId: string, eventName: string): Promise<RuleRow[]> {
+  return batchCached(tx, `rules:event:${tenantId}:${eventName}`, () => readEventRules(tx, tenantId, eventName)) ?? readEventRules(tx, tenantId, eventName);
 }
 
-async function activeEventRulesAnyTime(tx: Tx, tenantId: string, eventName: string): Promise<RuleRow[]> {
+async function readEventRules(tx: Tx, tenantId: string, eventName: string): Promise<RuleRow[]> {
   const { rows } = await tx.query<RuleRow>(
     `SELECT ${COLUMNS} FROM earn_rules
      WHERE tenant_id = $1 AND status = 'active' AND trigger = 'event' AND event_name = $2
@@ -143,6 +135,21 @@ async function activeEventRulesAnyTime(tx: Tx, tenantId: string, eventName: stri
     [tenantId, eventName],
   );
   return rows;
+}
+
+/** The most event names with active rules read to suggest the nearest one to an event no rule listens to. */
+export const LIVE_EVENT_NAMES_MAX = 1_000;
+
+/** The event names that active event rules listen to (read once per processing batch). */
+export async function liveEventNames(tx: Tx, tenantId: string): Promise<string[]> {
+  const read = async () => {
+    const { rows } = await tx.query<{ event_name: string }>(
+      `SELECT DISTINCT event_name FROM earn_rules WHERE tenant_id = $1 AND status = 'active' AND trigger = 'event' ORDER BY event_name LIMIT $2`,
+      [tenantId, LIVE_EVENT_NAMES_MAX],
+    );
+    return rows.map((r) => r.event_name);
+  };
+  return batchCached(tx, `rules:event-names:${tenantId}`, read) ?? read();
 }
 
 export interface UsageRow {
