@@ -326,7 +326,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     operatorToken: readOperatorToken(env),
     redisUrl: env.REDIS_URL || null,
     logLevel: env.LOG_LEVEL || (appEnv === 'test' ? 'silent' : 'info'),
-    publicBaseUrl: env.PUBLIC_BASE_URL || null,
+    // The service's address as its clients reach it (https://loyalty.example.com): absolute URLs in answers
+    // (embed_url, referral links, doc_url), cookie Secure and the docs' server. Unset: each request's own origin.
+    publicBaseUrl: env.PUBLIC_BASE_URL ? readUrl(env, 'PUBLIC_BASE_URL').href.replace(/\/+$/, '') : null,
     trustProxy: readTrustProxy(env),
     bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     rateLimits: {

@@ -28,6 +28,7 @@ Options:
 `;
 const LIVE_KEY_PREFIX = 'lk_live_';
 const USER_AGENT = 'loyalty-sdk-listen/1';
+const STREAM_PATH = '/api/v1/gamify/webhooks/stream';
 const DEFAULT_BASE_URL = 'http://localhost:3000';
 const DEFAULT_TIMEOUT_SECONDS = 10;
 const TIMEOUT_SECONDS_MAX = 60;
@@ -94,11 +95,25 @@ function line(envelope: WebhookEnvelope, target: URL, result: ForwardResult): st
   return `${time()}  ${envelope.event}  ${envelope.id}  -> POST ${target.href} ${outcome} ${result.durationMs} ms`;
 }
 
+/** The text for a failed connection: which URL, and plainly when nothing answers there. */
+function unreachable(error: unknown, baseUrl: string, everConnected: boolean): string {
+  const cause = (error as { cause?: { code?: string } }).cause?.code;
+  if (cause === 'ECONNREFUSED' || cause === 'ENOTFOUND' || cause === 'EAI_AGAIN' || cause === 'EHOSTUNREACH' || cause === 'ECONNRESET') {
+    return everConnected
+      ? `the service at ${baseUrl} stopped answering (${cause})`
+      : `nothing answers at ${baseUrl} (${cause}): is the service running there? Start it (npm start) or name it with --base-url`;
+  }
+  return `the stream from ${baseUrl} was interrupted (${error instanceof Error ? error.message : String(error)})`;
+}
+
 /** Runs `listen` until interrupted; resolves with the exit code. */
 function listen(options: ListenOptions, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
   out.write(`Your webhook signing secret is ${options.secret} (pass it to verifyWebhook in your app; --secret keeps it across runs)\n`);
+  const streamUrl = `${options.baseUrl}${STREAM_PATH}`;
+  out.write(`Connecting to ${streamUrl} …\n`);
   return new Promise((resolve) => {
     let connected = false;
+    let everConnected = false;
     // Events are forwarded one after another, in the order the stream sends them.
     let queue: Promise<void> = Promise.resolve();
     const client = createLoyaltyClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, headers: { 'user-agent': USER_AGENT } });
@@ -107,7 +122,8 @@ function listen(options: ListenOptions, out: NodeJS.WritableStream = process.std
       onOpen: () => {
         if (connected) return;
         connected = true;
-        out.write(`Ready. Forwarding ${options.events?.join(',') ?? 'all'} events of the sandbox tenant to ${options.forwardTo.href} (Ctrl-C to quit)\n`);
+        everConnected = true;
+        out.write(`Ready. Connected to ${streamUrl}; forwarding ${options.events?.join(',') ?? 'all'} events of the sandbox tenant to ${options.forwardTo.href} (Ctrl-C to quit)\n`);
       },
       onEvent: (envelope) => {
         queue = queue.then(async () => {
@@ -118,13 +134,13 @@ function listen(options: ListenOptions, out: NodeJS.WritableStream = process.std
       onReset: () => err.write(`${time()}  the stream could not resume where it stopped (events are kept 30 days); events may have been missed\n`),
       onError: (error) => {
         if (error instanceof LoyaltyError && error.status >= 400 && error.status < 500 && error.status !== 429) {
-          err.write(`refused by the service (${error.status} ${error.code}): ${error.detail}\n`);
+          err.write(`refused by ${streamUrl} (${error.status} ${error.code}): ${error.detail}\n`);
           stop();
           resolve(1);
           return;
         }
         connected = false;
-        err.write(`${time()}  stream interrupted (${error instanceof Error ? error.message : String(error)}); reconnecting\n`);
+        err.write(`${time()}  ${unreachable(error, options.baseUrl, everConnected)}; retrying\n`);
       },
     });
     const quit = () => {

@@ -124,7 +124,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/public/engagements/:id/embed-url',
     { config: { auth: 'key' }, schema: { tags, operationId: 'getEmbedUrl', summary: 'The runtime URL to embed an engagement', params: EngagementIdParams, response: { 200: EmbedUrlResponse } } },
-    async (request) => service.embedUrl(db, request.auth!.tenantId, request.params.id, config.publicBaseUrl),
+    // Absolute always: PUBLIC_BASE_URL, or the origin the request came to.
+    async (request) => service.embedUrl(db, request.auth!.tenantId, request.params.id, config.publicBaseUrl ?? `${request.protocol}://${request.host}`),
   );
 
   app.get(

@@ -19,7 +19,7 @@ async function requireSandbox(db: Database, tenantId: string): Promise<void> {
     throw new AppError(
       'forbidden',
       'SANDBOX_ONLY',
-      "the test clock works only for sandbox tenants, and this tenant is live: a live tenant's time is real time. Use a sandbox tenant (npm run tenant:create -- --sandbox) to move time",
+      "the test clock works only in the sandbox, and this key acts on live data: a live tenant's time is real time. Call it with one of the tenant's test keys (lk_test_…, made by POST /api/v1/events/api-keys with \"environment\": \"test\"), which acts in its sandbox",
     );
   }
 }
