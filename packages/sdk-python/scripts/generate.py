@@ -3,6 +3,7 @@
 
     python3 packages/sdk-python/scripts/generate.py            # write the file
     python3 packages/sdk-python/scripts/generate.py --check    # exit 1 when it differs
+    python3 packages/sdk-python/scripts/generate.py --document other.json   # from another copy of the document
 
 Standard library only. The output is deterministic (a function of the
 document and of this script), so the unittest suite regenerates it and
@@ -388,7 +389,10 @@ def generate_source(document_path: str = DOCUMENT) -> str:
 
 
 def main(argv: list) -> int:
-    source = generate_source()
+    document = DOCUMENT
+    if '--document' in argv:
+        document = argv[argv.index('--document') + 1]
+    source = generate_source(document)
     if '--check' in argv:
         current = ''
         if os.path.exists(OUTPUT):

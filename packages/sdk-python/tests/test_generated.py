@@ -69,6 +69,22 @@ class GeneratedFileTest(unittest.TestCase):
         self.assertEqual(signature.parameters['destination_id'].kind, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         self.assertEqual(inspect.signature(client.points.grant).parameters['body'].kind, inspect.Parameter.KEYWORD_ONLY)
 
+    def test_every_annotation_resolves(self):
+        # A model or a method naming a type that does not exist fails here, on every supported Python.
+        import typing
+        from loyalty_sdk import _generated as g
+        checked = 0
+        for name, value in vars(g).items():
+            if isinstance(value, type) and value.__module__ == g.__name__:
+                if issubclass(value, dict):
+                    typing.get_type_hints(value)
+                    checked += 1
+                for attribute, member in vars(value).items():
+                    if callable(member) and not attribute.startswith('_'):
+                        typing.get_type_hints(member, vars(g))
+                        checked += 1
+        self.assertGreater(checked, 300)
+
     def test_models_are_typed_dicts(self):
         from loyalty_sdk import _generated as g
         self.assertEqual(g.GrantPointsBody.__required_keys__, frozenset({'participant_id', 'amount', 'reason'}))
