@@ -147,6 +147,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Ingest one event and process it in the request (testing and debugging)',
         description:
           `Stores and processes the event in one transaction and returns its \`event_id\` and \`fact_id\`. A repeated key returns the first event's result with \`duplicate: true\`. ` +
+          `\`rules\` says of every active rule listening to the event name why it did or did not award (the same list as the stored event's \`outcome.rules\`); when none listens, \`unmatched_event_name.nearest\` names the closest event names that rules listen to. ` +
           `If processing fails, the event is kept as failed (see \`/events/search?status=failed\`) and the answer is 422 \`EVENT_PROCESSING_FAILED\` with \`event_id\`. ${eventDescription}`,
         headers: IdempotencyHeader,
         body: Type.Ref('IngestEvent'),
