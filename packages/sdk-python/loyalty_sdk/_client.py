@@ -6,6 +6,7 @@ idempotency keys that retries reuse, and bounded retries.
 from __future__ import annotations
 
 import email.utils
+import http.client
 import json
 import random
 import socket
@@ -19,6 +20,7 @@ from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional
 
 from ._errors import LoyaltyConnectionError, LoyaltyValidationError, error_from_response
 from ._generated import OPERATIONS, GeneratedResources
+from ._types import Session
 
 DEFAULT_MAX_RETRIES = 2
 MAX_RETRIES_LIMIT = 10
@@ -28,12 +30,6 @@ BACKOFF_BASE_SECONDS = 0.5
 BACKOFF_CAP_SECONDS = 8.0
 IDEMPOTENT_METHODS = frozenset(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'])
 USER_AGENT = 'loyalty-sdk-python/0.1.0'
-
-
-class Session(NamedTuple):
-    """A participant session (from `client.access.create_session`), for the session operations."""
-    session_id: str
-    engagement_id: str
 
 
 class RetryInfo(NamedTuple):
@@ -262,7 +258,7 @@ class Client(GeneratedResources):
                                'rate_limited' if status == 429 else 'unavailable')
                     continue
                 raise error
-            except (urllib.error.URLError, OSError, ConnectionError) as cause:
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as cause:
                 reason = getattr(cause, 'reason', cause)
                 timed_out = isinstance(reason, (socket.timeout, TimeoutError)) or isinstance(cause, (socket.timeout, TimeoutError))
                 error = LoyaltyConnectionError(

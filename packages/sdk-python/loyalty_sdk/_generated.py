@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Literal, Mapping, Optional, TypedDict, Union
 
+from ._types import Session
+
 if TYPE_CHECKING:
     from ._client import Client
 
@@ -19,6 +21,8 @@ class _ErrorResponseRequired(TypedDict):
     detail: str
     code: str
     error_version: Literal[1]
+    request_id: str
+    doc_url: str
 
 
 class ErrorResponse(_ErrorResponseRequired, total=False):
@@ -475,6 +479,23 @@ class IngestEvent(_IngestEventRequired, total=False):
     engagement_id: str
 
 
+class StoredEventOutcomeUnmatchedEventName(TypedDict):
+    """Present when no active rule listens to the event name."""
+    nearest: List[str]
+
+
+class _StoredEventOutcomeRequired(TypedDict):
+    points_awarded: int
+    rules: List[EventRuleResult]
+    capped_rules: List[str]
+    streaks_continued: List[str]
+
+
+class StoredEventOutcome(_StoredEventOutcomeRequired, total=False):
+    """What processing did: each rule considered with its result, points, badges; null until processed."""
+    unmatched_event_name: StoredEventOutcomeUnmatchedEventName
+
+
 class StoredEvent(TypedDict):
     """StoredEvent"""
     event_id: str
@@ -490,7 +511,7 @@ class StoredEvent(TypedDict):
     attempts: int
     last_error: Optional[str]
     processed_at: Optional[str]
-    outcome: Optional[Dict[str, Any]]
+    outcome: Optional[StoredEventOutcome]
 
 
 class AdminLeaderboard(TypedDict):
@@ -841,6 +862,72 @@ class EarnRule(TypedDict):
     ends_at: Optional[str]
     created_at: str
     updated_at: str
+
+
+class _EventRuleResultConditionRequired(TypedDict):
+    group: Literal["all", "any"]
+    index: int
+    operator: Literal["equals", "not_equals", "in", "not_in", "gt", "gte", "lt", "lte", "exists", "not_exists", "contains"]
+    fact: str
+    actual_type: Literal["missing", "null", "string", "number", "boolean", "array", "object"]
+
+
+class EventRuleResultCondition(_EventRuleResultConditionRequired, total=False):
+    """The condition that failed."""
+    expected: Any
+    actual: Any
+    actual_withheld: Literal["personal"]
+
+
+class EventRuleResultCap(TypedDict):
+    """The cap that kept the rule from applying or cut its points."""
+    period: Literal["per_day", "per_week", "lifetime"]
+    limit: Literal["times", "points"]
+    max: int
+    used: int
+
+
+class EventRuleResultBudget(TypedDict):
+    """The rule's budget, when it was used up or cut the points."""
+    budget_points: int
+
+
+class _EventRuleResultRateRequired(TypedDict):
+    fact: str
+    actual_type: Literal["missing", "null", "string", "number", "boolean", "array", "object"]
+
+
+class EventRuleResultRate(_EventRuleResultRateRequired, total=False):
+    """The rate's property, which was not a positive number."""
+    actual: Any
+    actual_withheld: Literal["personal"]
+
+
+class EventRuleResultWindow(TypedDict):
+    starts_at: Optional[str]
+    ends_at: Optional[str]
+    event_is: Literal["before_start", "after_end"]
+
+
+class _EventRuleResultRequired(TypedDict):
+    rule_id: str
+    rule_name: str
+    result: Literal["applied", "condition_failed", "capped", "budget_spent", "rate_unusable", "outside_window", "stopped"]
+    points: int
+
+
+class EventRuleResult(_EventRuleResultRequired, total=False):
+    """One active rule listening to the event, and why it did or did not award."""
+    points_wanted: int
+    multiplier: Optional[float]
+    badges_awarded: List[str]
+    streaks_continued: List[str]
+    condition: EventRuleResultCondition
+    cap: EventRuleResultCap
+    budget: EventRuleResultBudget
+    rate: EventRuleResultRate
+    window: EventRuleResultWindow
+    stopped_by: str
 
 
 class Sandbox(TypedDict):
@@ -2632,14 +2719,24 @@ class IngestEventSyncResponseRulesAppliedItem(TypedDict):
     badges_awarded: List[str]
 
 
-class IngestEventSyncResponse(TypedDict):
+class IngestEventSyncResponseUnmatchedEventName(TypedDict):
+    """Present when no active rule listens to the event name."""
+    nearest: List[str]
+
+
+class _IngestEventSyncResponseRequired(TypedDict):
     event_id: str
     fact_id: str
     duplicate: bool
     status: Literal["processed"]
     points_awarded: int
     rules_applied: List[IngestEventSyncResponseRulesAppliedItem]
+    rules: List[EventRuleResult]
     livemode: bool
+
+
+class IngestEventSyncResponse(_IngestEventSyncResponseRequired, total=False):
+    unmatched_event_name: IngestEventSyncResponseUnmatchedEventName
 
 
 SearchEventsQuery = TypedDict('SearchEventsQuery', {"participant_id": 'str', "event_name": 'str', "status": 'Literal["pending", "processed", "retrying", "failed"]', "from": 'str', "to": 'str', "limit": 'int', "cursor": 'str'}, total=False)
@@ -3903,28 +4000,28 @@ class ActivitiesResource:
     def __init__(self, client: Client) -> None:
         self._client = client
 
-    def validate(self, activity_id: str, *, body: ValidateActivityBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> ValidateActivityResponse:
+    def validate(self, activity_id: str, *, body: ValidateActivityBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> ValidateActivityResponse:
         """Validate an activity step on the server (spin wheel: the server draws the segment)
 
         `POST /api/v1/activities/{activityId}/validate` (validateActivity).
         """
         return self._client.call('validateActivity', path={'activityId': activity_id}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=session)
 
-    def complete(self, activity_id: str, *, body: CompleteActivityBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> CompleteActivityResponse:
+    def complete(self, activity_id: str, *, body: CompleteActivityBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> CompleteActivityResponse:
         """Complete an activity and run its on-completion actions atomically (all or none)
 
         `POST /api/v1/activities/{activityId}/complete-with-actions` (completeActivity).
         """
         return self._client.call('completeActivity', path={'activityId': activity_id}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=session)
 
-    def get_eligibility(self, activity_id: str, *, query: Optional[GetActivityEligibilityQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> GetActivityEligibilityResponse:
+    def get_eligibility(self, activity_id: str, *, query: Optional[GetActivityEligibilityQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> GetActivityEligibilityResponse:
         """Whether the session participant may start the activity now
 
         `GET /api/v1/activities/{activityId}/eligibility` (getActivityEligibility).
         """
         return self._client.call('getActivityEligibility', path={'activityId': activity_id}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=session)
 
-    def emit_fact(self, *, body: EmitFactBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> EmitFactResponse:
+    def emit_fact(self, *, body: EmitFactBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> EmitFactResponse:
         """Store a custom fact for the session participant
 
         `POST /api/v1/activities/facts/emit` (emitFact).
@@ -4001,7 +4098,7 @@ class BadgesResource:
         """
         return self._client.call('awardBadge', path={'code': code}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
 
-    def get_status(self, *, query: Optional[GetBadgeStatusQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> GetBadgeStatusResponse:
+    def get_status(self, *, query: Optional[GetBadgeStatusQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> GetBadgeStatusResponse:
         """The session participant's badges: every badge of the tenant with earned and earned_at
 
         `GET /api/v1/public/badges/status` (getBadgeStatus).
@@ -4071,21 +4168,21 @@ class ChallengesResource:
         """
         return self._client.call('archiveChallenge', path={'id': id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
-    def list_public(self, *, query: Optional[ListPublicChallengesQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> ListPublicChallengesResponse:
+    def list_public(self, *, query: Optional[ListPublicChallengesQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> ListPublicChallengesResponse:
         """The engagement's challenges with the caller's enrollment and progress
 
         `GET /api/v1/public/challenges` (listPublicChallenges).
         """
         return self._client.call('listPublicChallenges', path={}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=session)
 
-    def enroll_in(self, id: str, *, body: EnrollInChallengeBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> EnrollInChallengeResponse:
+    def enroll_in(self, id: str, *, body: EnrollInChallengeBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> EnrollInChallengeResponse:
         """Enroll the caller in a challenge
 
         `POST /api/v1/public/challenges/{id}/enroll` (enrollInChallenge).
         """
         return self._client.call('enrollInChallenge', path={'id': id}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=session)
 
-    def get_progress(self, id: str, *, query: Optional[GetChallengeProgressQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> Any:
+    def get_progress(self, id: str, *, query: Optional[GetChallengeProgressQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> Any:
         """The caller's progress in a challenge
 
         `GET /api/v1/public/challenges/{id}/progress` (getChallengeProgress).
@@ -4190,56 +4287,56 @@ class ContestsResource:
     def __init__(self, client: Client) -> None:
         self._client = client
 
-    def list_active(self, *, query: Optional[ListActiveContestsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> ListActiveContestsResponse:
+    def list_active(self, *, query: Optional[ListActiveContestsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> ListActiveContestsResponse:
         """All currently active contests of the tenant
 
         `GET /api/v1/contests/active` (listActiveContests).
         """
         return self._client.call('listActiveContests', path={}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=session)
 
-    def get(self, id: str, *, query: Optional[GetContestQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> Any:
+    def get(self, id: str, *, query: Optional[GetContestQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> Any:
         """One contest (public-safe; drafts are not visible)
 
         `GET /api/v1/contests/{id}` (getContest).
         """
         return self._client.call('getContest', path={'id': id}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=session)
 
-    def enter(self, id: str, *, body: EnterContestBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> Any:
+    def enter(self, id: str, *, body: EnterContestBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> Any:
         """Enter the contest as the session's participant (idempotent)
 
         `POST /api/v1/contests/{id}/enter` (enterContest).
         """
         return self._client.call('enterContest', path={'id': id}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=session)
 
-    def get_my_entry(self, id: str, *, query: Optional[GetMyContestEntryQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> Any:
+    def get_my_entry(self, id: str, *, query: Optional[GetMyContestEntryQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> Any:
         """The session participant's entry
 
         `GET /api/v1/contests/{id}/me` (getMyContestEntry).
         """
         return self._client.call('getMyContestEntry', path={'id': id}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=session)
 
-    def get_public_leaderboard(self, id: str, *, query: Optional[GetContestPublicLeaderboardQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> GetContestPublicLeaderboardResponse:
+    def get_public_leaderboard(self, id: str, *, query: Optional[GetContestPublicLeaderboardQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> GetContestPublicLeaderboardResponse:
         """Public leaderboard: by score, ties by earliest to reach it (final ranks once completed)
 
         `GET /api/v1/contests/{id}/leaderboard/public` (getContestPublicLeaderboard).
         """
         return self._client.call('getContestPublicLeaderboard', path={'id': id}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=session)
 
-    def get_bracket(self, id: str, *, query: Optional[GetContestBracketQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> GetContestBracketResponse:
+    def get_bracket(self, id: str, *, query: Optional[GetContestBracketQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> GetContestBracketResponse:
         """`size` rows centred on a participant (default: the session participant)
 
         `GET /api/v1/contests/{id}/leaderboard/bracket` (getContestBracket).
         """
         return self._client.call('getContestBracket', path={'id': id}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=session)
 
-    def get_prizes(self, id: str, *, query: Optional[GetContestPrizesQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> GetContestPrizesResponse:
+    def get_prizes(self, id: str, *, query: Optional[GetContestPrizesQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> GetContestPrizesResponse:
         """Prize tiers
 
         `GET /api/v1/contests/{id}/prizes` (getContestPrizes).
         """
         return self._client.call('getContestPrizes', path={'id': id}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=session)
 
-    def get_winners(self, id: str, *, query: Optional[GetContestWinnersQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> GetContestWinnersResponse:
+    def get_winners(self, id: str, *, query: Optional[GetContestWinnersQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> GetContestWinnersResponse:
         """Public winners list, published once prize codes are issued; names only of winners who consented
 
         `GET /api/v1/contests/{id}/winners` (getContestWinners).
@@ -4561,14 +4658,14 @@ class GatesResource:
     def __init__(self, client: Client) -> None:
         self._client = client
 
-    def check(self, *, body: CheckGatesBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> CheckGatesResponse:
+    def check(self, *, body: CheckGatesBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> CheckGatesResponse:
         """Whether screens are unlocked for the session participant
 
         `POST /api/v1/runtime/gates/check` (checkGates).
         """
         return self._client.call('checkGates', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=session)
 
-    def record_screen_visit(self, *, body: RecordScreenVisitBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> RecordScreenVisitResponse:
+    def record_screen_visit(self, *, body: RecordScreenVisitBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> RecordScreenVisitResponse:
         """Record that the session participant saw a screen (for `screen_visited:<screen_id>` conditions)
 
         `POST /api/v1/runtime/screens/visits` (recordScreenVisit).
@@ -4652,7 +4749,7 @@ class ParticipantsResource:
         """
         return self._client.call('upsertParticipantProfile', path={'participant_id': participant_id}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
 
-    def get_session(self, *, query: Optional[GetSessionParticipantQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> GetSessionParticipantResponse:
+    def get_session(self, *, query: Optional[GetSessionParticipantQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> GetSessionParticipantResponse:
         """The session's participant: id, public name and language, and when the session expires
 
         `GET /api/v1/public/participant` (getSessionParticipant).
@@ -4841,14 +4938,14 @@ class PointsResource:
         """
         return self._client.call('getPointsHistory', path={}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
-    def get_balance(self, *, body: GetPointsBalanceBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> GetPointsBalanceResponse:
+    def get_balance(self, *, body: GetPointsBalanceBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> GetPointsBalanceResponse:
         """The session participant's balance
 
         `POST /api/v1/points/balance` (getPointsBalance).
         """
         return self._client.call('getPointsBalance', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=session)
 
-    def get_transactions(self, *, body: GetPointsTransactionsBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> GetPointsTransactionsResponse:
+    def get_transactions(self, *, body: GetPointsTransactionsBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> GetPointsTransactionsResponse:
         """The session participant's ledger, newest first (limit at most 100)
 
         `POST /api/v1/points/transactions` (getPointsTransactions).
@@ -5023,7 +5120,7 @@ class RewardsResource:
         """
         return self._client.call('uploadRewardCodes', path={'id': id}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
 
-    def list_claimed(self, *, query: Optional[ListClaimedRewardsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Any] = None) -> ListClaimedRewardsResponse:
+    def list_claimed(self, *, query: Optional[ListClaimedRewardsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> ListClaimedRewardsResponse:
         """The session participant's claimed rewards, newest first
 
         `GET /api/v1/public/rewards/claimed` (listClaimedRewards).

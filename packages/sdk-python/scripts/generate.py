@@ -313,6 +313,8 @@ class Generator:
             '',
             'from typing import TYPE_CHECKING, Any, Dict, List, Literal, Mapping, Optional, TypedDict, Union',
             '',
+            'from ._types import Session',
+            '',
             'if TYPE_CHECKING:',
             '    from ._client import Client',
             '',
@@ -350,7 +352,7 @@ class Generator:
                     args.append(f'body: {op["body_type"]}' if op['body_required'] else f'body: Optional[{op["body_type"]}] = None')
                 args += ['idempotency_key: Optional[str] = None', 'headers: Optional[Mapping[str, str]] = None']
                 if op['auth'] == 'session':
-                    args.append('session: Optional[Any] = None')
+                    args.append('session: Optional[Session] = None')
                 out.append('')
                 out.append(f'    def {names[op["operation_id"]]}({", ".join(args)}) -> {op["response_type"]}:')
                 summary = (op['summary'] or op['operation_id']).replace('\\', '\\\\').replace('"""', "'''")

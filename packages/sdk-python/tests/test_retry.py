@@ -7,7 +7,7 @@ import time
 import unittest
 
 import support
-from loyalty_sdk import (Client, LoyaltyAuthenticationError, LoyaltyBadRequestError, LoyaltyConnectionError,
+from loyalty_sdk import (Client, Session, LoyaltyAuthenticationError, LoyaltyBadRequestError, LoyaltyConnectionError,
                          LoyaltyInsufficientPointsError, LoyaltyRateLimitError, LoyaltyServerError, LoyaltyValidationError,
                          parse_retry_after)
 
@@ -128,11 +128,21 @@ class RetryPolicyTest(unittest.TestCase):
             handler.close_connection = True
             handler.connection.shutdown(socket.SHUT_RDWR)
             return None
-        with support.StubServer([drop, OK]) as stub:
+        def truncated(handler):
+            # An answer cut off mid-body (http.client.IncompleteRead) is a network failure too.
+            handler.send_response(200)
+            handler.send_header('Content-Type', 'application/json')
+            handler.send_header('Content-Length', '100')
+            handler.end_headers()
+            handler.wfile.write(b'{"av')
+            handler.wfile.flush()
+            handler.close_connection = True
+            return None
+        with support.StubServer([drop, truncated, OK]) as stub:
             client = client_for(stub)
             self.assertEqual(client.points.grant(body=GRANT)['available'], 50)
-        self.assertEqual(len(stub.requests), 2)
-        self.assertEqual(stub.requests[0]['body']['idempotency_key'], stub.requests[1]['body']['idempotency_key'])
+        self.assertEqual(len(stub.requests), 3)
+        self.assertEqual(len({r['body']['idempotency_key'] for r in stub.requests}), 1)
 
         def slow(handler):
             time.sleep(0.5)
@@ -181,7 +191,6 @@ class RequestShapeTest(unittest.TestCase):
         self.assertNotIn('Idempotency-Key', r[6]['headers'])
 
     def test_session_operations_take_the_session_never_the_key(self):
-        from loyalty_sdk import Session
         with support.StubServer([OK]) as stub:
             client = Client(stub.url, api_key='k').with_session(Session('sess-1', 'eng-1'))
             client.points.get_balance(body={})
