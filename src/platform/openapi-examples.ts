@@ -17,6 +17,18 @@ type Schema = Record<string, any>;
 type Document = { paths: Record<string, Record<string, any>>; components?: { schemas?: Record<string, Schema> } };
 
 const NOW = '2026-11-26T09:30:00.000Z';
+/**
+ * Time windows: a campaign runs from NOW to the end of next year (a window
+ * that has ended cannot be published), a report covers the month before NOW.
+ */
+const WINDOW_END = '2027-12-31T23:00:00.000Z';
+const REPORT_START = '2026-11-01T00:00:00.000Z';
+const WINDOWS: ReadonlyArray<[string, string, string, string]> = [
+  ['starts_at', 'ends_at', NOW, WINDOW_END],
+  ['available_from', 'available_until', NOW, WINDOW_END],
+  ['from', 'to', REPORT_START, NOW],
+  ['since', 'until', REPORT_START, NOW],
+];
 const DEPTH_MAX = 8;
 
 /** Values by field name: the first pattern that matches the name wins. */
@@ -29,7 +41,9 @@ const STRINGS: ReadonlyArray<[RegExp, string]> = [
   [/^(message_id|event_id)$/, 'evt_01JDX4S7Q9M2K8'],
   [/^ledger_entry_id$|^entry_id$/, 'ple_7d2c91a04b3e'],
   [/^(job_id|import_id|export_id)$/, 'job_4e1f8a2b'],
-  [/^(event_name|event_type|fact_name|event)$/, 'purchase_completed'],
+  [/^(event_name|event_type|fact_name)$/, 'purchase_completed'],
+  // A webhook event of the catalogue (src/modules/webhooks/catalog.ts).
+  [/^event$/, 'points.awarded.v1'],
   [/email/, 'ada@example.com'],
   [/phone/, '+14155550123'],
   [/^(first_name|given_name)$/, 'Ada'],
@@ -39,6 +53,8 @@ const STRINGS: ReadonlyArray<[RegExp, string]> = [
   [/^reason$/, 'Welcome bonus'],
   [/^(memo|note)$/, 'Goodwill gesture after a late delivery'],
   [/description/, 'Earn 2× points on every purchase this weekend.'],
+  [/^country_code$/, 'DE'],
+  [/^postal_code$/, '10115'],
   [/^code$|_code$/, 'first_purchase'],
   [/^key$/, 'favourite_store'],
   [/slug/, 'spring-rally'],
@@ -58,6 +74,52 @@ const STRINGS: ReadonlyArray<[RegExp, string]> = [
   [/^status$|^state$/, 'active'],
   [/^(sku|product_id)$/, 'SKU-1042'],
   [/^(id|.*_id)$/, 'rwd_5c2e9a71'],
+  [/^(full_name|actor_label|moved_by|decided_by|actor)$/, 'Ada Lovelace'],
+  [/^(label|prize_label|reward_name|item_name|badge_name|rule_name)$/, 'Free coffee'],
+  [/^(decision_note)$/, 'Checked the copy and the dates; fine to publish'],
+  [/^(unlock_hint)$/, 'Finish the quiz to open this screen'],
+  [/^colou?r$/, '#F5A623'],
+  [/^text$/, 'Which drink do we brew with single-origin beans?'],
+  [/^options?$/, 'Flat white'],
+  [/^metric$/, 'lifetime_points'],
+  [/^period$/, 'weekly'],
+  [/^plan$/, 'enterprise'],
+  [/^environment$/, 'live'],
+  [/^(url_patterns?)$/, '/checkout/*'],
+  [/^(attribute|score_attribute|property|field|columns?)$/, 'order_total'],
+  [/^(last_error|error)$/, 'the receiver answered 503 Service Unavailable'],
+  [/^(detail|message)$/, 'amount must be a positive integer'],
+  [/^item_revision$/, '4'],
+  [/^gender$/, 'female'],
+  [/^city$/, 'Berlin'],
+  [/^(date_of_birth|birthday)$/, '1990-12-10'],
+  [/^mobile/, '+14155550123'],
+  [/^(code_source)$/, 'pool'],
+  [/^(code_prefix)$/, 'SPRING-'],
+  [/^response_body$/, '{"received":true}'],
+  [/^(device_fingerprint|device_id)$/, 'fp_2f8a61c94d7b'],
+  [/^payment_method$/, 'card_4242'],
+  [/^signal$/, 'same_device'],
+  [/^(from_status)$/, 'draft'],
+  [/^(to_status)$/, 'scheduled'],
+  [/^(activity_type)$/, 'quiz'],
+  [/^(type|kind|display_type|source_kind|actor_type|emitter)$/, 'standard'],
+  [/^(action)$/, 'rule.updated'],
+  [/^(method)$/, 'PATCH'],
+  [/^(route)$/, '/api/v1/admin/rules/:rule_id'],
+  [/^(resource_type)$/, 'rule'],
+  [/^(conditions?|conditions_met|conditions_remaining)$/, 'quiz_completed'],
+  [/^(current_password|new_password)$/, 'correct horse battery staple'],
+  [/^(export_format)$/, 'csv'],
+  [/^(fields_accessed|personal_data|milestones_reached|badges_awarded)$/, 'email'],
+  [/^(around)$/, 'user_1042'],
+  [/^(replay_of)$/, 'dlv_4c1e9a72'],
+  [/^(store)$/, 'berlin-mitte'],
+  [/^prize_type$/, 'points'],
+  [/^evaluator$/, 'event_count'],
+  [/^prize_status$/, 'held'],
+  [/^(capped_rules?|streaks_continued)$/, 'daily_login'],
+  [/^statuse$/, 'FAILED'],
 ];
 
 const INTEGERS: ReadonlyArray<[RegExp, number]> = [
@@ -102,7 +164,7 @@ export class ExampleComposer {
     const type = Array.isArray(own.type) ? own.type.find((t: string) => t !== 'null') : own.type;
     switch (type ?? (own.properties ? 'object' : undefined)) {
       case 'object':
-        return this.objectExample(own, depth);
+        return this.objectExample(own, depth, name);
       case 'array': {
         if (depth >= DEPTH_MAX || !own.items) return [];
         const count = Math.max(1, own.minItems ?? 1);
@@ -123,13 +185,19 @@ export class ExampleComposer {
     }
   }
 
-  private objectExample(schema: Schema, depth: number): Record<string, unknown> {
+  private objectExample(schema: Schema, depth: number, name = ''): Record<string, unknown> {
     const result: Record<string, unknown> = {};
     if (depth >= DEPTH_MAX) return result;
     const properties: Record<string, Schema> = schema.properties ?? {};
     for (const [key, property] of Object.entries(properties)) result[key] = this.example(property, key, depth + 1);
+    for (const [start, end, startValue, endValue] of WINDOWS) {
+      if (!(start in properties) || !(end in properties)) continue;
+      if (result[start] === NOW || result[start] === REPORT_START) result[start] = startValue;
+      if (result[end] === NOW || result[end] === REPORT_START) result[end] = endValue;
+    }
     if (Object.keys(properties).length === 0 && schema.additionalProperties && typeof schema.additionalProperties === 'object') {
-      result.store = this.example(schema.additionalProperties, 'store', depth + 1);
+      // A participant's custom fields are keyed by the field the participant-fields example defines.
+      result[name === 'custom' ? 'favourite_store' : 'store'] = this.example(schema.additionalProperties, 'store', depth + 1);
     }
     return result;
   }
@@ -271,7 +339,14 @@ export function addExamples<T extends Document>(document: T): T {
         if (!json?.schema || json.example !== undefined) continue;
         const error = ERROR_EXAMPLES[status];
         if (error && status !== '200' && composer.resolve(json.schema) === document.components?.schemas?.ErrorResponse) {
-          json.example = { detail: error.detail, code: error.code, error_version: 1, ...(error.errors && { errors: error.errors }) };
+          json.example = {
+            detail: error.detail,
+            code: error.code,
+            error_version: 1,
+            ...(error.errors && { errors: error.errors }),
+            request_id: '9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14',
+            doc_url: `https://loyalty.example.com/docs#/${operation.tags?.[0] ?? 'default'}/${operation.operationId}`,
+          };
           const codes = ERROR_CODES_BY_STATUS[status];
           if (codes && !String(answer.description ?? '').includes('Codes:')) answer.description = `${answer.description ?? ''} Codes: ${codes.map((c) => (c.startsWith('and ') ? c : `\`${c}\``)).join(', ')}.`.trim();
         } else {

@@ -250,7 +250,7 @@ export const OperatorLimitsBody = Type.Object(
     participants_per_month: override(OVERRIDE_BOUNDS.participantsPerMonth, 'Participants per UTC month (reported):'),
     headless_sdk: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'Headless SDK included (reported); null returns to the plan\'s.' })),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, minProperties: 1, examples: [{ plan: 'growth', requests_per_minute: 6000, event_ingestion_per_day: 2_000_000, api_keys: null, headless_sdk: true }] },
 );
 export type OperatorLimitsInput = Static<typeof OperatorLimitsBody>;
 

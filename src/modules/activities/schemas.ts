@@ -36,7 +36,12 @@ export const ActivityParams = Type.Object({ activityId: Type.String({ minLength:
 
 export const ValidateBody = Type.Object(
   { ...SessionFields, activity_type: ActivityType, payload: Type.Optional(Payload), attempt_id: Type.Optional(AttemptId) },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      { session_id: 'ses_9c41d7e2a0b34f58', engagement_id: '5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93', activity_type: 'spin_wheel', payload: { spin_result_index: 0 }, attempt_id: 'spin-2026-11-26-a1' },
+    ],
+  },
 );
 export type ValidateBody = Static<typeof ValidateBody>;
 

@@ -82,7 +82,26 @@ export const CreateChallengeBody = Type.Object(
     ),
     ...Completion,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Spring explorer',
+        description: 'Spin the wheel three times and place two orders over 20 EUR before the season ends.',
+        starts_at: '2026-11-26T09:30:00.000Z',
+        ends_at: '2027-12-31T23:00:00.000Z',
+        engagement_id: null,
+        objectives: [
+          { id: 'spin_three', name: 'Spin the wheel three times', evaluator: 'activity_count', target: 3, weight: 1, activity_type: 'spin_wheel' },
+          { id: 'two_orders', name: 'Two orders over 20 EUR', evaluator: 'event_count', target: 2, weight: 2, event_name: 'purchase_completed', conditions: [{ property: 'order_total', op: 'gte', value: 20 }] },
+        ],
+        milestones: [{ name: 'Halfway there', threshold: 0.5 }],
+        status: 'draft',
+        completion_points: 500,
+        completion_badge_code: null,
+      },
+    ],
+  },
 );
 export type CreateChallengeBody = Static<typeof CreateChallengeBody>;
 
@@ -97,7 +116,11 @@ export const UpdateChallengeBody = Type.Object(
     milestones: Type.Optional(Type.Array(MilestoneInput, { maxItems: MILESTONES_MAX })),
     ...Completion,
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ name: 'Spring explorer: extra time', description: 'Three spins and two orders over 20 EUR; the season now runs to the end of next year.', ends_at: '2027-12-31T23:00:00.000Z' }],
+  },
 );
 export type UpdateChallengeBody = Static<typeof UpdateChallengeBody>;
 

@@ -105,9 +105,12 @@ export const UpdateContestBody = Type.Object(
     prize_structure: Type.Optional(definitionFields.prize_structure),
     max_reward_liability: Type.Optional(definitionFields.max_reward_liability),
     fraud_rules: Type.Optional(Type.Ref('ContestFraudRules')),
-    verification_window_hours: definitionFields.verification_window_hours,
+    // No default here: a default would be filled into every change and refuse a title edit of an active contest.
+    verification_window_hours: Type.Optional(
+      Type.Integer({ minimum: VERIFICATION_WINDOW_HOURS_MIN, maximum: VERIFICATION_WINDOW_HOURS_MAX, description: 'How long winners stay in verification (24 to 72 hours).' }),
+    ),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, minProperties: 1, examples: [{ title: 'Spring Rally: final week', description: 'Most order points by Sunday wins; the top three get store credit.' }] },
 );
 export type UpdateContestBody = Static<typeof UpdateContestBody>;
 

@@ -170,13 +170,45 @@ const definitionFields = {
   embed_origins: Type.Optional(EmbedOrigins),
 };
 
-export const CreateEngagementBody = Type.Object(definitionFields, { additionalProperties: false });
+/** A spin-to-win page: the example of `POST /admin/engagements`, one wheel and a prize room behind it. */
+const ENGAGEMENT_EXAMPLE = {
+  name: 'Spring spin-to-win',
+  site_slug: 'spring-spin',
+  description: 'Spin once a day during the spring sale; every spin earns points.',
+  screens: [
+    { id: 'welcome', name: 'Welcome', components: [{ type: 'heading', text: 'Spin the spring wheel' }] },
+    { id: 'prize-room', name: 'Prize room', components: [], gate: { conditions: ['activity_completed:spring-wheel'], unlock_hint: 'Spin the wheel to open the prize room' } },
+  ],
+  components: [],
+  canvas: { background: '#FFF8E7' },
+  activities: [
+    {
+      id: 'spring-wheel',
+      type: 'spin_wheel',
+      name: 'Spring wheel',
+      max_attempts: 3,
+      cooldown_seconds: 86_400,
+      segments: [
+        { label: '50 points', prize_type: 'points', prize_value: 50, weight: 6, color: '#F5A623' },
+        { label: '200 points', prize_type: 'points', prize_value: 200, weight: 1, inventory: 500, color: '#7ED321' },
+        { label: 'Try again tomorrow', prize_type: 'none', weight: 3, color: '#9B9B9B' },
+      ],
+      on_completion: [{ type: 'award_points', amount: 10, reason: 'spring_wheel_spun', when: 'always' }],
+    },
+  ],
+  trigger_rules: { url_patterns: ['https://shop.example.com/*'], starts_at: '2026-11-26T09:30:00.000Z', ends_at: '2027-12-31T23:00:00.000Z', frequency_cap: { max_impressions: 3, period: 'day' } },
+  allow_anonymous_sessions: true,
+  embed_origins: ['https://shop.example.com'],
+};
+
+export const CreateEngagementBody = Type.Object(definitionFields, { additionalProperties: false, examples: [ENGAGEMENT_EXAMPLE] });
 export type CreateEngagementBody = Static<typeof CreateEngagementBody>;
 
 export const UpdateEngagementBody = Type.Partial(Type.Object(definitionFields), {
   additionalProperties: false,
   minProperties: 1,
   description: 'Top-level fields to replace; omitted fields are kept.',
+  examples: [{ name: 'Spring spin-to-win (extended)', description: 'The spring sale runs a week longer: spin once a day until it ends.', trigger_rules: { frequency_cap: { max_impressions: 5, period: 'day' } } }],
 });
 export type UpdateEngagementBody = Static<typeof UpdateEngagementBody>;
 
@@ -312,7 +344,7 @@ export const ImpressionBody = Type.Object(
     visitor_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     url: Type.Optional(Type.String({ maxLength: 2000 })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ engagement_id: '5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93', participant_id: 'user_1042', url: 'https://shop.example.com/checkout' }] },
 );
 
 export const ImpressionResponse = Type.Object({

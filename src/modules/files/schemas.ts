@@ -81,7 +81,7 @@ export const ExportBody = Type.Object(
     to: Type.Optional(Type.String({ format: 'date-time', description: 'Rows created before this time (not for contest_results).' })),
     contest_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'The contest of a contest_results export (required there).' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ kind: 'participants', format: 'csv', from: '2026-11-01T00:00:00.000Z', to: '2026-11-26T09:30:00.000Z' }] },
 );
 export type ExportBody = Static<typeof ExportBody>;
 

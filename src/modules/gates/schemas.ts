@@ -10,7 +10,7 @@ const ScreenId = Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' });
 
 export const GateCheckBody = Type.Object(
   { ...SessionFields, targets: Type.Array(ScreenId, { minItems: 1, maxItems: LIMITS.targetsMax, uniqueItems: true, description: 'Screen ids of the engagement.' }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ session_id: 'ses_9c41d7e2a0b34f58', engagement_id: '5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93', targets: ['welcome', 'prize-room'] }] },
 );
 export type GateCheckBody = Static<typeof GateCheckBody>;
 
@@ -25,7 +25,10 @@ export const GateCheckResponse = Type.Object({
   gates: Type.Record(Type.String(), GateResult, { description: 'Keyed by target screen id. A screen without a gate is unlocked with no conditions.' }),
 });
 
-export const ScreenVisitBody = Type.Object({ ...SessionFields, screen_id: ScreenId }, { additionalProperties: false });
+export const ScreenVisitBody = Type.Object(
+  { ...SessionFields, screen_id: ScreenId },
+  { additionalProperties: false, examples: [{ session_id: 'ses_9c41d7e2a0b34f58', engagement_id: '5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93', screen_id: 'welcome' }] },
+);
 
 export const ScreenVisitResponse = Type.Object({
   screen_id: Type.String(),

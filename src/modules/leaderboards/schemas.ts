@@ -23,7 +23,7 @@ export const CreateLeaderboardBody = Type.Object(
     engagement_id: Type.Optional(Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'Readable only with this engagement_id; null for every engagement.' })),
     refresh_seconds: Type.Optional(Type.Integer({ minimum: REFRESH_SECONDS_MIN, maximum: REFRESH_SECONDS_MAX, description: `How often the ranking is rebuilt (default ${REFRESH_SECONDS_DEFAULT}).` })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ leaderboard_code: 'weekly-stars', name: 'Stars of the week', metric: 'period_points', period: 'weekly', engagement_id: null, refresh_seconds: 60 }] },
 );
 export type CreateLeaderboardBody = Static<typeof CreateLeaderboardBody>;
 

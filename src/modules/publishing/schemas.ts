@@ -53,7 +53,7 @@ export const CreateReviewBody = Type.Object(
     id: Type.String({ minLength: 1, maxLength: 64, description: 'The id of the draft to publish.' }),
     note: Type.Optional(Type.String({ minLength: 1, maxLength: NOTE_LENGTH_MAX, description: 'What the publisher should know.' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ kind: 'challenge', id: '5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93', note: 'Spring explorer is ready: dates and objectives checked with marketing.' }] },
 );
 export type CreateReviewBody = Static<typeof CreateReviewBody>;
 

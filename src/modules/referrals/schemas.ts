@@ -52,7 +52,10 @@ export const ConvertBody = Type.Object(
     referred_participant_id: Type.Optional(ParticipantId),
     ...Signals,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ code: 'K7Q2M9X4TA', referred_session_id: 'signup-7f3a91c2', referred_participant_id: 'user_2087', email: 'grace@example.com', device_id: 'fp_9d41c07e3b2a', ip_address: '198.51.100.23' }],
+  },
 );
 export type ConvertBody = Static<typeof ConvertBody>;
 

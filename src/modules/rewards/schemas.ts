@@ -94,11 +94,32 @@ export const CreateRewardBody = Type.Object(
     code_prefix: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{0,20}$' })),
     ...editable,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        id: 'spring-coupon-10',
+        type: 'coupon',
+        code_source: 'pool',
+        name: '10% off your next order',
+        description: 'A one-time coupon for 10% off, valid for 30 days after you claim it.',
+        image_url: 'https://shop.example.com/images/spring-coupon.png',
+        metadata: { discount_percent: 10 },
+        inventory: 1000,
+        available_until: '2027-12-31T23:00:00.000Z',
+        valid_for_days: 30,
+        active: true,
+      },
+    ],
+  },
 );
 export type CreateRewardBody = Static<typeof CreateRewardBody>;
 
-export const UpdateRewardBody = Type.Partial(Type.Object(editable), { additionalProperties: false, minProperties: 1 });
+export const UpdateRewardBody = Type.Partial(Type.Object(editable), {
+  additionalProperties: false,
+  minProperties: 1,
+  examples: [{ name: '15% off your next order', metadata: { discount_percent: 15 }, inventory: 2000 }],
+});
 export type UpdateRewardBody = Static<typeof UpdateRewardBody>;
 
 export const RewardRecord = Type.Object(

@@ -25,7 +25,7 @@ export const AdvanceBody = Type.Object(
       Type.String({ format: 'date-time', description: `Move the clock forward to this moment (after the tenant's now, at most 400 days ahead of it). Give \`seconds\` or \`to\`, not both.` }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ seconds: 86_400 }] },
 );
 export type AdvanceBody = Static<typeof AdvanceBody>;
 

@@ -42,7 +42,10 @@ export const ConsoleSessionResponse = Type.Object({
   expires_at: Type.String({ format: 'date-time', description: 'When the sign-in ends at the latest (12 hours); two hours without a request end it sooner.' }),
 });
 
-export const ChangePasswordBody = Type.Object({ current_password: Type.String({ minLength: 1, maxLength: 200 }), new_password: Password }, { additionalProperties: false });
+export const ChangePasswordBody = Type.Object(
+  { current_password: Type.String({ minLength: 1, maxLength: 200 }), new_password: Password },
+  { additionalProperties: false, examples: [{ current_password: 'correct horse battery staple', new_password: 'tulips bloom in april rain' }] },
+);
 
 export const AcceptInvitationBody = Type.Object(
   {

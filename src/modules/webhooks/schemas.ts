@@ -47,7 +47,7 @@ export const CreateDestinationBody = Type.Object(
   },
   {
     additionalProperties: false,
-    examples: [{ name: 'CRM sync', url: 'https://hooks.shop.example.com/loyalty', events: ['points.*', 'badge.awarded.v1'], retry_count: 3, timeout_seconds: 10 }],
+    examples: [{ name: 'CRM sync', url: 'https://hooks.shop.example.com/loyalty', events: ['points.*', 'badge.earned.v1'], retry_count: 3, timeout_seconds: 10 }],
   },
 );
 export type CreateDestinationInput = Static<typeof CreateDestinationBody>;
@@ -61,7 +61,7 @@ export const UpdateDestinationBody = Type.Object(
     active: Type.Optional(Type.Boolean()),
     allow_private_network: Type.Optional(AllowPrivateNetwork),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, minProperties: 1, examples: [{ events: ['points.*', 'badge.earned.v1', 'tier.changed.v1'], retry_count: 5, timeout_seconds: 15, active: true }] },
 );
 export type UpdateDestinationInput = Static<typeof UpdateDestinationBody>;
 
