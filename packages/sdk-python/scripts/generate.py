@@ -59,7 +59,10 @@ def pascal(name: str) -> str:
 def excluded_operations() -> set:
     with open(EXCLUDED_TS, encoding='utf-8') as handle:
         text = handle.read()
-    return {f'{m} {p}' for m, p in re.findall(r"method:\s*'([A-Z]+)',\s*path:\s*'([^']+)'", text)}
+    found = {f'{m} {p}' for m, p in re.findall(r"method:\s*'([A-Z]+)',\s*path:\s*'([^']+)'", text)}
+    if 'POST /api/v1/auth/login' not in found:
+        raise SystemExit(f'could not read the excluded operations from {EXCLUDED_TS}: has its format changed?')
+    return found
 
 
 class Generator:
