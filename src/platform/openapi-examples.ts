@@ -38,6 +38,9 @@ const STRINGS: ReadonlyArray<[RegExp, string]> = [
   [/^idempotency_key$/, 'order-88412-points'],
   [/^session_id$/, 'ses_9c41d7e2a0b34f58'],
   [/^engagement_id$/, 'eng_3fa85f64'],
+  // Ids a caller chooses: the ones the creators' examples choose.
+  [/^contest_id$/, 'spring-rally-2026'],
+  [/^reward_id$/, 'spring-coupon-10'],
   [/^(message_id|event_id)$/, 'evt_01JDX4S7Q9M2K8'],
   [/^ledger_entry_id$|^entry_id$/, 'ple_7d2c91a04b3e'],
   [/^(job_id|import_id|export_id)$/, 'job_4e1f8a2b'],

@@ -92,7 +92,29 @@ const definitionFields = {
   ),
 };
 
-export const CreateContestBody = Type.Object({ id: ContestId, ...definitionFields }, { additionalProperties: false });
+export const CreateContestBody = Type.Object(
+  { id: ContestId, ...definitionFields },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        id: 'spring-rally-2026',
+        title: 'Spring Rally',
+        description: 'Most order points by the end of the season wins; the top three get store credit.',
+        starts_at: '2026-11-26T09:30:00.000Z',
+        ends_at: '2027-12-31T23:00:00.000Z',
+        scoring: { event_type: 'purchase_completed', score_attribute: 'order_total', weight: 1 },
+        prize_structure: [
+          { rank_from: 1, rank_to: 1, label: 'Winner', reward: { type: 'cash', value: 100, name: '100 EUR store credit' } },
+          { rank_from: 2, rank_to: 3, label: 'Runners-up', reward: { type: 'voucher', value: 25, name: '25 EUR voucher' } },
+        ],
+        max_reward_liability: 150,
+        fraud_rules: { max_score_per_hour: 2000, block_disposable_emails: true, block_repeat_devices: true, review_threshold_score: 5000 },
+        verification_window_hours: 48,
+      },
+    ],
+  },
+);
 export type CreateContestBody = Static<typeof CreateContestBody>;
 
 export const UpdateContestBody = Type.Object(

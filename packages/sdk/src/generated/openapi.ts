@@ -8725,7 +8725,7 @@ export interface operations {
                      *           "points_awarded": 250,
                      *           "new_balance": 3,
                      *           "reward_claimed": {
-                     *             "reward_id": "rwd_5c2e9a71",
+                     *             "reward_id": "spring-coupon-10",
                      *             "claim_id": "rwd_5c2e9a71",
                      *             "code": "first_purchase",
                      *             "display_type": "standard",
@@ -15669,7 +15669,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "entry_id": "ple_7d2c91a04b3e",
-                     *       "contest_id": "rwd_5c2e9a71",
+                     *       "contest_id": "spring-rally-2026",
                      *       "participant_id": "user_1042",
                      *       "entered_at": "2026-11-26T09:30:00.000Z",
                      *       "score": 1250,
@@ -15695,7 +15695,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "entry_id": "ple_7d2c91a04b3e",
-                     *       "contest_id": "rwd_5c2e9a71",
+                     *       "contest_id": "spring-rally-2026",
                      *       "participant_id": "user_1042",
                      *       "entered_at": "2026-11-26T09:30:00.000Z",
                      *       "score": 1250,
@@ -15932,7 +15932,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "entry_id": "ple_7d2c91a04b3e",
-                     *       "contest_id": "rwd_5c2e9a71",
+                     *       "contest_id": "spring-rally-2026",
                      *       "participant_id": "user_1042",
                      *       "entered_at": "2026-11-26T09:30:00.000Z",
                      *       "score": 1250,
@@ -16168,7 +16168,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contest_id": "rwd_5c2e9a71",
+                     *       "contest_id": "spring-rally-2026",
                      *       "entries": [
                      *         {
                      *           "rank": 3,
@@ -16418,7 +16418,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contest_id": "rwd_5c2e9a71",
+                     *       "contest_id": "spring-rally-2026",
                      *       "around": "user_1042",
                      *       "rows": [
                      *         {
@@ -16664,7 +16664,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contest_id": "rwd_5c2e9a71",
+                     *       "contest_id": "spring-rally-2026",
                      *       "prizes": [
                      *         {
                      *           "rank_from": 3,
@@ -16911,7 +16911,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contest_id": "rwd_5c2e9a71",
+                     *       "contest_id": "spring-rally-2026",
                      *       "published": false,
                      *       "winners": [
                      *         {
@@ -17160,7 +17160,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contest_id": "rwd_5c2e9a71",
+                     *       "contest_id": "spring-rally-2026",
                      *       "window": "active",
                      *       "as_of": "2026-11-26T09:30:00.000Z",
                      *       "rows": [
@@ -17695,40 +17695,46 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "rwd_5c2e9a71",
+                 *       "id": "spring-rally-2026",
                  *       "title": "Spring Rally",
-                 *       "description": "Earn 2× points on every purchase this weekend.",
+                 *       "description": "Most order points by the end of the season wins; the top three get store credit.",
                  *       "starts_at": "2026-11-26T09:30:00.000Z",
                  *       "ends_at": "2027-12-31T23:00:00.000Z",
                  *       "scoring": {
                  *         "event_type": "purchase_completed",
                  *         "score_attribute": "order_total",
-                 *         "weight": 0.5
+                 *         "weight": 1
                  *       },
                  *       "prize_structure": [
                  *         {
-                 *           "rank_from": 3,
-                 *           "rank_to": 3,
-                 *           "label": "Free coffee",
+                 *           "rank_from": 1,
+                 *           "rank_to": 1,
+                 *           "label": "Winner",
                  *           "reward": {
                  *             "type": "cash",
-                 *             "value": 1.5,
-                 *             "name": "Gold Explorer"
+                 *             "value": 100,
+                 *             "name": "100 EUR store credit"
+                 *           }
+                 *         },
+                 *         {
+                 *           "rank_from": 2,
+                 *           "rank_to": 3,
+                 *           "label": "Runners-up",
+                 *           "reward": {
+                 *             "type": "voucher",
+                 *             "value": 25,
+                 *             "name": "25 EUR voucher"
                  *           }
                  *         }
                  *       ],
-                 *       "max_reward_liability": 1.5,
+                 *       "max_reward_liability": 150,
                  *       "fraud_rules": {
-                 *         "max_score_per_minute": 1.5,
-                 *         "max_score_per_hour": 1.5,
-                 *         "max_rank_jump_per_hour": 3,
-                 *         "block_disposable_emails": false,
-                 *         "block_repeat_payment_methods": false,
-                 *         "block_repeat_devices": false,
-                 *         "review_threshold_score": 1000,
-                 *         "auto_disqualify_on_velocity_breach": false
+                 *         "max_score_per_hour": 2000,
+                 *         "block_disposable_emails": true,
+                 *         "block_repeat_devices": true,
+                 *         "review_threshold_score": 5000
                  *       },
-                 *       "verification_window_hours": 24
+                 *       "verification_window_hours": 48
                  *     }
                  */
                 "application/json": {
@@ -18944,7 +18950,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "entry_id": "ple_7d2c91a04b3e",
-                     *       "contest_id": "rwd_5c2e9a71",
+                     *       "contest_id": "spring-rally-2026",
                      *       "participant_id": "user_1042",
                      *       "entered_at": "2026-11-26T09:30:00.000Z",
                      *       "score": 1250,
@@ -18970,7 +18976,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "entry_id": "ple_7d2c91a04b3e",
-                     *       "contest_id": "rwd_5c2e9a71",
+                     *       "contest_id": "spring-rally-2026",
                      *       "participant_id": "user_1042",
                      *       "entered_at": "2026-11-26T09:30:00.000Z",
                      *       "score": 1250,
@@ -19206,7 +19212,7 @@ export interface operations {
                      * @example {
                      *       "entry": {
                      *         "entry_id": "ple_7d2c91a04b3e",
-                     *         "contest_id": "rwd_5c2e9a71",
+                     *         "contest_id": "spring-rally-2026",
                      *         "participant_id": "user_1042",
                      *         "entered_at": "2026-11-26T09:30:00.000Z",
                      *         "score": 1250,
@@ -19497,7 +19503,7 @@ export interface operations {
                      *       "reviews": [
                      *         {
                      *           "review_id": "rwd_5c2e9a71",
-                     *           "contest_id": "rwd_5c2e9a71",
+                     *           "contest_id": "spring-rally-2026",
                      *           "entry_id": "ple_7d2c91a04b3e",
                      *           "participant_id": "user_1042",
                      *           "reasons": [
@@ -19737,7 +19743,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "review_id": "rwd_5c2e9a71",
-                 *       "contest_id": "rwd_5c2e9a71",
+                 *       "contest_id": "spring-rally-2026",
                  *       "entry_id": "ple_7d2c91a04b3e",
                  *       "decision": "approve",
                  *       "reason": "Welcome bonus"
@@ -19765,7 +19771,7 @@ export interface operations {
                      * @example {
                      *       "review": {
                      *         "review_id": "rwd_5c2e9a71",
-                     *         "contest_id": "rwd_5c2e9a71",
+                     *         "contest_id": "spring-rally-2026",
                      *         "entry_id": "ple_7d2c91a04b3e",
                      *         "participant_id": "user_1042",
                      *         "reasons": [
@@ -20058,7 +20064,7 @@ export interface operations {
                      *                   "label": "Free coffee",
                      *                   "prize_type": "points",
                      *                   "prize_value": 3,
-                     *                   "reward_id": "rwd_5c2e9a71",
+                     *                   "reward_id": "spring-coupon-10",
                      *                   "badge_code": "first_purchase",
                      *                   "weight": 0.5,
                      *                   "inventory": 3,
@@ -20068,7 +20074,7 @@ export interface operations {
                      *                   "label": "Free coffee",
                      *                   "prize_type": "points",
                      *                   "prize_value": 3,
-                     *                   "reward_id": "rwd_5c2e9a71",
+                     *                   "reward_id": "spring-coupon-10",
                      *                   "badge_code": "first_purchase",
                      *                   "weight": 0.5,
                      *                   "inventory": 3,
@@ -20092,7 +20098,7 @@ export interface operations {
                      *                   "type": "award_points",
                      *                   "amount": 250,
                      *                   "reason": "Welcome bonus",
-                     *                   "reward_id": "rwd_5c2e9a71",
+                     *                   "reward_id": "spring-coupon-10",
                      *                   "badge_code": "first_purchase",
                      *                   "when": "always"
                      *                 }
@@ -20585,7 +20591,7 @@ export interface operations {
                      *               "label": "Free coffee",
                      *               "prize_type": "points",
                      *               "prize_value": 3,
-                     *               "reward_id": "rwd_5c2e9a71",
+                     *               "reward_id": "spring-coupon-10",
                      *               "badge_code": "first_purchase",
                      *               "weight": 0.5,
                      *               "inventory": 3,
@@ -20595,7 +20601,7 @@ export interface operations {
                      *               "label": "Free coffee",
                      *               "prize_type": "points",
                      *               "prize_value": 3,
-                     *               "reward_id": "rwd_5c2e9a71",
+                     *               "reward_id": "spring-coupon-10",
                      *               "badge_code": "first_purchase",
                      *               "weight": 0.5,
                      *               "inventory": 3,
@@ -20619,7 +20625,7 @@ export interface operations {
                      *               "type": "award_points",
                      *               "amount": 250,
                      *               "reason": "Welcome bonus",
-                     *               "reward_id": "rwd_5c2e9a71",
+                     *               "reward_id": "spring-coupon-10",
                      *               "badge_code": "first_purchase",
                      *               "when": "always"
                      *             }
@@ -20913,7 +20919,7 @@ export interface operations {
                      *               "label": "Free coffee",
                      *               "prize_type": "points",
                      *               "prize_value": 3,
-                     *               "reward_id": "rwd_5c2e9a71",
+                     *               "reward_id": "spring-coupon-10",
                      *               "badge_code": "first_purchase",
                      *               "weight": 0.5,
                      *               "inventory": 3,
@@ -20923,7 +20929,7 @@ export interface operations {
                      *               "label": "Free coffee",
                      *               "prize_type": "points",
                      *               "prize_value": 3,
-                     *               "reward_id": "rwd_5c2e9a71",
+                     *               "reward_id": "spring-coupon-10",
                      *               "badge_code": "first_purchase",
                      *               "weight": 0.5,
                      *               "inventory": 3,
@@ -20947,7 +20953,7 @@ export interface operations {
                      *               "type": "award_points",
                      *               "amount": 250,
                      *               "reason": "Welcome bonus",
-                     *               "reward_id": "rwd_5c2e9a71",
+                     *               "reward_id": "spring-coupon-10",
                      *               "badge_code": "first_purchase",
                      *               "when": "always"
                      *             }
@@ -21355,7 +21361,7 @@ export interface operations {
                      *               "label": "Free coffee",
                      *               "prize_type": "points",
                      *               "prize_value": 3,
-                     *               "reward_id": "rwd_5c2e9a71",
+                     *               "reward_id": "spring-coupon-10",
                      *               "badge_code": "first_purchase",
                      *               "weight": 0.5,
                      *               "inventory": 3,
@@ -21365,7 +21371,7 @@ export interface operations {
                      *               "label": "Free coffee",
                      *               "prize_type": "points",
                      *               "prize_value": 3,
-                     *               "reward_id": "rwd_5c2e9a71",
+                     *               "reward_id": "spring-coupon-10",
                      *               "badge_code": "first_purchase",
                      *               "weight": 0.5,
                      *               "inventory": 3,
@@ -21389,7 +21395,7 @@ export interface operations {
                      *               "type": "award_points",
                      *               "amount": 250,
                      *               "reason": "Welcome bonus",
-                     *               "reward_id": "rwd_5c2e9a71",
+                     *               "reward_id": "spring-coupon-10",
                      *               "badge_code": "first_purchase",
                      *               "when": "always"
                      *             }
@@ -21689,7 +21695,7 @@ export interface operations {
                      *               "label": "Free coffee",
                      *               "prize_type": "points",
                      *               "prize_value": 3,
-                     *               "reward_id": "rwd_5c2e9a71",
+                     *               "reward_id": "spring-coupon-10",
                      *               "badge_code": "first_purchase",
                      *               "weight": 0.5,
                      *               "inventory": 3,
@@ -21699,7 +21705,7 @@ export interface operations {
                      *               "label": "Free coffee",
                      *               "prize_type": "points",
                      *               "prize_value": 3,
-                     *               "reward_id": "rwd_5c2e9a71",
+                     *               "reward_id": "spring-coupon-10",
                      *               "badge_code": "first_purchase",
                      *               "weight": 0.5,
                      *               "inventory": 3,
@@ -21723,7 +21729,7 @@ export interface operations {
                      *               "type": "award_points",
                      *               "amount": 250,
                      *               "reason": "Welcome bonus",
-                     *               "reward_id": "rwd_5c2e9a71",
+                     *               "reward_id": "spring-coupon-10",
                      *               "badge_code": "first_purchase",
                      *               "when": "always"
                      *             }
@@ -22023,7 +22029,7 @@ export interface operations {
                      *               "label": "Free coffee",
                      *               "prize_type": "points",
                      *               "prize_value": 3,
-                     *               "reward_id": "rwd_5c2e9a71",
+                     *               "reward_id": "spring-coupon-10",
                      *               "badge_code": "first_purchase",
                      *               "weight": 0.5,
                      *               "inventory": 3,
@@ -22033,7 +22039,7 @@ export interface operations {
                      *               "label": "Free coffee",
                      *               "prize_type": "points",
                      *               "prize_value": 3,
-                     *               "reward_id": "rwd_5c2e9a71",
+                     *               "reward_id": "spring-coupon-10",
                      *               "badge_code": "first_purchase",
                      *               "weight": 0.5,
                      *               "inventory": 3,
@@ -22057,7 +22063,7 @@ export interface operations {
                      *               "type": "award_points",
                      *               "amount": 250,
                      *               "reason": "Welcome bonus",
-                     *               "reward_id": "rwd_5c2e9a71",
+                     *               "reward_id": "spring-coupon-10",
                      *               "badge_code": "first_purchase",
                      *               "when": "always"
                      *             }
@@ -24548,7 +24554,7 @@ export interface operations {
                      *           "filters": {
                      *             "from": "2026-11-01T00:00:00.000Z",
                      *             "to": "2026-11-26T09:30:00.000Z",
-                     *             "contest_id": "rwd_5c2e9a71"
+                     *             "contest_id": "spring-rally-2026"
                      *           },
                      *           "rows_written": 3,
                      *           "bytes": 3,
@@ -24825,7 +24831,7 @@ export interface operations {
                      *       "filters": {
                      *         "from": "2026-11-01T00:00:00.000Z",
                      *         "to": "2026-11-26T09:30:00.000Z",
-                     *         "contest_id": "rwd_5c2e9a71"
+                     *         "contest_id": "spring-rally-2026"
                      *       },
                      *       "rows_written": 3,
                      *       "bytes": 3,
@@ -25065,7 +25071,7 @@ export interface operations {
                      *       "filters": {
                      *         "from": "2026-11-01T00:00:00.000Z",
                      *         "to": "2026-11-26T09:30:00.000Z",
-                     *         "contest_id": "rwd_5c2e9a71"
+                     *         "contest_id": "spring-rally-2026"
                      *       },
                      *       "rows_written": 3,
                      *       "bytes": 3,
@@ -43169,7 +43175,7 @@ export interface operations {
                      * @example {
                      *       "rewards": [
                      *         {
-                     *           "reward_id": "rwd_5c2e9a71",
+                     *           "reward_id": "spring-coupon-10",
                      *           "claim_id": "rwd_5c2e9a71",
                      *           "name": "Gold Explorer",
                      *           "type": "coupon",
