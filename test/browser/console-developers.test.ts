@@ -106,6 +106,33 @@ test('the console in Chromium: API keys, ingested events, bulk replay, settings'
     await screenshot(page, '52-ingested-event-failed');
   });
 
+  await t.test('ingested events: each says in plain words why it earned or did not', async () => {
+    // A typo in the event name: no rule listens, and the page names the nearest name one listens to.
+    const typo = await call('POST', '/api/v1/ingest/events/sync', { event_name: 'order_placd', participant_id: 'p-ada', idempotency_key: 'typo-1' });
+    await page.goto(`${svc.baseUrl}/console/developers/ingested-events/${typo.event_id}`);
+    await page.getByRole('heading', { level: 1, name: 'Event order_placd' }).waitFor();
+    assert.equal((await page.getByTestId('event-reasons').textContent())!.trim(), 'Why it earned what it didNo active rule listens to "order_placd". Did you mean "order_placed"?');
+    // A number sent as text: the condition that failed, with the value and its type.
+    await call('POST', '/api/v1/admin/rules', { name: 'Big baskets', event_name: 'basket_checked', conditions: { all: [{ fact: 'properties.total', operator: 'gte', value: 20 }] }, effects: [{ type: 'award_points', points: 5 }] });
+    const text = await call('POST', '/api/v1/ingest/events/sync', { event_name: 'basket_checked', participant_id: 'p-ada', properties: { total: '50' }, idempotency_key: 'basket-1' });
+    await page.goto(`${svc.baseUrl}/console/developers/ingested-events/${text.event_id}`);
+    await page.getByRole('heading', { level: 1, name: 'Event basket_checked' }).waitFor();
+    assert.match(
+      (await page.getByTestId('event-reasons').textContent())!,
+      /Big baskets — Did not apply: properties\.total is "50" \(text\), and the condition needs a number of at least 20\./,
+    );
+    const [order] = await svc.sql(`SELECT event_id FROM ingested_events WHERE tenant_id = $1 AND idempotency_key = 'order-1'`, [tenant.tenantId]);
+    await page.goto(`${svc.baseUrl}/console/developers/ingested-events/${order.event_id}`);
+    await page.getByRole('heading', { level: 1, name: 'Event order_placed' }).waitFor();
+    assert.match((await page.getByTestId('event-reasons').textContent())!, /Points per order — Applied: 10 points\./);
+    await assertAccessible(page, 'ingested event, with its reasons');
+    await screenshot(page, '52b-ingested-event-reasons');
+    await open(page, 'Ingested events', 'Ingested events');
+    await page.getByRole('cell', { name: '0: no rule listens to this event name' }).waitFor();
+    await page.getByRole('cell', { name: '0: a condition failed' }).waitFor();
+    assert.equal(await page.getByRole('cell', { name: '10 points', exact: true }).count(), 2);
+  });
+
   await t.test('webhooks: a bulk replay of the exhausted deliveries, followed to its end', async () => {
     await open(page, 'Webhooks', 'Webhook destinations');
     await page.getByRole('link', { name: 'Receiver' }).click();

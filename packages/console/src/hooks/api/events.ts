@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { QueryParameters } from '@loyalty/sdk';
+import type { QueryParameters, ResponseBody } from '@loyalty/sdk';
 import { client } from '../../api/client';
 import { queryKeysFactory } from './query-keys';
 import { PAGE_SIZE } from './participants';
@@ -9,6 +9,9 @@ export const eventKeys = queryKeysFactory('ingested-events');
 
 export type EventFilters = Pick<NonNullable<QueryParameters<'searchEvents'>>, 'status' | 'event_name' | 'participant_id' | 'from' | 'to'> & { cursor?: string };
 export type EventStatus = NonNullable<EventFilters['status']>;
+/** What processing made of an event: each rule listening to its name with why it did or did not award. */
+export type EventOutcome = NonNullable<ResponseBody<'getStoredEvent'>['outcome']>;
+export type RuleResult = EventOutcome['rules'][number];
 
 export function useIngestedEvents(filters: EventFilters) {
   return useQuery({

@@ -8,6 +8,7 @@ import { RoleGuard } from '../../../components/permission';
 import { Loading } from '../../../components/loading';
 import { EventStatusBadge } from '../common/event-status';
 import { formatTime } from '../common/format';
+import { RuleResults } from '../common/rule-results';
 
 function Json({ label, value }: { label: string; value: unknown }) {
   return (
@@ -85,6 +86,14 @@ export function EventDetail() {
               </Table.Tbody>
             </Table>
           </Card>
+          {e.status !== 'failed' && (
+            <Card withBorder data-testid="event-reasons">
+              <Title order={2} size="h4" mb="xs">
+                {t('events.why')}
+              </Title>
+              <RuleResults eventName={e.event_name} outcome={e.outcome} />
+            </Card>
+          )}
           <SimpleGrid cols={{ base: 1, md: 2 }}>
             <Json label={t('events.properties')} value={e.properties} />
             <Json label={t('events.outcome')} value={e.outcome} />

@@ -9,6 +9,7 @@ import { Pager, useCursorPages } from '../../../components/pager';
 import { Loading, ScrollTable } from '../../../components/loading';
 import { EVENT_STATUSES, EventStatusBadge } from '../common/event-status';
 import { formatTime, instantOf } from '../common/format';
+import { outcomeSummary } from '../common/rule-results';
 
 /** The reason column shows the start of a failure; the event's page shows all of it. */
 const REASON_CHARS_MAX = 80;
@@ -61,6 +62,7 @@ export function EventList() {
                 <Table.Th>{t('events.participant')}</Table.Th>
                 <Table.Th>{t('events.status')}</Table.Th>
                 <Table.Th>{t('events.attempts')}</Table.Th>
+                <Table.Th>{t('events.earned')}</Table.Th>
                 <Table.Th>{t('events.reason')}</Table.Th>
               </Table.Tr>
             </Table.Thead>
@@ -78,6 +80,7 @@ export function EventList() {
                     <EventStatusBadge status={event.status} />
                   </Table.Td>
                   <Table.Td>{event.attempts}</Table.Td>
+                  <Table.Td>{outcomeSummary(t, event.outcome)}</Table.Td>
                   <Table.Td>{event.last_error ? (event.last_error.length > REASON_CHARS_MAX ? `${event.last_error.slice(0, REASON_CHARS_MAX)}…` : event.last_error) : '—'}</Table.Td>
                 </Table.Tr>
               ))}
