@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { startTestService, waitFor } from '../../../test/helper.ts';
 import { emit } from '../../../src/platform/outbox.ts';
@@ -132,6 +133,25 @@ test('loyalty listen forwards a sandbox tenant\'s events, signed, to a local rec
     // The CLI reports a refusal of the service and stops.
     const cli = runCli(['listen', '--forward-to', `${receiver.url}/hooks`, '--base-url', svc.baseUrl, '--api-key', ingest.body.key], {});
     assert.equal(await cli.exited, 1, cli.stderr());
-    assert.match(cli.stderr(), /refused by the service \(403 AUTH_FORBIDDEN\)/);
+    assert.ok(cli.stderr().includes(`refused by ${svc.baseUrl}${STREAM} (403 AUTH_FORBIDDEN)`), cli.stderr());
+  });
+
+  await t.test('the CLI names the URL it connects to and says plainly when nothing answers there, and keeps trying', async (t) => {
+    // A port that was just free: nothing listens on it.
+    const closed = await new Promise<number>((resolve) => {
+      const server = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as net.AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const cli = runCli(['listen', '--forward-to', `${receiver.url}/hooks`, '--base-url', `http://127.0.0.1:${closed}/`], { LOYALTY_API_KEY: sandbox.apiKey });
+    t.after(async () => {
+      cli.child.kill('SIGTERM');
+      await cli.exited;
+    });
+    await waitFor('the message', () => cli.stderr().includes('nothing answers'), 30_000);
+    assert.ok(cli.stdout().includes(`Connecting to http://127.0.0.1:${closed}${STREAM} …`), cli.stdout());
+    assert.match(cli.stderr(), new RegExp(`nothing answers at http://127\\.0\\.0\\.1:${closed} \\(ECONNREFUSED\\): is the service running there\\? .*; retrying`));
+    assert.equal(cli.child.exitCode, null, 'it keeps retrying (the service may be starting)');
   });
 });

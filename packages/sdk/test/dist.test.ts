@@ -34,6 +34,17 @@ test('the packed tarball installs in an empty project and works with plain Node'
     }
   }
   assert.ok(fs.existsSync(path.join(dist, 'README.md')) && fs.existsSync(path.join(dist, 'openapi.json')));
+  assert.ok((fs.statSync(path.join(dist, 'cli.js')).mode & 0o111) !== 0, 'the bin is executable');
+  // The workspace's own exports (plain Node in a clone, after `npm ci` built packages/sdk/dist) name
+  // the files the same build writes, with `types` and `source` naming the TypeScript sources.
+  const workspace = JSON.parse(fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8'));
+  for (const [entry, conditions] of Object.entries(workspace.exports as Record<string, string | Record<string, string>>)) {
+    if (typeof conditions === 'string') continue;
+    assert.match(conditions.default!, /^\.\/dist\//, `${entry}: plain Node gets the build`);
+    assert.ok(fs.existsSync(path.join(dist, conditions.default!.replace('./dist/', ''))), `${entry}: ${conditions.default} is written by the build`);
+    assert.ok(fs.existsSync(path.join(packageRoot, conditions.types!)) && conditions.source === conditions.types, `${entry}: types and source name the sources`);
+  }
+  assert.equal(workspace.bin.loyalty, './bin/loyalty.mjs', 'a committed launcher of dist/cli.js, so that npm links it before the build');
 
   // The tarball `npm pack` makes, installed (offline: it has no dependencies) into an empty project.
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
