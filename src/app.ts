@@ -12,6 +12,7 @@ import {
   cachingSerializerFactory,
   ErrorResponse,
   installErrorHandlers,
+  errorContext,
   installValidators,
   PATH_PARAMETER_LENGTH_MAX,
   RequestLogController,
@@ -98,7 +99,7 @@ export async function buildApp(
       reply.header('X-Request-Id', request.id);
       const refuse = (refusal: AppError) => {
         for (const [name, value] of Object.entries(refusal.headers)) reply.header(name, value);
-        reply.status(refusal.status).send(errorBody(refusal.code, refusal.message, refusal.extra));
+        reply.status(refusal.status).send({ ...errorBody(refusal.code, refusal.message, refusal.extra), ...errorContext(request as FastifyRequest, config.publicBaseUrl) });
       };
       credentials!.limit(request, reply, null).then(
         () => refuse(routerError(error)),
@@ -131,7 +132,7 @@ export async function buildApp(
   const sharedSchemas = [ErrorResponse, ...modules.flatMap((m) => m.schemas ?? [])];
   installValidators(app, sharedSchemas);
   for (const schema of sharedSchemas) app.addSchema(schema);
-  installErrorHandlers(app);
+  installErrorHandlers(app, config.publicBaseUrl);
   const customKeysOwner = modules.find((module) => module.personalCustomKeys)?.personalCustomKeys;
   // Programmer error: without the owner of custom field definitions, personal custom fields could not be masked.
   if (!customKeysOwner) throw new Error('no module names the personal custom fields (ServiceModule.personalCustomKeys)');

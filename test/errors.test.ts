@@ -149,7 +149,9 @@ test('the error shape for bad input of every kind', async (t) => {
       assert.equal(response.status, status, `${name}: ${response.text}`);
       assert.match(response.headers.get('content-type') ?? '', /^application\/json/, `${name}: JSON body`);
       const body = JSON.parse(response.text);
-      assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'error_version'], `${name}: ${response.text}`);
+      assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'doc_url', 'error_version', 'request_id'], `${name}: ${response.text}`);
+      assert.equal(body.request_id, response.headers.get('x-request-id'), `${name}: the body's request id is the header's`);
+      assert.equal(body.doc_url, '/docs', `${name}: no route answered, so the reference's top`);
       assert.equal(body.code, code, name);
       assert.equal(body.error_version, 1, name);
       assert.ok(body.detail.length > 0 && !body.detail.includes('aaaa'), `${name}: a detail, without the URL`);
@@ -161,6 +163,17 @@ test('the error shape for bad input of every kind', async (t) => {
     refusedShape(malformed, 400, 'MALFORMED_REQUEST', 'two Content-Length headers');
     const garbage = await rawExchange(svc.baseUrl, 'NOT HTTP AT ALL aaaa\r\n\r\n');
     refusedShape(garbage, 400, 'MALFORMED_REQUEST', 'a request that is not HTTP');
+  });
+
+  await t.test("every error body carries the request id and a link to the answering operation's reference entry", async () => {
+    const refused = await svc.request('POST', '/api/v1/gamify/points/grant', { headers: { authorization: `Bearer ${jwt}`, 'x-request-id': 'support-quote-1' }, body: { amount: 'ten' } });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.request_id, 'support-quote-1');
+    assert.match(refused.body.doc_url, /^http:\/\/127\.0\.0\.1:\d+\/docs#\/points\/grantPoints$/);
+    const noRoute = await svc.request('GET', '/api/v1/no-such-route');
+    assert.equal(noRoute.status, 404);
+    assert.equal(noRoute.body.request_id, noRoute.headers.get('x-request-id'));
+    assert.match(noRoute.body.doc_url, /\/docs$/);
   });
 
   await t.test('a request id given by the caller is echoed; a malformed one is replaced', async () => {

@@ -187,7 +187,7 @@ test('review finding 6: the database never speaks to a client', { timeout: 300_0
 
     const broken = await svc.request('GET', '/api/v1/probe/missing-table');
     assert.equal(broken.status, 500);
-    assert.deepEqual(Object.keys(broken.body).sort(), ['code', 'detail', 'error_version']);
+    assert.deepEqual(Object.keys(broken.body).sort(), ['code', 'detail', 'doc_url', 'error_version', 'request_id']);
     assert.equal(broken.body.code, 'INTERNAL_ERROR');
     assert.doesNotMatch(broken.text, /no_such_table|relation|does not exist/);
   });

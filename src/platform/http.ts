@@ -94,6 +94,11 @@ export const ErrorResponse = Type.Object(
     detail: Type.String({ description: 'What is wrong, for a human: the first problem, and how many more `errors` lists.' }),
     code: Type.String({ description: 'A stable machine-readable code. New codes may appear; tolerate unknown ones.' }),
     [ERROR_VERSION_FIELD]: Type.Literal(1, { description: 'Version of the coded error envelope.' }),
+    request_id: Type.String({ description: 'The id of this request, also in the `X-Request-Id` header: quote it to support, who find the request in the logs by it.', examples: ['9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14'] }),
+    doc_url: Type.String({
+      description: "The reference entry of the operation that answered (its error answers list their codes and what they mean), or the reference's top where no route answered.",
+      examples: ['https://loyalty.example.com/docs#/points/deductPoints'],
+    }),
     errors: Type.Optional(
       Type.Array(FieldErrorSchema, {
         maxItems: FIELD_ERRORS_MAX,
@@ -197,7 +202,25 @@ function isDataException(error: unknown): error is pg.DatabaseError {
   return error instanceof pg.DatabaseError && typeof error.code === 'string' && error.code.startsWith('22');
 }
 
-export function installErrorHandlers(app: FastifyInstance): void {
+/**
+ * What every error body carries beside its code, for the caller to quote and
+ * to read: `request_id` (the `X-Request-Id` of the answer, which support finds
+ * in the logs) and `doc_url`, the reference entry of the operation that
+ * answered (its error answers list their codes and what they mean), or the
+ * reference itself where no route answered.
+ */
+export function errorContext(request: FastifyRequest, publicBaseUrl: string | null): { request_id: string; doc_url: string } {
+  const base = publicBaseUrl?.replace(/\/+$/, '') ?? `${request.protocol}://${request.host}`;
+  const schema = request.routeOptions?.schema as { operationId?: unknown; tags?: unknown } | undefined;
+  const tag = Array.isArray(schema?.tags) && typeof schema.tags[0] === 'string' ? schema.tags[0] : 'default';
+  // Swagger UI's deep links: the tag with its spaces as underscores, then the operation id.
+  const anchor = typeof schema?.operationId === 'string' ? `#/${encodeURIComponent(tag.replace(/\s/g, '_'))}/${schema.operationId}` : '';
+  return { request_id: request.id, doc_url: `${base}/docs${anchor}` };
+}
+
+export function installErrorHandlers(app: FastifyInstance, publicBaseUrl: string | null): void {
+  const answer = (reply: FastifyReply, status: number, body: ReturnType<typeof errorBody>) =>
+    reply.status(status).send({ ...body, ...errorContext(reply.request, publicBaseUrl) });
   app.setErrorHandler((error: FastifyError & { validation?: ErrorObject[]; validationContext?: string }, request, reply) => {
     // Refused before its body was read to the end (an upload stopped at a too-long line): the connection
     // closes after the answer, so the rest of the body is never waited for and no socket lingers half-read.
@@ -207,43 +230,43 @@ export function installErrorHandlers(app: FastifyInstance): void {
     const appError = error instanceof AppError ? error : request.credentialRefusal;
     if (appError) {
       for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
-      return reply.status(appError.status).send(errorBody(appError.code, appError.message, appError.extra));
+      return answer(reply, appError.status, errorBody(appError.code, appError.message, appError.extra));
     }
     if (error.validation) {
       const part = error.validationContext ?? 'body';
       const { detail, errors } = describeProblems(error.validation, { in: requestPartOf(part), label: part });
-      return reply.status(400).send(errorBody('VALIDATION_INVALID_REQUEST', detail, { errors }));
+      return answer(reply, 400, errorBody('VALIDATION_INVALID_REQUEST', detail, { errors }));
     }
     if (isDataException(error)) {
       request.log.warn({ err: error, req: request, tenantId: request.auth?.tenantId, sqlState: error.code }, 'a value of the request was refused by the database');
-      return reply.status(400).send(errorBody('VALIDATION_INVALID_REQUEST', 'a value in the request cannot be used: a text, number or date is malformed or out of range'));
+      return answer(reply, 400, errorBody('VALIDATION_INVALID_REQUEST', 'a value in the request cannot be used: a text, number or date is malformed or out of range'));
     }
     switch (error.code) {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return reply.status(400).send(errorBody('INVALID_JSON', `the request body is not valid JSON: ${error.message}`));
+        return answer(reply, 400, errorBody('INVALID_JSON', `the request body is not valid JSON: ${error.message}`));
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return reply.status(413).send(errorBody('PAYLOAD_TOO_LARGE', `the request body is larger than ${request.routeOptions.bodyLimit} bytes`));
+        return answer(reply, 413, errorBody('PAYLOAD_TOO_LARGE', `the request body is larger than ${request.routeOptions.bodyLimit} bytes`));
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return reply.status(415).send(errorBody('UNSUPPORTED_MEDIA_TYPE', request.headers['content-type'] === undefined
+        return answer(reply, 415, errorBody('UNSUPPORTED_MEDIA_TYPE', request.headers['content-type'] === undefined
           ? 'the request has a body but no Content-Type; send it as application/json'
           : 'send the request body as application/json'));
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return reply.status(400).send(errorBody('INVALID_CONTENT_LENGTH', 'the request body is not as long as its Content-Length says'));
+        return answer(reply, 400, errorBody('INVALID_CONTENT_LENGTH', 'the request body is not as long as its Content-Length says'));
       default:
         break;
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       // Fastify's own codes (FST_ERR_…) name its internals; the client gets a code of ours.
       const code = error.code && !error.code.startsWith('FST_') ? error.code : (CODE_OF_STATUS[error.statusCode] ?? 'BAD_REQUEST');
-      return reply.status(error.statusCode).send(errorBody(code, error.message));
+      return answer(reply, error.statusCode, errorBody(code, error.message));
     }
     request.log.error({ err: error, req: request, tenantId: request.auth?.tenantId }, 'unhandled error');
-    return reply.status(500).send(errorBody('INTERNAL_ERROR', 'internal server error'));
+    return answer(reply, 500, errorBody('INTERNAL_ERROR', 'internal server error'));
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send(errorBody('ROUTE_NOT_FOUND', `no route ${request.method} ${shortened(request.url.split('?')[0], ECHOED_PATH_LENGTH_MAX)}`));
+    answer(reply, 404, errorBody('ROUTE_NOT_FOUND', `no route ${request.method} ${shortened(request.url.split('?')[0], ECHOED_PATH_LENGTH_MAX)}`));
   });
 }
 
@@ -305,6 +328,7 @@ export function answerClientError(this: FastifyInstance, error: Error & { code?:
     body = errorBody('REQUEST_TIMEOUT', 'the request did not arrive in time');
   }
   const requestId = uuid();
+  body = { ...body, request_id: requestId, doc_url: '/docs' } as typeof body;
   this.log.debug({ reqId: requestId, code: error.code, res: { statusCode: status } }, 'client error');
   if (socket.writable) {
     const text = JSON.stringify(body);

@@ -348,7 +348,7 @@ export function addExamples<T extends Document>(document: T): T {
             error_version: 1,
             ...(error.errors && { errors: error.errors }),
             request_id: '9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14',
-            doc_url: `https://loyalty.example.com/docs#/${operation.tags?.[0] ?? 'default'}/${operation.operationId}`,
+            doc_url: `https://loyalty.example.com/docs#/${(operation.tags?.[0] ?? 'default').replace(/\s/g, '_')}/${operation.operationId}`,
           };
           const codes = ERROR_CODES_BY_STATUS[status];
           if (codes && !String(answer.description ?? '').includes('Codes:')) answer.description = `${answer.description ?? ''} Codes: ${codes.map((c) => (c.startsWith('and ') ? c : `\`${c}\``)).join(', ')}.`.trim();

@@ -52,6 +52,8 @@ export interface LoyaltyErrorInit {
   errors?: LoyaltyFieldError[];
   body?: unknown;
   requestId?: string | null;
+  /** The reference entry of the operation that answered (`doc_url` of the error body). */
+  docUrl?: string | null;
   method?: string;
   url?: string;
   cause?: unknown;
@@ -68,6 +70,8 @@ export class LoyaltyError extends Error {
   readonly body: unknown;
   /** The service's `X-Request-Id` of the failed request, for support. */
   readonly requestId: string | null;
+  /** The service's `doc_url`: the reference entry of the operation, whose error answers list their codes. */
+  readonly docUrl: string | null;
   readonly method: string | undefined;
   readonly url: string | undefined;
 
@@ -81,6 +85,7 @@ export class LoyaltyError extends Error {
     this.errors = init.errors ?? [];
     this.body = init.body ?? null;
     this.requestId = init.requestId ?? null;
+    this.docUrl = init.docUrl ?? null;
     this.method = init.method;
     this.url = init.url;
   }
@@ -171,6 +176,8 @@ interface ErrorEnvelope {
   error?: unknown;
   available?: unknown;
   required?: unknown;
+  request_id?: unknown;
+  doc_url?: unknown;
 }
 
 const FIELD_ERROR_PARTS = new Set(['body', 'query', 'params', 'headers']);
@@ -204,7 +211,8 @@ export function errorFromResponse(
     error_version: typeof envelope.error_version === 'number' ? envelope.error_version : null,
     errors: fieldErrorsOf(envelope.errors),
     body,
-    requestId: context.requestId,
+    requestId: typeof envelope.request_id === 'string' ? envelope.request_id : context.requestId,
+    docUrl: typeof envelope.doc_url === 'string' ? envelope.doc_url : null,
     method: context.method,
     url: context.url,
   };

@@ -31,7 +31,7 @@ test('access: keys, login, sessions', async (t) => {
   await t.test('a missing key gets 401 with the coded envelope', async () => {
     const response = await svc.request('GET', '/api/v1/tenant');
     assert.equal(response.status, 401);
-    assert.deepEqual(Object.keys(response.body).sort(), ['code', 'detail', 'error_version']);
+    assert.deepEqual(Object.keys(response.body).sort(), ['code', 'detail', 'doc_url', 'error_version', 'request_id']);
     assert.equal(response.body.code, 'AUTH_UNAUTHENTICATED');
     assert.equal(response.body.error_version, 1);
   });

@@ -26127,7 +26127,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26145,7 +26145,7 @@ export interface operations {
                      *       "code": "AUTH_UNAUTHENTICATED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26163,7 +26163,7 @@ export interface operations {
                      *       "code": "AUTH_FORBIDDEN",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26181,7 +26181,7 @@ export interface operations {
                      *       "code": "RESOURCE_NOT_FOUND",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26199,7 +26199,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_IN_PROGRESS",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26217,7 +26217,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26235,7 +26235,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26253,7 +26253,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26271,7 +26271,7 @@ export interface operations {
                      *       "code": "RATE_LIMITED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26289,7 +26289,7 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26427,7 +26427,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26445,7 +26445,7 @@ export interface operations {
                      *       "code": "AUTH_UNAUTHENTICATED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26463,7 +26463,7 @@ export interface operations {
                      *       "code": "AUTH_FORBIDDEN",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26481,7 +26481,7 @@ export interface operations {
                      *       "code": "RESOURCE_NOT_FOUND",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26499,7 +26499,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_IN_PROGRESS",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26517,7 +26517,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26535,7 +26535,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26553,7 +26553,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26571,7 +26571,7 @@ export interface operations {
                      *       "code": "RATE_LIMITED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26589,7 +26589,7 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26727,7 +26727,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/postEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/postEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26745,7 +26745,7 @@ export interface operations {
                      *       "code": "AUTH_UNAUTHENTICATED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/postEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/postEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26763,7 +26763,7 @@ export interface operations {
                      *       "code": "AUTH_FORBIDDEN",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/postEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/postEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26781,7 +26781,7 @@ export interface operations {
                      *       "code": "RESOURCE_NOT_FOUND",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/postEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/postEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26799,7 +26799,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_IN_PROGRESS",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/postEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/postEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26817,7 +26817,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/postEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/postEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26835,7 +26835,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/postEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/postEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26853,7 +26853,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/postEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/postEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26871,7 +26871,7 @@ export interface operations {
                      *       "code": "RATE_LIMITED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/postEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/postEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -26889,7 +26889,7 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/postEventBatch"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/postEventBatch"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27029,7 +27029,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventSync"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventSync"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27047,7 +27047,7 @@ export interface operations {
                      *       "code": "AUTH_UNAUTHENTICATED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventSync"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventSync"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27065,7 +27065,7 @@ export interface operations {
                      *       "code": "AUTH_FORBIDDEN",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventSync"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventSync"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27083,7 +27083,7 @@ export interface operations {
                      *       "code": "RESOURCE_NOT_FOUND",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventSync"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventSync"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27101,7 +27101,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_IN_PROGRESS",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventSync"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventSync"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27119,7 +27119,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventSync"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventSync"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27137,7 +27137,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventSync"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventSync"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27155,7 +27155,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventSync"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventSync"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27173,7 +27173,7 @@ export interface operations {
                      *       "code": "RATE_LIMITED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventSync"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventSync"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27191,7 +27191,7 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/ingestEventSync"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventSync"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27317,7 +27317,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/searchEvents"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/searchEvents"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27335,7 +27335,7 @@ export interface operations {
                      *       "code": "AUTH_UNAUTHENTICATED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/searchEvents"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/searchEvents"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27353,7 +27353,7 @@ export interface operations {
                      *       "code": "AUTH_FORBIDDEN",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/searchEvents"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/searchEvents"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27371,7 +27371,7 @@ export interface operations {
                      *       "code": "RESOURCE_NOT_FOUND",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/searchEvents"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/searchEvents"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27389,7 +27389,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_IN_PROGRESS",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/searchEvents"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/searchEvents"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27407,7 +27407,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/searchEvents"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/searchEvents"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27425,7 +27425,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/searchEvents"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/searchEvents"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27443,7 +27443,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/searchEvents"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/searchEvents"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27461,7 +27461,7 @@ export interface operations {
                      *       "code": "RATE_LIMITED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/searchEvents"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/searchEvents"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27479,7 +27479,7 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/searchEvents"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/searchEvents"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27586,7 +27586,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/getStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/getStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27604,7 +27604,7 @@ export interface operations {
                      *       "code": "AUTH_UNAUTHENTICATED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/getStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/getStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27622,7 +27622,7 @@ export interface operations {
                      *       "code": "AUTH_FORBIDDEN",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/getStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/getStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27640,7 +27640,7 @@ export interface operations {
                      *       "code": "RESOURCE_NOT_FOUND",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/getStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/getStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27658,7 +27658,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_IN_PROGRESS",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/getStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/getStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27676,7 +27676,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/getStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/getStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27694,7 +27694,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/getStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/getStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27712,7 +27712,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/getStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/getStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27730,7 +27730,7 @@ export interface operations {
                      *       "code": "RATE_LIMITED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/getStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/getStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27748,7 +27748,7 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/getStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/getStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27819,7 +27819,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/retryStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/retryStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27837,7 +27837,7 @@ export interface operations {
                      *       "code": "AUTH_UNAUTHENTICATED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/retryStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/retryStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27855,7 +27855,7 @@ export interface operations {
                      *       "code": "AUTH_FORBIDDEN",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/retryStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/retryStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27873,7 +27873,7 @@ export interface operations {
                      *       "code": "RESOURCE_NOT_FOUND",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/retryStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/retryStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27891,7 +27891,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_IN_PROGRESS",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/retryStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/retryStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27909,7 +27909,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/retryStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/retryStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27927,7 +27927,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/retryStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/retryStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27945,7 +27945,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/retryStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/retryStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27963,7 +27963,7 @@ export interface operations {
                      *       "code": "RATE_LIMITED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/retryStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/retryStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -27981,7 +27981,7 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/event ingestion/retryStoredEvent"
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/retryStoredEvent"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43525,7 +43525,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/listRules"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/listRules"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43543,7 +43543,7 @@ export interface operations {
                      *       "code": "AUTH_UNAUTHENTICATED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/listRules"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/listRules"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43561,7 +43561,7 @@ export interface operations {
                      *       "code": "AUTH_FORBIDDEN",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/listRules"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/listRules"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43579,7 +43579,7 @@ export interface operations {
                      *       "code": "RESOURCE_NOT_FOUND",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/listRules"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/listRules"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43597,7 +43597,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_IN_PROGRESS",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/listRules"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/listRules"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43615,7 +43615,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/listRules"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/listRules"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43633,7 +43633,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/listRules"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/listRules"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43651,7 +43651,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/listRules"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/listRules"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43669,7 +43669,7 @@ export interface operations {
                      *       "code": "RATE_LIMITED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/listRules"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/listRules"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43687,7 +43687,7 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/listRules"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/listRules"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43846,7 +43846,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/createRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/createRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43864,7 +43864,7 @@ export interface operations {
                      *       "code": "AUTH_UNAUTHENTICATED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/createRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/createRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43882,7 +43882,7 @@ export interface operations {
                      *       "code": "AUTH_FORBIDDEN",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/createRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/createRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43900,7 +43900,7 @@ export interface operations {
                      *       "code": "RESOURCE_NOT_FOUND",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/createRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/createRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43918,7 +43918,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_IN_PROGRESS",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/createRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/createRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43936,7 +43936,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/createRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/createRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43954,7 +43954,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/createRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/createRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43972,7 +43972,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/createRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/createRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43990,7 +43990,7 @@ export interface operations {
                      *       "code": "RATE_LIMITED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/createRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/createRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44008,7 +44008,7 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/createRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/createRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44130,7 +44130,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/getRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/getRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44148,7 +44148,7 @@ export interface operations {
                      *       "code": "AUTH_UNAUTHENTICATED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/getRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/getRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44166,7 +44166,7 @@ export interface operations {
                      *       "code": "AUTH_FORBIDDEN",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/getRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/getRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44184,7 +44184,7 @@ export interface operations {
                      *       "code": "RESOURCE_NOT_FOUND",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/getRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/getRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44202,7 +44202,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_IN_PROGRESS",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/getRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/getRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44220,7 +44220,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/getRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/getRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44238,7 +44238,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/getRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/getRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44256,7 +44256,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/getRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/getRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44274,7 +44274,7 @@ export interface operations {
                      *       "code": "RATE_LIMITED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/getRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/getRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44292,7 +44292,7 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/getRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/getRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44343,7 +44343,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/deleteRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/deleteRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44361,7 +44361,7 @@ export interface operations {
                      *       "code": "AUTH_UNAUTHENTICATED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/deleteRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/deleteRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44379,7 +44379,7 @@ export interface operations {
                      *       "code": "AUTH_FORBIDDEN",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/deleteRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/deleteRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44397,7 +44397,7 @@ export interface operations {
                      *       "code": "RESOURCE_NOT_FOUND",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/deleteRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/deleteRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44415,7 +44415,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_IN_PROGRESS",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/deleteRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/deleteRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44433,7 +44433,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/deleteRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/deleteRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44451,7 +44451,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/deleteRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/deleteRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44469,7 +44469,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/deleteRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/deleteRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44487,7 +44487,7 @@ export interface operations {
                      *       "code": "RATE_LIMITED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/deleteRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/deleteRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44505,7 +44505,7 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/deleteRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/deleteRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44659,7 +44659,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/updateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/updateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44677,7 +44677,7 @@ export interface operations {
                      *       "code": "AUTH_UNAUTHENTICATED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/updateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/updateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44695,7 +44695,7 @@ export interface operations {
                      *       "code": "AUTH_FORBIDDEN",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/updateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/updateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44713,7 +44713,7 @@ export interface operations {
                      *       "code": "RESOURCE_NOT_FOUND",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/updateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/updateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44731,7 +44731,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_IN_PROGRESS",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/updateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/updateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44749,7 +44749,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/updateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/updateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44767,7 +44767,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/updateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/updateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44785,7 +44785,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/updateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/updateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44803,7 +44803,7 @@ export interface operations {
                      *       "code": "RATE_LIMITED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/updateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/updateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44821,7 +44821,7 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/updateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/updateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44936,7 +44936,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/simulateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/simulateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44954,7 +44954,7 @@ export interface operations {
                      *       "code": "AUTH_UNAUTHENTICATED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/simulateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/simulateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44972,7 +44972,7 @@ export interface operations {
                      *       "code": "AUTH_FORBIDDEN",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/simulateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/simulateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -44990,7 +44990,7 @@ export interface operations {
                      *       "code": "RESOURCE_NOT_FOUND",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/simulateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/simulateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -45008,7 +45008,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_IN_PROGRESS",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/simulateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/simulateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -45026,7 +45026,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/simulateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/simulateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -45044,7 +45044,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/simulateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/simulateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -45062,7 +45062,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/simulateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/simulateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -45080,7 +45080,7 @@ export interface operations {
                      *       "code": "RATE_LIMITED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/simulateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/simulateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -45098,7 +45098,7 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/earn rules/simulateRule"
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/simulateRule"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48424,7 +48424,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/getTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/getTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48442,7 +48442,7 @@ export interface operations {
                      *       "code": "AUTH_UNAUTHENTICATED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/getTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/getTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48460,7 +48460,7 @@ export interface operations {
                      *       "code": "AUTH_FORBIDDEN",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/getTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/getTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48478,7 +48478,7 @@ export interface operations {
                      *       "code": "RESOURCE_NOT_FOUND",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/getTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/getTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48496,7 +48496,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_IN_PROGRESS",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/getTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/getTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48514,7 +48514,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/getTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/getTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48532,7 +48532,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/getTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/getTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48550,7 +48550,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/getTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/getTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48568,7 +48568,7 @@ export interface operations {
                      *       "code": "RATE_LIMITED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/getTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/getTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48586,7 +48586,7 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/getTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/getTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48651,7 +48651,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/resetTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/resetTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48669,7 +48669,7 @@ export interface operations {
                      *       "code": "AUTH_UNAUTHENTICATED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/resetTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/resetTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48687,7 +48687,7 @@ export interface operations {
                      *       "code": "AUTH_FORBIDDEN",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/resetTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/resetTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48705,7 +48705,7 @@ export interface operations {
                      *       "code": "RESOURCE_NOT_FOUND",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/resetTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/resetTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48723,7 +48723,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_IN_PROGRESS",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/resetTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/resetTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48741,7 +48741,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/resetTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/resetTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48759,7 +48759,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/resetTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/resetTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48777,7 +48777,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/resetTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/resetTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48795,7 +48795,7 @@ export interface operations {
                      *       "code": "RATE_LIMITED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/resetTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/resetTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48813,7 +48813,7 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/resetTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/resetTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48917,7 +48917,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/advanceTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/advanceTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48935,7 +48935,7 @@ export interface operations {
                      *       "code": "AUTH_UNAUTHENTICATED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/advanceTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/advanceTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48953,7 +48953,7 @@ export interface operations {
                      *       "code": "AUTH_FORBIDDEN",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/advanceTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/advanceTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48971,7 +48971,7 @@ export interface operations {
                      *       "code": "RESOURCE_NOT_FOUND",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/advanceTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/advanceTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48989,7 +48989,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_IN_PROGRESS",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/advanceTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/advanceTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -49007,7 +49007,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/advanceTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/advanceTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -49025,7 +49025,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/advanceTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/advanceTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -49043,7 +49043,7 @@ export interface operations {
                      *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/advanceTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/advanceTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -49061,7 +49061,7 @@ export interface operations {
                      *       "code": "RATE_LIMITED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/advanceTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/advanceTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -49079,7 +49079,7 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/test clock/advanceTestClock"
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/advanceTestClock"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
