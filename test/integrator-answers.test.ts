@@ -27,6 +27,13 @@ test('embed_url is absolute without PUBLIC_BASE_URL; the test clock tells a live
   assert.match(refused.body.detail, /lk_test_/);
   assert.match(refused.body.detail, /"environment": "test"/);
   assert.doesNotMatch(refused.body.detail, /tenant:create/, 'a live key is not sent off to make another tenant');
+  // What it says works: the same tenant's test key moves its sandbox's clock.
+  const jwt = await svc.login(tenant);
+  const testKey = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: 'clock', environment: 'test', scopes: ['admin'] } });
+  assert.equal(testKey.status, 201, testKey.text);
+  assert.match(testKey.body.key, /^lk_test_/);
+  const advanced = await svc.request('POST', '/api/v1/admin/test-clock/advance', { key: testKey.body.key, body: { seconds: 60 } });
+  assert.equal(advanced.status, 200, advanced.text);
 
   assert.throws(() => loadConfig({ ...process.env, PUBLIC_BASE_URL: 'loyalty.example.com' }), /PUBLIC_BASE_URL must be an http:\/\/ or https:\/\/ URL/);
   assert.equal(loadConfig({ ...process.env, PUBLIC_BASE_URL: 'https://loyalty.example.com/' }).publicBaseUrl, 'https://loyalty.example.com');
