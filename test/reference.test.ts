@@ -40,6 +40,12 @@ test('every operation of the reference has an id, a summary, valid examples and 
       else if (ids.has(id)) problems.push(`${name}: operationId ${id} is also ${ids.get(id)}`);
       else ids.set(id, name);
       if (!operation.summary) problems.push(`${name}: no summary`);
+      // A parameter the service fills in when it is left out is not required (a generated client would force it).
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.required && parameter.in !== 'path' && parameter.schema && 'default' in parameter.schema) {
+          problems.push(`${name}: ${parameter.in} parameter ${parameter.name} has a default but is marked required`);
+        }
+      }
 
       const body = operation.requestBody?.content?.['application/json'];
       if (body) {
@@ -81,6 +87,11 @@ test('every operation of the reference has an id, a summary, valid examples and 
 
   // The examples a newcomer copies first are accepted by the service as they stand.
   const tenant = await svc.createTenant();
+  // List routes answer without `limit`, as the document now says (its default, 50).
+  for (const path of ['/api/v1/admin/challenges', '/api/v1/admin/engagements', '/api/v1/admin/exports', '/api/v1/admin/rewards', '/api/v1/gamify/webhooks', '/api/v1/admin/points/multipliers']) {
+    const listed = await svc.request('GET', path, { key: tenant.apiKey });
+    assert.equal(listed.status, 200, `${path} without limit: ${JSON.stringify(listed.body)}`);
+  }
   for (const [method, path, expected] of [
     ['post', '/api/v1/admin/rules', 201],
     ['post', '/api/v1/ingest/events', 202],

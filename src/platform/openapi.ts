@@ -60,7 +60,7 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
     },
     transformObject: (document) =>
       'openapiObject' in document
-        ? addExamples(documentLivemode(markOptionalBodies(document.openapiObject as Parameters<typeof addExamples>[0], optionalBodies)))
+        ? addExamples(documentLivemode(markDefaultsOptional(markOptionalBodies(document.openapiObject as Parameters<typeof addExamples>[0], optionalBodies))))
         : document.swaggerObject,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
@@ -110,6 +110,37 @@ function markOptionalBodies<T extends { paths?: Record<string, Record<string, un
   for (const item of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(item) as Array<{ operationId?: string; requestBody?: { required?: boolean } }>) {
       if (operation?.operationId && operationIds.has(operation.operationId) && operation.requestBody) operation.requestBody.required = false;
+    }
+  }
+  return document;
+}
+
+type Schema = { required?: string[]; properties?: Record<string, Schema>; default?: unknown; $ref?: string };
+type Operation = { parameters?: Array<{ required?: boolean; schema?: Schema; in?: string }>; requestBody?: { content?: Record<string, { schema?: Schema }> } };
+
+/**
+ * A request field with a default may be left out: the service fills it in
+ * (`limit` is 50 unless sent). TypeBox writes such a field as required (the
+ * handler's type has it), and fastify-swagger copies that into the document,
+ * so generated clients would force callers to send it. This marks parameters
+ * with a default optional, and takes fields with a default out of the
+ * `required` list of inline request bodies (shared component schemas also
+ * describe answers, which always carry the field).
+ */
+function markDefaultsOptional<T extends { paths?: Record<string, Record<string, unknown>> }>(document: T): T {
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item) as Operation[]) {
+      if (typeof operation !== 'object' || operation === null) continue;
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in !== 'path' && parameter.required && parameter.schema && 'default' in parameter.schema) parameter.required = false;
+      }
+      for (const media of Object.values(operation.requestBody?.content ?? {})) {
+        const schema = media.schema;
+        if (!schema || schema.$ref || !schema.required || !schema.properties) continue;
+        const properties = schema.properties;
+        schema.required = schema.required.filter((name) => !(properties[name] && 'default' in properties[name]));
+        if (schema.required.length === 0) delete schema.required;
+      }
     }
   }
   return document;

@@ -3075,9 +3075,12 @@ class GetPointsBalanceResponse(TypedDict):
     livemode: bool
 
 
-class GetPointsTransactionsBody(TypedDict):
+class _GetPointsTransactionsBodyRequired(TypedDict):
     session_id: str
     engagement_id: str
+
+
+class GetPointsTransactionsBody(_GetPointsTransactionsBodyRequired, total=False):
     limit: int
     offset: int
 
