@@ -129,6 +129,13 @@ test('Idempotency-Key on every credentialed POST', { timeout: 120_000 }, async (
     const none = await svc.request('POST', '/api/v1/gamify/points/deduct', { key: tenant.apiKey, body: { participant_id: 'ada', amount: 10, reason: 'shop' } });
     assert.equal(none.status, 400);
     assert.equal(none.body.code, 'IDEMPOTENCY_KEY_REQUIRED');
+    assert.deepEqual(none.body.errors, [{ in: 'headers', path: '/idempotency-key', code: 'required', message: 'send the Idempotency-Key header, or idempotency_key in the body' }]);
+    // A missing key does not hide the body's own problems: they are told together.
+    const both = await svc.request('POST', '/api/v1/gamify/points/deduct', { key: tenant.apiKey, body: { participant_id: 'ada', amount: 'ten', reason: 'shop' } });
+    assert.equal(both.status, 400);
+    assert.equal(both.body.code, 'VALIDATION_INVALID_REQUEST');
+    assert.deepEqual(both.body.errors.map((e: { in: string; path: string }) => `${e.in}${e.path}`), ['body/amount', 'headers/idempotency-key']);
+    assert.equal(await svc.sql('SELECT 1 FROM points_ledger WHERE tenant_id = $1 AND participant_id = $2 AND delta < 0', [tenant.tenantId, 'ada']).then((rows) => rows.length), 0, 'nothing was deducted');
 
     const deducts = await Promise.all(
       Array.from({ length: 200 }, () =>

@@ -75,7 +75,7 @@ test('/metrics moves with what happened, and every job logs its task, tenant, du
 
   const before = await scrape(svc);
   for (const key of ['m-1', 'm-2', 'm-3']) await call('POST', '/api/v1/ingest/events', { event_name: 'order', participant_id: 'p-metrics', properties: {}, idempotency_key: key }, 202);
-  await call('POST', '/api/v1/ingest/events', { event_name: 'order', participant_id: 'p-metrics', properties: {}, idempotency_key: 'm-1' }, 200);
+  await call('POST', '/api/v1/ingest/events', { event_name: 'order', participant_id: 'p-metrics', properties: {}, idempotency_key: 'm-1' }, 202);
   await call('POST', '/api/v1/ingest/events', { event_name: 'order', participant_id: 'p-metrics', properties: 'not an object', idempotency_key: 'm-bad' }, 400);
   const batch = await call('POST', '/api/v1/ingest/events/batch', { events: [{ event_name: 'order', participant_id: 'p-metrics', properties: {}, idempotency_key: 'm-4' }, { event_name: 'order', properties: {}, idempotency_key: 'm-5' }] });
   assert.equal(batch.accepted, 1);

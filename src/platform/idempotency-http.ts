@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { runStatements, type Database } from './db.js';
 import { clock } from './clock.js';
 import { claimStatements, fingerprint, storeResponse } from './idempotency.js';
-import { conflict, invalid, ruleViolation } from './errors.js';
+import { conflict, fieldError, invalid, ruleViolation } from './errors.js';
 
 /**
  * The `Idempotency-Key` header (Stripe's convention) on every credentialed
@@ -38,6 +38,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The key this request claimed in the generic store, until its answer is stored or the key released. */
     idempotencyClaim: string | null;
+    /** A `body` route was called with no key in the header or the body: refused once the schema has been checked (the schema's problems, if any, list it too). */
+    missingIdempotencyKey: boolean;
   }
 }
 
@@ -90,17 +92,40 @@ function intoBody(required: boolean): preValidationAsyncHookHandler {
       }
       fields.idempotency_key = key;
     } else if (required && fields.idempotency_key === undefined) {
-      throw invalid('an idempotency key is required: send the Idempotency-Key header or idempotency_key in the body', 'IDEMPOTENCY_KEY_REQUIRED');
+      // Refused after the schema has been checked, so that the body's own problems are told with it.
+      request.missingIdempotencyKey = true;
     }
   };
 }
+
+/** The field error of a required key sent neither way (`body` routes). */
+export const MISSING_KEY_ERROR = fieldError('/idempotency-key', 'required', 'send the Idempotency-Key header, or idempotency_key in the body', { in: 'headers' });
+const MISSING_KEY_DETAIL = 'an idempotency key is required: send the Idempotency-Key header or idempotency_key in the body';
+
+/** After a schema check that passed: a `body` route whose key was sent neither way is refused. */
+const refuseMissingKey: preHandlerAsyncHookHandler = async (request) => {
+  if (request.missingIdempotencyKey) throw invalid(MISSING_KEY_DETAIL, 'IDEMPOTENCY_KEY_REQUIRED', { errors: [MISSING_KEY_ERROR] });
+};
 
 function requestFingerprint(request: FastifyRequest): string {
   return fingerprint([request.method, request.routeOptions.url, request.params ?? null, request.query ?? null, request.body ?? null]);
 }
 
+const REPLAYED = 'Idempotent-Replayed';
+
+/**
+ * The answer of a route that keeps its own keys (`body`, `optional-body`,
+ * `route`): the status of a first answer, also for a repeat of its key, which
+ * carries `duplicate: true` in its body and `Idempotent-Replayed: true`, as a
+ * replay of a key kept here does.
+ */
+export function answerKept<T extends { duplicate?: boolean }>(reply: FastifyReply, status: number, result: T): FastifyReply {
+  if (result.duplicate === true) reply.header(REPLAYED, 'true');
+  return reply.status(status).send(result);
+}
+
 function replay(reply: FastifyReply, answer: StoredAnswer): FastifyReply {
-  reply.header('Idempotent-Replayed', 'true');
+  reply.header(REPLAYED, 'true');
   if (answer.type) reply.header('content-type', answer.type);
   return reply.status(answer.status).send(answer.body);
 }
@@ -172,6 +197,7 @@ function appendHook<T>(existing: T | T[] | undefined, hook: T): T | T[] {
  */
 export function installIdempotencyKeys(app: FastifyInstance, db: Database): void {
   app.decorateRequest('idempotencyClaim', null);
+  app.decorateRequest('missingIdempotencyKey', false);
   const claim = claimAndReplay(db);
   const settle = storeOrRelease(db, app.log);
   const requiredBody = intoBody(true);
@@ -184,10 +210,12 @@ export function installIdempotencyKeys(app: FastifyInstance, db: Database): void
     const schema = (route.schema ??= {}) as { headers?: unknown; hide?: boolean };
     if (mode !== 'route') {
       if (schema.headers) throw new Error(`${route.url}: a POST route with its own header schema says config.idempotencyKey: 'route' and reads Idempotency-Key itself`);
-      schema.headers = Type.Object({ [HEADER]: Type.Optional(IdempotencyKeyHeaderSchema) });
+      const header = mode === 'body' ? { ...IdempotencyKeyHeaderSchema, description: `Required here, in this header or as \`idempotency_key\` in the body (both: they must agree; neither: 400 \`IDEMPOTENCY_KEY_REQUIRED\`). ${IdempotencyKeyHeaderSchema.description}` } : IdempotencyKeyHeaderSchema;
+      schema.headers = Type.Object({ [HEADER]: Type.Optional(header) });
     }
     if (mode === 'body' || mode === 'optional-body') {
       route.preValidation = appendHook(route.preValidation, mode === 'body' ? requiredBody : optionalBody);
+      if (mode === 'body') route.preHandler = appendHook(route.preHandler, refuseMissingKey);
     } else if (mode === undefined) {
       route.preHandler = appendHook(route.preHandler, claim);
       route.onSend = appendHook(route.onSend, settle);

@@ -297,7 +297,8 @@ test('activities: spin wheel, quiz, limits, atomic actions, facts', async (t) =>
     assert.equal(emitted.status, 201, emitted.text);
     assert.equal(emitted.body.challenge_evaluation_triggered, true);
     const again = await svc.request('POST', '/api/v1/activities/facts/emit', { body });
-    assert.equal(again.status, 200);
+    assert.equal(again.status, 201, 'a replay answers the first status');
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
     assert.equal(again.body.duplicate, true);
     assert.equal(again.body.fact_id, emitted.body.fact_id);
     const rows = await svc.sql('SELECT name, source, properties, evaluate_challenges FROM activity_facts WHERE tenant_id = $1 AND participant_id = $2', [tenant.tenantId, s.participantId]);

@@ -1,3 +1,4 @@
+import { answerKept } from '../../platform/idempotency-http.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import * as service from './service.js';
 import {
@@ -76,12 +77,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Store a custom fact for the session participant',
         description: 'With `trigger_challenge_evaluation: true`, challenge progress is updated from the fact in the same transaction, through the same path as processed events.',
         body: EmitFactBody,
-        response: { 200: EmitFactResponse, 201: EmitFactResponse },
+        response: { 201: EmitFactResponse },
       },
     },
     async (request, reply) => {
-      const result = await service.emitFact(db, request.auth!, request.body);
-      return reply.status(result.duplicate ? 200 : 201).send(result);
+      return answerKept(reply, 201, await service.emitFact(db, request.auth!, request.body));
     },
   );
 

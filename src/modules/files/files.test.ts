@@ -126,7 +126,7 @@ test('files: imports and exports', { timeout: 120_000 }, async (t) => {
       refusals.map((r) => r.code),
       ['PROFILE_INVALID_VALUE', 'PARTICIPANT_ANONYMIZED'],
     );
-    const comparable = ({ created_at: _c, updated_at: _u, anonymized_at: _a, ...rest }: Record<string, unknown>) => rest;
+    const comparable = ({ created_at: _c, updated_at: _u, anonymized_at: _a, request_id: _r, ...rest }: Record<string, unknown>) => rest;
     for (const id of ['p-1', 'p-2', 'p-3', 'gone']) {
       const [fromBatch, fromRows] = await Promise.all(
         [batch, oneByOne].map((side) => svc.request('GET', `/api/v1/gamify/admin/participants/${id}`, { key: side.key })),

@@ -1,3 +1,4 @@
+import { answerKept } from '../../platform/idempotency-http.js';
 import type { Readable } from 'node:stream';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -64,7 +65,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           bytesMax: imports.importBytesMax(),
           idempotencyKey: typeof request.headers['idempotency-key'] === 'string' ? request.headers['idempotency-key'] : undefined,
         });
-        return reply.status(202).send(view);
+        return answerKept(reply, 202, view);
       },
     );
   });

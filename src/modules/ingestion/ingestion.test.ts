@@ -34,7 +34,9 @@ test('ingestion: the event store, the three routes and background processing', a
     const first = await post('/ingest/events', body);
     const again = await post('/ingest/events', body);
     assert.equal(first.status, 202);
-    assert.equal(again.status, 200);
+    assert.equal(again.status, 202, 'a replay answers the first status');
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(first.headers.get('idempotent-replayed'), null);
     assert.equal(again.body.duplicate, true);
     assert.equal(again.body.message_id, first.body.message_id);
     const rows = await svc.sql('SELECT 1 FROM ingested_events WHERE tenant_id = $1 AND idempotency_key = $2', [tenant.tenantId, k]);

@@ -54,7 +54,7 @@ test('daily ingestion quota: exact under concurrency, duplicates free, refusals 
     assert.equal(fits.status, 200);
     assert.equal(fits.body.accepted, 2);
     const again = await postFresh('/ingest/events', { event_name: 'a', participant_id: 'p', idempotency_key: k });
-    assert.equal(again.status, 200);
+    assert.equal(again.status, 202);
     assert.equal(again.body.duplicate, true);
     const sync = await postFresh('/ingest/events/sync', { event_name: 'a', participant_id: 'p', idempotency_key: key('s') });
     assert.equal(sync.status, 429);

@@ -1,3 +1,4 @@
+import { answerKept } from '../../platform/idempotency-http.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -68,10 +69,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         operationId: 'ingestEvent',
         summary: 'Ingest one event; processed in the background',
-        description: `Answers once the event is durably stored (202); a worker then processes it in a batch of the participant's lane, in accept order per participant, woken by its arrival. Expect it processed within tens of milliseconds when the tenant's pipeline is idle and a few hundred under load (one process on two cores: p95 about 20 ms at 10 events/s, about 150 ms from 100 to 700/s, 0.3–2 s at 1,000/s); the backlog is in GET /tenant/usage (\`event_processing\`). A repeated key answers 200 with \`duplicate: true\`. ${eventDescription}`,
+        description: `Answers once the event is durably stored (202); a worker then processes it in a batch of the participant's lane, in accept order per participant, woken by its arrival. Expect it processed within tens of milliseconds when the tenant's pipeline is idle and a few hundred under load (one process on two cores: p95 about 20 ms at 10 events/s, about 150 ms from 100 to 700/s, 0.3–2 s at 1,000/s); the backlog is in GET /tenant/usage (\`event_processing\`). A repeated key answers as the first did: 202, with the first event's \`message_id\`, \`duplicate: true\` and the header \`Idempotent-Replayed: true\`. ${eventDescription}`,
         headers: IdempotencyHeader,
         body: Type.Ref('IngestEvent'),
-        response: { 202: AcceptedResponse, 200: AcceptedResponse },
+        response: { 202: AcceptedResponse },
       },
     },
     async (request, reply) => {
@@ -80,7 +81,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const [result] = await writer.submit(request.auth!.tenantId, [event]);
       if (result.status === 'rejected') throw refuse(result);
       eventsAccepted.inc({ outcome: result.status });
-      return reply.status(result.status === 'accepted' ? 202 : 200).send({ accepted: true, message_id: result.eventId, duplicate: result.status === 'duplicate' });
+      return answerKept(reply, 202, { accepted: true, message_id: result.eventId, duplicate: result.status === 'duplicate' });
     },
   );
 
@@ -146,7 +147,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'ingestEventSync',
         summary: 'Ingest one event and process it in the request (testing and debugging)',
         description:
-          `Stores and processes the event in one transaction and returns its \`event_id\` and \`fact_id\`. A repeated key returns the first event's result with \`duplicate: true\`. ` +
+          `Stores and processes the event in one transaction and returns its \`event_id\` and \`fact_id\`. A repeated key returns the first event's result with \`duplicate: true\` and the header \`Idempotent-Replayed: true\`. ` +
           `\`rules\` says of every active rule listening to the event name why it did or did not award (the same list as the stored event's \`outcome.rules\`); when none listens, \`unmatched_event_name.nearest\` names the closest event names that rules listen to. ` +
           `If processing fails, the event is kept as failed (see \`/events/search?status=failed\`) and the answer is 422 \`EVENT_PROCESSING_FAILED\` with \`event_id\`. ${eventDescription}`,
         headers: IdempotencyHeader,
@@ -154,12 +155,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SyncResponse },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const event = normalize(request.auth!.tenantId, request.body as IngestEvent, request.headers['idempotency-key'], false);
       if (isRejection(event)) throw refuse(event);
       const result = await service.ingestSync(db, request.auth!.tenantId, event);
       eventsAccepted.inc({ outcome: result.duplicate ? 'duplicate' : 'accepted' });
-      return result;
+      return answerKept(reply, 200, result);
     },
   );
 

@@ -1,3 +1,4 @@
+import { answerKept } from '../../platform/idempotency-http.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import * as service from './service.js';
@@ -49,12 +50,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         operationId: 'grantPoints',
         summary: 'Grant points to a participant (created if new)',
-        description: 'Direct grant, the escape hatch for bonus campaigns and corrections. Multipliers never apply here. Idempotent per tenant and key for 24 hours.',
+        description: 'Direct grant, the escape hatch for bonus campaigns and corrections. Multipliers never apply here. Idempotent per tenant and key for 24 hours: a repeat of the key answers the first answer with `duplicate: true` and `Idempotent-Replayed: true`.',
         body: GrantBody,
         response: { 200: DirectResponse },
       },
     },
-    async (request) => service.grantDirect(db, request.auth!.tenantId, request.body as service.DirectRequest),
+    async (request, reply) => answerKept(reply, 200, await service.grantDirect(db, request.auth!.tenantId, request.body as service.DirectRequest)),
   );
 
   app.post(
@@ -65,12 +66,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         operationId: 'deductPoints',
         summary: 'Deduct points; 422 insufficient_points when the balance is too low',
-        description: 'Atomic and guarded: concurrent deducts never drive the balance below zero and points never partially leave. Idempotent per tenant and key for 24 hours.',
+        description: 'Atomic and guarded: concurrent deducts never drive the balance below zero and points never partially leave. Idempotent per tenant and key for 24 hours: a repeat of the key answers the first answer with `duplicate: true` and `Idempotent-Replayed: true`.',
         body: DeductBody,
         response: { 200: DirectResponse, 422: InsufficientPoints },
       },
     },
-    async (request) => service.deductDirect(db, request.auth!.tenantId, request.body as service.DirectRequest),
+    async (request, reply) => answerKept(reply, 200, await service.deductDirect(db, request.auth!.tenantId, request.body as service.DirectRequest)),
   );
 
   app.get(
@@ -229,12 +230,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Grant points to up to 100,000 participants in a background job',
         description:
           'Answers 202 with the job at once; poll the status route. Each participant is granted exactly once per job, also when the job is retried. ' +
-          'A repeated idempotency key inside 24 hours answers the existing job with `duplicate: true`.',
+          'A repeated idempotency key inside 24 hours answers 202 with the existing job, `duplicate: true` and `Idempotent-Replayed: true`.',
         body: BulkGrantBody,
         response: { 202: BulkGrantJob },
       },
     },
-    async (request, reply) => reply.status(202).send(await service.startBulkGrant(db, request.auth!.tenantId, request.body as service.BulkGrantBody)),
+    async (request, reply) => answerKept(reply, 202, await service.startBulkGrant(db, request.auth!.tenantId, request.body as service.BulkGrantBody)),
   );
 
   app.get(

@@ -1177,7 +1177,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest one event; processed in the background
-         * @description Answers once the event is durably stored (202); a worker then processes it in a batch of the participant's lane, in accept order per participant, woken by its arrival. Expect it processed within tens of milliseconds when the tenant's pipeline is idle and a few hundred under load (one process on two cores: p95 about 20 ms at 10 events/s, about 150 ms from 100 to 700/s, 0.3–2 s at 1,000/s); the backlog is in GET /tenant/usage (`event_processing`). A repeated key answers 200 with `duplicate: true`. An idempotency key is required, as `idempotency_key` or the `Idempotency-Key` header (both: they must agree). Properties are limited to 16384 bytes of JSON.
+         * @description Answers once the event is durably stored (202); a worker then processes it in a batch of the participant's lane, in accept order per participant, woken by its arrival. Expect it processed within tens of milliseconds when the tenant's pipeline is idle and a few hundred under load (one process on two cores: p95 about 20 ms at 10 events/s, about 150 ms from 100 to 700/s, 0.3–2 s at 1,000/s); the backlog is in GET /tenant/usage (`event_processing`). A repeated key answers as the first did: 202, with the first event's `message_id`, `duplicate: true` and the header `Idempotent-Replayed: true`. An idempotency key is required, as `idempotency_key` or the `Idempotency-Key` header (both: they must agree). Properties are limited to 16384 bytes of JSON.
          */
         post: operations["ingestEvent"];
         delete?: never;
@@ -1237,7 +1237,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest one event and process it in the request (testing and debugging)
-         * @description Stores and processes the event in one transaction and returns its `event_id` and `fact_id`. A repeated key returns the first event's result with `duplicate: true`. `rules` says of every active rule listening to the event name why it did or did not award (the same list as the stored event's `outcome.rules`); when none listens, `unmatched_event_name.nearest` names the closest event names that rules listen to. If processing fails, the event is kept as failed (see `/events/search?status=failed`) and the answer is 422 `EVENT_PROCESSING_FAILED` with `event_id`. An idempotency key is required, as `idempotency_key` or the `Idempotency-Key` header (both: they must agree). Properties are limited to 16384 bytes of JSON.
+         * @description Stores and processes the event in one transaction and returns its `event_id` and `fact_id`. A repeated key returns the first event's result with `duplicate: true` and the header `Idempotent-Replayed: true`. `rules` says of every active rule listening to the event name why it did or did not award (the same list as the stored event's `outcome.rules`); when none listens, `unmatched_event_name.nearest` names the closest event names that rules listen to. If processing fails, the event is kept as failed (see `/events/search?status=failed`) and the answer is 422 `EVENT_PROCESSING_FAILED` with `event_id`. An idempotency key is required, as `idempotency_key` or the `Idempotency-Key` header (both: they must agree). Properties are limited to 16384 bytes of JSON.
          */
         post: operations["ingestEventSync"];
         delete?: never;
@@ -1577,7 +1577,7 @@ export interface paths {
         put?: never;
         /**
          * Grant points to a participant (created if new)
-         * @description Direct grant, the escape hatch for bonus campaigns and corrections. Multipliers never apply here. Idempotent per tenant and key for 24 hours.
+         * @description Direct grant, the escape hatch for bonus campaigns and corrections. Multipliers never apply here. Idempotent per tenant and key for 24 hours: a repeat of the key answers the first answer with `duplicate: true` and `Idempotent-Replayed: true`.
          */
         post: operations["grantPoints"];
         delete?: never;
@@ -1597,7 +1597,7 @@ export interface paths {
         put?: never;
         /**
          * Deduct points; 422 insufficient_points when the balance is too low
-         * @description Atomic and guarded: concurrent deducts never drive the balance below zero and points never partially leave. Idempotent per tenant and key for 24 hours.
+         * @description Atomic and guarded: concurrent deducts never drive the balance below zero and points never partially leave. Idempotent per tenant and key for 24 hours: a repeat of the key answers the first answer with `duplicate: true` and `Idempotent-Replayed: true`.
          */
         post: operations["deductPoints"];
         delete?: never;
@@ -1771,7 +1771,7 @@ export interface paths {
         put?: never;
         /**
          * Grant points to up to 100,000 participants in a background job
-         * @description Answers 202 with the job at once; poll the status route. Each participant is granted exactly once per job, also when the job is retried. A repeated idempotency key inside 24 hours answers the existing job with `duplicate: true`.
+         * @description Answers 202 with the job at once; poll the status route. Each participant is granted exactly once per job, also when the job is retried. A repeated idempotency key inside 24 hours answers 202 with the existing job, `duplicate: true` and `Idempotent-Replayed: true`.
          */
         post: operations["bulkGrantPoints"];
         delete?: never;
@@ -9285,36 +9285,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "fact_id": "rwd_5c2e9a71",
-                     *       "fact_name": "purchase_completed",
-                     *       "participant_id": "user_1042",
-                     *       "occurred_at": "2026-11-26T09:30:00.000Z",
-                     *       "challenge_evaluation_triggered": false,
-                     *       "duplicate": false,
-                     *       "livemode": false
-                     *     }
-                     */
-                    "application/json": {
-                        fact_id: string;
-                        fact_name: string;
-                        participant_id: string;
-                        /** Format: date-time */
-                        occurred_at: string;
-                        challenge_evaluation_triggered: boolean;
-                        duplicate: boolean;
-                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
-                        livemode: boolean;
-                    };
-                };
-            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -26053,31 +26023,6 @@ export interface operations {
         };
         responses: {
             /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "accepted": true,
-                     *       "message_id": "evt_01JDX4S7Q9M2K8",
-                     *       "duplicate": false,
-                     *       "livemode": false
-                     *     }
-                     */
-                    "application/json": {
-                        accepted: boolean;
-                        /** @description The stored event id; the same for a duplicate. */
-                        message_id: string;
-                        /** @description True when the idempotency key was used within 24 hours; nothing new was stored. */
-                        duplicate: boolean;
-                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
-                        livemode: boolean;
-                    };
-                };
-            };
-            /** @description Default Response */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -33215,7 +33160,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @description Required here, in this header or as `idempotency_key` in the body (both: they must agree; neither: 400 `IDEMPOTENCY_KEY_REQUIRED`). Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
@@ -33477,7 +33422,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @description Required here, in this header or as `idempotency_key` in the body (both: they must agree; neither: 400 `IDEMPOTENCY_KEY_REQUIRED`). Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
@@ -37168,7 +37113,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @description Required here, in this header or as `idempotency_key` in the body (both: they must agree; neither: 400 `IDEMPOTENCY_KEY_REQUIRED`). Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
