@@ -8,7 +8,7 @@ import { PLANS, type Plan } from '../platform/plans.js';
 import { AppError } from '../platform/errors.js';
 
 /**
- * `npm run tenant:create -- --name "Acme" --slug acme --plan growth --json`
+ * `npm run -s tenant:create -- --name "Acme" --slug acme --plan growth --json` (`-s`: without npm's banner, stdout holds only the JSON)
  *
  * Creates a tenant, its admin user and a first API key, and prints them. It
  * works whether or not the service runs on the same data: it reuses a running

@@ -34,7 +34,7 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
           'Errors share one body: `detail`, `code` and `error_version: 1`; each error answer below lists its codes. ' +
           'Every creating or money-moving POST takes an `Idempotency-Key` header. ' +
           'New here? docs/getting-started.md walks from a key to a first event and a first signed webhook in 10 minutes: ' +
-          'create a sandbox tenant (`npm run tenant:create -- --name Acme --slug acme --sandbox --json`), define an earn rule (`createRule`), ' +
+          'create a sandbox tenant (`npm run -s tenant:create -- --name Acme --slug acme --sandbox --json`), define an earn rule (`createRule`), ' +
           'send an event (`ingestEvent`), read the participant (`getParticipantState`), then receive webhooks (`createWebhook`, `sendWebhookTestEvent`). ' +
           'See docs/decisions.md for the choices made where the specification is silent.',
       },

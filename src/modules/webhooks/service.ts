@@ -137,7 +137,7 @@ async function requirePrivateNetworkPermitted(context: Context, tenantId: string
 
 async function requireSandbox(context: Pick<Context, 'db'>, tenantId: string, detail: string): Promise<void> {
   if ((await tenantEnvironment(context.db, tenantId)) !== 'sandbox') {
-    throw new AppError('forbidden', 'SANDBOX_ONLY', `${detail}. Use a sandbox tenant (npm run tenant:create -- --sandbox) for test controls`);
+    throw new AppError('forbidden', 'SANDBOX_ONLY', `${detail}. Call it with one of the tenant's test keys (lk_test_…, made by POST /api/v1/events/api-keys with "environment": "test"), which act in its sandbox, or with a sandbox tenant's key`);
   }
 }
 
