@@ -30,6 +30,7 @@ import { installLivemode } from './platform/livemode.js';
 import { installMasking } from './platform/privacy.js';
 import { installOpenApi } from './platform/openapi.js';
 import { installCredentials } from './platform/credentials.js';
+import { installApiVersion } from './platform/api-version.js';
 
 /**
  * Builds the Fastify application: external plugins first, then the shared
@@ -151,6 +152,7 @@ export async function buildApp(
 
   await installOpenApi(app, config);
   credentials = installCredentials(app, ctx, authenticator, rateLimits);
+  installApiVersion(app);
 
   // A callback hook, not an async one: it runs on every response and needs no promise.
   app.addHook('onResponse', (request, reply, done) => {
