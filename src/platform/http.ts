@@ -204,6 +204,15 @@ function isDataException(error: unknown): error is pg.DatabaseError {
 }
 
 /**
+ * The absolute address the service is reached at, for links in answers
+ * (embed, referral, invitation and documentation URLs): PUBLIC_BASE_URL, or
+ * the origin the request came to (behind a proxy: as TRUST_PROXY lets it tell).
+ */
+export function publicOrigin(request: FastifyRequest, publicBaseUrl: string | null): string {
+  return publicBaseUrl?.replace(/\/+$/, '') ?? `${request.protocol}://${request.host}`;
+}
+
+/**
  * What every error body carries beside its code, for the caller to quote and
  * to read: `request_id` (the `X-Request-Id` of the answer, which support finds
  * in the logs) and `doc_url`, the reference entry of the operation that
@@ -211,7 +220,7 @@ function isDataException(error: unknown): error is pg.DatabaseError {
  * reference itself where no route answered.
  */
 export function errorContext(request: FastifyRequest, publicBaseUrl: string | null): { request_id: string; doc_url: string } {
-  const base = publicBaseUrl?.replace(/\/+$/, '') ?? `${request.protocol}://${request.host}`;
+  const base = publicOrigin(request, publicBaseUrl);
   const schema = request.routeOptions?.schema as { operationId?: unknown; tags?: unknown } | undefined;
   const tag = Array.isArray(schema?.tags) && typeof schema.tags[0] === 'string' ? schema.tags[0] : 'default';
   // Swagger UI's deep links: the tag with its spaces as underscores, then the operation id.

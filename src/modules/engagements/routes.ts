@@ -1,3 +1,4 @@
+import { publicOrigin } from '../../platform/http.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createSession } from '../access/index.js';
@@ -125,7 +126,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/public/engagements/:id/embed-url',
     { config: { auth: 'key' }, schema: { tags, operationId: 'getEmbedUrl', summary: 'The runtime URL to embed an engagement', params: EngagementIdParams, response: { 200: EmbedUrlResponse } } },
     // Absolute always: PUBLIC_BASE_URL, or the origin the request came to.
-    async (request) => service.embedUrl(db, request.auth!.tenantId, request.params.id, config.publicBaseUrl ?? `${request.protocol}://${request.host}`),
+    async (request) => service.embedUrl(db, request.auth!.tenantId, request.params.id, publicOrigin(request, config.publicBaseUrl)),
   );
 
   app.get(

@@ -24,7 +24,7 @@ test('referrals', async (t) => {
     assert.match(code, /^[A-Z2-9]{10}$/);
     assert.equal(results[0].body.participant_id, 'alice');
     assert.equal(results[0].body.campaign_id, campaign);
-    assert.ok(results[0].body.referral_url.endsWith(`/referrals/validate/${code}`));
+    assert.equal(results[0].body.referral_url, `${svc.baseUrl}/api/v1/referrals/validate/${code}`, 'absolute without PUBLIC_BASE_URL: the origin the request came to');
     const otherCampaign = await generate({ participant_id: 'alice', campaign_id: randomUUID() });
     assert.notEqual(otherCampaign.body.code, code);
     assert.equal((await svc.sql('SELECT count(*)::int AS n FROM referral_codes WHERE tenant_id = $1', [tenant.tenantId]))[0].n, 2);

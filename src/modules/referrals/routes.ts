@@ -1,3 +1,4 @@
+import { publicOrigin } from '../../platform/http.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import * as service from './service.js';
@@ -33,7 +34,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Ref('ReferralCode') },
       },
     },
-    async (request) => service.generate(db, request.auth!.tenantId, request.body, config.publicBaseUrl),
+    async (request) => service.generate(db, request.auth!.tenantId, request.body, publicOrigin(request, config.publicBaseUrl)),
   );
 
   app.get(
@@ -73,7 +74,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/referrals/stats/:participant_id',
     { config: { auth: 'key' }, schema: { tags, operationId: 'getReferralStats', summary: "A participant's referral stats", params: StatsParams, response: { 200: Type.Ref('ReferralStats') } } },
-    async (request) => service.stats(db, request.auth!.tenantId, request.params.participant_id, config.publicBaseUrl),
+    async (request) => service.stats(db, request.auth!.tenantId, request.params.participant_id, publicOrigin(request, config.publicBaseUrl)),
   );
 
   app.get(

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { clientIp } from '../../platform/http.js';
+import { clientIp, publicOrigin } from '../../platform/http.js';
 import { CONSOLE_COOKIE, CONSOLE_SESSION_TTL_SECONDS } from '../../platform/console-auth.js';
 import * as service from './service.js';
 import {
@@ -178,7 +178,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const baseUrl = config.publicBaseUrl ?? `${request.protocol}://${request.host}`;
+      const baseUrl = publicOrigin(request, config.publicBaseUrl);
       const invited = await service.inviteUser(db, request.auth!.tenantId, request.auth!.user?.id ?? null, request.body, baseUrl);
       return reply.status(201).send(invited);
     },
