@@ -11,6 +11,7 @@ import { createLogger } from '../src/platform/logger.js';
 import { validateEventData } from '../src/modules/webhooks/index.js';
 import type { Plan } from '../src/platform/plans.js';
 import type { TenantEnvironment } from '../src/platform/environments.js';
+import { ContractChecker } from './contract.js';
 
 /**
  * The test builder: a database of the test file's own (cloned from the
@@ -199,10 +200,20 @@ export async function startTestService(
     await cleanup.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
     if (replicaName) await cleanup.query(`DROP DATABASE IF EXISTS ${replicaName} WITH (FORCE)`);
     await cleanup.end();
+    const checked = contract ? await contract.catch(() => null) : null;
+    checked?.log(process.argv[1] ?? 'unknown');
+    if (checked && checked.mismatches.length > 0) {
+      throw new Error(`${checked.mismatches.length} exchange(s) the served /openapi.json misdescribes (test/contract.ts):\n${[...new Set(checked.mismatches)].slice(0, 10).join('\n')}`);
+    }
     if (broken.length > 0) {
       throw new Error(`${broken.length} outbox event(s) do not match the event catalog:\n${broken.slice(0, 5).join('\n')}`);
     }
   });
+
+  // The served reference, fetched once, against which every exchange is checked (test/contract.ts).
+  let contract: Promise<ContractChecker> | null = null;
+  const checker = () =>
+    (contract ??= fetch(`${baseUrl}/openapi.json`).then(async (answer) => new ContractChecker(await answer.json())));
 
   async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse<T>> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -222,6 +233,16 @@ export async function startTestService(
     } catch {
       // Not JSON: keep the text.
     }
+    (await checker()).check({
+      method,
+      path,
+      requestBody: opts.raw !== undefined ? undefined : opts.body,
+      requestContentType: headers['content-type'],
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      body: parsedBody,
+      text,
+    });
     return { status: response.status, headers: response.headers, body: parsedBody as T, text };
   }
 

@@ -26,6 +26,14 @@ function withLivemode(payload: string, live: boolean): string {
   return payload === '{}' ? `{${field}}` : `${payload.slice(0, -1)},${field}}`;
 }
 
+function storedWithLivemode(payload: string): boolean {
+  try {
+    return Object.hasOwn(JSON.parse(payload) as object, 'livemode');
+  } catch {
+    return true;
+  }
+}
+
 function marksLivemode(db: Database): onSendHookHandler {
   return function markLivemode(request, reply, payload, done) {
     const tenantId = request.auth?.tenantId;
@@ -34,8 +42,8 @@ function marksLivemode(db: Database): onSendHookHandler {
       reply.statusCode >= 300 ||
       typeof payload !== 'string' ||
       payload.charCodeAt(0) !== OBJECT_OPEN ||
-      // A replayed answer was stored with its livemode already in it.
-      reply.hasHeader('idempotent-replayed') ||
+      // A replayed answer stored with its livemode already in it (an answer kept with its change, such as a grant's, is stored without).
+      (reply.hasHeader('idempotent-replayed') && storedWithLivemode(payload)) ||
       !String(reply.getHeader('content-type') ?? '').startsWith('application/json')
     ) {
       return done(null, payload);
