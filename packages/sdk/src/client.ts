@@ -1,16 +1,19 @@
-import { OPERATIONS, type OperationName, type OperationSpec } from './operations.js';
+import { API_VERSION, OPERATIONS, RESOURCES, type OperationName, type OperationSpec } from './operations.js';
 import { LoyaltyConnectionError, LoyaltyError, LoyaltyValidationError, errorFromResponse } from './errors.js';
 import { fillPath, requireNonEmptyString, validateBody } from './validate.js';
 import { openEventStream, type EventStreamOptions } from './sse.js';
 import { parseRetryAfter } from './retry-after.js';
 import { randomUuid } from './random.js';
-import type { CallOptions, OperationMethods, StreamEvent } from './types.js';
+import type { CallOptions, StreamEvent } from './types.js';
+import type { FlatOperationMethods, ResourceMethods } from './generated/resources.js';
 
 /**
- * The typed client: one method per operation of the service (OPERATIONS),
- * each `method({ path, query, body, ...options })`, with the credential the
- * operation needs, argument checks before sending, generated idempotency keys,
- * and bounded retries.
+ * The typed client: one object per resource and one method per operation of
+ * the service (`client.points.grant({ path, query, body, ...options })`, see
+ * RESOURCES), with the credential the operation needs, argument checks before
+ * sending, generated idempotency keys, bounded retries, and the API version
+ * in `Loyalty-Version`. The flat names of 0.3 (`client.grantPoints`) are
+ * deprecated aliases, kept for one release.
  */
 export const DEFAULT_MAX_RETRIES = 2;
 /** Whatever the caller asks, a call is never tried more than this many extra times. */
@@ -71,6 +74,12 @@ export interface ClientOptions {
    * follows a sign-in or a renewed session.
    */
   csrfToken?: string | (() => string | undefined);
+  /**
+   * The API version (`Loyalty-Version`, a date such as `2026-11-27`) sent
+   * with every request; default API_VERSION, the version this SDK was
+   * generated against. A version the service does not know is refused (400).
+   */
+  apiVersion?: string;
 }
 
 interface PreparedRequest {
@@ -156,6 +165,8 @@ type Args = CallOptions & { path?: Record<string, unknown>; query?: Record<strin
 
 export class LoyaltyClient {
   readonly baseUrl: string;
+  /** The `Loyalty-Version` this client sends. */
+  readonly apiVersion: string;
   private readonly options: ClientOptions;
   private readonly fetchImpl: typeof fetch;
   private readonly maxRetries: number;
@@ -174,9 +185,16 @@ export class LoyaltyClient {
     this.options = options;
     this.fetchImpl = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
     this.maxRetries = Math.min(retries, MAX_RETRIES_LIMIT);
-    for (const name of Object.keys(OPERATIONS) as OperationName[]) {
-      if (name === 'streamEvents' || name === 'streamTenantEvents') continue;
-      (this as unknown as Record<string, unknown>)[name] = (args?: Args) => this.call(name, args);
+    this.apiVersion = options.apiVersion === undefined ? API_VERSION : requireApiVersion(options.apiVersion);
+    const members = this as unknown as Record<string, unknown>;
+    for (const [resource, methods] of Object.entries(RESOURCES)) {
+      const calls: Record<string, (args?: Args) => Promise<unknown>> = {};
+      for (const [method, name] of Object.entries(methods) as Array<[string, OperationName]>) {
+        calls[method] = (args?: Args) => this.call(name, args);
+        // The flat name of 0.3, a deprecated alias (src/generated/resources.ts says which call replaces it).
+        members[name] = calls[method];
+      }
+      members[resource] = Object.freeze(calls);
     }
   }
 
@@ -213,7 +231,7 @@ export class LoyaltyClient {
     const streamOptions: EventStreamOptions = {
       url: url.toString(),
       fetch: this.fetchImpl,
-      headers: { ...this.options.headers },
+      headers: { 'loyalty-version': this.apiVersion, ...this.options.headers },
       lastEventId: options.lastEventId,
       onEvent: options.onEvent,
       onError: options.onError,
@@ -250,7 +268,7 @@ export class LoyaltyClient {
         if (response.ok) options.onOpen?.();
         return response;
       },
-      headers: { ...this.options.headers, 'x-api-key': this.options.apiKey },
+      headers: { 'loyalty-version': this.apiVersion, ...this.options.headers, 'x-api-key': this.options.apiKey },
       lastEventId: options.lastEventId,
       onEvent: options.onEvent,
       onError: options.onError,
@@ -270,7 +288,7 @@ export class LoyaltyClient {
     const path = fillPath(spec.path, args.path);
     const query: Record<string, unknown> = { ...(args.query ?? {}) };
     let body: unknown = args.body;
-    const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers, ...args.headers };
+    const headers: Record<string, string> = { accept: 'application/json', 'loyalty-version': this.apiVersion, ...this.options.headers, ...args.headers };
     const hasBody = spec.method !== 'GET' && spec.method !== 'DELETE';
 
     if (spec.method !== 'GET') {
@@ -376,7 +394,13 @@ export class LoyaltyClient {
       if (response.ok) return body;
 
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
-      const error = errorFromResponse(response.status, body, { requestId: response.headers.get('x-request-id'), method: request.method, url: request.url, retryAfterSeconds: retryAfter });
+      const error = errorFromResponse(response.status, body, {
+        requestId: response.headers.get('x-request-id'),
+        method: request.method,
+        url: request.url,
+        retryAfterSeconds: retryAfter,
+        apiVersion: response.headers.get('loyalty-version'),
+      });
       if (retry >= this.maxRetries) throw error;
       // A 429 was refused before any work, so any request may be sent again;
       // a 503 may have been cut off mid-way, so only idempotent ones are.
@@ -400,8 +424,14 @@ export class LoyaltyClient {
   }
 }
 
-// Interface merging: the constructor installs one method per operation.
-export interface LoyaltyClient extends OperationMethods {}
+// Interface merging: the constructor installs one object per resource, and the deprecated flat aliases.
+export interface LoyaltyClient extends ResourceMethods, FlatOperationMethods {}
+
+const API_VERSION_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+function requireApiVersion(version: unknown): string {
+  if (typeof version !== 'string' || !API_VERSION_PATTERN.test(version)) throw new LoyaltyValidationError('apiVersion', `must be a date (YYYY-MM-DD) such as ${API_VERSION}, got ${JSON.stringify(version)}`);
+  return version;
+}
 
 const warned = new Set<string>();
 function warnDeprecatedOnce(name: string, message: string): void {

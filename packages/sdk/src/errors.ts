@@ -54,6 +54,8 @@ export interface LoyaltyErrorInit {
   requestId?: string | null;
   /** The reference entry of the operation that answered (`doc_url` of the error body). */
   docUrl?: string | null;
+  /** The `Loyalty-Version` the service answered with. */
+  apiVersion?: string | null;
   method?: string;
   url?: string;
   cause?: unknown;
@@ -72,6 +74,8 @@ export class LoyaltyError extends Error {
   readonly requestId: string | null;
   /** The service's `doc_url`: the reference entry of the operation, whose error answers list their codes. */
   readonly docUrl: string | null;
+  /** The API version that answered (the response's `Loyalty-Version`); null when there was no answer or it named none. */
+  readonly apiVersion: string | null;
   readonly method: string | undefined;
   readonly url: string | undefined;
 
@@ -86,6 +90,7 @@ export class LoyaltyError extends Error {
     this.body = init.body ?? null;
     this.requestId = init.requestId ?? null;
     this.docUrl = init.docUrl ?? null;
+    this.apiVersion = init.apiVersion ?? null;
     this.method = init.method;
     this.url = init.url;
   }
@@ -201,7 +206,7 @@ function fieldErrorsOf(value: unknown): LoyaltyFieldError[] {
 export function errorFromResponse(
   status: number,
   body: unknown,
-  context: { requestId: string | null; method: string; url: string; retryAfterSeconds: number | null },
+  context: { requestId: string | null; method: string; url: string; retryAfterSeconds: number | null; apiVersion?: string | null },
 ): LoyaltyError {
   const envelope: ErrorEnvelope = typeof body === 'object' && body !== null ? (body as ErrorEnvelope) : {};
   const init: LoyaltyErrorInit = {
@@ -213,6 +218,7 @@ export function errorFromResponse(
     body,
     requestId: typeof envelope.request_id === 'string' ? envelope.request_id : context.requestId,
     docUrl: typeof envelope.doc_url === 'string' ? envelope.doc_url : null,
+    apiVersion: context.apiVersion ?? null,
     method: context.method,
     url: context.url,
   };

@@ -6,9 +6,10 @@
 export { LoyaltyClient, createLoyaltyClient, isLoyaltyError, parseRetryAfter, DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT, DEFAULT_MAX_RETRY_AFTER_SECONDS, DEFAULT_TIMEOUT_MS } from './client.js';
 export type { ClientOptions, ParticipantSession, RetryInfo } from './client.js';
 export * from './errors.js';
-export { OPERATIONS, EXCLUDED_OPERATIONS } from './operations.js';
+export { OPERATIONS, EXCLUDED_OPERATIONS, RESOURCES, API_VERSION } from './operations.js';
 export type { OperationName, OperationSpec, OperationAuth, HttpMethod } from './operations.js';
 export type * from './types.js';
+export type { ResourceMethods, FlatOperationMethods } from './generated/resources.js';
 export { verifyWebhook, parseSignatureHeader, DEFAULT_WEBHOOK_TOLERANCE_SECONDS } from './webhooks.js';
 export type { WebhookHeaders, VerifyOptions } from './webhooks.js';
 export { createEngagementSession, CLAIMED_REWARDS_PAGE_SIZE } from './headless.js';
@@ -17,4 +18,4 @@ export { EngagementDataStore, LIVE_REFRESH_DEBOUNCE_MS } from './engagement-stor
 export type { EngagementData, EngagementSnapshot } from './engagement-store.js';
 export { parseEventStream } from './sse.js';
 export { MAX_BATCH_EVENTS } from './validate.js';
-export const SDK_VERSION = '0.3.5';
+export const SDK_VERSION = '0.4.0';

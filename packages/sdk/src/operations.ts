@@ -17,7 +17,8 @@
  * continues the participant's waiting attempt), but retries such a call
  * after a network failure only when it is present.
  */
-import { GENERATED_OPERATIONS } from './generated/operations.js';
+import { GENERATED_API_VERSION, GENERATED_OPERATIONS } from './generated/operations.js';
+import { GENERATED_RESOURCES } from './generated/resources.js';
 import type { HttpMethod } from './excluded-operations.js';
 
 export type { HttpMethod };
@@ -37,5 +38,14 @@ export interface OperationSpec {
 export const OPERATIONS = GENERATED_OPERATIONS satisfies Record<string, OperationSpec>;
 
 export type OperationName = keyof typeof OPERATIONS;
+
+/** The client's resources: by resource (`points`) and method (`grant`), the operation it calls (`grantPoints`). */
+export const RESOURCES = GENERATED_RESOURCES satisfies Record<string, Record<string, OperationName>>;
+
+/**
+ * The API version (`Loyalty-Version`, a date) this SDK was generated against:
+ * the client sends it unless its `apiVersion` option names another.
+ */
+export const API_VERSION: string = GENERATED_API_VERSION;
 
 export { EXCLUDED_OPERATIONS } from './excluded-operations.js';

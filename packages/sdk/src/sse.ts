@@ -86,7 +86,7 @@ export function openEventStream(options: EventStreamOptions): () => void {
       }
       const retryAfterSeconds = parseRetryAfter(response.headers.get('retry-after'));
       retryAfterMs = (retryAfterSeconds ?? 0) * 1000;
-      const error = errorFromResponse(response.status, body, { requestId: response.headers.get('x-request-id'), method: 'GET', url: options.url, retryAfterSeconds });
+      const error = errorFromResponse(response.status, body, { requestId: response.headers.get('x-request-id'), method: 'GET', url: options.url, retryAfterSeconds, apiVersion: response.headers.get('loyalty-version') });
       report(error);
       return response.status >= 400 && response.status < 500 && response.status !== 429 ? 'stop' : 'reconnect';
     }

@@ -2,12 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { OPERATIONS } from '@loyalty/sdk';
+import { OPERATIONS, RESOURCES } from '@loyalty/sdk';
 
 /**
  * Versioning 4: the SDK follows semantic versioning, and removing or
  * reshaping an export is a major version. api-surface.json records the
- * exports of every entry and the client's methods for the version in
+ * exports of every entry, the client's flat methods and its resource methods
+ * (`points.grant`) for the version in
  * package.json. This test fails when a name disappears without a major
  * version, when names appear that the record does not list, and when the
  * version has no CHANGELOG entry. After a deliberate change: bump the
@@ -22,18 +23,20 @@ interface Surface {
   version: string;
   entries: Record<string, string[]>;
   client_methods: string[];
+  client_resources: string[];
 }
 
 async function currentSurface(version: string): Promise<Surface> {
   const entries: Record<string, string[]> = {};
   for (const entry of ENTRIES) entries[entry] = Object.keys(await import(entry)).sort();
-  return { version, entries, client_methods: Object.keys(OPERATIONS).sort() };
+  const resources = Object.entries(RESOURCES).flatMap(([resource, methods]) => Object.keys(methods).map((method) => `${resource}.${method}`));
+  return { version, entries, client_methods: Object.keys(OPERATIONS).sort(), client_resources: resources.sort() };
 }
 
 const major = (version: string) => Number(version.split('.')[0]);
 
 function names(surface: Surface): string[] {
-  return [...Object.entries(surface.entries).flatMap(([entry, exported]) => exported.map((name) => `${entry}#${name}`)), ...surface.client_methods.map((name) => `client.${name}`)];
+  return [...Object.entries(surface.entries).flatMap(([entry, exported]) => exported.map((name) => `${entry}#${name}`)), ...surface.client_methods.map((name) => `client.${name}`), ...(surface.client_resources ?? []).map((name) => `client.${name}`)];
 }
 
 test('the public surface matches api-surface.json; removals need a major version', async () => {

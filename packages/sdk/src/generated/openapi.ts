@@ -4563,7 +4563,13 @@ export interface operations {
     adminLogin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -4775,7 +4781,13 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -5021,6 +5033,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -5279,7 +5296,13 @@ export interface operations {
     revokeApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 id: string;
             };
@@ -5514,7 +5537,13 @@ export interface operations {
     updateApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 id: string;
             };
@@ -5772,6 +5801,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 id: string;
@@ -6017,6 +6051,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -6269,7 +6308,13 @@ export interface operations {
     getTenant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -6530,7 +6575,13 @@ export interface operations {
     updateTenant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -6812,7 +6863,13 @@ export interface operations {
     getTenantLimits: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -7143,7 +7200,13 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -7386,7 +7449,13 @@ export interface operations {
     operatorGetTenantLimits: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 tenant_id: string;
             };
@@ -7709,7 +7778,13 @@ export interface operations {
     operatorUpdateTenantLimits: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 tenant_id: string;
             };
@@ -8060,7 +8135,13 @@ export interface operations {
     getTenantUsage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -8368,6 +8449,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 activityId: string;
@@ -8663,6 +8749,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 activityId: string;
@@ -9007,7 +9098,13 @@ export interface operations {
                 /** @description The engagement the session was issued for. */
                 engagement_id: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 activityId: string;
             };
@@ -9247,6 +9344,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -9519,6 +9621,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 activityId: string;
@@ -9852,7 +9959,13 @@ export interface operations {
                  */
                 to?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -10117,7 +10230,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -10357,6 +10476,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -10603,7 +10727,13 @@ export interface operations {
     getBadge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description The badge code: 1 to 64 letters, digits, `_`, `.`, `:` or `-`. */
                 code: string;
@@ -10833,7 +10963,13 @@ export interface operations {
     deleteBadge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description The badge code: 1 to 64 letters, digits, `_`, `.`, `:` or `-`. */
                 code: string;
@@ -11047,7 +11183,13 @@ export interface operations {
     updateBadge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description The badge code: 1 to 64 letters, digits, `_`, `.`, `:` or `-`. */
                 code: string;
@@ -11298,6 +11440,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 /** @description The badge code: 1 to 64 letters, digits, `_`, `.`, `:` or `-`. */
@@ -11548,7 +11695,13 @@ export interface operations {
                 /** @description Comma-separated badge codes (at most 100); filters the result. */
                 badge_codes?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -11784,7 +11937,13 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -12098,6 +12257,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -12454,7 +12618,13 @@ export interface operations {
     getChallenge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Challenge id. */
                 id: string;
@@ -12725,7 +12895,13 @@ export interface operations {
     deleteChallenge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Challenge id. */
                 id: string;
@@ -12996,7 +13172,13 @@ export interface operations {
     updateChallenge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Challenge id. */
                 id: string;
@@ -13322,6 +13504,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 /** @description Challenge id. */
@@ -13599,6 +13786,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 /** @description Challenge id. */
@@ -13876,6 +14068,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 /** @description Challenge id. */
@@ -14149,7 +14346,13 @@ export interface operations {
             query: {
                 engagement_id: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -14405,6 +14608,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 /** @description Challenge id. */
@@ -14654,7 +14862,13 @@ export interface operations {
             query: {
                 engagement_id: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Challenge id. */
                 id: string;
@@ -14900,7 +15114,13 @@ export interface operations {
                 session_id?: string;
                 engagement_id?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Challenge id. */
                 id: string;
@@ -15122,7 +15342,13 @@ export interface operations {
             query?: {
                 engagement_id?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -15358,7 +15584,13 @@ export interface operations {
             query?: {
                 engagement_id?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Chosen by the caller: 1 to 64 letters, digits, `_`, `.`, `:` or `-`, starting with a letter or digit. */
                 id: string;
@@ -15596,6 +15828,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 /** @description Chosen by the caller: 1 to 64 letters, digits, `_`, `.`, `:` or `-`, starting with a letter or digit. */
@@ -15884,7 +16121,13 @@ export interface operations {
                 /** @description The tenant's identifier of the participant (1 to 128 characters, no control characters). */
                 participant_id?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Chosen by the caller: 1 to 64 letters, digits, `_`, `.`, `:` or `-`, starting with a letter or digit. */
                 id: string;
@@ -16121,7 +16364,13 @@ export interface operations {
                 /** @description Page size, 1 to 100 (default 10). */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Chosen by the caller: 1 to 64 letters, digits, `_`, `.`, `:` or `-`, starting with a letter or digit. */
                 id: string;
@@ -16371,7 +16620,13 @@ export interface operations {
                 around?: string;
                 size?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Chosen by the caller: 1 to 64 letters, digits, `_`, `.`, `:` or `-`, starting with a letter or digit. */
                 id: string;
@@ -16617,7 +16872,13 @@ export interface operations {
             query?: {
                 engagement_id?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Chosen by the caller: 1 to 64 letters, digits, `_`, `.`, `:` or `-`, starting with a letter or digit. */
                 id: string;
@@ -16864,7 +17125,13 @@ export interface operations {
             query?: {
                 engagement_id?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Chosen by the caller: 1 to 64 letters, digits, `_`, `.`, `:` or `-`, starting with a letter or digit. */
                 id: string;
@@ -17113,7 +17380,13 @@ export interface operations {
                 limit?: number;
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Chosen by the caller: 1 to 64 letters, digits, `_`, `.`, `:` or `-`, starting with a letter or digit. */
                 id: string;
@@ -17376,7 +17649,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -17657,6 +17936,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -18008,7 +18292,13 @@ export interface operations {
     getAdminContest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Chosen by the caller: 1 to 64 letters, digits, `_`, `.`, `:` or `-`, starting with a letter or digit. */
                 id: string;
@@ -18279,7 +18569,13 @@ export interface operations {
     updateContest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Chosen by the caller: 1 to 64 letters, digits, `_`, `.`, `:` or `-`, starting with a letter or digit. */
                 id: string;
@@ -18596,6 +18892,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 /** @description Chosen by the caller: 1 to 64 letters, digits, `_`, `.`, `:` or `-`, starting with a letter or digit. */
@@ -18873,6 +19174,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 /** @description Chosen by the caller: 1 to 64 letters, digits, `_`, `.`, `:` or `-`, starting with a letter or digit. */
@@ -19161,7 +19467,13 @@ export interface operations {
     getContestEntry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Chosen by the caller: 1 to 64 letters, digits, `_`, `.`, `:` or `-`, starting with a letter or digit. */
                 id: string;
@@ -19456,7 +19768,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -19704,6 +20022,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -19976,7 +20299,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -20315,6 +20644,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -20831,7 +21165,13 @@ export interface operations {
     getEngagement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 id: string;
             };
@@ -21159,7 +21499,13 @@ export interface operations {
     updateEngagement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 id: string;
             };
@@ -21607,6 +21953,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 id: string;
@@ -21941,6 +22292,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 id: string;
@@ -22269,7 +22625,13 @@ export interface operations {
     getSite: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 tenantSlug: string;
                 siteSlug: string;
@@ -22547,7 +22909,13 @@ export interface operations {
     createSiteSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 tenantSlug: string;
                 siteSlug: string;
@@ -22753,7 +23121,13 @@ export interface operations {
     getEmbedUrl: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 id: string;
             };
@@ -23001,7 +23375,13 @@ export interface operations {
                 /** @description A JSON object of the visitor's attributes, matched against `participant_attributes` (for example `{"country":"DE"}`). */
                 attributes?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -23254,6 +23634,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -23513,7 +23898,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -23768,6 +24159,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -24011,7 +24407,13 @@ export interface operations {
     getImport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 import_id: string;
             };
@@ -24255,7 +24657,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 import_id: string;
             };
@@ -24501,7 +24909,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -24752,6 +25166,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -25018,7 +25437,13 @@ export interface operations {
     getExport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 export_id: string;
             };
@@ -25258,7 +25683,13 @@ export interface operations {
     downloadExport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 export_id: string;
             };
@@ -25480,6 +25911,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -25750,6 +26186,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -26000,6 +26441,11 @@ export interface operations {
             header?: {
                 /** @description Printable ASCII, 1 to 255 characters. A key repeated within 24 hours returns the first event (`duplicate: true`) and stores nothing new. */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -26251,6 +26697,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -26551,6 +27002,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -26848,6 +27304,11 @@ export interface operations {
             header?: {
                 /** @description Printable ASCII, 1 to 255 characters. A key repeated within 24 hours returns the first event (`duplicate: true`) and stores nothing new. */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -27161,7 +27622,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -27435,7 +27902,13 @@ export interface operations {
     getStoredEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 event_id: string;
             };
@@ -27710,6 +28183,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 event_id: string;
@@ -27937,7 +28415,13 @@ export interface operations {
     listLeaderboards: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -28181,6 +28665,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -28440,7 +28929,13 @@ export interface operations {
     getLeaderboardDefinition: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Lower-case letters, digits, `_` and `-`; 1 to 64 characters. */
                 code: string;
@@ -28676,7 +29171,13 @@ export interface operations {
     deleteLeaderboard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Lower-case letters, digits, `_` and `-`; 1 to 64 characters. */
                 code: string;
@@ -28912,7 +29413,13 @@ export interface operations {
     updateLeaderboard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Lower-case letters, digits, `_` and `-`; 1 to 64 characters. */
                 code: string;
@@ -29169,6 +29676,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 /** @description Lower-case letters, digits, `_` and `-`; 1 to 64 characters. */
@@ -29409,7 +29921,13 @@ export interface operations {
                 /** @description A past period of a period leaderboard, by its start date (YYYY-MM-DD, tenant time zone); default the current period. */
                 period_start?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Lower-case letters, digits, `_` and `-`; 1 to 64 characters. */
                 code: string;
@@ -29683,7 +30201,13 @@ export interface operations {
                 /** @description A past period of a period leaderboard, by its start date (YYYY-MM-DD, tenant time zone); default the current period. */
                 period_start?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Lower-case letters, digits, `_` and `-`; 1 to 64 characters. */
                 code: string;
@@ -29906,7 +30430,13 @@ export interface operations {
     upsertParticipantProfile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description The tenant's identifier of the participant (1 to 128 characters, no control characters). */
                 participant_id: string;
@@ -30197,7 +30727,13 @@ export interface operations {
             query: {
                 engagement_id: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -30427,7 +30963,13 @@ export interface operations {
     getParticipantProfile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description The tenant's identifier of the participant (1 to 128 characters, no control characters). */
                 participant_id: string;
@@ -30676,7 +31218,13 @@ export interface operations {
                 /** @description true: anonymize (keep events, facts and ledger) instead of deleting. */
                 anonymize?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description The tenant's identifier of the participant (1 to 128 characters, no control characters). */
                 participant_id: string;
@@ -30938,7 +31486,13 @@ export interface operations {
                 created_after?: string;
                 created_before?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -31200,7 +31754,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -31455,7 +32015,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -31695,6 +32261,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -31941,7 +32512,13 @@ export interface operations {
     getParticipantField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 key: string;
             };
@@ -32170,7 +32747,13 @@ export interface operations {
     deleteParticipantField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 key: string;
             };
@@ -32399,7 +32982,13 @@ export interface operations {
     updateParticipantField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 key: string;
             };
@@ -32647,6 +33236,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 participant_id: string;
@@ -32902,7 +33496,13 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -33164,6 +33764,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -33426,6 +34031,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -33696,7 +34306,13 @@ export interface operations {
     getPointsSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -33933,7 +34549,13 @@ export interface operations {
     updatePointsSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -34196,7 +34818,13 @@ export interface operations {
                 cursor?: string;
                 active_at?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -34442,6 +35070,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -34710,7 +35343,13 @@ export interface operations {
     getMultiplier: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 id: string;
             };
@@ -34945,7 +35584,13 @@ export interface operations {
     deleteMultiplier: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 id: string;
             };
@@ -35158,7 +35803,13 @@ export interface operations {
     listTiers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -35396,6 +36047,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -35639,7 +36295,13 @@ export interface operations {
     getTier: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Lower-case code (1-64 characters: a-z, 0-9, _ and -). */
                 code: string;
@@ -35869,7 +36531,13 @@ export interface operations {
     deleteTier: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Lower-case code (1-64 characters: a-z, 0-9, _ and -). */
                 code: string;
@@ -36083,7 +36751,13 @@ export interface operations {
     updateTier: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description Lower-case code (1-64 characters: a-z, 0-9, _ and -). */
                 code: string;
@@ -36339,7 +37013,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -36588,6 +37268,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -36838,6 +37523,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -37117,6 +37807,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -37418,7 +38113,13 @@ export interface operations {
     getBulkGrantJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 job_id: string;
             };
@@ -37692,7 +38393,13 @@ export interface operations {
                 /** @description Comma-separated parts: points, tier, badges, streaks, rewards, challenges, contests, referrals, profile. Omitted: every part. */
                 include?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description The tenant's identifier of the participant (1 to 128 characters, no control characters). */
                 participant_id: string;
@@ -38005,7 +38712,13 @@ export interface operations {
     getParticipant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description The tenant's identifier of the participant (1 to 128 characters, no control characters). */
                 participant_id: string;
@@ -38329,7 +39042,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -38583,6 +39302,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -38842,7 +39566,13 @@ export interface operations {
     getReview: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /**
                  * @description Review request id.
@@ -39095,6 +39825,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 /**
@@ -39348,6 +40083,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 /**
@@ -39613,6 +40353,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -39867,7 +40612,13 @@ export interface operations {
     validateReferralCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 code: string;
             };
@@ -40061,7 +40812,13 @@ export interface operations {
     convertReferral: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -40282,7 +41039,13 @@ export interface operations {
     getReferralStats: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description The tenant's identifier of the participant (1 to 128 characters, no control characters). */
                 participant_id: string;
@@ -40520,7 +41283,13 @@ export interface operations {
     getReferralSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -40761,7 +41530,13 @@ export interface operations {
     updateReferralSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -41040,7 +41815,13 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -41292,6 +42073,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 id: string;
@@ -41550,6 +42336,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 id: string;
@@ -41808,7 +42599,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -42059,6 +42856,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -42340,7 +43142,13 @@ export interface operations {
     getReward: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 id: string;
             };
@@ -42580,7 +43388,13 @@ export interface operations {
     updateReward: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 id: string;
             };
@@ -42855,6 +43669,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 id: string;
@@ -43104,7 +43923,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -43354,7 +44179,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -43649,6 +44480,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -43964,7 +44800,13 @@ export interface operations {
     getRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 rule_id: string;
             };
@@ -44248,7 +45090,13 @@ export interface operations {
     deleteRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 rule_id: string;
             };
@@ -44461,7 +45309,13 @@ export interface operations {
     updateRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 rule_id: string;
             };
@@ -44783,6 +45637,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -45057,7 +45916,13 @@ export interface operations {
                 /** @description The build version (cache buster). */
                 v?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -45244,7 +46109,13 @@ export interface operations {
                 /** @description The build version (cache buster). */
                 v?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -45435,7 +46306,13 @@ export interface operations {
                 /** @description The participant's language (a BCP 47 tag such as `de-DE`). Without it the browser's language decides; languages the runtime does not have fall back to English. */
                 locale?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 tenantSlug: string;
                 siteSlug: string;
@@ -45623,7 +46500,13 @@ export interface operations {
                 /** @description Where the runtime page is served from, when not from this address (for a cross-origin demo: localhost vs 127.0.0.1). */
                 embed_base?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 tenantSlug: string;
                 siteSlug: string;
@@ -45807,7 +46690,13 @@ export interface operations {
     getSandbox: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -46038,6 +46927,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -46290,6 +47184,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -46533,7 +47432,13 @@ export interface operations {
     previewSandboxPromotion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -46872,6 +47777,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -47131,7 +48041,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -47372,6 +48288,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -47623,7 +48544,13 @@ export interface operations {
     getStreak: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description The streak code: 1 to 64 letters, digits, `_`, `.`, `:` or `-`. */
                 code: string;
@@ -47854,7 +48781,13 @@ export interface operations {
     deleteStreak: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description The streak code: 1 to 64 letters, digits, `_`, `.`, `:` or `-`. */
                 code: string;
@@ -48068,7 +49001,13 @@ export interface operations {
     updateStreak: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 /** @description The streak code: 1 to 64 letters, digits, `_`, `.`, `:` or `-`. */
                 code: string;
@@ -48315,7 +49254,13 @@ export interface operations {
     getTestClock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -48542,7 +49487,13 @@ export interface operations {
     resetTestClock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -48775,6 +49726,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -49035,7 +49991,13 @@ export interface operations {
     getConsoleSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -49295,7 +50257,13 @@ export interface operations {
     createConsoleSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -49530,7 +50498,13 @@ export interface operations {
     deleteConsoleSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -49747,6 +50721,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -49978,6 +50957,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -50189,7 +51173,13 @@ export interface operations {
     acceptConsoleInvitation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -50403,7 +51393,13 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -50646,6 +51642,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -50902,7 +51903,13 @@ export interface operations {
     getConsoleUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 id: string;
             };
@@ -51134,7 +52141,13 @@ export interface operations {
     deleteConsoleUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 id: string;
             };
@@ -51347,7 +52360,13 @@ export interface operations {
     updateConsoleUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 id: string;
             };
@@ -51608,7 +52627,13 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -51877,7 +52902,13 @@ export interface operations {
                 /** @description Opaque cursor from the previous page's `next_cursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -52127,6 +53158,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path?: never;
             cookie?: never;
@@ -52426,7 +53462,13 @@ export interface operations {
     getWebhookSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -52653,7 +53695,13 @@ export interface operations {
     updateWebhookSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -52892,7 +53940,13 @@ export interface operations {
     getWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 destination_id: string;
             };
@@ -53131,7 +54185,13 @@ export interface operations {
     deleteWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 destination_id: string;
             };
@@ -53344,7 +54404,13 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 destination_id: string;
             };
@@ -53615,6 +54681,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 destination_id: string;
@@ -53871,6 +54942,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 destination_id: string;
@@ -54140,7 +55216,13 @@ export interface operations {
                 status?: "PENDING" | "DELIVERING" | "RETRYING" | "SUCCEEDED" | "EXHAUSTED" | "CANCELLED";
                 event?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 destination_id: string;
             };
@@ -54403,6 +55485,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 destination_id: string;
@@ -54660,6 +55747,11 @@ export interface operations {
                  * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
                  */
                 "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
             };
             path: {
                 destination_id: string;
@@ -54933,7 +56025,13 @@ export interface operations {
     getWebhookReplayJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path: {
                 destination_id: string;
                 job_id: string;
@@ -55180,7 +56278,13 @@ export interface operations {
                 /** @description Resume after this envelope id (the Last-Event-ID header wins when both are sent). */
                 last_event_id?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -55398,7 +56502,13 @@ export interface operations {
                 /** @description Resume after this envelope id (the Last-Event-ID header wins when both are sent). */
                 last_event_id?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
@@ -55611,7 +56721,13 @@ export interface operations {
     getEventCatalog: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
             path?: never;
             cookie?: never;
         };
