@@ -307,6 +307,8 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
  * so readers and generated clients see the real shape.
  */
 export const DOCUMENTED_AS = 'x-documented-as';
+/** Marks, in the document, a schema shown through DOCUMENTED_AS: the service checks each such item on its own. */
+export const VALIDATED_PER_ITEM = 'x-validated-per-item';
 
 function showDocumentedSchemas(node: unknown): void {
   if (Array.isArray(node)) return node.forEach(showDocumentedSchemas);
@@ -315,7 +317,8 @@ function showDocumentedSchemas(node: unknown): void {
   for (const [key, value] of Object.entries(record)) {
     if (value && typeof value === 'object' && typeof (value as Schema)[DOCUMENTED_AS] === 'string') {
       const { description } = value as Schema;
-      record[key] = { $ref: `#/components/schemas/${(value as Schema)[DOCUMENTED_AS]}`, ...(description ? { description } : {}) };
+      // `x-validated-per-item`: a request the service accepts (2xx) may still hold items that do not fit; it rejects them in the answer.
+      record[key] = { $ref: `#/components/schemas/${(value as Schema)[DOCUMENTED_AS]}`, ...(description ? { description } : {}), [VALIDATED_PER_ITEM]: true };
     } else {
       showDocumentedSchemas(value);
     }

@@ -1,4 +1,4 @@
-import { publicOrigin } from '../../platform/http.js';
+import { errorRef, publicOrigin } from '../../platform/http.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createSession } from '../access/index.js';
@@ -111,7 +111,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Creates a new participant `anon_<random>` and a session for the site\'s published engagement. Rate-limited per address like every public route.',
         params: SiteParams,
         body: AnonymousSessionBody,
-        response: { 201: AnonymousSessionResponse },
+        response: {
+          201: AnonymousSessionResponse,
+          403: { ...errorRef, description: 'The engagement does not give sessions to anonymous visitors; the tenant\'s server issues them. Codes: ANONYMOUS_SESSIONS_DISABLED.' },
+        },
       },
     },
     async (request, reply) =>

@@ -65,10 +65,10 @@ test('processing: exactly-once effects, failures recorded and skipped, participa
     assert.match(search.body.events[0].last_error, /BADGE_NOT_FOUND/);
     // Once the cause is fixed, an admin retries it.
     await post('/admin/badges', { code: 'doomed', name: 'Doomed again' });
-    const retried = await post(`/admin/events/${failedId}/retry`, {});
+    const retried = await post(`/admin/events/${failedId}/retry`, undefined);
     assert.equal(retried.status, 202);
     await waitFor('the retried event', async () => (await svc.sql('SELECT status FROM ingested_events WHERE event_id = $1', [failedId]))[0].status === 'processed');
-    const again = await post(`/admin/events/${failedId}/retry`, {});
+    const again = await post(`/admin/events/${failedId}/retry`, undefined);
     assert.equal(again.status, 409);
     const badges = await svc.sql(`SELECT badge_code FROM participant_badges WHERE tenant_id = $1 AND participant_id = 'victim' ORDER BY badge_code`, [tenant.tenantId]);
     assert.deepEqual(badges.map((b) => b.badge_code), ['doomed', 'first_order']);

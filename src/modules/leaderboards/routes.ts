@@ -80,7 +80,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           'Period leaderboards tell `next_reset_at`; past periods are read with `period_start`.',
         params: CodeParams,
         querystring: PublicQuery,
-        response: { 200: Type.Ref('ProgressionLeaderboard') },
+        response: {
+          200: Type.Ref('ProgressionLeaderboard'),
+          403: { ...Type.Ref('ErrorResponse'), description: 'The session was issued for another engagement. Codes: SESSION_ENGAGEMENT_MISMATCH.' },
+        },
       },
     },
     async (request, reply) => {
