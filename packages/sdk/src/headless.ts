@@ -97,7 +97,7 @@ export function createEngagementSession(opts: EngagementSessionOptions): Engagem
   let starting: Promise<SessionInfo> | null = null;
 
   function load(): Promise<PublicEngagement> {
-    const request = client.getSite({ path: site }).then((loaded) => {
+    const request = client.engagements.getSite({ path: site }).then((loaded) => {
       engagement = loaded;
       return loaded;
     });
@@ -119,7 +119,7 @@ export function createEngagementSession(opts: EngagementSessionOptions): Engagem
       if (opts.sessionId) {
         const current = await loaded();
         // Also proves the session works before the page relies on it (401 when it has expired or was revoked).
-        const participant = await client.getSessionParticipant({ session: { sessionId: opts.sessionId, engagementId: current.engagement_id } });
+        const participant = await client.participants.getSession({ session: { sessionId: opts.sessionId, engagementId: current.engagement_id } });
         return {
           session_id: opts.sessionId,
           participant_id: opts.participantId ?? participant.participant_id,
@@ -128,7 +128,7 @@ export function createEngagementSession(opts: EngagementSessionOptions): Engagem
         };
       }
       // The service refuses (403 ANONYMOUS_SESSIONS_DISABLED) where the engagement does not allow anonymous sessions.
-      const created = await client.createSiteSession({ path: site, body: opts.displayName ? { display_name: opts.displayName } : {} });
+      const created = await client.engagements.createSiteSession({ path: site, body: opts.displayName ? { display_name: opts.displayName } : {} });
       // A participant made just now has no language yet.
       return { session_id: created.session_id, participant_id: created.participant_id, expires_at: created.expires_at, locale: null };
     })();
@@ -153,14 +153,14 @@ export function createEngagementSession(opts: EngagementSessionOptions): Engagem
     client,
     async eligibility(activityId) {
       requireNonEmptyString(activityId, 'activityId');
-      return client.getActivityEligibility({ path: { activityId }, session: await session() });
+      return client.activities.getEligibility({ path: { activityId }, session: await session() });
     },
     async spin(activityId) {
       requireNonEmptyString(activityId, 'activityId');
       const current = await session();
-      const draw = await client.validateActivity({ path: { activityId }, body: { activity_type: 'spin_wheel' }, session: current });
+      const draw = await client.activities.validate({ path: { activityId }, body: { activity_type: 'spin_wheel' }, session: current });
       // Completing the drawn attempt by its id makes a retried completion return the first result.
-      const completion = await client.completeActivity({
+      const completion = await client.activities.complete({
         path: { activityId },
         body: { activity_type: 'spin_wheel', ...(draw.attempt_id ? { attempt_id: draw.attempt_id } : {}) },
         session: current,
@@ -176,26 +176,26 @@ export function createEngagementSession(opts: EngagementSessionOptions): Engagem
           throw new LoyaltyValidationError(`answers[${index}].selected_option`, 'must be a whole number of 0 or more');
         }
       });
-      return client.completeActivity({
+      return client.activities.complete({
         path: { activityId },
         body: { activity_type: 'quiz', payload: { answers }, attempt_id: attemptId() },
         session: await session(),
       });
     },
     async checkGates(body) {
-      return client.checkGates({ body, session: await session() });
+      return client.gates.check({ body, session: await session() });
     },
     async recordScreenVisit(body) {
-      return client.recordScreenVisit({ body, session: await session() });
+      return client.gates.recordScreenVisit({ body, session: await session() });
     },
     async balance() {
-      return client.getPointsBalance({ body: {}, session: await session() });
+      return client.points.getBalance({ body: {}, session: await session() });
     },
     async badges() {
-      return client.getBadgeStatus({ session: await session() });
+      return client.badges.getStatus({ session: await session() });
     },
     async rewards() {
-      return client.listClaimedRewards({ query: { limit: CLAIMED_REWARDS_PAGE_SIZE }, session: await session() });
+      return client.rewards.listClaimed({ query: { limit: CLAIMED_REWARDS_PAGE_SIZE }, session: await session() });
     },
     subscribe(onEvent, onError, onReset) {
       let closed = false;

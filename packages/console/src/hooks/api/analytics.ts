@@ -27,6 +27,6 @@ export interface Overview {
 export function useOverview(range: { from: string; to: string }) {
   return useQuery({
     queryKey: ['analytics', 'overview', range],
-    queryFn: async () => (await client.getAnalyticsOverview({ query: range })) as Overview,
+    queryFn: async () => (await client.analytics.getOverview({ query: range })) as Overview,
   });
 }

@@ -12,7 +12,7 @@ const usageKey = ['tenant', 'usage'] as const;
 export function useApiKeys(filters: { includeRevoked: boolean; cursor?: string }) {
   return useQuery({
     queryKey: apiKeyKeys.list(filters),
-    queryFn: () => client.listApiKeys({ query: { limit: PAGE_SIZE, include_revoked: filters.includeRevoked, cursor: filters.cursor } }),
+    queryFn: () => client.access.listApiKeys({ query: { limit: PAGE_SIZE, include_revoked: filters.includeRevoked, cursor: filters.cursor } }),
     placeholderData: keepPreviousData,
   });
 }
@@ -20,7 +20,7 @@ export function useApiKeys(filters: { includeRevoked: boolean; cursor?: string }
 export function useCreateApiKey() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: RequestBody<'createApiKey'>) => client.createApiKey({ body }),
+    mutationFn: (body: RequestBody<'createApiKey'>) => client.access.createApiKey({ body }),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: apiKeyKeys.all });
       void queryClient.invalidateQueries({ queryKey: usageKey });
@@ -31,7 +31,7 @@ export function useCreateApiKey() {
 export function useRotateApiKey() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => client.rotateApiKey({ path: { id } }),
+    mutationFn: (id: string) => client.access.rotateApiKey({ path: { id } }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: apiKeyKeys.all }),
   });
 }
@@ -39,7 +39,7 @@ export function useRotateApiKey() {
 export function useRevokeApiKey() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => client.revokeApiKey({ path: { id } }),
+    mutationFn: (id: string) => client.access.revokeApiKey({ path: { id } }),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: apiKeyKeys.all });
       void queryClient.invalidateQueries({ queryKey: usageKey });

@@ -17,19 +17,19 @@ export const CONTEST_LEADERBOARD_ROWS = 100;
 export function useContests(filters: { status?: ContestStatus; cursor?: string }) {
   return useQuery({
     queryKey: contestKeys.list(filters),
-    queryFn: () => client.listContests({ query: { limit: PAGE_SIZE, status: filters.status, cursor: filters.cursor } }),
+    queryFn: () => client.contests.list({ query: { limit: PAGE_SIZE, status: filters.status, cursor: filters.cursor } }),
     placeholderData: keepPreviousData,
   });
 }
 
 export function useContest(id: string | undefined) {
-  return useQuery({ queryKey: contestKeys.detail(id ?? ''), queryFn: () => client.getAdminContest({ path: { id: id! } }), enabled: id !== undefined });
+  return useQuery({ queryKey: contestKeys.detail(id ?? ''), queryFn: () => client.contests.getAdmin({ path: { id: id! } }), enabled: id !== undefined });
 }
 
 export function useContestLeaderboard(id: string, enabled: boolean) {
   return useQuery({
     queryKey: contestKeys.detail(id, 'leaderboard'),
-    queryFn: () => client.getContestLeaderboard({ path: { id }, query: { limit: CONTEST_LEADERBOARD_ROWS } }),
+    queryFn: () => client.contests.getLeaderboard({ path: { id }, query: { limit: CONTEST_LEADERBOARD_ROWS } }),
     enabled,
   });
 }
@@ -38,9 +38,9 @@ export function useSaveContest(id: string | undefined) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: ContestInput) => {
-      if (!id) return client.createContest({ body });
+      if (!id) return client.contests.create({ body });
       const { id: _id, ...changes } = body;
-      return client.updateContest({ path: { id }, body: changes });
+      return client.contests.update({ path: { id }, body: changes });
     },
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: contestKeys.all }),
   });
@@ -50,7 +50,7 @@ export function useSaveContest(id: string | undefined) {
 export function usePublishContest() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => client.publishContest({ path: { id } }),
+    mutationFn: (id: string) => client.contests.publish({ path: { id } }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: contestKeys.all }),
   });
 }

@@ -13,24 +13,24 @@ export type EngagementStatus = Engagement['status'];
 export function useEngagements(filters: { status?: EngagementStatus; cursor?: string }) {
   return useQuery({
     queryKey: engagementKeys.list(filters),
-    queryFn: () => client.listEngagements({ query: { limit: PAGE_SIZE, status: filters.status, cursor: filters.cursor } }),
+    queryFn: () => client.engagements.list({ query: { limit: PAGE_SIZE, status: filters.status, cursor: filters.cursor } }),
     placeholderData: keepPreviousData,
   });
 }
 
 export function useEngagement(id: string | undefined) {
-  return useQuery({ queryKey: engagementKeys.detail(id ?? ''), queryFn: () => client.getEngagement({ path: { id: id! } }), enabled: id !== undefined });
+  return useQuery({ queryKey: engagementKeys.detail(id ?? ''), queryFn: () => client.engagements.get({ path: { id: id! } }), enabled: id !== undefined });
 }
 
 /** Where the runtime serves the engagement: its tenant and site slugs (the preview builds a same-origin address from them). */
 export function useEmbedUrl(id: string | undefined) {
-  return useQuery({ queryKey: engagementKeys.detail(id ?? '', 'embed-url'), queryFn: () => client.getEmbedUrl({ path: { id: id! } }), enabled: id !== undefined });
+  return useQuery({ queryKey: engagementKeys.detail(id ?? '', 'embed-url'), queryFn: () => client.engagements.getEmbedUrl({ path: { id: id! } }), enabled: id !== undefined });
 }
 
 export function useSaveEngagement(id: string | undefined) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: EngagementInput) => (id ? client.updateEngagement({ path: { id }, body }) : client.createEngagement({ body })),
+    mutationFn: (body: EngagementInput) => (id ? client.engagements.update({ path: { id }, body }) : client.engagements.create({ body })),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: engagementKeys.all }),
   });
 }
@@ -40,7 +40,7 @@ export function usePublication(id: string) {
   const queryClient = useQueryClient();
   const settle = () => void queryClient.invalidateQueries({ queryKey: engagementKeys.all });
   return {
-    publish: useMutation({ mutationFn: () => client.publishEngagement({ path: { id } }), onSuccess: settle }),
-    unpublish: useMutation({ mutationFn: () => client.unpublishEngagement({ path: { id } }), onSuccess: settle }),
+    publish: useMutation({ mutationFn: () => client.engagements.publish({ path: { id } }), onSuccess: settle }),
+    unpublish: useMutation({ mutationFn: () => client.engagements.unpublish({ path: { id } }), onSuccess: settle }),
   };
 }

@@ -17,7 +17,7 @@ export function useIngestedEvents(filters: EventFilters) {
   return useQuery({
     queryKey: eventKeys.list(filters),
     queryFn: () =>
-      client.searchEvents({
+      client.eventIngestion.search({
         query: {
           limit: PAGE_SIZE,
           status: filters.status,
@@ -33,13 +33,13 @@ export function useIngestedEvents(filters: EventFilters) {
 }
 
 export function useIngestedEvent(id: string) {
-  return useQuery({ queryKey: eventKeys.detail(id), queryFn: () => client.getStoredEvent({ path: { event_id: id } }) });
+  return useQuery({ queryKey: eventKeys.detail(id), queryFn: () => client.eventIngestion.getStored({ path: { event_id: id } }) });
 }
 
 export function useRetryEvent(id: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => client.retryStoredEvent({ path: { event_id: id } }),
+    mutationFn: () => client.eventIngestion.retryStored({ path: { event_id: id } }),
     // The retry's outcome lands in the participant's balance and badges too, but later (a job): the event itself is what is stale now.
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: eventKeys.all }),
   });

@@ -13,7 +13,7 @@ export type ReviewStatus = Review['status'];
 export function useReviews(filters: { status?: ReviewStatus; contest_id?: string; cursor?: string }, enabled = true) {
   return useQuery({
     queryKey: reviewKeys.list(filters),
-    queryFn: () => client.listFraudReviews({ query: { limit: PAGE_SIZE, status: filters.status, contest_id: filters.contest_id, cursor: filters.cursor } }),
+    queryFn: () => client.contests.listFraudReviews({ query: { limit: PAGE_SIZE, status: filters.status, contest_id: filters.contest_id, cursor: filters.cursor } }),
     placeholderData: keepPreviousData,
     enabled,
   });
@@ -23,7 +23,7 @@ export function useReviews(filters: { status?: ReviewStatus; contest_id?: string
 export function useEntryTrail(contestId: string, participantId: string, enabled: boolean) {
   return useQuery({
     queryKey: reviewKeys.detail(`${contestId}/${participantId}`),
-    queryFn: () => client.getContestEntry({ path: { id: contestId, participant_id: participantId } }),
+    queryFn: () => client.contests.getEntry({ path: { id: contestId, participant_id: participantId } }),
     enabled,
   });
 }
@@ -33,7 +33,7 @@ export function useDecideReview() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ reviewId, decision, reason }: { reviewId: string; decision: 'approve' | 'disqualify'; reason: string }) =>
-      client.decideFraudReview({ body: { review_id: reviewId, decision, reason } }),
+      client.contests.decideFraudReview({ body: { review_id: reviewId, decision, reason } }),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: reviewKeys.all });
       void queryClient.invalidateQueries({ queryKey: contestKeys.all });

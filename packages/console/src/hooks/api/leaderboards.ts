@@ -12,23 +12,23 @@ export type LeaderboardInput = RequestBody<'createLeaderboard'>;
 export const STANDINGS_ROWS = 50;
 
 export function useLeaderboards() {
-  return useQuery({ queryKey: leaderboardKeys.lists(), queryFn: () => client.listLeaderboards() });
+  return useQuery({ queryKey: leaderboardKeys.lists(), queryFn: () => client.leaderboards.list() });
 }
 
 export function useLeaderboard(code: string | undefined) {
-  return useQuery({ queryKey: leaderboardKeys.detail(code ?? ''), queryFn: () => client.getLeaderboardDefinition({ path: { code: code! } }), enabled: code !== undefined });
+  return useQuery({ queryKey: leaderboardKeys.detail(code ?? ''), queryFn: () => client.leaderboards.getDefinition({ path: { code: code! } }), enabled: code !== undefined });
 }
 
 export function useStandings(code: string) {
-  return useQuery({ queryKey: leaderboardKeys.detail(code, 'standings'), queryFn: () => client.getLeaderboardStandings({ path: { code }, query: { limit: STANDINGS_ROWS } }) });
+  return useQuery({ queryKey: leaderboardKeys.detail(code, 'standings'), queryFn: () => client.leaderboards.getStandings({ path: { code }, query: { limit: STANDINGS_ROWS } }) });
 }
 
 export function useSaveLeaderboard(code: string | undefined) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: LeaderboardInput) => {
-      if (!code) return client.createLeaderboard({ body });
-      return client.updateLeaderboard({ path: { code }, body: { name: body.name, engagement_id: body.engagement_id, refresh_seconds: body.refresh_seconds } });
+      if (!code) return client.leaderboards.create({ body });
+      return client.leaderboards.update({ path: { code }, body: { name: body.name, engagement_id: body.engagement_id, refresh_seconds: body.refresh_seconds } });
     },
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: leaderboardKeys.all }),
   });
@@ -37,7 +37,7 @@ export function useSaveLeaderboard(code: string | undefined) {
 export function useDeleteLeaderboard() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (code: string) => client.deleteLeaderboard({ path: { code } }),
+    mutationFn: (code: string) => client.leaderboards.delete({ path: { code } }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: leaderboardKeys.all }),
   });
 }
@@ -46,7 +46,7 @@ export function useDeleteLeaderboard() {
 export function useRefreshLeaderboard() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (code: string) => client.refreshLeaderboard({ path: { code } }),
+    mutationFn: (code: string) => client.leaderboards.refresh({ path: { code } }),
     onSuccess: (_answer, code) => void queryClient.invalidateQueries({ queryKey: leaderboardKeys.detail(code) }),
   });
 }

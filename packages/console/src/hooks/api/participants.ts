@@ -22,28 +22,28 @@ export function useParticipants(filters: ParticipantFilters) {
     queryKey: participantKeys.list(filters),
     queryFn: () => {
       const { external_id, email, country_code, cursor } = filters;
-      if (external_id || email) return client.searchParticipants({ query: { external_id: external_id || undefined, email: email || undefined, limit: PAGE_SIZE, cursor } });
-      return client.listParticipants({ query: { country_code: country_code || undefined, limit: PAGE_SIZE, cursor } });
+      if (external_id || email) return client.participants.search({ query: { external_id: external_id || undefined, email: email || undefined, limit: PAGE_SIZE, cursor } });
+      return client.participants.list({ query: { country_code: country_code || undefined, limit: PAGE_SIZE, cursor } });
     },
     placeholderData: keepPreviousData,
   });
 }
 
 export function useParticipantProfile(participantId: string) {
-  return useQuery({ queryKey: participantKeys.detail(participantId, 'profile'), queryFn: () => client.getParticipantProfile({ path: { participant_id: participantId } }) });
+  return useQuery({ queryKey: participantKeys.detail(participantId, 'profile'), queryFn: () => client.participants.getProfile({ path: { participant_id: participantId } }) });
 }
 
 export function useParticipantState(participantId: string) {
   return useQuery({
     queryKey: participantKeys.detail(participantId, 'state'),
-    queryFn: () => client.getParticipantState({ path: { participant_id: participantId }, query: { include: 'points,tier,badges,streaks,rewards' } }),
+    queryFn: () => client.state.getParticipantState({ path: { participant_id: participantId }, query: { include: 'points,tier,badges,streaks,rewards' } }),
   });
 }
 
 export function useLedger(participantId: string, cursor: string | undefined) {
   return useQuery({
     queryKey: ledgerKeys.list({ participantId, cursor }),
-    queryFn: () => client.getPointsHistory({ query: { participant_id: participantId, limit: PAGE_SIZE, cursor } }),
+    queryFn: () => client.points.getHistory({ query: { participant_id: participantId, limit: PAGE_SIZE, cursor } }),
     placeholderData: keepPreviousData,
   });
 }
@@ -54,7 +54,7 @@ export type PointsAdjustment = { direction: 'grant' | 'deduct' } & Pick<RequestB
 export function useAdjustPoints() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ direction, ...body }: PointsAdjustment) => (direction === 'grant' ? client.grantPoints({ body }) : client.deductPoints({ body })),
+    mutationFn: ({ direction, ...body }: PointsAdjustment) => (direction === 'grant' ? client.points.grant({ body }) : client.points.deduct({ body })),
     onSuccess: (_result, { participant_id }) => {
       void queryClient.invalidateQueries({ queryKey: participantKeys.detail(participant_id) });
       void queryClient.invalidateQueries({ queryKey: ledgerKeys.all });
@@ -71,7 +71,7 @@ export interface RevealedField {
 /** One personal-data field in clear, with the reason recorded in the audit log; never cached. */
 export function useRevealField(participantId: string) {
   return useMutation({
-    mutationFn: async (body: { field: string; reason: string }) => (await client.revealParticipantField({ path: { participant_id: participantId }, body })) as RevealedField,
+    mutationFn: async (body: { field: string; reason: string }) => (await client.participants.revealField({ path: { participant_id: participantId }, body })) as RevealedField,
   });
 }
 
@@ -80,7 +80,7 @@ export function useEraseParticipant() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (input: { participantId: string; anonymize: boolean }) =>
-      client.deleteParticipant({ path: { participant_id: input.participantId }, query: { anonymize: input.anonymize } }),
+      client.participants.delete({ path: { participant_id: input.participantId }, query: { anonymize: input.anonymize } }),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: participantKeys.all });
       void queryClient.invalidateQueries({ queryKey: ledgerKeys.all });

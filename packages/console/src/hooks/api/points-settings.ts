@@ -9,13 +9,13 @@ export const multiplierKeys = queryKeysFactory('multipliers');
 
 /** The expiry policy, default lifetime of a lot, expiry reminder days and the points' name. */
 export function usePointsSettings() {
-  return useQuery({ queryKey: pointsSettingsKeys.all, queryFn: () => client.getPointsSettings() });
+  return useQuery({ queryKey: pointsSettingsKeys.all, queryFn: () => client.points.getSettings() });
 }
 
 export function useUpdatePointsSettings() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: RequestBody<'updatePointsSettings'>) => client.updatePointsSettings({ body }),
+    mutationFn: (body: RequestBody<'updatePointsSettings'>) => client.points.updateSettings({ body }),
     onSuccess: (settings) => queryClient.setQueryData(pointsSettingsKeys.all, settings),
   });
 }
@@ -24,7 +24,7 @@ export function useUpdatePointsSettings() {
 export function useMultipliers(filters: { active_at?: string; cursor?: string }) {
   return useQuery({
     queryKey: multiplierKeys.list(filters),
-    queryFn: () => client.listMultipliers({ query: { limit: PAGE_SIZE, cursor: filters.cursor, active_at: filters.active_at } }),
+    queryFn: () => client.points.listMultipliers({ query: { limit: PAGE_SIZE, cursor: filters.cursor, active_at: filters.active_at } }),
     placeholderData: keepPreviousData,
   });
 }
@@ -32,7 +32,7 @@ export function useMultipliers(filters: { active_at?: string; cursor?: string })
 export function useCreateMultiplier() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: RequestBody<'createMultiplier'>) => client.createMultiplier({ body }),
+    mutationFn: (body: RequestBody<'createMultiplier'>) => client.points.createMultiplier({ body }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: multiplierKeys.all }),
   });
 }
@@ -40,7 +40,7 @@ export function useCreateMultiplier() {
 export function useDeleteMultiplier() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => client.deleteMultiplier({ path: { id } }),
+    mutationFn: (id: string) => client.points.deleteMultiplier({ path: { id } }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: multiplierKeys.all }),
   });
 }

@@ -15,18 +15,18 @@ export function useRules(filters: { status?: 'draft' | 'active' | 'paused'; trig
   return useQuery({
     queryKey: ruleKeys.list(filters),
     queryFn: () =>
-      client.listRules({ query: { limit: PAGE_SIZE, status: filters.status, trigger: filters.trigger, event_name: filters.event_name || undefined, cursor: filters.cursor } }),
+      client.earnRules.list({ query: { limit: PAGE_SIZE, status: filters.status, trigger: filters.trigger, event_name: filters.event_name || undefined, cursor: filters.cursor } }),
     placeholderData: keepPreviousData,
   });
 }
 
 export function useRule(id: string | undefined) {
-  return useQuery({ queryKey: ruleKeys.detail(id ?? ''), queryFn: () => client.getRule({ path: { rule_id: id! } }), enabled: id !== undefined });
+  return useQuery({ queryKey: ruleKeys.detail(id ?? ''), queryFn: () => client.earnRules.get({ path: { rule_id: id! } }), enabled: id !== undefined });
 }
 
 /** The backtest: what the rule would have done over past events. */
 export function useSimulateRule() {
-  return useMutation({ mutationFn: (body: RequestBody<'simulateRule'>) => client.simulateRule({ body }) });
+  return useMutation({ mutationFn: (body: RequestBody<'simulateRule'>) => client.earnRules.simulate({ body }) });
 }
 
 /** Creates a rule (the whole input) or changes a stored one (a patch: its trigger stays). */
@@ -34,7 +34,7 @@ export function useSaveRule(id: string | undefined) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: { input: RuleInput; patch: RulePatch }) =>
-      id ? client.updateRule({ path: { rule_id: id }, body: body.patch }) : client.createRule({ body: body.input }),
+      id ? client.earnRules.update({ path: { rule_id: id }, body: body.patch }) : client.earnRules.create({ body: body.input }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ruleKeys.all }),
   });
 }
@@ -42,19 +42,19 @@ export function useSaveRule(id: string | undefined) {
 export function useDeleteRule() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => client.deleteRule({ path: { rule_id: id } }),
+    mutationFn: (id: string) => client.earnRules.delete({ path: { rule_id: id } }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ruleKeys.all }),
   });
 }
 
 export function useTiers() {
-  return useQuery({ queryKey: tierKeys.lists(), queryFn: () => client.listTiers() });
+  return useQuery({ queryKey: tierKeys.lists(), queryFn: () => client.points.listTiers() });
 }
 
 export function useCreateTier() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: RequestBody<'createTier'>) => client.createTier({ body }),
+    mutationFn: (body: RequestBody<'createTier'>) => client.points.createTier({ body }),
     // A new threshold moves participants between tiers.
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: tierKeys.all });
@@ -66,7 +66,7 @@ export function useCreateTier() {
 export function useUpdateTier() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ code, body }: { code: string; body: RequestBody<'updateTier'> }) => client.updateTier({ path: { code }, body }),
+    mutationFn: ({ code, body }: { code: string; body: RequestBody<'updateTier'> }) => client.points.updateTier({ path: { code }, body }),
     // A moved threshold moves participants between tiers.
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: tierKeys.all });
@@ -78,7 +78,7 @@ export function useUpdateTier() {
 export function useDeleteTier() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (code: string) => client.deleteTier({ path: { code } }),
+    mutationFn: (code: string) => client.points.deleteTier({ path: { code } }),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: tierKeys.all });
       void queryClient.invalidateQueries({ queryKey: ['participants'] });
@@ -87,13 +87,13 @@ export function useDeleteTier() {
 }
 
 export function useBadges(cursor: string | undefined) {
-  return useQuery({ queryKey: badgeKeys.list({ cursor }), queryFn: () => client.listBadges({ query: { limit: PAGE_SIZE, cursor } }), placeholderData: keepPreviousData });
+  return useQuery({ queryKey: badgeKeys.list({ cursor }), queryFn: () => client.badges.list({ query: { limit: PAGE_SIZE, cursor } }), placeholderData: keepPreviousData });
 }
 
 export function useCreateBadge() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: RequestBody<'createBadge'>) => client.createBadge({ body }),
+    mutationFn: (body: RequestBody<'createBadge'>) => client.badges.create({ body }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: badgeKeys.all }),
   });
 }
@@ -101,7 +101,7 @@ export function useCreateBadge() {
 export function useUpdateBadge() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ code, body }: { code: string; body: RequestBody<'updateBadge'> }) => client.updateBadge({ path: { code }, body }),
+    mutationFn: ({ code, body }: { code: string; body: RequestBody<'updateBadge'> }) => client.badges.update({ path: { code }, body }),
     // Participant pages show the badge's name and image.
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: badgeKeys.all });
@@ -113,7 +113,7 @@ export function useUpdateBadge() {
 export function useDeleteBadge() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (code: string) => client.deleteBadge({ path: { code } }),
+    mutationFn: (code: string) => client.badges.delete({ path: { code } }),
     // Deleting a badge removes every participant's record of it.
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: badgeKeys.all });
@@ -125,7 +125,7 @@ export function useDeleteBadge() {
 export function useAwardBadge() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ code, participant_id }: { code: string; participant_id: string }) => client.awardBadge({ path: { code }, body: { participant_id } }),
+    mutationFn: ({ code, participant_id }: { code: string; participant_id: string }) => client.badges.award({ path: { code }, body: { participant_id } }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['participants'] }),
   });
 }

@@ -12,13 +12,13 @@ export type Conversion = Omit<ResponseBody<'approveReferralConversion'>, 'livemo
 export type ConversionStatus = Conversion['status'];
 
 export function useReferralSettings() {
-  return useQuery({ queryKey: referralSettingsKeys.all, queryFn: () => client.getReferralSettings() });
+  return useQuery({ queryKey: referralSettingsKeys.all, queryFn: () => client.referrals.getSettings() });
 }
 
 export function useSaveReferralSettings() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: RequestBody<'updateReferralSettings'>) => client.updateReferralSettings({ body }),
+    mutationFn: (body: RequestBody<'updateReferralSettings'>) => client.referrals.updateSettings({ body }),
     onSuccess: (settings) => queryClient.setQueryData(referralSettingsKeys.all, settings),
   });
 }
@@ -26,7 +26,7 @@ export function useSaveReferralSettings() {
 export function useConversions(filters: { status?: ConversionStatus; cursor?: string }, enabled = true) {
   return useQuery({
     queryKey: conversionKeys.list(filters),
-    queryFn: () => client.listReferralConversions({ query: { limit: PAGE_SIZE, status: filters.status, cursor: filters.cursor } }),
+    queryFn: () => client.referrals.listConversions({ query: { limit: PAGE_SIZE, status: filters.status, cursor: filters.cursor } }),
     placeholderData: keepPreviousData,
     enabled,
   });
@@ -38,7 +38,7 @@ export function useDecideConversion() {
   return useMutation({
     mutationFn: ({ id, decision, note }: { id: string; decision: 'approve' | 'reject'; note?: string }) => {
       const body = note ? { note } : undefined;
-      return decision === 'approve' ? client.approveReferralConversion({ path: { id }, body }) : client.rejectReferralConversion({ path: { id }, body });
+      return decision === 'approve' ? client.referrals.approveConversion({ path: { id }, body }) : client.referrals.rejectConversion({ path: { id }, body });
     },
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: conversionKeys.all });

@@ -20,7 +20,7 @@ export const ITEM_RESOURCE: Record<ReviewKind, string> = { rule: 'rules', engage
 export function useReviews(filters: { status?: ReviewStatus; kind?: ReviewKind; cursor?: string }) {
   return useQuery({
     queryKey: reviewKeys.list(filters),
-    queryFn: () => client.listReviews({ query: { limit: PAGE_SIZE, status: filters.status, kind: filters.kind, cursor: filters.cursor } }),
+    queryFn: () => client.publishing.listReviews({ query: { limit: PAGE_SIZE, status: filters.status, kind: filters.kind, cursor: filters.cursor } }),
     placeholderData: keepPreviousData,
   });
 }
@@ -29,7 +29,7 @@ export function useReviews(filters: { status?: ReviewStatus; kind?: ReviewKind; 
 export function useLatestReview(kind: ReviewKind, id: string | undefined) {
   return useQuery({
     queryKey: reviewKeys.detail(`${kind}:${id ?? ''}`, 'latest'),
-    queryFn: async () => (await client.listReviews({ query: { kind, item_id: id!, limit: 1 } })).reviews[0] ?? null,
+    queryFn: async () => (await client.publishing.listReviews({ query: { kind, item_id: id!, limit: 1 } })).reviews[0] ?? null,
     enabled: id !== undefined,
   });
 }
@@ -45,7 +45,7 @@ function useInvalidateReviewed() {
 export function useSubmitReview() {
   const invalidate = useInvalidateReviewed();
   return useMutation({
-    mutationFn: (body: { kind: ReviewKind; id: string; note?: string }) => client.createReview({ body }),
+    mutationFn: (body: { kind: ReviewKind; id: string; note?: string }) => client.publishing.createReview({ body }),
     onSuccess: (review) => invalidate(review.kind),
   });
 }
@@ -53,7 +53,7 @@ export function useSubmitReview() {
 export function useApproveReview() {
   const invalidate = useInvalidateReviewed();
   return useMutation({
-    mutationFn: (id: string) => client.approveReview({ path: { id } }),
+    mutationFn: (id: string) => client.publishing.approveReview({ path: { id } }),
     onSuccess: (review) => invalidate(review.kind),
   });
 }
@@ -61,7 +61,7 @@ export function useApproveReview() {
 export function useReturnReview() {
   const invalidate = useInvalidateReviewed();
   return useMutation({
-    mutationFn: ({ id, note }: { id: string; note: string }) => client.returnReview({ path: { id }, body: { note } }),
+    mutationFn: ({ id, note }: { id: string; note: string }) => client.publishing.returnReview({ path: { id }, body: { note } }),
     onSuccess: (review) => invalidate(review.kind),
   });
 }
@@ -73,13 +73,13 @@ async function act(kind: ReviewKind, id: string, action: PublicationAction): Pro
   switch (kind) {
     case 'rule':
       // A rule has no publish route: its status is its publication.
-      return client.updateRule({ path: { rule_id: id }, body: { status: action === 'pause' ? 'paused' : 'active' } });
+      return client.earnRules.update({ path: { rule_id: id }, body: { status: action === 'pause' ? 'paused' : 'active' } });
     case 'engagement':
-      return action === 'unpublish' ? client.unpublishEngagement({ path: { id } }) : client.publishEngagement({ path: { id } });
+      return action === 'unpublish' ? client.engagements.unpublish({ path: { id } }) : client.engagements.publish({ path: { id } });
     case 'challenge':
-      return action === 'end' ? client.endChallenge({ path: { id } }) : client.publishChallenge({ path: { id } });
+      return action === 'end' ? client.challenges.end({ path: { id } }) : client.challenges.publish({ path: { id } });
     case 'contest':
-      return client.publishContest({ path: { id } });
+      return client.contests.publish({ path: { id } });
   }
 }
 

@@ -12,22 +12,22 @@ export type RewardInput = RequestBody<'createReward'>;
 export type RewardChanges = RequestBody<'updateReward'>;
 
 export function useRewards(cursor: string | undefined) {
-  return useQuery({ queryKey: rewardKeys.list({ cursor }), queryFn: () => client.listRewards({ query: { limit: PAGE_SIZE, cursor } }), placeholderData: keepPreviousData });
+  return useQuery({ queryKey: rewardKeys.list({ cursor }), queryFn: () => client.rewards.list({ query: { limit: PAGE_SIZE, cursor } }), placeholderData: keepPreviousData });
 }
 
 /** Every reward of the catalogue a picker needs (one page of the API's largest size). */
 export function useRewardChoices() {
-  return useQuery({ queryKey: rewardKeys.list({ choices: true }), queryFn: () => client.listRewards({ query: { limit: 100 } }) });
+  return useQuery({ queryKey: rewardKeys.list({ choices: true }), queryFn: () => client.rewards.list({ query: { limit: 100 } }) });
 }
 
 export function useReward(id: string | undefined) {
-  return useQuery({ queryKey: rewardKeys.detail(id ?? ''), queryFn: () => client.getReward({ path: { id: id! } }), enabled: id !== undefined });
+  return useQuery({ queryKey: rewardKeys.detail(id ?? ''), queryFn: () => client.rewards.get({ path: { id: id! } }), enabled: id !== undefined });
 }
 
 export function useCreateReward() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: RewardInput) => client.createReward({ body }),
+    mutationFn: (body: RewardInput) => client.rewards.create({ body }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: rewardKeys.all }),
   });
 }
@@ -35,7 +35,7 @@ export function useCreateReward() {
 export function useUpdateReward(id: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: RewardChanges) => client.updateReward({ path: { id }, body }),
+    mutationFn: (body: RewardChanges) => client.rewards.update({ path: { id }, body }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: rewardKeys.all }),
   });
 }
@@ -44,7 +44,7 @@ export function useUpdateReward(id: string) {
 export function useUploadCodes(id: string) {
   const queryClient = useQueryClient();
   return {
-    upload: (codes: string[]) => client.uploadRewardCodes({ path: { id }, body: { codes } }),
+    upload: (codes: string[]) => client.rewards.uploadCodes({ path: { id }, body: { codes } }),
     done: () => void queryClient.invalidateQueries({ queryKey: rewardKeys.all }),
   };
 }

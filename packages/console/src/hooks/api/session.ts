@@ -48,7 +48,7 @@ export function useSession() {
     queryKey: sessionKey,
     queryFn: async () => {
       try {
-        return remember((await client.getConsoleSession()) as ConsoleSession);
+        return remember((await client.console.getSession()) as ConsoleSession);
       } catch (error) {
         // The session's own re-check (it goes stale after a minute) can be the first call to meet the ended session:
         // a page that held one says so as well as a screen's refused call would.
@@ -67,7 +67,7 @@ export function useSession() {
 export function useSignIn() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (body: { email: string; password: string }) => remember((await client.createConsoleSession({ body })) as ConsoleSession),
+    mutationFn: async (body: { email: string; password: string }) => remember((await client.console.createSession({ body })) as ConsoleSession),
     onSuccess: (session) => {
       // Whatever another person's session had cached is not this one's to see.
       forgetOtherQueries(queryClient);
@@ -81,7 +81,7 @@ export function useSignOut() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async () => {
-      await client.deleteConsoleSession();
+      await client.console.deleteSession();
     },
     onSettled: () => {
       remember(null);

@@ -7,14 +7,14 @@ import { queryKeysFactory } from './query-keys';
 export const userKeys = queryKeysFactory('console-users');
 
 export function useTenant() {
-  return useQuery({ queryKey: ['tenant'], queryFn: () => client.getTenant(), staleTime: 300_000 });
+  return useQuery({ queryKey: ['tenant'], queryFn: () => client.access.getTenant(), staleTime: 300_000 });
 }
 
 /** A new time zone moves the tenant's calendar days: the overview's per-day figures are stale with it. */
 export function useUpdateTenant() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: RequestBody<'updateTenant'>) => client.updateTenant({ body }),
+    mutationFn: (body: RequestBody<'updateTenant'>) => client.access.updateTenant({ body }),
     onSuccess: (tenant) => {
       queryClient.setQueryData(['tenant'], tenant);
       void queryClient.invalidateQueries({ queryKey: ['analytics'] });
@@ -24,7 +24,7 @@ export function useUpdateTenant() {
 }
 
 export function useUsage() {
-  return useQuery({ queryKey: ['tenant', 'usage'], queryFn: () => client.getTenantUsage() });
+  return useQuery({ queryKey: ['tenant', 'usage'], queryFn: () => client.access.getTenantUsage() });
 }
 
 export interface ConsoleUserRow {
@@ -41,7 +41,7 @@ export function useConsoleUsers() {
   return useQuery({
     queryKey: userKeys.lists(),
     queryFn: async () => {
-      const answer = (await client.listConsoleUsers()) as { users?: ConsoleUserRow[] } | ConsoleUserRow[];
+      const answer = (await client.console.listUsers()) as { users?: ConsoleUserRow[] } | ConsoleUserRow[];
       return Array.isArray(answer) ? answer : (answer.users ?? []);
     },
   });
@@ -50,7 +50,7 @@ export function useConsoleUsers() {
 export function useInviteUser() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (body: { email: string; role: Role; can_publish?: boolean }) => (await client.inviteConsoleUser({ body })) as { user: ConsoleUserRow; invite_url: string },
+    mutationFn: async (body: { email: string; role: Role; can_publish?: boolean }) => (await client.console.inviteUser({ body })) as { user: ConsoleUserRow; invite_url: string },
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: userKeys.all }),
   });
 }
@@ -58,7 +58,7 @@ export function useInviteUser() {
 export function useUpdateUser() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: { id: string; role?: Role; can_publish?: boolean }) => client.updateConsoleUser({ path: { id: input.id }, body: { role: input.role, can_publish: input.can_publish } }),
+    mutationFn: (input: { id: string; role?: Role; can_publish?: boolean }) => client.console.updateUser({ path: { id: input.id }, body: { role: input.role, can_publish: input.can_publish } }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: userKeys.all }),
   });
 }
@@ -66,7 +66,7 @@ export function useUpdateUser() {
 export function useRemoveUser() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => client.deleteConsoleUser({ path: { id } }),
+    mutationFn: (id: string) => client.console.deleteUser({ path: { id } }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: userKeys.all }),
   });
 }
@@ -90,7 +90,7 @@ export function useAuditLog(filters: { resource_type?: string; cursor?: string }
   return useQuery({
     queryKey: ['audit-log', filters],
     queryFn: async () =>
-      (await client.listAuditLog({ query: { limit: 50, resource_type: filters.resource_type || undefined, cursor: filters.cursor } })) as { entries: AuditEntry[]; next_cursor: string | null },
+      (await client.console.listAuditLog({ query: { limit: 50, resource_type: filters.resource_type || undefined, cursor: filters.cursor } })) as { entries: AuditEntry[]; next_cursor: string | null },
     placeholderData: keepPreviousData,
   });
 }

@@ -7,13 +7,13 @@ import { PAGE_SIZE } from './participants';
 export const streakKeys = queryKeysFactory('streaks');
 
 export function useStreaks(cursor: string | undefined) {
-  return useQuery({ queryKey: streakKeys.list({ cursor }), queryFn: () => client.listStreaks({ query: { limit: PAGE_SIZE, cursor } }), placeholderData: keepPreviousData });
+  return useQuery({ queryKey: streakKeys.list({ cursor }), queryFn: () => client.streaks.list({ query: { limit: PAGE_SIZE, cursor } }), placeholderData: keepPreviousData });
 }
 
 export function useCreateStreak() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: RequestBody<'createStreak'>) => client.createStreak({ body }),
+    mutationFn: (body: RequestBody<'createStreak'>) => client.streaks.create({ body }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: streakKeys.all }),
   });
 }
@@ -21,7 +21,7 @@ export function useCreateStreak() {
 export function useUpdateStreak() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ code, body }: { code: string; body: RequestBody<'updateStreak'> }) => client.updateStreak({ path: { code }, body }),
+    mutationFn: ({ code, body }: { code: string; body: RequestBody<'updateStreak'> }) => client.streaks.update({ path: { code }, body }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: streakKeys.all }),
   });
 }
@@ -29,7 +29,7 @@ export function useUpdateStreak() {
 export function useDeleteStreak() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (code: string) => client.deleteStreak({ path: { code } }),
+    mutationFn: (code: string) => client.streaks.delete({ path: { code } }),
     // Deleting a definition deletes every participant's streak of it.
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: streakKeys.all });

@@ -8,31 +8,31 @@ export const destinationKeys = queryKeysFactory('webhook-destinations');
 export const deliveryKeys = queryKeysFactory('webhook-deliveries');
 
 export function useDestinations(cursor: string | undefined) {
-  return useQuery({ queryKey: destinationKeys.list({ cursor }), queryFn: () => client.listWebhooks({ query: { limit: PAGE_SIZE, cursor } }), placeholderData: keepPreviousData });
+  return useQuery({ queryKey: destinationKeys.list({ cursor }), queryFn: () => client.webhooks.list({ query: { limit: PAGE_SIZE, cursor } }), placeholderData: keepPreviousData });
 }
 
 export function useDestination(id: string) {
-  return useQuery({ queryKey: destinationKeys.detail(id), queryFn: () => client.getWebhook({ path: { destination_id: id } }) });
+  return useQuery({ queryKey: destinationKeys.detail(id), queryFn: () => client.webhooks.get({ path: { destination_id: id } }) });
 }
 
-export type DeliveryStatus = NonNullable<NonNullable<Parameters<typeof client.listWebhookLogs>[0]>['query']>['status'];
+export type DeliveryStatus = NonNullable<NonNullable<Parameters<typeof client.webhooks.listLogs>[0]>['query']>['status'];
 
 export function useDeliveries(id: string, filters: { status?: DeliveryStatus; event?: string; cursor?: string }) {
   return useQuery({
     queryKey: deliveryKeys.list({ id, ...filters }),
-    queryFn: () => client.listWebhookLogs({ path: { destination_id: id }, query: { limit: PAGE_SIZE, status: filters.status, event: filters.event || undefined, cursor: filters.cursor } }),
+    queryFn: () => client.webhooks.listLogs({ path: { destination_id: id }, query: { limit: PAGE_SIZE, status: filters.status, event: filters.event || undefined, cursor: filters.cursor } }),
     placeholderData: keepPreviousData,
   });
 }
 
 export function useEventCatalog() {
-  return useQuery({ queryKey: ['event-catalog'], queryFn: () => client.getEventCatalog(), staleTime: Infinity });
+  return useQuery({ queryKey: ['event-catalog'], queryFn: () => client.webhooks.getEventCatalog(), staleTime: Infinity });
 }
 
 export function useCreateDestination() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: RequestBody<'createWebhook'>) => client.createWebhook({ body }),
+    mutationFn: (body: RequestBody<'createWebhook'>) => client.webhooks.create({ body }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: destinationKeys.lists() }),
   });
 }
@@ -40,7 +40,7 @@ export function useCreateDestination() {
 export function useUpdateDestination(id: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: RequestBody<'updateWebhook'>) => client.updateWebhook({ path: { destination_id: id }, body }),
+    mutationFn: (body: RequestBody<'updateWebhook'>) => client.webhooks.update({ path: { destination_id: id }, body }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: destinationKeys.all }),
   });
 }
@@ -48,7 +48,7 @@ export function useUpdateDestination(id: string) {
 export function useDeleteDestination() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => client.deleteWebhook({ path: { destination_id: id } }),
+    mutationFn: (id: string) => client.webhooks.delete({ path: { destination_id: id } }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: destinationKeys.all }),
   });
 }
@@ -56,7 +56,7 @@ export function useDeleteDestination() {
 export function useTestDestination(id: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => client.testWebhook({ path: { destination_id: id } }),
+    mutationFn: () => client.webhooks.test({ path: { destination_id: id } }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: deliveryKeys.all }),
   });
 }
@@ -64,7 +64,7 @@ export function useTestDestination(id: string) {
 export function useReplayDelivery(id: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (logId: string) => client.replayWebhookDelivery({ path: { destination_id: id, log_id: logId } }),
+    mutationFn: (logId: string) => client.webhooks.replayDelivery({ path: { destination_id: id, log_id: logId } }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: deliveryKeys.all }),
   });
 }
@@ -74,7 +74,7 @@ export const replayJobKeys = queryKeysFactory('webhook-replay-jobs');
 const REPLAY_POLL_MS = 1_000;
 
 export function useBulkReplay(id: string) {
-  return useMutation({ mutationFn: (body: RequestBody<'replayWebhookDeliveries'>) => client.replayWebhookDeliveries({ path: { destination_id: id }, body }) });
+  return useMutation({ mutationFn: (body: RequestBody<'replayWebhookDeliveries'>) => client.webhooks.replayDeliveries({ path: { destination_id: id }, body }) });
 }
 
 /** A bulk replay job, asked about every second until it completed or failed; its end makes the delivery log stale. */
@@ -84,7 +84,7 @@ export function useReplayJob(id: string, jobId: string | undefined) {
     queryKey: replayJobKeys.detail(jobId ?? ''),
     enabled: jobId !== undefined,
     queryFn: async () => {
-      const job = await client.getWebhookReplayJob({ path: { destination_id: id, job_id: jobId! } });
+      const job = await client.webhooks.getReplayJob({ path: { destination_id: id, job_id: jobId! } });
       if (job.status === 'completed' || job.status === 'failed') void queryClient.invalidateQueries({ queryKey: deliveryKeys.all });
       return job;
     },

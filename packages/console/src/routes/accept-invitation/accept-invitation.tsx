@@ -15,7 +15,7 @@ export function AcceptInvitation() {
   const token = invitationToken();
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const accept = useMutation({ mutationFn: () => client.acceptConsoleInvitation({ body: { token, password, name: name || undefined } }) });
+  const accept = useMutation({ mutationFn: () => client.console.acceptInvitation({ body: { token, password, name: name || undefined } }) });
   return (
     <Center mih="100vh" p="md" component="main">
       <Paper withBorder p="xl" w="100%" maw={420}>

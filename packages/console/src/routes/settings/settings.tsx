@@ -123,7 +123,7 @@ function ChangePassword() {
   const { t } = useTranslation();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
-  const change = useMutation({ mutationFn: () => client.changeConsolePassword({ body: { current_password: current, new_password: next } }) });
+  const change = useMutation({ mutationFn: () => client.console.changePassword({ body: { current_password: current, new_password: next } }) });
   return (
     <Card withBorder>
       <Title order={2} size="h4" mb="sm">
