@@ -10,7 +10,7 @@ from ._errors import (LoyaltyAuthenticationError, LoyaltyBadRequestError, Loyalt
                       LoyaltyError, LoyaltyHttpError, LoyaltyInsufficientPointsError, LoyaltyNotFoundError,
                       LoyaltyPermissionError, LoyaltyRateLimitError, LoyaltyServerError, LoyaltyUnprocessableError,
                       LoyaltyValidationError, LoyaltyWebhookSignatureError)
-from ._generated import OPENAPI_VERSION, OPERATIONS
+from ._generated import API_VERSION, OPENAPI_VERSION, OPERATIONS
 from .webhooks import DEFAULT_WEBHOOK_TOLERANCE_SECONDS, sign_webhook, verify_webhook
 
 __version__ = '0.1.0'
@@ -20,5 +20,5 @@ __all__ = [
     'LoyaltyError', 'LoyaltyBadRequestError', 'LoyaltyAuthenticationError', 'LoyaltyPermissionError', 'LoyaltyNotFoundError',
     'LoyaltyConflictError', 'LoyaltyUnprocessableError', 'LoyaltyInsufficientPointsError', 'LoyaltyRateLimitError',
     'LoyaltyServerError', 'LoyaltyHttpError', 'LoyaltyConnectionError', 'LoyaltyValidationError', 'LoyaltyWebhookSignatureError',
-    'verify_webhook', 'sign_webhook', 'DEFAULT_WEBHOOK_TOLERANCE_SECONDS', 'OPERATIONS', 'OPENAPI_VERSION', '__version__',
+    'verify_webhook', 'sign_webhook', 'DEFAULT_WEBHOOK_TOLERANCE_SECONDS', 'OPERATIONS', 'OPENAPI_VERSION', 'API_VERSION', '__version__',
 ]

@@ -9,6 +9,7 @@ import email.utils
 import http.client
 import json
 import random
+import re
 import socket
 import time
 import urllib.error
@@ -19,7 +20,7 @@ import warnings
 from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional
 
 from ._errors import LoyaltyConnectionError, LoyaltyValidationError, error_from_response
-from ._generated import OPERATIONS, GeneratedResources
+from ._generated import API_VERSION, OPERATIONS, GeneratedResources
 from ._types import Session
 
 DEFAULT_MAX_RETRIES = 2
@@ -100,7 +101,7 @@ class Client(GeneratedResources):
                  tenant: Optional[str] = None, session: Optional[Session] = None, max_retries: int = DEFAULT_MAX_RETRIES,
                  timeout: float = DEFAULT_TIMEOUT_SECONDS, max_retry_after: float = DEFAULT_MAX_RETRY_AFTER_SECONDS,
                  headers: Optional[Mapping[str, str]] = None, on_retry: Optional[Callable[[RetryInfo], None]] = None,
-                 generate_idempotency_key: Optional[Callable[[], str]] = None) -> None:
+                 generate_idempotency_key: Optional[Callable[[], str]] = None, api_version: Optional[str] = None) -> None:
         if not isinstance(base_url, str) or not base_url:
             raise LoyaltyValidationError('base_url', 'must be a non-empty string')
         parsed = urllib.parse.urlparse(base_url)
@@ -111,7 +112,11 @@ class Client(GeneratedResources):
                 raise LoyaltyValidationError(name, 'must be a non-empty string')
         if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
             raise LoyaltyValidationError('max_retries', 'must be a whole number of 0 or more')
+        if api_version is not None and (not isinstance(api_version, str) or not re.match(r'^\d{4}-\d{2}-\d{2}$', api_version)):
+            raise LoyaltyValidationError('api_version', f'must be a date (YYYY-MM-DD) such as {API_VERSION}, got {api_version!r}')
         self.base_url = base_url.rstrip('/')
+        # The Loyalty-Version sent with every request (default: the version this SDK was generated against).
+        self.api_version = api_version or API_VERSION
         self.api_key = api_key
         self.bearer_token = bearer_token
         self.tenant = tenant
@@ -129,7 +134,8 @@ class Client(GeneratedResources):
         """A client with the same settings acting for a participant session."""
         return Client(self.base_url, api_key=self.api_key, bearer_token=self.bearer_token, tenant=self.tenant, session=session,
                       max_retries=self.max_retries, timeout=self.timeout, max_retry_after=self.max_retry_after,
-                      headers=self.headers, on_retry=self.on_retry, generate_idempotency_key=self.generate_idempotency_key)
+                      headers=self.headers, on_retry=self.on_retry, generate_idempotency_key=self.generate_idempotency_key,
+                      api_version=self.api_version)
 
     # ---- one call -----------------------------------------------------
     def call(self, operation_id: str, *, path: Optional[Mapping[str, Any]] = None, query: Optional[Mapping[str, Any]] = None,
@@ -155,7 +161,7 @@ class Client(GeneratedResources):
             path = path.replace('{' + key + '}', urllib.parse.quote(value, safe=''))
         if '{' in path:
             raise LoyaltyValidationError('path', f'{name} needs {path}')
-        headers: Dict[str, str] = {'Accept': 'application/json', 'User-Agent': USER_AGENT, **self.headers, **extra_headers}
+        headers: Dict[str, str] = {'Accept': 'application/json', 'User-Agent': USER_AGENT, 'Loyalty-Version': self.api_version, **self.headers, **extra_headers}
         has_body = method not in ('GET', 'DELETE')
         if body is not None and not isinstance(body, (dict, list)):
             raise LoyaltyValidationError('body', 'must be a dict')

@@ -11,6 +11,8 @@ if TYPE_CHECKING:
     from ._client import Client
 
 OPENAPI_VERSION = "1.0.0"
+# The Loyalty-Version (a date) this SDK was generated against: sent unless Client(api_version=...) names another.
+API_VERSION = "2026-11-27"
 
 # ---- models ----
 

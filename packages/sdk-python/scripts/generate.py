@@ -288,6 +288,16 @@ class Generator:
             })
         return self.render(table, resources)
 
+    def api_version(self) -> str:
+        """The newest version of the document's `loyalty-version` header (the TypeScript SDK's apiVersionOf)."""
+        for item in self.document['paths'].values():
+            for method in METHODS:
+                for parameter in (item.get(method) or {}).get('parameters') or []:
+                    versions = (parameter.get('schema') or {}).get('enum') if parameter.get('in') == 'header' and parameter.get('name') == 'loyalty-version' else None
+                    if versions:
+                        return str(versions[-1])
+        raise SystemExit('the document has no Loyalty-Version header: is the snapshot older than src/platform/api-version.ts?')
+
     @staticmethod
     def method_names(tag: str, operations: list) -> dict:
         tag_words = set(snake(tag).split('_'))
@@ -322,6 +332,8 @@ class Generator:
             '    from ._client import Client',
             '',
             f'OPENAPI_VERSION = {json.dumps(self.document.get("info", {}).get("version", ""))}',
+            '# The Loyalty-Version (a date) this SDK was generated against: sent unless Client(api_version=...) names another.',
+            f'API_VERSION = {json.dumps(self.api_version())}',
             '',
             '# ---- models ----',
             '',

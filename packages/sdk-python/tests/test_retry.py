@@ -221,3 +221,17 @@ class RequestShapeTest(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class ApiVersionTest(unittest.TestCase):
+    def test_every_request_sends_the_generated_version_unless_the_client_names_another(self):
+        from loyalty_sdk import API_VERSION
+        self.assertEqual(API_VERSION, '2026-11-27')
+        with support.StubServer([OK]) as stub:
+            client_for(stub).points.grant(body=GRANT)
+            client_for(stub, api_version='2026-11-27').with_session(Session('s', 'e')).points.get_balance(body={})
+        self.assertEqual([r['headers'].get('Loyalty-Version') for r in stub.requests], [API_VERSION, '2026-11-27'])
+
+    def test_an_api_version_that_is_not_a_date_is_refused_before_sending(self):
+        with self.assertRaises(LoyaltyValidationError):
+            Client('http://127.0.0.1:9', api_key='k', api_version='latest')
