@@ -27,6 +27,15 @@ import addFormats from 'ajv-formats';
  */
 export const CONTRACT_ALLOW_LIST: Readonly<Record<string, string>> = {};
 
+/** A path segment decoded, or as sent when it is not valid percent-encoding (the service answers that itself). */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** A JSON media type (application/json, application/problem+json), not JSON lines. */
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
 
@@ -51,6 +60,10 @@ interface Operation {
  * events) accepting anything: a batch accepted with a bad event is not a
  * misdescribed request. Answers are checked in full.
  */
+function isPlainEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
 function perItemLoosened(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(perItemLoosened);
   if (typeof schema !== 'object' || schema === null) return schema;
@@ -136,7 +149,7 @@ export class ContractChecker {
       if (!match) continue;
       const params: Record<string, string> = {};
       operation.names.forEach((name, index) => {
-        params[name] = decodeURIComponent(match[index + 1]);
+        params[name] = decoded(match[index + 1]);
       });
       return { operation, params };
     }
@@ -182,7 +195,9 @@ export class ContractChecker {
       if (!wrapped({ value })) problems.push(`request: ${parameter.in} parameter ${parameter.name}=${JSON.stringify(value)}: ${this.coercing.errorsText(wrapped.errors)}`);
     }
     const json = operation.spec.requestBody?.content?.['application/json'];
-    const sentJson = exchange.requestBody !== undefined && JSON_TYPE.test(exchange.requestContentType ?? '');
+    // An empty object sent to an operation without a body is taken as no body (the service reads none).
+    const emptyObject = isPlainEmptyObject(exchange.requestBody);
+    const sentJson = exchange.requestBody !== undefined && JSON_TYPE.test(exchange.requestContentType ?? '') && !(emptyObject && !json);
     if (sentJson) {
       if (!json) problems.push('request: a JSON body was sent but the operation documents none');
       else {

@@ -121,6 +121,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'The resource does not exist (or belongs to another tenant).',
   409: 'Duplicate action or a conflicting request in progress.',
   413: 'The request body is larger than the limit.',
+  414: 'A path parameter is longer than the router accepts (500 characters).',
   415: 'The request body is not JSON.',
   422: 'Validation failure or guarded operation failure.',
   429: 'Rate limit exceeded; see Retry-After.',
@@ -128,10 +129,12 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 };
 
 /** Adds the standard error responses to a route's schema so that OpenAPI documents every error. */
-export function withErrorResponses(schema: { response?: Record<string | number, unknown> }, auth: AuthMode | undefined): void {
+export function withErrorResponses(schema: { response?: Record<string | number, unknown> }, auth: AuthMode | undefined, url = ''): void {
   schema.response ??= {};
   const statuses = [400, 404, 409, 413, 415, 422, 429, 500];
   if (auth && auth !== 'public') statuses.push(401, 403);
+  // The router refuses an overlong path parameter before any route runs (routerError).
+  if (url.includes(':')) statuses.push(414);
   for (const status of statuses) {
     if (!(status in schema.response)) {
       schema.response[status] = { ...Type.Ref('ErrorResponse'), description: ERROR_DESCRIPTIONS[status] };

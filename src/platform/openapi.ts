@@ -85,7 +85,7 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
       if (typeof schema.operationId === 'string') optionalBodies.add(schema.operationId);
     }
     if (schema.hide) return;
-    withErrorResponses(schema, auth);
+    withErrorResponses(schema, auth, route.url);
     if (auth) schema.security = SECURITY_BY_MODE[auth];
     // What a console user's role needs for the route, as the onRequest hook of platform/credentials.ts decides it (test/access-matrix.test.ts reads it).
     if (auth && auth !== 'public' && auth !== 'session') {

@@ -42,7 +42,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           'for a minute, doubling with each further failure up to 15 minutes; a success clears the count. An address is locked out the same way after 100 failures. ' +
           'The token ends at `POST /auth/logout`, and when the user\'s password, role or status changes or they sign out of the console.',
         body: LoginBody,
-        response: { 200: LoginResponse },
+        response: {
+          200: LoginResponse,
+          401: { ...Type.Ref('ErrorResponse'), description: 'The email or the password is wrong, or the user is disabled or only invited (one answer for all). Codes: AUTH_UNAUTHENTICATED.' },
+        },
       },
     },
     async (request) => service.login(db, authenticator, app.ctx.rateLimits, request.body.email, request.body.password, clientIp(request) ?? null),

@@ -66,7 +66,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           'Sets `lk_console` (HttpOnly, SameSite=Strict, Path=/; Secure when PUBLIC_BASE_URL is https, or when the request itself was). Every admin route then accepts the cookie; a request that changes something ' +
           'must also send `X-CSRF-Token` with the `csrf_token` returned here. The sign-in lasts 12 hours at most and ends after two hours without a request.',
         body: SignInBody,
-        response: { 200: ConsoleSessionResponse },
+        response: {
+          200: ConsoleSessionResponse,
+          401: { ...Type.Ref('ErrorResponse'), description: 'The email or the password is wrong, or the user is disabled or only invited (one answer for all). Codes: AUTH_UNAUTHENTICATED.' },
+        },
       },
     },
     async (request, reply) => {
