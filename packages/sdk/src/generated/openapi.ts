@@ -4646,6 +4646,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The email or the password is wrong, or the user is disabled or only invited (one answer for all). Codes: AUTH_UNAUTHENTICATED. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/access/adminLogin"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
             404: {
                 headers: {
@@ -5460,6 +5478,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -5718,6 +5765,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -5963,6 +6039,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/access/rotateApiKey"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -7701,6 +7806,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -8053,6 +8187,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/operator/operatorUpdateTenantLimits"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -8666,6 +8829,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -9018,6 +9210,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -9256,6 +9477,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/activities/getActivityEligibility"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -9866,6 +10116,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/activities/reportActivityCompletion"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -10886,6 +11165,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -11101,6 +11409,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/badges/deleteBadge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -11352,6 +11689,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/badges/updateBadge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -11609,6 +11975,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/badges/awardBadge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -12818,6 +13213,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -13090,6 +13514,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/challenges/deleteChallenge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -13421,6 +13874,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -13698,6 +14180,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/challenges/publishChallenge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -13985,6 +14496,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -14262,6 +14802,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/challenges/archiveChallenge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -14783,6 +15352,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -15031,6 +15629,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -15258,6 +15885,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/challenges/getChallengeLeaderboard"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -15745,6 +16401,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -16040,6 +16725,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -16278,6 +16992,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/contests/getMyContestEntry"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -16538,6 +17281,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -16788,6 +17560,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/contests/getContestBracket"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -17046,6 +17847,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -17294,6 +18124,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/contests/getContestWinners"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -17560,6 +18419,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/contests/getContestLeaderboard"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -18492,6 +19380,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -18809,6 +19726,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -19086,6 +20032,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/contests/publishContest"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -19390,6 +20365,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -19678,6 +20682,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/contests/getContestEntry"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -21422,6 +22455,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -21870,6 +22932,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -22204,6 +23295,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/engagements/publishEngagement"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -22548,6 +23668,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -22832,6 +23981,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -23057,6 +24235,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/engagements/createSiteSession"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -23301,6 +24508,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/engagements/getEmbedUrl"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -24593,6 +25829,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -24840,6 +26105,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/files/listImportErrors"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -25624,6 +26918,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -25841,6 +27164,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/files/downloadExport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -28118,6 +29470,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -28351,6 +29732,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/retryStoredEvent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -29112,6 +30522,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -29349,6 +30788,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/leaderboards/deleteLeaderboard"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -29611,6 +31079,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -29852,6 +31349,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/leaderboards/refreshLeaderboard"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -30131,6 +31657,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -30384,6 +31939,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/leaderboards/getLeaderboard"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -30679,6 +32263,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/participants/upsertParticipantProfile"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -31174,6 +32787,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -31429,6 +33071,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/participants/deleteParticipant"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -32706,6 +34377,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -32936,6 +34636,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/participants/deleteParticipantField"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -33184,6 +34913,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/participants/updateParticipantField"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -33446,6 +35204,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/participants/revealParticipantField"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -35543,6 +37330,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -35757,6 +37573,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/points/deleteMultiplier"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -36490,6 +38335,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -36705,6 +38579,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/points/deleteTier"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -36954,6 +38857,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/points/updateTier"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -38349,6 +40281,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -38671,6 +40632,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -38985,6 +40975,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/state/getParticipant"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -39778,6 +41797,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -40031,6 +42079,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/publishing/approveReview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -40301,6 +42378,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/publishing/returnReview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -40766,6 +42872,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/referrals/validateReferralCode"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -41237,6 +43372,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/referrals/getReferralStats"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -42289,6 +44453,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -42547,6 +44740,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/referrals/rejectReferralConversion"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -43347,6 +45569,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -43622,6 +45873,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -43871,6 +46151,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/rewards/uploadRewardCodes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -45049,6 +47358,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -45263,6 +47601,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/deleteRule"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -45585,6 +47952,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/updateRule"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -46453,6 +48849,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -46642,6 +49067,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/runtime/getEmbedDemoPage"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -48740,6 +51194,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -48955,6 +51438,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/streaks/deleteStreak"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -49208,6 +51720,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/streaks/updateStreak"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -50396,6 +52937,24 @@ export interface operations {
                      *           ]
                      *         }
                      *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/console/createConsoleSession"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The email or the password is wrong, or the user is disabled or only invited (one answer for all). Codes: AUTH_UNAUTHENTICATED. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/console/createConsoleSession"
                      *     }
@@ -52100,6 +54659,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -52314,6 +54902,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/console/deleteConsoleUser"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -52571,6 +55188,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/console/updateConsoleUser"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -54144,6 +56790,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -54358,6 +57033,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/webhooks/deleteWebhook"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -54634,6 +57338,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -54890,6 +57623,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/webhooks/testWebhook"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -55168,6 +57930,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -55438,6 +58229,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -55695,6 +58515,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/webhooks/replayWebhookDelivery"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -55984,6 +58833,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
             415: {
                 headers: {
@@ -56228,6 +59106,35 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/webhooks/getWebhookReplayJob"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ]
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
