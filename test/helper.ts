@@ -200,11 +200,7 @@ export async function startTestService(
     await cleanup.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
     if (replicaName) await cleanup.query(`DROP DATABASE IF EXISTS ${replicaName} WITH (FORCE)`);
     await cleanup.end();
-    const checked = contract ? await contract.catch(() => null) : null;
-    checked?.log(process.argv[1] ?? 'unknown');
-    if (checked && checked.mismatches.length > 0) {
-      throw new Error(`${checked.mismatches.length} exchange(s) the served /openapi.json misdescribes (test/contract.ts):\n${[...new Set(checked.mismatches)].slice(0, 10).join('\n')}`);
-    }
+    (contract ? await contract.catch(() => null) : null)?.log(process.argv[1] ?? 'unknown');
     if (broken.length > 0) {
       throw new Error(`${broken.length} outbox event(s) do not match the event catalog:\n${broken.slice(0, 5).join('\n')}`);
     }
@@ -234,7 +230,8 @@ export async function startTestService(
     } catch {
       // Not JSON: keep the text.
     }
-    (await checker()).check({
+    // A mismatch fails the request that made it, there (an after hook that throws would skip the other services' teardown).
+    const mismatches = (await checker()).check({
       method,
       path,
       requestBody: opts.raw !== undefined ? undefined : opts.body,
@@ -244,6 +241,7 @@ export async function startTestService(
       body: parsedBody,
       text,
     });
+    if (mismatches.length > 0) throw new Error(`the served /openapi.json misdescribes this exchange (test/contract.ts):\n${mismatches.join('\n')}`);
     return { status: response.status, headers: response.headers, body: parsedBody as T, text };
   }
 
