@@ -308,7 +308,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
  */
 export const DOCUMENTED_AS = 'x-documented-as';
 /** Marks, in the document, a schema shown through DOCUMENTED_AS: the service checks each such item on its own. */
-export const VALIDATED_PER_ITEM = 'x-validated-per-item';
+const VALIDATED_PER_ITEM = 'x-validated-per-item';
 
 function showDocumentedSchemas(node: unknown): void {
   if (Array.isArray(node)) return node.forEach(showDocumentedSchemas);
