@@ -102,7 +102,7 @@ test('restart keeps the data; tenant:create works with the service running and s
   await waitReady(baseUrl, first.child, first.output);
   assert.ok(fs.existsSync(path.join(dataDir, 'pg', 'PG_VERSION')), 'the data lives under DATA_DIR');
 
-  const whileRunning = await run('npm', ['run', 'tenant:create', '--', '--name', 'Acme', '--slug', 'acme', '--plan', 'growth', '--json'], env);
+  const whileRunning = await run('npm', ['run', '-s', 'tenant:create', '--', '--name', 'Acme', '--slug', 'acme', '--plan', 'growth', '--json'], env);
   assert.equal(whileRunning.code, 0, whileRunning.stderr);
   const acme = assertExactlyJson(whileRunning.stdout);
   assert.equal(acme.slug, 'acme');
@@ -134,11 +134,11 @@ test('restart keeps the data; tenant:create works with the service running and s
   assert.equal(await stopService(first.child), 0, first.output());
   assert.ok(!fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid')), 'the embedded PostgreSQL stopped with the service');
 
-  const whileStopped = await run('npm', ['run', 'tenant:create', '--', '--name', 'Globex', '--slug', 'globex', '--plan', 'starter', '--json'], env);
+  const whileStopped = await run('npm', ['run', '-s', 'tenant:create', '--', '--name', 'Globex', '--slug', 'globex', '--plan', 'starter', '--json'], env);
   assert.equal(whileStopped.code, 0, whileStopped.stderr);
   const globex = assertExactlyJson(whileStopped.stdout);
   assert.equal(globex.plan, 'starter');
-  const duplicate = await run('npm', ['run', 'tenant:create', '--', '--name', 'Acme again', '--slug', 'acme', '--json'], env);
+  const duplicate = await run('npm', ['run', '-s', 'tenant:create', '--', '--name', 'Acme again', '--slug', 'acme', '--json'], env);
   assert.notEqual(duplicate.code, 0, `${duplicate.stdout} ${duplicate.stderr}`);
   // npm (in JSON mode, see .npmrc) reports the failed script on stdout as {"error": …}; no tenant is printed.
   assert.ok(!duplicate.stdout.includes('tenant_id'));
