@@ -82,6 +82,28 @@ export interface Exchange {
   text: string;
 }
 
+/** An Ajv that knows the document's components (`#/components/…` references, rooted by `rooted`) and formats. */
+function documentAjv(document: any, options: Record<string, unknown> = {}): Ajv.default {
+  const ajv = new Ajv.default({ strict: false, allErrors: false, validateFormats: true, allowUnionTypes: true, ...options });
+  addFormats.default(ajv);
+  ajv.addSchema({ $id: 'reference', components: document.components ?? {} }, 'reference');
+  return ajv;
+}
+
+/** A schema of the document as Ajv compiles it beside `documentAjv`'s components. */
+function rooted(schema: unknown): string {
+  return JSON.stringify(schema ?? {}).replaceAll('"#/components/', '"reference#/components/');
+}
+
+/** Checks a value against a schema of the document: null when it fits, else Ajv's words for what does not. */
+export function schemaChecker(document: any): (schema: unknown, value: unknown) => string | null {
+  const ajv = documentAjv(document);
+  return (schema, value) => {
+    const validate = ajv.compile(JSON.parse(rooted(schema)));
+    return validate(value) ? null : ajv.errorsText(validate.errors);
+  };
+}
+
 export class ContractChecker {
   exchanges = 0;
   readonly mismatches: string[] = [];
@@ -91,13 +113,8 @@ export class ContractChecker {
   private readonly coercing: Ajv.default;
 
   constructor(document: any) {
-    const options = { strict: false, allErrors: false, validateFormats: true, allowUnionTypes: true };
-    this.strict = new Ajv.default({ ...options, coerceTypes: false, useDefaults: true });
-    this.coercing = new Ajv.default({ ...options, coerceTypes: 'array', useDefaults: true });
-    for (const ajv of [this.strict, this.coercing]) {
-      addFormats.default(ajv);
-      ajv.addSchema({ $id: 'reference', components: document.components ?? {} }, 'reference');
-    }
+    this.strict = documentAjv(document, { coerceTypes: false, useDefaults: true });
+    this.coercing = documentAjv(document, { coerceTypes: 'array', useDefaults: true });
     for (const [template, item] of Object.entries<any>(document.paths ?? {})) {
       for (const [method, spec] of Object.entries<any>(item)) {
         if (!METHODS.has(method)) continue;
@@ -131,7 +148,7 @@ export class ContractChecker {
   private readonly compiled = new Map<string, ValidateFunction>();
 
   private compile(ajv: Ajv.default, schema: unknown): ValidateFunction {
-    const text = JSON.stringify(schema ?? {}).replaceAll('"#/components/', '"reference#/components/');
+    const text = rooted(schema);
     const key = `${ajv === this.strict ? 's' : 'c'}${text}`;
     let validate = this.compiled.get(key);
     if (!validate) {

@@ -3,9 +3,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
 import { startTestService, waitFor, type TestResponse } from './helper.js';
+import { schemaChecker } from './contract.js';
 import { ExampleComposer } from '../src/platform/openapi-examples.js';
 
 /**
@@ -142,14 +141,7 @@ test('every example request of the reference is accepted as it stands', { timeou
   const svc = await startTestService(t, { jobs: true, config: { OPERATOR_TOKEN, ALLOW_LOOPBACK_WEBHOOKS: 'true', ALLOW_HTTP_WEBHOOKS: 'true' } });
   const document = (await svc.request('GET', '/openapi.json')).body;
   const composer = new ExampleComposer(document);
-  const ajv = new Ajv.default({ strict: false, allErrors: false, validateFormats: true });
-  addFormats.default(ajv);
-  ajv.addSchema({ $id: 'reference', components: document.components }, 'reference');
-  const check = (schema: unknown, value: unknown): string | null => {
-    const rooted = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"reference#/components/'));
-    const validate = ajv.compile(rooted);
-    return validate(value) ? null : ajv.errorsText(validate.errors);
-  };
+  const check = schemaChecker(document);
 
   const tenant = await svc.createTenant();
   const sandbox = await svc.createTenant({ environment: 'sandbox' });
