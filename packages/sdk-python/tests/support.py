@@ -1,6 +1,7 @@
 """Shared by the tests: the package on sys.path, the integration settings, a scripted stub server."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -28,6 +29,14 @@ def integration(cls):
     if os.environ.get('LOYALTY_REQUIRE_INTEGRATION'):
         raise RuntimeError('LOYALTY_REQUIRE_INTEGRATION is set but LOYALTY_BASE_URL or LOYALTY_API_KEY is not')
     return unittest.skip(SKIP_REASON)(cls)
+
+
+def load_module(name: str, path: str):
+    """Imports a script of the package (the generator, the build backend) that is not on the path."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def unique(prefix: str) -> str:

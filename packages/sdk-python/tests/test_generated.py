@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import os
 import re
@@ -17,10 +16,7 @@ TS_TABLE = os.path.join(support.REPO_ROOT, 'packages', 'sdk', 'src', 'generated'
 
 
 def load_generator():
-    spec = importlib.util.spec_from_file_location('loyalty_sdk_generate', GENERATOR)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return support.load_module('loyalty_sdk_generate', GENERATOR)
 
 
 class GeneratedFileTest(unittest.TestCase):

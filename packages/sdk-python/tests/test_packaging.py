@@ -16,10 +16,7 @@ BACKEND = os.path.join(support.PACKAGE_DIR, '_build', 'loyalty_build.py')
 
 
 def backend():
-    spec = importlib.util.spec_from_file_location('loyalty_build', BACKEND)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return support.load_module('loyalty_build', BACKEND)
 
 
 class PackagingTest(unittest.TestCase):
