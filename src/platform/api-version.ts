@@ -55,18 +55,18 @@ function versionOf(given: string | string[] | undefined): ApiVersion {
  */
 export function installApiVersion(app: FastifyInstance): void {
   app.decorateRequest('apiVersion', CURRENT_API_VERSION);
-  // Callback hooks, not async ones: they run on every request and need no promise.
-  app.addHook('onRequest', (request, _reply, done) => {
+  // A callback hook, not an async one: it runs on every request and needs no promise. The answer's
+  // header is set here, before anything can answer, rather than in an onSend hook, which would put
+  // every response through the hook runner (a refused version is answered by the current one).
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header(ANSWER_HEADER, CURRENT_API_VERSION);
     try {
       request.apiVersion = versionOf(request.headers[HEADER]);
+      reply.header(ANSWER_HEADER, request.apiVersion);
       done();
     } catch (error) {
       done(error as AppError);
     }
-  });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header(ANSWER_HEADER, request.apiVersion);
-    done(null, payload);
   });
   app.addHook('onRoute', (route: RouteOptions) => {
     if (route.url.startsWith('/docs')) return;
