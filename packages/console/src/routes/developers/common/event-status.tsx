@@ -7,7 +7,8 @@ const COLORS: Record<EventStatus, string> = { pending: 'blue.9', processed: 'tea
 
 export function EventStatusBadge({ status }: { status: EventStatus }) {
   return (
-    <Badge color={COLORS[status]} variant="filled">
+    // Never narrower than its word: a crowded table cut "failed" to "FAIL…".
+    <Badge color={COLORS[status]} variant="filled" miw="max-content">
       {status}
     </Badge>
   );
