@@ -38,6 +38,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The key this request claimed in the generic store, until its answer is stored or the key released. */
     idempotencyClaim: string | null;
+    /** The answer is one stored by this module for an earlier use of the key, sent as it was stored (with its livemode). */
+    answerReplayed: boolean;
     /** A `body` route was called with no key in the header or the body: refused once the schema has been checked (the schema's problems, if any, list it too). */
     missingIdempotencyKey: boolean;
   }
@@ -125,6 +127,7 @@ export function answerKept<T extends { duplicate?: boolean }>(reply: FastifyRepl
 }
 
 function replay(reply: FastifyReply, answer: StoredAnswer): FastifyReply {
+  reply.request.answerReplayed = true;
   reply.header(REPLAYED, 'true');
   if (answer.type) reply.header('content-type', answer.type);
   return reply.status(answer.status).send(answer.body);
@@ -198,6 +201,7 @@ function appendHook<T>(existing: T | T[] | undefined, hook: T): T | T[] {
 export function installIdempotencyKeys(app: FastifyInstance, db: Database): void {
   app.decorateRequest('idempotencyClaim', null);
   app.decorateRequest('missingIdempotencyKey', false);
+  app.decorateRequest('answerReplayed', false);
   const claim = claimAndReplay(db);
   const settle = storeOrRelease(db, app.log);
   const requiredBody = intoBody(true);

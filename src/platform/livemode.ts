@@ -26,14 +26,6 @@ function withLivemode(payload: string, live: boolean): string {
   return payload === '{}' ? `{${field}}` : `${payload.slice(0, -1)},${field}}`;
 }
 
-function storedWithLivemode(payload: string): boolean {
-  try {
-    return Object.hasOwn(JSON.parse(payload) as object, 'livemode');
-  } catch {
-    return true;
-  }
-}
-
 function marksLivemode(db: Database): onSendHookHandler {
   return function markLivemode(request, reply, payload, done) {
     const tenantId = request.auth?.tenantId;
@@ -42,8 +34,9 @@ function marksLivemode(db: Database): onSendHookHandler {
       reply.statusCode >= 300 ||
       typeof payload !== 'string' ||
       payload.charCodeAt(0) !== OBJECT_OPEN ||
-      // A replayed answer stored with its livemode already in it (an answer kept with its change, such as a grant's, is stored without).
-      (reply.hasHeader('idempotent-replayed') && storedWithLivemode(payload)) ||
+      // An answer stored by the generic idempotency keys, replayed as stored: its livemode is in it. (A route that
+      // keeps its keys with its change, such as a grant, stores its answer without, and gets it here like a first answer.)
+      request.answerReplayed ||
       !String(reply.getHeader('content-type') ?? '').startsWith('application/json')
     ) {
       return done(null, payload);

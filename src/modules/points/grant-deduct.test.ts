@@ -50,6 +50,7 @@ test('points: direct grant and deduct', async (t) => {
     const repeat = await pointsRequest(svc, tenant, 'grant', { participant_id: 'alice', amount: 100, reason: 'welcome', memo: 'launch', idempotency_key: 'g-1' });
     assert.equal(repeat.status, 200);
     assert.equal(repeat.headers.get('idempotent-replayed'), 'true', 'a replay says so in the header too');
+    assert.equal(repeat.body.livemode, true, 'a replay says which mode answered, as the first answer did');
     assert.equal(repeat.body.duplicate, true);
     assert.equal(repeat.body.available, 100, 'the original result, not the current balance');
     assert.equal(repeat.body.delta, 100);
