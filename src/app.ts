@@ -123,6 +123,7 @@ export async function buildApp(
   app.decorateRequest('auth', null);
   app.decorateRequest('rateLimitDecision', null);
   app.decorateRequest('credentialRefusal', null);
+  app.decorateRequest('problemBeforeValidation', null);
   await authenticator.listenForKeyChanges(ctx.systemUrl);
   app.addHook('onClose', async () => {
     await authenticator.close();

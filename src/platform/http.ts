@@ -8,7 +8,6 @@ import { LogController, type FastifyError, type FastifyInstance, type FastifyRep
 import pg from 'pg';
 import { AppError, errorBody, ERROR_VERSION_FIELD } from './errors.js';
 import { isStorableText, unstorableTextError } from './body-check.js';
-import { MISSING_KEY_ERROR } from './idempotency-http.js';
 import { compileValidator, describeProblems, FIELD_ERRORS_MAX, registerSharedSchemas, requestPartOf } from './validation.js';
 import { uuid } from './ids.js';
 import type { AuthContext } from './auth.js';
@@ -70,6 +69,12 @@ declare module 'fastify' {
      * refusal instead of a body error.
      */
     credentialRefusal: AppError | null;
+    /**
+     * A problem a hook found before the schema check and refuses after it
+     * (a required idempotency key sent neither way), so that a request the
+     * schema refuses lists it beside the schema's own problems.
+     */
+    problemBeforeValidation: AppError | null;
   }
 }
 
@@ -248,9 +253,9 @@ export function installErrorHandlers(app: FastifyInstance, publicBaseUrl: string
     if (error.validation) {
       const part = error.validationContext ?? 'body';
       const { detail, errors } = describeProblems(error.validation, { in: requestPartOf(part), label: part });
-      // A required idempotency key that was sent neither way is one more problem of the same request.
-      if (request.missingIdempotencyKey) {
-        return answer(reply, 400, errorBody('VALIDATION_INVALID_REQUEST', `${detail}; and ${MISSING_KEY_ERROR.message}`, { errors: [...errors, MISSING_KEY_ERROR] }));
+      const early = request.problemBeforeValidation;
+      if (early) {
+        return answer(reply, 400, errorBody('VALIDATION_INVALID_REQUEST', `${detail}; and ${early.message}`, { errors: [...errors, ...(early.extra.errors ?? [])] }));
       }
       return answer(reply, 400, errorBody('VALIDATION_INVALID_REQUEST', detail, { errors }));
     }

@@ -40,8 +40,6 @@ declare module 'fastify' {
     idempotencyClaim: string | null;
     /** The answer is one stored by this module for an earlier use of the key, sent as it was stored (with its livemode). */
     answerReplayed: boolean;
-    /** A `body` route was called with no key in the header or the body: refused once the schema has been checked (the schema's problems, if any, list it too). */
-    missingIdempotencyKey: boolean;
   }
 }
 
@@ -95,18 +93,20 @@ function intoBody(required: boolean): preValidationAsyncHookHandler {
       fields.idempotency_key = key;
     } else if (required && fields.idempotency_key === undefined) {
       // Refused after the schema has been checked, so that the body's own problems are told with it.
-      request.missingIdempotencyKey = true;
+      request.problemBeforeValidation = missingKey();
     }
   };
 }
 
-/** The field error of a required key sent neither way (`body` routes). */
-export const MISSING_KEY_ERROR = fieldError('/idempotency-key', 'required', 'send the Idempotency-Key header, or idempotency_key in the body', { in: 'headers' });
-const MISSING_KEY_DETAIL = 'an idempotency key is required: send the Idempotency-Key header or idempotency_key in the body';
+/** The refusal of a `body` route's request that sent its required key neither way. */
+const missingKey = () =>
+  invalid('an idempotency key is required: send the Idempotency-Key header or idempotency_key in the body', 'IDEMPOTENCY_KEY_REQUIRED', {
+    errors: [fieldError('/idempotency-key', 'required', 'send the Idempotency-Key header, or idempotency_key in the body', { in: 'headers' })],
+  });
 
 /** After a schema check that passed: a `body` route whose key was sent neither way is refused. */
 const refuseMissingKey: preHandlerAsyncHookHandler = async (request) => {
-  if (request.missingIdempotencyKey) throw invalid(MISSING_KEY_DETAIL, 'IDEMPOTENCY_KEY_REQUIRED', { errors: [MISSING_KEY_ERROR] });
+  if (request.problemBeforeValidation) throw request.problemBeforeValidation;
 };
 
 function requestFingerprint(request: FastifyRequest): string {
@@ -200,7 +200,6 @@ function appendHook<T>(existing: T | T[] | undefined, hook: T): T | T[] {
  */
 export function installIdempotencyKeys(app: FastifyInstance, db: Database): void {
   app.decorateRequest('idempotencyClaim', null);
-  app.decorateRequest('missingIdempotencyKey', false);
   app.decorateRequest('answerReplayed', false);
   const claim = claimAndReplay(db);
   const settle = storeOrRelease(db, app.log);
