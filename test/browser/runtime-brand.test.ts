@@ -5,9 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { closeChromium, launchChromium } from './chromium.js';
+// The console's axe check waits for transitions to settle first: a button fading back from disabled measured mid-fade fails contrast.
+import { assertAccessible } from './console-kit.js';
 import { startTestService, type TestService, type TestTenant } from '../helper.js';
 import { CATALOGUES } from '../../packages/runtime/src/i18n.js';
 import { PAGE_TEXTS } from '../../src/modules/runtime/page-texts.js';
@@ -22,7 +23,6 @@ import { PAGE_TEXTS } from '../../src/modules/runtime/page-texts.js';
  */
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../../docs/screenshots') : null;
 const STEP_TIMEOUT_MS = 20_000;
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const BADGE_IMAGE = 'https://images.example.com/badges/quiz-master.svg';
 const REWARD_IMAGE = 'https://images.example.com/rewards/summer-coupon.svg';
 const BADGE_SVG =
@@ -35,16 +35,6 @@ async function screenshot(page: Page, name: string): Promise<void> {
   if (!SCREENSHOTS) return;
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `runtime-${name}.png`), fullPage: true });
-}
-
-async function assertAccessible(page: Page, what: string): Promise<void> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: string[] }> }> }> } }).axe;
-    const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target) }));
-  });
-  assert.deepEqual(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'), [], `${what}: axe found ${JSON.stringify(violations)}`);
 }
 
 /** One screen with everything a brand shows: a wheel whose every prize is the coupon, a quiz that grants a badge with an image, the badge and reward lists. */
