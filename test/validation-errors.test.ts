@@ -16,6 +16,7 @@ interface FieldError {
   code: string;
   message: string;
   allowed?: unknown[];
+  limit?: number;
 }
 
 const IN = new Set(['body', 'query', 'params', 'headers']);
@@ -49,7 +50,7 @@ test('schema failures name each field: path, code, plain words, allowed values',
 
   await t.test('a nested array path: /effects/0/points', async () => {
     const errors = fieldErrors(await post('/admin/rules', { ...validRule, effects: [{ type: 'award_points', points: 0 }] }), 'points 0');
-    assert.deepEqual(find(errors, '/effects/0/points', 'points 0'), { in: 'body', path: '/effects/0/points', code: 'minimum', message: 'must be at least 1' });
+    assert.deepEqual(find(errors, '/effects/0/points', 'points 0'), { in: 'body', path: '/effects/0/points', code: 'minimum', message: 'must be at least 1', limit: 1 });
   });
 
   await t.test('a union of literals is one enum error listing every allowed value', async () => {
@@ -111,8 +112,10 @@ test('schema failures name each field: path, code, plain words, allowed values',
     assert.deepEqual(byPath['/schedule']?.allowed, ['daily', 'weekly', 'monthly']);
     assert.equal(byPath['/priority']?.code, 'maximum');
     assert.equal(byPath['/priority']?.message, 'must be at most 1000');
+    assert.equal(byPath['/priority']?.limit, 1000, 'the bound, for a form to word in its own language');
     assert.equal(byPath['/effects/0/points']?.code, 'minimum');
     assert.equal(byPath['/effects/1/badge_code']?.code, 'pattern');
+    assert.match(byPath['/effects/1/badge_code']!.message, /^(may contain only|must start with) [a-z]/, 'a plain pattern in words, not the regular expression');
     assert.equal(errors.length, 6, JSON.stringify(errors));
     assert.match(response.body.detail, /\(and 5 more problems, listed in errors\)$/);
   });
@@ -135,6 +138,7 @@ test('schema failures name each field: path, code, plain words, allowed values',
     assert.equal(error.in, 'params');
     assert.equal(error.path, '/rule_id');
     assert.equal(error.code, 'pattern');
+    assert.equal(error.message, 'must start with "rul_" and then contain only lower-case hexadecimal digits');
     assert.match(response.body.detail, /^params\.rule_id must match pattern/);
   });
 

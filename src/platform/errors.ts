@@ -51,6 +51,8 @@ export interface FieldError {
   code: string;
   message: string;
   allowed?: unknown[];
+  /** The bound of a `minimum`, `maximum`, `min_length`, `max_length`, `min_items`, `max_items` or `multiple_of` failure. */
+  limit?: number;
 }
 
 /**

@@ -91,6 +91,7 @@ export const FieldErrorSchema = Type.Object(
     }),
     message: Type.String({ description: 'What is wrong with the field, in plain words: "must be at least 1", "is required".' }),
     allowed: Type.Optional(Type.Array(Type.Unknown(), { description: 'For `enum` and `const` (and a literal among other types, `any_of`): the values the field may take.' })),
+    limit: Type.Optional(Type.Number({ description: 'For `minimum`, `maximum`, their exclusive forms, `multiple_of`, `min_length`, `max_length`, `min_items` and `max_items`: the bound the value broke, so a form can say it in its own words.' })),
   },
   { additionalProperties: false, title: 'FieldError' },
 );

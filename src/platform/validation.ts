@@ -153,6 +153,8 @@ interface Finding {
   /** The sentence after the dotted path: `must be of type string`. */
   says: string;
   allowed?: unknown[];
+  /** The bound a minimum, maximum, length or count check broke (so a form can word it in its own language). */
+  limit?: number;
   /** The schema location of Ajv's error, to tell a union's branches apart. */
   schemaPath: string;
 }
@@ -198,6 +200,58 @@ const FORMAT_WORDS: Record<string, string> = {
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
+const CLASS_WORDS: Array<[string, string]> = [
+  ['A-Za-z0-9', 'letters, digits'],
+  ['A-Za-z', 'letters'],
+  ['a-z0-9', 'lower-case letters, digits'],
+  ['A-Z0-9', 'capital letters, digits'],
+  ['a-z', 'lower-case letters'],
+  ['A-Z', 'capital letters'],
+  ['0-9a-fA-F', 'hexadecimal digits'],
+  ['0-9a-f', 'lower-case hexadecimal digits'],
+  ['0-9', 'digits'],
+];
+
+/** A character class in words: `A-Za-z0-9_.:-` is "letters, digits and _ . : -". */
+function classWords(characterClass: string): string | null {
+  let rest = characterClass;
+  const parts: string[] = [];
+  for (const [range, words] of CLASS_WORDS) {
+    if (rest.startsWith(range)) {
+      parts.push(words);
+      rest = rest.slice(range.length);
+      break;
+    }
+  }
+  if (/[\\\]^]|[a-zA-Z0-9]-[a-zA-Z0-9]/.test(rest)) return null;
+  const marks = [...rest].map((mark) => (mark === ' ' ? 'space' : mark));
+  if (parts.length === 0 && marks.length === 0) return null;
+  return marks.length ? `${parts.join(', ')}${parts.length ? ' and ' : ''}${marks.join(' ')}` : parts.join(', ');
+}
+
+/** "letters, digits and _" as the first character: "a letter, digit or _". */
+const firstCharacterWords = (words: string) => `a ${words.replaceAll('letters', 'letter').replaceAll('digits', 'digit').replace(' and ', ' or ')}`.replace(/, ([^,]+)$/, (_, last: string) => (words.includes(' and ') ? `, ${last}` : ` or ${last}`));
+
+/**
+ * A pattern in plain words where it is a plain one (one or two character
+ * classes, an optional fixed prefix): "may contain only letters, digits and
+ * _ . : / -". Any other pattern is quoted.
+ */
+export function patternWords(pattern: string): string {
+  const plain = /^\^([A-Za-z]+_)?(?:\[([^\]]+)\](?:\{0,?\d*\})?)?\[([^\]]+)\](\+|\*|\{\d+(?:,\d*)?\})\$$/.exec(pattern);
+  if (plain) {
+    const [, prefix, first, rest] = plain;
+    const restWords = classWords(rest);
+    const firstWords = first === undefined ? null : classWords(first);
+    if (restWords && (first === undefined || firstWords)) {
+      const start = prefix ? `must start with "${prefix}" and then ` : '';
+      if (firstWords) return `must start with ${firstCharacterWords(firstWords)} and contain only ${restWords}`;
+      return `${start}${start ? 'contain' : 'may contain'} only ${restWords}`;
+    }
+  }
+  return `must match the pattern ${pattern}`;
+}
+
 /** One Ajv error as a finding: a stable code, plain words, and the sentence the detail has always used. */
 function findingOf(error: ErrorObject): Finding {
   const params = error.params as Record<string, any>;
@@ -231,25 +285,25 @@ function findingOf(error: ErrorObject): Finding {
       return { ...base, code: 'format', message: `must be ${words ?? `in the ${params.format} format`}`, says: params.format === 'date-time' ? `must be ${words}` : base.says };
     }
     case 'minimum':
-      return { ...base, code: 'minimum', message: `must be at least ${params.limit}` };
+      return { ...base, code: 'minimum', limit: params.limit, message: `must be at least ${params.limit}` };
     case 'exclusiveMinimum':
-      return { ...base, code: 'exclusive_minimum', message: `must be greater than ${params.limit}` };
+      return { ...base, code: 'exclusive_minimum', limit: params.limit, message: `must be greater than ${params.limit}` };
     case 'maximum':
-      return { ...base, code: 'maximum', message: `must be at most ${params.limit}` };
+      return { ...base, code: 'maximum', limit: params.limit, message: `must be at most ${params.limit}` };
     case 'exclusiveMaximum':
-      return { ...base, code: 'exclusive_maximum', message: `must be less than ${params.limit}` };
+      return { ...base, code: 'exclusive_maximum', limit: params.limit, message: `must be less than ${params.limit}` };
     case 'multipleOf':
-      return { ...base, code: 'multiple_of', message: `must be a multiple of ${params.multipleOf}` };
+      return { ...base, code: 'multiple_of', limit: params.multipleOf, message: `must be a multiple of ${params.multipleOf}` };
     case 'minLength':
-      return { ...base, code: 'min_length', message: params.limit === 1 ? 'must not be empty' : `must be at least ${plural(params.limit, 'character', 'characters')} long` };
+      return { ...base, code: 'min_length', limit: params.limit, message: params.limit === 1 ? 'must not be empty' : `must be at least ${plural(params.limit, 'character', 'characters')} long` };
     case 'maxLength':
-      return { ...base, code: 'max_length', message: `must be at most ${plural(params.limit, 'character', 'characters')} long` };
+      return { ...base, code: 'max_length', limit: params.limit, message: `must be at most ${plural(params.limit, 'character', 'characters')} long` };
     case 'pattern':
-      return { ...base, code: 'pattern', message: `must match the pattern ${params.pattern}` };
+      return { ...base, code: 'pattern', message: patternWords(String(params.pattern)) };
     case 'minItems':
-      return { ...base, code: 'min_items', message: `must have at least ${plural(params.limit, 'item', 'items')}` };
+      return { ...base, code: 'min_items', limit: params.limit, message: `must have at least ${plural(params.limit, 'item', 'items')}` };
     case 'maxItems':
-      return { ...base, code: 'max_items', message: `must have at most ${plural(params.limit, 'item', 'items')}` };
+      return { ...base, code: 'max_items', limit: params.limit, message: `must have at most ${plural(params.limit, 'item', 'items')}` };
     case 'uniqueItems':
       return { ...base, code: 'unique_items', message: `must not repeat an item (items ${params.j} and ${params.i} are the same)` };
     case 'minProperties':
@@ -371,6 +425,7 @@ export function describeProblems(errors: readonly ErrorObject[], location: Locat
   const fieldErrors = shownFindings.map((f): FieldError => {
     const fieldError: FieldError = { in: location.in, path: `${prefix}${f.pointer}` || '/', code: f.code, message: f.message };
     if (f.allowed) fieldError.allowed = f.allowed;
+    if (typeof f.limit === 'number') fieldError.limit = f.limit;
     return fieldError;
   });
   const sentences = shownFindings.map((f) => `${dotted(location, f.parentPointer)} ${f.says}`);

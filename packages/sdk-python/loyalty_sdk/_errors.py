@@ -126,6 +126,8 @@ def field_errors_of(value: Any) -> List[Dict[str, Any]]:
         item = {'in': entry['in'], 'path': entry['path'], 'code': entry['code'], 'message': entry['message']}
         if isinstance(entry.get('allowed'), list):
             item['allowed'] = entry['allowed']
+        if isinstance(entry.get('limit'), (int, float)) and not isinstance(entry.get('limit'), bool):
+            item['limit'] = entry['limit']
         out.append(item)
     return out
 

@@ -16,7 +16,7 @@ API_VERSION = "2026-11-27"
 
 # ---- models ----
 
-ErrorResponseErrorsItem = TypedDict('ErrorResponseErrorsItem', {"in": 'Literal["body", "query", "params", "headers"]', "path": 'str', "code": 'str', "message": 'str', "allowed": 'List[Any]'}, total=False)
+ErrorResponseErrorsItem = TypedDict('ErrorResponseErrorsItem', {"in": 'Literal["body", "query", "params", "headers"]', "path": 'str', "code": 'str', "message": 'str', "allowed": 'List[Any]', "limit": 'float'}, total=False)
 
 
 class _ErrorResponseRequired(TypedDict):
@@ -2664,7 +2664,7 @@ class IngestEventBatchBody(TypedDict):
     events: List[IngestEvent]
 
 
-IngestEventBatchResponseResultsItemErrorsItem = TypedDict('IngestEventBatchResponseResultsItemErrorsItem', {"in": 'Literal["body", "query", "params", "headers"]', "path": 'str', "code": 'str', "message": 'str', "allowed": 'List[Any]'}, total=False)
+IngestEventBatchResponseResultsItemErrorsItem = TypedDict('IngestEventBatchResponseResultsItemErrorsItem', {"in": 'Literal["body", "query", "params", "headers"]', "path": 'str', "code": 'str', "message": 'str', "allowed": 'List[Any]', "limit": 'float'}, total=False)
 
 
 class _IngestEventBatchResponseResultsItemRequired(TypedDict):
@@ -2691,7 +2691,7 @@ class PostEventBatchBody(TypedDict):
     events: List[IngestEvent]
 
 
-PostEventBatchResponseResultsItemErrorsItem = TypedDict('PostEventBatchResponseResultsItemErrorsItem', {"in": 'Literal["body", "query", "params", "headers"]', "path": 'str', "code": 'str', "message": 'str', "allowed": 'List[Any]'}, total=False)
+PostEventBatchResponseResultsItemErrorsItem = TypedDict('PostEventBatchResponseResultsItemErrorsItem', {"in": 'Literal["body", "query", "params", "headers"]', "path": 'str', "code": 'str', "message": 'str', "allowed": 'List[Any]', "limit": 'float'}, total=False)
 
 
 class _PostEventBatchResponseResultsItemRequired(TypedDict):

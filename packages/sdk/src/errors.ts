@@ -42,6 +42,8 @@ export interface LoyaltyFieldError {
   message: string;
   /** For `enum` and `const`: the values the field may take. */
   allowed?: unknown[];
+  /** For `minimum`, `maximum`, `min_length`, `max_length`, `min_items`, `max_items`, `multiple_of`: the bound the value broke. */
+  limit?: number;
 }
 
 export interface LoyaltyErrorInit {
@@ -197,6 +199,7 @@ function fieldErrorsOf(value: unknown): LoyaltyFieldError[] {
     if (typeof entry.in !== 'string' || !FIELD_ERROR_PARTS.has(entry.in) || typeof entry.path !== 'string' || typeof entry.code !== 'string' || typeof entry.message !== 'string') continue;
     const error: LoyaltyFieldError = { in: entry.in as LoyaltyFieldError['in'], path: entry.path, code: entry.code, message: entry.message };
     if (Array.isArray(entry.allowed)) error.allowed = entry.allowed;
+    if (typeof entry.limit === 'number') error.limit = entry.limit;
     errors.push(error);
   }
   return errors;

@@ -2835,6 +2835,8 @@ export interface components {
                 message: string;
                 /** @description For `enum` and `const` (and a literal among other types, `any_of`): the values the field may take. */
                 allowed?: unknown[];
+                /** @description For `minimum`, `maximum`, their exclusive forms, `multiple_of`, `min_length`, `max_length`, `min_items` and `max_items`: the bound the value broke, so a form can say it in its own words. */
+                limit?: number;
             }[];
         } & {
             [key: string]: unknown;
@@ -5499,7 +5501,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -5786,7 +5789,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -6065,7 +6069,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -7827,7 +7832,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -8213,7 +8219,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -8850,7 +8857,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -9231,7 +9239,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -9503,7 +9512,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -10142,7 +10152,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -11186,7 +11197,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -11435,7 +11447,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -11715,7 +11728,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -12001,7 +12015,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -13234,7 +13249,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -13540,7 +13556,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -13895,7 +13912,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -14206,7 +14224,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -14517,7 +14536,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -14828,7 +14848,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -15373,7 +15394,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -15650,7 +15672,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -15911,7 +15934,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -16422,7 +16446,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -16746,7 +16771,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -17018,7 +17044,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -17302,7 +17329,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -17586,7 +17614,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -17868,7 +17897,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -18150,7 +18180,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -18445,7 +18476,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -19401,7 +19433,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -19747,7 +19780,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -20058,7 +20092,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -20386,7 +20421,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -20708,7 +20744,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -22476,7 +22513,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -22953,7 +22991,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -23321,7 +23360,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -23689,7 +23729,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -24002,7 +24043,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -24261,7 +24303,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -24534,7 +24577,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -25850,7 +25894,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -26131,7 +26176,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -26939,7 +26985,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -27190,7 +27237,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -28126,7 +28174,8 @@ export interface operations {
                      *               "message": "amount must be a positive integer",
                      *               "allowed": [
                      *                 {}
-                     *               ]
+                     *               ],
+                     *               "limit": 50
                      *             }
                      *           ]
                      *         }
@@ -28161,6 +28210,8 @@ export interface operations {
                                 message: string;
                                 /** @description For `enum` and `const` (and a literal among other types, `any_of`): the values the field may take. */
                                 allowed?: unknown[];
+                                /** @description For `minimum`, `maximum`, their exclusive forms, `multiple_of`, `min_length`, `max_length`, `min_items` and `max_items`: the bound the value broke, so a form can say it in its own words. */
+                                limit?: number;
                             }[];
                         }[];
                         /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
@@ -28431,7 +28482,8 @@ export interface operations {
                      *               "message": "amount must be a positive integer",
                      *               "allowed": [
                      *                 {}
-                     *               ]
+                     *               ],
+                     *               "limit": 50
                      *             }
                      *           ]
                      *         }
@@ -28466,6 +28518,8 @@ export interface operations {
                                 message: string;
                                 /** @description For `enum` and `const` (and a literal among other types, `any_of`): the values the field may take. */
                                 allowed?: unknown[];
+                                /** @description For `minimum`, `maximum`, their exclusive forms, `multiple_of`, `min_length`, `max_length`, `min_items` and `max_items`: the bound the value broke, so a form can say it in its own words. */
+                                limit?: number;
                             }[];
                         }[];
                         /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
@@ -29491,7 +29545,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -29758,7 +29813,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -30543,7 +30599,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -30814,7 +30871,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -31100,7 +31158,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -31375,7 +31434,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -31678,7 +31738,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -31965,7 +32026,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -32289,7 +32351,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -32808,7 +32871,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -33097,7 +33161,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -34398,7 +34463,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -34662,7 +34728,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -34939,7 +35006,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -35230,7 +35298,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -37351,7 +37420,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -37599,7 +37669,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -38356,7 +38427,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -38605,7 +38677,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -38883,7 +38956,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -40302,7 +40376,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -40653,7 +40728,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -41001,7 +41077,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -41818,7 +41895,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -42105,7 +42183,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -42404,7 +42483,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -42898,7 +42978,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -43398,7 +43479,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -44474,7 +44556,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -44766,7 +44849,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -45590,7 +45674,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -45894,7 +45979,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -46177,7 +46263,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -47379,7 +47466,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -47627,7 +47715,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -47978,7 +48067,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -48870,7 +48960,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -49093,7 +49184,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -51215,7 +51307,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -51464,7 +51557,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -51746,7 +51840,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -54680,7 +54775,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -54928,7 +55024,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -55214,7 +55311,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -56811,7 +56909,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -57059,7 +57158,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -57359,7 +57459,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -57649,7 +57750,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -57951,7 +58053,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -58250,7 +58353,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -58541,7 +58645,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -58854,7 +58959,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
@@ -59132,7 +59238,8 @@ export interface operations {
                      *           "message": "amount must be a positive integer",
                      *           "allowed": [
                      *             {}
-                     *           ]
+                     *           ],
+                     *           "limit": 50
                      *         }
                      *       ]
                      *     }
