@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import { build } from 'esbuild';
+import { requestRulesPlugin } from './request-rules.mjs';
 
 const root = import.meta.dirname;
 const ENTRY = path.join(root, 'src/main.tsx');
@@ -30,6 +31,7 @@ export async function buildConsole({ minify = true } = {}) {
     charset: 'utf8',
     define: { 'process.env.NODE_ENV': '"production"' },
     logLevel: 'silent',
+    plugins: [requestRulesPlugin],
   });
   const files = result.outputFiles.map((file) => ({ name: path.basename(file.path), contents: file.contents }));
   const named = (extension) => {

@@ -30,7 +30,8 @@ export interface ConsoleArea {
   routes: AreaRoute[];
 }
 
-/** Adds a section's English strings under their own keys (merged deeply into the one `translation` bundle). */
-export function registerStrings(strings: Record<string, unknown>): void {
+/** Adds a section's strings under their own keys (merged deeply into the one `translation` bundle of each language); German when given. */
+export function registerStrings(strings: Record<string, unknown>, german?: Record<string, unknown>): void {
   i18n.addResourceBundle('en', 'translation', strings, true, true);
+  if (german) i18n.addResourceBundle('de', 'translation', german, true, true);
 }

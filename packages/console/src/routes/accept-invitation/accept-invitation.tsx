@@ -1,30 +1,29 @@
-import { useState } from 'react';
 import { Alert, Anchor, Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { client } from '../../api/client';
-import { ErrorAlert } from '../../components/error-alert';
+import { FormErrors, useApiForm } from '../../lib/forms';
 
 /** The invite link, `/console/accept-invite#token=…` (in the fragment, so never in a server log): the invited person chooses a password. */
 function invitationToken(): string {
   return new URLSearchParams(window.location.hash.slice(1)).get('token') ?? new URLSearchParams(window.location.search).get('token') ?? '';
 }
 
+interface InvitationValues {
+  name: string;
+  password: string;
+}
+
+/** The password's length is the service's rule (12 to 200 characters), shown under the field before it is broken. */
 export function AcceptInvitation() {
   const { t } = useTranslation();
   const token = invitationToken();
-  const [name, setName] = useState('');
-  const [password, setPassword] = useState('');
-  const accept = useMutation({ mutationFn: () => client.console.acceptInvitation({ body: { token, password, name: name || undefined } }) });
+  const form = useApiForm<InvitationValues>('acceptConsoleInvitation', { defaultValues: { name: '', password: '' } });
+  const accept = useMutation({ mutationFn: (values: InvitationValues) => client.console.acceptInvitation({ body: { token, password: values.password, name: values.name || undefined } }) });
   return (
     <Center mih="100vh" p="md" component="main">
       <Paper withBorder p="xl" w="100%" maw={420}>
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            accept.mutate();
-          }}
-        >
+        <form onSubmit={form.submit((values) => accept.mutateAsync(values))} noValidate>
           <Stack>
             <Title order={1} size="h2">
               {t('invitation.title')}
@@ -35,10 +34,10 @@ export function AcceptInvitation() {
               </Alert>
             ) : (
               <>
-                <TextInput label={t('invitation.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} autoComplete="name" />
-                <PasswordInput label={t('invitation.password')} required value={password} onChange={(e) => setPassword(e.currentTarget.value)} autoComplete="new-password" />
-                <ErrorAlert error={accept.error} />
-                <Button type="submit" loading={accept.isPending} disabled={!token}>
+                <TextInput label={t('invitation.name')} autoComplete="name" {...form.field('name')} />
+                <PasswordInput label={t('invitation.password')} autoComplete="new-password" {...form.field('password')} />
+                <FormErrors form={form} />
+                <Button type="submit" loading={form.formState.isSubmitting} disabled={!token}>
                   {t('invitation.submit')}
                 </Button>
               </>
