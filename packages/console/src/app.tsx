@@ -63,7 +63,7 @@ export function App() {
   const session = useSession();
   const ended = useSessionEnded();
   const path = window.location.pathname.slice(BASENAME.length);
-  const value = useMemo(() => (session.data ? { user: session.data.user, permissions: permissionsOf(session.data.user, session.data.permissions) } : null), [session.data]);
+  const value = useMemo(() => (session.data ? { user: session.data.user, permissions: permissionsOf(session.data) } : null), [session.data]);
   if (path.startsWith('/accept-invite')) return <AcceptInvitation />;
   if (session.isPending) {
     return (

@@ -7,7 +7,7 @@ export interface ConsoleSession {
   user: ConsoleUser;
   tenant?: { id: string; slug: string; name: string; environment: string };
   /** What the user may do, as the server enforces it. */
-  permissions?: Permission[];
+  permissions: Permission[];
   csrf_token: string | null;
   expires_at: string;
 }
