@@ -1,10 +1,11 @@
 import { registerStrings } from '../../lib/area';
+import { programStringsDe } from './strings.de';
 
 /**
  * The Programs section's English strings beyond those in `src/i18n/en.ts`
  * (earn rules, tiers and badges started there); merged into the same keys.
  */
-registerStrings({
+export const programStrings = {
   nav: { streaks: 'Streaks', multipliers: 'Multipliers', pointsSettings: 'Points expiry' },
   rules: {
     filterTrigger: 'Trigger',
@@ -162,4 +163,6 @@ registerStrings({
     saved: 'Settings saved.',
     updatedAt: 'Last changed {{at}}',
   },
-});
+};
+
+registerStrings(programStrings, programStringsDe);
