@@ -1,4 +1,5 @@
 import { countLedgerWrite } from '../../platform/metrics.js';
+import type { AuthContext } from '../../platform/auth.js';
 import type { Database, Statement } from '../../platform/db.js';
 import { currentTraceparent } from '../../platform/tracing.js';
 import { clock } from '../../platform/clock.js';
@@ -23,6 +24,16 @@ export interface DirectRequest {
   memo?: string;
   type?: string;
   idempotency_key: string;
+}
+
+/** Who asks for a direct grant or deduct, kept beside its ledger entry (the ledger's "who granted"). */
+export type LedgerActor = store.LedgerActor;
+
+/** The actor of a direct change: a person (console or admin token) or an API key; none for other credentials. */
+export function ledgerActorOf(auth: AuthContext): LedgerActor | null {
+  if (auth.user) return { type: 'user', id: auth.actorId };
+  if (auth.kind === 'key') return { type: 'api_key', id: auth.actorId };
+  return null;
 }
 
 export interface DirectResponse {
@@ -76,7 +87,7 @@ function deductChange(tenantId: string, body: DirectRequest, now: Date): Change 
  * for its events), the stored response (or the released key of a refused
  * deduct) and COMMIT.
  */
-async function direct(db: Database, tenantId: string, operation: Operation, body: DirectRequest): Promise<DirectResponse> {
+async function direct(db: Database, tenantId: string, operation: Operation, body: DirectRequest, actor: LedgerActor | null): Promise<DirectResponse> {
   const now = clock.now(tenantId);
   const change = operation === 'grant' ? grantChange(tenantId, body, now) : deductChange(tenantId, body, now);
   const print = requestFingerprint(operation, body);
@@ -85,6 +96,8 @@ async function direct(db: Database, tenantId: string, operation: Operation, body
       ...claimStatements(tenantId, DIRECT_SCOPE, body.idempotency_key, print, now),
       ...change.statements,
       ...store.respondStatements(tenantId, DIRECT_SCOPE, body.idempotency_key, change.entryId, CLAIMED, operation === 'deduct'),
+      // Last, so the rows above keep their places; writes nothing when no entry was written (a replay, a refused deduct).
+      ...(actor ? [store.ledgerActorStatement(tenantId, change.entryId, actor)] : []),
     ])
     .catch((error: unknown) => {
       throw isBalanceLimit(error) ? balanceLimit() : error;
@@ -97,10 +110,10 @@ async function direct(db: Database, tenantId: string, operation: Operation, body
   return (responded[0] as { response: DirectResponse }).response;
 }
 
-export function grantDirect(db: Database, tenantId: string, body: DirectRequest): Promise<DirectResponse> {
-  return direct(db, tenantId, 'grant', body);
+export function grantDirect(db: Database, tenantId: string, body: DirectRequest, actor: LedgerActor | null = null): Promise<DirectResponse> {
+  return direct(db, tenantId, 'grant', body, actor);
 }
 
-export function deductDirect(db: Database, tenantId: string, body: DirectRequest): Promise<DirectResponse> {
-  return direct(db, tenantId, 'deduct', body);
+export function deductDirect(db: Database, tenantId: string, body: DirectRequest, actor: LedgerActor | null = null): Promise<DirectResponse> {
+  return direct(db, tenantId, 'deduct', body, actor);
 }

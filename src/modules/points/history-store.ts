@@ -20,6 +20,13 @@ export interface LedgerEntryRow {
   created_at: Date;
 }
 
+/** Who caused an entry, as the history shows it: the person or key that asked (directly or by an import), or the rule. */
+export interface LedgerEntryActorRow {
+  actor_type: 'user' | 'api_key' | 'rule' | null;
+  actor_id: string | null;
+  actor_name: string | null;
+}
+
 const LEDGER_COLUMNS = `id, seq, participant_id, type, delta, reason, memo, source_kind, source_id, activity_id, engagement_id,
   multiplier, available_after, lifetime_after, created_at`;
 
@@ -34,18 +41,43 @@ export interface HistoryFilter {
   limit: number;
 }
 
-export async function history(tx: Tx, tenantId: string, f: HistoryFilter): Promise<LedgerEntryRow[]> {
-  const { rows } = await tx.query<LedgerEntryRow>(
-    `SELECT ${LEDGER_COLUMNS} FROM points_ledger
-     WHERE tenant_id = $1
-       AND ($2::text IS NULL OR participant_id = $2)
-       AND ($3::text[] IS NULL OR type = ANY($3))
-       AND ($4::timestamptz IS NULL OR created_at >= $4)
-       AND ($5::timestamptz IS NULL OR created_at < $5)
-       AND (type <> 'expiry' OR created_at >= $6)
-       AND ($7::timestamptz IS NULL OR (created_at, seq) < ($7::timestamptz, $8::bigint))
-     ORDER BY created_at DESC, seq DESC
-     LIMIT $9`,
+/**
+ * The history page, each entry with who caused it: the API key or person of a
+ * direct grant or deduct (points_ledger_actors) or of the import a row came
+ * from (file_imports.requested_by), else the earning rule; named by the key's,
+ * the person's or the rule's current name (null once it is gone).
+ */
+export async function history(tx: Tx, tenantId: string, f: HistoryFilter): Promise<Array<LedgerEntryRow & LedgerEntryActorRow>> {
+  const { rows } = await tx.query<LedgerEntryRow & LedgerEntryActorRow>(
+    `WITH page AS (
+       SELECT ${LEDGER_COLUMNS} FROM points_ledger
+       WHERE tenant_id = $1
+         AND ($2::text IS NULL OR participant_id = $2)
+         AND ($3::text[] IS NULL OR type = ANY($3))
+         AND ($4::timestamptz IS NULL OR created_at >= $4)
+         AND ($5::timestamptz IS NULL OR created_at < $5)
+         AND (type <> 'expiry' OR created_at >= $6)
+         AND ($7::timestamptz IS NULL OR (created_at, seq) < ($7::timestamptz, $8::bigint))
+       ORDER BY created_at DESC, seq DESC
+       LIMIT $9
+     )
+     SELECT p.*, who.actor_type, who.actor_id,
+            CASE who.actor_type
+              WHEN 'user' THEN (SELECT coalesce(u.name, u.email) FROM admin_users u WHERE u.tenant_id = $1 AND u.id::text = who.actor_id)
+              WHEN 'api_key' THEN (SELECT k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id::text = who.actor_id)
+              WHEN 'rule' THEN (SELECT r.name FROM earn_rules r WHERE r.tenant_id = $1 AND r.id = who.actor_id)
+            END AS actor_name
+     FROM page p
+     LEFT JOIN points_ledger_actors a ON a.tenant_id = $1 AND a.ledger_entry_id = p.id
+     LEFT JOIN file_imports i ON p.source_kind = 'bulk' AND p.source_id LIKE 'imp\\_%:%' AND i.tenant_id = $1 AND i.id = split_part(p.source_id, ':', 1)
+     CROSS JOIN LATERAL (SELECT
+       CASE WHEN a.actor_type IS NOT NULL THEN a.actor_type
+            WHEN i.id IS NOT NULL THEN CASE i.requested_by->>'kind' WHEN 'key' THEN 'api_key' ELSE 'user' END
+            WHEN p.source_kind = 'rule' AND p.source_id IS NOT NULL THEN 'rule' END AS actor_type,
+       CASE WHEN a.actor_type IS NOT NULL THEN a.actor_id
+            WHEN i.id IS NOT NULL THEN i.requested_by->>'actor_id'
+            WHEN p.source_kind = 'rule' THEN p.source_id END AS actor_id) who
+     ORDER BY p.created_at DESC, p.seq DESC`,
     [tenantId, f.participantId, f.types, f.from, f.to, f.expiryVisibleFrom, f.after?.createdAt ?? null, f.after?.seq ?? null, f.limit],
   );
   return rows;

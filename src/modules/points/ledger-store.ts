@@ -405,3 +405,18 @@ export async function readSessionBalance(db: Database, tenantId: string, partici
   );
   return { ...row, currency_name: row.currency_name ?? DEFAULT_SETTINGS.currency_name };
 }
+
+/** Who asked for a direct change (migration 1380). */
+export interface LedgerActor {
+  type: 'user' | 'api_key';
+  id: string;
+}
+
+/** Records who asked for the entry `entryId`, when the entry was written (nothing for a replay or a refused deduct). */
+export function ledgerActorStatement(tenantId: string, entryId: string, actor: LedgerActor): Statement {
+  return {
+    text: `INSERT INTO points_ledger_actors (tenant_id, ledger_entry_id, actor_type, actor_id)
+           SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM points_ledger WHERE tenant_id = $1 AND id = $2)`,
+    values: [tenantId, entryId, actor.type, actor.id],
+  };
+}

@@ -18,7 +18,7 @@ export const TRANSACTIONS_PAGE_DEFAULT = 20;
 export const TRANSACTIONS_OFFSET_MAX = 10_000;
 export const LEDGER_TYPES = ['award', 'bonus', 'adjustment', 'redemption', 'expiry'] as const;
 
-function presentEntry(row: store.LedgerEntryRow) {
+function presentEntry(row: store.LedgerEntryRow & store.LedgerEntryActorRow) {
   return {
     id: row.id,
     participant_id: row.participant_id,
@@ -34,6 +34,7 @@ function presentEntry(row: store.LedgerEntryRow) {
     available_after: row.available_after,
     lifetime_after: row.lifetime_after,
     created_at: new Date(row.created_at).toISOString(),
+    actor: row.actor_type && row.actor_id ? { type: row.actor_type, id: row.actor_id, name: row.actor_name } : null,
   };
 }
 

@@ -55,7 +55,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: DirectResponse },
       },
     },
-    async (request, reply) => answerKept(reply, 200, await service.grantDirect(db, request.auth!.tenantId, request.body as service.DirectRequest)),
+    async (request, reply) => answerKept(reply, 200, await service.grantDirect(db, request.auth!.tenantId, request.body as service.DirectRequest, service.ledgerActorOf(request.auth!))),
   );
 
   app.post(
@@ -71,12 +71,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: DirectResponse, 422: InsufficientPoints },
       },
     },
-    async (request, reply) => answerKept(reply, 200, await service.deductDirect(db, request.auth!.tenantId, request.body as service.DirectRequest)),
+    async (request, reply) => answerKept(reply, 200, await service.deductDirect(db, request.auth!.tenantId, request.body as service.DirectRequest, service.ledgerActorOf(request.auth!))),
   );
 
   app.get(
     '/admin/points/settings',
-    { config: { auth: 'admin' }, schema: { tags, operationId: 'getPointsSettings', summary: "The tenant's expiry policy, default TTL, reminder days and currency name", response: { 200: Settings } } },
+    { config: { auth: 'admin' }, schema: { tags, operationId: 'getPointsSettings', summary: "The tenant's expiry policy, default TTL, reminder days, currency name and point value", response: { 200: Settings } } },
     async (request) => service.readSettings(db, request.auth!.tenantId),
   );
 
@@ -87,8 +87,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         operationId: 'updatePointsSettings',
-        summary: 'Change the expiry policy, default TTL, reminder days or currency name',
-        description: 'Applies to lots granted from now on; existing lots keep their expiry.',
+        summary: 'Change the expiry policy, default TTL, reminder days, currency name or point value',
+        description:
+          'Expiry changes apply to lots granted from now on; existing lots keep their expiry. `point_value` (money per point in the tenant\'s currency) changes how the overview values points from the next read; null clears it. ' +
+          'A value with more than 6 decimal places is refused (400, `errors[].path` `/point_value`, code `multiple_of`).',
         body: SettingsPatch,
         response: { 200: Settings },
       },

@@ -92,6 +92,9 @@ const NullableTimestamp = Type.Union([Type.String({ format: 'date-time' }), Type
 
 // Settings ------------------------------------------------------------------
 
+/** The largest point value (money per point) a tenant may set. */
+export const POINT_VALUE_MAX = 1000;
+
 const ExpiryPolicy = Type.Union([Type.Literal('fifo'), Type.Literal('lifo'), Type.Literal('none')], {
   description: '`fifo`: deducts use the oldest lot first; `lifo`: the newest first; `none`: points granted while set never expire.',
 });
@@ -101,6 +104,9 @@ export const Settings = Type.Object({
   default_ttl_days: Type.Integer({ description: 'Days from grant to expiry of a lot (default 365).' }),
   reminder_days: Type.Array(Type.Integer(), { description: 'Days before expiry at which points.expiring.v1 is sent (default 60, 30, 7, 1).' }),
   currency_name: Type.String({ description: 'Name of the points shown to participants (default "points").' }),
+  point_value: Type.Union([Type.Number(), Type.Null()], {
+    description: "What one point is worth in the tenant's currency (`currency` of GET /tenant), e.g. 0.01 for a cent per point; null when not set. The overview turns points into money with it (liability, expiry forecast, breakage).",
+  }),
   updated_at: NullableTimestamp,
 });
 
@@ -110,6 +116,12 @@ export const SettingsPatch = Type.Object(
     default_ttl_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 36_500 })),
     reminder_days: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 365 }), { maxItems: REMINDER_DAYS_MAX })),
     currency_name: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+    point_value: Type.Optional(
+      Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: POINT_VALUE_MAX }), Type.Null()], {
+        description: `Money per point in the tenant's currency: more than 0, at most ${POINT_VALUE_MAX}, at most 6 decimal places (e.g. 0.01). null clears it.`,
+        examples: [0.01],
+      }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -220,6 +232,21 @@ export const LedgerEntry = Type.Object(
     available_after: Type.Integer(),
     lifetime_after: Type.Integer(),
     created_at: Timestamp,
+    actor: Type.Union(
+      [
+        Type.Object({
+          type: Type.Union([Type.Literal('user'), Type.Literal('api_key'), Type.Literal('rule')]),
+          id: Type.String({ description: "The console user's, API key's or earn rule's id." }),
+          name: Type.Union([Type.String(), Type.Null()], { description: "Its current name (a person's name, else their sign-in email); null once it is gone." }),
+        }),
+        Type.Null(),
+      ],
+      {
+        description:
+          'Who caused the entry: the person or API key that asked for a direct grant or deduct or for the import the row came from, or the earn rule that awarded it; ' +
+          'null for other sources (an activity, a challenge, expiry, a bulk grant, entries written before who-asked was kept).',
+      },
+    ),
   },
   { $id: 'PointsLedgerEntry' },
 );
