@@ -5,6 +5,7 @@ import { NavLink as RouterLink, Outlet, useLocation } from 'react-router';
 import { useSignOut } from '../hooks/api/session';
 import { AREAS } from '../areas';
 import { useCurrentUser } from './permission';
+import { LanguageSwitch } from '../i18n/language-switch';
 
 export function ConsoleShell() {
   const { t } = useTranslation();
@@ -27,6 +28,7 @@ export function ConsoleShell() {
             <Text size="sm" visibleFrom="sm" data-testid="signed-in-as">
               {user.email} · {t(`roles.${user.role}`)}
             </Text>
+            <LanguageSwitch />
             <Button variant="default" size="xs" onClick={() => signOut.mutate()} loading={signOut.isPending}>
               {t('nav.signOut')}
             </Button>

@@ -1,5 +1,6 @@
 /** Every string the console shows, in English. */
 export const en = {
+  language: { label: 'Language', names: { en: 'English', de: 'Deutsch' } },
   app: { name: 'Loyalty console' },
   common: {
     error: 'The service refused this',
@@ -241,7 +242,8 @@ export const en = {
     backtestFirst: 'Run the backtest of this exact rule before activating it.',
     backtestStale: 'The rule changed since this backtest; run it again.',
     eventsMatched: '{{matched}} of {{scanned}} events matched',
-    participantsReached: '{{count}} participants would have earned points',
+    participantsReached_one: '{{count}} participant would have earned points',
+    participantsReached_other: '{{count}} participants would have earned points',
     pointsWouldAward: '{{points}} points would have been awarded',
     truncated: 'Only part of the period was scanned (too many events).',
   },
