@@ -2,8 +2,9 @@ import type { ConsoleArea } from '../../lib/area';
 import { registerStrings } from '../../lib/area';
 import { ReviewQueue } from './review-queue/review-queue';
 import { fraudStrings } from './strings';
+import { fraudStringsDe } from './strings.de';
 
-registerStrings(fraudStrings);
+registerStrings(fraudStrings, fraudStringsDe);
 
 export const fraudArea: ConsoleArea = {
   key: 'fraud',

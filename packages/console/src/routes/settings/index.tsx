@@ -1,10 +1,11 @@
 import type { ConsoleArea } from '../../lib/area';
 import { registerStrings } from '../../lib/area';
 import { settingsStrings } from './strings';
+import { settingsStringsDe } from './strings.de';
 import { Settings } from './settings';
 import { AuditLog } from './audit-log/audit-log';
 
-registerStrings(settingsStrings);
+registerStrings(settingsStrings, settingsStringsDe);
 
 export const settingsArea: ConsoleArea = {
   key: 'settings',
