@@ -70,11 +70,41 @@ class AnalyticsOverviewTotals(TypedDict):
     active_participants: int
 
 
-class AnalyticsOverviewLiability(TypedDict):
-    """The outstanding points liability, now."""
+class AnalyticsOverviewLiabilityHistoryItem(TypedDict):
+    date: str
     outstanding_points: int
+    outstanding_value: Optional[float]
+
+
+class AnalyticsOverviewLiability(TypedDict):
+    """The outstanding points liability, now and at the end of each day of the range."""
+    outstanding_points: int
+    outstanding_value: Optional[float]
     participants_with_balance: int
     as_of: str
+    history: List[AnalyticsOverviewLiabilityHistoryItem]
+
+
+class AnalyticsOverviewExpiryForecastMonthsItem(TypedDict):
+    month: str
+    points: int
+    value: Optional[float]
+
+
+class AnalyticsOverviewExpiryForecast(TypedDict):
+    """What will expire if nobody spends it: the unspent remainder of every open lot, by the month of its expiry date in the tenant's time zone, as the ledger's lots stand now."""
+    months: List[AnalyticsOverviewExpiryForecastMonthsItem]
+    later_points: int
+    later_value: Optional[float]
+    never_points: int
+
+
+class AnalyticsOverviewBreakage(TypedDict):
+    """Breakage over the range: the share of points that expired unspent, measured as the points expired in the range over the points issued in it."""
+    points_issued: int
+    points_expired: int
+    rate: Optional[float]
+    value: Optional[float]
 
 
 class AnalyticsOverviewTopRulesItem(TypedDict):
@@ -84,7 +114,30 @@ class AnalyticsOverviewTopRulesItem(TypedDict):
     events: int
 
 
-AnalyticsOverview = TypedDict('AnalyticsOverview', {"from": 'str', "to": 'str', "timezone": 'str', "days": 'List[AnalyticsOverviewDaysItem]', "totals": 'AnalyticsOverviewTotals', "liability": 'AnalyticsOverviewLiability', "top_rules": 'List[AnalyticsOverviewTopRulesItem]'}, total=False)
+AnalyticsOverview = TypedDict('AnalyticsOverview', {"from": 'str', "to": 'str', "timezone": 'str', "days": 'List[AnalyticsOverviewDaysItem]', "totals": 'AnalyticsOverviewTotals', "currency": 'str', "point_value": 'Optional[float]', "liability": 'AnalyticsOverviewLiability', "expiry_forecast": 'AnalyticsOverviewExpiryForecast', "breakage": 'AnalyticsOverviewBreakage', "top_rules": 'List[AnalyticsOverviewTopRulesItem]'}, total=False)
+
+
+class CalendarItemsItemOverlapsItem(TypedDict):
+    kind: Literal["rule", "multiplier"]
+    id: str
+    starts_at: Optional[str]
+    ends_at: Optional[str]
+
+
+class CalendarItemsItem(TypedDict):
+    kind: Literal["rule", "multiplier", "engagement", "challenge", "contest"]
+    id: str
+    name: Optional[str]
+    status: str
+    state: Literal["draft", "scheduled", "live", "paused", "ended"]
+    starts_at: Optional[str]
+    ends_at: Optional[str]
+    event_name: Optional[str]
+    multiplier: Optional[float]
+    overlaps: List[CalendarItemsItemOverlapsItem]
+
+
+Calendar = TypedDict('Calendar', {"from": 'str', "to": 'str', "timezone": 'str', "items": 'List[CalendarItemsItem]', "truncated": 'bool'}, total=False)
 
 
 class BadgeDefinition(TypedDict):
@@ -626,6 +679,12 @@ class PointsMultiplier(TypedDict):
     created_at: str
 
 
+class PointsLedgerEntryActor(TypedDict):
+    type: Literal["user", "api_key", "rule"]
+    id: str
+    name: Optional[str]
+
+
 class PointsLedgerEntry(TypedDict):
     id: str
     participant_id: str
@@ -641,6 +700,7 @@ class PointsLedgerEntry(TypedDict):
     available_after: int
     lifetime_after: int
     created_at: str
+    actor: Optional[PointsLedgerEntryActor]
 
 
 class PointsTier(TypedDict):
@@ -659,6 +719,9 @@ class ReviewActor(TypedDict):
     email: Optional[str]
 
 
+ReviewBacktest = TypedDict('ReviewBacktest', {"from": 'str', "to": 'str', "events_scanned": 'int', "events_matched": 'int', "participants": 'int', "points": 'int', "badges_awarded": 'int', "capped_events": 'int', "truncated": 'bool', "budget_exhausted_at": 'Optional[str]'}, total=False)
+
+
 class Review(TypedDict):
     """Review"""
     id: str
@@ -666,13 +729,14 @@ class Review(TypedDict):
     item_id: str
     item_name: str
     item_revision: str
-    status: Literal["pending", "approved", "returned"]
+    status: Literal["pending", "approved", "returned", "published"]
     note: Optional[str]
     submitted_by: ReviewActor
     submitted_at: str
     decided_by: Optional[ReviewActor]
     decided_at: Optional[str]
     decision_note: Optional[str]
+    backtest: Optional[ReviewBacktest]
 
 
 class ReferralCode(TypedDict):
@@ -1246,10 +1310,34 @@ class ConsoleUser(TypedDict):
     updated_at: str
 
 
+class WebhookDestinationHealthLastHour(TypedDict):
+    attempts: int
+    failed: int
+
+
+class WebhookDestinationHealthLastDay(TypedDict):
+    attempts: int
+    failed: int
+
+
+class WebhookDestinationHealth(TypedDict):
+    """Computed when read, from the attempts of the destination's latest 200 deliveries (test deliveries included; interrupted attempts left out)."""
+    status: Literal["healthy", "degraded", "failing", "disabled", "idle"]
+    last_attempt_at: Optional[str]
+    last_success_at: Optional[str]
+    last_failure_at: Optional[str]
+    last_error: Optional[str]
+    last_response_status: Optional[int]
+    consecutive_failures: int
+    last_hour: WebhookDestinationHealthLastHour
+    last_day: WebhookDestinationHealthLastDay
+
+
 class WebhookDestination(TypedDict):
     """Webhook destination"""
     id: str
     name: str
+    description: Optional[str]
     url: str
     events: List[str]
     engagement_id: Optional[str]
@@ -1258,6 +1346,7 @@ class WebhookDestination(TypedDict):
     timeout_seconds: int
     active: bool
     allow_private_network: bool
+    health: WebhookDestinationHealth
     created_at: str
     updated_at: str
 
@@ -1682,6 +1771,9 @@ class ReportActivityCompletionResponse(TypedDict):
 
 
 GetAnalyticsOverviewQuery = TypedDict('GetAnalyticsOverviewQuery', {"from": 'str', "to": 'str'}, total=False)
+
+
+GetCampaignCalendarQuery = TypedDict('GetCampaignCalendarQuery', {"from": 'str', "to": 'str'}, total=False)
 
 
 class ListBadgesQuery(TypedDict, total=False):
@@ -2452,6 +2544,89 @@ class UpdateEngagementBody(TypedDict, total=False):
     embed_origins: List[str]
 
 
+class StartEngagementPreviewResponse(TypedDict):
+    engagement_id: str
+    version: int
+    participant_id: str
+    session_id: str
+    expires_at: str
+    tenant_slug: str
+    site_slug: str
+    preview_url: str
+    livemode: bool
+
+
+class ResetEngagementPreviewResponse(TypedDict):
+    engagement_id: str
+    deleted_test_participants: int
+    livemode: bool
+
+
+class GetSitePreviewQuery(TypedDict, total=False):
+    engagement_id: str
+
+
+class _GetSitePreviewResponseScreensItemRequired(TypedDict):
+    id: str
+    components: List[Dict[str, Any]]
+    gated: bool
+
+
+class GetSitePreviewResponseScreensItem(_GetSitePreviewResponseScreensItemRequired, total=False):
+    name: str
+
+
+class _GetSitePreviewResponseActivitiesItemSegmentsItemRequired(TypedDict):
+    index: int
+    label: str
+    prize_type: str
+
+
+class GetSitePreviewResponseActivitiesItemSegmentsItem(_GetSitePreviewResponseActivitiesItemSegmentsItemRequired, total=False):
+    color: str
+
+
+class GetSitePreviewResponseActivitiesItemQuestionsItem(TypedDict):
+    id: str
+    text: str
+    options: List[str]
+
+
+class _GetSitePreviewResponseActivitiesItemRequired(TypedDict):
+    id: str
+    type: str
+    max_attempts: int
+    cooldown_seconds: int
+
+
+class GetSitePreviewResponseActivitiesItem(_GetSitePreviewResponseActivitiesItemRequired, total=False):
+    name: str
+    segments: List[GetSitePreviewResponseActivitiesItemSegmentsItem]
+    questions: List[GetSitePreviewResponseActivitiesItemQuestionsItem]
+    pass_percent: int
+
+
+class _GetSitePreviewResponseRequired(TypedDict):
+    engagement_id: str
+    tenant_slug: str
+    site_slug: str
+    name: str
+    version: int
+    screens: List[GetSitePreviewResponseScreensItem]
+    components: List[Dict[str, Any]]
+    canvas: Dict[str, Any]
+    activities: List[GetSitePreviewResponseActivitiesItem]
+    allow_anonymous_sessions: bool
+    preview: Literal[True]
+    updated_at: str
+    livemode: bool
+
+
+class GetSitePreviewResponse(_GetSitePreviewResponseRequired, total=False):
+    """The draft of an engagement as the runtime sees it in a preview, without server secrets (like `getSite`)."""
+    description: str
+
+
 class _GetSiteResponseScreensItemRequired(TypedDict):
     id: str
     components: List[Dict[str, Any]]
@@ -2750,9 +2925,52 @@ class SearchEventsResponse(TypedDict):
     livemode: bool
 
 
+class ListEventNamesQuery(TypedDict, total=False):
+    q: str
+    limit: int
+    cursor: str
+
+
+class ListEventNamesResponseNamesItem(TypedDict):
+    event_name: str
+    events: int
+    first_seen_at: str
+    last_seen_at: str
+
+
+class ListEventNamesResponse(TypedDict):
+    names: List[ListEventNamesResponseNamesItem]
+    next_cursor: Optional[str]
+    livemode: bool
+
+
+class ListEventNamePropertiesResponsePropertiesItem(TypedDict):
+    fact: str
+    types: List[Literal["string", "number", "boolean", "object", "array", "null"]]
+    seen: int
+
+
+class ListEventNamePropertiesResponse(TypedDict):
+    event_name: str
+    sampled: int
+    properties: List[ListEventNamePropertiesResponsePropertiesItem]
+    livemode: bool
+
+
 class RetryStoredEventResponse(TypedDict):
     event_id: str
     status: Literal["pending", "processed", "retrying", "failed"]
+    livemode: bool
+
+
+class ListParticipantEventsQuery(TypedDict, total=False):
+    limit: int
+    cursor: str
+
+
+class ListParticipantEventsResponse(TypedDict):
+    events: List[StoredEvent]
+    next_cursor: Optional[str]
     livemode: bool
 
 
@@ -2854,6 +3072,7 @@ class ListParticipantsQuery(TypedDict, total=False):
     anonymized: bool
     created_after: str
     created_before: str
+    include_test: bool
 
 
 class ListParticipantsResponse(TypedDict):
@@ -2988,6 +3207,7 @@ class GetPointsSettingsResponse(TypedDict):
     default_ttl_days: int
     reminder_days: List[int]
     currency_name: str
+    point_value: Optional[float]
     updated_at: Optional[str]
     livemode: bool
 
@@ -2997,6 +3217,7 @@ class UpdatePointsSettingsBody(TypedDict, total=False):
     default_ttl_days: int
     reminder_days: List[int]
     currency_name: str
+    point_value: Optional[float]
 
 
 class UpdatePointsSettingsResponse(TypedDict):
@@ -3004,6 +3225,7 @@ class UpdatePointsSettingsResponse(TypedDict):
     default_ttl_days: int
     reminder_days: List[int]
     currency_name: str
+    point_value: Optional[float]
     updated_at: Optional[str]
     livemode: bool
 
@@ -3214,6 +3436,11 @@ class GetParticipantStateResponseTier(TypedDict):
     lifetime: int
 
 
+class GetParticipantStateResponseRewardsItem(TypedDict, total=False):
+    """A claimed reward: reward_id, claim_id, name, type, code, display_type, claimed_at, expires_at, status, metadata."""
+    code: Optional[str]
+
+
 class GetParticipantStateResponseContests(TypedDict):
     """The participant's contest entries."""
     entries: List[Dict[str, Any]]
@@ -3229,7 +3456,7 @@ class GetParticipantStateResponse(_GetParticipantStateResponseRequired, total=Fa
     tier: GetParticipantStateResponseTier
     badges: List[Dict[str, Any]]
     streaks: List[Dict[str, Any]]
-    rewards: List[Dict[str, Any]]
+    rewards: List[GetParticipantStateResponseRewardsItem]
     challenges: List[Dict[str, Any]]
     contests: GetParticipantStateResponseContests
     referrals: Dict[str, Any]
@@ -3262,6 +3489,11 @@ class GetParticipantResponseTier(TypedDict):
     lifetime: int
 
 
+class GetParticipantResponseRewardsItem(TypedDict, total=False):
+    """A claimed reward: reward_id, claim_id, name, type, code, display_type, claimed_at, expires_at, status, metadata."""
+    code: Optional[str]
+
+
 class GetParticipantResponseContests(TypedDict):
     """The participant's contest entries."""
     entries: List[Dict[str, Any]]
@@ -3277,7 +3509,7 @@ class GetParticipantResponse(_GetParticipantResponseRequired, total=False):
     tier: GetParticipantResponseTier
     badges: List[Dict[str, Any]]
     streaks: List[Dict[str, Any]]
-    rewards: List[Dict[str, Any]]
+    rewards: List[GetParticipantResponseRewardsItem]
     challenges: List[Dict[str, Any]]
     contests: GetParticipantResponseContests
     referrals: Dict[str, Any]
@@ -3285,7 +3517,7 @@ class GetParticipantResponse(_GetParticipantResponseRequired, total=False):
 
 
 class ListReviewsQuery(TypedDict, total=False):
-    status: Literal["pending", "approved", "returned"]
+    status: Literal["pending", "approved", "returned", "published"]
     kind: Literal["rule", "engagement", "challenge", "contest"]
     item_id: str
     limit: int
@@ -3305,6 +3537,7 @@ class _CreateReviewBodyRequired(TypedDict):
 
 class CreateReviewBody(_CreateReviewBodyRequired, total=False):
     note: str
+    backtest: ReviewBacktest
 
 
 class ReturnReviewBody(TypedDict):
@@ -3658,11 +3891,13 @@ class ListAuditLogResponseEntriesItem(TypedDict):
     actor_type: Literal["user", "api_key", "system"]
     actor_id: str
     actor_label: Optional[str]
+    actor_name: Optional[str]
     action: str
     method: str
     route: str
     resource_type: str
     resource_id: Optional[str]
+    resource_name: Optional[str]
     status: int
     before: Any
     after: Any
@@ -3694,6 +3929,7 @@ class _CreateWebhookBodyRequired(TypedDict):
 
 
 class CreateWebhookBody(_CreateWebhookBodyRequired, total=False):
+    description: Optional[str]
     engagement_id: str
     custom_headers: Dict[str, str]
     retry_count: int
@@ -3702,9 +3938,33 @@ class CreateWebhookBody(_CreateWebhookBodyRequired, total=False):
     allow_private_network: bool
 
 
+class CreateWebhookResponseHealthLastHour(TypedDict):
+    attempts: int
+    failed: int
+
+
+class CreateWebhookResponseHealthLastDay(TypedDict):
+    attempts: int
+    failed: int
+
+
+class CreateWebhookResponseHealth(TypedDict):
+    """Computed when read, from the attempts of the destination's latest 200 deliveries (test deliveries included; interrupted attempts left out)."""
+    status: Literal["healthy", "degraded", "failing", "disabled", "idle"]
+    last_attempt_at: Optional[str]
+    last_success_at: Optional[str]
+    last_failure_at: Optional[str]
+    last_error: Optional[str]
+    last_response_status: Optional[int]
+    consecutive_failures: int
+    last_hour: CreateWebhookResponseHealthLastHour
+    last_day: CreateWebhookResponseHealthLastDay
+
+
 class CreateWebhookResponse(TypedDict):
     id: str
     name: str
+    description: Optional[str]
     url: str
     events: List[str]
     engagement_id: Optional[str]
@@ -3713,6 +3973,7 @@ class CreateWebhookResponse(TypedDict):
     timeout_seconds: int
     active: bool
     allow_private_network: bool
+    health: CreateWebhookResponseHealth
     created_at: str
     updated_at: str
     secret: str
@@ -3726,6 +3987,7 @@ class UpdateWebhookSettingsBody(TypedDict):
 class UpdateWebhookBody(TypedDict, total=False):
     url: str
     events: List[str]
+    description: Optional[str]
     retry_count: int
     timeout_seconds: int
     active: bool
@@ -3786,6 +4048,7 @@ OPERATIONS: Dict[str, Dict[str, str]] = {
     'emitFact': {"method": "POST", "path": "/api/v1/activities/facts/emit", "auth": "session", "idempotency": "body"},
     'reportActivityCompletion': {"method": "POST", "path": "/api/v1/activities/{activityId}/completions", "auth": "key"},
     'getAnalyticsOverview': {"method": "GET", "path": "/api/v1/admin/analytics/overview", "auth": "key"},
+    'getCampaignCalendar': {"method": "GET", "path": "/api/v1/admin/calendar", "auth": "key"},
     'listBadges': {"method": "GET", "path": "/api/v1/admin/badges", "auth": "key"},
     'createBadge': {"method": "POST", "path": "/api/v1/admin/badges", "auth": "key"},
     'getBadge': {"method": "GET", "path": "/api/v1/admin/badges/{code}", "auth": "key"},
@@ -3829,6 +4092,9 @@ OPERATIONS: Dict[str, Dict[str, str]] = {
     'updateEngagement': {"method": "PATCH", "path": "/api/v1/admin/engagements/{id}", "auth": "key"},
     'publishEngagement': {"method": "POST", "path": "/api/v1/admin/engagements/{id}/publish", "auth": "key"},
     'unpublishEngagement': {"method": "POST", "path": "/api/v1/admin/engagements/{id}/unpublish", "auth": "key"},
+    'startEngagementPreview': {"method": "POST", "path": "/api/v1/admin/engagements/{id}/preview", "auth": "key"},
+    'resetEngagementPreview': {"method": "DELETE", "path": "/api/v1/admin/engagements/{id}/preview", "auth": "key"},
+    'getSitePreview': {"method": "GET", "path": "/api/v1/sites/{tenantSlug}/{siteSlug}/preview", "auth": "session"},
     'getSite': {"method": "GET", "path": "/api/v1/sites/{tenantSlug}/{siteSlug}", "auth": "public"},
     'createSiteSession': {"method": "POST", "path": "/api/v1/sites/{tenantSlug}/{siteSlug}/sessions", "auth": "public"},
     'getEmbedUrl': {"method": "GET", "path": "/api/v1/public/engagements/{id}/embed-url", "auth": "key"},
@@ -3842,13 +4108,16 @@ OPERATIONS: Dict[str, Dict[str, str]] = {
     'getExport': {"method": "GET", "path": "/api/v1/admin/exports/{export_id}", "auth": "key"},
     'checkGates': {"method": "POST", "path": "/api/v1/runtime/gates/check", "auth": "session"},
     'recordScreenVisit': {"method": "POST", "path": "/api/v1/runtime/screens/visits", "auth": "session"},
-    'ingestEvent': {"method": "POST", "path": "/api/v1/ingest/events", "auth": "key", "idempotency": "body"},
-    'ingestEventBatch': {"method": "POST", "path": "/api/v1/ingest/events/batch", "auth": "key", "idempotency": "events"},
-    'postEventBatch': {"method": "POST", "path": "/api/v1/events/batch", "auth": "key", "idempotency": "events"},
-    'ingestEventSync': {"method": "POST", "path": "/api/v1/ingest/events/sync", "auth": "key", "idempotency": "body"},
-    'searchEvents': {"method": "GET", "path": "/api/v1/events/search", "auth": "key"},
-    'getStoredEvent': {"method": "GET", "path": "/api/v1/admin/events/{event_id}", "auth": "key"},
-    'retryStoredEvent': {"method": "POST", "path": "/api/v1/admin/events/{event_id}/retry", "auth": "key"},
+    'ingestEvent': {"method": "POST", "path": "/api/v1/api/v1/ingest/events", "auth": "key", "idempotency": "body"},
+    'ingestEventBatch': {"method": "POST", "path": "/api/v1/api/v1/ingest/events/batch", "auth": "key", "idempotency": "events"},
+    'postEventBatch': {"method": "POST", "path": "/api/v1/api/v1/events/batch", "auth": "key", "idempotency": "events"},
+    'ingestEventSync': {"method": "POST", "path": "/api/v1/api/v1/ingest/events/sync", "auth": "key", "idempotency": "body"},
+    'searchEvents': {"method": "GET", "path": "/api/v1/api/v1/events/search", "auth": "key"},
+    'listEventNames': {"method": "GET", "path": "/api/v1/api/v1/admin/events/names", "auth": "key"},
+    'listEventNameProperties': {"method": "GET", "path": "/api/v1/api/v1/admin/events/names/{event_name}/properties", "auth": "key"},
+    'getStoredEvent': {"method": "GET", "path": "/api/v1/api/v1/admin/events/{event_id}", "auth": "key"},
+    'retryStoredEvent': {"method": "POST", "path": "/api/v1/api/v1/admin/events/{event_id}/retry", "auth": "key"},
+    'listParticipantEvents': {"method": "GET", "path": "/api/v1/api/v1/admin/participants/{participant_id}/events", "auth": "key"},
     'listLeaderboards': {"method": "GET", "path": "/api/v1/admin/leaderboards", "auth": "key"},
     'createLeaderboard': {"method": "POST", "path": "/api/v1/admin/leaderboards", "auth": "key"},
     'getLeaderboardDefinition': {"method": "GET", "path": "/api/v1/admin/leaderboards/{code}", "auth": "key"},
@@ -4053,6 +4322,13 @@ class AnalyticsResource:
         `GET /api/v1/admin/analytics/overview` (getAnalyticsOverview).
         """
         return self._client.call('getAnalyticsOverview', path={}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def get_campaign_calendar(self, *, query: Optional[GetCampaignCalendarQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
+        """Rules, multipliers, engagements, challenges and contests on one timeline, with overlaps
+
+        `GET /api/v1/admin/calendar` (getCampaignCalendar).
+        """
+        return self._client.call('getCampaignCalendar', path={}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
 
 class BadgesResource:
@@ -4516,6 +4792,27 @@ class EngagementsResource:
         """
         return self._client.call('unpublishEngagement', path={'id': id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
+    def start_preview(self, id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> StartEngagementPreviewResponse:
+        """Preview the draft with a new test participant, without publishing
+
+        `POST /api/v1/admin/engagements/{id}/preview` (startEngagementPreview).
+        """
+        return self._client.call('startEngagementPreview', path={'id': id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def reset_preview(self, id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ResetEngagementPreviewResponse:
+        """Delete the engagement's test participants, with their attempts and sessions
+
+        `DELETE /api/v1/admin/engagements/{id}/preview` (resetEngagementPreview).
+        """
+        return self._client.call('resetEngagementPreview', path={'id': id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def get_site_preview(self, tenant_slug: str, site_slug: str, *, query: Optional[GetSitePreviewQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> GetSitePreviewResponse:
+        """The draft of the engagement a preview session was issued for, without server secrets
+
+        `GET /api/v1/sites/{tenantSlug}/{siteSlug}/preview` (getSitePreview).
+        """
+        return self._client.call('getSitePreview', path={'tenantSlug': tenant_slug, 'siteSlug': site_slug}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=session)
+
     def get_site(self, tenant_slug: str, site_slug: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> GetSiteResponse:
         """The published engagement of a site, without server secrets
 
@@ -4561,49 +4858,63 @@ class EventIngestionResource:
     def ingest(self, *, body: IngestEvent, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> IngestEventResponse:
         """Ingest one event; processed in the background
 
-        `POST /api/v1/ingest/events` (ingestEvent).
+        `POST /api/v1/api/v1/ingest/events` (ingestEvent).
         """
         return self._client.call('ingestEvent', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def ingest_batch(self, *, body: IngestEventBatchBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> IngestEventBatchResponse:
         """Ingest a batch of events; processed in the background
 
-        `POST /api/v1/ingest/events/batch` (ingestEventBatch).
+        `POST /api/v1/api/v1/ingest/events/batch` (ingestEventBatch).
         """
         return self._client.call('ingestEventBatch', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def post_batch(self, *, body: PostEventBatchBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> PostEventBatchResponse:
         """Ingest a batch of events (same as /ingest/events/batch)
 
-        `POST /api/v1/events/batch` (postEventBatch).
+        `POST /api/v1/api/v1/events/batch` (postEventBatch).
         """
         return self._client.call('postEventBatch', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def ingest_sync(self, *, body: IngestEvent, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> IngestEventSyncResponse:
         """Ingest one event and process it in the request (testing and debugging)
 
-        `POST /api/v1/ingest/events/sync` (ingestEventSync).
+        `POST /api/v1/api/v1/ingest/events/sync` (ingestEventSync).
         """
         return self._client.call('ingestEventSync', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def search(self, *, query: Optional[SearchEventsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> SearchEventsResponse:
         """Search the tenant's event store
 
-        `GET /api/v1/events/search` (searchEvents).
+        `GET /api/v1/api/v1/events/search` (searchEvents).
         """
         return self._client.call('searchEvents', path={}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def list_names(self, *, query: Optional[ListEventNamesQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListEventNamesResponse:
+        """List the event names received, with counts and when last seen
+
+        `GET /api/v1/api/v1/admin/events/names` (listEventNames).
+        """
+        return self._client.call('listEventNames', path={}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def list_name_properties(self, event_name: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListEventNamePropertiesResponse:
+        """List the properties seen on an event name, with their JSON types
+
+        `GET /api/v1/api/v1/admin/events/names/{event_name}/properties` (listEventNameProperties).
+        """
+        return self._client.call('listEventNameProperties', path={'event_name': event_name}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def get_stored(self, event_id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
         """Read one stored event with its processing status
 
-        `GET /api/v1/admin/events/{event_id}` (getStoredEvent).
+        `GET /api/v1/api/v1/admin/events/{event_id}` (getStoredEvent).
         """
         return self._client.call('getStoredEvent', path={'event_id': event_id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def retry_stored(self, event_id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> RetryStoredEventResponse:
         """Queue a failed event for another processing attempt
 
-        `POST /api/v1/admin/events/{event_id}/retry` (retryStoredEvent).
+        `POST /api/v1/api/v1/admin/events/{event_id}/retry` (retryStoredEvent).
         """
         return self._client.call('retryStoredEvent', path={'event_id': event_id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
@@ -4747,6 +5058,13 @@ class ParticipantsResource:
     def __init__(self, client: Client) -> None:
         self._client = client
 
+    def list_events(self, participant_id: str, *, query: Optional[ListParticipantEventsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListParticipantEventsResponse:
+        """A participant's recent events with their outcome (points earned, rules met), newest first
+
+        `GET /api/v1/api/v1/admin/participants/{participant_id}/events` (listParticipantEvents).
+        """
+        return self._client.call('listParticipantEvents', path={'participant_id': participant_id}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
     def upsert_profile(self, participant_id: str, *, body: UpsertParticipantProfileBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
         """Upsert a participant's profile (standard and custom fields)
 
@@ -4860,14 +5178,14 @@ class PointsResource:
         return self._client.call('deductPoints', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def get_settings(self, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> GetPointsSettingsResponse:
-        """The tenant's expiry policy, default TTL, reminder days and currency name
+        """The tenant's expiry policy, default TTL, reminder days, currency name and point value
 
         `GET /api/v1/admin/points/settings` (getPointsSettings).
         """
         return self._client.call('getPointsSettings', path={}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def update_settings(self, *, body: UpdatePointsSettingsBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> UpdatePointsSettingsResponse:
-        """Change the expiry policy, default TTL, reminder days or currency name
+        """Change the expiry policy, default TTL, reminder days, currency name or point value
 
         `PATCH /api/v1/admin/points/settings` (updatePointsSettings).
         """
@@ -5273,7 +5591,7 @@ class WebhooksResource:
         self._client = client
 
     def list(self, *, query: Optional[ListWebhooksQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListWebhooksResponse:
-        """List webhook destinations
+        """List webhook destinations, each with its health
 
         `GET /api/v1/gamify/webhooks` (listWebhooks).
         """
@@ -5301,14 +5619,14 @@ class WebhooksResource:
         return self._client.call('updateWebhookSettings', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def get(self, destination_id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
-        """Read a webhook destination
+        """Read a webhook destination and its health (from its recent delivery attempts)
 
         `GET /api/v1/gamify/webhooks/{destination_id}` (getWebhook).
         """
         return self._client.call('getWebhook', path={'destination_id': destination_id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def update(self, destination_id: str, *, body: UpdateWebhookBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
-        """Update the url, events, retry_count, timeout_seconds, active state or private-network opt-in of a destination
+        """Update the url, events, description, retry_count, timeout_seconds, active state or private-network opt-in of a destination
 
         `PATCH /api/v1/gamify/webhooks/{destination_id}` (updateWebhook).
         """

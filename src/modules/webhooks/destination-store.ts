@@ -6,6 +6,8 @@ export interface DestinationRow {
   tenant_id: string;
   id: string;
   name: string;
+  /** A free note (migration 1405). */
+  description: string | null;
   url: string;
   events: string[];
   engagement_id: string | null;
@@ -22,12 +24,12 @@ export interface DestinationRow {
 
 export async function insertDestination(tx: Tx, row: DestinationRow): Promise<DestinationRow> {
   const { rows } = await tx.query<DestinationRow>(
-    `INSERT INTO webhook_destinations (tenant_id, id, name, url, events, engagement_id, custom_headers, retry_count, timeout_seconds, active, secret, created_at, updated_at, allow_private_network)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13)
+    `INSERT INTO webhook_destinations (tenant_id, id, name, url, events, engagement_id, custom_headers, retry_count, timeout_seconds, active, secret, created_at, updated_at, allow_private_network, description)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14)
      RETURNING *`,
     [
       row.tenant_id, row.id, row.name, row.url, row.events, row.engagement_id, JSON.stringify(row.custom_headers), row.retry_count, row.timeout_seconds, row.active, row.secret, row.created_at,
-      row.allow_private_network,
+      row.allow_private_network, row.description,
     ],
   );
   return rows[0];
@@ -56,7 +58,8 @@ export async function updateDestination(
   tx: Tx,
   tenantId: string,
   id: string,
-  patch: { url?: string; events?: string[]; retry_count?: number; timeout_seconds?: number; active?: boolean; allow_private_network?: boolean },
+  /** `description: null` clears it; undefined leaves every field as it is. */
+  patch: { url?: string; events?: string[]; description?: string | null; retry_count?: number; timeout_seconds?: number; active?: boolean; allow_private_network?: boolean },
   now: Date,
 ): Promise<DestinationRow | null> {
   const { rows } = await tx.query<DestinationRow>(
@@ -67,10 +70,12 @@ export async function updateDestination(
        timeout_seconds = COALESCE($6, timeout_seconds),
        active = COALESCE($7, active),
        allow_private_network = COALESCE($9, allow_private_network),
+       description = CASE WHEN $10::boolean THEN $11::text ELSE description END,
        updated_at = $8
      WHERE tenant_id = $1 AND id = $2
      RETURNING *`,
-    [tenantId, id, patch.url ?? null, patch.events ?? null, patch.retry_count ?? null, patch.timeout_seconds ?? null, patch.active ?? null, now, patch.allow_private_network ?? null],
+    [tenantId, id, patch.url ?? null, patch.events ?? null, patch.retry_count ?? null, patch.timeout_seconds ?? null, patch.active ?? null, now, patch.allow_private_network ?? null,
+     patch.description !== undefined, patch.description ?? null],
   );
   return rows[0] ?? null;
 }

@@ -29,7 +29,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/gamify/webhooks',
-    { config: admin, schema: { tags, operationId: 'listWebhooks', summary: 'List webhook destinations', querystring: ListDestinationsQuery, response: { 200: DestinationList } } },
+    { config: admin, schema: { tags, operationId: 'listWebhooks', summary: 'List webhook destinations, each with its health', querystring: ListDestinationsQuery, response: { 200: DestinationList } } },
     async (request) => service.listDestinations(context, request.auth!.tenantId, request.query),
   );
 
@@ -91,7 +91,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/gamify/webhooks/:destination_id',
-    { config: admin, schema: { tags, operationId: 'getWebhook', summary: 'Read a webhook destination', params: DestinationIdParams, response: { 200: Type.Ref('WebhookDestination') } } },
+    { config: admin, schema: { tags, operationId: 'getWebhook', summary: 'Read a webhook destination and its health (from its recent delivery attempts)', params: DestinationIdParams, response: { 200: Type.Ref('WebhookDestination') } } },
     async (request) => service.readDestination(context, request.auth!.tenantId, request.params.destination_id),
   );
 
@@ -102,7 +102,7 @@ export const routes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         operationId: 'updateWebhook',
-        summary: 'Update the url, events, retry_count, timeout_seconds, active state or private-network opt-in of a destination',
+        summary: 'Update the url, events, description, retry_count, timeout_seconds, active state or private-network opt-in of a destination',
         description:
           'The URL is re-validated against the same forgery rules as at creation (422 `VALIDATION_INVALID_VALUE`); turning ' +
           '`allow_private_network` off re-validates the stored URL under the public rules. `allow_private_network: true` answers 403 ' +

@@ -28,6 +28,12 @@ const CustomHeaders = Type.Record(Type.String(), Type.String(), {
   description: 'Extra headers added to every delivery (at most 20; names other than the X-Service-* and transport headers).',
 });
 
+/** A destination's free note (not in the spec's table: docs/decisions.md, "Webhook destinations in the console"). */
+export const DESCRIPTION_LENGTH_MAX = 500;
+const DescriptionField = Type.Union([Type.String({ maxLength: DESCRIPTION_LENGTH_MAX }), Type.Null()], {
+  description: 'A note on what the receiver is and who runs it: at most 500 characters; null or an empty string clears it.',
+});
+
 const EVENTS_DESCRIPTION =
   'What the destination subscribes to (1 to 25 entries): event names from `/.well-known/events.json`, `<prefix>.*` (every event whose name ' +
   'starts with `<prefix>.`, such as `points.*`; the prefix must start at least one catalog event), or `*` (every event, those added to the ' +
@@ -38,6 +44,7 @@ export const CreateDestinationBody = Type.Object(
     name: Type.String({ description: '1 to 100 characters; the prefix `[system]` is reserved.' }),
     url: Type.String({ description: 'An https URL whose host resolves to public addresses only.' }),
     events: Type.Array(Type.String(), { description: EVENTS_DESCRIPTION }),
+    description: Type.Optional(DescriptionField),
     engagement_id: Type.Optional(Type.String({ format: 'uuid', description: 'Deliver only events of this engagement; omitted means all.' })),
     custom_headers: Type.Optional(CustomHeaders),
     retry_count: Type.Optional(Type.Integer({ description: '0 to 5 (default 3); attempts = retry_count + 1.' })),
@@ -56,19 +63,51 @@ export const UpdateDestinationBody = Type.Object(
   {
     url: Type.Optional(Type.String({ description: 'Re-validated against the same forgery rules.' })),
     events: Type.Optional(Type.Array(Type.String(), { description: EVENTS_DESCRIPTION })),
+    description: Type.Optional(DescriptionField),
     retry_count: Type.Optional(Type.Integer()),
     timeout_seconds: Type.Optional(Type.Integer()),
     active: Type.Optional(Type.Boolean()),
     allow_private_network: Type.Optional(AllowPrivateNetwork),
   },
-  { additionalProperties: false, minProperties: 1, examples: [{ events: ['points.*', 'badge.earned.v1', 'tier.changed.v1'], retry_count: 5, timeout_seconds: 15, active: true }] },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ events: ['points.*', 'badge.earned.v1', 'tier.changed.v1'], description: 'The CRM team\'s receiver', retry_count: 5, timeout_seconds: 15, active: true }],
+  },
 );
 export type UpdateDestinationInput = Static<typeof UpdateDestinationBody>;
+
+const AttemptCounts = Type.Object({ attempts: Type.Integer(), failed: Type.Integer() });
+export const HEALTH_STATUSES = ['healthy', 'degraded', 'failing', 'disabled', 'idle'] as const;
+
+export const DestinationHealth = Type.Object(
+  {
+    status: Type.Union(HEALTH_STATUSES.map((s) => Type.Literal(s)), {
+      description:
+        '`failing`: the latest 3 or more attempts (across deliveries) failed. `degraded`: the latest attempt failed, or 10 % or more of the ' +
+        'last hour\'s attempts did. `healthy`: otherwise. `idle`: no attempts yet. `disabled`: the destination is not active (its figures stay).',
+    }),
+    last_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    last_success_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    last_failure_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    last_error: Type.Union([Type.String(), Type.Null()], { description: 'The error of the latest failed attempt (a timeout, a refused connection, the HTTP status).' }),
+    last_response_status: Type.Union([Type.Integer(), Type.Null()], { description: 'The HTTP status of the latest failed attempt; null when there was no answer.' }),
+    consecutive_failures: Type.Integer({ description: 'Failed attempts since the latest success (within the sample).' }),
+    last_hour: AttemptCounts,
+    last_day: AttemptCounts,
+  },
+  {
+    description:
+      'Computed when read, from the attempts of the destination\'s latest 200 deliveries (test deliveries included; interrupted attempts left out).',
+  },
+);
+export type DestinationHealthView = Static<typeof DestinationHealth>;
 
 export const Destination = Type.Object(
   {
     id: Type.String({ description: 'Destination id (`whk_…`).' }),
     name: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
     url: Type.String(),
     events: Type.Array(Type.String()),
     engagement_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
@@ -77,6 +116,7 @@ export const Destination = Type.Object(
     timeout_seconds: Type.Integer(),
     active: Type.Boolean(),
     allow_private_network: Type.Boolean({ description: 'The destination may reach a private-network receiver (sandbox tenants, outside production).' }),
+    health: DestinationHealth,
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },

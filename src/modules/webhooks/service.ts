@@ -13,10 +13,12 @@ import { tenantEnvironment } from '../../platform/environments.js';
 import { ALL_EVENTS_PATTERN, catalogEntry, patternProblem, PING_EVENT, sampleEventData } from './catalog.js';
 import { attemptDelivery, backoffMsBefore, destinationPolicy, privateNetworkPermittedBy, TEST_EVENT_ID_PREFIX } from './delivery.js';
 import * as store from './store.js';
+import { destinationHealth } from './health.js';
 import type {
   BulkReplayInput,
   CreateDestinationInput,
   DeliveryView,
+  DestinationHealthView,
   DestinationView,
   ReplayJobView,
   TestEventInput,
@@ -141,10 +143,11 @@ async function requireSandbox(context: Pick<Context, 'db'>, tenantId: string, de
   }
 }
 
-export function toDestinationView(row: store.DestinationRow): DestinationView {
+export function toDestinationView(row: store.DestinationRow, health: DestinationHealthView): DestinationView {
   return {
     id: row.id,
     name: row.name,
+    description: row.description,
     url: row.url,
     events: row.events,
     engagement_id: row.engagement_id,
@@ -153,6 +156,7 @@ export function toDestinationView(row: store.DestinationRow): DestinationView {
     timeout_seconds: row.timeout_seconds,
     active: row.active,
     allow_private_network: row.allow_private_network,
+    health,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };
@@ -201,6 +205,15 @@ function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
 }
 
+/** Destinations as the API shows them: each with its health, computed from its recent attempts (health.ts). */
+async function withHealth(tx: Tx, tenantId: string, rows: store.DestinationRow[]): Promise<DestinationView[]> {
+  const health = await destinationHealth(tx, tenantId, rows, clock.now());
+  return rows.map((row) => toDestinationView(row, health.get(row.id)!));
+}
+
+/** An empty description is no description. */
+const descriptionOf = (value: string | null | undefined): string | null | undefined => (value === undefined ? undefined : value === null || value.trim() === '' ? null : value);
+
 async function requireDestination(tx: Tx, tenantId: string, id: string, lock = false): Promise<store.DestinationRow> {
   const destination = await store.findDestination(tx, tenantId, id, lock);
   if (!destination) throw notFound(`webhook destination "${id}"`, 'WEBHOOK_DESTINATION_NOT_FOUND');
@@ -219,11 +232,12 @@ export async function createDestination(context: Context, tenantId: string, inpu
   if (allowPrivateNetwork) await requirePrivateNetworkPermitted(context, tenantId);
   const url = await checkUrl(context, input.url, await destinationPolicy(context, tenantId, { allow_private_network: allowPrivateNetwork }));
   const now = clock.now();
-  const row = await context.db.tenant(tenantId, (tx) =>
-    store.insertDestination(tx, {
+  return context.db.tenant(tenantId, async (tx) => {
+    const row = await store.insertDestination(tx, {
       tenant_id: tenantId,
       id: prefixedId('whk', 12),
       name: input.name,
+      description: descriptionOf(input.description) ?? null,
       url,
       events,
       engagement_id: input.engagement_id ?? null,
@@ -235,24 +249,27 @@ export async function createDestination(context: Context, tenantId: string, inpu
       secret: newSecret(),
       created_at: now,
       updated_at: now,
-    }),
-  );
-  return { ...toDestinationView(row), secret: row.secret };
+    });
+    const [view] = await withHealth(tx, tenantId, [row]);
+    return { ...view, secret: row.secret };
+  });
 }
 
 export async function listDestinations(context: Context, tenantId: string, query: { limit: number; cursor?: string }) {
   const after = decodeCursor(query.cursor, { created_at: 'timestamp', id: 'text' });
-  const rows = await context.db.tenant(tenantId, (tx) => store.listDestinations(tx, tenantId, query.limit + 1, after));
-  const page = rows.slice(0, query.limit);
-  const last = page[page.length - 1];
-  return {
-    destinations: page.map(toDestinationView),
-    next_cursor: rows.length > query.limit && last ? encodeCursor({ created_at: new Date(last.created_at).toISOString(), id: last.id }) : null,
-  };
+  return context.db.tenant(tenantId, async (tx) => {
+    const rows = await store.listDestinations(tx, tenantId, query.limit + 1, after);
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      destinations: await withHealth(tx, tenantId, page),
+      next_cursor: rows.length > query.limit && last ? encodeCursor({ created_at: new Date(last.created_at).toISOString(), id: last.id }) : null,
+    };
+  });
 }
 
 export async function readDestination(context: Context, tenantId: string, id: string): Promise<DestinationView> {
-  return context.db.tenant(tenantId, async (tx) => toDestinationView(await requireDestination(tx, tenantId, id)));
+  return context.db.tenant(tenantId, async (tx) => (await withHealth(tx, tenantId, [await requireDestination(tx, tenantId, id)]))[0]);
 }
 
 export async function updateDestination(context: Context, tenantId: string, id: string, input: UpdateDestinationInput): Promise<DestinationView> {
@@ -260,16 +277,16 @@ export async function updateDestination(context: Context, tenantId: string, id: 
   if (input.retry_count !== undefined) checkRange('retry_count', input.retry_count, RETRY_COUNT_MIN, RETRY_COUNT_MAX);
   if (input.timeout_seconds !== undefined) checkRange('timeout_seconds', input.timeout_seconds, TIMEOUT_SECONDS_MIN, TIMEOUT_SECONDS_MAX);
   // The existence check comes first so that another tenant's id is a 404 whatever the body says.
-  const current = await readDestination(context, tenantId, id);
+  const current = await context.db.tenant(tenantId, (tx) => requireDestination(tx, tenantId, id));
   if (input.allow_private_network === true) await requirePrivateNetworkPermitted(context, tenantId);
   const policy = await destinationPolicy(context, tenantId, { allow_private_network: input.allow_private_network ?? current.allow_private_network });
   const url = input.url === undefined ? undefined : await checkUrl(context, input.url, policy);
   // Turning the opt-in off must not leave a destination whose URL the public rules refuse.
   if (input.url === undefined && input.allow_private_network === false && current.allow_private_network) await checkUrl(context, current.url, policy);
   return context.db.tenant(tenantId, async (tx) => {
-    const row = await store.updateDestination(tx, tenantId, id, { ...input, url, events }, clock.now());
+    const row = await store.updateDestination(tx, tenantId, id, { ...input, url, events, description: descriptionOf(input.description) }, clock.now());
     if (!row) throw notFound(`webhook destination "${id}"`, 'WEBHOOK_DESTINATION_NOT_FOUND');
-    return toDestinationView(row);
+    return (await withHealth(tx, tenantId, [row]))[0];
   });
 }
 

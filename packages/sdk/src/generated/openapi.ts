@@ -310,9 +310,29 @@ export interface paths {
         };
         /**
          * Daily figures of the tenant for a range of days (the console Overview)
-         * @description Per calendar day in the tenant's time zone (`timezone`), from `from` to `to` inclusive: points issued, redeemed and expired (from the points ledger), active participants, events stored and failed (from the event store), webhook deliveries succeeded and failed (from counters kept for good), with totals over the range, the outstanding points liability now, and the top 10 earn rules by points awarded in the range. Every day of the range is listed, with zeros where nothing happened. At most 366 days; default the last 30 days ending today. Figures are computed from the database on each call (read only, one snapshot). An admin credential (`admin` or `gamify:admin` scope, or an admin login token) is required.
+         * @description Per calendar day in the tenant's time zone (`timezone`), from `from` to `to` inclusive: points issued, redeemed and expired (from the points ledger), active participants, events stored and failed (from the event store), webhook deliveries succeeded and failed (from counters kept for good), with totals over the range, the outstanding points liability now and at the end of each day, and the top 10 earn rules by points awarded in the range. With a point value set (PATCH /admin/points/settings `point_value`), the liability, the expiry forecast (open lots by the month of their expiry, the current month and the next 11) and the breakage (points expired ÷ points issued in the range) are also given in money, in the tenant's `currency`. Every day of the range is listed, with zeros where nothing happened. At most 366 days; default the last 30 days ending today. Figures are computed from the database on each call (read only, one snapshot). An admin credential (`admin` or `gamify:admin` scope, or an admin login token) is required.
          */
         get: operations["getAnalyticsOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Rules, multipliers, engagements, challenges and contests on one timeline, with overlaps
+         * @description Every earn rule, campaign multiplier (not a participant's own), engagement (its trigger window), challenge and contest whose window meets the days from `from` to `to` (calendar days in the tenant's time zone, inclusive; default the current month), each with its window (null bounds are open), its own status and a common `state`. Earn-affecting items (event rules that are not paused, and multipliers) list the others of the same event whose windows overlap theirs. At most 366 days and 500 items (`truncated` says when more ran). Needs `programs:read` (console roles) or an admin credential.
+         */
+        get: operations["getCampaignCalendar"];
         put?: never;
         post?: never;
         delete?: never;
@@ -913,6 +933,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/engagements/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview the draft with a new test participant, without publishing
+         * @description Deletes the test participants of earlier previews of this engagement, makes a new one (flagged `test`: left out of participant lists, exports and figures) and a session for it, scoped to this engagement: the preview token. The runtime page at `preview_url` with `#session=<session_id>` runs the current draft (published or not) and marks itself as a preview. Its completions take attempts and draw prizes from the real stock, but award nothing: no points, no reward code or stock or budget used, no badge, no challenge progress, no events or webhooks.
+         */
+        post: operations["startEngagementPreview"];
+        /** Delete the engagement's test participants, with their attempts and sessions */
+        delete: operations["resetEngagementPreview"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sites/{tenantSlug}/{siteSlug}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The draft of the engagement a preview session was issued for, without server secrets
+         * @description For preview sessions only (`startEngagementPreview`): 403 `PREVIEW_SESSION_REQUIRED` for a real participant's session, 403 `SESSION_ENGAGEMENT_MISMATCH` when `engagement_id` is another engagement, 403 `SESSION_TENANT_MISMATCH` for another tenant's site, 404 `SITE_NOT_FOUND` when the draft is on another site.
+         */
+        get: operations["getSitePreview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sites/{tenantSlug}/{siteSlug}": {
         parameters: {
             query?: never;
@@ -1166,7 +1227,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/ingest/events": {
+    "/api/v1/api/v1/ingest/events": {
         parameters: {
             query?: never;
             header?: never;
@@ -1186,7 +1247,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/ingest/events/batch": {
+    "/api/v1/api/v1/ingest/events/batch": {
         parameters: {
             query?: never;
             header?: never;
@@ -1206,7 +1267,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/events/batch": {
+    "/api/v1/api/v1/events/batch": {
         parameters: {
             query?: never;
             header?: never;
@@ -1226,7 +1287,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/ingest/events/sync": {
+    "/api/v1/api/v1/ingest/events/sync": {
         parameters: {
             query?: never;
             header?: never;
@@ -1246,7 +1307,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/events/search": {
+    "/api/v1/api/v1/events/search": {
         parameters: {
             query?: never;
             header?: never;
@@ -1266,7 +1327,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/admin/events/{event_id}": {
+    "/api/v1/api/v1/admin/events/names": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the event names received, with counts and when last seen
+         * @description Every event name the tenant has sent, in name order, with how many events of it were accepted and the earliest and latest `occurred_at`. `q` keeps names containing it.
+         */
+        get: operations["listEventNames"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api/v1/admin/events/names/{event_name}/properties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the properties seen on an event name, with their JSON types
+         * @description Read from the latest 1,000 stored events of the name: each property path (as a rule condition names it, `properties.<name>`), the JSON types seen there and how often. Values are not returned. A name never received answers an empty list.
+         */
+        get: operations["listEventNameProperties"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api/v1/admin/events/{event_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1283,7 +1384,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/admin/events/{event_id}/retry": {
+    "/api/v1/api/v1/admin/events/{event_id}/retry": {
         parameters: {
             query?: never;
             header?: never;
@@ -1297,6 +1398,26 @@ export interface paths {
          * @description Only events whose status is `failed` or `retrying`; a processed event answers 409.
          */
         post: operations["retryStoredEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api/v1/admin/participants/{participant_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A participant's recent events with their outcome (points earned, rules met), newest first
+         * @description For support: the events of one participant with `participants:read`, where `GET /events/search` is the developers' view of the whole store. Properties are masked without `read:pii`. Paginate with `next_cursor`.
+         */
+        get: operations["listParticipantEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1613,7 +1734,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's expiry policy, default TTL, reminder days and currency name */
+        /** The tenant's expiry policy, default TTL, reminder days, currency name and point value */
         get: operations["getPointsSettings"];
         put?: never;
         post?: never;
@@ -1621,8 +1742,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the expiry policy, default TTL, reminder days or currency name
-         * @description Applies to lots granted from now on; existing lots keep their expiry.
+         * Change the expiry policy, default TTL, reminder days, currency name or point value
+         * @description Expiry changes apply to lots granted from now on; existing lots keep their expiry. `point_value` (money per point in the tenant's currency) changes how the overview values points from the next read; null clears it. A value with more than 6 decimal places is refused (400, `errors[].path` `/point_value`, code `multiple_of`).
          */
         patch: operations["updatePointsSettings"];
         trace?: never;
@@ -1847,13 +1968,13 @@ export interface paths {
         };
         /**
          * List review requests, newest first
-         * @description Filter by `status`, `kind` and `item_id`; pages with `limit` and `next_cursor`. Needs programs:read.
+         * @description Filter by `status`, `kind` and `item_id`; pages with `limit` and `next_cursor`. Needs programs:write: the people who author drafts or publish them (a fraud reviewer or an analyst has nothing to do here).
          */
         get: operations["listReviews"];
         put?: never;
         /**
          * Ask for a draft to be published (a review request)
-         * @description For people without the publishing permission (programs:publish): the draft rule, engagement (or an engagement's unpublished changes), challenge or contest goes to the publishers. Needs programs:write. The item must exist in this tenant (404) and hold something unpublished (409 `REVIEW_ITEM_NOT_DRAFT`); an item has at most one pending request (409 `REVIEW_ALREADY_PENDING`). The submitter is recorded: a console user by id and email, an API key by its id. When the tenant requires four-eyes publishing (`require_four_eyes`, `PATCH /tenant`), this is the only way to publish for everyone, publishers and API keys included: the direct publish routes answer 403 `FOUR_EYES_REQUIRED`.
+         * @description For people without the publishing permission (programs:publish): the draft rule, engagement (or an engagement's unpublished changes), challenge or contest goes to the publishers. Needs programs:write. The item must exist in this tenant (404) and hold something unpublished (409 `REVIEW_ITEM_NOT_DRAFT`); an item has at most one pending request (409 `REVIEW_ALREADY_PENDING`). The submitter is recorded: a console user by id and email, an API key by its id. A rule's request may carry the author's latest backtest (`backtest`, the answer of `POST /admin/rules/simulate`), shown to the publisher. A pending request is closed (status `published`, by whoever published, when) when its item is published directly from its own route. When the tenant requires four-eyes publishing (`require_four_eyes`, `PATCH /tenant`), this is the only way to publish for everyone, publishers and API keys included: the direct publish routes answer 403 `FOUR_EYES_REQUIRED`.
          */
         post: operations["createReview"];
         delete?: never;
@@ -1871,7 +1992,7 @@ export interface paths {
         };
         /**
          * Read a review request
-         * @description Needs programs:read.
+         * @description Needs programs:write.
          */
         get: operations["getReview"];
         put?: never;
@@ -1893,7 +2014,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a pending request: the item is published
-         * @description Needs programs:publish. Publishes the item through its own publish route's logic (a rule becomes `active`, an engagement's draft is published, a challenge and a contest leave `draft`) in the same transaction as the decision: when publishing is refused (a plan quota, a closed window …) that error is answered and the request stays pending. 409 `REVIEW_ALREADY_DECIDED`, `REVIEW_ITEM_GONE`, `REVIEW_ITEM_NOT_DRAFT` (published meanwhile) or `REVIEW_ITEM_CHANGED` (edited after submission: return it for resubmission). When the tenant requires four-eyes publishing (`require_four_eyes` in `GET /tenant`), the approval must come from a person other than the submitter: 403 `FOUR_EYES_REQUIRED` when the caller submitted the request (as the same console user, by cookie or admin login token) or is an API key.
+         * @description Needs programs:publish. Publishes the item through its own publish route's logic (a rule becomes `active`, an engagement's draft is published, a challenge and a contest leave `draft`) in the same transaction as the decision: when publishing is refused (a plan quota, a closed window …) that error is answered and the request stays pending. A request whose item was published directly meanwhile is answered as it stands (status `published`): the item is live, as the approval asked. 409 `REVIEW_ALREADY_DECIDED` (approved or returned already), `REVIEW_ITEM_GONE` or `REVIEW_ITEM_CHANGED` (edited after submission: return it for resubmission); each names the item by its kind and name. When the tenant requires four-eyes publishing (`require_four_eyes` in `GET /tenant`), the approval must come from a person other than the submitter: 403 `FOUR_EYES_REQUIRED` when the caller submitted the request (as the same console user, by cookie or admin login token) or is an API key.
          */
         post: operations["approveReview"];
         delete?: never;
@@ -1913,7 +2034,7 @@ export interface paths {
         put?: never;
         /**
          * Return a pending request to its author with a note
-         * @description Needs programs:publish. The item stays a draft; its author changes it and submits it again. 409 `REVIEW_ALREADY_DECIDED` when it was decided already. Four-eyes publishing does not restrict returning: a submitter may take back their own request this way.
+         * @description Needs programs:publish. Nothing is published: a draft stays a draft, and for a live item with unpublished changes (an engagement) the live version keeps running unchanged; its author changes the draft and submits it again. 409 `REVIEW_ALREADY_DECIDED` when it was decided already. Four-eyes publishing does not restrict returning: a submitter may take back their own request this way.
          */
         post: operations["returnReview"];
         delete?: never;
@@ -2564,7 +2685,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook destinations */
+        /** List webhook destinations, each with its health */
         get: operations["listWebhooks"];
         put?: never;
         /**
@@ -2609,7 +2730,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a webhook destination */
+        /** Read a webhook destination and its health (from its recent delivery attempts) */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
@@ -2618,7 +2739,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update the url, events, retry_count, timeout_seconds, active state or private-network opt-in of a destination
+         * Update the url, events, description, retry_count, timeout_seconds, active state or private-network opt-in of a destination
          * @description The URL is re-validated against the same forgery rules as at creation (422 `VALIDATION_INVALID_VALUE`); turning `allow_private_network` off re-validates the stored URL under the public rules. `allow_private_network: true` answers 403 `SANDBOX_ONLY` for a live tenant and 403 `TEST_CONTROLS_DISABLED` in production.
          */
         patch: operations["updateWebhook"];
@@ -2916,10 +3037,16 @@ export interface components {
                 /** @description Distinct participants active on at least one day of the range (not the sum of the days: a participant active on several days counts once). */
                 active_participants: number;
             };
-            /** @description The outstanding points liability, now. */
+            /** @description The tenant's currency (ISO 4217) that the money figures are in. */
+            currency: string;
+            /** @description Money per point in the tenant's currency (points settings `point_value`); null when not set, and every money figure is null. */
+            point_value: number | null;
+            /** @description The outstanding points liability, now and at the end of each day of the range. */
             liability: {
                 /** @description Points held by participants now: the sum of every participant's available balance. */
                 outstanding_points: number;
+                /** @description `outstanding_points` times the point value: the liability in money, now. In the tenant's currency (`currency`), rounded to its minor unit; null when no point value is set. */
+                outstanding_value: number | null;
                 /** @description Participants whose available balance is above zero now. */
                 participants_with_balance: number;
                 /**
@@ -2927,6 +3054,47 @@ export interface components {
                  * @description When the balances were read. The liability is current, not as at the end of the range.
                  */
                 as_of: string;
+                /** @description The outstanding points at the end of each day of the range, oldest first (valued at the point value now). */
+                history: {
+                    /**
+                     * Format: date
+                     * @description The calendar day in the tenant's time zone.
+                     */
+                    date: string;
+                    /** @description The outstanding points at the end of the day: the outstanding points now less the net ledger change (every entry, expiries included) since the end of that day. */
+                    outstanding_points: number;
+                    /** @description `outstanding_points` times the point value now. In the tenant's currency (`currency`), rounded to its minor unit; null when no point value is set. */
+                    outstanding_value: number | null;
+                }[];
+            };
+            /** @description What will expire if nobody spends it: the unspent remainder of every open lot, by the month of its expiry date in the tenant's time zone, as the ledger's lots stand now. */
+            expiry_forecast: {
+                /** @description The current month and the 11 after it, oldest first, with zeros where nothing expires. */
+                months: {
+                    /** @description The calendar month in the tenant's time zone (YYYY-MM). */
+                    month: string;
+                    /** @description Points of open lots (their unspent remainder) whose expiry date falls in the month. The first month also holds lots already due that the expiry run has not yet removed. */
+                    points: number;
+                    /** @description `points` times the point value. In the tenant's currency (`currency`), rounded to its minor unit; null when no point value is set. */
+                    value: number | null;
+                }[];
+                /** @description Points of open lots that expire after the last month listed. */
+                later_points: number;
+                /** @description `later_points` times the point value. In the tenant's currency (`currency`), rounded to its minor unit; null when no point value is set. */
+                later_value: number | null;
+                /** @description Points of open lots that never expire (granted while the expiry policy was `none`). */
+                never_points: number;
+            };
+            /** @description Breakage over the range: the share of points that expired unspent, measured as the points expired in the range over the points issued in it. */
+            breakage: {
+                /** @description Points issued in the range (`totals.points_issued`). */
+                points_issued: number;
+                /** @description Points expired in the range (`totals.points_expired`). */
+                points_expired: number;
+                /** @description `points_expired` ÷ `points_issued`, rounded to 4 decimal places (0.125 is 12.5%); null when no point was issued in the range. It may exceed 1 when more expired than was issued (the expired points were issued before the range). */
+                rate: number | null;
+                /** @description `points_expired` times the point value: the money the expired points represent. In the tenant's currency (`currency`), rounded to its minor unit; null when no point value is set. */
+                value: number | null;
             };
             /** @description Up to 10 earn rules by points awarded in the range, most first (ties by rule id). */
             top_rules: {
@@ -2939,6 +3107,53 @@ export interface components {
                 /** @description How many awards the rule made in the range: one per event (or scheduled occurrence) it paid points for. */
                 events: number;
             }[];
+        };
+        /** Campaign calendar */
+        Calendar: {
+            /**
+             * Format: date
+             * @description First day of the window (inclusive).
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the window (inclusive).
+             */
+            to: string;
+            /** @description The tenant's time zone (IANA name) that the days are cut in. */
+            timezone: string;
+            /** @description Every item whose window meets the days, by start (open starts first), then kind and id. */
+            items: {
+                /** @description What the item is: an earn rule, a points multiplier, an engagement, a challenge or a contest. */
+                kind: "rule" | "multiplier" | "engagement" | "challenge" | "contest";
+                /** @description The item's id in its own API (`/admin/rules/{id}`, `/admin/points/multipliers/{id}`, `/admin/engagements/{id}`, `/admin/challenges/{id}`, `/admin/contests/{id}`). */
+                id: string;
+                /** @description The item's name (a contest's title); null for a multiplier, which has none (see `multiplier` and `event_name`). */
+                name: string | null;
+                /** @description The item's own status in its API (a rule's `active`, a contest's `scoring`, a challenge's status as its window makes it now …). */
+                status: string;
+                /** @description The status in the calendar's common words, now: `draft` (not published), `scheduled` (published, its window not started), `live` (running), `paused` (a paused rule), `ended` (its window over, or a contest scoring or completed, an archived challenge). */
+                state: "draft" | "scheduled" | "live" | "paused" | "ended";
+                /** @description Start of the item's window; null: open at the start (a rule or engagement without a start). */
+                starts_at: string | null;
+                /** @description End of the item's window (exclusive); null: open-ended. */
+                ends_at: string | null;
+                /** @description The event an earn rule (trigger `event`) or a multiplier acts on, or a contest scores; null otherwise. */
+                event_name: string | null;
+                /** @description A multiplier's factor; null for other kinds. */
+                multiplier: number | null;
+                /** @description For earn-affecting items (event rules that are not paused, and multipliers): the other such items of the same `event_name` whose window overlaps this one, with the stretch where they do. Both act on the same events there (rules add up; a multiplier multiplies them). */
+                overlaps: {
+                    kind: "rule" | "multiplier";
+                    id: string;
+                    /** @description Where the two windows start to overlap; null: since always. */
+                    starts_at: string | null;
+                    /** @description Where the overlap ends; null: open-ended. */
+                    ends_at: string | null;
+                }[];
+            }[];
+            /** @description True when more than 500 items run in the window and the latest-starting were left out: ask for a shorter window. */
+            truncated: boolean;
         };
         /** BadgeDefinition */
         BadgeDefinition: {
@@ -3545,6 +3760,14 @@ export interface components {
             lifetime_after: number;
             /** Format: date-time */
             created_at: string;
+            /** @description Who caused the entry: the person or API key that asked for a direct grant or deduct or for the import the row came from, or the earn rule that awarded it; null for other sources (an activity, a challenge, expiry, a bulk grant, entries written before who-asked was kept). */
+            actor: {
+                type: "user" | "api_key" | "rule";
+                /** @description The console user's, API key's or earn rule's id. */
+                id: string;
+                /** @description Its current name (a person's name, else their sign-in email); null once it is gone. */
+                name: string | null;
+            } | null;
         };
         PointsTier: {
             code: string;
@@ -3567,6 +3790,24 @@ export interface components {
             /** @description The console user's email; null for an API key. */
             email: string | null;
         };
+        /**
+         * ReviewBacktest
+         * @description The author's latest backtest of the rule: the answer of `POST /admin/rules/simulate` as the author saw it, for the publisher to weigh (they may run their own).
+         */
+        ReviewBacktest: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            events_scanned: number;
+            events_matched: number;
+            participants: number;
+            points: number;
+            badges_awarded: number;
+            capped_events: number;
+            truncated: boolean;
+            budget_exhausted_at: string | null;
+        };
         /** Review */
         Review: {
             /**
@@ -3581,8 +3822,8 @@ export interface components {
             item_name: string;
             /** @description The item's `updated_at` when it was submitted: approval publishes that draft only (409 `REVIEW_ITEM_CHANGED` once it changed). */
             item_revision: string;
-            /** @description `pending` until a publisher decides; `approved` published the item; `returned` sent it back to its author with a note. */
-            status: "pending" | "approved" | "returned";
+            /** @description `pending` until a publisher decides; `approved` published the item; `returned` sent it back to its author with a note; `published`: the item was published directly (from its own page or route) while the request was pending, by `decided_by` at `decided_at`. */
+            status: "pending" | "approved" | "returned" | "published";
             /** @description The author's note to the publisher. */
             note: string | null;
             submitted_by: components["schemas"]["ReviewActor"];
@@ -3592,6 +3833,8 @@ export interface components {
             decided_at: string | null;
             /** @description The publisher's note; always given when returning. */
             decision_note: string | null;
+            /** @description A rule's backtest, attached by its author when submitting; null otherwise. */
+            backtest: components["schemas"]["ReviewBacktest"] | null;
         };
         /** Referral code */
         ReferralCode: {
@@ -4466,6 +4709,7 @@ export interface components {
             /** @description Destination id (`whk_…`). */
             id: string;
             name: string;
+            description: string | null;
             url: string;
             events: string[];
             engagement_id: string | null;
@@ -4478,6 +4722,28 @@ export interface components {
             active: boolean;
             /** @description The destination may reach a private-network receiver (sandbox tenants, outside production). */
             allow_private_network: boolean;
+            /** @description Computed when read, from the attempts of the destination's latest 200 deliveries (test deliveries included; interrupted attempts left out). */
+            health: {
+                /** @description `failing`: the latest 3 or more attempts (across deliveries) failed. `degraded`: the latest attempt failed, or 10 % or more of the last hour's attempts did. `healthy`: otherwise. `idle`: no attempts yet. `disabled`: the destination is not active (its figures stay). */
+                status: "healthy" | "degraded" | "failing" | "disabled" | "idle";
+                last_attempt_at: string | null;
+                last_success_at: string | null;
+                last_failure_at: string | null;
+                /** @description The error of the latest failed attempt (a timeout, a refused connection, the HTTP status). */
+                last_error: string | null;
+                /** @description The HTTP status of the latest failed attempt; null when there was no answer. */
+                last_response_status: number | null;
+                /** @description Failed attempts since the latest success (within the sample). */
+                consecutive_failures: number;
+                last_hour: {
+                    attempts: number;
+                    failed: number;
+                };
+                last_day: {
+                    attempts: number;
+                    failed: number;
+                };
+            };
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -10295,10 +10561,93 @@ export interface operations {
                      *         "webhooks_failed": 3,
                      *         "active_participants": 3
                      *       },
+                     *       "currency": "EUR",
+                     *       "point_value": 1.5,
                      *       "liability": {
                      *         "outstanding_points": 3,
+                     *         "outstanding_value": 1.5,
                      *         "participants_with_balance": 3,
-                     *         "as_of": "2026-11-26T09:30:00.000Z"
+                     *         "as_of": "2026-11-26T09:30:00.000Z",
+                     *         "history": [
+                     *           {
+                     *             "date": "2026-11-26",
+                     *             "outstanding_points": 3,
+                     *             "outstanding_value": 1.5
+                     *           }
+                     *         ]
+                     *       },
+                     *       "expiry_forecast": {
+                     *         "months": [
+                     *           {
+                     *             "month": "Spring weekend bonus",
+                     *             "points": 250,
+                     *             "value": 1.5
+                     *           },
+                     *           {
+                     *             "month": "Spring weekend bonus",
+                     *             "points": 250,
+                     *             "value": 1.5
+                     *           },
+                     *           {
+                     *             "month": "Spring weekend bonus",
+                     *             "points": 250,
+                     *             "value": 1.5
+                     *           },
+                     *           {
+                     *             "month": "Spring weekend bonus",
+                     *             "points": 250,
+                     *             "value": 1.5
+                     *           },
+                     *           {
+                     *             "month": "Spring weekend bonus",
+                     *             "points": 250,
+                     *             "value": 1.5
+                     *           },
+                     *           {
+                     *             "month": "Spring weekend bonus",
+                     *             "points": 250,
+                     *             "value": 1.5
+                     *           },
+                     *           {
+                     *             "month": "Spring weekend bonus",
+                     *             "points": 250,
+                     *             "value": 1.5
+                     *           },
+                     *           {
+                     *             "month": "Spring weekend bonus",
+                     *             "points": 250,
+                     *             "value": 1.5
+                     *           },
+                     *           {
+                     *             "month": "Spring weekend bonus",
+                     *             "points": 250,
+                     *             "value": 1.5
+                     *           },
+                     *           {
+                     *             "month": "Spring weekend bonus",
+                     *             "points": 250,
+                     *             "value": 1.5
+                     *           },
+                     *           {
+                     *             "month": "Spring weekend bonus",
+                     *             "points": 250,
+                     *             "value": 1.5
+                     *           },
+                     *           {
+                     *             "month": "Spring weekend bonus",
+                     *             "points": 250,
+                     *             "value": 1.5
+                     *           }
+                     *         ],
+                     *         "later_points": 3,
+                     *         "later_value": 1.5,
+                     *         "never_points": 3
+                     *       },
+                     *       "breakage": {
+                     *         "points_issued": 3,
+                     *         "points_expired": 3,
+                     *         "rate": 0.25,
+                     *         "value": 1.5
                      *       },
                      *       "top_rules": [
                      *         {
@@ -10505,6 +10854,269 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/analytics/getAnalyticsOverview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getCampaignCalendar: {
+        parameters: {
+            query?: {
+                /**
+                 * @description First day of the window (YYYY-MM-DD, a calendar day in the tenant's time zone, inclusive). Default: the first day of the current month.
+                 * @example 2026-11-01
+                 */
+                from?: string;
+                /**
+                 * @description Last day of the window (YYYY-MM-DD, the tenant's time zone, inclusive). Default: the last day of `from`'s month.
+                 * @example 2026-11-30
+                 */
+                to?: string;
+            };
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": "2026-11-26",
+                     *       "to": "2026-11-26",
+                     *       "timezone": "Europe/Berlin",
+                     *       "items": [
+                     *         {
+                     *           "kind": "rule",
+                     *           "id": "rwd_5c2e9a71",
+                     *           "name": "Gold Explorer",
+                     *           "status": "active",
+                     *           "state": "draft",
+                     *           "starts_at": "2026-11-26T09:30:00.000Z",
+                     *           "ends_at": "2027-12-31T23:00:00.000Z",
+                     *           "event_name": "purchase_completed",
+                     *           "multiplier": 2,
+                     *           "overlaps": [
+                     *             {
+                     *               "kind": "rule",
+                     *               "id": "rwd_5c2e9a71",
+                     *               "starts_at": "2026-11-26T09:30:00.000Z",
+                     *               "ends_at": "2027-12-31T23:00:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "truncated": false,
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Calendar"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description A date that is not a calendar day written YYYY-MM-DD, `from` after `to`, or a window longer than 366 days (`VALIDATION_INVALID_REQUEST` or `VALIDATION_INVALID_VALUE`, the reason in `detail`). Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/analytics/getCampaignCalendar"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/analytics/getCampaignCalendar"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential has no admin scope, or the console role cannot read programs (`AUTH_FORBIDDEN`). Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/analytics/getCampaignCalendar"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/analytics/getCampaignCalendar"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/analytics/getCampaignCalendar"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/analytics/getCampaignCalendar"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/analytics/getCampaignCalendar"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/analytics/getCampaignCalendar"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/analytics/getCampaignCalendar"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/analytics/getCampaignCalendar"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -21119,6 +21731,7 @@ export interface operations {
                     contest_id?: string;
                     entry_id?: string;
                     decision: "approve" | "disqualify";
+                    /** @description Why (at least 10 characters): kept in the decision trail and, for a disqualification, sent in reward.disqualified. */
                     reason?: string;
                 };
             };
@@ -23805,6 +24418,923 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/engagements/unpublishEngagement"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    startEngagementPreview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "version": 3,
+                     *       "participant_id": "user_1042",
+                     *       "session_id": "ses_9c41d7e2a0b34f58",
+                     *       "expires_at": "2026-11-26T09:30:00.000Z",
+                     *       "tenant_slug": "spring-rally",
+                     *       "site_slug": "spring-rally",
+                     *       "preview_url": "https://shop.example.com/loyalty",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        engagement_id: string;
+                        /** @description The draft version previewed. */
+                        version: number;
+                        /** @description The test participant: flagged `test`, left out of lists and figures; its completions award nothing real. */
+                        participant_id: string;
+                        /** @description A session of the test participant for this engagement only (the preview token): pass it to the runtime page as `#session=`. */
+                        session_id: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        tenant_slug: string;
+                        /** @description The draft's site. */
+                        site_slug: string;
+                        /** @description The runtime page of the draft, relative to the service: append `#session=<session_id>`. */
+                        preview_url: string;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/startEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/startEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/startEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/startEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/startEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/startEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/startEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/startEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/startEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/startEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    resetEngagementPreview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "deleted_test_participants": 3,
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        engagement_id: string;
+                        /** @description Test participants of this engagement's previews deleted, with their attempts and sessions. */
+                        deleted_test_participants: number;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/resetEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/resetEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/resetEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/resetEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/resetEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/resetEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/resetEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/resetEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/resetEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/resetEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSitePreview: {
+        parameters: {
+            query: {
+                /** @description The engagement the preview session was issued for. */
+                engagement_id: string;
+            };
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                tenantSlug: string;
+                siteSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The draft of an engagement as the runtime sees it in a preview, without server secrets (like `getSite`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "engagement_id": "5b7e0a3c-2f4d-4c61-9a8e-0d2b6c1f7e93",
+                     *       "tenant_slug": "spring-rally",
+                     *       "site_slug": "spring-rally",
+                     *       "name": "Gold Explorer",
+                     *       "description": "Earn 2× points on every purchase this weekend.",
+                     *       "version": 3,
+                     *       "screens": [
+                     *         {
+                     *           "id": "rwd_5c2e9a71",
+                     *           "name": "Gold Explorer",
+                     *           "components": [
+                     *             {}
+                     *           ],
+                     *           "gated": false
+                     *         }
+                     *       ],
+                     *       "components": [
+                     *         {}
+                     *       ],
+                     *       "canvas": {},
+                     *       "activities": [
+                     *         {
+                     *           "id": "rwd_5c2e9a71",
+                     *           "type": "standard",
+                     *           "name": "Gold Explorer",
+                     *           "max_attempts": 3,
+                     *           "cooldown_seconds": 30,
+                     *           "segments": [
+                     *             {
+                     *               "index": 3,
+                     *               "label": "Free coffee",
+                     *               "prize_type": "points",
+                     *               "color": "#F5A623"
+                     *             }
+                     *           ],
+                     *           "questions": [
+                     *             {
+                     *               "id": "rwd_5c2e9a71",
+                     *               "text": "Which drink do we brew with single-origin beans?",
+                     *               "options": [
+                     *                 "Flat white"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "pass_percent": 3
+                     *         }
+                     *       ],
+                     *       "allow_anonymous_sessions": false,
+                     *       "preview": true,
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        engagement_id: string;
+                        tenant_slug: string;
+                        site_slug: string;
+                        name: string;
+                        description?: string;
+                        version: number;
+                        screens: {
+                            id: string;
+                            name?: string;
+                            components: {
+                                [key: string]: unknown;
+                            }[];
+                            /** @description Whether the screen has a gate; check it with `POST /runtime/gates/check`. */
+                            gated: boolean;
+                        }[];
+                        components: {
+                            [key: string]: unknown;
+                        }[];
+                        canvas: {
+                            [key: string]: unknown;
+                        };
+                        activities: {
+                            id: string;
+                            type: string;
+                            name?: string;
+                            max_attempts: number;
+                            cooldown_seconds: number;
+                            segments?: {
+                                index: number;
+                                label: string;
+                                prize_type: string;
+                                color?: string;
+                            }[];
+                            questions?: {
+                                id: string;
+                                text: string;
+                                options: string[];
+                            }[];
+                            pass_percent?: number;
+                        }[];
+                        allow_anonymous_sessions: boolean;
+                        /**
+                         * @description Always true: this is the draft, shown to a test participant; nothing it does counts.
+                         * @enum {boolean}
+                         */
+                        preview: true;
+                        /**
+                         * Format: date-time
+                         * @description When the draft was last saved.
+                         */
+                        updated_at: string;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/getSitePreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/getSitePreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/getSitePreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/getSitePreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/getSitePreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/getSitePreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/getSitePreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/getSitePreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/getSitePreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/getSitePreview"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -29323,6 +30853,553 @@ export interface operations {
             };
         };
     };
+    listEventNames: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Names containing this text, case-insensitively.
+                 * @example purchase
+                 */
+                q?: string;
+                /** @description Page size, 1 to 200 (default 50). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `next_cursor`. */
+                cursor?: string;
+            };
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "names": [
+                     *         {
+                     *           "event_name": "purchase_completed",
+                     *           "events": 3,
+                     *           "first_seen_at": "2026-11-26T09:30:00.000Z",
+                     *           "last_seen_at": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        names: {
+                            event_name: string;
+                            /** @description Events of this name accepted so far (erased participants' events included). */
+                            events: number;
+                            /**
+                             * Format: date-time
+                             * @description The earliest `occurred_at` received.
+                             */
+                            first_seen_at: string;
+                            /**
+                             * Format: date-time
+                             * @description The latest `occurred_at` received.
+                             */
+                            last_seen_at: string;
+                        }[];
+                        next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNames"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNames"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNames"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNames"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNames"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNames"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNames"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNames"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNames"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNames"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listEventNameProperties: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                /**
+                 * @description An event name: 1 to 128 letters, digits, `_`, `.`, `:`, `/` or `-`.
+                 * @example purchase_completed
+                 */
+                event_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "event_name": "purchase_completed",
+                     *       "sampled": 3,
+                     *       "properties": [
+                     *         {
+                     *           "fact": "Spring weekend bonus",
+                     *           "types": [
+                     *             "string"
+                     *           ],
+                     *           "seen": 3
+                     *         }
+                     *       ],
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        event_name: string;
+                        /** @description How many of the latest events of the name were read (at most 1000); 0 when none was ever stored. */
+                        sampled: number;
+                        properties: {
+                            /** @description The path as a rule condition reads it: `properties.<name>`, nested objects joined by dots. */
+                            fact: string;
+                            /** @description The JSON types seen at the path, most frequent first. */
+                            types: ("string" | "number" | "boolean" | "object" | "array" | "null")[];
+                            /** @description In how many sampled events the path was present. */
+                            seen: number;
+                        }[];
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNameProperties"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNameProperties"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNameProperties"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNameProperties"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNameProperties"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNameProperties"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNameProperties"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNameProperties"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNameProperties"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNameProperties"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getStoredEvent: {
         parameters: {
             query?: never;
@@ -29889,6 +31966,324 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/retryStoredEvent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listParticipantEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `next_cursor`. */
+                cursor?: string;
+            };
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                /** @description The tenant's identifier of the participant (1 to 128 characters, no control characters). */
+                participant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "event_id": "evt_01JDX4S7Q9M2K8",
+                     *           "event_name": "purchase_completed",
+                     *           "participant_id": "user_1042",
+                     *           "engagement_id": "eng_3fa85f64",
+                     *           "properties": {
+                     *             "store": {}
+                     *           },
+                     *           "timestamp": "2026-11-26T09:30:00.000Z",
+                     *           "received_at": "2026-11-26T09:30:00.000Z",
+                     *           "idempotency_key": "order-88412-points",
+                     *           "fact_id": "rwd_5c2e9a71",
+                     *           "status": "pending",
+                     *           "attempts": 3,
+                     *           "last_error": "the receiver answered 503 Service Unavailable",
+                     *           "processed_at": "2026-11-26T09:30:00.000Z",
+                     *           "outcome": {
+                     *             "points_awarded": 250,
+                     *             "rules": [
+                     *               {
+                     *                 "rule_id": "rul_6f1d2c3b4a5e46f7890a1b2c3d4e5f60",
+                     *                 "rule_name": "10 points per euro on orders over 20 EUR",
+                     *                 "result": "condition_failed",
+                     *                 "points": 0,
+                     *                 "condition": {
+                     *                   "group": "all",
+                     *                   "index": 0,
+                     *                   "operator": "gte",
+                     *                   "expected": 20,
+                     *                   "fact": "properties.order_total",
+                     *                   "actual": "50",
+                     *                   "actual_type": "string"
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "capped_rules": [
+                     *               "daily_login"
+                     *             ],
+                     *             "streaks_continued": [
+                     *               "daily_login"
+                     *             ],
+                     *             "unmatched_event_name": {
+                     *               "nearest": [
+                     *                 "purchase_completed"
+                     *               ]
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        events: components["schemas"]["StoredEvent"][];
+                        next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/listParticipantEvents"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/listParticipantEvents"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/listParticipantEvents"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/listParticipantEvents"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/listParticipantEvents"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/listParticipantEvents"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/listParticipantEvents"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/listParticipantEvents"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/listParticipantEvents"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/listParticipantEvents"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -33257,6 +35652,8 @@ export interface operations {
                 anonymized?: boolean;
                 created_after?: string;
                 created_before?: string;
+                /** @description Also list test participants (made by a draft engagement's preview in the console); left out by default. */
+                include_test?: boolean;
             };
             header?: {
                 /**
@@ -36224,6 +38621,7 @@ export interface operations {
                      *         3
                      *       ],
                      *       "currency_name": "Stars",
+                     *       "point_value": 1.5,
                      *       "updated_at": "2026-11-26T09:30:00.000Z",
                      *       "livemode": false
                      *     }
@@ -36237,6 +38635,8 @@ export interface operations {
                         reminder_days: number[];
                         /** @description Name of the points shown to participants (default "points"). */
                         currency_name: string;
+                        /** @description What one point is worth in the tenant's currency (`currency` of GET /tenant), e.g. 0.01 for a cent per point; null when not set. The overview turns points into money with it (liability, expiry forecast, breakage). */
+                        point_value: number | null;
                         updated_at: string | null;
                         /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
                         livemode: boolean;
@@ -36460,7 +38860,8 @@ export interface operations {
                  *       "reminder_days": [
                  *         3
                  *       ],
-                 *       "currency_name": "Stars"
+                 *       "currency_name": "Stars",
+                 *       "point_value": 0.01
                  *     }
                  */
                 "application/json": {
@@ -36469,6 +38870,11 @@ export interface operations {
                     default_ttl_days?: number;
                     reminder_days?: number[];
                     currency_name?: string;
+                    /**
+                     * @description Money per point in the tenant's currency: more than 0, at most 1000, at most 6 decimal places (e.g. 0.01). null clears it.
+                     * @example 0.01
+                     */
+                    point_value?: number | null;
                 };
             };
         };
@@ -36487,6 +38893,7 @@ export interface operations {
                      *         3
                      *       ],
                      *       "currency_name": "Stars",
+                     *       "point_value": 1.5,
                      *       "updated_at": "2026-11-26T09:30:00.000Z",
                      *       "livemode": false
                      *     }
@@ -36500,6 +38907,8 @@ export interface operations {
                         reminder_days: number[];
                         /** @description Name of the points shown to participants (default "points"). */
                         currency_name: string;
+                        /** @description What one point is worth in the tenant's currency (`currency` of GET /tenant), e.g. 0.01 for a cent per point; null when not set. The overview turns points into money with it (liability, expiry forecast, breakage). */
+                        point_value: number | null;
                         updated_at: string | null;
                         /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
                         livemode: boolean;
@@ -39090,7 +41499,12 @@ export interface operations {
                      *           "multiplier": 2,
                      *           "available_after": 3,
                      *           "lifetime_after": 3,
-                     *           "created_at": "2026-11-26T09:30:00.000Z"
+                     *           "created_at": "2026-11-26T09:30:00.000Z",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": "rwd_5c2e9a71",
+                     *             "name": "Gold Explorer"
+                     *           }
                      *         }
                      *       ],
                      *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
@@ -40516,7 +42930,9 @@ export interface operations {
                      *         {}
                      *       ],
                      *       "rewards": [
-                     *         {}
+                     *         {
+                     *           "code": "first_purchase"
+                     *         }
                      *       ],
                      *       "challenges": [
                      *         {}
@@ -40559,9 +42975,12 @@ export interface operations {
                         streaks?: {
                             [key: string]: unknown;
                         }[];
-                        rewards?: {
+                        rewards?: ({
+                            /** @description The redemption code; `***` without read:pii. */
+                            code?: string | null;
+                        } & {
                             [key: string]: unknown;
-                        }[];
+                        })[];
                         challenges?: {
                             [key: string]: unknown;
                         }[];
@@ -40865,7 +43284,9 @@ export interface operations {
                      *         {}
                      *       ],
                      *       "rewards": [
-                     *         {}
+                     *         {
+                     *           "code": "first_purchase"
+                     *         }
                      *       ],
                      *       "challenges": [
                      *         {}
@@ -40908,9 +43329,12 @@ export interface operations {
                         streaks?: {
                             [key: string]: unknown;
                         }[];
-                        rewards?: {
+                        rewards?: ({
+                            /** @description The redemption code; `***` without read:pii. */
+                            code?: string | null;
+                        } & {
                             [key: string]: unknown;
-                        }[];
+                        })[];
                         challenges?: {
                             [key: string]: unknown;
                         }[];
@@ -41163,8 +43587,8 @@ export interface operations {
     listReviews: {
         parameters: {
             query?: {
-                /** @description `pending` until a publisher decides; `approved` published the item; `returned` sent it back to its author with a note. */
-                status?: "pending" | "approved" | "returned";
+                /** @description `pending` until a publisher decides; `approved` published the item; `returned` sent it back to its author with a note; `published`: the item was published directly (from its own page or route) while the request was pending, by `decided_by` at `decided_at`. */
+                status?: "pending" | "approved" | "returned" | "published";
                 /** @description What is reviewed: an earn rule (`rul_…`), an engagement (uuid), a challenge (uuid) or a contest (its own id). */
                 kind?: "rule" | "engagement" | "challenge" | "contest";
                 /** @description Only the requests for this item (give `kind` with it). */
@@ -41215,7 +43639,19 @@ export interface operations {
                      *             "email": "ada@example.com"
                      *           },
                      *           "decided_at": "2026-11-26T09:30:00.000Z",
-                     *           "decision_note": "Checked the copy and the dates; fine to publish"
+                     *           "decision_note": "Checked the copy and the dates; fine to publish",
+                     *           "backtest": {
+                     *             "from": "2026-11-01T00:00:00.000Z",
+                     *             "to": "2026-11-26T09:30:00.000Z",
+                     *             "events_scanned": 3,
+                     *             "events_matched": 3,
+                     *             "participants": 3,
+                     *             "points": 250,
+                     *             "badges_awarded": 3,
+                     *             "capped_events": 3,
+                     *             "truncated": false,
+                     *             "budget_exhausted_at": "2026-11-26T09:30:00.000Z"
+                     *           }
                      *         }
                      *       ],
                      *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
@@ -41459,6 +43895,7 @@ export interface operations {
                     id: string;
                     /** @description What the publisher should know. */
                     note?: string;
+                    backtest?: components["schemas"]["ReviewBacktest"];
                 };
             };
         };
@@ -41491,6 +43928,18 @@ export interface operations {
                      *       },
                      *       "decided_at": "2026-11-26T09:30:00.000Z",
                      *       "decision_note": "Checked the copy and the dates; fine to publish",
+                     *       "backtest": {
+                     *         "from": "2026-11-01T00:00:00.000Z",
+                     *         "to": "2026-11-26T09:30:00.000Z",
+                     *         "events_scanned": 3,
+                     *         "events_matched": 3,
+                     *         "participants": 3,
+                     *         "points": 250,
+                     *         "badges_awarded": 3,
+                     *         "capped_events": 3,
+                     *         "truncated": false,
+                     *         "budget_exhausted_at": "2026-11-26T09:30:00.000Z"
+                     *       },
                      *       "livemode": false
                      *     }
                      */
@@ -41744,6 +44193,18 @@ export interface operations {
                      *       },
                      *       "decided_at": "2026-11-26T09:30:00.000Z",
                      *       "decision_note": "Checked the copy and the dates; fine to publish",
+                     *       "backtest": {
+                     *         "from": "2026-11-01T00:00:00.000Z",
+                     *         "to": "2026-11-26T09:30:00.000Z",
+                     *         "events_scanned": 3,
+                     *         "events_matched": 3,
+                     *         "participants": 3,
+                     *         "points": 250,
+                     *         "badges_awarded": 3,
+                     *         "capped_events": 3,
+                     *         "truncated": false,
+                     *         "budget_exhausted_at": "2026-11-26T09:30:00.000Z"
+                     *       },
                      *       "livemode": false
                      *     }
                      */
@@ -42032,6 +44493,18 @@ export interface operations {
                      *       },
                      *       "decided_at": "2026-11-26T09:30:00.000Z",
                      *       "decision_note": "Checked the copy and the dates; fine to publish",
+                     *       "backtest": {
+                     *         "from": "2026-11-01T00:00:00.000Z",
+                     *         "to": "2026-11-26T09:30:00.000Z",
+                     *         "events_scanned": 3,
+                     *         "events_matched": 3,
+                     *         "participants": 3,
+                     *         "points": 250,
+                     *         "badges_awarded": 3,
+                     *         "capped_events": 3,
+                     *         "truncated": false,
+                     *         "budget_exhausted_at": "2026-11-26T09:30:00.000Z"
+                     *       },
                      *       "livemode": false
                      *     }
                      */
@@ -42332,6 +44805,18 @@ export interface operations {
                      *       },
                      *       "decided_at": "2026-11-26T09:30:00.000Z",
                      *       "decision_note": "Checked the copy and the dates; fine to publish",
+                     *       "backtest": {
+                     *         "from": "2026-11-01T00:00:00.000Z",
+                     *         "to": "2026-11-26T09:30:00.000Z",
+                     *         "events_scanned": 3,
+                     *         "events_matched": 3,
+                     *         "participants": 3,
+                     *         "points": 250,
+                     *         "badges_awarded": 3,
+                     *         "capped_events": 3,
+                     *         "truncated": false,
+                     *         "budget_exhausted_at": "2026-11-26T09:30:00.000Z"
+                     *       },
                      *       "livemode": false
                      *     }
                      */
@@ -44374,6 +46859,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Why (at least 10 characters, as for a contest fraud decision): kept with the decision. */
                     note?: string;
                 };
             };
@@ -44667,6 +47153,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Why (at least 10 characters, as for a contest fraud decision): kept with the decision. */
                     note?: string;
                 };
             };
@@ -55402,7 +57889,9 @@ export interface operations {
                 resource_id?: string;
                 /** @description A console user id or an API key id. */
                 actor_id?: string;
+                /** @description Entries at or after this instant. */
                 from?: string;
+                /** @description Entries before this instant (after `from`: 400 otherwise). */
                 to?: string;
                 limit?: number;
                 cursor?: string;
@@ -55434,11 +57923,13 @@ export interface operations {
                      *           "actor_type": "user",
                      *           "actor_id": "rwd_5c2e9a71",
                      *           "actor_label": "Ada Lovelace",
+                     *           "actor_name": "Spring weekend bonus",
                      *           "action": "rule.updated",
                      *           "method": "PATCH",
                      *           "route": "/api/v1/admin/rules/:rule_id",
                      *           "resource_type": "rule",
                      *           "resource_id": "rwd_5c2e9a71",
+                     *           "resource_name": "Spring weekend bonus",
                      *           "status": 3,
                      *           "before": {},
                      *           "after": {},
@@ -55457,13 +57948,18 @@ export interface operations {
                             occurred_at: string;
                             actor_type: "user" | "api_key" | "system";
                             actor_id: string;
+                            /** @description A person's email and role when they acted; null for an API key. */
                             actor_label: string | null;
-                            /** @description `create`, `update`, `delete`, or the action of the route (`publish`, `award`, `replay`, `reveal`, …). */
+                            /** @description Who acted, by name now: a person's name (their email when they gave none), an API key's name; null once they are removed. */
+                            actor_name: string | null;
+                            /** @description `create`, `update`, `delete`, or the action of the route (`publish`, `award`, `replay`, `reveal`, …); a POST that acts on a collection without creating in it is named by its last segment (`simulate` on `rules`: a backtest; `bulk-grant` on `points`). */
                             action: string;
                             method: string;
                             route: string;
                             resource_type: string;
                             resource_id: string | null;
+                            /** @description The resource's name (or title) as its snapshot after, or else before, the change shows it; null when it has none. */
+                            resource_name: string | null;
                             status: number;
                             /** @description The resource as its GET route showed it before the change (secrets and personal values redacted); null for a create. */
                             before: unknown;
@@ -55706,6 +58202,7 @@ export interface operations {
                      *         {
                      *           "id": "rwd_5c2e9a71",
                      *           "name": "Gold Explorer",
+                     *           "description": "Earn 2× points on every purchase this weekend.",
                      *           "url": "https://shop.example.com/loyalty",
                      *           "events": [
                      *             "points.awarded.v1"
@@ -55718,6 +58215,23 @@ export interface operations {
                      *           "timeout_seconds": 30,
                      *           "active": true,
                      *           "allow_private_network": false,
+                     *           "health": {
+                     *             "status": "healthy",
+                     *             "last_attempt_at": "2026-11-26T09:30:00.000Z",
+                     *             "last_success_at": "2026-11-26T09:30:00.000Z",
+                     *             "last_failure_at": "2026-11-26T09:30:00.000Z",
+                     *             "last_error": "the receiver answered 503 Service Unavailable",
+                     *             "last_response_status": 3,
+                     *             "consecutive_failures": 3,
+                     *             "last_hour": {
+                     *               "attempts": 3,
+                     *               "failed": 3
+                     *             },
+                     *             "last_day": {
+                     *               "attempts": 3,
+                     *               "failed": 3
+                     *             }
+                     *           },
                      *           "created_at": "2026-11-26T09:30:00.000Z",
                      *           "updated_at": "2026-11-26T09:30:00.000Z"
                      *         }
@@ -55968,6 +58482,8 @@ export interface operations {
                     url: string;
                     /** @description What the destination subscribes to (1 to 25 entries): event names from `/.well-known/events.json`, `<prefix>.*` (every event whose name starts with `<prefix>.`, such as `points.*`; the prefix must start at least one catalog event), or `*` (every event, those added to the catalog later included). Anything else answers 422 `VALIDATION_INVALID_VALUE` naming the entry. */
                     events: string[];
+                    /** @description A note on what the receiver is and who runs it: at most 500 characters; null or an empty string clears it. */
+                    description?: string | null;
                     /**
                      * Format: uuid
                      * @description Deliver only events of this engagement; omitted means all.
@@ -55999,6 +58515,7 @@ export interface operations {
                      * @example {
                      *       "id": "rwd_5c2e9a71",
                      *       "name": "Gold Explorer",
+                     *       "description": "Earn 2× points on every purchase this weekend.",
                      *       "url": "https://shop.example.com/loyalty",
                      *       "events": [
                      *         "points.awarded.v1"
@@ -56011,6 +58528,23 @@ export interface operations {
                      *       "timeout_seconds": 30,
                      *       "active": true,
                      *       "allow_private_network": false,
+                     *       "health": {
+                     *         "status": "healthy",
+                     *         "last_attempt_at": "2026-11-26T09:30:00.000Z",
+                     *         "last_success_at": "2026-11-26T09:30:00.000Z",
+                     *         "last_failure_at": "2026-11-26T09:30:00.000Z",
+                     *         "last_error": "the receiver answered 503 Service Unavailable",
+                     *         "last_response_status": 3,
+                     *         "consecutive_failures": 3,
+                     *         "last_hour": {
+                     *           "attempts": 3,
+                     *           "failed": 3
+                     *         },
+                     *         "last_day": {
+                     *           "attempts": 3,
+                     *           "failed": 3
+                     *         }
+                     *       },
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "updated_at": "2026-11-26T09:30:00.000Z",
                      *       "secret": "whsec_3k9Qm2Vx7Lp1Zt8Rb4Nc6Yd0Hf5Ja2Gs",
@@ -56021,6 +58555,7 @@ export interface operations {
                         /** @description Destination id (`whk_…`). */
                         id: string;
                         name: string;
+                        description: string | null;
                         url: string;
                         events: string[];
                         engagement_id: string | null;
@@ -56033,6 +58568,28 @@ export interface operations {
                         active: boolean;
                         /** @description The destination may reach a private-network receiver (sandbox tenants, outside production). */
                         allow_private_network: boolean;
+                        /** @description Computed when read, from the attempts of the destination's latest 200 deliveries (test deliveries included; interrupted attempts left out). */
+                        health: {
+                            /** @description `failing`: the latest 3 or more attempts (across deliveries) failed. `degraded`: the latest attempt failed, or 10 % or more of the last hour's attempts did. `healthy`: otherwise. `idle`: no attempts yet. `disabled`: the destination is not active (its figures stay). */
+                            status: "healthy" | "degraded" | "failing" | "disabled" | "idle";
+                            last_attempt_at: string | null;
+                            last_success_at: string | null;
+                            last_failure_at: string | null;
+                            /** @description The error of the latest failed attempt (a timeout, a refused connection, the HTTP status). */
+                            last_error: string | null;
+                            /** @description The HTTP status of the latest failed attempt; null when there was no answer. */
+                            last_response_status: number | null;
+                            /** @description Failed attempts since the latest success (within the sample). */
+                            consecutive_failures: number;
+                            last_hour: {
+                                attempts: number;
+                                failed: number;
+                            };
+                            last_day: {
+                                attempts: number;
+                                failed: number;
+                            };
+                        };
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -56744,6 +59301,7 @@ export interface operations {
                      * @example {
                      *       "id": "rwd_5c2e9a71",
                      *       "name": "Gold Explorer",
+                     *       "description": "Earn 2× points on every purchase this weekend.",
                      *       "url": "https://shop.example.com/loyalty",
                      *       "events": [
                      *         "points.awarded.v1"
@@ -56756,6 +59314,23 @@ export interface operations {
                      *       "timeout_seconds": 30,
                      *       "active": true,
                      *       "allow_private_network": false,
+                     *       "health": {
+                     *         "status": "healthy",
+                     *         "last_attempt_at": "2026-11-26T09:30:00.000Z",
+                     *         "last_success_at": "2026-11-26T09:30:00.000Z",
+                     *         "last_failure_at": "2026-11-26T09:30:00.000Z",
+                     *         "last_error": "the receiver answered 503 Service Unavailable",
+                     *         "last_response_status": 3,
+                     *         "consecutive_failures": 3,
+                     *         "last_hour": {
+                     *           "attempts": 3,
+                     *           "failed": 3
+                     *         },
+                     *         "last_day": {
+                     *           "attempts": 3,
+                     *           "failed": 3
+                     *         }
+                     *       },
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "updated_at": "2026-11-26T09:30:00.000Z",
                      *       "livemode": false
@@ -57265,6 +59840,7 @@ export interface operations {
                  *         "badge.earned.v1",
                  *         "tier.changed.v1"
                  *       ],
+                 *       "description": "The CRM team's receiver",
                  *       "retry_count": 5,
                  *       "timeout_seconds": 15,
                  *       "active": true
@@ -57275,6 +59851,8 @@ export interface operations {
                     url?: string;
                     /** @description What the destination subscribes to (1 to 25 entries): event names from `/.well-known/events.json`, `<prefix>.*` (every event whose name starts with `<prefix>.`, such as `points.*`; the prefix must start at least one catalog event), or `*` (every event, those added to the catalog later included). Anything else answers 422 `VALIDATION_INVALID_VALUE` naming the entry. */
                     events?: string[];
+                    /** @description A note on what the receiver is and who runs it: at most 500 characters; null or an empty string clears it. */
+                    description?: string | null;
                     retry_count?: number;
                     timeout_seconds?: number;
                     active?: boolean;
@@ -57294,6 +59872,7 @@ export interface operations {
                      * @example {
                      *       "id": "rwd_5c2e9a71",
                      *       "name": "Gold Explorer",
+                     *       "description": "Earn 2× points on every purchase this weekend.",
                      *       "url": "https://shop.example.com/loyalty",
                      *       "events": [
                      *         "points.awarded.v1"
@@ -57306,6 +59885,23 @@ export interface operations {
                      *       "timeout_seconds": 30,
                      *       "active": true,
                      *       "allow_private_network": false,
+                     *       "health": {
+                     *         "status": "healthy",
+                     *         "last_attempt_at": "2026-11-26T09:30:00.000Z",
+                     *         "last_success_at": "2026-11-26T09:30:00.000Z",
+                     *         "last_failure_at": "2026-11-26T09:30:00.000Z",
+                     *         "last_error": "the receiver answered 503 Service Unavailable",
+                     *         "last_response_status": 3,
+                     *         "consecutive_failures": 3,
+                     *         "last_hour": {
+                     *           "attempts": 3,
+                     *           "failed": 3
+                     *         },
+                     *         "last_day": {
+                     *           "attempts": 3,
+                     *           "failed": 3
+                     *         }
+                     *       },
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "updated_at": "2026-11-26T09:30:00.000Z",
                      *       "livemode": false

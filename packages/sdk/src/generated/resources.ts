@@ -6,18 +6,18 @@ import type { OperationMethods } from '../types.js';
 export const GENERATED_RESOURCES = {
   access: {"listApiKeys":"listApiKeys","createApiKey":"createApiKey","updateApiKey":"updateApiKey","revokeApiKey":"revokeApiKey","rotateApiKey":"rotateApiKey","createSession":"createSession","getTenant":"getTenant","updateTenant":"updateTenant","getTenantLimits":"getTenantLimits","getTenantUsage":"getTenantUsage"},
   activities: {"validate":"validateActivity","complete":"completeActivity","getEligibility":"getActivityEligibility","emitFact":"emitFact","reportCompletion":"reportActivityCompletion"},
-  analytics: {"getOverview":"getAnalyticsOverview"},
+  analytics: {"getOverview":"getAnalyticsOverview","getCampaignCalendar":"getCampaignCalendar"},
   badges: {"list":"listBadges","create":"createBadge","get":"getBadge","update":"updateBadge","delete":"deleteBadge","award":"awardBadge","getStatus":"getBadgeStatus"},
   challenges: {"list":"listChallenges","create":"createChallenge","get":"getChallenge","update":"updateChallenge","delete":"deleteChallenge","publish":"publishChallenge","end":"endChallenge","archive":"archiveChallenge","listPublic":"listPublicChallenges","enrollIn":"enrollInChallenge","getProgress":"getChallengeProgress","getLeaderboard":"getChallengeLeaderboard"},
   console: {"getSession":"getConsoleSession","createSession":"createConsoleSession","deleteSession":"deleteConsoleSession","changePassword":"changeConsolePassword","acceptInvitation":"acceptConsoleInvitation","listUsers":"listConsoleUsers","inviteUser":"inviteConsoleUser","getUser":"getConsoleUser","updateUser":"updateConsoleUser","deleteUser":"deleteConsoleUser","listAuditLog":"listAuditLog"},
   contests: {"listActive":"listActiveContests","get":"getContest","enter":"enterContest","getMyEntry":"getMyContestEntry","getPublicLeaderboard":"getContestPublicLeaderboard","getBracket":"getContestBracket","getPrizes":"getContestPrizes","getWinners":"getContestWinners","getLeaderboard":"getContestLeaderboard","list":"listContests","create":"createContest","getAdmin":"getAdminContest","update":"updateContest","publish":"publishContest","createEntry":"createContestEntry","getEntry":"getContestEntry","listFraudReviews":"listFraudReviews","decideFraudReview":"decideFraudReview"},
   earnRules: {"list":"listRules","create":"createRule","get":"getRule","update":"updateRule","delete":"deleteRule","simulate":"simulateRule"},
-  engagements: {"list":"listEngagements","create":"createEngagement","get":"getEngagement","update":"updateEngagement","publish":"publishEngagement","unpublish":"unpublishEngagement","getSite":"getSite","createSiteSession":"createSiteSession","getEmbedUrl":"getEmbedUrl","evaluateEligibility":"evaluateEligibility","recordImpression":"recordImpression"},
-  eventIngestion: {"ingest":"ingestEvent","ingestBatch":"ingestEventBatch","postBatch":"postEventBatch","ingestSync":"ingestEventSync","search":"searchEvents","getStored":"getStoredEvent","retryStored":"retryStoredEvent"},
+  engagements: {"list":"listEngagements","create":"createEngagement","get":"getEngagement","update":"updateEngagement","publish":"publishEngagement","unpublish":"unpublishEngagement","startPreview":"startEngagementPreview","resetPreview":"resetEngagementPreview","getSitePreview":"getSitePreview","getSite":"getSite","createSiteSession":"createSiteSession","getEmbedUrl":"getEmbedUrl","evaluateEligibility":"evaluateEligibility","recordImpression":"recordImpression"},
+  eventIngestion: {"ingest":"ingestEvent","ingestBatch":"ingestEventBatch","postBatch":"postEventBatch","ingestSync":"ingestEventSync","search":"searchEvents","listNames":"listEventNames","listNameProperties":"listEventNameProperties","getStored":"getStoredEvent","retryStored":"retryStoredEvent"},
   files: {"listImports":"listImports","getImport":"getImport","listImportErrors":"listImportErrors","listExports":"listExports","createExport":"createExport","getExport":"getExport"},
   gates: {"check":"checkGates","recordScreenVisit":"recordScreenVisit"},
   leaderboards: {"list":"listLeaderboards","create":"createLeaderboard","getDefinition":"getLeaderboardDefinition","update":"updateLeaderboard","delete":"deleteLeaderboard","refresh":"refreshLeaderboard","getStandings":"getLeaderboardStandings","get":"getLeaderboard"},
-  participants: {"upsertProfile":"upsertParticipantProfile","getSession":"getSessionParticipant","getProfile":"getParticipantProfile","delete":"deleteParticipant","list":"listParticipants","search":"searchParticipants","listFields":"listParticipantFields","createField":"createParticipantField","getField":"getParticipantField","updateField":"updateParticipantField","deleteField":"deleteParticipantField","revealField":"revealParticipantField","listPiiAccessLog":"listPiiAccessLog"},
+  participants: {"listEvents":"listParticipantEvents","upsertProfile":"upsertParticipantProfile","getSession":"getSessionParticipant","getProfile":"getParticipantProfile","delete":"deleteParticipant","list":"listParticipants","search":"searchParticipants","listFields":"listParticipantFields","createField":"createParticipantField","getField":"getParticipantField","updateField":"updateParticipantField","deleteField":"deleteParticipantField","revealField":"revealParticipantField","listPiiAccessLog":"listPiiAccessLog"},
   points: {"grant":"grantPoints","deduct":"deductPoints","getSettings":"getPointsSettings","updateSettings":"updatePointsSettings","listMultipliers":"listMultipliers","createMultiplier":"createMultiplier","getMultiplier":"getMultiplier","deleteMultiplier":"deleteMultiplier","listTiers":"listTiers","createTier":"createTier","getTier":"getTier","updateTier":"updateTier","deleteTier":"deleteTier","getHistory":"getPointsHistory","getBalance":"getPointsBalance","getTransactions":"getPointsTransactions","bulkGrant":"bulkGrantPoints","getBulkGrantJob":"getBulkGrantJob"},
   publishing: {"listReviews":"listReviews","createReview":"createReview","getReview":"getReview","approveReview":"approveReview","returnReview":"returnReview"},
   referrals: {"generateCode":"generateReferralCode","validateCode":"validateReferralCode","convert":"convertReferral","getStats":"getReferralStats","getSettings":"getReferralSettings","updateSettings":"updateReferralSettings","listConversions":"listReferralConversions","approveConversion":"approveReferralConversion","rejectConversion":"rejectReferralConversion"},
@@ -71,6 +71,8 @@ export interface ResourceMethods {
   readonly analytics: {
     /** Daily figures of the tenant for a range of days (the console Overview) (`GET /api/v1/admin/analytics/overview`). */
     getOverview: OperationMethods['getAnalyticsOverview'];
+    /** Rules, multipliers, engagements, challenges and contests on one timeline, with overlaps (`GET /api/v1/admin/calendar`). */
+    getCampaignCalendar: OperationMethods['getCampaignCalendar'];
   };
   /** The `badges` operations. */
   readonly badges: {
@@ -209,6 +211,12 @@ export interface ResourceMethods {
     publish: OperationMethods['publishEngagement'];
     /** Take the engagement off its site; its activities stop (`POST /api/v1/admin/engagements/{id}/unpublish`). */
     unpublish: OperationMethods['unpublishEngagement'];
+    /** Preview the draft with a new test participant, without publishing (`POST /api/v1/admin/engagements/{id}/preview`). */
+    startPreview: OperationMethods['startEngagementPreview'];
+    /** Delete the engagement's test participants, with their attempts and sessions (`DELETE /api/v1/admin/engagements/{id}/preview`). */
+    resetPreview: OperationMethods['resetEngagementPreview'];
+    /** The draft of the engagement a preview session was issued for, without server secrets (`GET /api/v1/sites/{tenantSlug}/{siteSlug}/preview`). */
+    getSitePreview: OperationMethods['getSitePreview'];
     /** The published engagement of a site, without server secrets (`GET /api/v1/sites/{tenantSlug}/{siteSlug}`). */
     getSite: OperationMethods['getSite'];
     /** An anonymous participant session for a visitor of a published engagement that allows it (`POST /api/v1/sites/{tenantSlug}/{siteSlug}/sessions`). */
@@ -222,19 +230,23 @@ export interface ResourceMethods {
   };
   /** The `event ingestion` operations. */
   readonly eventIngestion: {
-    /** Ingest one event; processed in the background (`POST /api/v1/ingest/events`). */
+    /** Ingest one event; processed in the background (`POST /api/v1/api/v1/ingest/events`). */
     ingest: OperationMethods['ingestEvent'];
-    /** Ingest a batch of events; processed in the background (`POST /api/v1/ingest/events/batch`). */
+    /** Ingest a batch of events; processed in the background (`POST /api/v1/api/v1/ingest/events/batch`). */
     ingestBatch: OperationMethods['ingestEventBatch'];
-    /** Ingest a batch of events (same as /ingest/events/batch) (`POST /api/v1/events/batch`). */
+    /** Ingest a batch of events (same as /ingest/events/batch) (`POST /api/v1/api/v1/events/batch`). */
     postBatch: OperationMethods['postEventBatch'];
-    /** Ingest one event and process it in the request (testing and debugging) (`POST /api/v1/ingest/events/sync`). */
+    /** Ingest one event and process it in the request (testing and debugging) (`POST /api/v1/api/v1/ingest/events/sync`). */
     ingestSync: OperationMethods['ingestEventSync'];
-    /** Search the tenant's event store (`GET /api/v1/events/search`). */
+    /** Search the tenant's event store (`GET /api/v1/api/v1/events/search`). */
     search: OperationMethods['searchEvents'];
-    /** Read one stored event with its processing status (`GET /api/v1/admin/events/{event_id}`). */
+    /** List the event names received, with counts and when last seen (`GET /api/v1/api/v1/admin/events/names`). */
+    listNames: OperationMethods['listEventNames'];
+    /** List the properties seen on an event name, with their JSON types (`GET /api/v1/api/v1/admin/events/names/{event_name}/properties`). */
+    listNameProperties: OperationMethods['listEventNameProperties'];
+    /** Read one stored event with its processing status (`GET /api/v1/api/v1/admin/events/{event_id}`). */
     getStored: OperationMethods['getStoredEvent'];
-    /** Queue a failed event for another processing attempt (`POST /api/v1/admin/events/{event_id}/retry`). */
+    /** Queue a failed event for another processing attempt (`POST /api/v1/api/v1/admin/events/{event_id}/retry`). */
     retryStored: OperationMethods['retryStoredEvent'];
   };
   /** The `files` operations. */
@@ -280,6 +292,8 @@ export interface ResourceMethods {
   };
   /** The `participants` operations. */
   readonly participants: {
+    /** A participant's recent events with their outcome (points earned, rules met), newest first (`GET /api/v1/api/v1/admin/participants/{participant_id}/events`). */
+    listEvents: OperationMethods['listParticipantEvents'];
     /** Upsert a participant's profile (standard and custom fields) (`PATCH /api/v1/gamify/admin/participants/{participant_id}/profile`). */
     upsertProfile: OperationMethods['upsertParticipantProfile'];
     /** The session's participant: id, public name and language, and when the session expires (`GET /api/v1/public/participant`). */
@@ -313,9 +327,9 @@ export interface ResourceMethods {
     grant: OperationMethods['grantPoints'];
     /** Deduct points; 422 insufficient_points when the balance is too low (`POST /api/v1/gamify/points/deduct`). */
     deduct: OperationMethods['deductPoints'];
-    /** The tenant's expiry policy, default TTL, reminder days and currency name (`GET /api/v1/admin/points/settings`). */
+    /** The tenant's expiry policy, default TTL, reminder days, currency name and point value (`GET /api/v1/admin/points/settings`). */
     getSettings: OperationMethods['getPointsSettings'];
-    /** Change the expiry policy, default TTL, reminder days or currency name (`PATCH /api/v1/admin/points/settings`). */
+    /** Change the expiry policy, default TTL, reminder days, currency name or point value (`PATCH /api/v1/admin/points/settings`). */
     updateSettings: OperationMethods['updatePointsSettings'];
     /** List multipliers, newest first (`GET /api/v1/admin/points/multipliers`). */
     listMultipliers: OperationMethods['listMultipliers'];
@@ -439,7 +453,7 @@ export interface ResourceMethods {
   };
   /** The `webhooks` operations. */
   readonly webhooks: {
-    /** List webhook destinations (`GET /api/v1/gamify/webhooks`). */
+    /** List webhook destinations, each with its health (`GET /api/v1/gamify/webhooks`). */
     list: OperationMethods['listWebhooks'];
     /** Create a webhook destination; returns the signing secret once (`POST /api/v1/gamify/webhooks`). */
     create: OperationMethods['createWebhook'];
@@ -447,9 +461,9 @@ export interface ResourceMethods {
     getSettings: OperationMethods['getWebhookSettings'];
     /** Set the webhook backoff scale of a sandbox tenant (a test control) (`PATCH /api/v1/gamify/webhooks/settings`). */
     updateSettings: OperationMethods['updateWebhookSettings'];
-    /** Read a webhook destination (`GET /api/v1/gamify/webhooks/{destination_id}`). */
+    /** Read a webhook destination and its health (from its recent delivery attempts) (`GET /api/v1/gamify/webhooks/{destination_id}`). */
     get: OperationMethods['getWebhook'];
-    /** Update the url, events, retry_count, timeout_seconds, active state or private-network opt-in of a destination (`PATCH /api/v1/gamify/webhooks/{destination_id}`). */
+    /** Update the url, events, description, retry_count, timeout_seconds, active state or private-network opt-in of a destination (`PATCH /api/v1/gamify/webhooks/{destination_id}`). */
     update: OperationMethods['updateWebhook'];
     /** Delete a destination (its pending deliveries and logs go with it) (`DELETE /api/v1/gamify/webhooks/{destination_id}`). */
     delete: OperationMethods['deleteWebhook'];
@@ -504,6 +518,8 @@ export interface FlatOperationMethods {
   reportActivityCompletion: OperationMethods['reportActivityCompletion'];
   /** @deprecated Use `client.analytics.getOverview()`; this flat name is an alias kept for one release. */
   getAnalyticsOverview: OperationMethods['getAnalyticsOverview'];
+  /** @deprecated Use `client.analytics.getCampaignCalendar()`; this flat name is an alias kept for one release. */
+  getCampaignCalendar: OperationMethods['getCampaignCalendar'];
   /** @deprecated Use `client.badges.list()`; this flat name is an alias kept for one release. */
   listBadges: OperationMethods['listBadges'];
   /** @deprecated Use `client.badges.create()`; this flat name is an alias kept for one release. */
@@ -590,6 +606,12 @@ export interface FlatOperationMethods {
   publishEngagement: OperationMethods['publishEngagement'];
   /** @deprecated Use `client.engagements.unpublish()`; this flat name is an alias kept for one release. */
   unpublishEngagement: OperationMethods['unpublishEngagement'];
+  /** @deprecated Use `client.engagements.startPreview()`; this flat name is an alias kept for one release. */
+  startEngagementPreview: OperationMethods['startEngagementPreview'];
+  /** @deprecated Use `client.engagements.resetPreview()`; this flat name is an alias kept for one release. */
+  resetEngagementPreview: OperationMethods['resetEngagementPreview'];
+  /** @deprecated Use `client.engagements.getSitePreview()`; this flat name is an alias kept for one release. */
+  getSitePreview: OperationMethods['getSitePreview'];
   /** @deprecated Use `client.engagements.getSite()`; this flat name is an alias kept for one release. */
   getSite: OperationMethods['getSite'];
   /** @deprecated Use `client.engagements.createSiteSession()`; this flat name is an alias kept for one release. */
@@ -626,10 +648,16 @@ export interface FlatOperationMethods {
   ingestEventSync: OperationMethods['ingestEventSync'];
   /** @deprecated Use `client.eventIngestion.search()`; this flat name is an alias kept for one release. */
   searchEvents: OperationMethods['searchEvents'];
+  /** @deprecated Use `client.eventIngestion.listNames()`; this flat name is an alias kept for one release. */
+  listEventNames: OperationMethods['listEventNames'];
+  /** @deprecated Use `client.eventIngestion.listNameProperties()`; this flat name is an alias kept for one release. */
+  listEventNameProperties: OperationMethods['listEventNameProperties'];
   /** @deprecated Use `client.eventIngestion.getStored()`; this flat name is an alias kept for one release. */
   getStoredEvent: OperationMethods['getStoredEvent'];
   /** @deprecated Use `client.eventIngestion.retryStored()`; this flat name is an alias kept for one release. */
   retryStoredEvent: OperationMethods['retryStoredEvent'];
+  /** @deprecated Use `client.participants.listEvents()`; this flat name is an alias kept for one release. */
+  listParticipantEvents: OperationMethods['listParticipantEvents'];
   /** @deprecated Use `client.leaderboards.list()`; this flat name is an alias kept for one release. */
   listLeaderboards: OperationMethods['listLeaderboards'];
   /** @deprecated Use `client.leaderboards.create()`; this flat name is an alias kept for one release. */
