@@ -46,6 +46,30 @@ const SNAPSHOT_BYTES_MAX = 64 * 1024;
 export const INTERNAL_READ_HEADER = 'x-audit-read';
 export const INTERNAL_READ_SECRET = randomBytes(24).toString('hex');
 
+/** A change the log recorded, offered to the listeners once it committed (`onAuditedChange`). */
+export interface AuditedChange {
+  tenantId: string;
+  method: string;
+  action: string;
+  resourceType: string;
+  resourceId: string | null;
+  actor: { type: 'user' | 'api_key'; id: string; email: string | null };
+  at: Date;
+}
+
+type AuditedChangeListener = (db: Database, change: AuditedChange) => Promise<void>;
+const listeners: AuditedChangeListener[] = [];
+
+/**
+ * Follow the changes the log records, after they committed and before their
+ * answer is sent: the publishing module closes a pending review request when
+ * its item was published directly. A listener's failure is logged, never the
+ * caller's: the change it follows has committed already.
+ */
+export function onAuditedChange(listener: AuditedChangeListener): void {
+  listeners.push(listener);
+}
+
 interface PendingAudit {
   /** When the change was asked for: entries sort in the order the changes were made, not the order their rows were written. */
   at: Date;
@@ -80,18 +104,24 @@ function snapshot(text: string | null, schema: unknown, resolve: SchemaResolver,
   }
 }
 
-/** `/api/v1/admin/rules/:rule_id/publish` → type `rules`, the id param's value, the action `publish`, the resource `/api/v1/admin/rules/<id>`. */
-function describe(request: FastifyRequest, pattern: string) {
+/**
+ * `/api/v1/admin/rules/:rule_id/publish` → type `rules`, the id param's value, the action `publish`, the resource `/api/v1/admin/rules/<id>`.
+ * A POST without a parameter creates in a collection (`POST /admin/rules`, which has its list) or acts on one
+ * (`POST /admin/rules/simulate`, no such list): an action is named by its last segment (`simulate` on `rules`), not "create".
+ */
+function describe(request: FastifyRequest, pattern: string, isCollection: (pattern: string) => boolean) {
   const segments = pattern.split('/').filter(Boolean);
   const params = (request.params ?? {}) as Record<string, string>;
   const firstParam = segments.findIndex((segment) => segment.startsWith(':'));
   const lastParam = segments.map((segment) => segment.startsWith(':')).lastIndexOf(true);
-  const resourceType = firstParam > 0 ? segments[firstParam - 1] : segments[segments.length - 1];
+  const method = request.method;
+  const collectionAction = method === 'POST' && lastParam < 0 && segments.length > 3 && !isCollection(pattern);
+  const resourceType = firstParam > 0 ? segments[firstParam - 1] : segments[segments.length - (collectionAction ? 2 : 1)];
   const resourceId = firstParam >= 0 ? (params[segments[firstParam].slice(1)] ?? null) : null;
   const trailing = lastParam >= 0 ? segments.slice(lastParam + 1) : [];
-  const method = request.method;
   let action: string;
   if (trailing.length > 0 && method === 'POST') action = trailing.join('.');
+  else if (collectionAction) action = segments[segments.length - 1];
   else if (method === 'POST') action = lastParam >= 0 ? 'update' : 'create';
   else if (method === 'DELETE') action = 'delete';
   else action = 'update';
@@ -140,7 +170,7 @@ export function installAudit(app: FastifyInstance, db: Database, options: Maskin
     const recorded = permission === null || ALWAYS.has(permission) || (PEOPLE_ONLY.has(permission) && auth.user !== undefined);
     if (!recorded) return;
     const personal = permission !== null && (PEOPLE_ONLY.has(permission) || permission === 'participants:erase');
-    const described = personal ? describeParticipantAction(request, pattern) : describe(request, pattern);
+    const described = personal ? describeParticipantAction(request, pattern) : describe(request, pattern, (url) => app.hasRoute({ method: 'GET', url }));
     const readable = !personal && described.resourcePattern !== null && app.hasRoute({ method: 'GET', url: described.resourcePattern });
     request.pendingAudit = {
       at: clock.now(),
@@ -205,6 +235,20 @@ export function installAudit(app: FastifyInstance, db: Database, options: Maskin
       );
     } catch (error) {
       request.log.error({ err: error, request_id: request.id }, 'the audit log row could not be written');
+    }
+    if (auth.user || auth.kind === 'key') {
+      const change: AuditedChange = {
+        tenantId: auth.tenantId,
+        method: request.method,
+        action: pending.action,
+        resourceType: pending.resourceType,
+        resourceId: pending.resourceId,
+        actor: auth.user ? { type: 'user', id: auth.user.id, email: auth.user.email } : { type: 'api_key', id: auth.actorId, email: null },
+        at: pending.at,
+      };
+      for (const listener of listeners) {
+        await listener(db, change).catch((error: unknown) => request.log.error({ err: error, request_id: request.id }, 'a follower of the audit log failed'));
+      }
     }
   };
 

@@ -108,7 +108,8 @@ const ROUTE_PERMISSIONS: Array<[RegExp, Area]> = [
   [/^\/api\/v1\/points\/history$/, PARTICIPANTS],
   [/^\/api\/v1\/referrals\/(generate|stats\/)/, PARTICIPANTS],
   [/^\/api\/v1\/admin\/reviews\/:id\/(approve|return)$/, only('programs:publish')],
-  [/^\/api\/v1\/admin\/reviews(\/|$)/, PROGRAMS],
+  // Review requests are read by those who author drafts or publish them: a fraud reviewer or an analyst has none to act on.
+  [/^\/api\/v1\/admin\/reviews(\/|$)/, only('programs:write')],
   [/^\/api\/v1\/admin\/contests\/:id\/entries(\/|$)/, { read: 'participants:read', write: 'programs:write' }],
   [/^\/api\/v1\/admin\/fraud(\/|$)/, FRAUD],
   [/^\/api\/v1\/admin\/referrals\/conversions(\/|$)/, FRAUD],

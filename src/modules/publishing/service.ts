@@ -3,10 +3,11 @@ import type { Config } from '../../config.js';
 import type { AuthContext } from '../../platform/auth.js';
 import type { Plan } from '../../platform/plans.js';
 import { clock } from '../../platform/clock.js';
-import { conflict, invalid, notFound } from '../../platform/errors.js';
+import { conflict, fieldError, invalid, notFound } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { prefixedId } from '../../platform/ids.js';
 import { fourEyesRefusal, fourEyesRequiredInTx } from '../../platform/publishing.js';
+import type { AuditedChange } from '../../platform/audit.js';
 import { publishRuleInTx, ruleForReviewInTx } from '../rules/index.js';
 import { engagementForReviewInTx, publishEngagementInTx } from '../engagements/index.js';
 import { challengeForReviewInTx, moveChallengeInTx } from '../challenges/index.js';
@@ -85,16 +86,25 @@ function present(row: store.ReviewRow) {
     decided_by: row.decided_by_type ? { type: row.decided_by_type, id: row.decided_by_id!, email: row.decided_by_email } : null,
     decided_at: row.decided_at ? row.decided_at.toISOString() : null,
     decision_note: row.decision_note,
+    backtest: (row.backtest ?? null) as CreateReviewBody['backtest'] | null,
   };
+}
+
+/** An item in plain words for a refusal: `the earn rule “Double points”`, never a bare id. */
+function named(kind: ReviewKind, name: string): string {
+  return `the ${PROGRAMS[kind].label} “${name}”`;
 }
 
 export async function submitReview(db: Database, auth: AuthContext, body: CreateReviewBody) {
   const program = PROGRAMS[body.kind];
-  if (!program.idPattern.test(body.id)) throw invalid(`"${body.id}" is not the id of a ${program.label}`);
+  if (!program.idPattern.test(body.id)) throw invalid(`"${body.id}" is not the id of a ${program.label}`, 'VALIDATION_INVALID_VALUE', { errors: [fieldError('/id', 'pattern', `must be the id of a ${program.label}`)] });
+  if (body.backtest !== undefined && body.kind !== 'rule') {
+    throw invalid('only a rule\'s review request carries a backtest', 'VALIDATION_INVALID_VALUE', { errors: [fieldError('/backtest', 'not_allowed', `a ${program.label} has no backtest`)] });
+  }
   return db.tenant(auth.tenantId, async (tx) => {
     const item = await program.find(tx, auth.tenantId, body.id, true);
     if (!item) throw notFound(`${program.label} "${body.id}"`);
-    if (!item.draft) throw conflict(`the ${program.label} "${body.id}" has nothing unpublished to review`, 'REVIEW_ITEM_NOT_DRAFT');
+    if (!item.draft) throw conflict(`${named(body.kind, item.name)} has nothing unpublished to review`, 'REVIEW_ITEM_NOT_DRAFT');
     const created = await store.insertReview(tx, auth.tenantId, {
       id: prefixedId('rev'),
       kind: body.kind,
@@ -104,8 +114,9 @@ export async function submitReview(db: Database, auth: AuthContext, body: Create
       note: body.note ?? null,
       by: actorOf(auth),
       at: clock.now(),
+      backtest: body.backtest ?? null,
     });
-    if (!created) throw conflict(`the ${program.label} "${body.id}" already has a pending review request`, 'REVIEW_ALREADY_PENDING');
+    if (!created) throw conflict(`${named(body.kind, item.name)} already has a pending review request`, 'REVIEW_ALREADY_PENDING');
     return present(created);
   });
 }
@@ -129,10 +140,18 @@ export async function listReviews(db: Database, tenantId: string, query: ListRev
   };
 }
 
+const DECIDED_WORDS: Record<Exclude<store.ReviewRow['status'], 'pending'>, string> = {
+  approved: 'approved',
+  returned: 'returned to its author',
+  published: 'closed: the item was published directly',
+};
+
 async function pendingReviewInTx(tx: Tx, tenantId: string, id: string): Promise<store.ReviewRow> {
   const review = await store.findReview(tx, tenantId, id, true);
   if (!review) throw notFound(`review request "${id}"`);
-  if (review.status !== 'pending') throw conflict(`the review request was already ${review.status}`, 'REVIEW_ALREADY_DECIDED');
+  if (review.status !== 'pending') {
+    throw conflict(`the review request for ${named(review.kind, review.item_name)} was already ${DECIDED_WORDS[review.status]}`, 'REVIEW_ALREADY_DECIDED');
+  }
   return review;
 }
 
@@ -162,18 +181,47 @@ function checkSecondPerson(review: store.ReviewRow, approver: store.Actor): void
  */
 export async function approveReview(db: Database, config: Config, auth: AuthContext, id: string) {
   return db.tenant(auth.tenantId, async (tx) => {
+    const existing = await store.findReview(tx, auth.tenantId, id, true);
+    // Published directly while it waited: the request is closed and its item live, which is what an approval asks for.
+    if (existing?.status === 'published') return present(existing);
     const review = await pendingReviewInTx(tx, auth.tenantId, id);
     if (await fourEyesRequiredInTx(tx, auth.tenantId)) checkSecondPerson(review, actorOf(auth));
     const program = PROGRAMS[review.kind];
     const item = await program.find(tx, auth.tenantId, review.item_id, true);
-    if (!item) throw conflict(`the ${program.label} "${review.item_id}" no longer exists; return the request`, 'REVIEW_ITEM_GONE');
-    if (!item.draft) throw conflict(`the ${program.label} "${review.item_id}" was published meanwhile; return the request`, 'REVIEW_ITEM_NOT_DRAFT');
+    if (!item) throw conflict(`${named(review.kind, review.item_name)} no longer exists; return the request`, 'REVIEW_ITEM_GONE');
+    if (!item.draft) {
+      // Published by another path that did not close the request (a sandbox promotion): close it now and answer it.
+      const closed = await store.decideReview(tx, auth.tenantId, id, { status: 'published', by: actorOf(auth), at: clock.now(), note: null });
+      return present(closed!);
+    }
     if (item.revision !== review.item_revision) {
-      throw conflict(`the ${program.label} "${review.item_id}" changed after it was submitted; return the request so that its author submits the current draft`, 'REVIEW_ITEM_CHANGED');
+      throw conflict(`${named(review.kind, item.name)} changed after it was submitted; return the request so that its author submits the current draft`, 'REVIEW_ITEM_CHANGED');
     }
     await program.publish(tx, { tenantId: auth.tenantId, plan: auth.plan, config, actorId: auth.actorId }, review.item_id);
     const decided = await store.decideReview(tx, auth.tenantId, id, { status: 'approved', by: actorOf(auth), at: clock.now(), note: null });
     return present(decided!);
+  });
+}
+
+/** The resource names of the audit log (platform/audit.ts) of each reviewed kind. */
+const KIND_OF_RESOURCE: Record<string, ReviewKind> = { rules: 'rule', engagements: 'engagement', challenges: 'challenge', contests: 'contest' };
+
+/**
+ * A change to a reviewed kind committed (platform/audit.ts `onAuditedChange`):
+ * when it put the item live while a review request waited for it (a publisher
+ * published from the item's page or route), the request is closed as
+ * `published`, by whoever published and when, so that nobody approves or
+ * returns a request that has nothing left to publish.
+ */
+export async function closeReviewPublishedDirectly(db: Database, change: AuditedChange): Promise<void> {
+  const kind = KIND_OF_RESOURCE[change.resourceType];
+  if (!kind || !change.resourceId || change.method === 'DELETE') return;
+  await db.tenant(change.tenantId, async (tx) => {
+    const review = await store.findPendingReviewOf(tx, change.tenantId, kind, change.resourceId!);
+    if (!review) return;
+    const item = await PROGRAMS[kind].find(tx, change.tenantId, review.item_id, true);
+    if (!item || item.draft) return;
+    await store.decideReview(tx, change.tenantId, review.id, { status: 'published', by: change.actor, at: change.at, note: null });
   });
 }
 

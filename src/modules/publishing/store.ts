@@ -8,7 +8,7 @@ export interface ReviewRow {
   item_id: string;
   item_name: string;
   item_revision: string;
-  status: 'pending' | 'approved' | 'returned';
+  status: 'pending' | 'approved' | 'returned' | 'published';
   note: string | null;
   submitted_by_type: 'user' | 'api_key';
   submitted_by_id: string;
@@ -19,6 +19,7 @@ export interface ReviewRow {
   decided_by_email: string | null;
   decided_at: Date | null;
   decision_note: string | null;
+  backtest: unknown;
 }
 
 export interface Actor {
@@ -28,20 +29,20 @@ export interface Actor {
 }
 
 const COLUMNS = `id, kind, item_id, item_name, item_revision, status, note, submitted_by_type, submitted_by_id, submitted_by_email, submitted_at,
-  decided_by_type, decided_by_id, decided_by_email, decided_at, decision_note`;
+  decided_by_type, decided_by_id, decided_by_email, decided_at, decision_note, backtest`;
 
 /** Inserts a pending request; null when the item already has one (the partial unique index). */
 export async function insertReview(
   tx: Tx,
   tenantId: string,
-  review: { id: string; kind: ReviewKind; itemId: string; itemName: string; itemRevision: string; note: string | null; by: Actor; at: Date },
+  review: { id: string; kind: ReviewKind; itemId: string; itemName: string; itemRevision: string; note: string | null; by: Actor; at: Date; backtest: unknown },
 ): Promise<ReviewRow | null> {
   const { rows } = await tx.query<ReviewRow>(
-    `INSERT INTO publication_reviews (tenant_id, id, kind, item_id, item_name, item_revision, note, submitted_by_type, submitted_by_id, submitted_by_email, submitted_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::timestamptz)
+    `INSERT INTO publication_reviews (tenant_id, id, kind, item_id, item_name, item_revision, note, submitted_by_type, submitted_by_id, submitted_by_email, submitted_at, backtest)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::timestamptz, $12::jsonb)
      ON CONFLICT (tenant_id, kind, item_id) WHERE status = 'pending' DO NOTHING
      RETURNING ${COLUMNS}`,
-    [tenantId, review.id, review.kind, review.itemId, review.itemName, review.itemRevision, review.note, review.by.type, review.by.id, review.by.email, review.at],
+    [tenantId, review.id, review.kind, review.itemId, review.itemName, review.itemRevision, review.note, review.by.type, review.by.id, review.by.email, review.at, review.backtest === null ? null : JSON.stringify(review.backtest)],
   );
   return rows[0] ?? null;
 }
@@ -69,12 +70,21 @@ export async function listReviews(
   return rows;
 }
 
+/** The pending request of an item, locked; null when it has none. */
+export async function findPendingReviewOf(tx: Tx, tenantId: string, kind: ReviewKind, itemId: string): Promise<ReviewRow | null> {
+  const { rows } = await tx.query<ReviewRow>(
+    `SELECT ${COLUMNS} FROM publication_reviews WHERE tenant_id = $1 AND kind = $2 AND item_id = $3 AND status = 'pending' FOR UPDATE`,
+    [tenantId, kind, itemId],
+  );
+  return rows[0] ?? null;
+}
+
 /** Records a publisher's decision on a pending request; null when it was no longer pending. */
 export async function decideReview(
   tx: Tx,
   tenantId: string,
   id: string,
-  decision: { status: 'approved' | 'returned'; by: Actor; at: Date; note: string | null },
+  decision: { status: 'approved' | 'returned' | 'published'; by: Actor; at: Date; note: string | null },
 ): Promise<ReviewRow | null> {
   const { rows } = await tx.query<ReviewRow>(
     `UPDATE publication_reviews

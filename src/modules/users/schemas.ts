@@ -95,11 +95,11 @@ export const UserList = Type.Object({ users: Type.Array(Type.Ref('ConsoleUser'))
 
 export const AuditQuery = Type.Object(
   {
-    resource_type: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'e.g. `rules`, `engagements`, `webhooks`, `users`.' })),
+    resource_type: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9_-]+$', description: 'e.g. `rules`, `engagements`, `webhooks`, `users`.' })),
     resource_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     actor_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A console user id or an API key id.' })),
-    from: Type.Optional(Type.String({ format: 'date-time' })),
-    to: Type.Optional(Type.String({ format: 'date-time' })),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Entries at or after this instant.' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'Entries before this instant (after `from`: 400 otherwise).' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
     cursor: Type.Optional(Type.String({ maxLength: 512 })),
   },
@@ -111,12 +111,18 @@ export const AuditEntry = Type.Object({
   occurred_at: Type.String({ format: 'date-time' }),
   actor_type: Type.Union([Type.Literal('user'), Type.Literal('api_key'), Type.Literal('system')]),
   actor_id: Type.String(),
-  actor_label: Type.Union([Type.String(), Type.Null()]),
-  action: Type.String({ description: '`create`, `update`, `delete`, or the action of the route (`publish`, `award`, `replay`, `reveal`, …).' }),
+  actor_label: Type.Union([Type.String(), Type.Null()], { description: 'A person\'s email and role when they acted; null for an API key.' }),
+  actor_name: Type.Union([Type.String(personal('staff')), Type.Null()], {
+    description: "Who acted, by name now: a person's name (their email when they gave none), an API key's name; null once they are removed.",
+  }),
+  action: Type.String({
+    description: '`create`, `update`, `delete`, or the action of the route (`publish`, `award`, `replay`, `reveal`, …); a POST that acts on a collection without creating in it is named by its last segment (`simulate` on `rules`: a backtest; `bulk-grant` on `points`).',
+  }),
   method: Type.String(),
   route: Type.String(),
   resource_type: Type.String(),
   resource_id: Type.Union([Type.String(), Type.Null()]),
+  resource_name: Type.Union([Type.String(), Type.Null()], { description: "The resource's name (or title) as its snapshot after, or else before, the change shows it; null when it has none." }),
   status: Type.Integer(),
   before: Type.Unknown({ ...personal('free-form'), description: 'The resource as its GET route showed it before the change (secrets and personal values redacted); null for a create.' }),
   after: Type.Unknown({ ...personal('free-form'), description: 'The resource after the change, or the response of a create or an action; null for a delete.' }),

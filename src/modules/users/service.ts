@@ -1,7 +1,7 @@
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
 import type { Database, Tx } from '../../platform/db.js';
 import { announceCredentialChange, type AuthContext, type Authenticator } from '../../platform/auth.js';
-import { AppError, forbidden, notFound, unauthenticated } from '../../platform/errors.js';
+import { AppError, fieldError, forbidden, invalid, notFound, unauthenticated } from '../../platform/errors.js';
 import { isUuid, randomToken, sha256Hex, uuid } from '../../platform/ids.js';
 import { clock } from '../../platform/clock.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
@@ -284,6 +284,9 @@ export async function readAuditLog(
   query: { resource_type?: string; resource_id?: string; actor_id?: string; from?: string; to?: string; limit?: number; cursor?: string },
 ) {
   const limit = query.limit ?? 50;
+  if (query.from && query.to && Date.parse(query.from) >= Date.parse(query.to)) {
+    throw invalid('"from" must be before "to"', 'VALIDATION_INVALID_VALUE', { errors: [fieldError('/to', 'range', 'must be after "from"', { in: 'query' })] });
+  }
   const after = decodeCursor(query.cursor, { at: 'timestamp', id: 'digits' });
   const filter: store.AuditQuery = {
     resourceType: query.resource_type ?? null,

@@ -207,11 +207,13 @@ export interface AuditRow {
   actor_type: 'user' | 'api_key' | 'system';
   actor_id: string;
   actor_label: string | null;
+  actor_name: string | null;
   action: string;
   method: string;
   route: string;
   resource_type: string;
   resource_id: string | null;
+  resource_name: string | null;
   status: number;
   before: unknown;
   after: unknown;
@@ -221,13 +223,21 @@ export interface AuditRow {
 
 export async function readAuditLog(tx: Tx, tenantId: string, query: AuditQuery, after: { at: string; id: string } | null, limit: number): Promise<AuditRow[]> {
   const { rows } = await tx.query<AuditRow>(
-    `SELECT id::text, occurred_at, actor_type, actor_id, actor_label, action, method, route, resource_type, resource_id, status, before, after, details, request_id
-     FROM audit_log
-     WHERE tenant_id = $1
-       AND ($2::text IS NULL OR resource_type = $2) AND ($3::text IS NULL OR resource_id = $3) AND ($4::text IS NULL OR actor_id = $4)
-       AND ($5::timestamptz IS NULL OR occurred_at >= $5) AND ($6::timestamptz IS NULL OR occurred_at < $6)
-       AND ($7::timestamptz IS NULL OR (occurred_at, id) < ($7, $8::bigint))
-     ORDER BY occurred_at DESC, id DESC LIMIT $9`,
+    // Names instead of ids: the person's name (or email) as the users list shows it, the key's name, and the
+    // resource's name or title as its snapshots hold it (already redacted where personal).
+    `SELECT a.id::text, a.occurred_at, a.actor_type, a.actor_id, a.actor_label,
+            CASE a.actor_type WHEN 'user' THEN COALESCE(u.name, u.email) WHEN 'api_key' THEN k.name END AS actor_name,
+            a.action, a.method, a.route, a.resource_type, a.resource_id,
+            COALESCE(a.after->>'name', a.after->>'title', a.before->>'name', a.before->>'title', a.after->>'email', a.before->>'email') AS resource_name,
+            a.status, a.before, a.after, a.details, a.request_id
+     FROM audit_log a
+     LEFT JOIN admin_users u ON a.actor_type = 'user' AND u.tenant_id = a.tenant_id AND u.id::text = a.actor_id
+     LEFT JOIN api_keys k ON a.actor_type = 'api_key' AND k.tenant_id = a.tenant_id AND k.id::text = a.actor_id
+     WHERE a.tenant_id = $1
+       AND ($2::text IS NULL OR a.resource_type = $2) AND ($3::text IS NULL OR a.resource_id = $3) AND ($4::text IS NULL OR a.actor_id = $4)
+       AND ($5::timestamptz IS NULL OR a.occurred_at >= $5) AND ($6::timestamptz IS NULL OR a.occurred_at < $6)
+       AND ($7::timestamptz IS NULL OR (a.occurred_at, a.id) < ($7, $8::bigint))
+     ORDER BY a.occurred_at DESC, a.id DESC LIMIT $9`,
     [tenantId, query.resourceType, query.resourceId, query.actorId, query.from, query.to, after?.at ?? null, after?.id ?? null, limit],
   );
   return rows;
