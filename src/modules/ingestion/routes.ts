@@ -6,6 +6,7 @@ import { AppError, type FieldError } from '../../platform/errors.js';
 import { eventsAccepted, eventsRejected } from '../../platform/metrics.js';
 import * as service from './service.js';
 import { EventWriter } from './writer.js';
+import { eventNameProperties, listEventNames } from './event-names.js';
 import { checkShape, isRejection, normalize, type Rejection } from './normalize.js';
 import {
   AcceptedResponse,
@@ -14,6 +15,10 @@ import {
   BatchBody,
   BatchResponse,
   EventIdParams,
+  EventNameParams,
+  EventNamePropertiesResponse,
+  EventNamesQuery,
+  EventNamesResponse,
   IdempotencyHeader,
   PROPERTIES_BYTES_MAX,
   RetryResponse,
@@ -180,6 +185,41 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => service.searchEvents(db, request.auth!, request.query),
+  );
+
+  // Read by the rule editor's pickers: programs:read, not the developers' event store permission.
+  app.get(
+    '/admin/events/names',
+    {
+      config: { auth: 'admin', permission: 'programs:read' },
+      schema: {
+        tags,
+        operationId: 'listEventNames',
+        summary: 'List the event names received, with counts and when last seen',
+        description: 'Every event name the tenant has sent, in name order, with how many events of it were accepted and the earliest and latest `occurred_at`. `q` keeps names containing it.',
+        querystring: EventNamesQuery,
+        response: { 200: EventNamesResponse },
+      },
+    },
+    async (request) => listEventNames(db, request.auth!.tenantId, request.query),
+  );
+
+  app.get(
+    '/admin/events/names/:event_name/properties',
+    {
+      config: { auth: 'admin', permission: 'programs:read' },
+      schema: {
+        tags,
+        operationId: 'listEventNameProperties',
+        summary: 'List the properties seen on an event name, with their JSON types',
+        description:
+          'Read from the latest 1,000 stored events of the name: each property path (as a rule condition names it, `properties.<name>`), the JSON types seen there and how often. ' +
+          'Values are not returned. A name never received answers an empty list.',
+        params: EventNameParams,
+        response: { 200: EventNamePropertiesResponse },
+      },
+    },
+    async (request) => eventNameProperties(db, request.auth!.tenantId, request.params.event_name),
   );
 
   app.get(

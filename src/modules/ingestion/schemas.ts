@@ -191,3 +191,49 @@ export const SearchResponse = Type.Object({ events: Type.Array(Type.Ref('StoredE
 export const EventIdParams = Type.Object({ event_id: Type.String({ pattern: '^ev_[0-9a-f]{32}$' }) }, { additionalProperties: false });
 
 export const RetryResponse = Type.Object({ event_id: Type.String(), status: EventStatus });
+
+/** The latest events of a name whose properties are sampled for the rule editor. */
+export const PROPERTY_SAMPLE_EVENTS = 1_000;
+/** Nesting levels of properties walked (`properties.a.b.c`). */
+export const PROPERTY_DEPTH_SAMPLED = 3;
+/** The most property paths answered for one name. */
+export const PROPERTY_PATHS_MAX = 200;
+export const EVENT_NAMES_PAGE_MAX = 200;
+
+export const EventNamesQuery = Type.Object(
+  {
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Names containing this text, case-insensitively.', examples: ['purchase'] })),
+    limit: Type.Optional(Pagination.limit(EVENT_NAMES_PAGE_MAX, 50)),
+    cursor: Pagination.cursor(),
+  },
+  { additionalProperties: false },
+);
+
+export const EventNamesResponse = Type.Object({
+  names: Type.Array(
+    Type.Object({
+      event_name: Type.String(),
+      events: Type.Integer({ description: 'Events of this name accepted so far (erased participants\' events included).' }),
+      first_seen_at: Type.String({ format: 'date-time', description: 'The earliest `occurred_at` received.' }),
+      last_seen_at: Type.String({ format: 'date-time', description: 'The latest `occurred_at` received.' }),
+    }),
+  ),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const EventNameParams = Type.Object({ event_name: { ...EventName, examples: ['purchase_completed'] } }, { additionalProperties: false });
+
+export const EventNamePropertiesResponse = Type.Object({
+  event_name: Type.String(),
+  sampled: Type.Integer({ description: `How many of the latest events of the name were read (at most ${PROPERTY_SAMPLE_EVENTS}); 0 when none was ever stored.` }),
+  properties: Type.Array(
+    Type.Object({
+      fact: Type.String({ description: 'The path as a rule condition reads it: `properties.<name>`, nested objects joined by dots.' }),
+      types: Type.Array(Type.Union([Type.Literal('string'), Type.Literal('number'), Type.Literal('boolean'), Type.Literal('object'), Type.Literal('array'), Type.Literal('null')]), {
+        description: 'The JSON types seen at the path, most frequent first.',
+      }),
+      seen: Type.Integer({ description: 'In how many sampled events the path was present.' }),
+    }),
+    { maxItems: PROPERTY_PATHS_MAX },
+  ),
+});

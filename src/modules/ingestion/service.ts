@@ -11,6 +11,7 @@ import { continueStreaksForEventInTx } from '../streaks/index.js';
 import { applyEarnRulesInTx, coalesceProfile, type RuleVerdict } from '../rules/index.js';
 import * as store from './store.js';
 import { countAcceptedEventsInTx } from './quota.js';
+import { countEventNamesInTx } from './event-names.js';
 import { processingQueue, type Rejection } from './normalize.js';
 
 /**
@@ -70,8 +71,14 @@ export async function storeEventsInTx(tx: Tx, tenantId: string, events: store.Ne
     else if (first.status === 'rejected') results[index] = first;
     else results[index] = { status: 'duplicate', eventId: first.eventId };
   });
-  if (countQuota) await countAcceptedEventsInTx(tx, tenantId, outcomes.filter((o) => o.fresh).length, clock.now());
+  if (countQuota) await countAcceptedInTx(tx, tenantId, outcomes.filter((o) => o.fresh).map((o) => unique[o.index]));
   return results;
+}
+
+/** The quota first: its row lock orders the tenant's writes, so the name counts after it wait for no one. */
+async function countAcceptedInTx(tx: Tx, tenantId: string, accepted: ReadonlyArray<{ eventName: string; occurredAt: Date }>): Promise<void> {
+  await countAcceptedEventsInTx(tx, tenantId, accepted.length, clock.now());
+  await countEventNamesInTx(tx, tenantId, accepted);
 }
 
 export interface ProcessedEvent {
@@ -232,7 +239,7 @@ export async function ingestSync(db: Database, tenantId: string, event: store.Ne
       const processed = await processEventInTx(tx, tenantId, stored.eventId);
       // Counted after processing: the tenant's counter row stays locked until commit, and taken before
       // processing it would make every synchronous event of the tenant wait for the others' whole processing.
-      await countAcceptedEventsInTx(tx, tenantId, stored.status === 'accepted' ? 1 : 0, clock.now());
+      await countAcceptedInTx(tx, tenantId, stored.status === 'accepted' ? [event] : []);
       const row = processed ? null : await store.findEvent(tx, tenantId, stored.eventId);
       const outcome = processed?.outcome ?? currentOutcome(row?.outcome ?? null);
       // The effects of a rule ran when it has badges_awarded (see RuleVerdict).

@@ -1,4 +1,4 @@
-import { invalid } from '../../platform/errors.js';
+import { fieldError, invalid } from '../../platform/errors.js';
 import { EVERY_CUSTOM_FIELD, redactFreeForm } from '../../platform/privacy.js';
 import { IN_VALUES_MAX, type Condition, type Conditions } from './schemas.js';
 
@@ -39,29 +39,32 @@ export function validateConditions(conditions: Conditions, where: string, allowE
     (list ?? []).forEach((condition, index) => {
       const at = `${where}.${group}[${index}]`;
       const { operator, value } = condition;
+      // The refusal names its field (`/conditions/all/0/value`), so a form shows it there.
+      const pointer = `/${where.replaceAll('.', '/')}/${group}/${index}`;
+      const on = (field: 'fact' | 'value', code: string, message: string) => ({ errors: [fieldError(`${pointer}/${field}`, code, message)] });
       if (!allowEventFacts && condition.fact.startsWith('properties.')) {
-        throw invalid(`${at}.fact reads an event property, but scheduled rules have no event; use participant attributes`, 'RULE_INVALID');
+        throw invalid(`${at}.fact reads an event property, but scheduled rules have no event; use participant attributes`, 'RULE_INVALID', on('fact', 'not_allowed', 'reads an event property, but scheduled rules have no event'));
       }
       switch (operator) {
         case 'exists':
         case 'not_exists':
-          if (value !== undefined) throw invalid(`${at}: operator "${operator}" takes no value`, 'RULE_INVALID');
+          if (value !== undefined) throw invalid(`${at}: operator "${operator}" takes no value`, 'RULE_INVALID', on('value', 'not_allowed', `takes no value with ${operator}`));
           break;
         case 'in':
         case 'not_in':
           if (!Array.isArray(value) || value.length === 0 || value.length > IN_VALUES_MAX || !value.every(isScalar)) {
-            throw invalid(`${at}: operator "${operator}" needs a list of 1 to ${IN_VALUES_MAX} strings, numbers, booleans or nulls`, 'RULE_INVALID');
+            throw invalid(`${at}: operator "${operator}" needs a list of 1 to ${IN_VALUES_MAX} strings, numbers, booleans or nulls`, 'RULE_INVALID', on('value', 'type_list', `needs a list of 1 to ${IN_VALUES_MAX} values`));
           }
           break;
         case 'gt':
         case 'gte':
         case 'lt':
         case 'lte':
-          if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${at}: operator "${operator}" needs a number`, 'RULE_INVALID');
+          if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${at}: operator "${operator}" needs a number`, 'RULE_INVALID', on('value', 'type_number', 'must be a number'));
           break;
         default:
           if (value === undefined || !isScalar(value)) {
-            throw invalid(`${at}: operator "${operator}" needs a string, number, boolean or null value`, 'RULE_INVALID');
+            throw invalid(`${at}: operator "${operator}" needs a string, number, boolean or null value`, 'RULE_INVALID', on('value', 'required', 'needs a string, number, boolean or null value'));
           }
       }
     });

@@ -36,6 +36,7 @@ export const DATA_TABLES = [
   'earn_rule_usage',
   'engagement_impressions',
   'event_idempotency_keys',
+  'event_names_seen',
   'file_export_chunks',
   'file_exports',
   'file_import_errors',
