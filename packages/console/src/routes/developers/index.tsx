@@ -7,8 +7,9 @@ import { ApiKeyList } from './api-key-list/api-key-list';
 import { EventList } from './event-list/event-list';
 import { EventDetail } from './event-detail/event-detail';
 import { developerStrings } from './strings';
+import { developerStringsDe } from './strings.de';
 
-registerStrings(developerStrings);
+registerStrings(developerStrings, developerStringsDe);
 
 export const developersArea: ConsoleArea = {
   key: 'developers',
