@@ -1,11 +1,12 @@
 import { registerStrings, type ConsoleArea } from '../../lib/area';
 import { strings } from './strings';
+import { stringsDe } from './strings.de';
 import { EngagementList } from './engagement-list/engagement-list';
 import { EngagementEdit } from './engagement-edit/engagement-edit';
 import { RewardList } from './reward-list/reward-list';
 import { RewardEdit } from './reward-edit/reward-edit';
 
-registerStrings(strings);
+registerStrings(strings, stringsDe);
 
 export const engagementsArea: ConsoleArea = {
   key: 'engagements',
