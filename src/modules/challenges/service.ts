@@ -4,7 +4,7 @@ import type { Fact } from '../../platform/facts.js';
 import { publishingRequired } from '../../platform/publishing.js';
 import { clock } from '../../platform/clock.js';
 import { emit, type OutboxEvent } from '../../platform/outbox.js';
-import { AppError, conflict, invalid, notFound, ruleViolation } from '../../platform/errors.js';
+import { AppError, conflict, fieldError, invalid, notFound, ruleViolation } from '../../platform/errors.js';
 import { uuid } from '../../platform/ids.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { ensureParticipant } from '../participants/index.js';
@@ -30,13 +30,17 @@ function normaliseObjectives(inputs: ObjectiveInput[]): StoredObjective[] {
     if (input.evaluator !== 'activity_count' && (input.activity_type !== undefined || input.activity_id !== undefined)) {
       throw invalid(`${where}: activity_type and activity_id apply to activity_count only`);
     }
-    if (input.evaluator === 'event_count' && input.event_name === undefined) throw invalid(`${where} needs event_name`);
+    if (input.evaluator === 'event_count' && input.event_name === undefined) {
+      throw invalid(`${where} needs event_name`, undefined, { errors: [fieldError(`/objectives/${index}/event_name`, 'required', 'an event count needs the event name')] });
+    }
     if (input.evaluator !== 'event_count' && (input.event_name !== undefined || input.conditions !== undefined)) {
       throw invalid(`${where}: event_name and conditions apply to event_count only`);
     }
     if (input.evaluator !== 'badge_earned' && input.badge_code !== undefined) throw invalid(`${where}: badge_code applies to badge_earned only`);
     if (input.evaluator === 'badge_earned' && input.badge_code !== undefined && input.target !== 1) {
-      throw invalid(`${where}: a badge_earned objective with a badge_code has target 1`);
+      throw invalid(`${where}: a badge_earned objective with a badge_code has target 1`, undefined, {
+        errors: [fieldError(`/objectives/${index}/target`, 'badge_target', 'must be 1 when the objective names a badge')],
+      });
     }
     for (const [c, condition] of (input.conditions ?? []).entries()) {
       if (condition.op !== 'exists' && condition.value === undefined) throw invalid(`${where}.conditions[${c}] (${condition.op}) needs a value`);
@@ -52,8 +56,10 @@ function normaliseObjectives(inputs: ObjectiveInput[]): StoredObjective[] {
 
 function normaliseMilestones(milestones: Array<{ name: string; threshold: number }>) {
   const names = new Set<string>();
-  for (const m of milestones) {
-    if (names.has(m.name)) throw invalid(`milestone name "${m.name}" is used twice`);
+  for (const [index, m] of milestones.entries()) {
+    if (names.has(m.name)) {
+      throw invalid(`milestone name "${m.name}" is used twice`, undefined, { errors: [fieldError(`/milestones/${index}/name`, 'duplicate', 'another milestone has this name')] });
+    }
     names.add(m.name);
   }
   return [...milestones].sort((a, b) => a.threshold - b.threshold);
@@ -62,7 +68,7 @@ function normaliseMilestones(milestones: Array<{ name: string; threshold: number
 function parseWindow(startsAt: string, endsAt: string): { startsAt: Date; endsAt: Date } {
   const start = new Date(startsAt);
   const end = new Date(endsAt);
-  if (!(end > start)) throw invalid('ends_at must be after starts_at');
+  if (!(end > start)) throw invalid('ends_at must be after starts_at', undefined, { errors: [fieldError('/ends_at', 'after_start', 'must be after the start')] });
   return { startsAt: start, endsAt: end };
 }
 

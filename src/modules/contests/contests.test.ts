@@ -252,6 +252,12 @@ test('contests: definition, publication, entries and scoring', async (t) => {
     assert.equal(unnamed.status, 400);
     const unknownDecision = await svc.request('POST', '/api/v1/admin/fraud/decisions', { key, body: { review_id: review.review_id, decision: 'maybe' } });
     assert.equal(unknownDecision.status, 400);
+    const curt = await svc.request('POST', '/api/v1/admin/fraud/decisions', { key, body: { review_id: review.review_id, decision: 'approve', reason: 'ok' } });
+    assert.equal(curt.status, 400, 'a reason of a word or two explains nothing to the next reader of the trail');
+    assert.deepEqual(
+      curt.body.errors.map((e: { path: string; code: string; limit?: number }) => [e.path, e.code, e.limit]),
+      [['/reason', 'min_length', 10]],
+    );
     const [stillPending] = await svc.sql(`SELECT status FROM contest_reviews WHERE id = $1`, [review.review_id]);
     assert.equal(stillPending.status, 'pending');
   });

@@ -1,7 +1,7 @@
 import type { Database, Tx } from '../../platform/db.js';
 import type { Config } from '../../config.js';
 import { clock } from '../../platform/clock.js';
-import { conflict, invalid, notFound, ruleViolation } from '../../platform/errors.js';
+import { conflict, fieldError, invalid, notFound, ruleViolation } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { publishingRequired } from '../../platform/publishing.js';
 import * as store from './store.js';
@@ -17,20 +17,25 @@ import { scheduleAdvance } from './lifecycle.js';
 
 function checkDefinition(d: { starts_at: Date; ends_at: Date; prize_structure: PrizeTierDefinition[] }): void {
   if (d.ends_at.getTime() <= d.starts_at.getTime()) {
-    throw invalid(`ends_at (${d.ends_at.toISOString()}) must be after starts_at (${d.starts_at.toISOString()})`, 'CONTEST_WINDOW_INVALID');
+    throw invalid(`ends_at (${d.ends_at.toISOString()}) must be after starts_at (${d.starts_at.toISOString()})`, 'CONTEST_WINDOW_INVALID', {
+      errors: [fieldError('/ends_at', 'after_start', 'must be after the start')],
+    });
   }
-  const tiers = [...d.prize_structure].sort((a, b) => a.rank_from - b.rank_from);
-  for (const tier of tiers) {
+  // Each tier keeps its index in the request, so a refusal names the tier as it was sent.
+  const tiers = d.prize_structure.map((tier, index) => ({ tier, index })).sort((a, b) => a.tier.rank_from - b.tier.rank_from);
+  for (const { tier, index } of tiers) {
     if (tier.rank_to < tier.rank_from) {
-      throw invalid(`prize_structure: rank_to (${tier.rank_to}) is below rank_from (${tier.rank_from})`, 'CONTEST_PRIZES_INVALID');
+      throw invalid(`prize_structure: rank_to (${tier.rank_to}) is below rank_from (${tier.rank_from})`, 'CONTEST_PRIZES_INVALID', {
+        errors: [fieldError(`/prize_structure/${index}/rank_to`, 'below_rank_from', `must not be below the tier's first rank (${tier.rank_from})`)],
+      });
     }
   }
   for (let i = 1; i < tiers.length; i++) {
-    if (tiers[i].rank_from <= tiers[i - 1].rank_to) {
-      throw invalid(
-        `prize_structure: ranks ${tiers[i - 1].rank_from}–${tiers[i - 1].rank_to} and ${tiers[i].rank_from}–${tiers[i].rank_to} overlap`,
-        'CONTEST_PRIZES_OVERLAP',
-      );
+    const [before, after] = [tiers[i - 1].tier, tiers[i].tier];
+    if (after.rank_from <= before.rank_to) {
+      throw invalid(`prize_structure: ranks ${before.rank_from}–${before.rank_to} and ${after.rank_from}–${after.rank_to} overlap`, 'CONTEST_PRIZES_OVERLAP', {
+        errors: [fieldError(`/prize_structure/${tiers[i].index}/rank_from`, 'overlap', `overlaps ranks ${before.rank_from}–${before.rank_to} of another tier`)],
+      });
     }
   }
 }

@@ -346,13 +346,22 @@ export const ReviewListQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** A decision's reason is read later in the trail by someone else: a word or two does not explain it. */
+export const DECISION_REASON_MIN = 10;
+
 export const FraudDecisionBody = Type.Object(
   {
     review_id: Type.Optional(Type.String({ maxLength: 100, description: 'The held review to resolve; or name it by contest_id and entry_id.' })),
     contest_id: Type.Optional(ContestId),
     entry_id: Type.Optional(Type.String({ maxLength: 100 })),
     decision: Type.Union([Type.Literal('approve'), Type.Literal('disqualify')]),
-    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    reason: Type.Optional(
+      Type.String({
+        minLength: DECISION_REASON_MIN,
+        maxLength: 500,
+        description: 'Why (at least 10 characters): kept in the decision trail and, for a disqualification, sent in reward.disqualified.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

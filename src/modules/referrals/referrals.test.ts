@@ -143,10 +143,10 @@ test('referrals', async (t) => {
     assert.equal((await svc.sql(`SELECT count(*)::int AS n FROM outbox_events WHERE tenant_id = $1 AND event = 'referral.converted.v1' AND participant_id = 'frank'`, [tenant.tenantId]))[0].n, 0);
 
     assert.equal((await svc.request('POST', `/api/v1/admin/referrals/conversions/${sameDevice.body.conversion_id}/approve`, { key: other.apiKey, body: {} })).status, 404);
-    const approved = await svc.request('POST', `/api/v1/admin/referrals/conversions/${sameDevice.body.conversion_id}/approve`, { key: tenant.apiKey, body: { note: 'household' } });
+    const approved = await svc.request('POST', `/api/v1/admin/referrals/conversions/${sameDevice.body.conversion_id}/approve`, { key: tenant.apiKey, body: { note: 'shared household' } });
     assert.equal(approved.status, 200, approved.text);
     assert.equal(approved.body.status, 'converted');
-    assert.equal(approved.body.decision_note, 'household');
+    assert.equal(approved.body.decision_note, 'shared household');
     const rejected = await svc.request('POST', `/api/v1/admin/referrals/conversions/${sameIp.body.conversion_id}/reject`, { key: tenant.apiKey, body: {} });
     assert.equal(rejected.body.status, 'rejected');
     assert.equal((await svc.request('POST', `/api/v1/admin/referrals/conversions/${sameIp.body.conversion_id}/approve`, { key: tenant.apiKey, body: {} })).status, 422);

@@ -140,4 +140,7 @@ export const ConversionListQuery = Type.Object(
 );
 
 export const ConversionParams = Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: false });
-export const DecisionBody = Type.Object({ note: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false });
+export const DecisionBody = Type.Object(
+  { note: Type.Optional(Type.String({ minLength: 10, maxLength: 1000, description: 'Why (at least 10 characters, as for a contest fraud decision): kept with the decision.' })) },
+  { additionalProperties: false },
+);

@@ -54,3 +54,29 @@ export function usePublishContest() {
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: contestKeys.all }),
   });
 }
+
+export type FileExport = ResponseBody<'getExport'>;
+
+/**
+ * A contest's results as a CSV file: the files API's `contest_results` export
+ * (every entry in leaderboard order, disqualified ones last), written by a
+ * background job. The export is started here and followed until its file can
+ * be downloaded from `file_url`.
+ */
+export function useStartResultsExport(contestId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => client.files.createExport({ body: { kind: 'contest_results', format: 'csv', contest_id: contestId } }),
+    onSuccess: (started) => queryClient.setQueryData(contestKeys.detail(contestId, 'export', started.export_id), started),
+  });
+}
+
+/** The export's progress, asked again every second until it is completed. */
+export function useResultsExport(contestId: string, exportId: string | undefined) {
+  return useQuery({
+    queryKey: contestKeys.detail(contestId, 'export', exportId ?? ''),
+    queryFn: () => client.files.getExport({ path: { export_id: exportId! } }),
+    enabled: exportId !== undefined,
+    refetchInterval: (query) => (query.state.data?.status === 'completed' ? false : 1_000),
+  });
+}

@@ -3,6 +3,12 @@ export const competitionStrings = {
   nav: { challenges: 'Challenges', contests: 'Contests', leaderboards: 'Leaderboards', referrals: 'Referrals' },
   competitions: {
     statusLabel: 'Status',
+    pickers: {
+      eventHint: 'Pick a name your programs use, or type a new one',
+      badgeHint: 'Pick a badge by its name',
+      noBadge: 'No badge',
+      noBadges: 'No badge matches',
+    },
     startsAt: 'Starts',
     endsAt: 'Ends',
     status: {
@@ -43,6 +49,7 @@ export const competitionStrings = {
     noMilestones: 'No milestone: participants see only their overall progress.',
     milestoneName: 'Milestone {{n}}',
     milestonePercent: 'At % of the progress',
+    percentHint: 'More than 0, up to 100',
     addMilestone: 'Add a milestone',
     removeMilestone: 'Remove milestone {{n}}',
     completion: 'On completion',
@@ -94,7 +101,7 @@ export const competitionStrings = {
     maxLiability: 'Maximum reward liability',
     maxLiabilityHelp: 'No prize is allocated beyond this total value.',
     verificationWindow: 'Verification window (hours)',
-    verificationWindowHelp: 'Winners stay in verification 24 to 72 hours before prizes are issued.',
+    verificationWindowHelp: 'How long winners stay in verification before prizes are issued.',
     fraudRules: 'Fraud rules',
     rules: {
       max_score_per_minute: 'Maximum score per minute',
@@ -143,6 +150,13 @@ export const competitionStrings = {
       paid: 'Prize issued',
       unfunded: 'Beyond the liability cap',
       finished: 'Finished',
+    },
+    results: {
+      title: 'Results file',
+      explain: 'Every entry in leaderboard order (disqualified ones last) with its score, status and times, as CSV.',
+      export: 'Export results as CSV',
+      writing: 'Writing the file… {{rows}} rows so far',
+      download: 'Download the results (CSV, {{rows}} rows, written {{at}})',
     },
     fulfilment: 'Prize fulfilment',
     fulfilmentLater: 'Prizes are allocated when the contest completes.',

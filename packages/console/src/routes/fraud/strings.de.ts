@@ -23,6 +23,7 @@ export const fraudStringsDe: Translation<typeof fraudStrings> = {
     disqualifyTitle: 'Disqualifizieren',
     disqualifyConfirm: '{{subject}} disqualifizieren: Eine Wettbewerbsteilnahme fällt aus der Rangliste und verliert ihren Preis; eine Empfehlung zählt nie. Das lässt sich nicht rückgängig machen.',
     reason: 'Begründung (wird im Entscheidungsverlauf gespeichert)',
+    readOnly: 'Als {{role}} sehen Sie die Warteschlange und ihre Verläufe; Entscheiden erfordert die Rolle Betrugsprüfung (Berechtigung fraud:decide): Die Entscheidungsschaltflächen sind deaktiviert.',
     trailToggle: 'Verlauf',
     trailNamed: 'Entscheidungsverlauf von {{subject}}',
     trail: {

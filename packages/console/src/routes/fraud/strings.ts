@@ -20,6 +20,7 @@ export const fraudStrings = {
     disqualifyTitle: 'Disqualify',
     disqualifyConfirm: 'Disqualify {{subject}}: a contest entry leaves the ranking and loses its prize; a referral never counts. This cannot be undone.',
     reason: 'Reason (kept in the decision trail)',
+    readOnly: 'As {{role}} you see the queue and its trails, but deciding needs the fraud reviewer role (permission fraud:decide): the decision buttons are disabled.',
     trailToggle: 'Trail',
     trailNamed: 'Decision trail of {{subject}}',
     trail: {

@@ -9,12 +9,13 @@ import { Pager, useCursorPages } from '../../../components/pager';
 import { RoleGuard } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
 import { StatusBadge } from '../common/status-badge';
-import { formatTime } from '../common/dates';
+import { useFormat, ZoneNote } from '../../../lib/format';
 
 const STATUSES: ChallengeStatus[] = ['draft', 'scheduled', 'active', 'ended', 'archived'];
 
 export function ChallengeList() {
   const { t } = useTranslation();
+  const f = useFormat();
   const pages = useCursorPages();
   const [status, setStatus] = useState<ChallengeStatus | undefined>(undefined);
   const challenges = useChallenges({ status, cursor: pages.cursor });
@@ -40,6 +41,7 @@ export function ChallengeList() {
           }}
         />
       </Group>
+      <ZoneNote />
       <ErrorAlert error={challenges.error} />
       {challenges.isPending && <Loading />}
       {challenges.data && rows.length === 0 && <Text>{t('challenges.none')}</Text>}
@@ -67,8 +69,8 @@ export function ChallengeList() {
                   <Table.Td>
                     <StatusBadge status={challenge.status} />
                   </Table.Td>
-                  <Table.Td>{formatTime(challenge.starts_at)}</Table.Td>
-                  <Table.Td>{formatTime(challenge.ends_at)}</Table.Td>
+                  <Table.Td>{f.dateTime(challenge.starts_at)}</Table.Td>
+                  <Table.Td>{f.dateTime(challenge.ends_at)}</Table.Td>
                   <Table.Td>{challenge.enrolled_count}</Table.Td>
                   <Table.Td>{challenge.completed_count}</Table.Td>
                 </Table.Tr>

@@ -8,14 +8,16 @@ import { PageHeader } from '../../../components/page-header';
 import { RoleGuard, useCan } from '../../../components/permission';
 import { Loading } from '../../../components/loading';
 import { StatusBadge } from '../common/status-badge';
-import { formatTime } from '../common/dates';
+import { useFormat, ZoneNote } from '../../../lib/format';
 import { ContestPublication } from './components/contest-publication';
 import { LifecycleTimeline } from './components/lifecycle-timeline';
 import { ContestLeaderboard } from './components/contest-leaderboard';
 import { PrizeFulfilment } from './components/prize-fulfilment';
+import { ResultsExport } from './components/results-export';
 
 export function ContestDetail() {
   const { t } = useTranslation();
+  const f = useFormat();
   const contestId = useParams().contestId!;
   const contest = useContest(contestId);
   const started = contest.data !== undefined && contest.data.status !== 'draft' && contest.data.status !== 'scheduled';
@@ -42,6 +44,7 @@ export function ContestDetail() {
         )}
         <ContestPublication contest={c} />
       </PageHeader>
+      <ZoneNote />
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <LifecycleTimeline contest={c} />
         <Card withBorder>
@@ -50,8 +53,8 @@ export function ContestDetail() {
           </Title>
           <Stack gap={4}>
             <Text>{t('contests.scoringLine', { event: c.scoring.event_type, attribute: c.scoring.score_attribute, weight: c.scoring.weight })}</Text>
-            <Text>{t('contests.windowLine', { from: formatTime(c.starts_at), to: formatTime(c.ends_at) })}</Text>
-            <Text>{t('contests.liabilityLine', { allocated: c.liability_allocated, max: c.max_reward_liability })}</Text>
+            <Text>{t('contests.windowLine', { from: f.dateTime(c.starts_at), to: f.dateTime(c.ends_at) })}</Text>
+            <Text>{t('contests.liabilityLine', { allocated: f.number(c.liability_allocated), max: f.number(c.max_reward_liability) })}</Text>
             <Text>{t('contests.verificationLine', { hours: c.verification_window_hours })}</Text>
             <Text>{t('contests.entriesLine', { count: c.entry_count })}</Text>
             {c.prize_structure.map((p, index) => (
@@ -66,6 +69,7 @@ export function ContestDetail() {
       <ErrorAlert error={board.error} />
       {board.data && <ContestLeaderboard board={board.data} />}
       {board.data && <PrizeFulfilment contest={c} board={board.data} disqualified={disqualified.data?.reviews ?? []} />}
+      {started && <ResultsExport contest={c} />}
     </Stack>
   );
 }

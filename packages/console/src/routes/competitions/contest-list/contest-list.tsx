@@ -9,12 +9,13 @@ import { Pager, useCursorPages } from '../../../components/pager';
 import { RoleGuard } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
 import { StatusBadge } from '../common/status-badge';
-import { formatTime } from '../common/dates';
+import { useFormat, ZoneNote } from '../../../lib/format';
 
 export const CONTEST_STATUSES: ContestStatus[] = ['draft', 'scheduled', 'active', 'scoring', 'completed'];
 
 export function ContestList() {
   const { t } = useTranslation();
+  const f = useFormat();
   const pages = useCursorPages();
   const [status, setStatus] = useState<ContestStatus | undefined>(undefined);
   const contests = useContests({ status, cursor: pages.cursor });
@@ -40,6 +41,7 @@ export function ContestList() {
           }}
         />
       </Group>
+      <ZoneNote />
       <ErrorAlert error={contests.error} />
       {contests.isPending && <Loading />}
       {contests.data && rows.length === 0 && <Text>{t('contests.none')}</Text>}
@@ -66,8 +68,8 @@ export function ContestList() {
                   <Table.Td>
                     <StatusBadge status={contest.status} />
                   </Table.Td>
-                  <Table.Td>{formatTime(contest.starts_at)}</Table.Td>
-                  <Table.Td>{formatTime(contest.ends_at)}</Table.Td>
+                  <Table.Td>{f.dateTime(contest.starts_at)}</Table.Td>
+                  <Table.Td>{f.dateTime(contest.ends_at)}</Table.Td>
                   <Table.Td>{contest.entry_count}</Table.Td>
                 </Table.Tr>
               ))}

@@ -1,79 +1,16 @@
-import { useEffect, useState } from 'react';
-import { Button, Card, Checkbox, Group, NumberInput, Select, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useState } from 'react';
+import { Card, Group, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { useConversions, useDecideConversion, useReferralSettings, useSaveReferralSettings, type ConversionStatus, type ReferralSettings } from '../../../hooks/api/referrals';
+import { useConversions, useDecideConversion, useReferralSettings, type ConversionStatus } from '../../../hooks/api/referrals';
 import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
 import { RoleGuard, useCan } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
 import { StatusBadge } from '../common/status-badge';
-import { formatTime } from '../common/dates';
-import { DecisionButton } from '../../fraud/review-queue/components/decision-button';
-
-type Milestone = ReferralSettings['milestones'][number];
-
-function SettingsForm({ settings }: { settings: ReferralSettings }) {
-  const { t } = useTranslation();
-  const save = useSaveReferralSettings();
-  const canWrite = useCan('programs:write');
-  const [draft, setDraft] = useState(settings);
-  useEffect(() => setDraft(settings), [settings]);
-  const setMilestone = (index: number, patch: Partial<Milestone>) => setDraft((d) => ({ ...d, milestones: d.milestones.map((m, i) => (i === index ? { ...m, ...patch } : m)) }));
-  return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="sm">
-        {t('referrals.settings')}
-      </Title>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          save.mutate({
-            ...draft,
-            milestones: draft.milestones.map((m) => ({ conversions: m.conversions, ...(m.badge_code ? { badge_code: m.badge_code } : {}), ...(m.points ? { points: m.points } : {}) })),
-          });
-        }}
-      >
-        <Stack>
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <NumberInput label={t('referrals.perHour')} min={1} allowDecimal={false} value={draft.velocity_per_hour} onChange={(value) => setDraft({ ...draft, velocity_per_hour: Number(value) })} disabled={!canWrite} />
-            <NumberInput label={t('referrals.perDay')} min={1} allowDecimal={false} value={draft.velocity_per_day} onChange={(value) => setDraft({ ...draft, velocity_per_day: Number(value) })} disabled={!canWrite} />
-            <Checkbox label={t('referrals.sameDevice')} checked={draft.review_same_device} onChange={(e) => setDraft({ ...draft, review_same_device: e.currentTarget.checked })} disabled={!canWrite} />
-            <Checkbox label={t('referrals.sameIp')} checked={draft.review_same_ip} onChange={(e) => setDraft({ ...draft, review_same_ip: e.currentTarget.checked })} disabled={!canWrite} />
-          </SimpleGrid>
-          <Title order={3} size="h5">
-            {t('referrals.milestones')}
-          </Title>
-          {draft.milestones.length === 0 && <Text c="dimmed">{t('referrals.noMilestones')}</Text>}
-          {draft.milestones.map((milestone, index) => (
-            <Group key={index} align="flex-end" wrap="wrap">
-              <NumberInput label={t('referrals.milestoneConversions', { n: index + 1 })} min={1} allowDecimal={false} value={milestone.conversions} onChange={(value) => setMilestone(index, { conversions: Number(value) })} disabled={!canWrite} />
-              <NumberInput label={t('referrals.milestonePoints')} min={1} allowDecimal={false} value={milestone.points ?? ''} onChange={(value) => setMilestone(index, { points: value === '' ? undefined : Number(value) })} disabled={!canWrite} />
-              <TextInput label={t('referrals.milestoneBadge')} value={milestone.badge_code ?? ''} onChange={(e) => setMilestone(index, { badge_code: e.currentTarget.value || undefined })} disabled={!canWrite} />
-              {canWrite && (
-                <Button variant="outline" color="red.9" onClick={() => setDraft({ ...draft, milestones: draft.milestones.filter((_, i) => i !== index) })}>
-                  {t('referrals.removeMilestone', { n: index + 1 })}
-                </Button>
-              )}
-            </Group>
-          ))}
-          {canWrite && (
-            <Group>
-              <Button variant="default" onClick={() => setDraft({ ...draft, milestones: [...draft.milestones, { conversions: 1, points: 100 }] })}>
-                {t('referrals.addMilestone')}
-              </Button>
-              <Button type="submit" loading={save.isPending}>
-                {t('referrals.save')}
-              </Button>
-              {save.isSuccess && <Text role="status">{t('referrals.saved')}</Text>}
-            </Group>
-          )}
-          <ErrorAlert error={save.error} />
-        </Stack>
-      </form>
-    </Card>
-  );
-}
+import { useFormat, ZoneNote } from '../../../lib/format';
+import { SettingsForm } from './components/settings-form';
+import { conversionDecision, DecisionButton } from '../../fraud/review-queue/components/decision-button';
 
 function Conversions() {
   const { t } = useTranslation();
@@ -82,6 +19,7 @@ function Conversions() {
   const conversions = useConversions({ status, cursor: pages.cursor });
   const decide = useDecideConversion();
   const canDecide = useCan('fraud:decide');
+  const f = useFormat();
   const rows = conversions.data?.conversions ?? [];
   return (
     <Card withBorder>
@@ -89,6 +27,7 @@ function Conversions() {
         {t('referrals.conversions')}
       </Title>
       <Stack>
+        <ZoneNote />
         <Select
           w={240}
           label={t('competitions.statusLabel')}
@@ -125,13 +64,13 @@ function Conversions() {
                     <Table.Td>
                       <StatusBadge status={conversion.status} />
                     </Table.Td>
-                    <Table.Td>{formatTime(conversion.created_at)}</Table.Td>
+                    <Table.Td>{f.dateTime(conversion.created_at)}</Table.Td>
                     {canDecide && (
                       <Table.Td>
                         {conversion.status === 'pending_review' && (
                           <Group gap="xs" wrap="nowrap">
-                            <DecisionButton approve subject={conversion.referrer_id} onDecide={(note) => decide.mutateAsync({ id: conversion.conversion_id, decision: 'approve', note })} />
-                            <DecisionButton approve={false} subject={conversion.referrer_id} onDecide={(note) => decide.mutateAsync({ id: conversion.conversion_id, decision: 'reject', note })} />
+                            <DecisionButton approve subject={conversion.referrer_id} target={conversionDecision(true)} onDecide={(note) => decide.mutateAsync({ id: conversion.conversion_id, decision: 'approve', note })} />
+                            <DecisionButton approve={false} subject={conversion.referrer_id} target={conversionDecision(false)} onDecide={(note) => decide.mutateAsync({ id: conversion.conversion_id, decision: 'reject', note })} />
                           </Group>
                         )}
                       </Table.Td>
@@ -156,7 +95,7 @@ export function Referrals() {
       <PageHeader title={t('referrals.title')} />
       <ErrorAlert error={settings.error} />
       {settings.isPending && <Loading />}
-      {settings.data && <SettingsForm settings={settings.data} />}
+      {settings.data && <SettingsForm key={JSON.stringify(settings.data)} settings={settings.data} />}
       <RoleGuard permission="fraud:read">
         <Conversions />
       </RoleGuard>

@@ -1,15 +1,15 @@
-import { Fragment, useState } from 'react';
-import { Badge, Button, Group, Select, Stack, Table, Text } from '@mantine/core';
+import { Fragment, useId, useState } from 'react';
+import { Alert, Badge, Button, Group, Select, Stack, Table, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { useDecideReview, useReviews } from '../../../hooks/api/fraud';
 import { useConversions, useDecideConversion } from '../../../hooks/api/referrals';
 import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
-import { useCan } from '../../../components/permission';
+import { useCan, useCurrentUser } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
 import { StatusBadge } from '../../competitions/common/status-badge';
-import { formatTime } from '../../competitions/common/dates';
-import { DecisionButton } from './components/decision-button';
+import { useFormat, ZoneNote } from '../../../lib/format';
+import { conversionDecision, DecisionButton, REVIEW_DECISION } from './components/decision-button';
 import { DecisionTrail } from './components/decision-trail';
 import { CONVERSION_FILTER, fromConversion, fromReview, wasHeld, type ItemKind, type ItemStatus, type QueueItem } from './queue-item';
 
@@ -25,6 +25,10 @@ interface Cursors {
 export function ReviewQueue() {
   const { t } = useTranslation();
   const canDecide = useCan('fraud:decide');
+  const { user } = useCurrentUser();
+  const f = useFormat();
+  // A role that reads the queue but may not decide sees the controls disabled, each described by this note.
+  const readOnlyNoteId = useId();
   const [kind, setKind] = useState<ItemKind | undefined>(undefined);
   const [status, setStatus] = useState<ItemStatus | undefined>('pending');
   const [pages, setPages] = useState<Cursors[]>([{}]);
@@ -60,6 +64,12 @@ export function ReviewQueue() {
     <Stack>
       <PageHeader title={t('fraud.title')} />
       <Text c="dimmed">{t('fraud.explain')}</Text>
+      {!canDecide && (
+        <Alert color="gray" variant="light" id={readOnlyNoteId} data-testid="read-only-note">
+          {t('fraud.readOnly', { role: t(`roles.${user.role}`) })}
+        </Alert>
+      )}
+      <ZoneNote />
       <Group align="flex-end">
         <Select
           label={t('fraud.kind')}
@@ -110,18 +120,23 @@ export function ReviewQueue() {
                     </Table.Td>
                     <Table.Td>{item.subject}</Table.Td>
                     <Table.Td>{item.reasons.map((r) => t(`fraud.signals.${r}`, { defaultValue: r })).join(', ') || '—'}</Table.Td>
-                    <Table.Td>{formatTime(item.createdAt)}</Table.Td>
+                    <Table.Td>{f.dateTime(item.createdAt)}</Table.Td>
                     <Table.Td>
                       <StatusBadge status={item.status} />
                     </Table.Td>
                     <Table.Td>
                       <Group gap="xs" wrap="nowrap">
-                        {canDecide && item.status === 'pending' && (
-                          <>
-                            <DecisionButton approve subject={item.subject} onDecide={(reason) => decide(item, true, reason)} />
-                            <DecisionButton approve={false} subject={item.subject} onDecide={(reason) => decide(item, false, reason)} />
-                          </>
-                        )}
+                        {item.status === 'pending' &&
+                          [true, false].map((approve) => (
+                            <DecisionButton
+                              key={String(approve)}
+                              approve={approve}
+                              subject={item.subject}
+                              target={item.kind === 'contest_entry' ? REVIEW_DECISION : conversionDecision(approve)}
+                              onDecide={(reason) => decide(item, approve, reason)}
+                              disabledReasonId={canDecide ? undefined : readOnlyNoteId}
+                            />
+                          ))}
                         <Button
                           size="compact-sm"
                           variant="default"

@@ -2,17 +2,18 @@ import { Card, Table, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { ContestLeaderboard as Board } from '../../../../hooks/api/contests';
 import { ScrollTable } from '../../../../components/loading';
-import { formatTime } from '../../common/dates';
+import { useFormat } from '../../../../lib/format';
 
 export function ContestLeaderboard({ board }: { board: Board }) {
   const { t } = useTranslation();
+  const f = useFormat();
   return (
     <Card withBorder>
       <Title order={2} size="h4" mb="xs">
         {t('contests.leaderboard')}
       </Title>
       <Text size="sm" c="dimmed" mb="sm">
-        {t(board.window === 'final' ? 'contests.windowFinal' : 'contests.windowActive', { count: board.total_entries, at: formatTime(board.as_of) })}
+        {t(board.window === 'final' ? 'contests.windowFinal' : 'contests.windowActive', { count: board.total_entries, at: f.dateTime(board.as_of) })}
       </Text>
       {board.rows.length === 0 ? (
         <Text>{t('contests.noEntries')}</Text>
@@ -40,7 +41,7 @@ export function ContestLeaderboard({ board }: { board: Board }) {
                       </Text>
                     )}
                   </Table.Td>
-                  <Table.Td>{row.score.toLocaleString()}</Table.Td>
+                  <Table.Td>{f.number(row.score)}</Table.Td>
                   <Table.Td>{t(`contests.entryStatuses.${row.status}`)}</Table.Td>
                 </Table.Tr>
               ))}

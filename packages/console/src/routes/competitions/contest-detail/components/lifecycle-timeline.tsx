@@ -1,7 +1,7 @@
 import { Card, Text, Timeline, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { Contest } from '../../../../hooks/api/contests';
-import { formatTime } from '../../common/dates';
+import { useFormat } from '../../../../lib/format';
 
 const ORDER: Contest['status'][] = ['draft', 'scheduled', 'active', 'scoring', 'completed'];
 
@@ -11,6 +11,7 @@ const ORDER: Contest['status'][] = ['draft', 'scheduled', 'active', 'scoring', '
  */
 export function LifecycleTimeline({ contest }: { contest: Contest }) {
   const { t } = useTranslation();
+  const { dateTime: formatTime } = useFormat();
   const reached: Record<Contest['status'], string | null> = {
     draft: contest.created_at,
     scheduled: contest.published_at,

@@ -4,7 +4,7 @@ import { useEntryTrail } from '../../../../hooks/api/fraud';
 import { ErrorAlert } from '../../../../components/error-alert';
 import { Loading } from '../../../../components/loading';
 import { useCurrentUser } from '../../../../components/permission';
-import { formatTime } from '../../../competitions/common/dates';
+import { useFormat } from '../../../../lib/format';
 import type { QueueItem } from '../queue-item';
 
 /**
@@ -13,6 +13,7 @@ import type { QueueItem } from '../queue-item';
  */
 export function DecisionTrail({ item }: { item: QueueItem }) {
   const { t } = useTranslation();
+  const { dateTime: formatTime } = useFormat();
   const entry = useEntryTrail(item.contestId ?? '', item.participantId, item.kind === 'contest_entry');
   const { user } = useCurrentUser();
   // The API names the decider by console user id; the reviewer's own decisions read as theirs.
