@@ -1,5 +1,6 @@
 import type { ServiceModule } from '../../platform/module.js';
 import routes from './routes.js';
+import { participantEventsRoutes } from './participant-events.js';
 import { IngestEvent, StoredEvent } from './schemas.js';
 import { PROCESS_TASK, retention } from './store.js';
 import { processEventsJob } from './jobs.js';
@@ -17,7 +18,11 @@ export { processEventInTx } from './service.js';
 
 const ingestionModule: ServiceModule = {
   name: 'ingestion',
-  routes,
+  // A participant's events for support sit beside the event store's own routes, in a file of their own.
+  routes: async (app) => {
+    await app.register(routes);
+    await app.register(participantEventsRoutes);
+  },
   schemas: [IngestEvent, StoredEvent],
   tasks: { [PROCESS_TASK]: processEventsJob },
   pumps: [lanePump],

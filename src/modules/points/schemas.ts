@@ -237,7 +237,7 @@ export const LedgerEntry = Type.Object(
         Type.Object({
           type: Type.Union([Type.Literal('user'), Type.Literal('api_key'), Type.Literal('rule')]),
           id: Type.String({ description: "The console user's, API key's or earn rule's id." }),
-          name: Type.Union([Type.String(), Type.Null()], { description: "Its current name (a person's name, else their sign-in email); null once it is gone." }),
+          name: Type.Union([Type.String(), Type.Null()], { ...personal('staff'), description: "Its current name (a person's name, else their sign-in email); null once it is gone." }),
         }),
         Type.Null(),
       ],
@@ -367,7 +367,17 @@ export const StateResponse = Type.Object({
   ),
   badges: Type.Optional(Type.Array(OpenObject('A badge: code, name, description, image_url, earned, earned_at.'))),
   streaks: Type.Optional(Type.Array(OpenObject('A streak: streak_code, current_length, longest_length, last_at.'))),
-  rewards: Type.Optional(Type.Array(OpenObject('A claimed reward: reward_id, name, type, code, display_type, claimed_at, expires_at, metadata.'))),
+  rewards: Type.Optional(
+    Type.Array(
+      Type.Object(
+        {
+          // The participant's redemption code works like a credential: `***` without read:pii (support sees that a code was handed out, not the code).
+          code: Type.Optional(Type.Union([Type.String(), Type.Null()], { ...personal('secret'), description: 'The redemption code; `***` without read:pii.' })),
+        },
+        { additionalProperties: true, description: 'A claimed reward: reward_id, claim_id, name, type, code, display_type, claimed_at, expires_at, status, metadata.' },
+      ),
+    ),
+  ),
   challenges: Type.Optional(Type.Array(OpenObject('A challenge enrolment: challenge_id, enrolled_at, overall_progress, score, milestones_reached.'))),
   contests: Type.Optional(
     Type.Object(
