@@ -9,8 +9,9 @@ import { LeaderboardList } from './leaderboard-list/leaderboard-list';
 import { LeaderboardDetail } from './leaderboard-detail/leaderboard-detail';
 import { Referrals } from './referrals/referrals';
 import { competitionStrings } from './strings';
+import { competitionStringsDe } from './strings.de';
 
-registerStrings(competitionStrings);
+registerStrings(competitionStrings, competitionStringsDe);
 
 export const competitionsArea: ConsoleArea = {
   key: 'competitions',
