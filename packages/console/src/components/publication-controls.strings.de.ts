@@ -28,5 +28,12 @@ export const publicationStringsDe: Translation<typeof publicationStrings> = {
       end: 'Es endet jetzt; Teilnehmer können keinen Fortschritt mehr erzielen.',
     },
     readOnly: 'Nur freigebende Personen können ändern, was live ist.',
+    closesReview: 'Die von {{who}} eingereichte Prüfungsanfrage wird damit als direkt veröffentlicht geschlossen.',
+    backtest: 'Test vom {{from}} bis {{to}}: {{matched}} von {{scanned}} Ereignissen getroffen, {{participants}} Teilnehmende, {{points}} Punkte.',
+    backtestCapped_one: '{{count}} Ereignis wurde begrenzt.',
+    backtestCapped_other: '{{count}} Ereignisse wurden begrenzt.',
+    backtestTruncated: 'Der Zeitraum enthielt mehr Ereignisse, als ein Test durchsucht: Die Zahlen betreffen die frühesten.',
+    backtestAttached: 'Ihr letzter Test wird mit der Anfrage mitgeschickt:',
+    noBacktest: 'In dieser Sitzung wurde die Regel noch nicht getestet: Testen Sie sie zuerst, damit die Freigabe sieht, was sie vergeben hätte.',
   },
 };

@@ -25,5 +25,12 @@ export const publicationStrings = {
       end: 'It ends now; participants can no longer progress.',
     },
     readOnly: 'Only a publisher can change what is live.',
+    closesReview: 'The review request {{who}} submitted is closed with it, as published directly.',
+    backtest: 'Backtest {{from}} to {{to}}: {{matched}} of {{scanned}} events matched, {{participants}} participants, {{points}} points.',
+    backtestCapped_one: '{{count}} event was capped.',
+    backtestCapped_other: '{{count}} events were capped.',
+    backtestTruncated: 'The range held more events than one backtest scans: the figures cover the earliest ones.',
+    backtestAttached: 'Your latest backtest goes with the request:',
+    noBacktest: 'No backtest of this rule in this session: run one on the rule first so the publisher sees what it would have awarded.',
   },
 };

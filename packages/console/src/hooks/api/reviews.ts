@@ -1,4 +1,4 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useMutationState, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ResponseBody } from '@loyalty/sdk';
 import { client } from '../../api/client';
 import { queryKeysFactory } from './query-keys';
@@ -9,6 +9,10 @@ export const reviewKeys = queryKeysFactory('reviews');
 export type Review = Omit<ResponseBody<'getReview'>, 'livemode'>;
 export type ReviewKind = Review['kind'];
 export type ReviewStatus = Review['status'];
+export type ReviewBacktest = NonNullable<Review['backtest']>;
+
+/** The fields of a backtest a review request carries (the simulation's answer has `livemode` besides). */
+const BACKTEST_FIELDS = ['from', 'to', 'events_scanned', 'events_matched', 'participants', 'points', 'badges_awarded', 'capped_events', 'truncated', 'budget_exhausted_at'] as const;
 
 /**
  * The query keys of each kind's own resource: a publication changes the item,
@@ -34,6 +38,46 @@ export function useLatestReview(kind: ReviewKind, id: string | undefined) {
   });
 }
 
+/**
+ * The review requests waiting for the signed-in person: pending ones they may
+ * decide (they hold the publishing permission) and did not submit themselves.
+ * Counted from the first 100; the navigation shows "99+" beyond.
+ */
+export function useWaitingReviews(me: string, enabled: boolean) {
+  return useQuery({
+    queryKey: reviewKeys.list({ status: 'pending', waitingFor: me }),
+    queryFn: async () => {
+      const page = await client.publishing.listReviews({ query: { status: 'pending', limit: 100 } });
+      return { count: page.reviews.filter((review) => review.submitted_by.id !== me).length, more: page.next_cursor !== null };
+    },
+    enabled,
+    refetchInterval: 60_000,
+  });
+}
+
+/**
+ * The signed-in author's latest backtest of a rule in this console session:
+ * the last successful `simulateRule` of that rule (by id, or by the draft's
+ * name as the rule editor sends it), for its review request.
+ */
+export function useLatestBacktest(ruleId: string, ruleName: string): ReviewBacktest | null {
+  const results = useMutationState({
+    filters: {
+      status: 'success',
+      predicate: (mutation) => {
+        const variables = mutation.state.variables as { rule_id?: string; rule?: { name?: string }; from?: string } | undefined;
+        const data = mutation.state.data as { events_scanned?: unknown } | undefined;
+        if (!variables?.from || typeof data?.events_scanned !== 'number') return false;
+        return variables.rule_id === ruleId || (variables.rule_id === undefined && variables.rule?.name === ruleName);
+      },
+    },
+    select: (mutation) => ({ at: mutation.state.submittedAt, data: mutation.state.data as Record<string, unknown> }),
+  });
+  const latest = results.reduce<(typeof results)[number] | null>((best, result) => (best === null || result.at > best.at ? result : best), null);
+  if (!latest) return null;
+  return Object.fromEntries(BACKTEST_FIELDS.map((field) => [field, latest.data[field] ?? null])) as ReviewBacktest;
+}
+
 function useInvalidateReviewed() {
   const queryClient = useQueryClient();
   return (kind: ReviewKind) => {
@@ -45,7 +89,7 @@ function useInvalidateReviewed() {
 export function useSubmitReview() {
   const invalidate = useInvalidateReviewed();
   return useMutation({
-    mutationFn: (body: { kind: ReviewKind; id: string; note?: string }) => client.publishing.createReview({ body }),
+    mutationFn: (body: { kind: ReviewKind; id: string; note?: string; backtest?: ReviewBacktest }) => client.publishing.createReview({ body }),
     onSuccess: (review) => invalidate(review.kind),
   });
 }

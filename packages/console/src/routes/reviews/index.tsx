@@ -9,6 +9,7 @@ registerStrings(reviewStrings, reviewStringsDe);
 export const reviewsArea: ConsoleArea = {
   key: 'reviews',
   heading: 'nav.groups.publishing',
-  navigation: [{ to: '/reviews', label: 'nav.reviews', permission: 'programs:read' }],
-  routes: [{ path: '/reviews', permission: 'programs:read', element: <ReviewList /> }],
+  // Those who author drafts or publish them (programs:write): the service refuses the queue to a fraud reviewer or an analyst.
+  navigation: [{ to: '/reviews', label: 'nav.reviews', permission: 'programs:write' }],
+  routes: [{ path: '/reviews', permission: 'programs:write', element: <ReviewList /> }],
 };

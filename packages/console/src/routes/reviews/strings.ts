@@ -1,6 +1,6 @@
 /** The Reviews section's English strings (registered with their German counterpart by its index.tsx). */
 export const reviewStrings = {
-  nav: { groups: { publishing: 'Publishing' }, reviews: 'Reviews' },
+  nav: { groups: { publishing: 'Publishing' }, reviews: 'Reviews', waiting_one: '{{count}} review waiting for you', waiting_other: '{{count}} reviews waiting for you' },
   reviews: {
     title: 'Reviews',
     intro: 'Drafts waiting for a publisher. Approving publishes the draft as it was submitted; returning sends it back to its author with your note.',
@@ -13,17 +13,22 @@ export const reviewStrings = {
     note: 'Note',
     decision: 'Decision',
     none: 'No review request here.',
-    statuses: { pending: 'Pending', approved: 'Approved', returned: 'Returned' },
+    statuses: { pending: 'Pending', approved: 'Approved', returned: 'Returned', published: 'Published directly' },
     kinds: { rule: 'Earn rule', engagement: 'Engagement', challenge: 'Challenge', contest: 'Contest' },
     approve: 'Approve',
     approveNamed: 'Approve {{name}}',
     approveTitle: 'Approve “{{name}}”?',
     approveMessage: 'The {{kind}} is published now, exactly as it was submitted.',
+    approveLiveMessage: 'The changes to the live {{kind}} go live now, exactly as they were submitted.',
     return: 'Return',
     returnNamed: 'Return {{name}}',
     returnTitle: 'Return “{{name}}” to its author?',
     returnMessage: 'It stays a draft. Say what should change.',
+    returnLiveMessage: 'The live {{kind}} keeps running as it is; only the submitted changes go back to the author. Say what should change.',
     returnNote: 'Note for the author',
     decidedBy: '{{status}} by {{who}}',
+    decidedAt: '{{status}} by {{who}}, {{when}}',
+    backtest: "The author's backtest",
+    noBacktest: 'No backtest attached.',
   },
 };
