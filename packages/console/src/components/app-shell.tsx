@@ -6,6 +6,7 @@ import { useSignOut } from '../hooks/api/session';
 import { AREAS } from '../areas';
 import { useCurrentUser } from './permission';
 import { LanguageSwitch } from '../i18n/language-switch';
+import { WaitingReviewsCount } from '../routes/reviews/waiting-count';
 
 export function ConsoleShell() {
   const { t } = useTranslation();
@@ -52,6 +53,7 @@ export function ConsoleShell() {
                   to={item.to}
                   end={item.to === '/'}
                   label={t(item.label)}
+                  rightSection={item.to === '/reviews' ? <WaitingReviewsCount /> : undefined}
                   active={item.to === '/' ? location.pathname === '/' : location.pathname.startsWith(item.to)}
                   variant="filled"
                   onClick={close}
