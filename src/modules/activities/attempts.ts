@@ -27,7 +27,7 @@ export function sessionOf(auth: AuthContext): Session {
 }
 
 export async function loadActivity(tx: Tx, session: Session, activityId: string, activityType?: string): Promise<PublishedActivity> {
-  const activity = await findPublishedActivityInTx(tx, session.tenantId, session.engagementId, activityId);
+  const activity = await findPublishedActivityInTx(tx, session.tenantId, session.engagementId, activityId, session.participantId);
   if (activityType !== undefined && activityType !== activity.type) {
     throw ruleViolation(`activity ${JSON.stringify(activityId)} is a ${activity.type}, not a ${activityType}`, 'ACTIVITY_TYPE_MISMATCH');
   }

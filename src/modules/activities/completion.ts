@@ -6,7 +6,7 @@ import { prefixedId } from '../../platform/ids.js';
 import { emit, type OutboxEvent } from '../../platform/outbox.js';
 import { runFactHandlers, type Fact } from '../../platform/facts.js';
 import type { Action, PublishedActivity, Segment } from '../engagements/index.js';
-import { claimRewardInTx } from '../rewards/index.js';
+import { claimRewardInTx, previewClaimInTx } from '../rewards/index.js';
 import { grantInTx } from '../points/index.js';
 import { awardBadgeInTx } from '../badges/index.js';
 import type { CompleteBody, ValidateBody } from './schemas.js';
@@ -86,8 +86,27 @@ interface ActionContext {
   events: OutboxEvent[];
 }
 
+/**
+ * A preview of a draft (src/modules/engagements/preview.ts) shows what the action would give and
+ * writes nothing real: no ledger entry, no reward claim, code or stock, no badge.
+ */
+async function previewAction(ctx: ActionContext, action: Action, source: Executed['source']): Promise<Executed> {
+  switch (action.type) {
+    case 'award_points':
+      return { type: 'award_points', source, points_awarded: action.amount! };
+    case 'award_reward': {
+      const claim = await previewClaimInTx(ctx.tx, ctx.session.tenantId, action.reward_id!);
+      const { reward_id, claim_id, code, display_type, name: title, type, expires_at, image_url } = claim;
+      return { type: 'award_reward', source, reward_claimed: { reward_id, claim_id, code, display_type, title, type, expires_at, image_url } };
+    }
+    case 'grant_badge':
+      return { type: 'grant_badge', source, badge_code: action.badge_code!, badge_name: action.badge_code!, badge_image_url: null, awarded: true };
+  }
+}
+
 async function runAction(ctx: ActionContext, action: Action, source: Executed['source']): Promise<Executed> {
   const { tx, session, activity, attemptId } = ctx;
+  if (activity.preview) return previewAction(ctx, action, source);
   switch (action.type) {
     case 'award_points': {
       const granted = await grantInTx(tx, session.tenantId, {
@@ -235,6 +254,8 @@ export async function complete(db: Database, auth: AuthContext, activityId: stri
       wasOpen: !attempt.fresh,
       fact: { ...fact, source: 'activity', activityId: activity.activityId },
     });
+    // A preview's completion counts for nothing: no challenge, streak or contest sees it, and no event leaves.
+    if (activity.preview) return response;
     await runFactHandlers(tx, session.tenantId, fact);
     const legacy = { participant_id: session.participantId, activity_id: activity.activityId, fact_id: fact.id };
     events.push({ event: 'activity.completed', participantId: session.participantId, engagementId: session.engagementId, data: { ...legacy, activity_type: activity.type } });

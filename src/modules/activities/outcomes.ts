@@ -47,7 +47,7 @@ function segmentResult(segments: Segment[], index: number): Result {
 /**
  * Draws a segment and takes one unit of its inventory. A segment whose stock
  * ran out between the read and the take is excluded and the draw repeated,
- * so a used-up prize is never handed out.
+ * so a used-up prize is never handed out. A preview of a draft takes nothing.
  */
 export async function draw(tx: Tx, session: Session, activity: PublishedActivity, excluded = new Set<number>()): Promise<Result> {
   const segments = activity.config.segments ?? [];
@@ -56,7 +56,8 @@ export async function draw(tx: Tx, session: Session, activity: PublishedActivity
     if (candidates.length === 0) throw ruleViolation('every prize of this wheel is exhausted', 'PRIZES_EXHAUSTED');
     const index = weightedPick(segments, candidates);
     const inventory = segments[index].inventory;
-    if (inventory === undefined || (await store.takeSegment(tx, session.tenantId, session.engagementId, activity.activityId, index, inventory))) {
+    // A preview draws from the real stock but takes none of it.
+    if (inventory === undefined || activity.preview || (await store.takeSegment(tx, session.tenantId, session.engagementId, activity.activityId, index, inventory))) {
       return segmentResult(segments, index);
     }
     excluded.add(index);

@@ -9,7 +9,8 @@ import * as store from './store.js';
  * impressions. The runtime modules find published activities and screens here.
  */
 export { engagementForReviewInTx, publishEngagementInTx, createEngagementInTx, replaceEngagementDraftInTx } from './service.js';
-export { ACTIVITY_DEFAULTS, findPublishedActivityInTx, publishedDefinitionInTx, embedSettings, ANONYMOUS_PREFIX, type PublishedActivity } from './service.js';
+export { ACTIVITY_DEFAULTS, embedSettings, ANONYMOUS_PREFIX } from './service.js';
+export { findPublishedActivityInTx, publishedDefinitionInTx, type PublishedActivity } from './session-definition.js';
 export { parseCondition, type GateCondition } from './conditions.js';
 export type { Action, Activity, Segment, EngagementDefinition } from './schemas.js';
 

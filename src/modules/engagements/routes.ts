@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createSession } from '../access/index.js';
 import * as service from './service.js';
+import * as preview from './preview.js';
 import {
   AnonymousSessionBody,
   AnonymousSessionResponse,
@@ -15,6 +16,10 @@ import {
   ImpressionBody,
   ImpressionResponse,
   ListEngagementsQuery,
+  PreviewEngagement,
+  PreviewQuery,
+  PreviewResetResponse,
+  PreviewResponse,
   PublicEngagement,
   SiteParams,
   UpdateEngagementBody,
@@ -82,6 +87,59 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       authenticator.forgetCredentials();
       return unpublished;
     },
+  );
+
+  app.post(
+    '/admin/engagements/:id/preview',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        operationId: 'startEngagementPreview',
+        summary: 'Preview the draft with a new test participant, without publishing',
+        description:
+          'Deletes the test participants of earlier previews of this engagement, makes a new one (flagged `test`: left out of participant lists, exports and figures) and a session for it, scoped to this engagement: the preview token. ' +
+          'The runtime page at `preview_url` with `#session=<session_id>` runs the current draft (published or not) and marks itself as a preview. ' +
+          'Its completions take attempts and draw prizes from the real stock, but award nothing: no points, no reward code or stock or budget used, no badge, no challenge progress, no events or webhooks.',
+        params: EngagementIdParams,
+        response: { 201: PreviewResponse },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await preview.startPreview(db, request.auth!.tenantId, request.params.id, createSession)),
+  );
+
+  app.delete(
+    '/admin/engagements/:id/preview',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        operationId: 'resetEngagementPreview',
+        summary: "Delete the engagement's test participants, with their attempts and sessions",
+        params: EngagementIdParams,
+        response: { 200: PreviewResetResponse },
+      },
+    },
+    async (request) => preview.resetPreview(db, request.auth!.tenantId, request.params.id),
+  );
+
+  app.get(
+    '/sites/:tenantSlug/:siteSlug/preview',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags,
+        operationId: 'getSitePreview',
+        summary: 'The draft of the engagement a preview session was issued for, without server secrets',
+        description:
+          'For preview sessions only (`startEngagementPreview`): 403 `PREVIEW_SESSION_REQUIRED` for a real participant\'s session, 403 `SESSION_ENGAGEMENT_MISMATCH` when `engagement_id` is another engagement, ' +
+          '403 `SESSION_TENANT_MISMATCH` for another tenant\'s site, 404 `SITE_NOT_FOUND` when the draft is on another site.',
+        params: SiteParams,
+        querystring: PreviewQuery,
+        response: { 200: PreviewEngagement },
+      },
+    },
+    async (request) => preview.readPreview(db, { tenantId: request.auth!.tenantId, engagementId: request.auth!.engagementId!, participantId: request.auth!.participantId! }, request.params.tenantSlug, request.params.siteSlug),
   );
 
   app.get(

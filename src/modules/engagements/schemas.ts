@@ -367,3 +367,38 @@ export const AnonymousSessionResponse = Type.Object({
   engagement_id: Type.String({ format: 'uuid' }),
   expires_at: Type.String({ format: 'date-time' }),
 });
+
+// ---------------------------------------------------------------------------
+// Previews of a draft (preview.ts).
+
+export const PreviewEngagement = Type.Composite(
+  [
+    Type.Omit(PublicEngagement, ['published_at']),
+    Type.Object({
+      preview: Type.Literal(true, { description: 'Always true: this is the draft, shown to a test participant; nothing it does counts.' }),
+      updated_at: Type.String({ format: 'date-time', description: 'When the draft was last saved.' }),
+    }),
+  ],
+  { description: 'The draft of an engagement as the runtime sees it in a preview, without server secrets (like `getSite`).' },
+);
+
+export const PreviewQuery = Type.Object({
+  session_id: Type.String({ description: 'The preview session (`startEngagementPreview`).' }),
+  engagement_id: Type.String({ format: 'uuid', description: 'The engagement the preview session was issued for.' }),
+}, { additionalProperties: false });
+
+export const PreviewResponse = Type.Object({
+  engagement_id: Type.String({ format: 'uuid' }),
+  version: Type.Integer({ description: 'The draft version previewed.' }),
+  participant_id: Type.String({ description: 'The test participant: flagged `test`, left out of lists and figures; its completions award nothing real.' }),
+  session_id: Type.String({ description: 'A session of the test participant for this engagement only (the preview token): pass it to the runtime page as `#session=`.' }),
+  expires_at: Type.String({ format: 'date-time' }),
+  tenant_slug: Type.String(),
+  site_slug: Type.String({ description: "The draft's site." }),
+  preview_url: Type.String({ description: 'The runtime page of the draft, relative to the service: append `#session=<session_id>`.' }),
+});
+
+export const PreviewResetResponse = Type.Object({
+  engagement_id: Type.String({ format: 'uuid' }),
+  deleted_test_participants: Type.Integer({ description: "Test participants of this engagement's previews deleted, with their attempts and sessions." }),
+});

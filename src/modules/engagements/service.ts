@@ -295,7 +295,8 @@ export async function unpublishEngagement(db: Database, tenantId: string, id: st
 // ---------------------------------------------------------------------------
 // Public reads: only the published snapshot, with every secret removed.
 
-function redact(definition: EngagementDefinition) {
+/** An engagement definition without server secrets: what the runtime may see (the published site, or a draft's preview). */
+export function redact(definition: EngagementDefinition) {
   return {
     name: definition.name,
     ...(definition.description !== undefined ? { description: definition.description } : {}),
@@ -543,40 +544,4 @@ export async function recordImpression(db: Database, tenantId: string, body: { e
       max_impressions: impressions.max,
     };
   });
-}
-
-// ---------------------------------------------------------------------------
-// For the runtime modules (activities, gates).
-
-export interface PublishedActivity {
-  engagementId: string;
-  activityId: string;
-  type: 'spin_wheel' | 'quiz';
-  config: Activity;
-}
-
-/**
- * The published activity of the session's engagement. An activity of another
- * engagement or tenant is simply not found here, because the lookup is keyed
- * by the session's tenant and engagement.
- */
-export async function findPublishedActivityInTx(tx: Tx, tenantId: string, engagementId: string, activityId: string): Promise<PublishedActivity> {
-  const found = await store.findActivity(tx, tenantId, engagementId, activityId);
-  if (!found.engagementFound) throw notFound('engagement', 'ENGAGEMENT_NOT_FOUND');
-  if (!found.published) throw ruleViolation('the engagement is a draft; its activities run only once it is published', 'ENGAGEMENT_NOT_PUBLISHED');
-  if (!found.activity) throw notFound(`activity ${JSON.stringify(activityId)} in this engagement`, 'ACTIVITY_NOT_FOUND');
-  return {
-    engagementId,
-    activityId: found.activity.activity_id,
-    type: found.activity.activity_type as PublishedActivity['type'],
-    config: found.activity.config as unknown as Activity,
-  };
-}
-
-/** The published definition of the session's engagement (screens and activities for gates). */
-export async function publishedDefinitionInTx(tx: Tx, tenantId: string, engagementId: string): Promise<EngagementDefinition> {
-  const row = await store.findEngagement(tx, tenantId, engagementId);
-  if (!row) throw notFound('engagement', 'ENGAGEMENT_NOT_FOUND');
-  if (row.status !== 'published') throw ruleViolation('the engagement is a draft', 'ENGAGEMENT_NOT_PUBLISHED');
-  return row.published_definition!;
 }

@@ -114,7 +114,7 @@ function sessionOf(auth: AuthContext): Session {
 export async function checkGates(db: Database, auth: AuthContext, targets: string[]) {
   const session = sessionOf(auth);
   return db.tenant(session.tenantId, async (tx) => {
-    const definition = await publishedDefinitionInTx(tx, session.tenantId, session.engagementId);
+    const definition = await publishedDefinitionInTx(tx, session.tenantId, session.engagementId, session.participantId);
     const screens = targets.map((target) => findScreen(definition, target));
     const facts = new Facts(tx, session);
     const gates: Record<string, Awaited<ReturnType<typeof evaluate>>> = {};
@@ -131,7 +131,7 @@ export async function checkGates(db: Database, auth: AuthContext, targets: strin
 export async function recordVisit(db: Database, auth: AuthContext, screenId: string) {
   const session = sessionOf(auth);
   return db.tenant(session.tenantId, async (tx) => {
-    const definition = await publishedDefinitionInTx(tx, session.tenantId, session.engagementId);
+    const definition = await publishedDefinitionInTx(tx, session.tenantId, session.engagementId, session.participantId);
     const screen = findScreen(definition, screenId);
     if (screen.gate) {
       const gate = await evaluate(screen, new Facts(tx, session), definition);

@@ -21,6 +21,8 @@ export { ensureParticipant, participantExists, PARTICIPANT_EXISTS_STATEMENT, rea
 /** Participants born on a month and day (birthday rules): `{ month, day, after, limit }`, ids in order. */
 export { participantsWithBirthday as participantsWithBirthdayInTx } from './store.js';
 export type { StoredProfile } from './store.js';
+/** Test participants of a draft's preview: `createTestParticipant`, `isTestParticipant`, `deleteTestParticipants` (by id prefix). */
+export { createTestParticipant as createTestParticipantInTx, isTestParticipant as isTestParticipantInTx, deleteTestParticipants as deleteTestParticipantsInTx } from './store.js';
 /** Profiles in creation order after a keyset cursor, for bulk reads (exports): `(tx, tenantId, filters, after, limit)`. */
 export { listProfiles as listProfilesInTx, listCustomFields as listCustomFieldsInTx } from './store.js';
 export {

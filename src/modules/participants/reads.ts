@@ -68,6 +68,7 @@ export interface ListQuery {
   anonymized?: boolean;
   created_after?: string;
   created_before?: string;
+  include_test?: boolean;
 }
 
 type Cursor = { created_at: string; participant_id: string };
@@ -96,6 +97,7 @@ export async function listParticipants(db: Database, tenantId: string, query: Li
     anonymized: query.anonymized,
     createdAfter: query.created_after,
     createdBefore: query.created_before,
+    includeTest: query.include_test,
   };
   return pageOfProfiles(db, tenantId, filters, query, auth);
 }

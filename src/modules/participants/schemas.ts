@@ -113,6 +113,7 @@ export const ListParticipantsQuery = Type.Object(
     anonymized: Type.Optional(Type.Boolean()),
     created_after: Type.Optional(Type.String({ format: 'date-time' })),
     created_before: Type.Optional(Type.String({ format: 'date-time' })),
+    include_test: Type.Optional(Type.Boolean({ description: 'Also list test participants (made by a draft engagement\'s preview in the console); left out by default.' })),
   },
   { additionalProperties: false },
 );

@@ -99,6 +99,8 @@ export interface ListFilters {
   createdBefore?: string;
   externalId?: string;
   emailHash?: string;
+  /** Test participants (a draft's preview) are left out unless asked for. */
+  includeTest?: boolean;
   /** Custom field equality filters: the value already in its JSON form. */
   attributes?: Array<{ key: string; value: unknown }>;
 }
@@ -127,6 +129,7 @@ export async function listProfiles(
        AND (SELECT count(*) FROM participant_custom_values v
              JOIN unnest($12::text[], $13::jsonb[]) AS a (key, value) ON a.key = v.key AND a.value = v.value
             WHERE v.tenant_id = p.tenant_id AND v.participant_id = p.participant_id) = cardinality($12::text[])
+       AND ($15::boolean OR NOT p.test)
      ORDER BY p.created_at, p.participant_id
      LIMIT $14`,
     [
@@ -144,6 +147,7 @@ export async function listProfiles(
       attributes.map((a) => a.key),
       attributes.map((a) => JSON.stringify(a.value)),
       limit + 1,
+      filters.includeTest ?? false,
     ],
   );
   return rows.map(toProfile);
@@ -496,4 +500,26 @@ export async function participantsWithBirthday(
     [tenantId, input.month, input.day, input.after, input.limit],
   );
   return rows.map((row) => row.participant_id as string);
+}
+
+/**
+ * Test participants: made by a draft's preview (src/modules/engagements), flagged `test`, left out of
+ * lists and exports by default, and deleted by a preview reset with every row that cascades from them.
+ */
+export async function createTestParticipant(tx: Tx, tenantId: string, participantId: string, displayName: string): Promise<void> {
+  await tx.query('INSERT INTO participants (tenant_id, participant_id, display_name, test) VALUES ($1, $2, $3, true)', [tenantId, participantId, displayName]);
+}
+
+export async function isTestParticipant(tx: Tx, tenantId: string, participantId: string): Promise<boolean> {
+  const { rows } = await tx.query('SELECT test FROM participants WHERE tenant_id = $1 AND participant_id = $2', [tenantId, participantId]);
+  return rows[0]?.test === true;
+}
+
+/** Deletes the test participants whose ids start with `prefix` (never a participant without the flag); returns how many. */
+export async function deleteTestParticipants(tx: Tx, tenantId: string, prefix: string): Promise<number> {
+  const { rowCount } = await tx.query(
+    "DELETE FROM participants WHERE tenant_id = $1 AND test AND starts_with(participant_id, $2)",
+    [tenantId, prefix],
+  );
+  return rowCount ?? 0;
 }

@@ -237,6 +237,35 @@ export async function claimRewardInTx(tx: Tx, tenantId: string, input: ClaimInpu
   return presentClaim(claim, now);
 }
 
+/**
+ * What a claim would give, for a draft's preview (src/modules/engagements/preview.ts): the claim's checks,
+ * but nothing is taken or written: no code from the pool, no stock, no multiplier, no event. The code
+ * shown is a placeholder that redeems nothing.
+ */
+export async function previewClaimInTx(tx: Tx, tenantId: string, rewardId: string): Promise<ClaimedReward> {
+  const now = clock.now();
+  const reward = await store.findReward(tx, tenantId, rewardId);
+  if (!reward) throw notFound(`reward ${JSON.stringify(rewardId)}`, 'REWARD_NOT_FOUND');
+  if ((await store.unavailableRewardIds(tx, tenantId, [rewardId], now)).length) {
+    throw ruleViolation(`the reward ${JSON.stringify(reward.id)} cannot be claimed now (inactive, expired or out of stock)`, 'REWARD_UNAVAILABLE');
+  }
+  const type = reward.type as RewardType;
+  const displayType = displayTypeOf(type);
+  return {
+    reward_id: reward.id,
+    claim_id: `preview_${prefixedId('clm', 12)}`,
+    name: reward.name,
+    type,
+    code: reward.code_source === 'pool' || reward.code_source === 'generated' ? generateCode('PREVIEW-') : null,
+    display_type: displayType,
+    claimed_at: now.toISOString(),
+    expires_at: reward.valid_for_days ? new Date(now.getTime() + reward.valid_for_days * DAY_MS).toISOString() : null,
+    status: 'active',
+    metadata: reward.metadata,
+    image_url: reward.image_url,
+  };
+}
+
 export async function missingRewardIdsInTx(tx: Tx, tenantId: string, ids: string[]): Promise<string[]> {
   return store.missingRewardIds(tx, tenantId, ids);
 }

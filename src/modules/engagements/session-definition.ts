@@ -1,0 +1,70 @@
+import type { Tx } from '../../platform/db.js';
+import { notFound, ruleViolation } from '../../platform/errors.js';
+import { isTestParticipantInTx } from '../participants/index.js';
+import type { Activity, EngagementDefinition } from './schemas.js';
+import * as store from './store.js';
+
+/**
+ * What a participant session runs, for the runtime modules (activities,
+ * gates): the published snapshot of the session's engagement, or, for a
+ * preview session (preview.ts), the draft. An activity of another engagement
+ * or tenant is simply not found here, because every lookup is keyed by the
+ * session's tenant and engagement.
+ */
+
+export interface PublishedActivity {
+  engagementId: string;
+  activityId: string;
+  type: 'spin_wheel' | 'quiz';
+  config: Activity;
+  /** True for a preview of the draft: the completion awards nothing real. */
+  preview: boolean;
+}
+
+/** Every test participant of an engagement's previews has an id that starts with this. */
+export function previewPrefix(engagementId: string): string {
+  return `preview_${engagementId.replace(/-/g, '')}_`;
+}
+
+/**
+ * Whether a session's participant previews the session's engagement: its id names the engagement and it
+ * is flagged `test`. Real traffic pays one string comparison (a tenant may name a participant
+ * `preview_…`, but cannot flag it `test`).
+ */
+export async function isPreviewInTx(tx: Tx, tenantId: string, engagementId: string, participantId: string | undefined): Promise<boolean> {
+  if (!participantId?.startsWith(previewPrefix(engagementId))) return false;
+  return isTestParticipantInTx(tx, tenantId, participantId);
+}
+
+const draftRefusal = () => ruleViolation('the engagement is a draft; its activities run only once it is published', 'ENGAGEMENT_NOT_PUBLISHED');
+
+/** The activity a session runs (published, or the draft's for a preview session). */
+export async function findPublishedActivityInTx(tx: Tx, tenantId: string, engagementId: string, activityId: string, participantId?: string): Promise<PublishedActivity> {
+  if (await isPreviewInTx(tx, tenantId, engagementId, participantId)) {
+    const row = await store.findEngagement(tx, tenantId, engagementId);
+    if (!row) throw notFound('engagement', 'ENGAGEMENT_NOT_FOUND');
+    const activity = row.definition.activities.find((a) => a.id === activityId);
+    if (!activity) throw notFound(`activity ${JSON.stringify(activityId)} in this engagement`, 'ACTIVITY_NOT_FOUND');
+    return { engagementId, activityId: activity.id, type: activity.type, config: activity, preview: true };
+  }
+  const found = await store.findActivity(tx, tenantId, engagementId, activityId);
+  if (!found.engagementFound) throw notFound('engagement', 'ENGAGEMENT_NOT_FOUND');
+  if (!found.published) throw draftRefusal();
+  if (!found.activity) throw notFound(`activity ${JSON.stringify(activityId)} in this engagement`, 'ACTIVITY_NOT_FOUND');
+  return {
+    engagementId,
+    activityId: found.activity.activity_id,
+    type: found.activity.activity_type as PublishedActivity['type'],
+    config: found.activity.config as unknown as Activity,
+    preview: false,
+  };
+}
+
+/** The definition a session runs (screens and activities for gates): published, or the draft for a preview session. */
+export async function publishedDefinitionInTx(tx: Tx, tenantId: string, engagementId: string, participantId?: string): Promise<EngagementDefinition> {
+  const row = await store.findEngagement(tx, tenantId, engagementId);
+  if (!row) throw notFound('engagement', 'ENGAGEMENT_NOT_FOUND');
+  if (await isPreviewInTx(tx, tenantId, engagementId, participantId)) return row.definition;
+  if (row.status !== 'published') throw ruleViolation('the engagement is a draft', 'ENGAGEMENT_NOT_PUBLISHED');
+  return row.published_definition!;
+}
