@@ -3929,7 +3929,7 @@ class _CreateWebhookBodyRequired(TypedDict):
 
 
 class CreateWebhookBody(_CreateWebhookBodyRequired, total=False):
-    description: Optional[str]
+    description: str
     engagement_id: str
     custom_headers: Dict[str, str]
     retry_count: int
@@ -3987,7 +3987,7 @@ class UpdateWebhookSettingsBody(TypedDict):
 class UpdateWebhookBody(TypedDict, total=False):
     url: str
     events: List[str]
-    description: Optional[str]
+    description: str
     retry_count: int
     timeout_seconds: int
     active: bool
@@ -4108,16 +4108,16 @@ OPERATIONS: Dict[str, Dict[str, str]] = {
     'getExport': {"method": "GET", "path": "/api/v1/admin/exports/{export_id}", "auth": "key"},
     'checkGates': {"method": "POST", "path": "/api/v1/runtime/gates/check", "auth": "session"},
     'recordScreenVisit': {"method": "POST", "path": "/api/v1/runtime/screens/visits", "auth": "session"},
-    'ingestEvent': {"method": "POST", "path": "/api/v1/api/v1/ingest/events", "auth": "key", "idempotency": "body"},
-    'ingestEventBatch': {"method": "POST", "path": "/api/v1/api/v1/ingest/events/batch", "auth": "key", "idempotency": "events"},
-    'postEventBatch': {"method": "POST", "path": "/api/v1/api/v1/events/batch", "auth": "key", "idempotency": "events"},
-    'ingestEventSync': {"method": "POST", "path": "/api/v1/api/v1/ingest/events/sync", "auth": "key", "idempotency": "body"},
-    'searchEvents': {"method": "GET", "path": "/api/v1/api/v1/events/search", "auth": "key"},
-    'listEventNames': {"method": "GET", "path": "/api/v1/api/v1/admin/events/names", "auth": "key"},
-    'listEventNameProperties': {"method": "GET", "path": "/api/v1/api/v1/admin/events/names/{event_name}/properties", "auth": "key"},
-    'getStoredEvent': {"method": "GET", "path": "/api/v1/api/v1/admin/events/{event_id}", "auth": "key"},
-    'retryStoredEvent': {"method": "POST", "path": "/api/v1/api/v1/admin/events/{event_id}/retry", "auth": "key"},
-    'listParticipantEvents': {"method": "GET", "path": "/api/v1/api/v1/admin/participants/{participant_id}/events", "auth": "key"},
+    'ingestEvent': {"method": "POST", "path": "/api/v1/ingest/events", "auth": "key", "idempotency": "body"},
+    'ingestEventBatch': {"method": "POST", "path": "/api/v1/ingest/events/batch", "auth": "key", "idempotency": "events"},
+    'postEventBatch': {"method": "POST", "path": "/api/v1/events/batch", "auth": "key", "idempotency": "events"},
+    'ingestEventSync': {"method": "POST", "path": "/api/v1/ingest/events/sync", "auth": "key", "idempotency": "body"},
+    'searchEvents': {"method": "GET", "path": "/api/v1/events/search", "auth": "key"},
+    'listEventNames': {"method": "GET", "path": "/api/v1/admin/events/names", "auth": "key"},
+    'listEventNameProperties': {"method": "GET", "path": "/api/v1/admin/events/names/{event_name}/properties", "auth": "key"},
+    'getStoredEvent': {"method": "GET", "path": "/api/v1/admin/events/{event_id}", "auth": "key"},
+    'retryStoredEvent': {"method": "POST", "path": "/api/v1/admin/events/{event_id}/retry", "auth": "key"},
+    'listParticipantEvents': {"method": "GET", "path": "/api/v1/admin/participants/{participant_id}/events", "auth": "key"},
     'listLeaderboards': {"method": "GET", "path": "/api/v1/admin/leaderboards", "auth": "key"},
     'createLeaderboard': {"method": "POST", "path": "/api/v1/admin/leaderboards", "auth": "key"},
     'getLeaderboardDefinition': {"method": "GET", "path": "/api/v1/admin/leaderboards/{code}", "auth": "key"},
@@ -4858,63 +4858,63 @@ class EventIngestionResource:
     def ingest(self, *, body: IngestEvent, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> IngestEventResponse:
         """Ingest one event; processed in the background
 
-        `POST /api/v1/api/v1/ingest/events` (ingestEvent).
+        `POST /api/v1/ingest/events` (ingestEvent).
         """
         return self._client.call('ingestEvent', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def ingest_batch(self, *, body: IngestEventBatchBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> IngestEventBatchResponse:
         """Ingest a batch of events; processed in the background
 
-        `POST /api/v1/api/v1/ingest/events/batch` (ingestEventBatch).
+        `POST /api/v1/ingest/events/batch` (ingestEventBatch).
         """
         return self._client.call('ingestEventBatch', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def post_batch(self, *, body: PostEventBatchBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> PostEventBatchResponse:
         """Ingest a batch of events (same as /ingest/events/batch)
 
-        `POST /api/v1/api/v1/events/batch` (postEventBatch).
+        `POST /api/v1/events/batch` (postEventBatch).
         """
         return self._client.call('postEventBatch', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def ingest_sync(self, *, body: IngestEvent, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> IngestEventSyncResponse:
         """Ingest one event and process it in the request (testing and debugging)
 
-        `POST /api/v1/api/v1/ingest/events/sync` (ingestEventSync).
+        `POST /api/v1/ingest/events/sync` (ingestEventSync).
         """
         return self._client.call('ingestEventSync', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def search(self, *, query: Optional[SearchEventsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> SearchEventsResponse:
         """Search the tenant's event store
 
-        `GET /api/v1/api/v1/events/search` (searchEvents).
+        `GET /api/v1/events/search` (searchEvents).
         """
         return self._client.call('searchEvents', path={}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def list_names(self, *, query: Optional[ListEventNamesQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListEventNamesResponse:
         """List the event names received, with counts and when last seen
 
-        `GET /api/v1/api/v1/admin/events/names` (listEventNames).
+        `GET /api/v1/admin/events/names` (listEventNames).
         """
         return self._client.call('listEventNames', path={}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def list_name_properties(self, event_name: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListEventNamePropertiesResponse:
         """List the properties seen on an event name, with their JSON types
 
-        `GET /api/v1/api/v1/admin/events/names/{event_name}/properties` (listEventNameProperties).
+        `GET /api/v1/admin/events/names/{event_name}/properties` (listEventNameProperties).
         """
         return self._client.call('listEventNameProperties', path={'event_name': event_name}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def get_stored(self, event_id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
         """Read one stored event with its processing status
 
-        `GET /api/v1/api/v1/admin/events/{event_id}` (getStoredEvent).
+        `GET /api/v1/admin/events/{event_id}` (getStoredEvent).
         """
         return self._client.call('getStoredEvent', path={'event_id': event_id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def retry_stored(self, event_id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> RetryStoredEventResponse:
         """Queue a failed event for another processing attempt
 
-        `POST /api/v1/api/v1/admin/events/{event_id}/retry` (retryStoredEvent).
+        `POST /api/v1/admin/events/{event_id}/retry` (retryStoredEvent).
         """
         return self._client.call('retryStoredEvent', path={'event_id': event_id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
@@ -5061,7 +5061,7 @@ class ParticipantsResource:
     def list_events(self, participant_id: str, *, query: Optional[ListParticipantEventsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListParticipantEventsResponse:
         """A participant's recent events with their outcome (points earned, rules met), newest first
 
-        `GET /api/v1/api/v1/admin/participants/{participant_id}/events` (listParticipantEvents).
+        `GET /api/v1/admin/participants/{participant_id}/events` (listParticipantEvents).
         """
         return self._client.call('listParticipantEvents', path={'participant_id': participant_id}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 

@@ -4,6 +4,8 @@ import { Type, type Static } from '@sinclair/typebox';
 export const RANGE_DAYS_MAX = 366;
 /** The range when neither `from` nor `to` is given: this many days ending today. */
 export const RANGE_DAYS_DEFAULT = 30;
+/** How many calendar months the expiry forecast lists: the current one and the eleven after it. */
+export const FORECAST_MONTHS = 12;
 
 const LocalDate = (description: string) => Type.String({ format: 'date', description, examples: ['2026-03-01'] });
 
@@ -47,13 +49,62 @@ export const OverviewTotals = Type.Object(
   { additionalProperties: false, description: 'The figures of the whole range: sums of the days, except `active_participants`.' },
 );
 
+/** Money: points times the tenant's point value, rounded to its currency's minor unit; null while no point value is set. */
+const Money = (description: string) =>
+  Type.Union([Type.Number(), Type.Null()], { description: `${description} In the tenant's currency (\`currency\`), rounded to its minor unit; null when no point value is set.` });
+
+export const LiabilityDay = Type.Object(
+  {
+    date: Type.String({ format: 'date', description: "The calendar day in the tenant's time zone." }),
+    outstanding_points: Type.Integer({ description: 'The outstanding points at the end of the day: the outstanding points now less the net ledger change (every entry, expiries included) since the end of that day.' }),
+    outstanding_value: Money('`outstanding_points` times the point value now.'),
+  },
+  { additionalProperties: false },
+);
+
 export const OverviewLiability = Type.Object(
   {
     outstanding_points: Count("Points held by participants now: the sum of every participant's available balance."),
+    outstanding_value: Money('`outstanding_points` times the point value: the liability in money, now.'),
     participants_with_balance: Count('Participants whose available balance is above zero now.'),
     as_of: Type.String({ format: 'date-time', description: 'When the balances were read. The liability is current, not as at the end of the range.' }),
+    history: Type.Array(LiabilityDay, { description: 'The outstanding points at the end of each day of the range, oldest first (valued at the point value now).', maxItems: RANGE_DAYS_MAX }),
   },
-  { additionalProperties: false, description: 'The outstanding points liability, now.' },
+  { additionalProperties: false, description: 'The outstanding points liability, now and at the end of each day of the range.' },
+);
+
+export const ForecastMonth = Type.Object(
+  {
+    month: Type.String({ pattern: '^\\d{4}-\\d{2}$', description: "The calendar month in the tenant's time zone (YYYY-MM)." }),
+    points: Count('Points of open lots (their unspent remainder) whose expiry date falls in the month. The first month also holds lots already due that the expiry run has not yet removed.'),
+    value: Money('`points` times the point value.'),
+  },
+  { additionalProperties: false },
+);
+
+export const ExpiryForecast = Type.Object(
+  {
+    months: Type.Array(ForecastMonth, { description: `The current month and the ${FORECAST_MONTHS - 1} after it, oldest first, with zeros where nothing expires.`, minItems: FORECAST_MONTHS, maxItems: FORECAST_MONTHS }),
+    later_points: Count('Points of open lots that expire after the last month listed.'),
+    later_value: Money('`later_points` times the point value.'),
+    never_points: Count('Points of open lots that never expire (granted while the expiry policy was `none`).'),
+  },
+  {
+    additionalProperties: false,
+    description: "What will expire if nobody spends it: the unspent remainder of every open lot, by the month of its expiry date in the tenant's time zone, as the ledger's lots stand now.",
+  },
+);
+
+export const Breakage = Type.Object(
+  {
+    points_issued: Count('Points issued in the range (`totals.points_issued`).'),
+    points_expired: Count('Points expired in the range (`totals.points_expired`).'),
+    rate: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
+      description: '`points_expired` ÷ `points_issued`, rounded to 4 decimal places (0.125 is 12.5%); null when no point was issued in the range. It may exceed 1 when more expired than was issued (the expired points were issued before the range).',
+    }),
+    value: Money('`points_expired` times the point value: the money the expired points represent.'),
+  },
+  { additionalProperties: false, description: 'Breakage over the range: the share of points that expired unspent, measured as the points expired in the range over the points issued in it.' },
 );
 
 export const OverviewRule = Type.Object(
@@ -73,7 +124,11 @@ export const AnalyticsOverview = Type.Object(
     timezone: Type.String({ description: "The tenant's time zone (IANA name) that the days are cut in." }),
     days: Type.Array(OverviewDay, { description: 'Every day of the range, oldest first, with zeros on days without activity.', maxItems: RANGE_DAYS_MAX }),
     totals: OverviewTotals,
+    currency: Type.String({ pattern: '^[A-Z]{3}$', description: "The tenant's currency (ISO 4217) that the money figures are in." }),
+    point_value: Type.Union([Type.Number(), Type.Null()], { description: "Money per point in the tenant's currency (points settings `point_value`); null when not set, and every money figure is null." }),
     liability: OverviewLiability,
+    expiry_forecast: ExpiryForecast,
+    breakage: Breakage,
     top_rules: Type.Array(OverviewRule, { description: 'Up to 10 earn rules by points awarded in the range, most first (ties by rule id).', maxItems: 10 }),
   },
   { $id: 'AnalyticsOverview', title: 'Analytics overview' },

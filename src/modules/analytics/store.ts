@@ -1,4 +1,5 @@
 import type { Database } from '../../platform/db.js';
+import { FORECAST_MONTHS } from './schemas.js';
 
 /**
  * The analytics reads. Analytics owns one table (analytics_webhook_delivery_counts,
@@ -171,8 +172,55 @@ FROM liability lb
  */
 export const OVERVIEW_WORK_MEM = '16MB';
 
-/** The overview of the local days `from` to `to` (inclusive) in the tenant's time zone `timezone`. */
-export async function overview(db: Database, tenantId: string, from: string, to: string, timezone: string): Promise<OverviewRow> {
-  const [, rows] = await db.staleReadAll(tenantId, [`SELECT set_config('work_mem', '${OVERVIEW_WORK_MEM}', true)`, OVERVIEW_STATEMENT], [tenantId, from, to, timezone]);
-  return rows[0] as OverviewRow;
+export interface MoneyRow {
+  /** Money per point (points settings), null when not set. */
+  point_value: number | null;
+  currency: string;
+  /** The net ledger change (every entry) from the end of the range until now: what separates the end of the last day from now. */
+  net_after_range: number;
+  /** The forecast months, oldest first: the current month in the tenant's zone and the ones after it. */
+  forecast: Array<{ month: string; points: number }>;
+  later_points: number;
+  never_points: number;
+}
+
+/**
+ * The money side of the overview, in the same snapshot as OVERVIEW_STATEMENT
+ * (same parameters, `$5` the instant now): the point value and currency, the
+ * ledger's net change since the end of the range (for the liability at the
+ * end of each day), and the open lots by the month of their expiry date in
+ * the tenant's zone (points_lots_due), lots already due counted in the
+ * current month, those due after the last month and those without expiry apart.
+ */
+export const MONEY_STATEMENT = `
+WITH months AS (
+  SELECT m AS month
+  FROM generate_series(date_trunc('month', $5::timestamptz AT TIME ZONE $4),
+                       date_trunc('month', $5::timestamptz AT TIME ZONE $4) + interval '${FORECAST_MONTHS - 1} months',
+                       interval '1 month') m
+),
+due AS MATERIALIZED (
+  SELECT greatest(date_trunc('month', lot.expires_at AT TIME ZONE $4), (SELECT min(month) FROM months)) AS month, sum(lot.remaining)::bigint AS points
+  FROM points_lots lot
+  WHERE lot.tenant_id = $1 AND lot.remaining > 0 AND lot.expires_at IS NOT NULL
+  GROUP BY 1
+)
+SELECT
+  (SELECT ps.point_value FROM points_settings ps WHERE ps.tenant_id = $1) AS point_value,
+  (SELECT t.currency FROM tenants t WHERE t.id = $1) AS currency,
+  (SELECT coalesce(sum(l.delta), 0)::bigint FROM points_ledger l WHERE l.tenant_id = $1 AND l.created_at >= ${ENDS_AT}) AS net_after_range,
+  (SELECT json_agg(json_build_object('month', to_char(m.month, 'YYYY-MM'), 'points', coalesce(d.points, 0)) ORDER BY m.month)
+   FROM months m LEFT JOIN due d ON d.month = m.month) AS forecast,
+  (SELECT coalesce(sum(d.points), 0)::bigint FROM due d WHERE d.month > (SELECT max(month) FROM months)) AS later_points,
+  (SELECT coalesce(sum(lot.remaining), 0)::bigint FROM points_lots lot WHERE lot.tenant_id = $1 AND lot.remaining > 0 AND lot.expires_at IS NULL) AS never_points
+`;
+
+/** The overview of the local days `from` to `to` (inclusive) in the tenant's time zone `timezone`, with its money side, in one snapshot. */
+export async function overview(db: Database, tenantId: string, from: string, to: string, timezone: string, now: Date): Promise<{ overview: OverviewRow; money: MoneyRow }> {
+  const [, rows, money] = await db.staleReadAll(
+    tenantId,
+    [`SELECT set_config('work_mem', '${OVERVIEW_WORK_MEM}', true)`, OVERVIEW_STATEMENT, MONEY_STATEMENT],
+    [tenantId, from, to, timezone, now],
+  );
+  return { overview: rows[0] as OverviewRow, money: money[0] as MoneyRow };
 }

@@ -116,8 +116,12 @@ export const SettingsPatch = Type.Object(
     default_ttl_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 36_500 })),
     reminder_days: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 365 }), { maxItems: REMINDER_DAYS_MAX })),
     currency_name: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+    // One schema for "a number in bounds, or null" (not a union), so a refusal names the broken bound, not "any of".
     point_value: Type.Optional(
-      Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: POINT_VALUE_MAX }), Type.Null()], {
+      Type.Unsafe<number | null>({
+        type: ['number', 'null'],
+        exclusiveMinimum: 0,
+        maximum: POINT_VALUE_MAX,
         description: `Money per point in the tenant's currency: more than 0, at most ${POINT_VALUE_MAX}, at most 6 decimal places (e.g. 0.01). null clears it.`,
         examples: [0.01],
       }),

@@ -1227,7 +1227,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/api/v1/ingest/events": {
+    "/api/v1/ingest/events": {
         parameters: {
             query?: never;
             header?: never;
@@ -1247,7 +1247,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/api/v1/ingest/events/batch": {
+    "/api/v1/ingest/events/batch": {
         parameters: {
             query?: never;
             header?: never;
@@ -1267,7 +1267,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/api/v1/events/batch": {
+    "/api/v1/events/batch": {
         parameters: {
             query?: never;
             header?: never;
@@ -1287,7 +1287,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/api/v1/ingest/events/sync": {
+    "/api/v1/ingest/events/sync": {
         parameters: {
             query?: never;
             header?: never;
@@ -1307,7 +1307,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/api/v1/events/search": {
+    "/api/v1/events/search": {
         parameters: {
             query?: never;
             header?: never;
@@ -1327,7 +1327,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/api/v1/admin/events/names": {
+    "/api/v1/admin/events/names": {
         parameters: {
             query?: never;
             header?: never;
@@ -1347,7 +1347,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/api/v1/admin/events/names/{event_name}/properties": {
+    "/api/v1/admin/events/names/{event_name}/properties": {
         parameters: {
             query?: never;
             header?: never;
@@ -1367,7 +1367,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/api/v1/admin/events/{event_id}": {
+    "/api/v1/admin/events/{event_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1384,7 +1384,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/api/v1/admin/events/{event_id}/retry": {
+    "/api/v1/admin/events/{event_id}/retry": {
         parameters: {
             query?: never;
             header?: never;
@@ -1404,7 +1404,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/api/v1/admin/participants/{participant_id}/events": {
+    "/api/v1/admin/participants/{participant_id}/events": {
         parameters: {
             query?: never;
             header?: never;
@@ -51312,6 +51312,8 @@ export interface operations {
                 engagement_id?: string;
                 /** @description The host page's origin, to address messages to when the browser does not tell it. */
                 host_origin?: string;
+                /** @description A draft's preview (the console's editor): the page is served whether or not the site serves a published engagement, marks itself as a preview, and loads the draft for the preview session in its fragment (`startEngagementPreview`). Only the service's own origin may frame it. */
+                preview?: "1";
                 /** @description The participant's language (a BCP 47 tag such as `de-DE`). Without it the browser's language decides; languages the runtime does not have fall back to English. */
                 locale?: string;
             };
@@ -58482,8 +58484,8 @@ export interface operations {
                     url: string;
                     /** @description What the destination subscribes to (1 to 25 entries): event names from `/.well-known/events.json`, `<prefix>.*` (every event whose name starts with `<prefix>.`, such as `points.*`; the prefix must start at least one catalog event), or `*` (every event, those added to the catalog later included). Anything else answers 422 `VALIDATION_INVALID_VALUE` naming the entry. */
                     events: string[];
-                    /** @description A note on what the receiver is and who runs it: at most 500 characters; null or an empty string clears it. */
-                    description?: string | null;
+                    /** @description A note on what the receiver is and who runs it: at most 500 characters; an empty string clears it. */
+                    description?: string;
                     /**
                      * Format: uuid
                      * @description Deliver only events of this engagement; omitted means all.
@@ -59851,8 +59853,8 @@ export interface operations {
                     url?: string;
                     /** @description What the destination subscribes to (1 to 25 entries): event names from `/.well-known/events.json`, `<prefix>.*` (every event whose name starts with `<prefix>.`, such as `points.*`; the prefix must start at least one catalog event), or `*` (every event, those added to the catalog later included). Anything else answers 422 `VALIDATION_INVALID_VALUE` naming the entry. */
                     events?: string[];
-                    /** @description A note on what the receiver is and who runs it: at most 500 characters; null or an empty string clears it. */
-                    description?: string | null;
+                    /** @description A note on what the receiver is and who runs it: at most 500 characters; an empty string clears it. */
+                    description?: string;
                     retry_count?: number;
                     timeout_seconds?: number;
                     active?: boolean;

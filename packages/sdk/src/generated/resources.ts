@@ -230,23 +230,23 @@ export interface ResourceMethods {
   };
   /** The `event ingestion` operations. */
   readonly eventIngestion: {
-    /** Ingest one event; processed in the background (`POST /api/v1/api/v1/ingest/events`). */
+    /** Ingest one event; processed in the background (`POST /api/v1/ingest/events`). */
     ingest: OperationMethods['ingestEvent'];
-    /** Ingest a batch of events; processed in the background (`POST /api/v1/api/v1/ingest/events/batch`). */
+    /** Ingest a batch of events; processed in the background (`POST /api/v1/ingest/events/batch`). */
     ingestBatch: OperationMethods['ingestEventBatch'];
-    /** Ingest a batch of events (same as /ingest/events/batch) (`POST /api/v1/api/v1/events/batch`). */
+    /** Ingest a batch of events (same as /ingest/events/batch) (`POST /api/v1/events/batch`). */
     postBatch: OperationMethods['postEventBatch'];
-    /** Ingest one event and process it in the request (testing and debugging) (`POST /api/v1/api/v1/ingest/events/sync`). */
+    /** Ingest one event and process it in the request (testing and debugging) (`POST /api/v1/ingest/events/sync`). */
     ingestSync: OperationMethods['ingestEventSync'];
-    /** Search the tenant's event store (`GET /api/v1/api/v1/events/search`). */
+    /** Search the tenant's event store (`GET /api/v1/events/search`). */
     search: OperationMethods['searchEvents'];
-    /** List the event names received, with counts and when last seen (`GET /api/v1/api/v1/admin/events/names`). */
+    /** List the event names received, with counts and when last seen (`GET /api/v1/admin/events/names`). */
     listNames: OperationMethods['listEventNames'];
-    /** List the properties seen on an event name, with their JSON types (`GET /api/v1/api/v1/admin/events/names/{event_name}/properties`). */
+    /** List the properties seen on an event name, with their JSON types (`GET /api/v1/admin/events/names/{event_name}/properties`). */
     listNameProperties: OperationMethods['listEventNameProperties'];
-    /** Read one stored event with its processing status (`GET /api/v1/api/v1/admin/events/{event_id}`). */
+    /** Read one stored event with its processing status (`GET /api/v1/admin/events/{event_id}`). */
     getStored: OperationMethods['getStoredEvent'];
-    /** Queue a failed event for another processing attempt (`POST /api/v1/api/v1/admin/events/{event_id}/retry`). */
+    /** Queue a failed event for another processing attempt (`POST /api/v1/admin/events/{event_id}/retry`). */
     retryStored: OperationMethods['retryStoredEvent'];
   };
   /** The `files` operations. */
@@ -292,7 +292,7 @@ export interface ResourceMethods {
   };
   /** The `participants` operations. */
   readonly participants: {
-    /** A participant's recent events with their outcome (points earned, rules met), newest first (`GET /api/v1/api/v1/admin/participants/{participant_id}/events`). */
+    /** A participant's recent events with their outcome (points earned, rules met), newest first (`GET /api/v1/admin/participants/{participant_id}/events`). */
     listEvents: OperationMethods['listParticipantEvents'];
     /** Upsert a participant's profile (standard and custom fields) (`PATCH /api/v1/gamify/admin/participants/{participant_id}/profile`). */
     upsertProfile: OperationMethods['upsertParticipantProfile'];
