@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { RequestBody } from '@loyalty/sdk';
+import type { RequestBody, ResponseBody } from '@loyalty/sdk';
 import { client } from '../../api/client';
 import type { Role } from '../../lib/permissions';
 import { queryKeysFactory } from './query-keys';
@@ -33,7 +33,7 @@ export interface ConsoleUserRow {
   name: string | null;
   role: Role;
   can_publish: boolean;
-  status?: string;
+  status?: 'invited' | 'active' | 'disabled';
   created_at?: string;
 }
 
@@ -50,7 +50,7 @@ export function useConsoleUsers() {
 export function useInviteUser() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (body: { email: string; role: Role; can_publish?: boolean }) => (await client.console.inviteUser({ body })) as { user: ConsoleUserRow; invite_url: string },
+    mutationFn: async (body: { email: string; role: Role; can_publish?: boolean; name?: string }) => (await client.console.inviteUser({ body })) as { user: ConsoleUserRow; invite_url: string },
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: userKeys.all }),
   });
 }
@@ -58,8 +58,13 @@ export function useInviteUser() {
 export function useUpdateUser() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: { id: string; role?: Role; can_publish?: boolean }) => client.console.updateUser({ path: { id: input.id }, body: { role: input.role, can_publish: input.can_publish } }),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: userKeys.all }),
+    mutationFn: async (input: { id: string; role?: Role; can_publish?: boolean; name?: string }) =>
+      (await client.console.updateUser({ path: { id: input.id }, body: { role: input.role, can_publish: input.can_publish, name: input.name } })) as ConsoleUserRow,
+    // A changed person shows in the audit log, and a publisher more or less changes who reviews wait for.
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: userKeys.all });
+      void queryClient.invalidateQueries({ queryKey: ['audit-log'] });
+    },
   });
 }
 
@@ -71,26 +76,33 @@ export function useRemoveUser() {
   });
 }
 
-/** `GET /admin/audit-log`: who changed what, newest first. */
-export interface AuditEntry {
-  id: string;
-  occurred_at: string;
-  actor_type: 'user' | 'api_key' | 'system';
-  actor_id: string;
-  actor_label: string | null;
-  action: string;
-  method: string;
-  route: string;
-  resource_type: string;
-  resource_id: string | null;
-  status: number;
+/** `GET /admin/audit-log`: who changed what, newest first, with the resource before and after. */
+export type AuditEntry = ResponseBody<'listAuditLog'>['entries'][number];
+
+export interface AuditFilters {
+  actor_id?: string;
+  resource_type?: string;
+  resource_id?: string;
+  from?: string;
+  to?: string;
+  cursor?: string;
 }
 
-export function useAuditLog(filters: { resource_type?: string; cursor?: string }) {
+export function useAuditLog(filters: AuditFilters) {
   return useQuery({
     queryKey: ['audit-log', filters],
-    queryFn: async () =>
-      (await client.console.listAuditLog({ query: { limit: 50, resource_type: filters.resource_type || undefined, cursor: filters.cursor } })) as { entries: AuditEntry[]; next_cursor: string | null },
+    queryFn: () =>
+      client.console.listAuditLog({
+        query: {
+          limit: 50,
+          actor_id: filters.actor_id || undefined,
+          resource_type: filters.resource_type || undefined,
+          resource_id: filters.resource_id || undefined,
+          from: filters.from || undefined,
+          to: filters.to || undefined,
+          cursor: filters.cursor,
+        },
+      }),
     placeholderData: keepPreviousData,
   });
 }
