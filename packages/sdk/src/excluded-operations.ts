@@ -20,5 +20,6 @@ export const EXCLUDED_OPERATIONS: ReadonlyArray<{ method: HttpMethod; path: stri
   { method: 'GET', path: '/embed/assets/runtime.css', reason: 'the runtime page\'s stylesheet, not an API' },
   // Files (src/modules/files): the body of an upload and of a download is the file itself, streamed; the client speaks JSON.
   { method: 'POST', path: '/api/v1/admin/imports', reason: 'the body is the file (text/csv or application/x-ndjson), streamed: send it with fetch or curl --data-binary', file: true },
+  { method: 'POST', path: '/api/v1/admin/imports/dry-run', reason: 'the body is the file (text/csv or application/x-ndjson), streamed: send it with fetch or curl --data-binary', file: true },
   { method: 'GET', path: '/api/v1/admin/exports/{export_id}/file', reason: 'the answer is the file (CSV or JSON lines), streamed: fetch file_url', file: true },
 ];

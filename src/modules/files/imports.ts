@@ -61,7 +61,7 @@ interface CustomDefinition {
   personal: boolean;
 }
 
-async function columnsOf(tx: Tx, tenantId: string, kind: ImportKind): Promise<{ columns: KindColumns; custom: Map<string, CustomDefinition> }> {
+export async function columnsOf(tx: Tx, tenantId: string, kind: ImportKind): Promise<{ columns: KindColumns; custom: Map<string, CustomDefinition> }> {
   if (kind === 'point_grants') return { columns: GRANT_COLUMNS, custom: new Map() };
   if (kind === 'reward_codes') return { columns: CODE_COLUMNS, custom: new Map() };
   const custom = new Map((await listCustomFieldsInTx(tx, tenantId)).map((d) => [d.key, { key: d.key, type: d.type, personal: d.personal }]));
@@ -69,7 +69,7 @@ async function columnsOf(tx: Tx, tenantId: string, kind: ImportKind): Promise<{ 
 }
 
 /** Refuses a file whose header misses a required column, names an unknown or repeated one, or sets personal data the caller may not. */
-function checkHeader(kind: ImportKind, columns: string[], known: KindColumns, custom: Map<string, CustomDefinition>, auth: AuthContext): void {
+export function checkHeader(kind: ImportKind, columns: string[], known: KindColumns, custom: Map<string, CustomDefinition>, auth: AuthContext): void {
   const missing = known.required.filter((c) => !columns.includes(c));
   if (missing.length > 0) {
     throw invalid(`the ${kind} import needs the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}; the file has ${columns.join(', ') || 'none'}`, 'IMPORT_MISSING_COLUMN', {
@@ -498,7 +498,7 @@ async function applyCodes(tx: Tx, tenantId: string, rows: PendingRow[]): Promise
   return outcomes;
 }
 
-async function applyBatch(tx: Tx, tenantId: string, job: ImportRow, rows: PendingRow[], oneByOne: boolean): Promise<{ done: number; failed: number; errors: RowError[] }> {
+export async function applyBatch(tx: Tx, tenantId: string, job: ImportRow, rows: PendingRow[], oneByOne: boolean): Promise<{ done: number; failed: number; errors: RowError[] }> {
   const parsed = rows.filter((r) => r.data !== null);
   let outcomes: Map<number, RowOutcome>;
   if (job.kind === 'participants') {

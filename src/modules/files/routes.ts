@@ -5,8 +5,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorRef } from '../../platform/http.js';
 import * as imports from './imports.js';
 import * as exports from './exports.js';
+import { dryRunImport, DRY_RUN_ROWS_MAX } from './dry-run.js';
 import { requireReadableErrorReport } from './access.js';
-import { ErrorsQuery, ExportBody, ExportIdParams, ExportList, ImportErrors, ImportHeaders, ImportIdParams, ImportList, ImportQuery, ImportUpload, ListQuery } from './schemas.js';
+import { ErrorsQuery, ExportBody, ExportIdParams, ExportList, ImportDryRun, ImportErrors, ImportHeaders, ImportIdParams, ImportList, ImportQuery, ImportUpload, ListQuery } from './schemas.js';
 
 const tags = ['files'];
 const importRef = Type.Ref('FileImport');
@@ -66,6 +67,45 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           idempotencyKey: typeof request.headers['idempotency-key'] === 'string' ? request.headers['idempotency-key'] : undefined,
         });
         return answerKept(reply, 202, view);
+      },
+    );
+
+    upload.post(
+      '/admin/imports/dry-run',
+      {
+        config: anyKind,
+        schema: {
+          tags,
+          operationId: 'dryRunImport',
+          summary: 'Check a file as an import would apply it, and keep nothing: counts, points in all, the refused rows',
+          description:
+            'The same body, query and checks as `POST /admin/imports`; each batch of rows is applied as the import job applies it, in a transaction that is rolled back. ' +
+            'Answers 200 with the rows an import would apply and refuse (the first 100 refusals), the distinct participants and, for point_grants, the points in all. ' +
+            `At most ${DRY_RUN_ROWS_MAX} rows (422 IMPORT_DRY_RUN_TOO_LARGE beyond).`,
+          querystring: ImportQuery,
+          consumes: ['text/csv', 'application/x-ndjson'],
+          body: ImportUpload,
+          response: {
+            200: ImportDryRun,
+            400: { ...errorRef, description: 'A required column is missing, a column is unknown or repeated, the CSV cannot be read, or the file has no rows.' },
+            403: { ...errorRef, description: 'The credential lacks an admin scope, the role lacks the permission of the kind, or personal fields are imported without read:pii.' },
+            413: { ...errorRef, description: 'The file is larger than FILES_IMPORT_BYTES_MAX (256 MiB by default).' },
+            415: { ...errorRef, description: 'The body is not text/csv (format csv) or application/x-ndjson / application/jsonl (format jsonl).' },
+            422: { ...errorRef, description: 'The file has more rows than a dry run reads (IMPORT_DRY_RUN_TOO_LARGE).' },
+          },
+        },
+      },
+      async (request) => {
+        const query = request.query as Static<typeof ImportQuery>;
+        const declared = request.headers['content-length'];
+        return dryRunImport(db, request.auth!, {
+          kind: query.kind,
+          format: query.format,
+          contentType: request.headers['content-type'],
+          declaredLength: declared === undefined ? null : Number(declared),
+          body: request.body as unknown as Readable,
+          bytesMax: imports.importBytesMax(),
+        });
       },
     );
   });

@@ -109,3 +109,27 @@ export const ExportJob = Type.Object(
 );
 
 export const ExportList = Type.Object({ exports: Type.Array(Type.Ref('FileExport')), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+
+export const ImportDryRun = Type.Object(
+  {
+    kind: ImportKind,
+    format: FileFormat,
+    columns: Type.Array(Type.String(), { description: 'The columns of the file.' }),
+    rows_total: Type.Integer({ description: 'Rows in the file.' }),
+    rows_valid: Type.Integer({ description: 'Rows an import would apply.' }),
+    rows_refused: Type.Integer({ description: 'Rows an import would refuse; the first ones are in `errors`.' }),
+    participants: Type.Integer({ description: 'Distinct participants of the rows an import would apply.' }),
+    points_total: Type.Union([Type.Integer(), Type.Null()], { description: 'point_grants: the points the rows an import would apply grant in all; null for other kinds.' }),
+    errors: Type.Array(
+      Type.Object({
+        row: Type.Integer({ description: 'The data row, 1 for the first row after the CSV header (or the first JSON line).' }),
+        field: Type.Union([Type.String(), Type.Null()], { description: 'The column at fault, when one is.' }),
+        code: Type.String(),
+        detail: Type.String({ description: 'May quote the row: the caller\'s own file, answered to the caller only and kept nowhere.' }),
+      }),
+      { description: 'The first 100 refusals, in row order.' },
+    ),
+    errors_truncated: Type.Boolean({ description: 'True when more refusals than those listed were found.' }),
+  },
+  { title: 'ImportDryRun' },
+);
