@@ -1086,6 +1086,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/imports/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a file as an import would apply it, and keep nothing: counts, points in all, the refused rows
+         * @description The same body, query and checks as `POST /admin/imports`; each batch of rows is applied as the import job applies it, in a transaction that is rolled back. Answers 200 with the rows an import would apply and refuse (the first 100 refusals), the distinct participants and, for point_grants, the points in all. At most 100000 rows (422 IMPORT_DRY_RUN_TOO_LARGE beyond).
+         */
+        post: operations["dryRunImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/imports/{import_id}": {
         parameters: {
             query?: never;
@@ -27225,6 +27245,296 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/files/createImport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dryRunImport: {
+        parameters: {
+            query: {
+                /** @description participants: profiles with custom fields; point_grants: one grant per row; reward_codes: codes for pool rewards. */
+                kind: "participants" | "point_grants" | "reward_codes";
+                /** @description csv (RFC 4180 with a header row) or jsonl (one JSON object per line). */
+                format: "csv" | "jsonl";
+            };
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The file itself as the request body: `text/csv` for csv, `application/x-ndjson` (or `application/jsonl`) for jsonl. participants: participant_id (required), display_name, the standard profile fields and defined custom field keys; point_grants: participant_id, amount, reason (required), memo, type; reward_codes: reward_id, code. */
+        requestBody: {
+            content: {
+                "text/csv": unknown;
+                "application/x-ndjson": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "kind": "participants",
+                     *       "format": "csv",
+                     *       "columns": [
+                     *         "order_total"
+                     *       ],
+                     *       "rows_total": 3,
+                     *       "rows_valid": 3,
+                     *       "rows_refused": 3,
+                     *       "participants": 3,
+                     *       "points_total": 3,
+                     *       "errors": [
+                     *         {
+                     *           "row": 3,
+                     *           "field": "order_total",
+                     *           "code": "first_purchase",
+                     *           "detail": "amount must be a positive integer"
+                     *         }
+                     *       ],
+                     *       "errors_truncated": false,
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description participants: profiles with custom fields; point_grants: one grant per row; reward_codes: codes for pool rewards. */
+                        kind: "participants" | "point_grants" | "reward_codes";
+                        /** @description csv (RFC 4180 with a header row) or jsonl (one JSON object per line). */
+                        format: "csv" | "jsonl";
+                        /** @description The columns of the file. */
+                        columns: string[];
+                        /** @description Rows in the file. */
+                        rows_total: number;
+                        /** @description Rows an import would apply. */
+                        rows_valid: number;
+                        /** @description Rows an import would refuse; the first ones are in `errors`. */
+                        rows_refused: number;
+                        /** @description Distinct participants of the rows an import would apply. */
+                        participants: number;
+                        /** @description point_grants: the points the rows an import would apply grant in all; null for other kinds. */
+                        points_total: number | null;
+                        /** @description The first 100 refusals, in row order. */
+                        errors: {
+                            /** @description The data row, 1 for the first row after the CSV header (or the first JSON line). */
+                            row: number;
+                            /** @description The column at fault, when one is. */
+                            field: string | null;
+                            code: string;
+                            /** @description May quote the row: the caller's own file, answered to the caller only and kept nowhere. */
+                            detail: string;
+                        }[];
+                        /** @description True when more refusals than those listed were found. */
+                        errors_truncated: boolean;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description A required column is missing, a column is unknown or repeated, the CSV cannot be read, or the file has no rows. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/dryRunImport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/dryRunImport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks an admin scope, the role lacks the permission of the kind, or personal fields are imported without read:pii. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/dryRunImport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/dryRunImport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/dryRunImport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The file is larger than FILES_IMPORT_BYTES_MAX (256 MiB by default). Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/dryRunImport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not text/csv (format csv) or application/x-ndjson / application/jsonl (format jsonl). Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/dryRunImport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The file has more rows than a dry run reads (IMPORT_DRY_RUN_TOO_LARGE). Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/dryRunImport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/dryRunImport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/dryRunImport"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];

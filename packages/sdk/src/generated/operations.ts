@@ -74,6 +74,7 @@ export const GENERATED_OPERATIONS = {
   evaluateEligibility: {"method":"GET","path":"/api/v1/public/eligibility","auth":"key"},
   recordImpression: {"method":"POST","path":"/api/v1/public/impressions","auth":"key"},
   listImports: {"method":"GET","path":"/api/v1/admin/imports","auth":"key"},
+  dryRunImport: {"method":"POST","path":"/api/v1/admin/imports/dry-run","auth":"key"},
   getImport: {"method":"GET","path":"/api/v1/admin/imports/{import_id}","auth":"key"},
   listImportErrors: {"method":"GET","path":"/api/v1/admin/imports/{import_id}/errors","auth":"key"},
   listExports: {"method":"GET","path":"/api/v1/admin/exports","auth":"key"},

@@ -14,7 +14,7 @@ export const GENERATED_RESOURCES = {
   earnRules: {"list":"listRules","create":"createRule","get":"getRule","update":"updateRule","delete":"deleteRule","simulate":"simulateRule"},
   engagements: {"list":"listEngagements","create":"createEngagement","get":"getEngagement","update":"updateEngagement","publish":"publishEngagement","unpublish":"unpublishEngagement","startPreview":"startEngagementPreview","resetPreview":"resetEngagementPreview","getSitePreview":"getSitePreview","getSite":"getSite","createSiteSession":"createSiteSession","getEmbedUrl":"getEmbedUrl","evaluateEligibility":"evaluateEligibility","recordImpression":"recordImpression"},
   eventIngestion: {"ingest":"ingestEvent","ingestBatch":"ingestEventBatch","postBatch":"postEventBatch","ingestSync":"ingestEventSync","search":"searchEvents","listNames":"listEventNames","listNameProperties":"listEventNameProperties","getStored":"getStoredEvent","retryStored":"retryStoredEvent"},
-  files: {"listImports":"listImports","getImport":"getImport","listImportErrors":"listImportErrors","listExports":"listExports","createExport":"createExport","getExport":"getExport"},
+  files: {"listImports":"listImports","dryRunImport":"dryRunImport","getImport":"getImport","listImportErrors":"listImportErrors","listExports":"listExports","createExport":"createExport","getExport":"getExport"},
   gates: {"check":"checkGates","recordScreenVisit":"recordScreenVisit"},
   leaderboards: {"list":"listLeaderboards","create":"createLeaderboard","getDefinition":"getLeaderboardDefinition","update":"updateLeaderboard","delete":"deleteLeaderboard","refresh":"refreshLeaderboard","getStandings":"getLeaderboardStandings","get":"getLeaderboard"},
   participants: {"listEvents":"listParticipantEvents","upsertProfile":"upsertParticipantProfile","getSession":"getSessionParticipant","getProfile":"getParticipantProfile","delete":"deleteParticipant","list":"listParticipants","search":"searchParticipants","listFields":"listParticipantFields","createField":"createParticipantField","getField":"getParticipantField","updateField":"updateParticipantField","deleteField":"deleteParticipantField","revealField":"revealParticipantField","listPiiAccessLog":"listPiiAccessLog"},
@@ -253,6 +253,8 @@ export interface ResourceMethods {
   readonly files: {
     /** List imports, newest first (`GET /api/v1/admin/imports`). */
     listImports: OperationMethods['listImports'];
+    /** Check a file as an import would apply it, and keep nothing: counts, points in all, the refused rows (`POST /api/v1/admin/imports/dry-run`). */
+    dryRunImport: OperationMethods['dryRunImport'];
     /** An import's status and progress (rows done, failed, pending) (`GET /api/v1/admin/imports/{import_id}`). */
     getImport: OperationMethods['getImport'];
     /** An import's per-row error report: row number, field and detail, in row order (`GET /api/v1/admin/imports/{import_id}/errors`). */
@@ -624,6 +626,8 @@ export interface FlatOperationMethods {
   recordImpression: OperationMethods['recordImpression'];
   /** @deprecated Use `client.files.listImports()`; this flat name is an alias kept for one release. */
   listImports: OperationMethods['listImports'];
+  /** @deprecated Use `client.files.dryRunImport()`; this flat name is an alias kept for one release. */
+  dryRunImport: OperationMethods['dryRunImport'];
   /** @deprecated Use `client.files.getImport()`; this flat name is an alias kept for one release. */
   getImport: OperationMethods['getImport'];
   /** @deprecated Use `client.files.listImportErrors()`; this flat name is an alias kept for one release. */

@@ -129,3 +129,8 @@ export function useAwardBadge() {
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['participants'] }),
   });
 }
+
+/** Every badge a picker offers (one page of the API's largest size), by name with its code. */
+export function useBadgeChoices() {
+  return useQuery({ queryKey: badgeKeys.list({ choices: true }), queryFn: () => client.badges.list({ query: { limit: 100 } }) });
+}

@@ -37,3 +37,8 @@ export function useDeleteStreak() {
     },
   });
 }
+
+/** Every streak a picker offers (one page of the API's largest size), by name with its code. */
+export function useStreakChoices() {
+  return useQuery({ queryKey: streakKeys.list({ choices: true }), queryFn: () => client.streaks.list({ query: { limit: 100 } }) });
+}

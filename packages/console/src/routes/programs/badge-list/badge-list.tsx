@@ -9,6 +9,14 @@ import { ConfirmButton } from '../../../components/confirm-button';
 import { RoleGuard, useCan } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
 import { EditDialog } from '../common/edit-dialog';
+import { FormErrors, useApiForm } from '../../../lib/forms';
+
+interface BadgeValues {
+  code: string;
+  name: string;
+  description: string;
+  image_url: string;
+}
 
 interface Badge {
   code: string;
@@ -24,10 +32,7 @@ export function BadgeList() {
   const create = useCreateBadge();
   const canWrite = useCan('programs:write');
   const canAward = useCan('participants:write');
-  const [code, setCode] = useState('');
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
-  const [imageUrl, setImageUrl] = useState('');
+  const form = useApiForm<BadgeValues>('createBadge', { defaultValues: { code: '', name: '', description: '', image_url: '' } });
   const [notice, setNotice] = useState<string | null>(null);
   const rows = (badges.data?.badges ?? []) as Badge[];
   return (
@@ -82,31 +87,22 @@ export function BadgeList() {
             {t('badges.create')}
           </Title>
           <form
-            onSubmit={(event) => {
-              event.preventDefault();
-              create.mutate(
-                { code, name, description: description || undefined, image_url: imageUrl || undefined },
-                {
-                  onSuccess: () => {
-                    setCode('');
-                    setName('');
-                    setDescription('');
-                    setImageUrl('');
-                  },
-                },
-              );
-            }}
+            noValidate
+            onSubmit={form.submit(async (values) => {
+              await create.mutateAsync({ code: values.code, name: values.name, description: values.description || undefined, image_url: values.image_url || undefined });
+              form.reset();
+            })}
           >
-            <Group align="flex-end" wrap="wrap">
-              <TextInput label={t('badges.code')} value={code} onChange={(e) => setCode(e.currentTarget.value)} required />
-              <TextInput label={t('badges.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} required />
-              <TextInput label={t('badges.description')} value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-              <TextInput label={t('badges.imageUrl')} type="url" value={imageUrl} onChange={(e) => setImageUrl(e.currentTarget.value)} />
-              <Button type="submit" loading={create.isPending}>
+            <Group align="flex-start" wrap="wrap">
+              <TextInput label={t('badges.code')} {...form.field('code')} />
+              <TextInput label={t('badges.name')} {...form.field('name')} />
+              <TextInput label={t('badges.description')} {...form.field('description')} />
+              <TextInput label={t('badges.imageUrl')} type="url" {...form.field('image_url')} />
+              <Button type="submit" mt={24} loading={form.formState.isSubmitting}>
                 {t('badges.createSubmit')}
               </Button>
             </Group>
-            <ErrorAlert error={create.error} />
+            <FormErrors form={form} />
           </form>
         </Card>
       </RoleGuard>
@@ -131,9 +127,7 @@ function BadgeImage({ url }: { url: string }) {
 function BadgeEdit({ badge }: { badge: Badge }) {
   const { t } = useTranslation();
   const update = useUpdateBadge();
-  const [name, setName] = useState(badge.name);
-  const [description, setDescription] = useState(badge.description ?? '');
-  const [imageUrl, setImageUrl] = useState(badge.image_url ?? '');
+  const form = useApiForm<Omit<BadgeValues, 'code'>>('updateBadge');
   return (
     <EditDialog
       size="compact-sm"
@@ -141,16 +135,13 @@ function BadgeEdit({ badge }: { badge: Badge }) {
       aria-label={t('badges.editNamed', { name: badge.name })}
       title={t('badges.editTitle', { name: badge.name })}
       submitLabel={t('badges.save')}
-      onOpen={() => {
-        setName(badge.name);
-        setDescription(badge.description ?? '');
-        setImageUrl(badge.image_url ?? '');
-      }}
-      onSubmit={() => update.mutateAsync({ code: badge.code, body: { name, description: description || null, image_url: imageUrl || null } })}
+      form={form}
+      values={() => ({ name: badge.name, description: badge.description ?? '', image_url: badge.image_url ?? '' })}
+      onSubmit={(values) => update.mutateAsync({ code: badge.code, body: { name: values.name, description: values.description || null, image_url: values.image_url || null } })}
     >
-      <TextInput label={t('badges.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus />
-      <TextInput label={t('badges.description')} value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-      <TextInput label={t('badges.imageUrl')} type="url" value={imageUrl} onChange={(e) => setImageUrl(e.currentTarget.value)} />
+      <TextInput label={t('badges.name')} {...form.field('name', { required: true })} data-autofocus />
+      <TextInput label={t('badges.description')} {...form.field('description')} />
+      <TextInput label={t('badges.imageUrl')} type="url" {...form.field('image_url')} />
     </EditDialog>
   );
 }

@@ -1,29 +1,30 @@
 import { useState, type ReactNode } from 'react';
 import { Button, Group, Modal, Stack, type ButtonProps } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { ErrorAlert } from '../../../components/error-alert';
+import type { FieldValues } from 'react-hook-form';
+import { FormErrors, type ApiForm } from '../../../lib/forms';
 
-interface EditDialogProps extends ButtonProps {
+interface EditDialogProps<T extends FieldValues> extends ButtonProps {
   /** The button that opens the dialog. */
   label: ReactNode;
   'aria-label'?: string;
   title: string;
   submitLabel: string;
-  /** Called when the dialog opens, to load the current values into the form. */
-  onOpen?: () => void;
-  onSubmit: () => Promise<unknown>;
+  /** The dialog's form (lib/forms): its fields show their limits and the refusals that name them. */
+  form: ApiForm<T>;
+  /** The values the form starts from each time the dialog opens. */
+  values: () => T;
+  onSubmit: (values: T) => Promise<unknown>;
   children: ReactNode;
 }
 
-/** A button opening a dialog with a form; the dialog stays open and shows the API's detail when the change is refused. */
-export function EditDialog({ label, title, submitLabel, onOpen, onSubmit, children, ...button }: EditDialogProps) {
+/** A button opening a dialog with a form; the dialog stays open and shows the refusal on its fields when the change is refused. */
+export function EditDialog<T extends FieldValues>({ label, title, submitLabel, form, values, onSubmit, children, ...button }: EditDialogProps<T>) {
   const { t } = useTranslation();
   const [open, setOpen] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   const close = () => {
     setOpen(false);
-    setError(null);
+    form.clearRefusal();
   };
   return (
     <>
@@ -31,7 +32,8 @@ export function EditDialog({ label, title, submitLabel, onOpen, onSubmit, childr
         variant="default"
         {...button}
         onClick={() => {
-          onOpen?.();
+          form.reset(values());
+          form.clearRefusal();
           setOpen(true);
         }}
       >
@@ -39,28 +41,20 @@ export function EditDialog({ label, title, submitLabel, onOpen, onSubmit, childr
       </Button>
       <Modal opened={open} onClose={close} title={title} centered closeButtonProps={{ 'aria-label': t('common.close') }}>
         <form
-          onSubmit={async (event) => {
-            event.preventDefault();
-            setBusy(true);
-            setError(null);
-            try {
-              await onSubmit();
-              close();
-            } catch (failure) {
-              setError(failure);
-            } finally {
-              setBusy(false);
-            }
-          }}
+          noValidate
+          onSubmit={form.submit(async (submitted) => {
+            await onSubmit(submitted);
+            setOpen(false);
+          })}
         >
           <Stack>
             {children}
-            <ErrorAlert error={error} />
+            <FormErrors form={form} />
             <Group justify="flex-end">
               <Button variant="default" onClick={close}>
                 {t('common.cancel')}
               </Button>
-              <Button type="submit" loading={busy}>
+              <Button type="submit" loading={form.formState.isSubmitting}>
                 {submitLabel}
               </Button>
             </Group>

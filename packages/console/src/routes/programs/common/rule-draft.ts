@@ -2,10 +2,11 @@ import type { ResponseBody } from '@loyalty/sdk';
 import type { RuleInput, RulePatch } from '../../../hooks/api/programs';
 
 /**
- * What the rule editor edits: every field of `EarnRuleInput`, held as the
- * person typed it (numbers may be empty strings), and turned into the API's
- * body on save or backtest. Nothing is validated here: the server checks the
- * rule against its schema and says what is wrong (the form shows its detail).
+ * What the rule editor edits (its react-hook-form values): every field of
+ * `EarnRuleInput`, numbers undefined when empty, times in the tenant's zone,
+ * turned into the API's body on save or backtest. The limits are the
+ * schema's (lib/forms); what only the server knows, it says on the field
+ * (`/conditions/all/0/value`, `/effects/0/points`).
  */
 export type { RuleInput, RulePatch };
 export type Rule = ResponseBody<'getRule'>;
@@ -23,32 +24,36 @@ export const ROUNDINGS = ['floor', 'round', 'ceil'] as const;
 export const CONDITIONS_MAX = 20;
 export const EFFECTS_MAX = 10;
 
-export type NumberText = number | string;
+/** A number field as react-hook-form holds it: undefined when empty (never clamped; the schema's limits are checked and named). */
+export type NumberField = number | undefined;
+
+/** The JSON type a condition's fact holds, as seen on stored events ('' when not known: the value is read as typed). */
+export type FactType = '' | 'string' | 'number' | 'boolean' | 'array';
 
 export interface ConditionDraft {
-  key: number;
   fact: string;
+  /** Set from the properties seen on the event (or the participant attribute's type) when the fact is picked. */
+  type: FactType;
   operator: Operator;
-  /** As typed: a list is comma-separated; `"…"` keeps a number-like value a string. */
+  /** As typed: a list is comma-separated; with an unknown type, `"…"` keeps a number-like value a string. */
   value: string;
 }
 
 export interface EffectDraft {
-  key: number;
   type: (typeof EFFECT_TYPES)[number];
   /** award_points: a fixed amount, or a rate per unit of a numeric event property. */
   mode: 'fixed' | 'rate';
-  points: NumberText;
+  points: NumberField;
   property: string;
-  points_per_unit: NumberText;
+  points_per_unit: NumberField;
   rounding: (typeof ROUNDINGS)[number];
-  max_points: NumberText;
+  max_points: NumberField;
   reason: string;
   badge_code: string;
   streak_code: string;
 }
 
-export type CapDraft = { times: NumberText; points: NumberText };
+export type CapDraft = { times: NumberField; points: NumberField };
 
 export interface RuleDraft {
   name: string;
@@ -61,24 +66,36 @@ export interface RuleDraft {
   any: ConditionDraft[];
   effects: EffectDraft[];
   caps: Record<(typeof CAP_PERIODS)[number], CapDraft>;
-  budget_points: NumberText;
-  priority: NumberText;
+  budget_points: NumberField;
+  priority: NumberField;
   stop_processing: boolean;
-  /** `datetime-local` text, in the browser's time zone; empty for none. */
+  /** `datetime-local` text in the tenant's time zone (lib/format); empty for none. */
   starts_at: string;
   ends_at: string;
 }
 
-let nextKey = 1;
-/** A key for a new row, so React keeps each row's focus when rows above it are removed. */
-export const rowKey = (): number => nextKey++;
+/** The operators that make sense for a fact's type (numbers compare, text contains, a list contains). */
+export const OPERATORS_BY_TYPE: Record<FactType, readonly Operator[]> = {
+  '': OPERATORS,
+  number: ['equals', 'not_equals', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in', 'exists', 'not_exists'],
+  string: ['equals', 'not_equals', 'in', 'not_in', 'contains', 'exists', 'not_exists'],
+  boolean: ['equals', 'not_equals', 'exists', 'not_exists'],
+  array: ['contains', 'exists', 'not_exists'],
+};
+
+/** The participant attributes a condition may read, with their types. */
+export const PARTICIPANT_FACTS: ReadonlyArray<{ fact: string; type: FactType }> = [
+  { fact: 'participant.lifetime_points', type: 'number' },
+  { fact: 'participant.available_points', type: 'number' },
+  { fact: 'participant.badges', type: 'array' },
+];
 
 export function newCondition(): ConditionDraft {
-  return { key: rowKey(), fact: 'properties.', operator: 'equals', value: '' };
+  return { fact: '', type: '', operator: 'equals', value: '' };
 }
 
 export function newEffect(type: EffectDraft['type'] = 'award_points'): EffectDraft {
-  return { key: rowKey(), type, mode: 'fixed', points: 10, property: 'properties.', points_per_unit: 1, rounding: 'floor', max_points: '', reason: '', badge_code: '', streak_code: '' };
+  return { type, mode: 'fixed', points: 10, property: '', points_per_unit: 1, rounding: 'floor', max_points: undefined, reason: '', badge_code: '', streak_code: '' };
 }
 
 export function emptyDraft(): RuleDraft {
@@ -92,8 +109,8 @@ export function emptyDraft(): RuleDraft {
     all: [],
     any: [],
     effects: [newEffect()],
-    caps: { per_day: { times: '', points: '' }, per_week: { times: '', points: '' }, lifetime: { times: '', points: '' } },
-    budget_points: '',
+    caps: { per_day: { times: undefined, points: undefined }, per_week: { times: undefined, points: undefined }, lifetime: { times: undefined, points: undefined } },
+    budget_points: undefined,
     priority: 0,
     stop_processing: false,
     starts_at: '',
@@ -101,8 +118,8 @@ export function emptyDraft(): RuleDraft {
   };
 }
 
-const blank = (value: NumberText): boolean => value === '' || value === undefined || value === null;
-const numberOrUndefined = (value: NumberText): number | undefined => (blank(value) ? undefined : Number(value));
+const blank = (value: unknown): boolean => value === '' || value === undefined || value === null || (typeof value === 'number' && Number.isNaN(value));
+const numberOrUndefined = (value: unknown): number | undefined => (blank(value) ? undefined : Number(value));
 
 /** One scalar as typed: true, false, null and numbers become themselves; `"…"` stays a string. */
 export function parseScalar(text: string): string | number | boolean | null {
@@ -115,19 +132,44 @@ export function parseScalar(text: string): string | number | boolean | null {
   return trimmed;
 }
 
-function conditionValue(condition: ConditionDraft): unknown {
-  if (VALUELESS.includes(condition.operator)) return undefined;
-  if (condition.operator === 'in' || condition.operator === 'not_in') return condition.value.split(',').filter((part) => part.trim() !== '').map(parseScalar);
-  // A comparison needs a number; a non-number is sent as typed and the server names the mistake.
-  if (['gt', 'gte', 'lt', 'lte'].includes(condition.operator)) return parseScalar(condition.value);
-  return parseScalar(condition.value);
+/** One value as its fact's type reads it: a number stays the text typed when it is not one (the server names the mistake). */
+function typedScalar(text: string, type: FactType): unknown {
+  const trimmed = text.trim();
+  if (type === 'string' || type === 'array') return trimmed;
+  if (type === 'number') return trimmed !== '' && Number.isFinite(Number(trimmed)) ? Number(trimmed) : trimmed;
+  if (type === 'boolean') return trimmed === 'true' ? true : trimmed === 'false' ? false : trimmed;
+  return parseScalar(trimmed);
 }
 
-function formatValue(value: unknown): string {
+/** Whether a condition's value fits its fact's type, for the check before sending. */
+export function valueFitsType(condition: ConditionDraft): boolean {
+  if (VALUELESS.includes(condition.operator) || condition.type !== 'number') return true;
+  const parts = condition.operator === 'in' || condition.operator === 'not_in' ? condition.value.split(',').filter((part) => part.trim() !== '') : [condition.value];
+  return parts.every((part) => part.trim() !== '' && Number.isFinite(Number(part.trim())));
+}
+
+function conditionValue(condition: ConditionDraft): unknown {
+  if (VALUELESS.includes(condition.operator)) return undefined;
+  if (condition.operator === 'in' || condition.operator === 'not_in') {
+    return condition.value.split(',').filter((part) => part.trim() !== '').map((part) => typedScalar(part, condition.type));
+  }
+  return typedScalar(condition.value, condition.type);
+}
+
+function formatValue(value: unknown, type: FactType): string {
   if (value === undefined) return '';
-  if (Array.isArray(value)) return value.map(formatValue).join(', ');
-  if (typeof value === 'string') return /^(true|false|null)$/.test(value) || (value.trim() !== '' && Number.isFinite(Number(value))) ? `"${value}"` : value;
+  if (Array.isArray(value)) return value.map((v) => formatValue(v, type)).join(', ');
+  if (typeof value === 'string' && type === '') return /^(true|false|null)$/.test(value) || (value.trim() !== '' && Number.isFinite(Number(value))) ? `"${value}"` : value;
   return String(value);
+}
+
+/** The type a stored condition's value shows (a fact's own type is known again once the event's properties load). */
+function typeOfValue(value: unknown): FactType {
+  const first = Array.isArray(value) ? value[0] : value;
+  if (typeof first === 'number') return 'number';
+  if (typeof first === 'boolean') return 'boolean';
+  if (typeof first === 'string') return 'string';
+  return '';
 }
 
 function toConditions(rows: ConditionDraft[]) {
@@ -141,10 +183,10 @@ function toEffect(effect: EffectDraft) {
   if (effect.type === 'award_badge') return { type: effect.type, badge_code: effect.badge_code.trim() };
   if (effect.type === 'continue_streak') return { type: effect.type, streak_code: effect.streak_code.trim() };
   const reason = effect.reason.trim() || undefined;
-  if (effect.mode === 'fixed') return { type: effect.type, points: Number(effect.points), reason };
+  if (effect.mode === 'fixed') return { type: effect.type, points: numberOrUndefined(effect.points), reason };
   return {
     type: effect.type,
-    rate: { property: effect.property.trim(), points_per_unit: Number(effect.points_per_unit), rounding: effect.rounding },
+    rate: { property: effect.property.trim(), points_per_unit: numberOrUndefined(effect.points_per_unit), rounding: effect.rounding },
     max_points: numberOrUndefined(effect.max_points),
     reason,
   };
@@ -159,22 +201,14 @@ function toCaps(caps: RuleDraft['caps']) {
   return out;
 }
 
-/** `datetime-local` text (browser time zone) to an ISO timestamp, and back. */
-export function localToIso(local: string): string | undefined {
-  if (!local) return undefined;
-  const date = new Date(local);
-  return Number.isNaN(date.getTime()) ? local : date.toISOString();
-}
-
-export function isoToLocal(iso: string | null | undefined): string {
-  if (!iso) return '';
-  const date = new Date(iso);
-  const offset_ms = date.getTimezoneOffset() * 60_000;
-  return new Date(date.getTime() - offset_ms).toISOString().slice(0, 16);
+/** `datetime-local` text in the tenant's zone to an ISO timestamp (lib/format's fromZonedInput), and back. */
+export interface ZonedInput {
+  toZonedInput(iso: string | null | undefined): string;
+  fromZonedInput(local: string): string;
 }
 
 /** The rule as the create and simulate routes take it. */
-export function toInput(draft: RuleDraft): RuleInput {
+export function toInput(draft: RuleDraft, zone: ZonedInput): RuleInput {
   const all = toConditions(draft.all);
   const any = toConditions(draft.any);
   const conditions = { ...(all.length ? { all } : {}), ...(any.length ? { any } : {}) };
@@ -192,14 +226,14 @@ export function toInput(draft: RuleDraft): RuleInput {
     budget_points: numberOrUndefined(draft.budget_points),
     priority: numberOrUndefined(draft.priority),
     stop_processing: draft.stop_processing,
-    starts_at: localToIso(draft.starts_at),
-    ends_at: localToIso(draft.ends_at),
+    starts_at: draft.starts_at ? zone.fromZonedInput(draft.starts_at) : undefined,
+    ends_at: draft.ends_at ? zone.fromZonedInput(draft.ends_at) : undefined,
   } as RuleInput;
 }
 
 /** The same rule as a change of a stored one: the trigger stays, and a cleared field is sent as null (or empty) so it is removed. */
-export function toPatch(draft: RuleDraft): RulePatch {
-  const input = toInput(draft) as Record<string, unknown>;
+export function toPatch(draft: RuleDraft, zone: ZonedInput): RulePatch {
+  const input = toInput(draft, zone) as Record<string, unknown>;
   return {
     name: input.name,
     description: input.description ?? null,
@@ -218,14 +252,16 @@ export function toPatch(draft: RuleDraft): RulePatch {
 }
 
 /** A stored rule, as the editor shows it. */
-export function fromRule(rule: Rule): RuleDraft {
+export function fromRule(rule: Rule, zone: ZonedInput): RuleDraft {
   const r = rule as unknown as {
     conditions: { all?: Array<{ fact: string; operator: Operator; value?: unknown }>; any?: Array<{ fact: string; operator: Operator; value?: unknown }> };
     effects: Array<{ type: EffectDraft['type']; points?: number; rate?: { property: string; points_per_unit: number; rounding?: EffectDraft['rounding'] }; max_points?: number; reason?: string; badge_code?: string; streak_code?: string }>;
     caps: Partial<Record<(typeof CAP_PERIODS)[number], { times?: number; points?: number }>>;
   };
-  const condition = (c: { fact: string; operator: Operator; value?: unknown }): ConditionDraft => ({ key: rowKey(), fact: c.fact, operator: c.operator, value: formatValue(c.value) });
-  const empty = emptyDraft();
+  const condition = (c: { fact: string; operator: Operator; value?: unknown }): ConditionDraft => {
+    const type = c.fact === 'participant.badges' ? 'array' : typeOfValue(c.value);
+    return { fact: c.fact, type, operator: c.operator, value: formatValue(c.value, type) };
+  };
   return {
     name: rule.name,
     description: rule.description ?? '',
@@ -239,19 +275,19 @@ export function fromRule(rule: Rule): RuleDraft {
       ...newEffect(e.type),
       mode: e.rate ? 'rate' : 'fixed',
       points: e.points ?? 10,
-      property: e.rate?.property ?? 'properties.',
+      property: e.rate?.property ?? '',
       points_per_unit: e.rate?.points_per_unit ?? 1,
       rounding: e.rate?.rounding ?? 'floor',
-      max_points: e.max_points ?? '',
+      max_points: e.max_points,
       reason: e.reason ?? '',
       badge_code: e.badge_code ?? '',
       streak_code: e.streak_code ?? '',
     })),
-    caps: Object.fromEntries(CAP_PERIODS.map((period) => [period, { times: r.caps[period]?.times ?? '', points: r.caps[period]?.points ?? '' }])) as RuleDraft['caps'],
-    budget_points: rule.budget_points ?? empty.budget_points,
+    caps: Object.fromEntries(CAP_PERIODS.map((period) => [period, { times: r.caps[period]?.times, points: r.caps[period]?.points }])) as RuleDraft['caps'],
+    budget_points: rule.budget_points ?? undefined,
     priority: rule.priority,
     stop_processing: rule.stop_processing,
-    starts_at: isoToLocal(rule.starts_at),
-    ends_at: isoToLocal(rule.ends_at),
+    starts_at: zone.toZonedInput(rule.starts_at),
+    ends_at: zone.toZonedInput(rule.ends_at),
   };
 }

@@ -8,7 +8,19 @@ import { Pager, useCursorPages } from '../../../components/pager';
 import { ConfirmButton } from '../../../components/confirm-button';
 import { RoleGuard, useCan } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
-import { localToIso, parseScalar } from '../common/rule-draft';
+import { parseScalar } from '../common/rule-draft';
+import { EventNamePicker } from '../common/pickers';
+import { FormErrors, useApiForm } from '../../../lib/forms';
+import { useFormat, ZoneNote } from '../../../lib/format';
+
+interface MultiplierValues {
+  multiplier: number | undefined;
+  event_type: string;
+  attributes: string;
+  participant_id: string;
+  starts_at: string;
+  ends_at: string;
+}
 
 interface Multiplier {
   id: string;
@@ -43,18 +55,15 @@ export function MultiplierList() {
   const create = useCreateMultiplier();
   const remove = useDeleteMultiplier();
   const canWrite = useCan('programs:write');
-  const [factor, setFactor] = useState<number | string>(2);
-  const [eventType, setEventType] = useState('');
-  const [attributes, setAttributes] = useState('');
-  const [participantId, setParticipantId] = useState('');
-  const [startsAt, setStartsAt] = useState('');
-  const [endsAt, setEndsAt] = useState('');
+  const f = useFormat();
+  const form = useApiForm<MultiplierValues>('createMultiplier', { defaultValues: { multiplier: 2, event_type: '', attributes: '', participant_id: '', starts_at: '', ends_at: '' } });
   const rows = (multipliers.data?.multipliers ?? []) as Multiplier[];
-  const when = (iso: string) => new Date(iso).toLocaleString();
+  const when = f.dateTime;
   return (
     <Stack>
       <PageHeader title={t('multipliers.title')} />
       <Text size="sm">{t('multipliers.explain')}</Text>
+      <ZoneNote />
       <Checkbox
         label={t('multipliers.activeNow')}
         checked={activeNow}
@@ -123,40 +132,32 @@ export function MultiplierList() {
             {t('multipliers.create')}
           </Title>
           <form
-            onSubmit={(event) => {
-              event.preventDefault();
-              create.mutate(
-                {
-                  multiplier: Number(factor),
-                  starts_at: localToIso(startsAt) ?? '',
-                  ends_at: localToIso(endsAt) ?? '',
-                  match: { event_type: eventType.trim(), attributes: parseAttributes(attributes) },
-                  participant_id: participantId.trim() || undefined,
-                },
-                {
-                  onSuccess: () => {
-                    setEventType('');
-                    setAttributes('');
-                    setParticipantId('');
-                  },
-                },
-              );
-            }}
+            noValidate
+            onSubmit={form.submit(async (values) => {
+              await create.mutateAsync({
+                multiplier: values.multiplier!,
+                starts_at: f.fromZonedInput(values.starts_at),
+                ends_at: f.fromZonedInput(values.ends_at),
+                match: { event_type: values.event_type.trim(), attributes: parseAttributes(values.attributes) },
+                participant_id: values.participant_id.trim() || undefined,
+              });
+              form.reset({ ...values, event_type: '', attributes: '', participant_id: '' });
+            })}
           >
             <SimpleGrid cols={{ base: 1, sm: 2, md: 3 }}>
-              <NumberInput label={t('multipliers.multiplier')} min={0} max={100} decimalScale={2} value={factor} onChange={setFactor} required />
-              <TextInput label={t('multipliers.eventType')} value={eventType} onChange={(e) => setEventType(e.currentTarget.value)} required />
-              <TextInput label={t('multipliers.participant')} description={t('multipliers.participantHelp')} value={participantId} onChange={(e) => setParticipantId(e.currentTarget.value)} />
-              <TextInput type="datetime-local" label={t('multipliers.startsAt')} value={startsAt} onChange={(e) => setStartsAt(e.currentTarget.value)} required />
-              <TextInput type="datetime-local" label={t('multipliers.endsAt')} value={endsAt} onChange={(e) => setEndsAt(e.currentTarget.value)} required />
-              <Textarea label={t('multipliers.attributes')} description={t('multipliers.attributesHelp')} placeholder="channel=app" value={attributes} onChange={(e) => setAttributes(e.currentTarget.value)} autosize minRows={2} />
+              <TextInput label={t('multipliers.multiplier')} {...form.field('multiplier', { number: true })} />
+              <EventNamePicker form={form} operation="createMultiplier" name="event_type" pointer="/match/event_type" label={t('multipliers.eventType')} required />
+              <TextInput label={t('multipliers.participant')} description={t('multipliers.participantHelp')} {...form.field('participant_id')} />
+              <TextInput type="datetime-local" label={t('multipliers.startsAt')} {...form.field('starts_at')} />
+              <TextInput type="datetime-local" label={t('multipliers.endsAt')} {...form.field('ends_at')} />
+              <Textarea label={t('multipliers.attributes')} placeholder="channel=app" {...form.field('attributes', { pointer: '/match/attributes' })} description={t('multipliers.attributesHelp')} autosize minRows={2} />
             </SimpleGrid>
+            <FormErrors form={form} />
             <Group mt="md">
-              <Button type="submit" loading={create.isPending}>
+              <Button type="submit" loading={form.formState.isSubmitting}>
                 {t('multipliers.createSubmit')}
               </Button>
             </Group>
-            <ErrorAlert error={create.error} />
           </form>
         </Card>
       </RoleGuard>

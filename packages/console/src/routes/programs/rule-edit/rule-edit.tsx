@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Alert, Anchor, Button, Card, Grid, Group, Select, SimpleGrid, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Controller, useWatch } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useDeleteRule, useRule, useSaveRule, useSimulateRule } from '../../../hooks/api/programs';
@@ -8,7 +9,10 @@ import { PageHeader } from '../../../components/page-header';
 import { ConfirmButton } from '../../../components/confirm-button';
 import { useCan } from '../../../components/permission';
 import { Loading } from '../../../components/loading';
-import { SCHEDULES, TRIGGERS, emptyDraft, fromRule, toInput, toPatch, type RuleDraft } from '../common/rule-draft';
+import { SCHEDULES, TRIGGERS, emptyDraft, fromRule, toInput, toPatch, valueFitsType, type RuleDraft } from '../common/rule-draft';
+import { FormErrors, fieldErrorWords, useApiForm } from '../../../lib/forms';
+import { useFormat } from '../../../lib/format';
+import { EventNamePicker } from '../common/pickers';
 import { ConditionList } from './components/condition-list';
 import { EffectList } from './components/effect-list';
 import { BacktestCard, type BacktestDays } from './components/backtest-card';
@@ -28,27 +32,45 @@ export function RuleEdit() {
   const simulate = useSimulateRule();
   const canWrite = useCan('programs:write');
   const canPublish = useCan('programs:publish');
-  const [draft, setDraft] = useState<RuleDraft>(emptyDraft);
+  const f = useFormat();
+  const form = useApiForm<RuleDraft>('createRule', { defaultValues: emptyDraft() });
   const [days, setDays] = useState<BacktestDays>(30);
   /** The rule the last backtest ran on: activating needs a backtest of exactly what is saved. */
   const [simulated, setSimulated] = useState<string | null>(null);
 
   useEffect(() => {
-    if (rule.data) setDraft(fromRule(rule.data));
-  }, [rule.data]);
+    if (rule.data) form.reset(fromRule(rule.data, f));
+  }, [rule.data, f, form]);
 
-  const input = toInput(draft);
+  const draft = useWatch({ control: form.control }) as RuleDraft;
+  const input = toInput(draft, f);
   const current = JSON.stringify({ ...input, status: undefined });
   const backtested = simulated === current;
   const activating = draft.status === 'active' && rule.data?.status !== 'active';
   // Only event rules can be replayed over stored events; birthday and recurring rules are activated without.
   const needsBacktest = activating && draft.trigger === 'event' && !backtested;
-  const set = (patch: Partial<RuleDraft>) => setDraft((d) => ({ ...d, ...patch }));
   const runBacktest = () => {
     const to = new Date();
     const from = new Date(to.getTime() - days * DAY_MS);
     simulate.mutate({ rule: input, from: from.toISOString(), to: to.toISOString() }, { onSuccess: () => setSimulated(current) });
   };
+  /** A number-typed condition's value must be a number: said on its field before anything is sent. */
+  const valuesFit = (values: RuleDraft): boolean => {
+    let fits = true;
+    for (const group of ['all', 'any'] as const) {
+      values[group].forEach((condition, index) => {
+        if (valueFitsType(condition)) return;
+        form.setError(`${group}.${index}.value`, { type: 'type', message: fieldErrorWords({ code: 'type_number', message: 'must be a number' }) }, { shouldFocus: fits });
+        fits = false;
+      });
+    }
+    return fits;
+  };
+  const onSubmit = form.submit(async (values) => {
+    if (!valuesFit(values)) return;
+    const saved = await save.mutateAsync({ input: toInput(values, f), patch: toPatch(values, f) });
+    navigate(`/programs/rules/${saved.id}`);
+  });
   /** Without the publishing permission only a draft can be changed (the service refuses the rest). */
   const editable = canWrite && (canPublish || !rule.data || rule.data.status === 'draft');
   const readOnly = !editable;
@@ -84,24 +106,19 @@ export function RuleEdit() {
         />
       )}
       {rule.data && rule.data.budget_points !== null && (
-        <Text data-testid="rule-budget">{t('rules.budgetSpentLabel', { spent: rule.data.budget_spent.toLocaleString(), budget: rule.data.budget_points.toLocaleString() })}</Text>
+        <Text data-testid="rule-budget">{t('rules.budgetSpentLabel', { spent: f.number(rule.data.budget_spent), budget: f.number(rule.data.budget_points) })}</Text>
       )}
       <Grid>
         <Grid.Col span={{ base: 12, lg: 8 }}>
-          <form
-            onSubmit={(event) => {
-              event.preventDefault();
-              save.mutate({ input, patch: toPatch(draft) }, { onSuccess: (saved) => navigate(`/programs/rules/${saved.id}`) });
-            }}
-          >
+          <form onSubmit={onSubmit} noValidate>
             <Stack>
               <Card withBorder>
                 <Title order={2} size="h4" mb="sm">
                   {t('rules.sections.what')}
                 </Title>
                 <Stack>
-                  <TextInput label={t('rules.name')} value={draft.name} onChange={(e) => set({ name: e.currentTarget.value })} required readOnly={readOnly} />
-                  <Textarea label={t('rules.description')} value={draft.description} onChange={(e) => set({ description: e.currentTarget.value })} readOnly={readOnly} autosize minRows={2} />
+                  <TextInput label={t('rules.name')} {...form.field('name', { required: true })} readOnly={readOnly} />
+                  <Textarea label={t('rules.description')} {...form.field('description')} readOnly={readOnly} autosize minRows={2} />
                 </Stack>
               </Card>
 
@@ -110,27 +127,41 @@ export function RuleEdit() {
                   {t('rules.sections.when')}
                 </Title>
                 <SimpleGrid cols={{ base: 1, sm: 2 }}>
-                  <Select
-                    label={t('rules.trigger')}
-                    description={ruleId ? t('rules.triggerHelp') : undefined}
-                    data={TRIGGERS.map((trigger) => ({ value: trigger, label: t(`rules.triggers.${trigger}`) }))}
-                    value={draft.trigger}
-                    onChange={(value) => set({ trigger: (value ?? 'event') as RuleDraft['trigger'] })}
-                    allowDeselect={false}
-                    readOnly={readOnly || ruleId !== undefined}
+                  <Controller
+                    control={form.control}
+                    name="trigger"
+                    render={({ field }) => (
+                      <Select
+                        ref={field.ref}
+                        label={t('rules.trigger')}
+                        description={ruleId ? t('rules.triggerHelp') : undefined}
+                        data={TRIGGERS.map((trigger) => ({ value: trigger, label: t(`rules.triggers.${trigger}`) }))}
+                        value={field.value}
+                        onChange={(value) => field.onChange(value ?? 'event')}
+                        allowDeselect={false}
+                        readOnly={readOnly || ruleId !== undefined}
+                      />
+                    )}
                   />
                   {draft.trigger === 'event' && (
-                    <TextInput label={t('rules.eventName')} description={t('rules.eventNameHelp')} value={draft.event_name} onChange={(e) => set({ event_name: e.currentTarget.value })} required readOnly={readOnly} />
+                    <EventNamePicker form={form} operation="createRule" name="event_name" label={t('rules.eventName')} description={t('rules.eventNameHelp')} required readOnly={readOnly} />
                   )}
                   {draft.trigger === 'recurring' && (
-                    <Select
-                      label={t('rules.schedule')}
-                      description={t('rules.scheduleHelp')}
-                      data={SCHEDULES.map((schedule) => ({ value: schedule, label: t(`rules.schedules.${schedule}`) }))}
-                      value={draft.schedule}
-                      onChange={(value) => set({ schedule: (value ?? 'daily') as RuleDraft['schedule'] })}
-                      allowDeselect={false}
-                      readOnly={readOnly}
+                    <Controller
+                      control={form.control}
+                      name="schedule"
+                      render={({ field }) => (
+                        <Select
+                          ref={field.ref}
+                          label={t('rules.schedule')}
+                          description={t('rules.scheduleHelp')}
+                          data={SCHEDULES.map((schedule) => ({ value: schedule, label: t(`rules.schedules.${schedule}`) }))}
+                          value={field.value}
+                          onChange={(value) => field.onChange(value ?? 'daily')}
+                          allowDeselect={false}
+                          readOnly={readOnly}
+                        />
+                      )}
                     />
                   )}
                 </SimpleGrid>
@@ -145,8 +176,8 @@ export function RuleEdit() {
                 </Text>
                 <Stack>
                   {draft.all.length === 0 && draft.any.length === 0 && <Text size="sm">{t('rules.conditionsNone')}</Text>}
-                  <ConditionList group="all" rows={draft.all} onChange={(all) => set({ all })} readOnly={readOnly} />
-                  <ConditionList group="any" rows={draft.any} onChange={(any) => set({ any })} readOnly={readOnly} />
+                  <ConditionList form={form} group="all" readOnly={readOnly} />
+                  <ConditionList form={form} group="any" readOnly={readOnly} />
                 </Stack>
               </Card>
 
@@ -154,38 +185,45 @@ export function RuleEdit() {
                 <Title order={2} size="h4" mb="sm">
                   {t('rules.sections.effects')}
                 </Title>
-                <EffectList rows={draft.effects} onChange={(effects) => set({ effects })} readOnly={readOnly} />
+                <EffectList form={form} readOnly={readOnly} />
               </Card>
 
-              <LimitsCard draft={draft} set={set} readOnly={readOnly} />
+              <LimitsCard form={form} readOnly={readOnly} />
 
-              <WindowCard draft={draft} set={set} readOnly={readOnly} />
+              <WindowCard form={form} readOnly={readOnly} />
 
               <Card withBorder>
                 <Stack>
-                  <Select
-                    label={t('rules.status')}
-                    description={canPublish ? undefined : t('rules.draftOnly')}
-                    data={[
-                      { value: 'draft', label: t('rules.draft') },
-                      { value: 'paused', label: t('rules.paused'), disabled: !canPublish },
-                      { value: 'active', label: t('rules.active'), disabled: !canPublish },
-                    ]}
-                    value={draft.status}
-                    onChange={(value) => set({ status: (value ?? 'draft') as RuleDraft['status'] })}
-                    allowDeselect={false}
-                    readOnly={readOnly}
-                    maw={320}
+                  <Controller
+                    control={form.control}
+                    name="status"
+                    render={({ field }) => (
+                      <Select
+                        ref={field.ref}
+                        label={t('rules.status')}
+                        description={canPublish ? undefined : t('rules.draftOnly')}
+                        data={[
+                          { value: 'draft', label: t('rules.draft') },
+                          { value: 'paused', label: t('rules.paused'), disabled: !canPublish },
+                          { value: 'active', label: t('rules.active'), disabled: !canPublish },
+                        ]}
+                        value={field.value}
+                        onChange={(value) => field.onChange(value ?? 'draft')}
+                        allowDeselect={false}
+                        readOnly={readOnly}
+                        maw={320}
+                      />
+                    )}
                   />
                   {needsBacktest && (
                     <Alert color="yellow" role="status">
                       {t('rules.backtestFirst')}
                     </Alert>
                   )}
-                  <ErrorAlert error={save.error} />
+                  <FormErrors form={form} />
                   {editable && (
                     <Group>
-                      <Button type="submit" loading={save.isPending} disabled={needsBacktest}>
+                      <Button type="submit" loading={form.formState.isSubmitting} disabled={needsBacktest}>
                         {t('rules.save')}
                       </Button>
                     </Group>
@@ -204,7 +242,7 @@ export function RuleEdit() {
             running={simulate.isPending}
             runnable={draft.name.trim() !== '' && (draft.trigger !== 'event' || draft.event_name.trim() !== '')}
             eventRule={draft.trigger === 'event'}
-            hasBudget={draft.budget_points !== ''}
+            hasBudget={draft.budget_points !== undefined && !Number.isNaN(draft.budget_points)}
             result={simulate.data}
             error={simulate.error}
             current={backtested}

@@ -9,6 +9,7 @@ import { Pager, useCursorPages } from '../../../components/pager';
 import { RoleGuard } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
 import { TRIGGERS } from '../common/rule-draft';
+import { useFormat } from '../../../lib/format';
 
 type Trigger = (typeof TRIGGERS)[number];
 
@@ -20,6 +21,7 @@ export function RuleList() {
   const [eventName, setEventName] = useState('');
   const rules = useRules({ status, trigger, event_name: eventName, cursor: pages.cursor });
   const rows = rules.data?.rules ?? [];
+  const f = useFormat();
   return (
     <Stack>
       <PageHeader title={t('rules.title')}>
@@ -89,7 +91,7 @@ export function RuleList() {
                       t('rules.budgetNone')
                     ) : (
                       <Stack gap={2}>
-                        <Text size="sm">{t('rules.budgetOf', { spent: rule.budget_spent.toLocaleString(), budget: rule.budget_points.toLocaleString() })}</Text>
+                        <Text size="sm">{t('rules.budgetOf', { spent: f.number(rule.budget_spent), budget: f.number(rule.budget_points) })}</Text>
                         <Progress value={Math.min(100, (rule.budget_spent / rule.budget_points) * 100)} color={rule.budget_spent >= rule.budget_points ? 'red.9' : 'teal.9'} size="sm" aria-label={t('rules.budgetSpentLabel', { spent: rule.budget_spent, budget: rule.budget_points })} />
                       </Stack>
                     )}

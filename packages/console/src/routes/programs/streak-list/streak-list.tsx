@@ -1,5 +1,5 @@
-import { useState } from 'react';
-import { Button, Card, Group, NumberInput, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Button, Card, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Controller } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { useCreateStreak, useDeleteStreak, useStreaks, useUpdateStreak } from '../../../hooks/api/streaks';
 import { ErrorAlert } from '../../../components/error-alert';
@@ -9,6 +9,16 @@ import { ConfirmButton } from '../../../components/confirm-button';
 import { RoleGuard, useCan } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
 import { EditDialog } from '../common/edit-dialog';
+import { EventNamePicker } from '../common/pickers';
+import { FormErrors, useApiForm } from '../../../lib/forms';
+
+interface StreakValues {
+  code: string;
+  name: string;
+  period: 'daily' | 'weekly';
+  event_name: string;
+  grace_periods: number | undefined;
+}
 
 interface Streak {
   code: string;
@@ -25,11 +35,7 @@ export function StreakList() {
   const streaks = useStreaks(pages.cursor);
   const create = useCreateStreak();
   const canWrite = useCan('programs:write');
-  const [code, setCode] = useState('');
-  const [name, setName] = useState('');
-  const [period, setPeriod] = useState<Streak['period']>('daily');
-  const [eventName, setEventName] = useState('');
-  const [grace, setGrace] = useState<number | string>(0);
+  const form = useApiForm<StreakValues>('createStreak', { defaultValues: { code: '', name: '', period: 'daily', event_name: '', grace_periods: 0 } });
   const rows = (streaks.data?.streaks ?? []) as Streak[];
   return (
     <Stack>
@@ -79,42 +85,40 @@ export function StreakList() {
             {t('streaks.create')}
           </Title>
           <form
-            onSubmit={(event) => {
-              event.preventDefault();
-              create.mutate(
-                { code, name, period, event_name: eventName.trim() || undefined, grace_periods: grace === '' ? undefined : Number(grace) },
-                {
-                  onSuccess: () => {
-                    setCode('');
-                    setName('');
-                    setEventName('');
-                    setGrace(0);
-                  },
-                },
-              );
-            }}
+            noValidate
+            onSubmit={form.submit(async (values) => {
+              await create.mutateAsync({ code: values.code, name: values.name, period: values.period, event_name: values.event_name.trim() || undefined, grace_periods: values.grace_periods });
+              form.reset();
+            })}
           >
-            <Group align="flex-end" wrap="wrap">
-              <TextInput label={t('streaks.code')} value={code} onChange={(e) => setCode(e.currentTarget.value)} required />
-              <TextInput label={t('streaks.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} required />
-              <Select
-                label={t('streaks.period')}
-                data={(['daily', 'weekly'] as const).map((value) => ({ value, label: t(`streaks.periods.${value}`) }))}
-                value={period}
-                onChange={(value) => setPeriod((value ?? 'daily') as Streak['period'])}
-                allowDeselect={false}
-                w={140}
+            <Group align="flex-start" wrap="wrap">
+              <TextInput label={t('streaks.code')} {...form.field('code')} />
+              <TextInput label={t('streaks.name')} {...form.field('name')} />
+              <Controller
+                control={form.control}
+                name="period"
+                render={({ field }) => (
+                  <Select
+                    ref={field.ref}
+                    label={t('streaks.period')}
+                    data={(['daily', 'weekly'] as const).map((value) => ({ value, label: t(`streaks.periods.${value}`) }))}
+                    value={field.value}
+                    onChange={(value) => field.onChange(value ?? 'daily')}
+                    allowDeselect={false}
+                    w={140}
+                  />
+                )}
               />
-              <TextInput label={t('streaks.eventName')} placeholder={t('streaks.noEvent')} value={eventName} onChange={(e) => setEventName(e.currentTarget.value)} />
-              <NumberInput label={t('streaks.grace')} min={0} max={7} allowDecimal={false} value={grace} onChange={setGrace} w={140} />
-              <Button type="submit" loading={create.isPending}>
+              <EventNamePicker form={form} operation="createStreak" name="event_name" label={t('streaks.eventName')} />
+              <TextInput label={t('streaks.grace')} {...form.field('grace_periods', { number: true })} w={160} />
+              <Button type="submit" mt={24} loading={form.formState.isSubmitting}>
                 {t('streaks.createSubmit')}
               </Button>
             </Group>
             <Text size="sm" c="dimmed" mt="xs">
               {t('streaks.eventNameHelp')} {t('streaks.graceHelp')}
             </Text>
-            <ErrorAlert error={create.error} />
+            <FormErrors form={form} />
           </form>
         </Card>
       </RoleGuard>
@@ -125,9 +129,7 @@ export function StreakList() {
 function StreakEdit({ streak }: { streak: Streak }) {
   const { t } = useTranslation();
   const update = useUpdateStreak();
-  const [name, setName] = useState(streak.name);
-  const [eventName, setEventName] = useState(streak.event_name ?? '');
-  const [grace, setGrace] = useState<number | string>(streak.grace_periods);
+  const form = useApiForm<Pick<StreakValues, 'name' | 'event_name' | 'grace_periods'>>('updateStreak');
   return (
     <EditDialog
       size="compact-sm"
@@ -135,16 +137,13 @@ function StreakEdit({ streak }: { streak: Streak }) {
       aria-label={t('streaks.editNamed', { name: streak.name })}
       title={t('streaks.editTitle', { name: streak.name })}
       submitLabel={t('streaks.save')}
-      onOpen={() => {
-        setName(streak.name);
-        setEventName(streak.event_name ?? '');
-        setGrace(streak.grace_periods);
-      }}
-      onSubmit={() => update.mutateAsync({ code: streak.code, body: { name, event_name: eventName.trim() || null, grace_periods: Number(grace) } })}
+      form={form}
+      values={() => ({ name: streak.name, event_name: streak.event_name ?? '', grace_periods: streak.grace_periods })}
+      onSubmit={(values) => update.mutateAsync({ code: streak.code, body: { name: values.name, event_name: values.event_name.trim() || null, grace_periods: values.grace_periods } })}
     >
-      <TextInput label={t('streaks.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus />
-      <TextInput label={t('streaks.eventName')} description={t('streaks.eventNameHelp')} value={eventName} onChange={(e) => setEventName(e.currentTarget.value)} />
-      <NumberInput label={t('streaks.grace')} description={t('streaks.graceHelp')} min={0} max={7} allowDecimal={false} value={grace} onChange={setGrace} />
+      <TextInput label={t('streaks.name')} {...form.field('name', { required: true })} data-autofocus />
+      <EventNamePicker form={form} operation="updateStreak" name="event_name" label={t('streaks.eventName')} description={t('streaks.eventNameHelp')} />
+      <TextInput label={t('streaks.grace')} {...form.field('grace_periods', { number: true })} />
     </EditDialog>
   );
 }

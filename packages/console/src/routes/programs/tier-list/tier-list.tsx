@@ -1,5 +1,4 @@
-import { useState } from 'react';
-import { Button, Card, Group, NumberInput, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Button, Card, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { useCreateTier, useDeleteTier, useTiers, useUpdateTier } from '../../../hooks/api/programs';
 import { ErrorAlert } from '../../../components/error-alert';
@@ -8,6 +7,14 @@ import { ConfirmButton } from '../../../components/confirm-button';
 import { RoleGuard, useCan } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
 import { EditDialog } from '../common/edit-dialog';
+import { FormErrors, useApiForm } from '../../../lib/forms';
+import { useFormat } from '../../../lib/format';
+
+interface TierValues {
+  code: string;
+  name: string;
+  min_lifetime_points: number | undefined;
+}
 
 export function TierList() {
   const { t } = useTranslation();
@@ -15,9 +22,8 @@ export function TierList() {
   const create = useCreateTier();
   const remove = useDeleteTier();
   const canWrite = useCan('programs:write');
-  const [code, setCode] = useState('');
-  const [name, setName] = useState('');
-  const [threshold, setThreshold] = useState<number | string>(0);
+  const f = useFormat();
+  const form = useApiForm<TierValues>('createTier', { defaultValues: { code: '', name: '', min_lifetime_points: 0 } });
   const rows = tiers.data?.tiers ?? [];
   return (
     <Stack>
@@ -43,7 +49,7 @@ export function TierList() {
                   <Table.Td>{tier.level}</Table.Td>
                   <Table.Td>{tier.name}</Table.Td>
                   <Table.Td>{tier.code}</Table.Td>
-                  <Table.Td>{tier.min_lifetime_points.toLocaleString()}</Table.Td>
+                  <Table.Td>{f.number(tier.min_lifetime_points)}</Table.Td>
                   {canWrite && (
                     <Table.Td>
                       <Group gap="xs" wrap="nowrap">
@@ -73,20 +79,21 @@ export function TierList() {
             {t('tiers.create')}
           </Title>
           <form
-            onSubmit={(event) => {
-              event.preventDefault();
-              create.mutate({ code, name, min_lifetime_points: Number(threshold) }, { onSuccess: () => { setCode(''); setName(''); setThreshold(0); } });
-            }}
+            noValidate
+            onSubmit={form.submit(async (values) => {
+              await create.mutateAsync({ code: values.code, name: values.name, min_lifetime_points: values.min_lifetime_points! });
+              form.reset();
+            })}
           >
-            <Group align="flex-end" wrap="wrap">
-              <TextInput label={t('tiers.code')} value={code} onChange={(e) => setCode(e.currentTarget.value)} required />
-              <TextInput label={t('tiers.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} required />
-              <NumberInput label={t('tiers.threshold')} min={0} allowDecimal={false} value={threshold} onChange={setThreshold} required />
-              <Button type="submit" loading={create.isPending}>
+            <Group align="flex-start" wrap="wrap">
+              <TextInput label={t('tiers.code')} {...form.field('code')} />
+              <TextInput label={t('tiers.name')} {...form.field('name')} />
+              <TextInput label={t('tiers.threshold')} {...form.field('min_lifetime_points', { number: true })} />
+              <Button type="submit" mt={24} loading={form.formState.isSubmitting}>
                 {t('tiers.createSubmit')}
               </Button>
             </Group>
-            <ErrorAlert error={create.error} />
+            <FormErrors form={form} />
           </form>
         </Card>
       </RoleGuard>
@@ -97,8 +104,7 @@ export function TierList() {
 function TierEdit({ tier }: { tier: { code: string; name: string; min_lifetime_points: number } }) {
   const { t } = useTranslation();
   const update = useUpdateTier();
-  const [name, setName] = useState(tier.name);
-  const [threshold, setThreshold] = useState<number | string>(tier.min_lifetime_points);
+  const form = useApiForm<Omit<TierValues, 'code'>>('updateTier');
   return (
     <EditDialog
       size="compact-sm"
@@ -106,14 +112,12 @@ function TierEdit({ tier }: { tier: { code: string; name: string; min_lifetime_p
       aria-label={t('tiers.editNamed', { name: tier.name })}
       title={t('tiers.editTitle', { name: tier.name })}
       submitLabel={t('tiers.save')}
-      onOpen={() => {
-        setName(tier.name);
-        setThreshold(tier.min_lifetime_points);
-      }}
-      onSubmit={() => update.mutateAsync({ code: tier.code, body: { name, min_lifetime_points: Number(threshold) } })}
+      form={form}
+      values={() => ({ name: tier.name, min_lifetime_points: tier.min_lifetime_points })}
+      onSubmit={(values) => update.mutateAsync({ code: tier.code, body: { name: values.name, min_lifetime_points: values.min_lifetime_points } })}
     >
-      <TextInput label={t('tiers.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus />
-      <NumberInput label={t('tiers.threshold')} min={0} allowDecimal={false} value={threshold} onChange={setThreshold} required />
+      <TextInput label={t('tiers.name')} {...form.field('name', { required: true })} data-autofocus />
+      <TextInput label={t('tiers.threshold')} {...form.field('min_lifetime_points', { number: true, required: true })} />
     </EditDialog>
   );
 }

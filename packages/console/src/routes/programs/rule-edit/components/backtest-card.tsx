@@ -2,6 +2,7 @@ import { Button, Card, SegmentedControl, Stack, Text, Title } from '@mantine/cor
 import { useTranslation } from 'react-i18next';
 import type { ResponseBody } from '@loyalty/sdk';
 import { ErrorAlert } from '../../../../components/error-alert';
+import { useFormat } from '../../../../lib/format';
 
 /** The periods a backtest may cover, in days (the API accepts up to 366). */
 export const BACKTEST_PERIODS_DAYS = [7, 30, 90] as const;
@@ -26,7 +27,8 @@ interface BacktestCardProps {
 /** What the rule as written would have done over the stored events of a period: shown before it is activated. */
 export function BacktestCard({ days, onDaysChange, onRun, running, runnable, eventRule, hasBudget, result, error, current }: BacktestCardProps) {
   const { t } = useTranslation();
-  const when = (iso: string) => new Date(iso).toLocaleString();
+  const f = useFormat();
+  const when = f.dateTime;
   return (
     <Card withBorder>
       <Title order={2} size="h4" mb="sm">
@@ -62,7 +64,7 @@ export function BacktestCard({ days, onDaysChange, onRun, running, runnable, eve
           <Text data-testid="backtest-matched">{t('rules.eventsMatched', { matched: result.events_matched, scanned: result.events_scanned })}</Text>
           <Text data-testid="backtest-participants">{t('rules.participantsReached', { count: result.participants })}</Text>
           <Text fw={700} data-testid="backtest-points">
-            {t('rules.pointsWouldAward', { points: result.points.toLocaleString() })}
+            {t('rules.pointsWouldAward', { points: f.number(result.points) })}
           </Text>
           <Text data-testid="backtest-capped">{t('rules.cappedEvents', { count: result.capped_events })}</Text>
           {result.badges_awarded > 0 && <Text>{t('rules.badgesWouldAward', { count: result.badges_awarded })}</Text>}
