@@ -88,7 +88,7 @@ export const de: Translation<typeof en> = {
   overview: {
     title: 'Übersicht',
     range: 'Zeitraum',
-    lastDays: 'Letzte {{count}} Tage',
+    lastDays: '{{count}} Tage',
     period: '{{from}} bis {{to}} ({{timezone}})',
     pointsIssued: 'Vergebene Punkte',
     pointsRedeemed: 'Eingelöste Punkte',

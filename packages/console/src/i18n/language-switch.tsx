@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { NativeSelect } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { useTranslation } from 'react-i18next';
 import { useTenant } from '../hooks/api/settings';
 import { applyTenantLocale, chooseLanguage, languageOf, LANGUAGES, type Language } from './index';
@@ -12,18 +13,20 @@ export function useTenantLanguage(): void {
   }, [locale]);
 }
 
-/** The shell's language choice: each language named in itself, remembered in this browser. */
+/** The shell's language choice: each language named in itself (its code on a phone), remembered in this browser. */
 export function LanguageSwitch() {
   const { t, i18n } = useTranslation();
   useTenantLanguage();
   const current: Language = languageOf(i18n.language) ?? 'en';
+  // A phone's header has no room for "Deutsch" beside the sign-out button: the language's code there.
+  const wide = useMediaQuery('(min-width: 48em)', true);
   return (
     <NativeSelect
       size="xs"
       aria-label={t('language.label')}
       value={current}
       onChange={(event) => chooseLanguage(languageOf(event.currentTarget.value) ?? 'en')}
-      data={LANGUAGES.map((language) => ({ value: language, label: t(`language.names.${language}`) }))}
+      data={LANGUAGES.map((language) => ({ value: language, label: wide ? t(`language.names.${language}`) : language.toUpperCase() }))}
       data-testid="language-switch"
     />
   );
