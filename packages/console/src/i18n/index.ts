@@ -54,8 +54,11 @@ export function applyTenantLocale(locale: string | null | undefined): void {
   if (!chosenLanguage() && i18n.language !== language) void i18n.changeLanguage(language);
 }
 
+/** The page says which language it is in (screen readers pick their voice by it) and names itself in it. */
 function markDocument(language: string): void {
-  if (typeof document !== 'undefined') document.documentElement.lang = language;
+  if (typeof document === 'undefined') return;
+  document.documentElement.lang = language;
+  document.title = i18n.t('app.name');
 }
 
 /** Every string through `t('area.key')`, in English or German; sections add theirs with `registerStrings(en, de)`. */
