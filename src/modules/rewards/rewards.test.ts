@@ -197,3 +197,21 @@ test('rewards: catalogue, codes, inventory, expiry, claimed list', async (t) => 
     assert.deepEqual(rows, [{ multiplier: 2, participant_id: s.participantId, event_type: 'purchase' }]);
   });
 });
+
+test('the metadata fields of each reward type come from the schemas that check them', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const read = await svc.request('GET', '/api/v1/admin/rewards/types/metadata-fields', { key: tenant.apiKey });
+  assert.equal(read.status, 200, read.text);
+  const byType = Object.fromEntries(read.body.types.map((t: { type: string; fields: Array<Record<string, unknown>> }) => [t.type, Object.fromEntries(t.fields.map((f) => [f.key, f]))]));
+  assert.deepEqual(byType.coupon.discount_percent, { key: 'discount_percent', required: true, type: 'number', exclusiveMinimum: 0, maximum: 100 });
+  assert.equal(byType.voucher.currency.pattern, '^[A-Z]{3}$');
+  assert.deepEqual(byType.digital.kind.enum, ['download', 'access_code', 'membership']);
+  assert.equal(byType.points_multiplier.attributes.type, 'record');
+  assert.deepEqual(byType.points_multiplier.attributes.value_types, ['string', 'number', 'boolean']);
+  assert.equal(byType.points_multiplier.duration_hours.type, 'integer');
+  // A value the field's limits refuse is refused on its field by the service too.
+  const refused = await svc.request('POST', '/api/v1/admin/rewards', { key: tenant.apiKey, body: { name: 'Too much', type: 'coupon', metadata: { discount_percent: 150 } } });
+  assert.equal(refused.status, 400, refused.text);
+  assert.equal(refused.body.errors[0].path, '/metadata/discount_percent');
+});

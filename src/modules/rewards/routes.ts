@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import * as service from './service.js';
+import { RewardMetadataFields, rewardMetadataFields } from './metadata-fields.js';
 import { ClaimedList, ClaimedQuery, CreateRewardBody, ListRewardsQuery, RewardIdParams, RewardList, UpdateRewardBody, UploadCodesBody, UploadCodesResponse } from './schemas.js';
 
 const tags = ['rewards'];
@@ -18,6 +19,22 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/rewards',
     { config: { auth: 'admin' }, schema: { tags, operationId: 'listRewards', summary: 'List the reward catalogue', querystring: ListRewardsQuery, response: { 200: RewardList } } },
     async (request) => service.listRewards(db, request.auth!.tenantId, request.query),
+  );
+
+  // Under `types/`, so that no reward id (`/admin/rewards/{id}`) is shadowed.
+  app.get(
+    '/admin/rewards/types/metadata-fields',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags,
+        operationId: 'listRewardMetadataFields',
+        summary: "The metadata fields of each reward type, with the limits the service checks",
+        description: 'Read from the schemas that check `metadata` on create and update: the console builds its metadata editor from it.',
+        response: { 200: RewardMetadataFields },
+      },
+    },
+    async () => rewardMetadataFields(),
   );
 
   app.get(
