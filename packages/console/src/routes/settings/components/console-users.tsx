@@ -68,7 +68,8 @@ interface EditValues {
 function EditUser({ user }: { user: ConsoleUserRow }) {
   const { t } = useTranslation();
   const update = useUpdateUser();
-  const form = useApiForm<EditValues>('updateConsoleUser', { defaultValues: { name: user.name ?? '', role: user.role, can_publish: user.can_publish } });
+  // `values`, not defaults: a switch in the table may change the person while the dialog is closed.
+  const form = useApiForm<EditValues>('updateConsoleUser', { values: { name: user.name ?? '', role: user.role, can_publish: user.can_publish } });
   return (
     <FormDialog
       form={form}
