@@ -21,7 +21,7 @@ export const settingsStringsDe: Translation<typeof settingsStrings> = {
   people: {
     name: 'Name',
     mayPublish: 'Darf veröffentlichen',
-    publishes: 'Veröffentlicht',
+    publishes: 'Veröffentlicht selbst',
     draftsOnly: 'Nur Entwürfe',
     noPrograms: '—',
     mayPublishHelp: 'Veröffentlicht, pausiert und beendet Regeln, Mitmachaktionen, Herausforderungen und Wettbewerbe ohne Prüfung (Inhaber und Marketing).',
