@@ -30,8 +30,9 @@ const CustomHeaders = Type.Record(Type.String(), Type.String(), {
 
 /** A destination's free note (not in the spec's table: docs/decisions.md, "Webhook destinations in the console"). */
 export const DESCRIPTION_LENGTH_MAX = 500;
-const DescriptionField = Type.Union([Type.String({ maxLength: DESCRIPTION_LENGTH_MAX }), Type.Null()], {
-  description: 'A note on what the receiver is and who runs it: at most 500 characters; null or an empty string clears it.',
+const DescriptionField = Type.String({
+  maxLength: DESCRIPTION_LENGTH_MAX,
+  description: 'A note on what the receiver is and who runs it: at most 500 characters; an empty string clears it.',
 });
 
 const EVENTS_DESCRIPTION =

@@ -212,7 +212,7 @@ async function withHealth(tx: Tx, tenantId: string, rows: store.DestinationRow[]
 }
 
 /** An empty description is no description. */
-const descriptionOf = (value: string | null | undefined): string | null | undefined => (value === undefined ? undefined : value === null || value.trim() === '' ? null : value);
+const descriptionOf = (value: string | undefined): string | null | undefined => (value === undefined ? undefined : value.trim() === '' ? null : value);
 
 async function requireDestination(tx: Tx, tenantId: string, id: string, lock = false): Promise<store.DestinationRow> {
   const destination = await store.findDestination(tx, tenantId, id, lock);

@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { RequestBody } from '@loyalty/sdk';
+import type { RequestBody, ResponseBody } from '@loyalty/sdk';
 import { client } from '../../api/client';
 import { queryKeysFactory } from './query-keys';
 import { PAGE_SIZE } from './participants';
@@ -25,6 +25,10 @@ export function useDeliveries(id: string, filters: { status?: DeliveryStatus; ev
   });
 }
 
+export type Destination = ResponseBody<'getWebhook'>;
+export type DestinationHealth = Destination['health'];
+export type Delivery = ResponseBody<'sendWebhookTestEvent'>;
+
 export function useEventCatalog() {
   return useQuery({ queryKey: ['event-catalog'], queryFn: () => client.webhooks.getEventCatalog(), staleTime: Infinity });
 }
@@ -33,7 +37,7 @@ export function useCreateDestination() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: RequestBody<'createWebhook'>) => client.webhooks.create({ body }),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: destinationKeys.lists() }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: destinationKeys.lists() }),
   });
 }
 
@@ -41,7 +45,7 @@ export function useUpdateDestination(id: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: RequestBody<'updateWebhook'>) => client.webhooks.update({ path: { destination_id: id }, body }),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: destinationKeys.all }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: destinationKeys.all }),
   });
 }
 
@@ -53,11 +57,17 @@ export function useDeleteDestination() {
   });
 }
 
-export function useTestDestination(id: string) {
+/** A new attempt changes the delivery log and the destination's health (computed from its attempts), in the list and the detail. */
+async function attemptMade(queryClient: ReturnType<typeof useQueryClient>): Promise<void> {
+  await Promise.all([queryClient.invalidateQueries({ queryKey: deliveryKeys.all }), queryClient.invalidateQueries({ queryKey: destinationKeys.all })]);
+}
+
+/** Sends a sample of a catalog event, signed and marked as a test, once; the answer is the delivery with its attempt. */
+export function useSendTestEvent(id: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => client.webhooks.test({ path: { destination_id: id } }),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: deliveryKeys.all }),
+    mutationFn: (body: RequestBody<'sendWebhookTestEvent'>) => client.webhooks.sendTestEvent({ path: { destination_id: id }, body }),
+    onSuccess: () => attemptMade(queryClient),
   });
 }
 
@@ -65,7 +75,7 @@ export function useReplayDelivery(id: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (logId: string) => client.webhooks.replayDelivery({ path: { destination_id: id, log_id: logId } }),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: deliveryKeys.all }),
+    onSuccess: () => attemptMade(queryClient),
   });
 }
 
@@ -85,7 +95,7 @@ export function useReplayJob(id: string, jobId: string | undefined) {
     enabled: jobId !== undefined,
     queryFn: async () => {
       const job = await client.webhooks.getReplayJob({ path: { destination_id: id, job_id: jobId! } });
-      if (job.status === 'completed' || job.status === 'failed') void queryClient.invalidateQueries({ queryKey: deliveryKeys.all });
+      if (job.status === 'completed' || job.status === 'failed') void attemptMade(queryClient);
       return job;
     },
     refetchInterval: (query) => (query.state.data && (query.state.data.status === 'completed' || query.state.data.status === 'failed') ? false : REPLAY_POLL_MS),

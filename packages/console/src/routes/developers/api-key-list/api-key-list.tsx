@@ -1,4 +1,5 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import { Controller, type UseControllerProps } from 'react-hook-form';
 import { Alert, Badge, Button, Card, Checkbox, Code, CopyButton, Group, Select, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey, useRotateApiKey } from '../../../hooks/api/api-keys';
@@ -8,7 +9,8 @@ import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
 import { ConfirmButton } from '../../../components/confirm-button';
 import { Loading, ScrollTable } from '../../../components/loading';
-import { formatTime } from '../common/format';
+import { FormErrors, fieldRule, registerRules, useApiForm } from '../../../lib/forms';
+import { useFormat, ZoneNote } from '../../../lib/format';
 
 /** The scopes `/events/api-keys` accepts, in the order the form lists them. */
 const SCOPES = ['ingest', 'admin', 'gamify:admin', 'read:pii'] as const;
@@ -40,58 +42,80 @@ function SecretOnce({ title, secret, onDismiss }: { title: string; secret: strin
   );
 }
 
+interface ApiKeyValues {
+  name: string;
+  environment: 'live' | 'test';
+  scopes: Scope[];
+}
+
 function CreateApiKey({ onSecret }: { onSecret: (title: string, secret: string) => void }) {
   const { t } = useTranslation();
   const create = useCreateApiKey();
-  const [name, setName] = useState('');
   const tenant = useTenant();
-  const [chosen, setEnvironment] = useState<'live' | 'test' | null>(null);
   // A sandbox tenant is for integration tests: its keys are test keys unless someone asks otherwise.
-  const environment = chosen ?? (tenant.data?.environment === 'sandbox' ? 'test' : 'live');
-  const [scopes, setScopes] = useState<Scope[]>(['ingest']);
+  const proposed = tenant.data?.environment === 'sandbox' ? 'test' : 'live';
+  const form = useApiForm<ApiKeyValues>('createApiKey', { defaultValues: { name: '', environment: proposed, scopes: ['ingest'] } });
+  const { setValue, getFieldState } = form;
+  useEffect(() => {
+    if (!getFieldState('environment').isDirty) setValue('environment', proposed);
+  }, [proposed, setValue, getFieldState]);
+  // Recording the names with the form is what lets a refusal naming /environment or /scopes land on them.
+  form.field('environment');
+  form.field('scopes');
+  const scopesRules = registerRules(fieldRule('createApiKey', 'scopes'), { required: true }) as UseControllerProps<ApiKeyValues, 'scopes'>['rules'];
   return (
     <Card withBorder>
       <Title order={2} size="h4" mb="sm">
         {t('apiKeys.create')}
       </Title>
       <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          create.mutate(
-            { name, environment, scopes },
-            {
-              onSuccess: (created) => {
-                onSecret(t('apiKeys.created', { name: created.name }), created.key);
-                setName('');
-              },
-            },
-          );
-        }}
+        noValidate
+        onSubmit={form.submit(async (values) => {
+          const created = await create.mutateAsync({ name: values.name, environment: values.environment, scopes: values.scopes });
+          onSecret(t('apiKeys.created', { name: created.name }), created.key);
+          form.reset({ name: '', environment: values.environment, scopes: values.scopes });
+        })}
       >
         <Stack>
-          <Group align="flex-end" wrap="wrap">
-            <TextInput label={t('apiKeys.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} required />
-            <Select
-              label={t('apiKeys.environment')}
-              data={[
-                { value: 'live', label: t('apiKeys.live') },
-                { value: 'test', label: t('apiKeys.test') },
-              ]}
-              value={environment}
-              allowDeselect={false}
-              onChange={(value) => setEnvironment((value ?? 'live') as 'live' | 'test')}
+          <Group align="flex-start" wrap="wrap">
+            <TextInput label={t('apiKeys.name')} {...form.field('name')} />
+            <Controller
+              control={form.control}
+              name="environment"
+              render={({ field }) => (
+                <Select
+                  ref={field.ref}
+                  label={t('apiKeys.environment')}
+                  data={[
+                    { value: 'live', label: t('apiKeys.live') },
+                    { value: 'test', label: t('apiKeys.test') },
+                  ]}
+                  value={field.value}
+                  allowDeselect={false}
+                  onChange={(value) => field.onChange((value ?? 'live') as 'live' | 'test')}
+                  onBlur={field.onBlur}
+                  error={form.errorOf('environment')}
+                />
+              )}
             />
           </Group>
-          <Checkbox.Group label={t('apiKeys.scopes')} value={scopes} onChange={(value) => setScopes(value as Scope[])}>
-            <Stack gap="xs" mt="xs">
-              {SCOPES.map((scope) => (
-                <Checkbox key={scope} value={scope} label={<><Code>{scope}</Code> {t(`apiKeys.scope.${scope.replace(':', '_')}`)}</>} />
-              ))}
-            </Stack>
-          </Checkbox.Group>
-          <ErrorAlert error={create.error} />
+          <Controller
+            control={form.control}
+            name="scopes"
+            rules={scopesRules}
+            render={({ field }) => (
+              <Checkbox.Group label={t('apiKeys.scopes')} value={field.value} onChange={(value) => field.onChange(value as Scope[])} error={form.errorOf('scopes')} withAsterisk>
+                <Stack gap="xs" mt="xs">
+                  {SCOPES.map((scope) => (
+                    <Checkbox key={scope} value={scope} label={<><Code>{scope}</Code> {t(`apiKeys.scope.${scope.replace(':', '_')}`)}</>} />
+                  ))}
+                </Stack>
+              </Checkbox.Group>
+            )}
+          />
+          <FormErrors form={form} />
           <Group>
-            <Button type="submit" loading={create.isPending}>
+            <Button type="submit" loading={form.formState.isSubmitting}>
               {t('apiKeys.createSubmit')}
             </Button>
           </Group>
@@ -103,6 +127,7 @@ function CreateApiKey({ onSecret }: { onSecret: (title: string, secret: string) 
 
 export function ApiKeyList() {
   const { t } = useTranslation();
+  const f = useFormat();
   const pages = useCursorPages();
   const [includeRevoked, setIncludeRevoked] = useState(false);
   const keys = useApiKeys({ includeRevoked, cursor: pages.cursor });
@@ -149,7 +174,7 @@ export function ApiKeyList() {
                     <Code>{key.prefix}…</Code>
                   </Table.Td>
                   <Table.Td>{key.scopes.join(', ')}</Table.Td>
-                  <Table.Td>{key.last_used_at ? formatTime(key.last_used_at) : t('apiKeys.never')}</Table.Td>
+                  <Table.Td>{key.last_used_at ? f.dateTime(key.last_used_at) : t('apiKeys.never')}</Table.Td>
                   <Table.Td>
                     <Badge color={key.revoked_at ? 'gray.7' : 'teal.9'} variant="filled">
                       {key.revoked_at ? t('apiKeys.revoked') : t(`apiKeys.${key.environment}`)}
@@ -191,6 +216,7 @@ export function ApiKeyList() {
           </Table>
         </ScrollTable>
       )}
+      {rows.length > 0 && <ZoneNote />}
       <Pager pages={pages} nextCursor={keys.data?.next_cursor} />
       <CreateApiKey onSecret={(title, value) => setSecret({ title, value })} />
     </Stack>

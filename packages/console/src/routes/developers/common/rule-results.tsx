@@ -2,7 +2,7 @@ import { List, Text } from '@mantine/core';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import type { EventOutcome, RuleResult } from '../../../hooks/api/events';
-import { formatTime } from './format';
+import { useFormat, type Format } from '../../../lib/format';
 
 /**
  * Why an event earned what it did, in plain words, from its outcome: each
@@ -21,7 +21,7 @@ function valueOf(t: TFunction, reading: Reading): string {
 }
 
 /** One rule's result as a sentence. */
-export function ruleSentence(t: TFunction, rule: RuleResult): string {
+export function ruleSentence(t: TFunction, f: Format, rule: RuleResult): string {
   switch (rule.result) {
     case 'applied': {
       const parts = [t('events.sentence.applied', { count: rule.points })];
@@ -46,8 +46,8 @@ export function ruleSentence(t: TFunction, rule: RuleResult): string {
       return t('events.sentence.rateUnusable', { fact: rule.rate!.fact, actual: valueOf(t, rule.rate!) });
     case 'outside_window':
       return rule.window!.event_is === 'before_start'
-        ? t('events.sentence.beforeStart', { at: formatTime(rule.window!.starts_at!) })
-        : t('events.sentence.afterEnd', { at: formatTime(rule.window!.ends_at!) });
+        ? t('events.sentence.beforeStart', { at: f.dateTime(rule.window!.starts_at!) })
+        : t('events.sentence.afterEnd', { at: f.dateTime(rule.window!.ends_at!) });
     case 'stopped':
       return t('events.sentence.stopped');
   }
@@ -64,6 +64,7 @@ export function outcomeSummary(t: TFunction, outcome: EventOutcome | null): stri
 
 export function RuleResults({ eventName, outcome }: { eventName: string; outcome: EventOutcome | null }) {
   const { t } = useTranslation();
+  const f = useFormat();
   if (!outcome) return <Text size="sm">{t('events.notProcessed')}</Text>;
   const unmatched = outcome.unmatched_event_name;
   return (
@@ -83,7 +84,7 @@ export function RuleResults({ eventName, outcome }: { eventName: string; outcome
                 {rule.rule_name}
               </Text>
               {' — '}
-              {ruleSentence(t, rule)}
+              {ruleSentence(t, f, rule)}
             </List.Item>
           ))}
         </List>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Loader, Stack, Table, TextInput } from '@mantine/core';
+import { Badge, Stack, Table, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { useEventCatalog } from '../../../hooks/api/webhooks';
 import { ErrorAlert } from '../../../components/error-alert';

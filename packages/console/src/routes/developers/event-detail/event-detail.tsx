@@ -7,7 +7,7 @@ import { PageHeader } from '../../../components/page-header';
 import { RoleGuard } from '../../../components/permission';
 import { Loading } from '../../../components/loading';
 import { EventStatusBadge } from '../common/event-status';
-import { formatTime } from '../common/format';
+import { useFormat, ZoneNote } from '../../../lib/format';
 import { RuleResults } from '../common/rule-results';
 
 function Json({ label, value }: { label: string; value: unknown }) {
@@ -23,6 +23,7 @@ function Json({ label, value }: { label: string; value: unknown }) {
 
 export function EventDetail() {
   const { t } = useTranslation();
+  const f = useFormat();
   const id = useParams().eventId!;
   const event = useIngestedEvent(id);
   const retry = useRetryEvent(id);
@@ -69,9 +70,9 @@ export function EventDetail() {
                     ['events.status', <EventStatusBadge key="status" status={e.status} />],
                     ['events.eventId', <Code key="id">{e.event_id}</Code>],
                     ['events.participant', e.participant_id],
-                    ['events.when', formatTime(e.timestamp)],
-                    ['events.received', formatTime(e.received_at)],
-                    ['events.processedAt', e.processed_at ? formatTime(e.processed_at) : '—'],
+                    ['events.when', f.dateTime(e.timestamp)],
+                    ['events.received', f.dateTime(e.received_at)],
+                    ['events.processedAt', f.dateTime(e.processed_at)],
                     ['events.attempts', e.attempts],
                     ['events.idempotencyKey', <Code key="key">{e.idempotency_key}</Code>],
                   ] as const
@@ -85,6 +86,7 @@ export function EventDetail() {
                 ))}
               </Table.Tbody>
             </Table>
+            <ZoneNote />
           </Card>
           {e.status !== 'failed' && (
             <Card withBorder data-testid="event-reasons">

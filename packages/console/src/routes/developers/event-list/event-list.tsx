@@ -8,7 +8,7 @@ import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
 import { Loading, ScrollTable } from '../../../components/loading';
 import { EVENT_STATUSES, EventStatusBadge } from '../common/event-status';
-import { formatTime, instantOf } from '../common/format';
+import { useFormat, ZoneNote } from '../../../lib/format';
 import { outcomeSummary } from '../common/rule-results';
 
 /** The reason column shows the start of a failure; the event's page shows all of it. */
@@ -16,13 +16,14 @@ const REASON_CHARS_MAX = 80;
 
 export function EventList() {
   const { t } = useTranslation();
+  const f = useFormat();
   const pages = useCursorPages();
   const [status, setStatus] = useState<EventStatus | undefined>(undefined);
   const [eventName, setEventName] = useState('');
   const [participant, setParticipant] = useState('');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
-  const events = useIngestedEvents({ status, event_name: eventName.trim(), participant_id: participant.trim(), from: instantOf(from), to: instantOf(to), cursor: pages.cursor });
+  const events = useIngestedEvents({ status, event_name: eventName.trim(), participant_id: participant.trim(), from: f.fromZonedInput(from) || undefined, to: f.fromZonedInput(to) || undefined, cursor: pages.cursor });
   const rows = events.data?.events ?? [];
   const filter = <T,>(set: (value: T) => void) => (value: T) => {
     pages.reset();
@@ -48,6 +49,7 @@ export function EventList() {
           <TextInput label={t('events.from')} type="datetime-local" value={from} onChange={(e) => filter(setFrom)(e.currentTarget.value)} />
           <TextInput label={t('events.to')} type="datetime-local" value={to} onChange={(e) => filter(setTo)(e.currentTarget.value)} />
         </Group>
+        <ZoneNote />
       </Card>
       <ErrorAlert error={events.error} />
       {events.isPending && <Loading />}
@@ -70,8 +72,8 @@ export function EventList() {
               {rows.map((event) => (
                 <Table.Tr key={event.event_id}>
                   <Table.Td>
-                    <Anchor component={Link} to={`/developers/ingested-events/${event.event_id}`} aria-label={t('events.open', { name: event.event_name, when: formatTime(event.timestamp) })}>
-                      {formatTime(event.timestamp)}
+                    <Anchor component={Link} to={`/developers/ingested-events/${event.event_id}`} aria-label={t('events.open', { name: event.event_name, when: f.dateTime(event.timestamp) })}>
+                      {f.dateTime(event.timestamp)}
                     </Anchor>
                   </Table.Td>
                   <Table.Td>{event.event_name}</Table.Td>

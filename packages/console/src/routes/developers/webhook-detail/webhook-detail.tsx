@@ -1,21 +1,26 @@
 import { useState } from 'react';
-import { Alert, Anchor, Badge, Button, Card, Group, Loader, Select, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Code, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
-import { useDeleteDestination, useDeliveries, useDestination, useReplayDelivery, useTestDestination, useUpdateDestination, type DeliveryStatus } from '../../../hooks/api/webhooks';
+import { useDeleteDestination, useDeliveries, useDestination, useReplayDelivery, type DeliveryStatus, type Destination } from '../../../hooks/api/webhooks';
 import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
 import { RoleGuard, useCan } from '../../../components/permission';
 import { ConfirmButton } from '../../../components/confirm-button';
 import { Loading, ScrollTable } from '../../../components/loading';
+import { useFormat, ZoneNote } from '../../../lib/format';
+import { HealthCard } from '../common/destination-health';
 import { BulkReplay } from './components/bulk-replay';
+import { DestinationEdit } from './components/destination-edit';
+import { TestEvent } from './components/test-event';
 
 const STATUSES = ['PENDING', 'DELIVERING', 'RETRYING', 'SUCCEEDED', 'EXHAUSTED', 'CANCELLED'] as const;
 const STATUS_COLORS: Record<string, string> = { SUCCEEDED: 'teal.9', EXHAUSTED: 'red.9', RETRYING: 'indigo.9', CANCELLED: 'gray.7' };
 
 function Deliveries({ destinationId }: { destinationId: string }) {
   const { t } = useTranslation();
+  const f = useFormat();
   const pages = useCursorPages();
   const [status, setStatus] = useState<DeliveryStatus | undefined>(undefined);
   const [eventName, setEventName] = useState('');
@@ -60,7 +65,7 @@ function Deliveries({ destinationId }: { destinationId: string }) {
             <Table.Tbody>
               {rows.map((d) => (
                 <Table.Tr key={d.log_id}>
-                  <Table.Td>{new Date(d.created_at).toLocaleString()}</Table.Td>
+                  <Table.Td>{f.dateTime(d.created_at)}</Table.Td>
                   <Table.Td>{d.event}</Table.Td>
                   <Table.Td style={{ whiteSpace: 'nowrap' }}>
                     <Badge color={STATUS_COLORS[d.status] ?? 'blue.9'} variant="filled" style={{ overflow: 'visible' }}>
@@ -89,15 +94,47 @@ function Deliveries({ destinationId }: { destinationId: string }) {
   );
 }
 
+/** What the destination is set to, for everyone who may see it. */
+function Settings({ destination }: { destination: Destination }) {
+  const { t } = useTranslation();
+  const rows: Array<[string, React.ReactNode]> = [
+    [t('webhooks.url'), <Code key="url">{destination.url}</Code>],
+    [t('webhooks.events'), destination.events.join(', ')],
+    [t('webhookForm.description'), destination.description ?? t('webhookForm.none')],
+    [t('webhookForm.enabled'), destination.active ? t('webhookForm.yes') : t('webhookForm.no')],
+    [t('webhookForm.localReceiver'), destination.allow_private_network ? t('webhookForm.yes') : t('webhookForm.no')],
+    [t('webhooks.retries'), destination.retry_count],
+    [t('webhooks.timeout'), `${destination.timeout_seconds} s`],
+  ];
+  return (
+    <Card withBorder data-testid="destination-settings">
+      <Title order={2} size="h4" mb="sm">
+        {t('webhookForm.settings')}
+      </Title>
+      <Table>
+        <Table.Tbody>
+          {rows.map(([label, value]) => (
+            <Table.Tr key={label}>
+              <Table.Th scope="row" w={200}>
+                {label}
+              </Table.Th>
+              <Table.Td style={{ wordBreak: 'break-word' }}>{value}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Card>
+  );
+}
+
 export function WebhookDetail() {
   const { t } = useTranslation();
   const id = useParams().destinationId!;
   const navigate = useNavigate();
   const destination = useDestination(id);
-  const update = useUpdateDestination(id);
-  const test = useTestDestination(id);
   const remove = useDeleteDestination();
-  const canWrite = useCan('developers:write');
+  const [editing, setEditing] = useState(false);
+  const [saved, setSaved] = useState(false);
   const d = destination.data;
   return (
     <Stack>
@@ -106,9 +143,17 @@ export function WebhookDetail() {
       </Anchor>
       <PageHeader title={d?.name ?? t('webhooks.destination')}>
         <RoleGuard permission="developers:write">
-          <Button variant="default" onClick={() => test.mutate()} loading={test.isPending}>
-            {t('webhooks.test')}
-          </Button>
+          {d && !editing && (
+            <Button
+              variant="default"
+              onClick={() => {
+                setSaved(false);
+                setEditing(true);
+              }}
+            >
+              {t('webhookForm.edit')}
+            </Button>
+          )}
           <ConfirmButton
             label={t('webhooks.delete')}
             title={t('webhooks.deleteTitle')}
@@ -121,24 +166,31 @@ export function WebhookDetail() {
           />
         </RoleGuard>
       </PageHeader>
-      <ErrorAlert error={destination.error ?? update.error ?? test.error} />
-      {test.isSuccess && <Alert color="green" role="status">{t('webhooks.testSent')}</Alert>}
+      <ZoneNote />
+      <ErrorAlert error={destination.error} />
       {destination.isPending && <Loading />}
+      {saved && (
+        <Alert color="green" variant="light" role="status">
+          {t('webhookForm.saved')}
+        </Alert>
+      )}
+      {d && <HealthCard health={d.health} />}
+      {d &&
+        (editing ? (
+          <DestinationEdit
+            destination={d}
+            onDone={(changed) => {
+              setEditing(false);
+              setSaved(changed);
+            }}
+          />
+        ) : (
+          <Settings destination={d} />
+        ))}
       {d && (
-        <Card withBorder>
-          <Stack gap="xs">
-            <Text>
-              <b>{t('webhooks.url')}:</b> {d.url}
-            </Text>
-            <Text>
-              <b>{t('webhooks.events')}:</b> {d.events.length === 0 ? t('webhooks.allEvents') : d.events.join(', ')}
-            </Text>
-            <Text>
-              <b>{t('webhooks.retries')}:</b> {d.retry_count} · <b>{t('webhooks.timeout')}:</b> {d.timeout_seconds} s
-            </Text>
-            <Switch label={t('webhooks.active')} checked={d.active} disabled={!canWrite || update.isPending} onChange={(e) => update.mutate({ active: e.currentTarget.checked })} />
-          </Stack>
-        </Card>
+        <RoleGuard permission="developers:write">
+          <TestEvent destinationId={id} disabled={!d.active} />
+        </RoleGuard>
       )}
       <RoleGuard permission="developers:write">
         <BulkReplay destinationId={id} />

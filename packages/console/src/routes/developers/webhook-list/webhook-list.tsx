@@ -1,52 +1,14 @@
-import { useState } from 'react';
-import { Alert, Anchor, Badge, Button, Card, Code, Group, Loader, MultiSelect, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Stack, Table, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { useCreateDestination, useDestinations, useEventCatalog } from '../../../hooks/api/webhooks';
+import { useDestinations } from '../../../hooks/api/webhooks';
 import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
 import { RoleGuard } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
-
-function CreateDestination() {
-  const { t } = useTranslation();
-  const create = useCreateDestination();
-  const catalog = useEventCatalog();
-  const [name, setName] = useState('');
-  const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<string[]>([]);
-  return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="sm">
-        {t('webhooks.create')}
-      </Title>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          create.mutate({ name, url, events }, { onSuccess: () => { setName(''); setUrl(''); setEvents([]); } });
-        }}
-      >
-        <Stack>
-          <TextInput label={t('webhooks.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} required />
-          <TextInput label={t('webhooks.url')} type="url" placeholder="https://" value={url} onChange={(e) => setUrl(e.currentTarget.value)} required />
-          <MultiSelect label={t('webhooks.events')} data={(catalog.data?.events ?? []).map((e) => e.name)} value={events} onChange={setEvents} searchable />
-          <ErrorAlert error={create.error} />
-          {create.data && (
-            <Alert color="green" role="status" title={t('webhooks.created')}>
-              {t('webhooks.secretOnce')} <Code>{create.data.secret}</Code>
-            </Alert>
-          )}
-          <Group>
-            <Button type="submit" loading={create.isPending}>
-              {t('webhooks.createSubmit')}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Card>
-  );
-}
+import { HealthBadge } from '../common/destination-health';
+import { DestinationCreate } from './components/destination-create';
 
 export function WebhookList() {
   const { t } = useTranslation();
@@ -67,7 +29,7 @@ export function WebhookList() {
                 <Table.Th>{t('webhooks.name')}</Table.Th>
                 <Table.Th>{t('webhooks.url')}</Table.Th>
                 <Table.Th>{t('webhooks.events')}</Table.Th>
-                <Table.Th>{t('webhooks.state')}</Table.Th>
+                <Table.Th>{t('webhookHealth.column')}</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
@@ -81,9 +43,12 @@ export function WebhookList() {
                   <Table.Td>{d.url}</Table.Td>
                   <Table.Td>{d.events.length === 0 ? t('webhooks.allEvents') : d.events.join(', ')}</Table.Td>
                   <Table.Td>
-                    <Badge color={d.active ? 'teal.9' : 'gray.7'} variant="filled">
-                      {d.active ? t('webhooks.active') : t('webhooks.inactive')}
-                    </Badge>
+                    <HealthBadge health={d.health} />
+                    {d.health.last_error && d.health.status !== 'healthy' && (
+                      <Text size="xs" mt={4} maw={320} lineClamp={2} style={{ wordBreak: 'break-word' }}>
+                        {t('webhookHealth.lastErrorShort', { error: d.health.last_error })}
+                      </Text>
+                    )}
                   </Table.Td>
                 </Table.Tr>
               ))}
@@ -93,7 +58,7 @@ export function WebhookList() {
       )}
       <Pager pages={pages} nextCursor={destinations.data?.next_cursor} />
       <RoleGuard permission="developers:write">
-        <CreateDestination />
+        <DestinationCreate />
       </RoleGuard>
     </Stack>
   );

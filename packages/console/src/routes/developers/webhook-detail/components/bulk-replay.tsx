@@ -3,7 +3,7 @@ import { Button, Card, Group, MultiSelect, Progress, Stack, Text, TextInput, Tit
 import { useTranslation } from 'react-i18next';
 import { useBulkReplay, useReplayJob } from '../../../../hooks/api/webhooks';
 import { ErrorAlert } from '../../../../components/error-alert';
-import { instantOf } from '../../common/format';
+import { useFormat } from '../../../../lib/format';
 
 const REPLAYABLE = ['EXHAUSTED', 'CANCELLED', 'SUCCEEDED'] as const;
 type Replayable = (typeof REPLAYABLE)[number];
@@ -11,6 +11,7 @@ type Replayable = (typeof REPLAYABLE)[number];
 /** Replays every event whose latest delivery ended in the chosen states, and follows the job to its end. */
 export function BulkReplay({ destinationId }: { destinationId: string }) {
   const { t } = useTranslation();
+  const f = useFormat();
   const [statuses, setStatuses] = useState<Replayable[]>(['EXHAUSTED']);
   const [since, setSince] = useState('');
   const start = useBulkReplay(destinationId);
@@ -26,7 +27,7 @@ export function BulkReplay({ destinationId }: { destinationId: string }) {
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          start.mutate({ statuses, since: instantOf(since) });
+          start.mutate({ statuses, since: f.fromZonedInput(since) || undefined });
         }}
       >
         <Stack>
