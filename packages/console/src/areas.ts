@@ -1,6 +1,7 @@
 import type { ConsoleArea } from './lib/area';
 import { overviewArea } from './routes/overview';
 import { participantsArea } from './routes/participants';
+import { calendarArea } from './routes/calendar';
 import { programsArea } from './routes/programs';
 import { engagementsArea } from './routes/engagements';
 import { reviewsArea } from './routes/reviews';
@@ -16,6 +17,7 @@ import { settingsArea } from './routes/settings';
 export const AREAS: ConsoleArea[] = [
   overviewArea,
   participantsArea,
+  calendarArea,
   programsArea,
   engagementsArea,
   reviewsArea,

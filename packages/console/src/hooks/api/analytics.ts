@@ -1,32 +1,19 @@
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { ResponseBody } from '@loyalty/sdk';
 import { client } from '../../api/client';
+import { queryKeysFactory } from './query-keys';
 
-/** `GET /admin/analytics/overview`: figures per day of the tenant's time zone. */
-export interface OverviewDay {
-  date: string;
-  points_issued: number;
-  points_redeemed: number;
-  points_expired: number;
-  active_participants: number;
-  events_ingested: number;
-  events_rejected: number;
-  webhooks_succeeded: number;
-  webhooks_failed: number;
-}
+/** Everything the analytics routes answer; a change of the tenant's zone or point value makes it stale (`analyticsKeys.all`). */
+export const analyticsKeys = queryKeysFactory('analytics');
 
-export interface Overview {
-  from: string;
-  to: string;
-  timezone: string;
-  days: OverviewDay[];
-  totals: Omit<OverviewDay, 'date'>;
-  liability: { outstanding_points: number; participants_with_balance: number; as_of: string };
-  top_rules: Array<{ rule_id: string; name: string; points: number; events: number }>;
-}
+/** `GET /admin/analytics/overview`: figures per day of the tenant's time zone, the liability (in money with a point value), the expiry forecast and breakage. */
+export type Overview = ResponseBody<'getAnalyticsOverview'>;
+export type OverviewDay = Overview['days'][number];
 
 export function useOverview(range: { from: string; to: string }) {
   return useQuery({
-    queryKey: ['analytics', 'overview', range],
-    queryFn: async () => (await client.analytics.getOverview({ query: range })) as Overview,
+    queryKey: analyticsKeys.detail('overview', range),
+    queryFn: () => client.analytics.getOverview({ query: range }),
+    placeholderData: keepPreviousData,
   });
 }

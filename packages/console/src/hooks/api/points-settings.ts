@@ -3,11 +3,12 @@ import type { RequestBody } from '@loyalty/sdk';
 import { client } from '../../api/client';
 import { queryKeysFactory } from './query-keys';
 import { PAGE_SIZE } from './participants';
+import { analyticsKeys } from './analytics';
 
 export const pointsSettingsKeys = queryKeysFactory('points-settings');
 export const multiplierKeys = queryKeysFactory('multipliers');
 
-/** The expiry policy, default lifetime of a lot, expiry reminder days and the points' name. */
+/** The expiry policy, default lifetime of a lot, expiry reminder days, the points' name and what a point is worth. */
 export function usePointsSettings() {
   return useQuery({ queryKey: pointsSettingsKeys.all, queryFn: () => client.points.getSettings() });
 }
@@ -16,7 +17,11 @@ export function useUpdatePointsSettings() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: RequestBody<'updatePointsSettings'>) => client.points.updateSettings({ body }),
-    onSuccess: (settings) => queryClient.setQueryData(pointsSettingsKeys.all, settings),
+    // The overview values points at the point value: its money figures are stale with a new one.
+    onSuccess: async (settings) => {
+      queryClient.setQueryData(pointsSettingsKeys.all, settings);
+      await queryClient.invalidateQueries({ queryKey: analyticsKeys.all });
+    },
   });
 }
 

@@ -1,4 +1,9 @@
 import type { ConsoleArea } from '../../lib/area';
+import { registerStrings } from '../../lib/area';
+import { overviewStrings } from './strings';
+import { overviewStringsDe } from './strings.de';
+
+registerStrings(overviewStrings, overviewStringsDe);
 
 export const overviewArea: ConsoleArea = {
   key: 'overview',

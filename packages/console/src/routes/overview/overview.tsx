@@ -1,95 +1,63 @@
 import { useMemo, useState } from 'react';
 import { AreaChart, BarChart, LineChart } from '@mantine/charts';
-import { Card, Group, Loader, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Card, Group, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { useOverview, type Overview as OverviewData } from '../../hooks/api/analytics';
+import { useOverview, type Overview as OverviewData, type OverviewDay } from '../../hooks/api/analytics';
 import { ErrorAlert } from '../../components/error-alert';
 import { PageHeader } from '../../components/page-header';
 import { Loading, ScrollTable } from '../../components/loading';
+import { useFormat, ZoneNote } from '../../lib/format';
+import { ChartCard, COUNT_AXIS, NOT_FOCUSABLE, type Series } from './components/chart-card';
+import { MoneyCard } from './components/money-card';
 
-const RANGES = ['7', '30', '90'] as const;
-/** The charts are pictures for sighted readers (hidden from assistive technology); their figures are in the table beside each. So they take no keyboard focus either. */
-const NOT_FOCUSABLE = { accessibilityLayer: false, tabIndex: -1 };
+const RANGES = ['7', '30', '90', '365'] as const;
+const DAY_MS = 86_400_000;
 
-function isoDay(date: Date): string {
-  return date.toISOString().slice(0, 10);
+/** The day `days - 1` before `to` (both YYYY-MM-DD calendar days of the tenant). */
+function daysBefore(to: string, days: number): string {
+  return new Date(Date.parse(`${to}T00:00:00Z`) - (days - 1) * DAY_MS).toISOString().slice(0, 10);
 }
 
-function Stat({ label, value }: { label: string; value: number | string }) {
+function Stat({ label, value, testId }: { label: string; value: string; testId: string }) {
   return (
     <Card withBorder padding="md">
       <Text size="sm" c="dimmed">
         {label}
       </Text>
-      <Text fw={700} size="xl" data-testid={`stat-${label}`}>
-        {typeof value === 'number' ? value.toLocaleString() : value}
+      <Text fw={700} size="xl" data-testid={testId}>
+        {value}
       </Text>
     </Card>
   );
 }
 
-/** A chart with its figures also as a table, for screen readers and for reading exact values. */
-function ChartCard({ title, children, data, series }: { title: string; children: React.ReactNode; data: OverviewData['days']; series: Array<{ name: keyof OverviewData['days'][number]; label: string }> }) {
-  const { t } = useTranslation();
-  return (
-    <Card withBorder padding="md" component="figure" m={0} aria-label={title}>
-      <Title order={2} size="h4" mb="sm" component="figcaption">
-        {title}
-      </Title>
-      <div aria-hidden="true">{children}</div>
-      <details>
-        <summary>{t('overview.asTable')}</summary>
-        <ScrollTable minWidth={300}>
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('overview.date')}</Table.Th>
-                {series.map((s) => (
-                  <Table.Th key={s.name}>{s.label}</Table.Th>
-                ))}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {data.map((day) => (
-                <Table.Tr key={day.date}>
-                  <Table.Td>{day.date}</Table.Td>
-                  {series.map((s) => (
-                    <Table.Td key={s.name}>{day[s.name]}</Table.Td>
-                  ))}
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </ScrollTable>
-      </details>
-    </Card>
-  );
-}
+type LiabilityDay = OverviewData['liability']['history'][number];
+type ForecastMonth = OverviewData['expiry_forecast']['months'][number];
 
 export function Overview() {
   const { t } = useTranslation();
+  const f = useFormat();
   const [days, setDays] = useState<(typeof RANGES)[number]>('30');
-  const range = useMemo(() => {
-    const to = new Date();
-    const from = new Date(to.getTime() - (Number(days) - 1) * 86_400_000);
-    return { from: isoDay(from), to: isoDay(to) };
-  }, [days]);
+  // The range ends today in the tenant's zone, whatever the browser's.
+  const today = f.date(new Date().toISOString());
+  const range = useMemo(() => ({ from: daysBefore(today, Number(days)), to: today }), [today, days]);
   const overview = useOverview(range);
   const data = overview.data;
-  const points = [
-    { name: 'points_issued' as const, label: t('overview.pointsIssued'), color: 'blue.8' },
-    { name: 'points_redeemed' as const, label: t('overview.pointsRedeemed'), color: 'teal.8' },
-    { name: 'points_expired' as const, label: t('overview.pointsExpired'), color: 'orange.8' },
+  const count = (value: number | null) => f.number(value);
+  const points: Array<Series<OverviewDay>> = [
+    { name: 'points_issued', label: t('overview.pointsIssued'), color: 'blue.8' },
+    { name: 'points_redeemed', label: t('overview.pointsRedeemed'), color: 'teal.8' },
+    { name: 'points_expired', label: t('overview.pointsExpired'), color: 'orange.8' },
   ];
-  const events = [
-    { name: 'events_ingested' as const, label: t('overview.eventsIngested'), color: 'indigo.7' },
-    { name: 'events_rejected' as const, label: t('overview.eventsRejected'), color: 'red.8' },
+  const events: Array<Series<OverviewDay>> = [
+    { name: 'events_ingested', label: t('overview.eventsIngested'), color: 'indigo.7' },
+    { name: 'events_rejected', label: t('overview.eventsRejected'), color: 'red.8' },
   ];
-  const webhooks = [
-    { name: 'webhooks_succeeded' as const, label: t('overview.webhooksSucceeded'), color: 'green.8' },
-    { name: 'webhooks_failed' as const, label: t('overview.webhooksFailed'), color: 'red.8' },
+  const webhooks: Array<Series<OverviewDay>> = [
+    { name: 'webhooks_succeeded', label: t('overview.webhooksSucceeded'), color: 'green.8' },
+    { name: 'webhooks_failed', label: t('overview.webhooksFailed'), color: 'red.8' },
   ];
-  const active = [{ name: 'active_participants' as const, label: t('overview.activeParticipants'), color: 'violet.8' }];
+  const active: Array<Series<OverviewDay>> = [{ name: 'active_participants', label: t('overview.activeParticipants'), color: 'violet.8' }];
   return (
     <Stack>
       <PageHeader title={t('overview.title')}>
@@ -102,67 +70,153 @@ export function Overview() {
       </PageHeader>
       <ErrorAlert error={overview.error} />
       {overview.isPending && <Loading />}
-      {data && (
-        <>
-          <Text size="sm" c="dimmed">
-            {t('overview.period', { from: data.from, to: data.to, timezone: data.timezone })}
-          </Text>
-          <SimpleGrid cols={{ base: 2, md: 4 }}>
-            <Stat label={t('overview.pointsIssued')} value={data.totals.points_issued} />
-            <Stat label={t('overview.pointsRedeemed')} value={data.totals.points_redeemed} />
-            <Stat label={t('overview.outstanding')} value={data.liability.outstanding_points} />
-            <Stat label={t('overview.withBalance')} value={data.liability.participants_with_balance} />
-          </SimpleGrid>
-          <SimpleGrid cols={{ base: 1, lg: 2 }}>
-            <ChartCard title={t('overview.pointsChart')} data={data.days} series={points}>
-              <AreaChart h={220} data={data.days} dataKey="date" series={points} curveType="linear" withLegend areaChartProps={NOT_FOCUSABLE} />
-            </ChartCard>
-            <ChartCard title={t('overview.activeChart')} data={data.days} series={active}>
-              <LineChart h={220} data={data.days} dataKey="date" series={active} curveType="linear" lineChartProps={NOT_FOCUSABLE} />
-            </ChartCard>
-            <ChartCard title={t('overview.eventsChart')} data={data.days} series={events}>
-              <BarChart h={220} data={data.days} dataKey="date" series={events} withLegend barChartProps={NOT_FOCUSABLE} />
-            </ChartCard>
-            <ChartCard title={t('overview.webhooksChart')} data={data.days} series={webhooks}>
-              <BarChart h={220} data={data.days} dataKey="date" series={webhooks} type="stacked" withLegend barChartProps={NOT_FOCUSABLE} />
-            </ChartCard>
-          </SimpleGrid>
-          <Card withBorder>
-            <Title order={2} size="h4" mb="sm">
-              {t('overview.topRules')}
-            </Title>
-            {data.top_rules.length === 0 ? (
-              <Text c="dimmed">{t('overview.noRules')}</Text>
-            ) : (
-              <ScrollTable minWidth={300}>
-                <Table>
-                  <Table.Thead>
-                    <Table.Tr>
-                      <Table.Th>{t('overview.rule')}</Table.Th>
-                      <Table.Th>{t('overview.points')}</Table.Th>
-                      <Table.Th>{t('overview.events')}</Table.Th>
-                    </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {data.top_rules.map((rule) => (
-                      <Table.Tr key={rule.rule_id}>
-                        <Table.Td>{rule.name}</Table.Td>
-                        <Table.Td>{rule.points.toLocaleString()}</Table.Td>
-                        <Table.Td>{rule.events.toLocaleString()}</Table.Td>
-                      </Table.Tr>
-                    ))}
-                  </Table.Tbody>
-                </Table>
-              </ScrollTable>
-            )}
-          </Card>
-          <Group>
-            <Text size="xs" c="dimmed">
-              {t('overview.liabilityAsOf', { at: new Date(data.liability.as_of).toLocaleString() })}
-            </Text>
-          </Group>
-        </>
-      )}
+      {data && <Figures data={data} points={points} events={events} webhooks={webhooks} active={active} count={count} />}
     </Stack>
+  );
+}
+
+function Figures({
+  data,
+  points,
+  events,
+  webhooks,
+  active,
+  count,
+}: {
+  data: OverviewData;
+  points: Array<Series<OverviewDay>>;
+  events: Array<Series<OverviewDay>>;
+  webhooks: Array<Series<OverviewDay>>;
+  active: Array<Series<OverviewDay>>;
+  count: (value: number | null) => string;
+}) {
+  const { t } = useTranslation();
+  const f = useFormat();
+  const inMoney = data.point_value !== null;
+  const money = (value: number | null) => f.money(value, data.currency);
+  const liabilitySeries: Array<Series<LiabilityDay>> = inMoney
+    ? [{ name: 'outstanding_value', label: t('money.liabilityMoney', { currency: data.currency }), color: 'grape.8' }]
+    : [{ name: 'outstanding_points', label: t('money.liabilityPoints'), color: 'grape.8' }];
+  const forecastPoints: Series<ForecastMonth> = { name: 'points', label: t('money.expiringPoints'), color: 'orange.8' };
+  const forecastValue: Series<ForecastMonth> = { name: 'value', label: t('money.expiringValue'), color: 'orange.8' };
+  const forecast = data.expiry_forecast;
+  return (
+    <>
+      <Group gap="md">
+        <Text size="sm" c="dimmed">
+          {t('overview.period', { from: data.from, to: data.to, timezone: data.timezone })}
+        </Text>
+        <ZoneNote />
+      </Group>
+      <SimpleGrid cols={{ base: 2, md: 4 }}>
+        <Stat label={t('overview.pointsIssued')} value={count(data.totals.points_issued)} testId="stat-points-issued" />
+        <Stat label={t('overview.pointsRedeemed')} value={count(data.totals.points_redeemed)} testId="stat-points-redeemed" />
+        <Stat label={t('overview.outstanding')} value={count(data.liability.outstanding_points)} testId="stat-outstanding" />
+        <Stat label={t('overview.withBalance')} value={count(data.liability.participants_with_balance)} testId="stat-with-balance" />
+      </SimpleGrid>
+      <MoneyCard data={data} />
+      <SimpleGrid cols={{ base: 1, lg: 2 }}>
+        <ChartCard title={t('money.liabilityChart')} rows={data.liability.history} rowKey="date" keyLabel={t('overview.date')} series={liabilitySeries} format={(value) => (inMoney ? money(value) : count(value))}>
+          {(drawn) => (
+            <LineChart
+              h={220}
+              data={data.liability.history}
+              dataKey="date"
+              series={drawn}
+              curveType="stepAfter"
+              withDots={false}
+              valueFormatter={inMoney ? (value) => money(value) : (value) => count(value)}
+              yAxisProps={inMoney ? { width: 80 } : COUNT_AXIS}
+              lineChartProps={NOT_FOCUSABLE}
+            />
+          )}
+        </ChartCard>
+        <ChartCard
+          title={t('money.forecastChart')}
+          rows={forecast.months}
+          rowKey="month"
+          keyLabel={t('money.month')}
+          series={[inMoney ? forecastValue : forecastPoints]}
+          tableSeries={inMoney ? [forecastPoints, forecastValue] : [forecastPoints]}
+          format={(value, column) => (column === 'value' ? money(value) : count(value))}
+          note={
+            <Stack gap={0} mt={4}>
+              <Text size="xs" c="dimmed">
+                {t('money.forecastExplain')}
+              </Text>
+              <Text size="xs" c="dimmed" data-testid="forecast-later">
+                {inMoney ? t('money.laterValue', { points: count(forecast.later_points), value: money(forecast.later_value) }) : t('money.later', { points: count(forecast.later_points) })}
+              </Text>
+              <Text size="xs" c="dimmed">
+                {t('money.never', { points: count(forecast.never_points) })}
+              </Text>
+            </Stack>
+          }
+        >
+          {(drawn) => (
+            <BarChart
+              h={220}
+              data={forecast.months}
+              dataKey="month"
+              series={drawn}
+              valueFormatter={inMoney ? (value) => money(value) : (value) => count(value)}
+              yAxisProps={inMoney ? { width: 80 } : COUNT_AXIS}
+              barChartProps={NOT_FOCUSABLE}
+            />
+          )}
+        </ChartCard>
+        <ChartCard title={t('overview.pointsChart')} rows={data.days} rowKey="date" keyLabel={t('overview.date')} series={points} format={count}>
+          {(drawn) => <AreaChart h={220} data={data.days} dataKey="date" series={drawn} curveType="linear" withLegend yAxisProps={COUNT_AXIS} valueFormatter={count} areaChartProps={NOT_FOCUSABLE} />}
+        </ChartCard>
+        <ChartCard title={t('overview.activeChart')} rows={data.days} rowKey="date" keyLabel={t('overview.date')} series={active} format={count}>
+          {(drawn) => <LineChart h={220} data={data.days} dataKey="date" series={drawn} curveType="linear" yAxisProps={COUNT_AXIS} valueFormatter={count} lineChartProps={NOT_FOCUSABLE} />}
+        </ChartCard>
+        <ChartCard title={t('overview.eventsChart')} rows={data.days} rowKey="date" keyLabel={t('overview.date')} series={events} format={count}>
+          {(drawn) => <BarChart h={220} data={data.days} dataKey="date" series={drawn} withLegend yAxisProps={COUNT_AXIS} valueFormatter={count} barChartProps={NOT_FOCUSABLE} />}
+        </ChartCard>
+        <ChartCard title={t('overview.webhooksChart')} rows={data.days} rowKey="date" keyLabel={t('overview.date')} series={webhooks} format={count}>
+          {(drawn) => <BarChart h={220} data={data.days} dataKey="date" series={drawn} type="stacked" withLegend yAxisProps={COUNT_AXIS} valueFormatter={count} barChartProps={NOT_FOCUSABLE} />}
+        </ChartCard>
+      </SimpleGrid>
+      <TopRules data={data} count={count} />
+      <Text size="xs" c="dimmed">
+        {t('overview.liabilityAsOf', { at: f.dateTime(data.liability.as_of) })}
+      </Text>
+    </>
+  );
+}
+
+function TopRules({ data, count }: { data: OverviewData; count: (value: number | null) => string }) {
+  const { t } = useTranslation();
+  return (
+    <Card withBorder>
+      <Title order={2} size="h4" mb="sm">
+        {t('overview.topRules')}
+      </Title>
+      {data.top_rules.length === 0 ? (
+        <Text c="dimmed">{t('overview.noRules')}</Text>
+      ) : (
+        <ScrollTable minWidth={300}>
+          <Table>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('overview.rule')}</Table.Th>
+                <Table.Th>{t('overview.points')}</Table.Th>
+                <Table.Th>{t('overview.events')}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {data.top_rules.map((rule) => (
+                <Table.Tr key={rule.rule_id}>
+                  <Table.Td>{rule.name ?? rule.rule_id}</Table.Td>
+                  <Table.Td>{count(rule.points)}</Table.Td>
+                  <Table.Td>{count(rule.events)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </ScrollTable>
+      )}
+    </Card>
   );
 }

@@ -1,0 +1,41 @@
+import type { Translation } from '../../i18n/strings';
+import type { calendarStrings } from './strings';
+
+/** The campaign calendar's strings in German. */
+export const calendarStringsDe: Translation<typeof calendarStrings> = {
+  calendar: {
+    nav: 'Kampagnenkalender',
+    title: 'Kampagnenkalender',
+    explain: 'Regeln, Multiplikatoren, Mitmachaktionen, Herausforderungen und Wettbewerbe auf einer Zeitleiste. Gleichzeitig laufende Einträge stehen untereinander; eine Markierung zeigt, wo zwei Einträge die Punkte desselben Ereignisses verändern.',
+    view: 'Ansicht',
+    month: 'Monat',
+    week: 'Woche',
+    previousMonth: 'Vorheriger Monat',
+    nextMonth: 'Nächster Monat',
+    previousWeek: 'Vorherige Woche',
+    nextWeek: 'Nächste Woche',
+    today: 'Heute',
+    period: '{{from}} bis {{to}}',
+    kinds: 'Arten',
+    states: 'Status',
+    kind: { rule: 'Regel', multiplier: 'Multiplikator', engagement: 'Mitmachaktion', challenge: 'Herausforderung', contest: 'Wettbewerb' },
+    kindPlural: { rule: 'Regeln', multiplier: 'Multiplikatoren', engagement: 'Mitmachaktionen', challenge: 'Herausforderungen', contest: 'Wettbewerbe' },
+    state: { draft: 'Entwurf', scheduled: 'Geplant', live: 'Aktiv', paused: 'Pausiert', ended: 'Beendet' },
+    multiplierName: '×{{multiplier}} auf {{event}}',
+    onEvent: 'auf {{event}}',
+    window: '{{from}} bis {{to}}',
+    openStart: 'ohne Beginn',
+    openEnd: 'unbefristet',
+    beforePeriod: 'läuft schon vor diesem Zeitraum',
+    afterPeriod: 'läuft über diesen Zeitraum hinaus',
+    overlap: 'Überschneidung',
+    overlapsWith: 'Überschneidet sich mit {{items}} auf {{event}}',
+    overlapStretch: '{{name}} ({{from}} bis {{to}})',
+    overlapCount_one: '{{count}} Überschneidung von Einträgen, die die Punkte desselben Ereignisses verändern, in diesem Zeitraum',
+    overlapCount_other: '{{count}} Überschneidungen von Einträgen, die die Punkte desselben Ereignisses verändern, in diesem Zeitraum',
+    none: 'In diesem Zeitraum läuft mit diesen Filtern nichts.',
+    truncated: 'Es werden nur die ersten {{count}} Einträge gezeigt; wählen Sie einen kürzeren Zeitraum oder weniger Arten.',
+    items: 'Einträge in diesem Zeitraum',
+    day: 'Tag',
+  },
+};
