@@ -4,6 +4,18 @@ import type { Page } from 'playwright-core';
 import { startTestService, type TestService, type TestTenant } from '../helper.js';
 import { assertAccessible, launchConsoleBrowser, PHONE, screenshot } from './console-kit.js';
 
+/** German words are longer: every button, link, tab, label and column heading shows its whole text, and the page does not scroll sideways. */
+async function assertFits(page: Page, screen: string): Promise<void> {
+  const cut = await page.evaluate(() => {
+    const clipped = [...document.querySelectorAll('button, a, th, label, [role="tab"], .mantine-Button-label, .mantine-NavLink-label, .mantine-Badge-label')]
+      .filter((element) => element.clientWidth > 0 && element.scrollWidth > element.clientWidth + 1)
+      .map((element) => (element.textContent ?? '').trim().slice(0, 60));
+    const sideways = document.documentElement.scrollWidth > window.innerWidth + 1 ? [`the page is ${document.documentElement.scrollWidth}px wide in a ${window.innerWidth}px window`] : [];
+    return [...clipped, ...sideways];
+  });
+  assert.deepEqual(cut, [], `${screen}: text cut off or overflowing`);
+}
+
 /**
  * The console in German: a tenant whose locale is de-DE gets a German console
  * without anyone choosing it (navigation, overview, a form's field error with
@@ -46,7 +58,9 @@ test('the German console: a de-DE tenant reads German, field errors and figures 
     // The points granted, written the German way.
     await page.getByText('12.500', { exact: true }).first().waitFor();
     assert.equal(await page.getByLabel('Sprache').inputValue(), 'de');
+    assert.equal(await page.title(), 'Loyalty-Konsole');
     await assertAccessible(page, 'overview (de)');
+    await assertFits(page, 'overview (de)');
     await screenshot(page, '95-de-overview');
   });
 
@@ -62,6 +76,7 @@ test('the German console: a de-DE tenant reads German, field errors and figures 
     assert.match(body, /\d{4}-\d{2}-\d{2} \d{2}:\d{2}/, 'a time written 2026-11-27 14:05');
     assert.doesNotMatch(body, /\b12,500\b/, 'no English thousands separator');
     await assertAccessible(page, 'participant (de)');
+    await assertFits(page, 'participant (de)');
     await screenshot(page, '95-de-participant');
   });
 
@@ -76,6 +91,7 @@ test('the German console: a de-DE tenant reads German, field errors and figures 
     await page.getByText('Darf höchstens 3.600 sein.').waitFor();
     assert.equal(await refresh.getAttribute('aria-invalid'), 'true', 'the field is marked');
     await assertAccessible(page, 'leaderboard form error (de)');
+    await assertFits(page, 'leaderboard form (de)');
     await screenshot(page, '95-de-form-error');
     await refresh.fill('60');
     await page.getByRole('button', { name: 'Hinzufügen', exact: true }).click();
@@ -89,10 +105,12 @@ test('the German console: a de-DE tenant reads German, field errors and figures 
     await page.getByRole('link', { name: 'Punkte pro Bestellung' }).waitFor();
     await page.getByRole('link', { name: 'Neue Regel' }).waitFor();
     await assertAccessible(page, 'rules (de)');
+    await assertFits(page, 'rules (de)');
     await screenshot(page, '95-de-rules');
     await nav().getByRole('link', { name: 'Einstellungen', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Einstellungen' }).waitFor();
     await assertAccessible(page, 'settings (de)');
+    await assertFits(page, 'settings (de)');
     await screenshot(page, '95-de-settings');
   });
 
@@ -102,6 +120,7 @@ test('the German console: a de-DE tenant reads German, field errors and figures 
     await phone.getByRole('button', { name: 'Navigation ein- oder ausblenden' }).click();
     await phone.getByRole('navigation', { name: 'Bereiche der Konsole' }).getByRole('link', { name: 'Herausforderungen', exact: true }).waitFor();
     await assertAccessible(phone, 'navigation on a phone (de)');
+    await assertFits(phone, 'navigation on a phone (de)');
     await screenshot(phone, '95-de-phone-navigation');
   });
 

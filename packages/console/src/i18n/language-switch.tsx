@@ -23,6 +23,8 @@ export function LanguageSwitch() {
   return (
     <NativeSelect
       size="xs"
+      w={wide ? 112 : 64}
+      style={{ flexShrink: 0 }}
       aria-label={t('language.label')}
       value={current}
       onChange={(event) => chooseLanguage(languageOf(event.currentTarget.value) ?? 'en')}
