@@ -1,61 +1,21 @@
 import { useState } from 'react';
-import { Anchor, Badge, Card, Checkbox, Group, List, Loader, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Badge, Card, Checkbox, Group, List, SimpleGrid, Stack, Tabs, Text, TextInput, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
-import { useEraseParticipant, useLedger, useParticipantProfile, useParticipantState } from '../../../hooks/api/participants';
+import { useEraseParticipant, useParticipantProfile, useParticipantState } from '../../../hooks/api/participants';
 import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
-import { Pager, useCursorPages } from '../../../components/pager';
-import { RoleGuard } from '../../../components/permission';
+import { RoleGuard, useCan } from '../../../components/permission';
 import { ConfirmButton } from '../../../components/confirm-button';
+import { Loading } from '../../../components/loading';
+import { useFormat, ZoneNote } from '../../../lib/format';
 import { PointsAdjustForm } from './components/points-adjust-form';
 import { ProfileCard } from './components/profile-card';
-import { Loading, ScrollTable } from '../../../components/loading';
+import { LedgerTab } from './components/ledger-tab';
+import { EventsTab } from './components/events-tab';
+import { ChallengesTab, RewardsTab, type ChallengeProgress, type ClaimedReward } from './components/rewards-tab';
 
-type Named = { code?: string; name?: string; badge_code?: string; streak_code?: string; current?: number; current_count?: number; earned_at?: string; earned?: boolean };
-
-function Ledger({ participantId }: { participantId: string }) {
-  const { t } = useTranslation();
-  const pages = useCursorPages();
-  const ledger = useLedger(participantId, pages.cursor);
-  const entries = ledger.data?.entries ?? [];
-  return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="sm">
-        {t('participant.ledger')}
-      </Title>
-      <ErrorAlert error={ledger.error} />
-      {ledger.data && entries.length === 0 && <Text>{t('participant.noLedger')}</Text>}
-      {entries.length > 0 && (
-        <ScrollTable minWidth={560}>
-          <Table striped data-testid="ledger">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('ledger.when')}</Table.Th>
-                <Table.Th>{t('ledger.type')}</Table.Th>
-                <Table.Th>{t('ledger.amount')}</Table.Th>
-                <Table.Th>{t('ledger.reason')}</Table.Th>
-                <Table.Th>{t('ledger.balance')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {entries.map((entry) => (
-                <Table.Tr key={entry.id}>
-                  <Table.Td>{new Date(entry.created_at).toLocaleString()}</Table.Td>
-                  <Table.Td>{entry.type}</Table.Td>
-                  <Table.Td>{entry.amount > 0 ? `+${entry.amount}` : entry.amount}</Table.Td>
-                  <Table.Td>{entry.reason}</Table.Td>
-                  <Table.Td>{entry.available_after}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </ScrollTable>
-      )}
-      <Pager pages={pages} nextCursor={ledger.data?.next_cursor} />
-    </Card>
-  );
-}
+type Named = { code?: string; name?: string; badge_code?: string; streak_code?: string; current?: number; current_count?: number; current_length?: number; earned_at?: string; earned?: boolean };
 
 function EraseParticipant({ participantId }: { participantId: string }) {
   const { t } = useTranslation();
@@ -89,98 +49,142 @@ function EraseParticipant({ participantId }: { participantId: string }) {
   );
 }
 
+function BadgesAndStreaks({ badges, streaks }: { badges: Named[]; streaks: Named[] }) {
+  const { t } = useTranslation();
+  return (
+    <Card withBorder>
+      <Title order={2} size="h4" mb="sm">
+        {t('participant.badgesAndStreaks')}
+      </Title>
+      <Group align="flex-start" grow>
+        <div>
+          <Text fw={600}>{t('participant.badges')}</Text>
+          {badges.length === 0 ? (
+            <Text size="sm">{t('participant.none')}</Text>
+          ) : (
+            <List size="sm">
+              {badges.map((b, i) => (
+                <List.Item key={b.code ?? b.badge_code ?? i}>{b.name ?? b.code ?? b.badge_code}</List.Item>
+              ))}
+            </List>
+          )}
+        </div>
+        <div>
+          <Text fw={600}>{t('participant.streaks')}</Text>
+          {streaks.length === 0 ? (
+            <Text size="sm">{t('participant.none')}</Text>
+          ) : (
+            <List size="sm">
+              {streaks.map((s, i) => (
+                <List.Item key={s.code ?? s.streak_code ?? i}>
+                  {s.name ?? s.code ?? s.streak_code}: {s.current ?? s.current_length ?? s.current_count ?? 0}
+                </List.Item>
+              ))}
+            </List>
+          )}
+        </div>
+      </Group>
+    </Card>
+  );
+}
+
+/**
+ * Support's view of a person: the balance first, then tabs with the most used
+ * first (the ledger with who granted each entry, the events with their
+ * outcome, claimed rewards, challenge progress, the masked profile) — on a
+ * phone the ledger is under the balance, not 1,900 px down.
+ */
 export function ParticipantDetail() {
   const { t } = useTranslation();
+  const f = useFormat();
   const participantId = useParams().participantId!;
   const profile = useParticipantProfile(participantId);
   const state = useParticipantState(participantId);
+  const mayAdjust = useCan('participants:write') || useCan('participants:erase');
   const points = state.data?.points;
   const tier = state.data?.tier;
   const badges = (state.data?.badges ?? []) as Named[];
   const streaks = (state.data?.streaks ?? []) as Named[];
+  const rewards = (state.data?.rewards ?? []) as ClaimedReward[];
+  const challenges = (state.data?.challenges ?? []) as ChallengeProgress[];
   const currency = points?.currency_name ?? t('participant.points');
+  const anonymized = profile.data?.anonymized ?? false;
   return (
-    <Stack>
+    <Stack gap="sm">
       <Anchor component={Link} to="/participants" size="sm">
         ← {t('participants.title')}
       </Anchor>
-      <PageHeader title={t('participant.title', { id: participantId })}>
-        {profile.data?.anonymized && <Badge color="gray.7">{t('participants.anonymized')}</Badge>}
-      </PageHeader>
+      <PageHeader title={t('participant.title', { id: participantId })}>{anonymized && <Badge color="gray.7">{t('participants.anonymized')}</Badge>}</PageHeader>
       <ErrorAlert error={profile.error ?? state.error} />
       {(profile.isPending || state.isPending) && <Loading />}
       {points && (
-        <SimpleGrid cols={{ base: 1, sm: 3 }}>
-          <Card withBorder>
-            <Text size="sm" c="dimmed">
+        <SimpleGrid cols={3} spacing="xs" data-testid="balance">
+          <Card withBorder padding="xs">
+            <Text size="xs" c="dimmed">
               {t('participant.available', { currency })}
             </Text>
-            <Text fw={700} size="xl" data-testid="available" data-value={points.available}>
-              {points.available.toLocaleString()}
+            <Text fw={700} size="lg" data-testid="available" data-value={points.available}>
+              {f.number(points.available)}
             </Text>
           </Card>
-          <Card withBorder>
-            <Text size="sm" c="dimmed">
+          <Card withBorder padding="xs">
+            <Text size="xs" c="dimmed">
               {t('participant.lifetime')}
             </Text>
-            <Text fw={700} size="xl">
-              {points.lifetime.toLocaleString()}
+            <Text fw={700} size="lg">
+              {f.number(points.lifetime)}
             </Text>
           </Card>
-          <Card withBorder>
-            <Text size="sm" c="dimmed">
+          <Card withBorder padding="xs">
+            <Text size="xs" c="dimmed">
               {t('participant.tier')}
             </Text>
-            <Text fw={700} size="xl">
+            <Text fw={700} size="lg">
               {(tier?.current as Named | null)?.name ?? t('participant.noTier')}
             </Text>
-            {tier?.next && (
-              <Text size="sm">{t('participant.toNext', { points: tier.points_to_next, tier: (tier.next as Named).name })}</Text>
-            )}
+            {tier?.next && <Text size="xs">{t('participant.toNext', { points: tier.points_to_next, tier: (tier.next as Named).name })}</Text>}
           </Card>
         </SimpleGrid>
       )}
-      <SimpleGrid cols={{ base: 1, md: 2 }}>
-        <Stack>
-          {profile.data && <ProfileCard profile={profile.data} />}
-          {state.data && (
-            <Card withBorder>
-              <Title order={2} size="h4" mb="sm">
-                {t('participant.badgesAndStreaks')}
-              </Title>
-              <Group align="flex-start" grow>
-                <div>
-                  <Text fw={600}>{t('participant.badges')}</Text>
-                  {badges.length === 0 ? <Text size="sm">{t('participant.none')}</Text> : (
-                    <List size="sm">
-                      {badges.map((b, i) => (
-                        <List.Item key={b.code ?? b.badge_code ?? i}>{b.name ?? b.code ?? b.badge_code}</List.Item>
-                      ))}
-                    </List>
-                  )}
-                </div>
-                <div>
-                  <Text fw={600}>{t('participant.streaks')}</Text>
-                  {streaks.length === 0 ? <Text size="sm">{t('participant.none')}</Text> : (
-                    <List size="sm">
-                      {streaks.map((s, i) => (
-                        <List.Item key={s.code ?? s.streak_code ?? i}>
-                          {s.name ?? s.code ?? s.streak_code}: {s.current ?? s.current_count ?? 0}
-                        </List.Item>
-                      ))}
-                    </List>
-                  )}
-                </div>
-              </Group>
-            </Card>
-          )}
-        </Stack>
-        <Stack>
-          <RoleGuard permission="participants:write">{!profile.data?.anonymized && <PointsAdjustForm participantId={participantId} currency={currency} />}</RoleGuard>
-          <RoleGuard permission="participants:erase">{profile.data && !profile.data.anonymized && <EraseParticipant participantId={participantId} />}</RoleGuard>
-        </Stack>
-      </SimpleGrid>
-      <Ledger participantId={participantId} />
+      <ZoneNote />
+      <Tabs defaultValue="ledger" keepMounted={false}>
+        <Tabs.List aria-label={t('participant.sections')}>
+          <Tabs.Tab value="ledger">{t('participant.tabs.ledger')}</Tabs.Tab>
+          <Tabs.Tab value="events">{t('participant.tabs.events')}</Tabs.Tab>
+          <Tabs.Tab value="rewards">{t('participant.tabs.rewards')}</Tabs.Tab>
+          <Tabs.Tab value="challenges">{t('participant.tabs.challenges')}</Tabs.Tab>
+          <Tabs.Tab value="profile">{t('participant.tabs.profile')}</Tabs.Tab>
+          {mayAdjust && !anonymized && <Tabs.Tab value="actions">{t('participant.tabs.actions')}</Tabs.Tab>}
+        </Tabs.List>
+        <Tabs.Panel value="ledger" pt="sm">
+          <LedgerTab participantId={participantId} />
+        </Tabs.Panel>
+        <Tabs.Panel value="events" pt="sm">
+          <EventsTab participantId={participantId} />
+        </Tabs.Panel>
+        <Tabs.Panel value="rewards" pt="sm">
+          <RewardsTab rewards={rewards} />
+        </Tabs.Panel>
+        <Tabs.Panel value="challenges" pt="sm">
+          <ChallengesTab challenges={challenges} />
+        </Tabs.Panel>
+        <Tabs.Panel value="profile" pt="sm">
+          <SimpleGrid cols={{ base: 1, md: 2 }}>
+            {profile.data && <ProfileCard profile={profile.data} />}
+            {state.data && <BadgesAndStreaks badges={badges} streaks={streaks} />}
+          </SimpleGrid>
+        </Tabs.Panel>
+        {mayAdjust && !anonymized && (
+          <Tabs.Panel value="actions" pt="sm">
+            <SimpleGrid cols={{ base: 1, md: 2 }}>
+              <RoleGuard permission="participants:write">
+                <PointsAdjustForm participantId={participantId} currency={currency} />
+              </RoleGuard>
+              <RoleGuard permission="participants:erase">{profile.data && <EraseParticipant participantId={participantId} />}</RoleGuard>
+            </SimpleGrid>
+          </Tabs.Panel>
+        )}
+      </Tabs>
     </Stack>
   );
 }
