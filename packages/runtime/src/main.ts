@@ -50,6 +50,8 @@ function main(): void {
     siteSlug: element.dataset.siteSlug ?? '',
     engagementId: query.get('engagement_id'),
     sessionId,
+    // A draft's preview (the service marks the page): the draft is read with the preview session.
+    preview: element.dataset.preview === 'true',
     // Named here, it wins over the participant's language (which the service gives) and the browser's.
     locale: query.get('locale') || element.dataset.locale || null,
     theme: themeFromQuery(query),

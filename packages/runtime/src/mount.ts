@@ -29,6 +29,8 @@ export interface MountOptions {
   themeTarget?: HTMLElement;
   /** Called with every message the runtime sends (the same objects an iframe posts to its host). */
   onMessage?: (message: HostMessage) => void;
+  /** @internal A draft's preview: the page loads the draft of `engagementId` with the preview session in `sessionId`. */
+  preview?: boolean;
   /** @internal The embed page's messenger to its parent window. */
   messenger?: HostMessenger;
 }
@@ -68,7 +70,13 @@ function showError(mount: HTMLElement, messenger: HostMessenger, explained: Expl
 
 async function startSession(options: MountOptions, engagement: PublicEngagement): Promise<EngagementSession> {
   const make = (sessionId?: string) =>
-    createEngagementSession({ baseUrl: options.baseUrl, tenantSlug: options.tenantSlug, siteSlug: options.siteSlug, ...(sessionId ? { sessionId } : {}) });
+    createEngagementSession({
+      baseUrl: options.baseUrl,
+      tenantSlug: options.tenantSlug,
+      siteSlug: options.siteSlug,
+      ...(sessionId ? { sessionId } : {}),
+      ...(options.preview && sessionId ? { previewEngagementId: engagement.engagement_id } : {}),
+    });
   if (options.sessionId) {
     const sdk = make(options.sessionId);
     await sdk.ensureSession();
@@ -100,7 +108,8 @@ async function boot(mount: HTMLElement, messenger: HostMessenger, options: Mount
   mount.append(h('p', { class: 'lr-loading' }, i18n().t.loading));
   const retry = () => void boot(mount, messenger, options, themeTarget);
   try {
-    const engagement = await createEngagementSession({ baseUrl: options.baseUrl, tenantSlug: options.tenantSlug, siteSlug: options.siteSlug }).load();
+    const previewOf = options.preview && options.sessionId && options.engagementId ? { sessionId: options.sessionId, previewEngagementId: options.engagementId } : {};
+    const engagement = await createEngagementSession({ baseUrl: options.baseUrl, tenantSlug: options.tenantSlug, siteSlug: options.siteSlug, ...previewOf }).load();
     if (options.engagementId && options.engagementId !== engagement.engagement_id) {
       // The site now serves another engagement than the one the host embedded.
       throw Object.assign(new Error('engagement changed'), { status: 404, code: 'ENGAGEMENT_NOT_FOUND' });

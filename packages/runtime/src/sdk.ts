@@ -10,6 +10,6 @@ import type { EngagementSession } from './types.js';
 const PAGE_MAX_RETRIES = 1;
 const PAGE_TIMEOUT_MS = 15_000;
 
-export function createEngagementSession(options: Pick<EngagementSessionOptions, 'baseUrl' | 'tenantSlug' | 'siteSlug' | 'sessionId'>): EngagementSession {
+export function createEngagementSession(options: Pick<EngagementSessionOptions, 'baseUrl' | 'tenantSlug' | 'siteSlug' | 'sessionId' | 'previewEngagementId'>): EngagementSession {
   return createSdkSession({ ...options, maxRetries: PAGE_MAX_RETRIES, timeoutMs: PAGE_TIMEOUT_MS });
 }

@@ -37,6 +37,11 @@ export interface EngagementSessionOptions {
   expiresAt?: string;
   /** Display name of an anonymous session. */
   displayName?: string;
+  /**
+   * A draft's preview (the console's editor): with the preview session as `sessionId`, `load()` reads the
+   * draft of this engagement (GET /api/v1/sites/{t}/{s}/preview) instead of the published one.
+   */
+  previewEngagementId?: string;
   fetch?: typeof fetch;
   /** Retry settings passed to the underlying client. */
   maxRetries?: ClientOptions['maxRetries'];
@@ -96,8 +101,15 @@ export function createEngagementSession(opts: EngagementSessionOptions): Engagem
   let loading: Promise<PublicEngagement> | null = null;
   let starting: Promise<SessionInfo> | null = null;
 
+  function read(): Promise<PublicEngagement> {
+    if (!opts.previewEngagementId || !opts.sessionId) return client.engagements.getSite({ path: site });
+    const session = { sessionId: opts.sessionId, engagementId: opts.previewEngagementId };
+    // The draft has no publication time; the rest has the published engagement's shape.
+    return client.engagements.getSitePreview({ path: site, session }).then((draft) => ({ ...draft, published_at: draft.updated_at }));
+  }
+
   function load(): Promise<PublicEngagement> {
-    const request = client.engagements.getSite({ path: site }).then((loaded) => {
+    const request = read().then((loaded) => {
       engagement = loaded;
       return loaded;
     });

@@ -17,6 +17,9 @@ export interface PageTexts {
   tooManyMessage: string;
   serviceProblemTitle: string;
   serviceProblemMessage: string;
+  /** The marker above a draft's preview (the console's editor). */
+  previewMarker: string;
+  previewTitle: string;
 }
 
 export const PAGE_TEXTS: Record<string, PageTexts> = {
@@ -31,6 +34,8 @@ export const PAGE_TEXTS: Record<string, PageTexts> = {
     tooManyMessage: 'Too many requests came from your address. Please try again in a minute.',
     serviceProblemTitle: 'Service problem',
     serviceProblemMessage: 'The engagement could not be shown. Please try again in a moment.',
+    previewMarker: 'Preview — test data. Nothing here counts: no points, rewards or codes are given.',
+    previewTitle: 'Preview',
   },
   de: {
     loading: 'Wird geladen …',
@@ -43,6 +48,8 @@ export const PAGE_TEXTS: Record<string, PageTexts> = {
     tooManyMessage: 'Von Ihrer Adresse kamen zu viele Anfragen. Bitte versuchen Sie es in einer Minute erneut.',
     serviceProblemTitle: 'Problem beim Dienst',
     serviceProblemMessage: 'Die Aktion konnte nicht angezeigt werden. Bitte versuchen Sie es gleich erneut.',
+    previewMarker: 'Vorschau — Testdaten. Hier zählt nichts: Es werden keine Punkte, Prämien oder Codes vergeben.',
+    previewTitle: 'Vorschau',
   },
 };
 

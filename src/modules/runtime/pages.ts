@@ -36,7 +36,7 @@ export function runtimeCsp(frameAncestors: string[] | null): string {
     "connect-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",
-    `frame-ancestors ${frameAncestors && frameAncestors.length ? ["'self'", ...frameAncestors].join(' ') : DEFAULT_FRAME_ANCESTORS}`,
+    `frame-ancestors ${frameAncestors && frameAncestors.length ? [...new Set(["'self'", ...frameAncestors])].join(' ') : DEFAULT_FRAME_ANCESTORS}`,
   ].join('; ');
 }
 
@@ -47,6 +47,8 @@ interface ShellInput {
   assetVersion: string;
   language: string;
   texts: PageTexts;
+  /** A draft's preview (the console's editor): marked on the page, and the runtime loads the draft for its preview session. */
+  preview?: boolean;
 }
 
 export function runtimeShell(input: ShellInput): string {
@@ -63,7 +65,7 @@ export function runtimeShell(input: ShellInput): string {
 <script defer src="/embed/assets/runtime.js?v=${v}"></script>
 </head>
 <body>
-<main id="loyalty-runtime" class="lk-runtime" data-tenant-slug="${escapeHtml(input.tenantSlug)}" data-site-slug="${escapeHtml(input.siteSlug)}" aria-busy="true">
+${input.preview ? `<p class="lk-preview-marker" role="note" data-role="preview-marker">${escapeHtml(t.previewMarker)}</p>\n` : ''}<main id="loyalty-runtime" class="lk-runtime" data-tenant-slug="${escapeHtml(input.tenantSlug)}" data-site-slug="${escapeHtml(input.siteSlug)}"${input.preview ? ' data-preview="true"' : ''} aria-busy="true">
 <p class="lr-loading">${escapeHtml(t.loading)}</p>
 <noscript><p>${escapeHtml(t.needsJavaScript)}</p></noscript>
 </main>

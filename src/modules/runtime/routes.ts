@@ -25,6 +25,9 @@ const pageErrors = {
   500: htmlOrError('The service failed (an HTML page saying so).'),
 };
 
+/** A preview is framed by the console only, on the service's own origin (runtimeCsp adds 'self'). */
+const PREVIEW_FRAME_ANCESTORS = ["'self'"];
+
 const ASSET_MAX_AGE_SECONDS = 300;
 const VERSIONED_ASSET_MAX_AGE_SECONDS = 31_536_000;
 
@@ -113,6 +116,12 @@ const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
           {
             engagement_id: Type.Optional(Type.String({ format: 'uuid', description: 'The engagement the host embeds (as in embed-url); the page says it is not available when the site now serves another one.' })),
             host_origin: Type.Optional(Type.String({ maxLength: 255, description: 'The host page\'s origin, to address messages to when the browser does not tell it.' })),
+            preview: Type.Optional(
+              Type.Literal('1', {
+                description:
+                  "A draft's preview (the console's editor): the page is served whether or not the site serves a published engagement, marks itself as a preview, and loads the draft for the preview session in its fragment (`startEngagementPreview`). Only the service's own origin may frame it.",
+              }),
+            ),
             locale: Type.Optional(
               Type.String({
                 maxLength: 35,
@@ -127,8 +136,14 @@ const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { tenantSlug, siteSlug } = request.params;
-      const settings = await embedSettings(db, tenantSlug, siteSlug);
       const { language, texts } = languageOf(request);
+      if (request.query.preview === '1') {
+        // The shell holds nothing of the draft: the runtime reads it with the preview session, which is checked then.
+        const bundle = await runtimeBundle();
+        const html = runtimeShell({ title: texts.previewTitle, tenantSlug, siteSlug, assetVersion: bundle.version, language, texts, preview: true });
+        return sendPage(reply, 200, html, runtimeCsp(PREVIEW_FRAME_ANCESTORS));
+      }
+      const settings = await embedSettings(db, tenantSlug, siteSlug);
       if (!settings) return sendPage(reply, 404, errorPage({ code: 'SITE_NOT_FOUND', ...notAvailable(texts) }, language), runtimeCsp(null));
       const bundle = await runtimeBundle();
       const html = runtimeShell({ title: settings.name, tenantSlug, siteSlug, assetVersion: bundle.version, language, texts });

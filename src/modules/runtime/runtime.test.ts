@@ -69,3 +69,16 @@ test('no demo host page in production', async (t) => {
   const response = await svc.request('GET', `/embed-demo/${tenant.slug}/plain`);
   assert.equal(response.status, 404);
 });
+
+test('a preview page is served for any site, marked as a preview, framed by the service only', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const page = await svc.request('GET', `/embed/${tenant.slug}/never-published?preview=1&locale=de`);
+  assert.equal(page.status, 200, page.text);
+  assert.match(page.text, /data-preview="true"/);
+  assert.match(page.text, /<p class="lk-preview-marker" role="note" data-role="preview-marker">Vorschau — Testdaten/);
+  assert.match(page.headers.get('content-security-policy') ?? '', /frame-ancestors 'self'$/);
+  const plain = await svc.request('GET', `/embed/${tenant.slug}/never-published`);
+  assert.equal(plain.status, 404);
+  assert.doesNotMatch(plain.text, /preview-marker/);
+});
