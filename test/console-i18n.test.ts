@@ -195,6 +195,32 @@ test('the German bundle has exactly the English keys, and every German string is
   assert.deepEqual(untranslated, [], 'German strings still in English');
 });
 
+/** The keys of `t('literal', { count, … })` calls: a count decides the grammar of what follows it. */
+function countedKeys(): { key: string; at: string }[] {
+  const counted: { key: string; at: string }[] = [];
+  for (const { ast } of files) {
+    walk(ast, (node) => {
+      if (!ts.isCallExpression(node) || !isTranslateCall(node) || !node.arguments[0]) return;
+      const options = node.arguments[1];
+      if (!options || !ts.isObjectLiteralExpression(options) || !options.properties.some((p) => p.name?.getText(ast) === 'count')) return;
+      for (const key of keysOf(node.arguments[0]).keys) counted.push({ key, at: where(ast, node) });
+    });
+  }
+  return counted;
+}
+
+test('a count followed by a word has its plural forms (_one, _other) in both languages', async () => {
+  const { en, de } = await bundles;
+  const missing = countedKeys().flatMap(({ key, at }) => {
+    const english = lookup(en, key) ?? lookup(en, `${key}_other`);
+    if (typeof english !== 'string' || !/\{\{count\}\}\s*\p{L}/u.test(english)) return [];
+    return [['English', en], ['German', de]].flatMap(([language, tree]) =>
+      typeof lookup(tree as Tree, `${key}_one`) === 'string' && typeof lookup(tree as Tree, `${key}_other`) === 'string' ? [] : [`${at}: ${key} ("${english}") needs ${language} ${key}_one and ${key}_other`],
+    );
+  });
+  assert.deepEqual(missing, []);
+});
+
 /** Attributes whose text a person reads or a screen reader speaks. */
 const VISIBLE_ATTRIBUTES = new Set(['label', 'title', 'placeholder', 'aria-label', 'description', 'alt', 'error', 'message', 'confirmLabel']);
 const LETTERS = /\p{L}/u;

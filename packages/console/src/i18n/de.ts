@@ -88,7 +88,8 @@ export const de: Translation<typeof en> = {
   overview: {
     title: 'Übersicht',
     range: 'Zeitraum',
-    lastDays: '{{count}} Tage',
+    lastDays_one: '{{count}} Tag',
+    lastDays_other: '{{count}} Tage',
     period: '{{from}} bis {{to}} ({{timezone}})',
     pointsIssued: 'Vergebene Punkte',
     pointsRedeemed: 'Eingelöste Punkte',

@@ -80,7 +80,8 @@ export const en = {
   overview: {
     title: 'Overview',
     range: 'Period',
-    lastDays: 'Last {{count}} days',
+    lastDays_one: 'Last {{count}} day',
+    lastDays_other: 'Last {{count}} days',
     period: '{{from}} to {{to}} ({{timezone}})',
     pointsIssued: 'Points issued',
     pointsRedeemed: 'Points redeemed',
