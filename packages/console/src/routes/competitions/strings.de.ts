@@ -6,6 +6,7 @@ export const competitionStringsDe: Translation<typeof competitionStrings> = {
   nav: { challenges: 'Herausforderungen', contests: 'Wettbewerbe', leaderboards: 'Ranglisten', referrals: 'Empfehlungen' },
   competitions: {
     statusLabel: 'Status',
+    you: 'Ihnen ({{email}})',
     pickers: {
       eventHint: 'Wählen Sie einen Namen, den Ihre Programme verwenden, oder geben Sie einen neuen ein',
       badgeHint: 'Wählen Sie ein Abzeichen nach seinem Namen',

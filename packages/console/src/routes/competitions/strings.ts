@@ -3,6 +3,7 @@ export const competitionStrings = {
   nav: { challenges: 'Challenges', contests: 'Contests', leaderboards: 'Leaderboards', referrals: 'Referrals' },
   competitions: {
     statusLabel: 'Status',
+    you: 'you ({{email}})',
     pickers: {
       eventHint: 'Pick a name your programs use, or type a new one',
       badgeHint: 'Pick a badge by its name',

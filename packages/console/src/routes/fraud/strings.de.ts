@@ -30,7 +30,6 @@ export const fraudStringsDe: Translation<typeof fraudStrings> = {
       held: 'Angehalten am {{at}}: {{reasons}}',
       decided: '{{decision}} von {{by}}, {{at}}: {{reason}}',
       undecided: 'Noch nicht entschieden.',
-      you: 'Ihnen ({{email}})',
       entryHistory: 'Statusverlauf der Teilnahme',
       move: '{{from}} → {{to}} von {{by}}, {{at}}: {{reason}}',
     },

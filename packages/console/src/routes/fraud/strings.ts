@@ -27,7 +27,6 @@ export const fraudStrings = {
       held: 'Held {{at}}: {{reasons}}',
       decided: '{{decision}} by {{by}}, {{at}}: {{reason}}',
       undecided: 'Not decided yet.',
-      you: 'you ({{email}})',
       entryHistory: 'Entry status history',
       move: '{{from}} → {{to}} by {{by}}, {{at}}: {{reason}}',
     },

@@ -8,6 +8,7 @@ import { PageHeader } from '../../../components/page-header';
 import { Loading } from '../../../components/loading';
 import { useFormat } from '../../../lib/format';
 import { StatusBadge } from '../common/status-badge';
+import { useActorName } from '../common/actor';
 import { ChallengePublication } from './challenge-publication';
 import { ChallengeForm } from './challenge-form';
 
@@ -19,6 +20,7 @@ export function ChallengeEdit() {
   // The form's times are in the tenant's zone: it waits for the zone before it fills itself.
   const tenant = useTenant();
   const f = useFormat();
+  const who = useActorName();
   if ((challengeId && challenge.isPending) || tenant.isPending) return <Loading />;
   if (challengeId && challenge.error) return <ErrorAlert error={challenge.error} />;
   const existing = challenge.data;
@@ -46,7 +48,7 @@ export function ChallengeEdit() {
           </Title>
           <List data-testid="challenge-history">
             {existing.status_moves.map((move, index) => (
-              <List.Item key={index}>{t('challenges.move', { from: move.from_status ?? '—', to: move.to_status, by: move.moved_by, at: f.dateTime(move.moved_at) })}</List.Item>
+              <List.Item key={index}>{t('challenges.move', { from: move.from_status ?? '—', to: move.to_status, by: who(move.moved_by), at: f.dateTime(move.moved_at) })}</List.Item>
             ))}
           </List>
         </Card>

@@ -4,6 +4,7 @@ import { Controller, type FieldValues, type Path, type UseControllerProps } from
 import { useBadges, useRules } from '../../../hooks/api/programs';
 import { useContests } from '../../../hooks/api/contests';
 import { useChallenges } from '../../../hooks/api/challenges';
+import { useEventNames } from '../../../hooks/api/event-names';
 import { fieldHint, fieldRule, registerRules, type ApiForm } from '../../../lib/forms';
 
 interface PickerProps<T extends FieldValues> {
@@ -30,16 +31,21 @@ function useFieldWiring<T extends FieldValues>({ form, operation, name, required
   return { rules: registerRules(rule, { required }) as UseControllerProps<T>['rules'], description: fieldHint(rule), error: form.errorOf(name) };
 }
 
-/** The event names the tenant's programs already use: its rules' triggers, its contests' scoring and its challenges' objectives. */
+/**
+ * The event names the tenant has sent (most seen first, as the API lists them)
+ * and those its programs already use: its rules' triggers, its contests'
+ * scoring and its challenges' objectives (an event not sent yet).
+ */
 function useKnownEventNames(): string[] {
+  const seen = useEventNames('');
   const rules = useRules({ trigger: 'event' });
   const contests = useContests({});
   const challenges = useChallenges({});
-  const names = new Set<string>();
+  const names = new Set<string>((seen.data?.names ?? []).map((name) => name.event_name));
   for (const rule of rules.data?.rules ?? []) if (rule.event_name) names.add(rule.event_name);
   for (const contest of contests.data?.contests ?? []) names.add(contest.scoring.event_type);
   for (const challenge of challenges.data?.challenges ?? []) for (const objective of challenge.objectives) if (objective.event_name) names.add(objective.event_name);
-  return [...names].sort();
+  return [...names];
 }
 
 /** An event name: the names already in use offered, a new one (an event not sent yet) still typed freely. */

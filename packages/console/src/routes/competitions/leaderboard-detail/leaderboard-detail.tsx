@@ -79,7 +79,7 @@ export function LeaderboardDetail() {
         )}
       </Card>
       <RoleGuard permission="programs:write">
-        <LeaderboardSettings key={`${b.name}:${b.refresh_seconds}`} board={b} />
+        <LeaderboardSettings key={b.leaderboard_code} board={b} />
       </RoleGuard>
     </Stack>
   );

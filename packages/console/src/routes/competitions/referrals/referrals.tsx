@@ -95,7 +95,7 @@ export function Referrals() {
       <PageHeader title={t('referrals.title')} />
       <ErrorAlert error={settings.error} />
       {settings.isPending && <Loading />}
-      {settings.data && <SettingsForm key={JSON.stringify(settings.data)} settings={settings.data} />}
+      {settings.data && <SettingsForm settings={settings.data} />}
       <RoleGuard permission="fraud:read">
         <Conversions />
       </RoleGuard>

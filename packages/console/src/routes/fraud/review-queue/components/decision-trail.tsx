@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useEntryTrail } from '../../../../hooks/api/fraud';
 import { ErrorAlert } from '../../../../components/error-alert';
 import { Loading } from '../../../../components/loading';
-import { useCurrentUser } from '../../../../components/permission';
+import { useActorName } from '../../../competitions/common/actor';
 import { useFormat } from '../../../../lib/format';
 import type { QueueItem } from '../queue-item';
 
@@ -15,13 +15,12 @@ export function DecisionTrail({ item }: { item: QueueItem }) {
   const { t } = useTranslation();
   const { dateTime: formatTime } = useFormat();
   const entry = useEntryTrail(item.contestId ?? '', item.participantId, item.kind === 'contest_entry');
-  const { user } = useCurrentUser();
   // The API names the decider by console user id; the reviewer's own decisions read as theirs.
-  const who = (actor: string | null) => (actor === null ? '—' : actor === user.id || actor === `admin:${user.id}` ? t('fraud.trail.you', { email: user.email }) : actor);
+  const who = useActorName();
   return (
     <div data-testid="decision-trail">
       <List size="sm">
-        <List.Item>{t('fraud.trail.held', { at: formatTime(item.createdAt), reasons: item.reasons.join(', ') || '—' })}</List.Item>
+        <List.Item>{t('fraud.trail.held', { at: formatTime(item.createdAt), reasons: item.reasons.map((r) => t(`fraud.signals.${r}`, { defaultValue: r })).join(', ') || '—' })}</List.Item>
         {item.decidedAt && (
           <List.Item>
             {t('fraud.trail.decided', { decision: t(`fraud.statuses.${item.status}`), by: who(item.decidedBy), at: formatTime(item.decidedAt), reason: item.reason ?? '—' })}
