@@ -3684,6 +3684,36 @@ class CreateRewardBody(_CreateRewardBodyRequired, total=False):
     active: bool
 
 
+class _ListRewardMetadataFieldsResponseTypesItemFieldsItemRequired(TypedDict):
+    key: str
+    type: Literal["string", "number", "integer", "record"]
+    required: bool
+
+
+class ListRewardMetadataFieldsResponseTypesItemFieldsItem(_ListRewardMetadataFieldsResponseTypesItemFieldsItemRequired, total=False):
+    description: str
+    enum: List[str]
+    minimum: float
+    maximum: float
+    exclusiveMinimum: float
+    exclusiveMaximum: float
+    minLength: float
+    maxLength: float
+    pattern: str
+    format: str
+    value_types: List[Literal["string", "number", "boolean"]]
+
+
+class ListRewardMetadataFieldsResponseTypesItem(TypedDict):
+    type: str
+    fields: List[ListRewardMetadataFieldsResponseTypesItemFieldsItem]
+
+
+class ListRewardMetadataFieldsResponse(TypedDict):
+    types: List[ListRewardMetadataFieldsResponseTypesItem]
+    livemode: bool
+
+
 class UpdateRewardBody(TypedDict, total=False):
     name: str
     description: str
@@ -4175,6 +4205,7 @@ OPERATIONS: Dict[str, Dict[str, str]] = {
     'rejectReferralConversion': {"method": "POST", "path": "/api/v1/admin/referrals/conversions/{id}/reject", "auth": "key"},
     'listRewards': {"method": "GET", "path": "/api/v1/admin/rewards", "auth": "key"},
     'createReward': {"method": "POST", "path": "/api/v1/admin/rewards", "auth": "key"},
+    'listRewardMetadataFields': {"method": "GET", "path": "/api/v1/admin/rewards/types/metadata-fields", "auth": "key"},
     'getReward': {"method": "GET", "path": "/api/v1/admin/rewards/{id}", "auth": "key"},
     'updateReward': {"method": "PATCH", "path": "/api/v1/admin/rewards/{id}", "auth": "key"},
     'uploadRewardCodes': {"method": "POST", "path": "/api/v1/admin/rewards/{id}/codes", "auth": "key"},
@@ -5421,6 +5452,13 @@ class RewardsResource:
         `POST /api/v1/admin/rewards` (createReward).
         """
         return self._client.call('createReward', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def list_metadata_fields(self, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListRewardMetadataFieldsResponse:
+        """The metadata fields of each reward type, with the limits the service checks
+
+        `GET /api/v1/admin/rewards/types/metadata-fields` (listRewardMetadataFields).
+        """
+        return self._client.call('listRewardMetadataFields', path={}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def get(self, id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
         """Read a reward

@@ -14,14 +14,14 @@ export const GENERATED_RESOURCES = {
   earnRules: {"list":"listRules","create":"createRule","get":"getRule","update":"updateRule","delete":"deleteRule","simulate":"simulateRule"},
   engagements: {"list":"listEngagements","create":"createEngagement","get":"getEngagement","update":"updateEngagement","publish":"publishEngagement","unpublish":"unpublishEngagement","startPreview":"startEngagementPreview","resetPreview":"resetEngagementPreview","getSitePreview":"getSitePreview","getSite":"getSite","createSiteSession":"createSiteSession","getEmbedUrl":"getEmbedUrl","evaluateEligibility":"evaluateEligibility","recordImpression":"recordImpression"},
   eventIngestion: {"ingest":"ingestEvent","ingestBatch":"ingestEventBatch","postBatch":"postEventBatch","ingestSync":"ingestEventSync","search":"searchEvents","listNames":"listEventNames","listNameProperties":"listEventNameProperties","getStored":"getStoredEvent","retryStored":"retryStoredEvent"},
-  files: {"listImports":"listImports","dryRunImport":"dryRunImport","getImport":"getImport","listImportErrors":"listImportErrors","listExports":"listExports","createExport":"createExport","getExport":"getExport"},
+  files: {"listImports":"listImports","getImport":"getImport","listImportErrors":"listImportErrors","listExports":"listExports","createExport":"createExport","getExport":"getExport"},
   gates: {"check":"checkGates","recordScreenVisit":"recordScreenVisit"},
   leaderboards: {"list":"listLeaderboards","create":"createLeaderboard","getDefinition":"getLeaderboardDefinition","update":"updateLeaderboard","delete":"deleteLeaderboard","refresh":"refreshLeaderboard","getStandings":"getLeaderboardStandings","get":"getLeaderboard"},
   participants: {"listEvents":"listParticipantEvents","upsertProfile":"upsertParticipantProfile","getSession":"getSessionParticipant","getProfile":"getParticipantProfile","delete":"deleteParticipant","list":"listParticipants","search":"searchParticipants","listFields":"listParticipantFields","createField":"createParticipantField","getField":"getParticipantField","updateField":"updateParticipantField","deleteField":"deleteParticipantField","revealField":"revealParticipantField","listPiiAccessLog":"listPiiAccessLog"},
   points: {"grant":"grantPoints","deduct":"deductPoints","getSettings":"getPointsSettings","updateSettings":"updatePointsSettings","listMultipliers":"listMultipliers","createMultiplier":"createMultiplier","getMultiplier":"getMultiplier","deleteMultiplier":"deleteMultiplier","listTiers":"listTiers","createTier":"createTier","getTier":"getTier","updateTier":"updateTier","deleteTier":"deleteTier","getHistory":"getPointsHistory","getBalance":"getPointsBalance","getTransactions":"getPointsTransactions","bulkGrant":"bulkGrantPoints","getBulkGrantJob":"getBulkGrantJob"},
   publishing: {"listReviews":"listReviews","createReview":"createReview","getReview":"getReview","approveReview":"approveReview","returnReview":"returnReview"},
   referrals: {"generateCode":"generateReferralCode","validateCode":"validateReferralCode","convert":"convertReferral","getStats":"getReferralStats","getSettings":"getReferralSettings","updateSettings":"updateReferralSettings","listConversions":"listReferralConversions","approveConversion":"approveReferralConversion","rejectConversion":"rejectReferralConversion"},
-  rewards: {"list":"listRewards","create":"createReward","get":"getReward","update":"updateReward","uploadCodes":"uploadRewardCodes","listClaimed":"listClaimedRewards"},
+  rewards: {"list":"listRewards","create":"createReward","listMetadataFields":"listRewardMetadataFields","get":"getReward","update":"updateReward","uploadCodes":"uploadRewardCodes","listClaimed":"listClaimedRewards"},
   sandbox: {"get":"getSandbox","open":"openSandbox","reset":"resetSandbox","previewPromotion":"previewSandboxPromotion","applyPromotion":"applySandboxPromotion"},
   state: {"getParticipantState":"getParticipantState","getParticipant":"getParticipant"},
   streaks: {"list":"listStreaks","create":"createStreak","get":"getStreak","update":"updateStreak","delete":"deleteStreak"},
@@ -253,8 +253,6 @@ export interface ResourceMethods {
   readonly files: {
     /** List imports, newest first (`GET /api/v1/admin/imports`). */
     listImports: OperationMethods['listImports'];
-    /** Check a file as an import would apply it, and keep nothing: counts, points in all, the refused rows (`POST /api/v1/admin/imports/dry-run`). */
-    dryRunImport: OperationMethods['dryRunImport'];
     /** An import's status and progress (rows done, failed, pending) (`GET /api/v1/admin/imports/{import_id}`). */
     getImport: OperationMethods['getImport'];
     /** An import's per-row error report: row number, field and detail, in row order (`GET /api/v1/admin/imports/{import_id}/errors`). */
@@ -402,6 +400,8 @@ export interface ResourceMethods {
     list: OperationMethods['listRewards'];
     /** Add a reward to the catalogue (`POST /api/v1/admin/rewards`). */
     create: OperationMethods['createReward'];
+    /** The metadata fields of each reward type, with the limits the service checks (`GET /api/v1/admin/rewards/types/metadata-fields`). */
+    listMetadataFields: OperationMethods['listRewardMetadataFields'];
     /** Read a reward (`GET /api/v1/admin/rewards/{id}`). */
     get: OperationMethods['getReward'];
     /** Change a reward (type and code source are fixed) (`PATCH /api/v1/admin/rewards/{id}`). */
@@ -626,8 +626,6 @@ export interface FlatOperationMethods {
   recordImpression: OperationMethods['recordImpression'];
   /** @deprecated Use `client.files.listImports()`; this flat name is an alias kept for one release. */
   listImports: OperationMethods['listImports'];
-  /** @deprecated Use `client.files.dryRunImport()`; this flat name is an alias kept for one release. */
-  dryRunImport: OperationMethods['dryRunImport'];
   /** @deprecated Use `client.files.getImport()`; this flat name is an alias kept for one release. */
   getImport: OperationMethods['getImport'];
   /** @deprecated Use `client.files.listImportErrors()`; this flat name is an alias kept for one release. */
@@ -776,6 +774,8 @@ export interface FlatOperationMethods {
   listRewards: OperationMethods['listRewards'];
   /** @deprecated Use `client.rewards.create()`; this flat name is an alias kept for one release. */
   createReward: OperationMethods['createReward'];
+  /** @deprecated Use `client.rewards.listMetadataFields()`; this flat name is an alias kept for one release. */
+  listRewardMetadataFields: OperationMethods['listRewardMetadataFields'];
   /** @deprecated Use `client.rewards.get()`; this flat name is an alias kept for one release. */
   getReward: OperationMethods['getReward'];
   /** @deprecated Use `client.rewards.update()`; this flat name is an alias kept for one release. */
