@@ -260,3 +260,20 @@ test('no visible text outside t(): no JSX text or label, title, placeholder, ari
   }
   assert.deepEqual(found, []);
 });
+
+test('times and numbers go through lib/format: no toLocale…String or date formatting in the browser\'s language and zone', () => {
+  const found: string[] = [];
+  for (const { ast, rel } of files) {
+    if (rel === path.join('lib', 'zoned.ts')) continue;
+    walk(ast, (node) => {
+      if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && /^toLocale(Date|Time)?String$/.test(node.expression.name.text)) {
+        found.push(`${where(ast, node)}: ${node.expression.name.text}() (use useFormat(): f.dateTime, f.date, f.number, f.money)`);
+      }
+      // A month's name in the console's language is fine when the zone is named (a calendar day given as UTC midnight).
+      const options = ts.isNewExpression(node) ? node.arguments?.[1] : undefined;
+      const namesZone = options && ts.isObjectLiteralExpression(options) && options.properties.some((p) => p.name?.getText(ast) === 'timeZone');
+      if (ts.isNewExpression(node) && node.expression.getText(ast) === 'Intl.DateTimeFormat' && !namesZone) found.push(`${where(ast, node)}: Intl.DateTimeFormat in the browser's zone (use useFormat(), which writes times in the tenant's zone)`);
+    });
+  }
+  assert.deepEqual(found, []);
+});
