@@ -208,7 +208,7 @@ export const competitionStringsDe: Translation<typeof competitionStrings> = {
   },
   referrals: {
     title: 'Empfehlungen',
-    settings: 'Betrugsschwellen und Belohnungen',
+    settings: 'Betrugsschwellen und Prämien',
     perHour: 'Abschlüsse je Empfehlungsgeber pro Stunde bis zur Prüfung',
     perDay: 'Abschlüsse je Empfehlungsgeber pro Tag bis zur Prüfung',
     sameDevice: 'Abschlüsse vom Gerät des Empfehlungsgebers anhalten',
