@@ -207,9 +207,10 @@ export function installAudit(app: FastifyInstance, db: Database, options: Maskin
       }
       // What was asked: a reveal's field and reason, a grant's amount and reason; never a personal value or a secret.
       const details = { params: request.params ?? {}, body: auditSnapshot(request.body ?? null, routeSchema?.body, resolve, viewer) ?? null };
-      const createdId =
-        pending.resourceId ??
-        (after && typeof after === 'object' ? (['id', 'code', 'rule_id', 'destination_id', 'job_id'].map((k) => (after as Record<string, unknown>)[k]).find((v) => typeof v === 'string') as string | undefined) ?? null : null);
+      const idIn = (value: unknown, keys: string[]) =>
+        value && typeof value === 'object' ? ((keys.map((k) => (value as Record<string, unknown>)[k]).find((v) => typeof v === 'string') as string | undefined) ?? null) : null;
+      // An action on a collection names its item in the body (a backtest's `rule_id`).
+      const createdId = pending.resourceId ?? idIn(after, ['id', 'code', 'rule_id', 'destination_id', 'job_id']) ?? idIn(request.body, ['rule_id']);
       const actorType = auth.user ? 'user' : auth.kind === 'key' ? 'api_key' : 'system';
       await db.system.query(
         `INSERT INTO audit_log (tenant_id, occurred_at, actor_type, actor_id, actor_label, action, method, route, resource_type, resource_id,

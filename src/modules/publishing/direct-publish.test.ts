@@ -78,6 +78,7 @@ test('publishing directly closes the pending review; names, backtests and who ma
     assert.equal(log.status, 200, log.text);
     const actions = log.body.entries.map((e: { action: string }) => e.action);
     assert.deepEqual(actions, ['simulate', 'create']);
+    assert.equal(log.body.entries[0].resource_id, ruleId, 'a backtest is recorded against the rule it replayed');
     const created = log.body.entries[1];
     assert.equal(created.actor_name, 'marketer');
     assert.equal(created.resource_name, 'Double points');

@@ -224,11 +224,12 @@ export interface AuditRow {
 export async function readAuditLog(tx: Tx, tenantId: string, query: AuditQuery, after: { at: string; id: string } | null, limit: number): Promise<AuditRow[]> {
   const { rows } = await tx.query<AuditRow>(
     // Names instead of ids: the person's name (or email) as the users list shows it, the key's name, and the
-    // resource's name or title as its snapshots hold it (already redacted where personal).
+    // resource's name or title as its snapshots hold it (already redacted where personal), or the draft a backtest ran.
     `SELECT a.id::text, a.occurred_at, a.actor_type, a.actor_id, a.actor_label,
             CASE a.actor_type WHEN 'user' THEN COALESCE(u.name, u.email) WHEN 'api_key' THEN k.name END AS actor_name,
             a.action, a.method, a.route, a.resource_type, a.resource_id,
-            COALESCE(a.after->>'name', a.after->>'title', a.before->>'name', a.before->>'title', a.after->>'email', a.before->>'email') AS resource_name,
+            COALESCE(a.after->>'name', a.after->>'title', a.before->>'name', a.before->>'title', a.after->>'email', a.before->>'email',
+                     a.after->'user'->>'name', a.after->'user'->>'email', a.details->'body'->'rule'->>'name') AS resource_name,
             a.status, a.before, a.after, a.details, a.request_id
      FROM audit_log a
      LEFT JOIN admin_users u ON a.actor_type = 'user' AND u.tenant_id = a.tenant_id AND u.id::text = a.actor_id

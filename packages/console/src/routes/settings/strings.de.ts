@@ -46,7 +46,7 @@ export const settingsStringsDe: Translation<typeof settingsStrings> = {
     clear: 'Filter zurücksetzen',
     filterBy: 'Nur Änderungen von {{name}}',
     details: 'Vorher → nachher',
-    showChanges: 'Änderungen an {{name}} anzeigen',
+    showChanges: 'Vorher → nachher: {{name}}',
     field: 'Feld',
     before: 'Vorher',
     after: 'Nachher',

@@ -43,7 +43,7 @@ export const settingsStrings = {
     clear: 'Clear filters',
     filterBy: 'Only changes by {{name}}',
     details: 'Before → after',
-    showChanges: 'Show what changed in {{name}}',
+    showChanges: 'Before → after: {{name}}',
     field: 'Field',
     before: 'Before',
     after: 'After',
