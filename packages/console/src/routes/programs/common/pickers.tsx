@@ -53,7 +53,6 @@ export function EventNamePicker<T extends FieldValues>(props: PickerProps<T> & {
         <Autocomplete
           ref={field.ref}
           label={props.label}
-          description={props.description}
           data={seen.map((n) => n.event_name)}
           renderOption={({ option }) => {
             const n = byName.get(option.value);
@@ -72,9 +71,10 @@ export function EventNamePicker<T extends FieldValues>(props: PickerProps<T> & {
           onChange={field.onChange}
           onBlur={field.onBlur}
           name={field.name}
-          error={wiring.error ?? (unseen ? t('programs.pickers.eventUnseen') : undefined)}
-          // The warning is advice, not a refusal: shown in the error slot's place but not red.
-          styles={unseen && !wiring.error ? { error: { color: 'var(--mantine-color-orange-9)' }, input: { borderColor: 'var(--mantine-color-orange-9)' } } : undefined}
+          // A name never received is advice, not a refusal: said in the description (the field stays valid), in a dark orange that keeps its contrast.
+          description={unseen ? `⚠ ${t('programs.pickers.eventUnseen')}` : props.description}
+          styles={unseen ? { description: { color: '#8a3c00' }, input: { borderColor: '#8a3c00' } } : undefined}
+          error={wiring.error}
           required={props.required}
           readOnly={props.readOnly}
           limit={50}
