@@ -46,19 +46,21 @@ test('challenges', async (t) => {
   t.after(() => clock.reset());
 
   await t.test('bad definitions are refused with a detail and store nothing', async () => {
-    const cases: Array<[Record<string, unknown>, RegExp]> = [
-      [challengeBody({ objectives: [{ name: 'x', evaluator: 'event_count', target: 1 }] }), /needs event_name/],
-      [challengeBody({ ends_at: new Date(clock.nowMs() - 2 * HOUR).toISOString() }), /ends_at must be after starts_at/],
+    const cases: Array<[Record<string, unknown>, RegExp, string?]> = [
+      [challengeBody({ objectives: [{ name: 'x', evaluator: 'event_count', target: 1 }] }), /needs event_name/, '/objectives/0/event_name'],
+      [challengeBody({ ends_at: new Date(clock.nowMs() - 2 * HOUR).toISOString() }), /ends_at must be after starts_at/, '/ends_at'],
       [challengeBody({ objectives: [{ name: 'x', evaluator: 'nope', target: 1 }] }), /evaluator/],
       [challengeBody({ objectives: [{ name: 'x', evaluator: 'activity_count', target: 0 }] }), /target/],
-      [challengeBody({ objectives: [{ name: 'x', evaluator: 'badge_earned', badge_code: 'vip', target: 3 }] }), /target 1/],
+      [challengeBody({ objectives: [{ name: 'x', evaluator: 'badge_earned', badge_code: 'vip', target: 3 }] }), /target 1/, '/objectives/0/target'],
       [challengeBody({ milestones: [{ name: 'a', threshold: 1.5 }] }), /threshold/],
       [challengeBody({ tenant_id: other.tenantId }), /not allowed/],
     ];
-    for (const [body, detail] of cases) {
+    for (const [body, detail, field] of cases) {
       const response = await svc.request('POST', '/api/v1/admin/challenges', { key: tenant.apiKey, body });
       assert.equal(response.status, 400, response.text);
       assert.match(response.body.detail, detail);
+      // A domain refusal names its field, so a form places it there.
+      if (field) assert.ok(response.body.errors.some((e: { path: string }) => e.path === field), `${field}: ${response.text}`);
     }
     assert.equal((await svc.sql('SELECT count(*)::int AS n FROM challenges'))[0].n, 0);
   });

@@ -55,6 +55,9 @@ test('contests: definition, publication, entries and scoring', async (t) => {
       const response = await svc.request('POST', '/api/v1/admin/contests', { key, body: contestDefinition(`bad-${name.replaceAll(' ', '-')}`, override) });
       assert.equal(response.status, status, `${name}: ${response.text}`);
       assert.match(response.body.detail, detail, name);
+      // A domain refusal names its field, so a form places it there.
+      const field = { window: '/ends_at', overlap: '/prize_structure/1/rank_from', 'reversed tier': '/prize_structure/0/rank_to' }[name];
+      if (field) assert.deepEqual(response.body.errors.map((e: { path: string }) => e.path), [field], name);
     }
     const stored = await svc.sql(`SELECT count(*)::int AS n FROM contests WHERE id LIKE 'bad-%'`);
     assert.equal(stored[0].n, 0);
