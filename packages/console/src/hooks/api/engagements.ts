@@ -44,3 +44,16 @@ export function usePublication(id: string) {
     unpublish: useMutation({ mutationFn: () => client.engagements.unpublish({ path: { id } }), onSuccess: settle }),
   };
 }
+
+export type EngagementPreview = ResponseBody<'startEngagementPreview'>;
+
+/**
+ * A draft's preview: each start makes a new test participant (the earlier ones go), with a session
+ * for this engagement only. Nothing else becomes stale: test participants are in no list or figure.
+ */
+export function usePreview(id: string) {
+  return {
+    start: useMutation({ mutationFn: () => client.engagements.startPreview({ path: { id } }) }),
+    reset: useMutation({ mutationFn: () => client.engagements.resetPreview({ path: { id } }) }),
+  };
+}

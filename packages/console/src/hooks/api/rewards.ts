@@ -48,3 +48,10 @@ export function useUploadCodes(id: string) {
     done: () => void queryClient.invalidateQueries({ queryKey: rewardKeys.all }),
   };
 }
+
+export type RewardMetadataField = ResponseBody<'listRewardMetadataFields'>['types'][number]['fields'][number];
+
+/** Each reward type's metadata fields and their limits, as the service checks them (they change only with the service). */
+export function useRewardMetadataFields() {
+  return useQuery({ queryKey: [...rewardKeys.all, 'metadata-fields'], queryFn: () => client.rewards.listMetadataFields(), staleTime: Infinity });
+}

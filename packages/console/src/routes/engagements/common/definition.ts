@@ -87,7 +87,7 @@ export function checkProbabilities(segments: Segment[], unclaimableRewards: Read
   const totalWeight = segments.reduce((sum, s, i) => sum + (drawable[i] ? s.weight : 0), 0);
   const chances = segments.map((s, i) => (drawable[i] && totalWeight > 0 ? s.weight / totalWeight : 0));
   const unreachable = segments.flatMap((_s, i) => (chances[i] > 0 ? [] : [i]));
-  const expectedPoints = segments.reduce((sum, s, i) => sum + (s.prize_type === 'points' ? chances[i] * (s.prize_value ?? 0) : 0), 0);
+  const expectedPoints = segments.reduce((sum, s, i) => sum + (s.prize_type === 'points' && Number.isFinite(s.prize_value) ? chances[i] * s.prize_value! : 0), 0);
   return { totalWeight, chances, unreachable, expectedPoints, ok: totalWeight > 0 && unreachable.length === 0 };
 }
 
@@ -105,4 +105,12 @@ export function toInput(draft: Draft): EngagementInput {
     screens: draft.screens,
     activities: draft.activities,
   };
+}
+
+/**
+ * A number input's value as sent: the number as typed, never clamped; an empty input is NaN, which is
+ * sent as null, so the service refuses it on its field ("must be a number").
+ */
+export function typed(value: string | number): number {
+  return typeof value === 'number' ? value : value.trim() === '' ? Number.NaN : Number(value);
 }

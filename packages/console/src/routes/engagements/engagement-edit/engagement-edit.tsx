@@ -1,8 +1,11 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Anchor, Button, Card, Group, Stack, Switch, Text, TextInput, Textarea, Title, SimpleGrid } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { Controller } from 'react-hook-form';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useEngagement, useSaveEngagement } from '../../../hooks/api/engagements';
+import { FormErrors, useApiForm } from '../../../lib/forms';
+import { problemsOf } from '../common/problems';
 import { useRewardChoices } from '../../../hooks/api/rewards';
 import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
@@ -23,28 +26,32 @@ export function EngagementEdit() {
   const save = useSaveEngagement(engagementId);
   const rewards = useRewardChoices();
   const canWrite = useCan('programs:write');
-  const [draft, setDraft] = useState<Draft>(EMPTY_DRAFT);
+  // The named fields are on the form (their limits shown, refusals placed); activities and screens are edited as lists.
+  const form = useApiForm<Pick<Draft, 'name' | 'site_slug' | 'description' | 'allow_anonymous_sessions'>>(engagementId ? 'updateEngagement' : 'createEngagement', {
+    defaultValues: { name: EMPTY_DRAFT.name, site_slug: EMPTY_DRAFT.site_slug, description: EMPTY_DRAFT.description, allow_anonymous_sessions: EMPTY_DRAFT.allow_anonymous_sessions },
+  });
+  const [lists, setLists] = useState<Pick<Draft, 'screens' | 'activities'>>({ screens: EMPTY_DRAFT.screens, activities: EMPTY_DRAFT.activities });
+  const [listsChanged, setListsChanged] = useState(false);
   const [saved, setSaved] = useState(false);
 
   useEffect(() => {
     const e = engagement.data;
     if (!e) return;
-    setDraft({
-      name: e.name,
-      site_slug: e.site_slug,
-      description: e.description ?? '',
-      allow_anonymous_sessions: e.allow_anonymous_sessions,
-      screens: e.screens,
-      activities: e.activities,
-    });
-  }, [engagement.data]);
+    form.reset({ name: e.name, site_slug: e.site_slug, description: e.description ?? '', allow_anonymous_sessions: e.allow_anonymous_sessions });
+    setLists({ screens: e.screens, activities: e.activities });
+    setListsChanged(false);
+  }, [engagement.data, form]);
+  const draft = lists;
+  const problemOf = problemsOf(form);
 
   const rewardChoices = useMemo(() => (rewards.data?.rewards ?? []).map((r) => ({ value: r.id, label: `${r.name} (${r.id})` })), [rewards.data]);
   const unclaimable = useMemo(() => new Set((rewards.data?.rewards ?? []).filter((r) => !isClaimable(r)).map((r) => r.id)), [rewards.data]);
-  const set = (patch: Partial<Draft>) => {
+  const set = (patch: Partial<Pick<Draft, 'screens' | 'activities'>>) => {
     setSaved(false);
-    setDraft((d) => ({ ...d, ...patch }));
+    setListsChanged(true);
+    setLists((d) => ({ ...d, ...patch }));
   };
+  const unsaved = listsChanged || form.formState.isDirty;
   const setActivity = (index: number, activity: Activity) => set({ activities: draft.activities.map((a, i) => (i === index ? activity : a)) });
   const taken = draft.activities.map((a) => a.id);
 
@@ -60,37 +67,35 @@ export function EngagementEdit() {
       </PageHeader>
       <ErrorAlert error={engagement.error} />
       <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          save.mutate(toInput({ ...draft, screens: cleanScreens(draft.screens) }), {
-            onSuccess: (result) => {
-              setSaved(true);
-              if (!engagementId) navigate(`/engagements/${result.id}`);
-            },
-          });
-        }}
+        noValidate
+        onSubmit={form.submit(async (values) => {
+          const result = await save.mutateAsync(toInput({ ...values, ...draft, screens: cleanScreens(draft.screens) }));
+          setSaved(true);
+          setListsChanged(false);
+          if (!engagementId) navigate(`/engagements/${result.id}`);
+        })}
       >
         <Stack>
           <Card withBorder>
             <SimpleGrid cols={{ base: 1, md: 2 }}>
-              <TextInput label={t('engagements.name')} value={draft.name} onChange={(e) => set({ name: e.currentTarget.value })} required disabled={disabled} />
-              <TextInput
-                label={t('engagements.siteSlug')}
-                description={t('engagements.siteSlugHelp')}
-                value={draft.site_slug}
-                onChange={(e) => set({ site_slug: e.currentTarget.value })}
-                required
-                disabled={disabled}
-              />
+              <TextInput label={t('engagements.name')} {...form.field('name', { required: true })} disabled={disabled} />
+              <TextInput label={t('engagements.siteSlug')} {...form.field('site_slug', { required: true })} description={t('engagements.siteSlugHelp')} disabled={disabled} />
             </SimpleGrid>
-            <Textarea mt="sm" label={t('engagements.description')} autosize minRows={2} value={draft.description} onChange={(e) => set({ description: e.currentTarget.value })} disabled={disabled} />
-            <Switch
-              mt="sm"
-              label={t('engagements.anonymous')}
-              description={t('engagements.anonymousHelp')}
-              checked={draft.allow_anonymous_sessions}
-              onChange={(e) => set({ allow_anonymous_sessions: e.currentTarget.checked })}
-              disabled={disabled}
+            <Textarea mt="sm" label={t('engagements.description')} autosize minRows={2} {...form.field('description')} disabled={disabled} />
+            <Controller
+              control={form.control}
+              name="allow_anonymous_sessions"
+              render={({ field }) => (
+                <Switch
+                  mt="sm"
+                  label={t('engagements.anonymous')}
+                  description={t('engagements.anonymousHelp')}
+                  checked={field.value}
+                  onChange={(e) => field.onChange(e.currentTarget.checked)}
+                  onBlur={field.onBlur}
+                  disabled={disabled}
+                />
+              )}
             />
           </Card>
 
@@ -119,6 +124,7 @@ export function EngagementEdit() {
               rewards={rewardChoices}
               unclaimableRewards={unclaimable}
               disabled={disabled}
+              problemOf={(pointer) => problemOf(`/activities/${index}${pointer}`)}
             />
           ))}
 
@@ -127,10 +133,10 @@ export function EngagementEdit() {
           </Title>
           <ScreensEditor screens={draft.screens} activities={draft.activities} onChange={(screens) => set({ screens })} disabled={disabled} />
 
-          <ErrorAlert error={save.error} />
+          {canWrite && <FormErrors form={form} />}
           {canWrite && (
             <Group>
-              <Button type="submit" loading={save.isPending}>
+              <Button type="submit" loading={form.formState.isSubmitting}>
                 {engagementId ? t('engagements.save') : t('engagements.create')}
               </Button>
               {saved && (
@@ -142,7 +148,7 @@ export function EngagementEdit() {
           )}
         </Stack>
       </form>
-      {engagement.data && <LivePreview engagement={engagement.data} />}
+      {engagement.data && <LivePreview engagement={engagement.data} unsaved={unsaved} />}
     </Stack>
   );
 }

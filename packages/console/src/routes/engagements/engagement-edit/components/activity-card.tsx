@@ -1,6 +1,7 @@
 import { Badge, Button, Card, Group, NumberInput, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import type { Activity } from '../../common/definition';
+import { typed, type Activity } from '../../common/definition';
+import { engagementHint, NO_PROBLEMS, type ProblemOf } from '../../common/problems';
 import { QuizEditor } from './quiz-editor';
 import { SpinWheelEditor } from './spin-wheel-editor';
 
@@ -11,10 +12,12 @@ interface Props {
   rewards: Array<{ value: string; label: string }>;
   unclaimableRewards: ReadonlySet<string>;
   disabled: boolean;
+  /** The service's refusal of a field of this activity, by its pointer within it (`/segments/1/weight`). */
+  problemOf?: ProblemOf;
 }
 
 /** One activity: what every kind has (id, name, attempts), then its kind's own editor. */
-export function ActivityCard({ activity, onChange, onRemove, rewards, unclaimableRewards, disabled }: Props) {
+export function ActivityCard({ activity, onChange, onRemove, rewards, unclaimableRewards, disabled, problemOf = NO_PROBLEMS }: Props) {
   const { t } = useTranslation();
   const name = activity.name || activity.id;
   return (
@@ -31,19 +34,34 @@ export function ActivityCard({ activity, onChange, onRemove, rewards, unclaimabl
           )}
         </Group>
         <SimpleGrid cols={{ base: 1, sm: 3 }}>
-          <TextInput label={t('engagements.activityId')} value={activity.id} onChange={(e) => onChange({ ...activity, id: e.currentTarget.value })} disabled={disabled} />
-          <TextInput label={t('engagements.activityName')} value={activity.name ?? ''} onChange={(e) => onChange({ ...activity, name: e.currentTarget.value || undefined })} disabled={disabled} />
+          <TextInput
+            label={t('engagements.activityId')}
+            value={activity.id}
+            onChange={(e) => onChange({ ...activity, id: e.currentTarget.value })}
+            error={problemOf('/id')}
+            disabled={disabled}
+          />
+          <TextInput
+            label={t('engagements.activityName')}
+            value={activity.name ?? ''}
+            onChange={(e) => onChange({ ...activity, name: e.currentTarget.value || undefined })}
+            error={problemOf('/name')}
+            disabled={disabled}
+          />
+          {/* Never clamped: a value out of range is sent as typed and refused on this field with the limit named. */}
           <NumberInput
             label={t('engagements.maxAttempts')}
-            min={1}
+            description={engagementHint('activities.0.max_attempts')}
+            clampBehavior="none"
             allowDecimal={false}
-            value={activity.max_attempts ?? 1}
-            onChange={(value) => onChange({ ...activity, max_attempts: Number(value) || 1 })}
+            value={activity.max_attempts === undefined || Number.isNaN(activity.max_attempts) ? '' : activity.max_attempts}
+            onChange={(value) => onChange({ ...activity, max_attempts: typed(value) })}
+            error={problemOf('/max_attempts')}
             disabled={disabled}
           />
         </SimpleGrid>
         {activity.type === 'spin_wheel' ? (
-          <SpinWheelEditor activity={activity} onChange={onChange} rewards={rewards} unclaimableRewards={unclaimableRewards} disabled={disabled} />
+          <SpinWheelEditor activity={activity} onChange={onChange} rewards={rewards} unclaimableRewards={unclaimableRewards} disabled={disabled} problemOf={problemOf} />
         ) : (
           <QuizEditor activity={activity} onChange={onChange} disabled={disabled} />
         )}
@@ -51,3 +69,4 @@ export function ActivityCard({ activity, onChange, onRemove, rewards, unclaimabl
     </Card>
   );
 }
+

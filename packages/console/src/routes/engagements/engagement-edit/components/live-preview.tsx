@@ -2,23 +2,27 @@ import { useEffect, useRef, useState } from 'react';
 import { Alert, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { ErrorAlert } from '../../../../components/error-alert';
-import { useEmbedUrl, type Engagement } from '../../../../hooks/api/engagements';
+import { useCan } from '../../../../components/permission';
+import { usePreview, type Engagement, type EngagementPreview } from '../../../../hooks/api/engagements';
 
 const PREVIEW_HEIGHT_MIN_PX = 420;
 const PREVIEW_HEIGHT_MAX_PX = 2000;
 
 /**
- * The engagement as a visitor sees it: the runtime page of its site
- * (`/embed/{tenant}/{site}`) in an iframe of this origin. The runtime page
- * serves the published snapshot only, so a draft has no preview yet
- * (docs/decisions/console.md, "Engagements").
+ * The saved draft as a visitor would see it, published or not, played by a
+ * test participant: the runtime page of the draft (`preview_url`) in an
+ * iframe of this origin, with the preview session in its fragment. A spin
+ * here takes an attempt of the test participant and awards nothing real; the
+ * test participant is in no list or figure (docs/decisions.md, "Engagement
+ * previews"). Starting again makes a new test participant; ending the
+ * preview deletes it.
  */
-export function LivePreview({ engagement }: { engagement: Engagement }) {
+export function LivePreview({ engagement, unsaved }: { engagement: Engagement; unsaved: boolean }) {
   const { t } = useTranslation();
-  const published = engagement.status === 'published';
-  const embed = useEmbedUrl(published ? engagement.id : undefined);
+  const canWrite = useCan('programs:write');
+  const { start, reset } = usePreview(engagement.id);
+  const [preview, setPreview] = useState<EngagementPreview | null>(null);
   const frame = useRef<HTMLIFrameElement>(null);
-  const [reloads, setReloads] = useState(0);
   const [height, setHeight] = useState(PREVIEW_HEIGHT_MIN_PX);
 
   // The runtime tells its host how tall it is; only messages from this preview's own frame count.
@@ -33,34 +37,46 @@ export function LivePreview({ engagement }: { engagement: Engagement }) {
     return () => window.removeEventListener('message', listen);
   }, []);
 
-  const src = embed.data
-    ? `/embed/${encodeURIComponent(embed.data.tenant_slug)}/${encodeURIComponent(embed.data.site_slug)}?engagement_id=${encodeURIComponent(engagement.id)}&host_origin=${encodeURIComponent(window.location.origin)}`
-    : null;
+  const begin = () => start.mutate(undefined, { onSuccess: (started) => setPreview(started) });
+  const end = () => reset.mutate(undefined, { onSuccess: () => setPreview(null) });
+  // The session travels in the fragment: never sent to a server, so never in a log.
+  const src = preview ? `${preview.preview_url}&host_origin=${encodeURIComponent(window.location.origin)}#session=${encodeURIComponent(preview.session_id)}` : null;
+  const outdated = preview !== null && preview.version !== engagement.version;
+
   return (
     <Card withBorder>
       <Group justify="space-between" mb="xs">
         <Title order={2} size="h4">
           {t('engagements.preview.title')}
         </Title>
-        {src && (
-          <Button variant="default" size="compact-sm" onClick={() => setReloads((n) => n + 1)}>
-            {t('engagements.preview.reload')}
+        <Group gap="xs">
+          <Button variant={preview ? 'default' : 'filled'} size="compact-sm" onClick={begin} loading={start.isPending} disabled={!canWrite}>
+            {preview ? t('engagements.preview.restart') : t('engagements.preview.start')}
           </Button>
-        )}
+          {preview && (
+            <Button variant="default" size="compact-sm" onClick={end} loading={reset.isPending}>
+              {t('engagements.preview.end')}
+            </Button>
+          )}
+        </Group>
       </Group>
       <Stack gap="xs">
-        {!published && <Text size="sm">{t('engagements.preview.draft')}</Text>}
-        {published && engagement.has_unpublished_changes && (
+        <Text size="sm">{t('engagements.preview.explain')}</Text>
+        {!canWrite && <Text size="sm" c="dimmed">{t('engagements.preview.needsWrite')}</Text>}
+        {(unsaved || outdated) && (
           <Alert color="yellow" variant="light" role="status">
-            {t('engagements.preview.stale')}
+            {unsaved ? t('engagements.preview.unsaved') : t('engagements.preview.outdated')}
           </Alert>
         )}
-        {published && !engagement.allow_anonymous_sessions && <Text size="sm">{t('engagements.preview.noAnonymous')}</Text>}
-        {published && <Text size="sm" c="dimmed">{t('engagements.preview.live')}</Text>}
-        <ErrorAlert error={embed.error} />
+        {preview && (
+          <Text size="sm" c="dimmed" data-testid="preview-participant">
+            {t('engagements.preview.participant', { id: preview.participant_id, version: preview.version })}
+          </Text>
+        )}
+        <ErrorAlert error={start.error ?? reset.error} />
         {src && (
           <iframe
-            key={`${reloads}-${engagement.published_version}`}
+            key={preview!.session_id}
             ref={frame}
             title={t('engagements.preview.frame', { name: engagement.name })}
             src={src}

@@ -1,8 +1,9 @@
 import { ActionIcon, Button, Group, NumberInput, Select, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { ScrollTable } from '../../../../components/loading';
-import { checkProbabilities, percent, PRIZE_TYPES, withPrizeType, type Activity, type Segment } from '../../common/definition';
+import { checkProbabilities, percent, PRIZE_TYPES, typed, withPrizeType, type Activity, type Segment } from '../../common/definition';
 import { ProbabilityCheck } from './probability-check';
+import { NO_PROBLEMS, type ProblemOf } from '../../common/problems';
 
 const SEGMENTS_MAX = 24;
 const SEGMENTS_MIN = 2;
@@ -13,10 +14,11 @@ interface Props {
   rewards: Array<{ value: string; label: string }>;
   unclaimableRewards: ReadonlySet<string>;
   disabled: boolean;
+  problemOf?: ProblemOf;
 }
 
 /** A wheel's segments: label, weight with its share of the wheel (live), prize, inventory. */
-export function SpinWheelEditor({ activity, onChange, rewards, unclaimableRewards, disabled }: Props) {
+export function SpinWheelEditor({ activity, onChange, rewards, unclaimableRewards, disabled, problemOf = NO_PROBLEMS }: Props) {
   const { t } = useTranslation();
   const segments = activity.segments ?? [];
   const check = checkProbabilities(segments, unclaimableRewards);
@@ -49,15 +51,22 @@ export function SpinWheelEditor({ activity, onChange, rewards, unclaimableReward
               return (
                 <Table.Tr key={index}>
                   <Table.Td>
-                    <TextInput aria-label={label('engagements.wheel.labelOf')} value={segment.label} onChange={(e) => setSegment(index, { ...segment, label: e.currentTarget.value })} disabled={disabled} />
+                    <TextInput
+                      aria-label={label('engagements.wheel.labelOf')}
+                      value={segment.label}
+                      onChange={(e) => setSegment(index, { ...segment, label: e.currentTarget.value })}
+                      error={problemOf(`/segments/${index}/label`)}
+                      disabled={disabled}
+                    />
                   </Table.Td>
                   <Table.Td>
                     <NumberInput
                       aria-label={label('engagements.wheel.weightOf')}
-                      min={0}
+                      clampBehavior="none"
                       w={90}
-                      value={segment.weight}
-                      onChange={(value) => setSegment(index, { ...segment, weight: Number(value) || 0 })}
+                      value={Number.isNaN(segment.weight) ? '' : segment.weight}
+                      onChange={(value) => setSegment(index, { ...segment, weight: typed(value) })}
+                      error={problemOf(`/segments/${index}/weight`)}
                       disabled={disabled}
                     />
                   </Table.Td>
@@ -79,11 +88,12 @@ export function SpinWheelEditor({ activity, onChange, rewards, unclaimableReward
                     {segment.prize_type === 'points' && (
                       <NumberInput
                         aria-label={label('engagements.wheel.pointsOf')}
-                        min={1}
+                        clampBehavior="none"
                         w={110}
                         allowDecimal={false}
-                        value={segment.prize_value ?? ''}
-                        onChange={(value) => setSegment(index, { ...segment, prize_value: Number(value) || 0 })}
+                        value={segment.prize_value === undefined || Number.isNaN(segment.prize_value) ? '' : segment.prize_value}
+                        onChange={(value) => setSegment(index, { ...segment, prize_value: typed(value) })}
+                        error={problemOf(`/segments/${index}/prize_value`)}
                         disabled={disabled}
                       />
                     )}
@@ -94,6 +104,7 @@ export function SpinWheelEditor({ activity, onChange, rewards, unclaimableReward
                         data={rewards}
                         value={segment.reward_id || null}
                         onChange={(value) => setSegment(index, { ...segment, reward_id: value ?? '' })}
+                        error={problemOf(`/segments/${index}/reward_id`)}
                         searchable
                         disabled={disabled}
                       />
@@ -107,9 +118,10 @@ export function SpinWheelEditor({ activity, onChange, rewards, unclaimableReward
                     <NumberInput
                       aria-label={label('engagements.wheel.inventoryOf')}
                       placeholder={t('engagements.wheel.unlimited')}
-                      min={0}
+                      clampBehavior="none"
                       w={110}
                       allowDecimal={false}
+                      error={problemOf(`/segments/${index}/inventory`)}
                       value={segment.inventory ?? ''}
                       onChange={(value) => {
                         const { inventory: _old, ...rest } = segment;
