@@ -124,6 +124,7 @@ export const participantStrings = {
       writing: 'Writing: {{rows}} rows so far',
       download: 'Download {{kind}} ({{rows}} rows, {{at}})',
       kinds: { participants: 'participants', ledger: 'ledger' },
+      titles: { participants: 'Participants and their profiles', ledger: 'The ledger: every points entry' },
     },
   },
 };

@@ -134,6 +134,7 @@ export function FileImport({ kind, runLabel, confirmTitle, confirmMessage }: { k
               start.reset();
             }}
             clearable
+            clearButtonProps={{ 'aria-label': t('common.clear') }}
           />
           <Group>
             <Button variant="default" disabled={!file} loading={dryRun.isPending} onClick={() => file && dryRun.mutate({ kind, file })}>

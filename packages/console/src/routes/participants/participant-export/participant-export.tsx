@@ -21,7 +21,7 @@ function ExportCard({ kind }: { kind: Kind }) {
     <Card withBorder>
       <Stack gap="sm">
         <Title order={2} size="h4">
-          {t(`files.export.${kind}`)}
+          {t(`files.export.titles.${kind}`)}
         </Title>
         <Group>
           <Button variant="default" loading={start.isPending} onClick={() => start.mutate(kind, { onSuccess: (started) => setExportId(started.export_id) })}>

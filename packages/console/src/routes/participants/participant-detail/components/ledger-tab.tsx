@@ -30,31 +30,39 @@ export function LedgerTab({ participantId }: { participantId: string }) {
       <ErrorAlert error={ledger.error} />
       {ledger.data && entries.length === 0 && <Text>{t('participant.noLedger')}</Text>}
       {entries.length > 0 && (
-        <ScrollTable minWidth={640}>
+        <ScrollTable minWidth={360}>
           <Table striped data-testid="ledger">
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>{t('ledger.when')}</Table.Th>
                 <Table.Th>{t('ledger.amount')}</Table.Th>
                 <Table.Th>{t('ledger.reason')}</Table.Th>
-                <Table.Th>{t('ledger.who')}</Table.Th>
+                <Table.Th visibleFrom="sm">{t('ledger.who')}</Table.Th>
                 <Table.Th>{t('ledger.balance')}</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
               {entries.map((entry) => (
                 <Table.Tr key={entry.id}>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{f.dateTime(entry.created_at)}</Table.Td>
+                  <Table.Td>{f.dateTime(entry.created_at)}</Table.Td>
                   <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                    <Text span fw={600} c={entry.amount > 0 ? 'green.9' : 'red.9'}>
+                    <Text span fw={600}>
                       {entry.amount > 0 ? `+${f.number(entry.amount)}` : `−${f.number(-entry.amount)}`}
                     </Text>{' '}
                     <Text span size="xs" c="dimmed">
                       {t(`ledger.types.${entry.type}`)}
                     </Text>
                   </Table.Td>
-                  <Table.Td>{entry.reason}</Table.Td>
-                  <Table.Td data-testid="ledger-who">{who(entry)}</Table.Td>
+                  <Table.Td>
+                    {entry.reason}
+                    {/* On a phone who caused the entry sits under its reason, so the row fits the screen. */}
+                    <Text size="xs" c="dimmed" hiddenFrom="sm" data-testid="ledger-who-phone">
+                      {who(entry)}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td visibleFrom="sm" data-testid="ledger-who">
+                    {who(entry)}
+                  </Table.Td>
                   <Table.Td>{f.number(entry.available_after)}</Table.Td>
                 </Table.Tr>
               ))}
