@@ -66,6 +66,7 @@ test('Programs pickers in Chromium: a marketer builds a rule from seen event nam
     await page.getByRole('option', { name: /^properties\.channel\s*Text/ }).waitFor();
     await page.getByRole('option', { name: /^properties\.first_order\s*Yes or no/ }).waitFor();
     await page.getByRole('option', { name: /^participant\.lifetime_points\s*Number/ }).waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, '80-rule-fact-picker');
     await page.getByRole('option', { name: /^properties\.order_total/ }).click();
     await condition.getByText('Number, in 3 of the latest 3 events').waitFor();
@@ -134,6 +135,7 @@ test('Programs pickers in Chromium: a marketer builds a rule from seen event nam
     await page.getByTestId('api-error').filter({ hasText: 'Please correct the marked fields.' }).waitFor();
     assert.equal(await condition.getByLabel(/^Value/).evaluate((el) => el === document.activeElement), true, 'the field the service named is focused');
     await assertAccessible(page, 'rule editor with a refusal on a field');
+    await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, '82-rule-field-error');
   });
 

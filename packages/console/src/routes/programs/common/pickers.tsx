@@ -150,6 +150,8 @@ export function FactPicker<T extends FieldValues>(props: PickerProps<T> & { even
           readOnly={props.readOnly}
           limit={50}
           maxDropdownHeight={280}
+          // Wider than a narrow field, so each fact's type stays readable beside it.
+          comboboxProps={{ width: 'max-content', position: 'bottom-start' }}
         />
       )}
     />
@@ -187,7 +189,7 @@ function CodePicker<T extends FieldValues>(props: PickerProps<T> & { choices: Ch
             readOnly={props.readOnly}
             searchable
             nothingFoundMessage={props.empty}
-            miw={220}
+            w={280}
           />
         );
       }}
