@@ -5,12 +5,13 @@ import { useConversions, useDecideConversion, useReferralSettings, type Conversi
 import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
-import { RoleGuard, useCan } from '../../../components/permission';
+import { RoleGuard } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
 import { StatusBadge } from '../common/status-badge';
 import { useFormat, ZoneNote } from '../../../lib/format';
 import { SettingsForm } from './components/settings-form';
 import { conversionDecision, DecisionButton } from '../../fraud/review-queue/components/decision-button';
+import { useDecisionLock } from '../../fraud/review-queue/components/decision-lock';
 
 function Conversions() {
   const { t } = useTranslation();
@@ -18,7 +19,7 @@ function Conversions() {
   const [status, setStatus] = useState<ConversionStatus | undefined>('pending_review');
   const conversions = useConversions({ status, cursor: pages.cursor });
   const decide = useDecideConversion();
-  const canDecide = useCan('fraud:decide');
+  const lock = useDecisionLock();
   const f = useFormat();
   const rows = conversions.data?.conversions ?? [];
   return (
@@ -27,6 +28,7 @@ function Conversions() {
         {t('referrals.conversions')}
       </Title>
       <Stack>
+        {lock.note}
         <ZoneNote />
         <Select
           w={240}
@@ -52,7 +54,7 @@ function Conversions() {
                   <Table.Th>{t('referrals.signals')}</Table.Th>
                   <Table.Th>{t('competitions.statusLabel')}</Table.Th>
                   <Table.Th>{t('referrals.at')}</Table.Th>
-                  {canDecide && <Table.Th>{t('common.actions')}</Table.Th>}
+                  <Table.Th>{t('common.actions')}</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -65,16 +67,22 @@ function Conversions() {
                       <StatusBadge status={conversion.status} />
                     </Table.Td>
                     <Table.Td>{f.dateTime(conversion.created_at)}</Table.Td>
-                    {canDecide && (
-                      <Table.Td>
-                        {conversion.status === 'pending_review' && (
-                          <Group gap="xs" wrap="nowrap">
-                            <DecisionButton approve subject={conversion.referrer_id} target={conversionDecision(true)} onDecide={(note) => decide.mutateAsync({ id: conversion.conversion_id, decision: 'approve', note })} />
-                            <DecisionButton approve={false} subject={conversion.referrer_id} target={conversionDecision(false)} onDecide={(note) => decide.mutateAsync({ id: conversion.conversion_id, decision: 'reject', note })} />
-                          </Group>
-                        )}
-                      </Table.Td>
-                    )}
+                    <Table.Td>
+                      {conversion.status === 'pending_review' && (
+                        <Group gap="xs" wrap="nowrap">
+                          {[true, false].map((approve) => (
+                            <DecisionButton
+                              key={String(approve)}
+                              approve={approve}
+                              subject={conversion.referrer_id}
+                              target={conversionDecision(approve)}
+                              onDecide={(note) => decide.mutateAsync({ id: conversion.conversion_id, decision: approve ? 'approve' : 'reject', note })}
+                              disabledReasonId={lock.disabledReasonId}
+                            />
+                          ))}
+                        </Group>
+                      )}
+                    </Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>

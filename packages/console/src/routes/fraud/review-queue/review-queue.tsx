@@ -1,15 +1,15 @@
-import { Fragment, useId, useState } from 'react';
-import { Alert, Badge, Button, Group, Select, Stack, Table, Text } from '@mantine/core';
+import { Fragment, useState } from 'react';
+import { Badge, Button, Group, Select, Stack, Table, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { useDecideReview, useReviews } from '../../../hooks/api/fraud';
 import { useConversions, useDecideConversion } from '../../../hooks/api/referrals';
 import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
-import { useCan, useCurrentUser } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
 import { StatusBadge } from '../../competitions/common/status-badge';
 import { useFormat, ZoneNote } from '../../../lib/format';
 import { conversionDecision, DecisionButton, REVIEW_DECISION } from './components/decision-button';
+import { useDecisionLock } from './components/decision-lock';
 import { DecisionTrail } from './components/decision-trail';
 import { CONVERSION_FILTER, fromConversion, fromReview, wasHeld, type ItemKind, type ItemStatus, type QueueItem } from './queue-item';
 
@@ -24,11 +24,8 @@ interface Cursors {
 
 export function ReviewQueue() {
   const { t } = useTranslation();
-  const canDecide = useCan('fraud:decide');
-  const { user } = useCurrentUser();
+  const lock = useDecisionLock();
   const f = useFormat();
-  // A role that reads the queue but may not decide sees the controls disabled, each described by this note.
-  const readOnlyNoteId = useId();
   const [kind, setKind] = useState<ItemKind | undefined>(undefined);
   const [status, setStatus] = useState<ItemStatus | undefined>('pending');
   const [pages, setPages] = useState<Cursors[]>([{}]);
@@ -64,11 +61,7 @@ export function ReviewQueue() {
     <Stack>
       <PageHeader title={t('fraud.title')} />
       <Text c="dimmed">{t('fraud.explain')}</Text>
-      {!canDecide && (
-        <Alert color="gray" variant="light" id={readOnlyNoteId} data-testid="read-only-note">
-          {t('fraud.readOnly', { role: t(`roles.${user.role}`) })}
-        </Alert>
-      )}
+      {lock.note}
       <ZoneNote />
       <Group align="flex-end">
         <Select
@@ -134,7 +127,7 @@ export function ReviewQueue() {
                               subject={item.subject}
                               target={item.kind === 'contest_entry' ? REVIEW_DECISION : conversionDecision(approve)}
                               onDecide={(reason) => decide(item, approve, reason)}
-                              disabledReasonId={canDecide ? undefined : readOnlyNoteId}
+                              disabledReasonId={lock.disabledReasonId}
                             />
                           ))}
                         <Button
