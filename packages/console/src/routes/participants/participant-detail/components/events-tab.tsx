@@ -39,7 +39,7 @@ export function EventsTab({ participantId }: { participantId: string }) {
                     <Table.Td style={{ whiteSpace: 'nowrap' }}>{f.dateTime(event.timestamp)}</Table.Td>
                     <Table.Td>{event.event_name}</Table.Td>
                     <Table.Td>
-                      <Badge variant="light" color={STATUS_COLORS[event.status] ?? 'gray.7'}>
+                      <Badge variant="filled" color={STATUS_COLORS[event.status] ?? 'gray.7'}>
                         {t(`events.statuses.${event.status}`)}
                       </Badge>
                     </Table.Td>
