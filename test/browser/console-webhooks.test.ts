@@ -121,6 +121,31 @@ test('the console in Chromium: webhook health, editing a destination, a test of 
     await screenshot(page, '59-webhook-test-event');
   });
 
+  await t.test('creating: a reserved name is marked on the name field; with a local receiver allowed, the destination is added and its secret shown once', async () => {
+    await open(page, 'Webhooks', 'Webhook destinations');
+    const name = page.getByRole('textbox', { name: /^Name/ });
+    await name.fill('[system] audit copy');
+    await page.getByRole('textbox', { name: /^URL/ }).fill(`${receiver.url}/ok`);
+    const events = page.getByRole('combobox', { name: /^Events/ });
+    await events.click();
+    await events.fill('points');
+    await page.getByRole('option', { name: /^points\.\* / }).click();
+    await page.keyboard.press('Escape');
+    await page.getByRole('switch', { name: 'Allow a local receiver' }).click({ force: true });
+    await page.getByRole('button', { name: 'Add destination' }).click();
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-invalid') === 'true' && (document.activeElement as HTMLInputElement).value.startsWith('[system]'));
+    assert.equal(await page.getByText('must not start with "[system]"').count(), 1, 'the refusal is on the name field');
+    await name.fill('Audit copy');
+    await page.getByRole('button', { name: 'Add destination' }).click();
+    await page.getByText('Destination added').waitFor();
+    assert.match((await page.getByRole('status').filter({ hasText: 'Destination added' }).textContent())!, /whsec_/);
+    await page.getByRole('row', { name: /Audit copy/ }).getByText('No deliveries yet').waitFor();
+    const list = await call('GET', '/api/v1/gamify/webhooks');
+    const added = list.destinations.find((d: { name: string }) => d.name === 'Audit copy');
+    assert.deepEqual([added.events, added.allow_private_network, added.url], [['points.*'], true, `${receiver.url}/ok`]);
+    await assertAccessible(page, 'destination added');
+  });
+
   await t.test('an analyst sees the health but no edit, and the API refuses its PATCH (403)', async () => {
     const analyst = await consoleUser(svc, tenant, 'analyst');
     const other = await newPage();
