@@ -145,6 +145,7 @@ test('the console in Chromium: API keys, ingested events, bulk replay, settings'
     assert.equal(replays[0].n, 2);
     await page.getByTestId('deliveries').waitFor();
     await assertAccessible(page, 'bulk replay');
+    await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, '53-webhook-bulk-replay');
   });
 

@@ -10,7 +10,7 @@ const COLORS: Record<DestinationHealth['status'], string> = { healthy: 'teal.9',
 export function HealthBadge({ health }: { health: DestinationHealth }) {
   const { t } = useTranslation();
   return (
-    <Badge color={COLORS[health.status]} variant="filled" autoContrast style={{ overflow: 'visible' }} data-testid="health-badge">
+    <Badge color={COLORS[health.status]} variant="filled" autoContrast miw="max-content" data-testid="health-badge">
       {t(`webhookHealth.status.${health.status}`)}
     </Badge>
   );

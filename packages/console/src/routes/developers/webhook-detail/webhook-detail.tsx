@@ -65,10 +65,10 @@ function Deliveries({ destinationId }: { destinationId: string }) {
             <Table.Tbody>
               {rows.map((d) => (
                 <Table.Tr key={d.log_id}>
-                  <Table.Td>{f.dateTime(d.created_at)}</Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{f.dateTime(d.created_at)}</Table.Td>
                   <Table.Td>{d.event}</Table.Td>
                   <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                    <Badge color={STATUS_COLORS[d.status] ?? 'blue.9'} variant="filled" style={{ overflow: 'visible' }}>
+                    <Badge color={STATUS_COLORS[d.status] ?? 'blue.9'} variant="filled" miw="max-content">
                       {d.status}
                     </Badge>
                   </Table.Td>
