@@ -73,6 +73,17 @@ test('publishing directly closes the pending review; names, backtests and who ma
     assert.match(giveBack.body.detail, /the earn rule “Double points” was already closed: the item was published directly/);
   });
 
+  await t.test('publishing an engagement by its own route closes its pending review too', async () => {
+    const engagementId = await svc.createEngagement(tenant);
+    const submitted = await svc.request('POST', '/api/v1/admin/reviews', { ...asPerson(marketer), body: { kind: 'engagement', id: engagementId } });
+    assert.equal(submitted.status, 201, submitted.text);
+    const published = await svc.request('POST', `/api/v1/admin/engagements/${engagementId}/publish`, asPerson(owner));
+    assert.equal(published.status, 200, published.text);
+    const closed = await svc.request('GET', `/api/v1/admin/reviews/${submitted.body.id}`, asPerson(owner));
+    assert.equal(closed.body.status, 'published');
+    assert.equal(closed.body.decided_by.id, owner.userId);
+  });
+
   await t.test('the audit log names a backtest, its person and the resource; it filters by person and date', async () => {
     const log = await svc.request('GET', `/api/v1/admin/audit-log?resource_type=rules&actor_id=${marketer.userId}`, asPerson(owner));
     assert.equal(log.status, 200, log.text);
