@@ -41,7 +41,8 @@ export async function updateSettings(db: Database, tenantId: string, body: Setti
   }
   if (typeof body.point_value === 'number' && Math.abs(Math.round(body.point_value / POINT_VALUE_STEP) * POINT_VALUE_STEP - body.point_value) > POINT_VALUE_STEP / 1000) {
     throw invalid('point_value has more than 6 decimal places', undefined, {
-      errors: [{ ...fieldError('/point_value', 'multiple_of', `must be a multiple of ${POINT_VALUE_STEP}`), limit: POINT_VALUE_STEP }],
+      // No `limit`: a bound of 0.000001 reads "0" in a console's default number format, so the words say it.
+      errors: [fieldError('/point_value', 'multiple_of', 'must have at most 6 decimal places')],
     });
   }
   const row = await db.tenant(tenantId, (tx) => store.upsertSettings(tx, tenantId, { ...body, reminder_days: reminderDays }, clock.now()));

@@ -29,7 +29,7 @@ export const calendarStringsDe: Translation<typeof calendarStrings> = {
     beforePeriod: 'läuft schon vor diesem Zeitraum',
     afterPeriod: 'läuft über diesen Zeitraum hinaus',
     overlap: 'Überschneidung',
-    overlapsWith: 'Überschneidet sich mit {{items}} auf {{event}}',
+    overlapsWith: 'Überschneidet sich mit {{items}}',
     overlapStretch: '{{name}} ({{from}} bis {{to}})',
     overlapCount_one: '{{count}} Überschneidung von Einträgen, die die Punkte desselben Ereignisses verändern, in diesem Zeitraum',
     overlapCount_other: '{{count}} Überschneidungen von Einträgen, die die Punkte desselben Ereignisses verändern, in diesem Zeitraum',

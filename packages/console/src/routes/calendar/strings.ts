@@ -26,7 +26,7 @@ export const calendarStrings = {
     beforePeriod: 'continues from before this period',
     afterPeriod: 'continues after this period',
     overlap: 'Overlap',
-    overlapsWith: 'Overlaps with {{items}} on {{event}}',
+    overlapsWith: 'Overlaps with {{items}}',
     overlapStretch: '{{name}} ({{from}} → {{to}})',
     overlapCount_one: '{{count}} overlap of items changing the same event’s points in this period',
     overlapCount_other: '{{count}} overlaps of items changing the same event’s points in this period',

@@ -62,10 +62,13 @@ export function Overview() {
     <Stack>
       <PageHeader title={t('overview.title')}>
         <SegmentedControl
+          size="xs"
           aria-label={t('overview.range')}
+          title={t('overviewRange.daysLabel', { count: Number(days) })}
           value={days}
           onChange={(value) => setDays(value as (typeof RANGES)[number])}
-          data={RANGES.map((value) => ({ value, label: t('overview.lastDays', { count: Number(value) }) }))}
+          // Short labels ("30 days"), so the four fit a phone's width; the control's name says they are the last days.
+          data={RANGES.map((value) => ({ value, label: t('overviewRange.days', { count: Number(value) }) }))}
         />
       </PageHeader>
       <ErrorAlert error={overview.error} />
@@ -154,22 +157,25 @@ function Figures({
           }
         >
           {(drawn) => (
+            // Months down the side: twelve labels read whole there, where across they would be thinned out.
             <BarChart
-              h={220}
+              h={300}
               data={forecast.months}
               dataKey="month"
+              orientation="vertical"
               series={drawn}
               valueFormatter={inMoney ? (value) => money(value) : (value) => count(value)}
-              yAxisProps={inMoney ? { width: 80 } : COUNT_AXIS}
+              xAxisProps={inMoney ? {} : COUNT_AXIS}
+              yAxisProps={{ width: 64, interval: 0 }}
               barChartProps={NOT_FOCUSABLE}
             />
           )}
         </ChartCard>
         <ChartCard title={t('overview.pointsChart')} rows={data.days} rowKey="date" keyLabel={t('overview.date')} series={points} format={count}>
-          {(drawn) => <AreaChart h={220} data={data.days} dataKey="date" series={drawn} curveType="linear" withLegend yAxisProps={COUNT_AXIS} valueFormatter={count} areaChartProps={NOT_FOCUSABLE} />}
+          {(drawn) => <AreaChart h={220} data={data.days} dataKey="date" series={drawn} curveType="linear" withDots={false} withLegend yAxisProps={COUNT_AXIS} valueFormatter={count} areaChartProps={NOT_FOCUSABLE} />}
         </ChartCard>
         <ChartCard title={t('overview.activeChart')} rows={data.days} rowKey="date" keyLabel={t('overview.date')} series={active} format={count}>
-          {(drawn) => <LineChart h={220} data={data.days} dataKey="date" series={drawn} curveType="linear" yAxisProps={COUNT_AXIS} valueFormatter={count} lineChartProps={NOT_FOCUSABLE} />}
+          {(drawn) => <LineChart h={220} data={data.days} dataKey="date" series={drawn} curveType="linear" withDots={false} yAxisProps={COUNT_AXIS} valueFormatter={count} lineChartProps={NOT_FOCUSABLE} />}
         </ChartCard>
         <ChartCard title={t('overview.eventsChart')} rows={data.days} rowKey="date" keyLabel={t('overview.date')} series={events} format={count}>
           {(drawn) => <BarChart h={220} data={data.days} dataKey="date" series={drawn} withLegend yAxisProps={COUNT_AXIS} valueFormatter={count} barChartProps={NOT_FOCUSABLE} />}

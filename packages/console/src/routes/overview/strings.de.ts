@@ -29,4 +29,5 @@ export const overviewStringsDe: Translation<typeof overviewStrings> = {
     notDrawn: 'Nicht gezeichnet, in diesem Zeitraum ohne Werte: {{series}}',
     nothingToDraw: 'In diesem Zeitraum ist nichts passiert.',
   },
+  overviewRange: { days: '{{count}} Tage', daysLabel: 'Die letzten {{count}} Tage' },
 };

@@ -26,4 +26,5 @@ export const overviewStrings = {
     notDrawn: 'Not drawn, nothing in this period: {{series}}',
     nothingToDraw: 'Nothing happened in this period.',
   },
+  overviewRange: { days: '{{count}} days', daysLabel: 'The last {{count}} days' },
 };

@@ -119,7 +119,6 @@ export function PointsSettings() {
                     label={t('pointValue.label', { currency })}
                     {...form.field('point_value', { number: true })}
                     step="any"
-                    inputWrapperOrder={['label', 'input', 'description', 'error']}
                     maw={320}
                   />
                   <Text size="xs" c="dimmed" mt={4}>

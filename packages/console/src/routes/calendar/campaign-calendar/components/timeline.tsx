@@ -6,8 +6,9 @@ import type { CalendarItem } from '../../../../hooks/api/calendar';
 import { useFormat } from '../../../../lib/format';
 import { daysBetween, daysOf } from '../../common/period';
 
-const LABEL_WIDTH = 260;
-const DAY_WIDTH = 30;
+const LABEL_WIDTH = 240;
+/** The narrowest a day's column gets; wider when the screen has room, so a month fits a desktop screen. */
+const DAY_WIDTH = 22;
 const KIND_COLOR: Record<CalendarItem['kind'], string> = { rule: 'blue', multiplier: 'grape', engagement: 'teal', challenge: 'orange', contest: 'indigo' };
 
 /** The item's own screen in the console. */
@@ -55,7 +56,7 @@ function spanOf(period: { from: string; to: string }, dayOf: (iso: string) => st
   return { start, end, before: startDay === null || startDay < period.from, after: endDay === null || endDay > period.to };
 }
 
-const gridOf = (days: number): CSSProperties => ({ display: 'grid', gridTemplateColumns: `${LABEL_WIDTH}px repeat(${days}, ${DAY_WIDTH}px)`, alignItems: 'center' });
+const gridOf = (days: number): CSSProperties => ({ display: 'grid', gridTemplateColumns: `${LABEL_WIDTH}px repeat(${days}, minmax(${DAY_WIDTH}px, 1fr))`, alignItems: 'center' });
 
 /** One row per item, stacked under a header of the period's days; bars and overlap marks are pictures of what the row's text says. */
 export function Timeline({ period, items, all, today }: { period: { from: string; to: string }; items: CalendarItem[]; all: CalendarItem[]; today: string }) {
@@ -64,6 +65,8 @@ export function Timeline({ period, items, all, today }: { period: { from: string
   const name = useItemName();
   const days = daysOf(period);
   const byKey = new Map(all.map((item) => [`${item.kind}:${item.id}`, item]));
+  // Overlaps with items the filters hide are not marked: the marks and the count speak of what is shown.
+  const shown = new Set(items.map((item) => `${item.kind}:${item.id}`));
   const when = (iso: string | null, open: string) => (iso ? f.dateTime(iso) : open);
   return (
     <Box style={{ overflowX: 'auto' }} tabIndex={0} aria-label={t('calendar.items')} role="region">
@@ -87,7 +90,7 @@ export function Timeline({ period, items, all, today }: { period: { from: string
           {items.map((item) => {
             const span = spanOf(period, f.date, item.starts_at, item.ends_at);
             const color = KIND_COLOR[item.kind];
-            const overlaps = item.overlaps.map((o) => ({ ...o, other: byKey.get(`${o.kind}:${o.id}`) }));
+            const overlaps = item.overlaps.filter((o) => shown.has(`${o.kind}:${o.id}`)).map((o) => ({ ...o, other: byKey.get(`${o.kind}:${o.id}`) }));
             return (
               <Box component="li" key={`${item.kind}:${item.id}`} style={{ ...gridOf(days.length), borderTop: '1px solid var(--mantine-color-gray-2)' }} py={6} data-testid="calendar-item">
                 <Box pr="sm" style={{ gridColumn: '1 / 2', gridRow: 1, minWidth: 0 }}>
@@ -95,7 +98,7 @@ export function Timeline({ period, items, all, today }: { period: { from: string
                     <Badge size="xs" color={color} variant="light" style={{ flexShrink: 0 }}>
                       {t(`calendar.kind.${item.kind}`)}
                     </Badge>
-                    <Anchor component={Link} to={itemPath(item)} size="sm" fw={600} truncate="end">
+                    <Anchor component={Link} to={itemPath(item)} size="sm" fw={600} style={{ overflowWrap: "anywhere" }}>
                       {name(item)}
                     </Anchor>
                   </Group>
@@ -109,7 +112,6 @@ export function Timeline({ period, items, all, today }: { period: { from: string
                   {overlaps.length > 0 && (
                     <Text size="xs" c="red.9" fw={600} data-testid="overlap-marker">
                       ⚠ {t('calendar.overlapsWith', {
-                        event: item.event_name,
                         items: overlaps.map((o) => t('calendar.overlapStretch', { name: o.other ? name(o.other) : o.id, from: when(o.starts_at, t('calendar.openStart')), to: when(o.ends_at, t('calendar.openEnd')) })).join('; '),
                       })}
                     </Text>
