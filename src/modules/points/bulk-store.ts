@@ -28,14 +28,14 @@ const BULK_COLUMNS = 'id, status, reason, memo, type, total, done, failed, error
 export async function insertBulkJob(
   tx: Tx,
   tenantId: string,
-  job: { id: string; reason: string; memo: string | null; type: string; now: Date },
+  job: { id: string; reason: string; memo: string | null; type: string; now: Date; actor?: { type: string; id: string } | null },
   participantIds: string[],
   amounts: number[],
 ): Promise<BulkJobRow> {
   const { rows } = await tx.query<BulkJobRow>(
     `WITH job AS (
-       INSERT INTO points_bulk_grants (tenant_id, id, status, reason, memo, type, total, created_at)
-       VALUES ($1, $2, 'queued', $3, $4, $5, cardinality($6::text[]), $8)
+       INSERT INTO points_bulk_grants (tenant_id, id, status, reason, memo, type, total, created_at, actor_type, actor_id)
+       VALUES ($1, $2, 'queued', $3, $4, $5, cardinality($6::text[]), $8, $9, $10)
        RETURNING ${BULK_COLUMNS}
      ),
      items AS (
@@ -43,7 +43,7 @@ export async function insertBulkJob(
        SELECT $1, $2, p, a FROM unnest($6::text[], $7::bigint[]) AS u (p, a)
      )
      SELECT *, total AS pending, '[]'::json AS failures FROM job`,
-    [tenantId, job.id, job.reason, job.memo, job.type, participantIds, amounts, job.now],
+    [tenantId, job.id, job.reason, job.memo, job.type, participantIds, amounts, job.now, job.actor?.type ?? null, job.actor?.id ?? null],
   );
   return rows[0];
 }

@@ -53,7 +53,8 @@ export function presentBulkJob(row: store.BulkJobRow) {
   };
 }
 
-export async function startBulkGrant(db: Database, tenantId: string, body: BulkGrantBody) {
+/** `actor`: who asks (kept with the job, so the ledger names who granted its entries). */
+export async function startBulkGrant(db: Database, tenantId: string, body: BulkGrantBody, actor: store.LedgerActor | null = null) {
   const seen = new Set<string>();
   for (const grant of body.grants) {
     if (seen.has(grant.participant_id)) throw invalid(`grants lists participant ${JSON.stringify(grant.participant_id)} twice; one grant per participant per job`);
@@ -70,7 +71,7 @@ export async function startBulkGrant(db: Database, tenantId: string, body: BulkG
     const job = await store.insertBulkJob(
       tx,
       tenantId,
-      { id, reason: body.reason, memo: body.memo ?? null, type: body.type ?? 'bonus', now: clock.now(tenantId) },
+      { id, reason: body.reason, memo: body.memo ?? null, type: body.type ?? 'bonus', now: clock.now(tenantId), actor },
       body.grants.map((g) => g.participant_id),
       body.grants.map((g) => g.amount),
     );

@@ -2,8 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pointsRequest, startTestService } from '../../../test/helper.js';
 import { asPerson, invitePerson, signInConsole } from '../../../test/console-people.js';
+import { runBulkGrant } from './service.js';
 
-test('points: the history names who caused each entry: the API key or person of a direct grant or deduct, none for a replay or a refusal', async (t) => {
+test('points: the history names who caused each entry: the API key or person of a direct grant or deduct or of a bulk grant, none for a replay or a refusal', async (t) => {
   const svc = await startTestService(t);
   const tenant = await svc.createTenant();
   const owner = await signInConsole(svc, tenant.adminEmail, tenant.adminPassword);
@@ -35,4 +36,14 @@ test('points: the history names who caused each entry: the API key or person of 
   assert.equal(granted.actor.name, key.name);
   const [{ n }] = await svc.sql('SELECT count(*)::int AS n FROM points_ledger_actors WHERE tenant_id = $1', [tenant.tenantId]);
   assert.equal(n, 2, 'the replay and the refused deduct record no actor');
+
+  // A bulk grant keeps who asked for it; its entries name them.
+  const bulk = await svc.request('POST', '/api/v1/admin/points/bulk-grant', {
+    ...asPerson(support),
+    body: { reason: 'spring bonus', idempotency_key: 'b-1', grants: [{ participant_id: 'bea', amount: 7 }] },
+  });
+  assert.equal(bulk.status, 202, bulk.text);
+  await runBulkGrant(svc.service.db, tenant.tenantId, bulk.body.job_id);
+  const bea = await svc.request('GET', '/api/v1/points/history?participant_id=bea', asPerson(support, false));
+  assert.deepEqual(bea.body.entries.map((e: { amount: number; actor: unknown }) => [e.amount, e.actor]), [[7, { type: 'user', id: support.userId, name: 'support' }]]);
 });

@@ -237,7 +237,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 202: BulkGrantJob },
       },
     },
-    async (request, reply) => answerKept(reply, 202, await service.startBulkGrant(db, request.auth!.tenantId, request.body as service.BulkGrantBody)),
+    async (request, reply) => answerKept(reply, 202, await service.startBulkGrant(db, request.auth!.tenantId, request.body as service.BulkGrantBody, service.ledgerActorOf(request.auth!))),
   );
 
   app.get(

@@ -247,8 +247,8 @@ export const LedgerEntry = Type.Object(
       ],
       {
         description:
-          'Who caused the entry: the person or API key that asked for a direct grant or deduct or for the import the row came from, or the earn rule that awarded it; ' +
-          'null for other sources (an activity, a challenge, expiry, a bulk grant, entries written before who-asked was kept).',
+          'Who caused the entry: the person or API key that asked for a direct grant or deduct, a bulk grant or the import the row came from, or the earn rule that awarded it; ' +
+          'null for other sources (an activity, a challenge, expiry, entries written before who-asked was kept).',
       },
     ),
   },
