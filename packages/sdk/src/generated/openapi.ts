@@ -3800,7 +3800,7 @@ export interface components {
             lifetime_after: number;
             /** Format: date-time */
             created_at: string;
-            /** @description Who caused the entry: the person or API key that asked for a direct grant or deduct or for the import the row came from, or the earn rule that awarded it; null for other sources (an activity, a challenge, expiry, a bulk grant, entries written before who-asked was kept). */
+            /** @description Who caused the entry: the person or API key that asked for a direct grant or deduct, a bulk grant or the import the row came from, or the earn rule that awarded it; null for other sources (an activity, a challenge, expiry, entries written before who-asked was kept). */
             actor: {
                 type: "user" | "api_key" | "rule";
                 /** @description The console user's, API key's or earn rule's id. */
