@@ -202,7 +202,7 @@ test('the console in Chromium: draft → review → published', { timeout: 300_0
     // A fraud reviewer edits no programs: publishing means nothing for them.
     assert.equal(await users.getByRole('switch', { name: `May publish: ${reviewerUser.email}` }).count(), 0);
     await assertAccessible(owner, 'settings (people)');
-    await users.scrollIntoViewIfNeeded();
+    await owner.evaluate(() => window.scrollTo(0, 0));
     await screenshot(owner, '70-users-can-publish');
     await users.getByRole('button', { name: `Edit ${colleague.email}` }).click();
     const dialog = owner.getByRole('dialog');
