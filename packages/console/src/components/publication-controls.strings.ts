@@ -26,7 +26,7 @@ export const publicationStrings = {
     },
     readOnly: 'Only a publisher can change what is live.',
     closesReview: 'The review request {{who}} submitted is closed with it, as published directly.',
-    backtest: 'Backtest {{from}} to {{to}}: {{matched}} of {{scanned}} events matched, {{participants}} participants, {{points}} points.',
+    backtest: '{{from}} to {{to}}: {{matched}} of {{scanned}} events matched, {{participants}} participants, {{points}} points.',
     backtestCapped_one: '{{count}} event was capped.',
     backtestCapped_other: '{{count}} events were capped.',
     backtestTruncated: 'The range held more events than one backtest scans: the figures cover the earliest ones.',
