@@ -29,7 +29,7 @@ export const publicationStringsDe: Translation<typeof publicationStrings> = {
     },
     readOnly: 'Nur freigebende Personen können ändern, was live ist.',
     closesReview: 'Die von {{who}} eingereichte Prüfungsanfrage wird damit als direkt veröffentlicht geschlossen.',
-    backtest: 'Backtest vom {{from}} bis {{to}}: {{matched}} von {{scanned}} Ereignissen passten, {{participants}} Teilnehmer, {{points}} Punkte.',
+    backtest: '{{from}} bis {{to}}: {{matched}} von {{scanned}} Ereignissen passten, {{participants}} Teilnehmer, {{points}} Punkte.',
     backtestCapped_one: '{{count}} Ereignis wurde begrenzt.',
     backtestCapped_other: '{{count}} Ereignisse wurden begrenzt.',
     backtestTruncated: 'Der Zeitraum enthielt mehr Ereignisse, als ein Backtest durchsucht: Die Zahlen betreffen die frühesten.',
