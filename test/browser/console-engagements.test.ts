@@ -13,12 +13,12 @@ async function shot(page: Page, name: string): Promise<void> {
 /**
  * The Engagements section of the console in a real browser: a marketer builds
  * a spin wheel (odds shown as percentages, the probability check), publishes
- * it and spins it in the live preview (the runtime page in an iframe), builds a
+ * it and spins it in the preview (the runtime page in an iframe), builds a
  * quiz with a pass mark, adds a reward and imports its codes from a CSV file
  * (one bad row reported with the server's words) and sees the low-stock
  * warning; a support user is refused engagement writes by the API.
  */
-test('the console engagements section in Chromium: wheel, probability check, publish, live preview spin, quiz, rewards with a CSV import, role limits', { timeout: 300_000 }, async (t) => {
+test('the console engagements section in Chromium: wheel, probability check, publish, preview spin, quiz, rewards with a CSV import, role limits', { timeout: 300_000 }, async (t) => {
   const svc: TestService = await startTestService(t);
   const tenant: TestTenant = await svc.createTenant();
   const marketer = await consoleUser(svc, tenant, 'marketer', { canPublish: true });
@@ -70,7 +70,7 @@ test('the console engagements section in Chromium: wheel, probability check, pub
     assert.deepEqual(saved.screens[1].gate, { conditions: ['activity_completed:wheel'] });
   });
 
-  await t.test('publish through a confirmation; the live preview runs the runtime and the wheel spins', async () => {
+  await t.test('publish through a confirmation; the preview runs the runtime and the wheel spins', async () => {
     assert.equal(await page.getByTestId('engagement-status').textContent(), 'Draft');
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Publish the engagement' });
@@ -79,6 +79,8 @@ test('the console engagements section in Chromium: wheel, probability check, pub
     await dialog.getByRole('button', { name: 'Publish', exact: true }).click();
     await page.locator('[data-testid="engagement-status"]', { hasText: 'Published' }).waitFor();
 
+    // The preview plays the saved version with a test participant (test/browser/console-preview.test.ts shows it leaves no trace).
+    await page.getByRole('button', { name: 'Start the preview' }).click();
     const preview = page.frameLocator('[data-testid="live-preview"]');
     await preview.locator('.lr-tab[data-screen-id="vip"][data-locked="true"]').waitFor({ timeout: 30_000 });
     await preview.locator('[data-action="spin"]:not([disabled])').click();

@@ -131,5 +131,65 @@ test('the console preview in Chromium: a draft wheel previewed with a test parti
     );
   });
 
+  await t.test('the reward metadata editor: typed values from the service\'s limits, a bad value refused on its field', async () => {
+    await open(page, 'Rewards catalogue', 'Rewards catalogue');
+    await page.getByRole('link', { name: 'Coffee coupon' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Reward: Coffee coupon' }).waitFor();
+    const editor = page.getByTestId('metadata-editor');
+    const discount = editor.getByRole('spinbutton', { name: /^discount_percent/ });
+    assert.equal(await discount.inputValue(), '10');
+    // The limit is shown before it is broken, and a value past it is refused on the field, not clamped.
+    await editor.getByText('More than 0').waitFor();
+    await discount.fill('150');
+    await page.getByRole('button', { name: 'Save the reward' }).click();
+    await editor.getByText('Must be at most 100.').waitFor();
+    assert.equal(await discount.getAttribute('aria-invalid'), 'true');
+    assert.equal(await discount.inputValue(), '150');
+    await assertAccessible(page, 'reward metadata refused');
+    await shot(page, '38-reward-metadata-refused');
+
+    // An optional detail from the type's list; the service gets typed values.
+    await discount.fill('15');
+    await editor.getByRole('combobox', { name: 'Add a detail' }).click();
+    await page.getByRole('option', { name: 'min_order_value' }).click();
+    await editor.getByRole('spinbutton', { name: /^min_order_value/ }).fill('25');
+    await page.getByRole('button', { name: 'Save the reward' }).click();
+    await page.getByText('Saved.').waitFor();
+    const stored = await call('GET', '/api/v1/admin/rewards/coffee');
+    assert.deepEqual(stored.metadata, { discount_percent: 15, min_order_value: 25 });
+  });
+
+  await t.test('a points multiplier with event attributes, entered as keys and typed values, and a claim end in the tenant\'s zone', async () => {
+    await open(page, 'Rewards catalogue', 'Rewards catalogue');
+    await page.getByLabel(/^Name/).fill('Double points weekend');
+    await page.getByRole('combobox', { name: 'Type' }).click();
+    await page.getByRole('option', { name: 'Points multiplier' }).click();
+    const editor = page.getByTestId('metadata-editor');
+    await editor.getByRole('spinbutton', { name: /^multiplier/ }).fill('2');
+    await editor.getByRole('combobox', { name: 'Add a detail' }).click();
+    await page.getByRole('option', { name: 'attributes' }).click();
+    await editor.getByRole('button', { name: 'Add an entry to attributes' }).click();
+    await editor.getByRole('textbox', { name: 'Key 1 of attributes' }).fill('channel');
+    await editor.getByRole('textbox', { name: 'Value 1 of attributes' }).fill('web');
+    await editor.getByRole('button', { name: 'Add an entry to attributes' }).click();
+    await editor.getByRole('textbox', { name: 'Key 2 of attributes' }).fill('min_items');
+    await editor.getByRole('combobox', { name: 'Type of value 2 of attributes' }).click();
+    await page.getByRole('option', { name: 'Number' }).click();
+    await editor.getByRole('spinbutton', { name: 'Value 2 of attributes' }).fill('3');
+    await page.getByLabel('Claimable until').fill('2030-06-30T18:00');
+    await page.getByTestId('zone-note').first().waitFor();
+    await assertAccessible(page, 'reward create form with the metadata editor');
+    await shot(page, '37-reward-metadata-editor');
+    await page.getByRole('button', { name: 'Add the reward' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Reward: Double points weekend' }).waitFor();
+    const list = await call('GET', '/api/v1/admin/rewards');
+    const created = list.rewards.find((r: { name: string }) => r.name === 'Double points weekend');
+    assert.deepEqual(created.metadata, { multiplier: 2, duration_hours: 24, event_type: 'order_placed', attributes: { channel: 'web', min_items: 3 } });
+    const tenantInfo = await call('GET', '/api/v1/tenant');
+    // 18:00 in the tenant's zone (UTC for a new tenant), not in the browser's.
+    assert.equal(tenantInfo.timezone, 'UTC');
+    assert.equal(created.available_until, '2030-06-30T18:00:00.000Z');
+  });
+
   assertClean();
 });

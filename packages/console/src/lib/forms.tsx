@@ -122,6 +122,8 @@ export interface FieldOptions {
   number?: boolean;
   /** The body field this form field is sent as, when the names differ (`/effects/0/points` for `points`). */
   pointer?: string;
+  /** The field's limits when the operation's schema does not hold them (a reward type's metadata fields, read from the service). */
+  rule?: FieldRule;
 }
 
 export interface ApiForm<T extends FieldValues> extends UseFormReturn<T> {
@@ -160,7 +162,7 @@ export function useApiForm<T extends FieldValues>(operation: string, props: UseF
   );
 
   const field = (name: Path<T>, options: FieldOptions = {}) => {
-    const rule = fieldRule(operation, options.pointer ? nameOfPointer(options.pointer) : name);
+    const rule = options.rule ?? fieldRule(operation, options.pointer ? nameOfPointer(options.pointer) : name);
     fields.current.set(options.pointer ?? `/${name.split('.').join('/')}`, name);
     const required = options.required ?? rule?.required ?? false;
     return {

@@ -13,14 +13,3 @@ export const METADATA_EXAMPLES: Record<RewardType, Record<string, unknown>> = {
   digital: { kind: 'access_code' },
   points_multiplier: { multiplier: 2, duration_hours: 24, event_type: 'order_placed' },
 };
-
-/** The details as typed: an object, or the text itself so the server names what is wrong with it. */
-export function parseMetadata(text: string): Record<string, unknown> | undefined {
-  if (text.trim() === '') return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}

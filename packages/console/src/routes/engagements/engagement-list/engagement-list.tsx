@@ -8,9 +8,11 @@ import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
 import { RoleGuard } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
+import { useFormat, ZoneNote } from '../../../lib/format';
 
 export function EngagementList() {
   const { t } = useTranslation();
+  const f = useFormat();
   const pages = useCursorPages();
   const [status, setStatus] = useState<EngagementStatus | undefined>(undefined);
   const engagements = useEngagements({ status, cursor: pages.cursor });
@@ -42,6 +44,7 @@ export function EngagementList() {
       <ErrorAlert error={engagements.error} />
       {engagements.isPending && <Loading />}
       {engagements.data && rows.length === 0 && <Text>{t('engagements.none')}</Text>}
+      {rows.length > 0 && <ZoneNote />}
       {rows.length > 0 && (
         <ScrollTable minWidth={640}>
           <Table striped data-testid="engagements">
@@ -76,7 +79,7 @@ export function EngagementList() {
                       )}
                     </Group>
                   </Table.Td>
-                  <Table.Td>{new Date(engagement.updated_at).toLocaleString()}</Table.Td>
+                  <Table.Td>{f.dateTime(engagement.updated_at)}</Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Alert, Anchor, Badge, Button, Card, Group, NumberInput, SimpleGrid, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { useReward, useUpdateReward, type Reward } from '../../../hooks/api/rewards';
@@ -8,7 +8,10 @@ import { PageHeader } from '../../../components/page-header';
 import { useCan } from '../../../components/permission';
 import { Loading } from '../../../components/loading';
 import { isLowStock, LOW_STOCK_UNITS, remaining } from '../common/stock';
-import { parseMetadata } from '../common/reward-form';
+import { FormErrors, useApiForm } from '../../../lib/forms';
+import { useFormat } from '../../../lib/format';
+import { rewardValuesOf, RewardCommonFields, updateBody, type RewardValues } from '../common/reward-fields';
+import { MetadataEditor } from '../common/metadata-editor';
 import { CodeImport } from './components/code-import';
 
 export function RewardEdit() {
@@ -40,6 +43,7 @@ export function RewardEdit() {
 /** What is left to hand out, and a warning when little is. */
 function Stock({ reward }: { reward: Reward }) {
   const { t } = useTranslation();
+  const f = useFormat();
   const left = remaining(reward);
   return (
     <Stack gap="xs">
@@ -52,22 +56,22 @@ function Stock({ reward }: { reward: Reward }) {
         <Table.Tbody>
           <Table.Tr>
             <Table.Th>{t('rewards.inventory')}</Table.Th>
-            <Table.Td>{reward.inventory === null ? t('rewards.unlimited') : reward.inventory.toLocaleString()}</Table.Td>
+            <Table.Td>{reward.inventory === null ? t('rewards.unlimited') : f.number(reward.inventory)}</Table.Td>
           </Table.Tr>
           <Table.Tr>
             <Table.Th>{t('rewards.claimed')}</Table.Th>
-            <Table.Td>{reward.claimed_count.toLocaleString()}</Table.Td>
+            <Table.Td>{f.number(reward.claimed_count)}</Table.Td>
           </Table.Tr>
           {reward.codes_available !== null && (
             <Table.Tr>
               <Table.Th>{t('rewards.codesAvailable')}</Table.Th>
-              <Table.Td data-testid="codes-available">{reward.codes_available.toLocaleString()}</Table.Td>
+              <Table.Td data-testid="codes-available">{f.number(reward.codes_available)}</Table.Td>
             </Table.Tr>
           )}
           <Table.Tr>
             <Table.Th>{t('rewards.remaining')}</Table.Th>
             <Table.Td>
-              {left === null ? t('rewards.unlimited') : left.toLocaleString()}{' '}
+              {left === null ? t('rewards.unlimited') : f.number(left)}{' '}
               <Badge color={reward.active ? 'teal.9' : 'gray.7'} variant="filled" ml="xs">
                 {reward.active ? t('rewards.active') : t('rewards.inactive')}
               </Badge>
@@ -81,52 +85,37 @@ function Stock({ reward }: { reward: Reward }) {
 
 function RewardForm({ reward, disabled }: { reward: Reward; disabled: boolean }) {
   const { t } = useTranslation();
+  const f = useFormat();
   const update = useUpdateReward(reward.id);
-  const [name, setName] = useState(reward.name);
-  const [description, setDescription] = useState(reward.description ?? '');
-  const [inventory, setInventory] = useState<number | string>(reward.inventory ?? '');
-  const [active, setActive] = useState(reward.active);
-  const [metadata, setMetadata] = useState(JSON.stringify(reward.metadata, null, 2));
-  useEffect(() => {
-    setName(reward.name);
-    setDescription(reward.description ?? '');
-    setInventory(reward.inventory ?? '');
-    setActive(reward.active);
-    setMetadata(JSON.stringify(reward.metadata, null, 2));
-  }, [reward]);
+  const form = useApiForm<RewardValues>('updateReward', { defaultValues: rewardValuesOf(reward, f) });
+  const [saved, setSaved] = useState(false);
+  useEffect(() => form.reset(rewardValuesOf(reward, f)), [reward, f, form]);
   return (
     <Card withBorder>
       <Title order={2} size="h4" mb="sm">
         {t('rewards.details')}
       </Title>
       <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          update.mutate({
-            name,
-            description: description.trim() || undefined,
-            inventory: inventory === '' ? null : Number(inventory),
-            active,
-            metadata: parseMetadata(metadata) ?? (metadata as unknown as Record<string, unknown>),
-          });
-        }}
+        noValidate
+        onSubmit={form.submit(async (values) => {
+          setSaved(false);
+          await update.mutateAsync(updateBody(values, f));
+          setSaved(true);
+        })}
       >
         <Stack gap="sm">
           <Text size="sm">
             {t('rewards.typeAndSource', { type: t(`rewards.types.${reward.type}`), source: t(`rewards.sources.${reward.code_source}`) })}
           </Text>
-          <TextInput label={t('rewards.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} required disabled={disabled} />
-          <Textarea label={t('rewards.description')} autosize minRows={1} value={description} onChange={(e) => setDescription(e.currentTarget.value)} disabled={disabled} />
-          <NumberInput label={t('rewards.inventory')} description={t('rewards.inventoryHelp')} min={0} allowDecimal={false} value={inventory} onChange={setInventory} disabled={disabled} />
-          <Switch label={t('rewards.activeLabel')} checked={active} onChange={(e) => setActive(e.currentTarget.checked)} disabled={disabled} />
-          <Textarea label={t('rewards.metadata')} description={t('rewards.metadataHelp')} autosize minRows={3} styles={{ input: { fontFamily: 'monospace' } }} value={metadata} onChange={(e) => setMetadata(e.currentTarget.value)} disabled={disabled} />
-          <ErrorAlert error={update.error} />
+          <RewardCommonFields form={form} disabled={disabled} editing />
+          <MetadataEditor form={form} type={reward.type} disabled={disabled} />
+          {!disabled && <FormErrors form={form} />}
           {!disabled && (
             <Group>
-              <Button type="submit" loading={update.isPending}>
+              <Button type="submit" loading={form.formState.isSubmitting}>
                 {t('rewards.save')}
               </Button>
-              {update.isSuccess && (
+              {saved && !form.formState.isDirty && (
                 <Text size="sm" role="status">
                   {t('rewards.saved')}
                 </Text>

@@ -1,18 +1,23 @@
-import { useState } from 'react';
-import { Anchor, Badge, Button, Card, Group, NumberInput, Select, SimpleGrid, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Card, Group, Select, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Controller } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { useCreateReward, useRewards } from '../../../hooks/api/rewards';
 import { ErrorAlert } from '../../../components/error-alert';
+import { FormErrors, useApiForm } from '../../../lib/forms';
+import { useFormat } from '../../../lib/format';
 import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
 import { RoleGuard } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
 import { isLowStock, remaining } from '../common/stock';
-import { CODE_SOURCES, METADATA_EXAMPLES, parseMetadata, REWARD_TYPES, type CodeSource, type RewardType } from '../common/reward-form';
+import { CODE_SOURCES, METADATA_EXAMPLES, REWARD_TYPES, type CodeSource, type RewardType } from '../common/reward-form';
+import { createBody, newRewardValues, RewardCommonFields, type RewardValues } from '../common/reward-fields';
+import { MetadataEditor } from '../common/metadata-editor';
 
 export function RewardList() {
   const { t } = useTranslation();
+  const f = useFormat();
   const pages = useCursorPages();
   const rewards = useRewards(pages.cursor);
   const rows = rewards.data?.rewards ?? [];
@@ -51,10 +56,10 @@ export function RewardList() {
                     </Table.Td>
                     <Table.Td>{t(`rewards.types.${reward.type}`)}</Table.Td>
                     <Table.Td>{t(`rewards.sources.${reward.code_source}`)}</Table.Td>
-                    <Table.Td>{reward.claimed_count.toLocaleString()}</Table.Td>
+                    <Table.Td>{f.number(reward.claimed_count)}</Table.Td>
                     <Table.Td>
                       <Group gap={6}>
-                        {left === null ? t('rewards.unlimited') : left.toLocaleString()}
+                        {left === null ? t('rewards.unlimited') : f.number(left)}
                         {isLowStock(reward) && (
                           <Badge color="red.9" variant="filled" data-testid="low-stock">
                             {t('rewards.lowStock')}
@@ -79,67 +84,65 @@ export function RewardList() {
 
 function CreateReward() {
   const { t } = useTranslation();
+  const f = useFormat();
   const navigate = useNavigate();
   const create = useCreateReward();
-  const [id, setId] = useState('');
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
-  const [type, setType] = useState<RewardType>('coupon');
-  const [codeSource, setCodeSource] = useState<CodeSource>('pool');
-  const [inventory, setInventory] = useState<number | string>('');
-  const [metadata, setMetadata] = useState(JSON.stringify(METADATA_EXAMPLES.coupon, null, 2));
+  const form = useApiForm<RewardValues>('createReward', { defaultValues: newRewardValues() });
+  const type = form.watch('type');
+  const codeSource = form.watch('code_source');
   return (
     <Card withBorder>
       <Title order={2} size="h4" mb="sm">
         {t('rewards.create')}
       </Title>
       <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          create.mutate(
-            {
-              ...(id.trim() ? { id: id.trim() } : {}),
-              name,
-              description: description.trim() || undefined,
-              type,
-              code_source: codeSource,
-              inventory: inventory === '' ? null : Number(inventory),
-              // Text that is not an object is sent as it is, so the server's detail names the problem.
-              metadata: parseMetadata(metadata) ?? (metadata.trim() ? (metadata as unknown as Record<string, unknown>) : undefined),
-            },
-            { onSuccess: (reward) => navigate(`/rewards/${encodeURIComponent(reward.id)}`) },
-          );
-        }}
+        noValidate
+        onSubmit={form.submit(async (values) => {
+          const reward = await create.mutateAsync(createBody(values, f));
+          navigate(`/rewards/${encodeURIComponent(reward.id)}`);
+        })}
       >
         <Stack gap="sm">
           <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
-            <TextInput label={t('rewards.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} required />
-            <TextInput label={t('rewards.id')} description={t('rewards.idHelp')} value={id} onChange={(e) => setId(e.currentTarget.value)} />
-            <Select
-              label={t('rewards.type')}
-              data={REWARD_TYPES.map((value) => ({ value, label: t(`rewards.types.${value}`) }))}
-              value={type}
-              onChange={(value) => {
-                if (!value) return;
-                setType(value as RewardType);
-                setMetadata(JSON.stringify(METADATA_EXAMPLES[value as RewardType], null, 2));
-              }}
-              allowDeselect={false}
+            <TextInput label={t('rewards.id')} {...form.field('id')} description={t('rewards.idHelp')} />
+            <Controller
+              control={form.control}
+              name="type"
+              render={({ field }) => (
+                <Select
+                  label={t('rewards.type')}
+                  data={REWARD_TYPES.map((value) => ({ value, label: t(`rewards.types.${value}`) }))}
+                  value={field.value}
+                  onChange={(value) => {
+                    if (!value) return;
+                    field.onChange(value);
+                    // Each type has its own details: start from the new type's example.
+                    form.setValue('metadata', { ...METADATA_EXAMPLES[value as RewardType] });
+                  }}
+                  allowDeselect={false}
+                />
+              )}
             />
-            <Select
-              label={t('rewards.codeSource')}
-              data={CODE_SOURCES.map((value) => ({ value, label: t(`rewards.sources.${value}`) }))}
-              value={codeSource}
-              onChange={(value) => value && setCodeSource(value as CodeSource)}
-              allowDeselect={false}
+            <Controller
+              control={form.control}
+              name="code_source"
+              render={({ field }) => (
+                <Select
+                  label={t('rewards.codeSource')}
+                  data={CODE_SOURCES.map((value) => ({ value, label: t(`rewards.sources.${value}`) }))}
+                  value={field.value}
+                  onChange={(value) => value && field.onChange(value as CodeSource)}
+                  allowDeselect={false}
+                />
+              )}
             />
-            <NumberInput label={t('rewards.inventory')} description={t('rewards.inventoryHelp')} min={0} allowDecimal={false} value={inventory} onChange={setInventory} />
+            {codeSource === 'generated' && <TextInput label={t('rewards.codePrefix')} {...form.field('code_prefix')} />}
           </SimpleGrid>
-          <Textarea label={t('rewards.description')} autosize minRows={1} value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-          <Textarea label={t('rewards.metadata')} description={t('rewards.metadataHelp')} autosize minRows={3} styles={{ input: { fontFamily: 'monospace' } }} value={metadata} onChange={(e) => setMetadata(e.currentTarget.value)} />
-          <ErrorAlert error={create.error} />
+          <RewardCommonFields form={form} disabled={false} editing={false} />
+          <MetadataEditor key={type} form={form} type={type} disabled={false} />
+          <FormErrors form={form} />
           <Group>
-            <Button type="submit" loading={create.isPending}>
+            <Button type="submit" loading={form.formState.isSubmitting}>
               {t('rewards.createSubmit')}
             </Button>
           </Group>

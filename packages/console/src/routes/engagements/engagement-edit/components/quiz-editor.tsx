@@ -1,6 +1,6 @@
 import { Button, Card, Group, NumberInput, Radio, Stack, TextInput, Textarea, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { DEFAULT_PASS_PERCENT, freshId, type Activity, type Question } from '../../common/definition';
+import { DEFAULT_PASS_PERCENT, freshId, typed, type Activity, type Question } from '../../common/definition';
 
 const QUESTIONS_MAX = 50;
 const OPTIONS_MAX = 10;
@@ -15,13 +15,12 @@ export function QuizEditor({ activity, onChange, disabled }: { activity: Activit
       <NumberInput
         label={t('engagements.quiz.passMark')}
         description={t('engagements.quiz.passMarkHelp')}
-        min={0}
-        max={100}
+        clampBehavior="none"
         suffix="%"
         allowDecimal={false}
         w={220}
-        value={activity.pass_percent ?? DEFAULT_PASS_PERCENT}
-        onChange={(value) => onChange({ ...activity, pass_percent: Number(value) })}
+        value={activity.pass_percent === undefined ? DEFAULT_PASS_PERCENT : Number.isNaN(activity.pass_percent) ? '' : activity.pass_percent}
+        onChange={(value) => onChange({ ...activity, pass_percent: typed(value) })}
         disabled={disabled}
       />
       {questions.map((question, index) => (
