@@ -1,8 +1,9 @@
 import { useState } from 'react';
-import { Anchor, Badge, Button, Group, Progress, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Anchor, Autocomplete, Badge, Button, Group, Progress, Select, Stack, Table, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useRules } from '../../../hooks/api/programs';
+import { useEventNames } from '../../../hooks/api/event-names';
 import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
@@ -20,6 +21,7 @@ export function RuleList() {
   const [trigger, setTrigger] = useState<Trigger | undefined>(undefined);
   const [eventName, setEventName] = useState('');
   const rules = useRules({ status, trigger, event_name: eventName, cursor: pages.cursor });
+  const names = useEventNames('');
   const rows = rules.data?.rules ?? [];
   const f = useFormat();
   return (
@@ -56,7 +58,17 @@ export function RuleList() {
             setTrigger((value ?? undefined) as Trigger | undefined);
           }}
         />
-        <TextInput label={t('rules.eventName')} value={eventName} onChange={(e) => { pages.reset(); setEventName(e.currentTarget.value); }} />
+        <Autocomplete
+          label={t('rules.eventName')}
+          data={(names.data?.names ?? []).map((n) => n.event_name)}
+          value={eventName}
+          onChange={(value) => {
+            pages.reset();
+            setEventName(value);
+          }}
+          limit={50}
+          clearable
+        />
       </Group>
       <ErrorAlert error={rules.error} />
       {rules.isPending && <Loading />}
