@@ -61,6 +61,8 @@ export function fieldErrorWords(error: Pick<LoyaltyFieldError, 'code' | 'message
   return i18n.t(key, { limit, count: error.limit, allowed: (error.allowed ?? []).map(String).join(', ') });
 }
 
+const HINTED_MAXIMUM_LIMIT = 1e12;
+
 const BOUNDED = new Set(['minimum', 'maximum', 'exclusive_minimum', 'exclusive_maximum', 'multiple_of', 'min_length', 'max_length', 'min_items', 'max_items']);
 
 /** "12 to 200 characters", "1 to 1,000,000,000", "up to 2,000 characters": what a field accepts, before it is broken. */
@@ -76,6 +78,8 @@ export function fieldHint(rule: FieldRule | undefined): string | undefined {
   }
   if (rule.type === 'integer' || rule.type === 'number') {
     const min = rule.minimum;
+    // A bound no person types (the largest safe integer) is a machine limit, not a hint.
+    if (rule.maximum !== undefined && rule.maximum >= HINTED_MAXIMUM_LIMIT) rule = { ...rule, maximum: undefined };
     if (min !== undefined && rule.maximum !== undefined) return i18n.t('forms.hints.between', { min: n(min), max: n(rule.maximum) });
     if (min !== undefined) return i18n.t('forms.hints.atLeast', { min: n(min) });
     if (rule.exclusiveMinimum !== undefined) return i18n.t('forms.hints.greaterThan', { min: n(rule.exclusiveMinimum) });
