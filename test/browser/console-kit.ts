@@ -30,6 +30,8 @@ interface AxeViolation {
 export async function screenshot(page: Page, name: string): Promise<void> {
   if (!SCREENSHOTS) return;
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  // A full-page shot of a scrolled page draws the sticky header where the view was: start from the top.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
