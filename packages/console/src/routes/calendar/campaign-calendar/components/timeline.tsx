@@ -35,6 +35,7 @@ export function useItemName(): (item: CalendarItem) => string {
 }
 
 interface Span {
+  /** Where the window starts and ends, in days from the period's first midnight (fractions are hours), clipped to the period. */
   start: number;
   end: number;
   before: boolean;
@@ -42,18 +43,27 @@ interface Span {
 }
 
 /**
- * The columns an instant window covers in the period's days (0-based, end
- * inclusive), clipped to the period, or null when it falls outside. The end
- * is exclusive: a window ending at midnight ends on the day before.
+ * Where an instant window lies in the period, in days from its first local
+ * midnight (the tenant's zone), clipped to the period; null when it falls
+ * outside. A null bound is open and runs off the period's edge.
  */
-function spanOf(period: { from: string; to: string }, dayOf: (iso: string) => string, startsAt: string | null, endsAt: string | null): Span | null {
-  const last = daysBetween(period.from, period.to);
-  const startDay = startsAt ? dayOf(startsAt) : null;
-  const endDay = endsAt ? dayOf(new Date(Date.parse(endsAt) - 1).toISOString()) : null;
-  const start = startDay === null ? 0 : Math.max(0, daysBetween(period.from, startDay));
-  const end = endDay === null ? last : Math.min(last, daysBetween(period.from, endDay));
-  if (start > last || end < 0 || end < start) return null;
-  return { start, end, before: startDay === null || startDay < period.from, after: endDay === null || endDay > period.to };
+function spanOf(period: { from: string; to: string }, zoned: (iso: string) => string, startsAt: string | null, endsAt: string | null): Span | null {
+  const length = daysBetween(period.from, period.to) + 1;
+  const offset = (iso: string) => {
+    const local = zoned(iso); // YYYY-MM-DDTHH:MM in the tenant's zone
+    return daysBetween(period.from, local.slice(0, 10)) + (Number(local.slice(11, 13)) * 60 + Number(local.slice(14, 16))) / 1440;
+  };
+  const from = startsAt ? offset(startsAt) : -Infinity;
+  const to = endsAt ? offset(endsAt) : Infinity;
+  const start = Math.max(0, from);
+  const end = Math.min(length, to);
+  if (end <= start) return null;
+  return { start, end, before: from < 0, after: to > length };
+}
+
+/** The span as a box's place in the days' lane, in percent. */
+function placed(span: Span, length: number): CSSProperties {
+  return { position: 'absolute', left: `${(span.start / length) * 100}%`, width: `${((span.end - span.start) / length) * 100}%`, top: '50%', transform: 'translateY(-50%)' };
 }
 
 const gridOf = (days: number): CSSProperties => ({ display: 'grid', gridTemplateColumns: `${LABEL_WIDTH}px repeat(${days}, minmax(${DAY_WIDTH}px, 1fr))`, alignItems: 'center' });
@@ -88,7 +98,7 @@ export function Timeline({ period, items, all, today }: { period: { from: string
         </Box>
         <Box component="ul" p={0} m={0} style={{ listStyle: 'none' }}>
           {items.map((item) => {
-            const span = spanOf(period, f.date, item.starts_at, item.ends_at);
+            const span = spanOf(period, f.toZonedInput, item.starts_at, item.ends_at);
             const color = KIND_COLOR[item.kind];
             const overlaps = item.overlaps.filter((o) => shown.has(`${o.kind}:${o.id}`)).map((o) => ({ ...o, other: byKey.get(`${o.kind}:${o.id}`) }));
             return (
@@ -117,37 +127,35 @@ export function Timeline({ period, items, all, today }: { period: { from: string
                     </Text>
                   )}
                 </Box>
-                {span && (
-                  <Box
-                    aria-hidden="true"
-                    style={{
-                      gridColumn: `${span.start + 2} / ${span.end + 3}`,
-                      gridRow: 1,
-                      height: 18,
-                      borderRadius: `${span.before ? 0 : 9}px ${span.after ? 0 : 9}px ${span.after ? 0 : 9}px ${span.before ? 0 : 9}px`,
-                      background: item.state === 'draft' ? 'var(--mantine-color-white)' : item.state === 'ended' || item.state === 'paused' ? 'var(--mantine-color-gray-5)' : `var(--mantine-color-${color}-7)`,
-                      border: item.state === 'draft' ? `2px dashed var(--mantine-color-${color}-7)` : undefined,
-                    }}
-                  />
-                )}
-                {overlaps.map((o) => {
-                  const stretch = spanOf(period, f.date, o.starts_at, o.ends_at);
-                  if (!stretch) return null;
-                  return (
+                <Box aria-hidden="true" style={{ gridColumn: '2 / -1', gridRow: 1, position: 'relative', height: 28 }}>
+                  {span && (
                     <Box
-                      key={`${o.kind}:${o.id}`}
-                      aria-hidden="true"
                       style={{
-                        gridColumn: `${stretch.start + 2} / ${stretch.end + 3}`,
-                        gridRow: 1,
-                        height: 26,
-                        border: '2px solid var(--mantine-color-red-7)',
-                        borderRadius: 4,
-                        background: 'repeating-linear-gradient(45deg, transparent 0 4px, rgba(201, 42, 42, 0.25) 4px 8px)',
+                        ...placed(span, days.length),
+                        height: 18,
+                        borderRadius: `${span.before ? 0 : 9}px ${span.after ? 0 : 9}px ${span.after ? 0 : 9}px ${span.before ? 0 : 9}px`,
+                        background: item.state === 'draft' ? 'var(--mantine-color-white)' : item.state === 'ended' || item.state === 'paused' ? 'var(--mantine-color-gray-5)' : `var(--mantine-color-${color}-7)`,
+                        border: item.state === 'draft' ? `2px dashed var(--mantine-color-${color}-7)` : undefined,
                       }}
                     />
-                  );
-                })}
+                  )}
+                  {overlaps.map((o) => {
+                    const stretch = spanOf(period, f.toZonedInput, o.starts_at, o.ends_at);
+                    if (!stretch) return null;
+                    return (
+                      <Box
+                        key={`${o.kind}:${o.id}`}
+                        style={{
+                          ...placed(stretch, days.length),
+                          height: 26,
+                          border: '2px solid var(--mantine-color-red-7)',
+                          borderRadius: 4,
+                          background: 'repeating-linear-gradient(45deg, transparent 0 4px, rgba(201, 42, 42, 0.25) 4px 8px)',
+                        }}
+                      />
+                    );
+                  })}
+                </Box>
               </Box>
             );
           })}
