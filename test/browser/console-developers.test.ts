@@ -188,7 +188,9 @@ test('the console in Chromium: API keys, ingested events, bulk replay, settings'
     await other.goto(`${svc.baseUrl}/console/developers/webhooks/${destination.id}`);
     await other.getByTestId('deliveries').waitFor();
     assert.equal(await other.getByRole('button', { name: 'Replay matching deliveries' }).count(), 0, 'no bulk replay');
-    assert.equal(await other.getByRole('button', { name: 'Send a test event' }).count(), 0, 'no test event');
+    assert.equal(await other.getByRole('button', { name: 'Send test event' }).count(), 0, 'no test event');
+    await other.getByTestId('destination-health').waitFor();
+    assert.equal(await other.getByRole('button', { name: 'Edit destination' }).count(), 0, 'no edit');
     await assertAccessible(other, 'webhook destination, read-only');
 
     await open(other, 'Ingested events', 'Ingested events');
