@@ -115,6 +115,7 @@ test('Participants in Chromium: support finds a person by email and reads their 
     assert.match(rewards, /Coupon 5 EUR/);
     assert.match(rewards, /\*\*\*/);
     assert.ok(!rewards.includes('SECRET-CODE-1'), 'the code is masked for support');
+    await screenshot(page, '60-participant-rewards');
 
     await openTab(page, 'Challenges', 'participant challenges');
     assert.match(await page.getByTestId('challenge-progress').innerText(), /Spring shopper/);

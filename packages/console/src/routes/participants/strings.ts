@@ -55,7 +55,6 @@ export const participantStrings = {
     points: 'Points',
     rules: 'Rules applied',
     none: '—',
-    statuses: { pending: 'Pending', processed: 'Processed', retrying: 'Retrying', failed: 'Failed' },
   },
   claimed: {
     name: 'Reward',

@@ -1,12 +1,11 @@
-import { Badge, Table, Text } from '@mantine/core';
+import { Table, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { useParticipantEvents } from '../../../../hooks/api/participants';
 import { ErrorAlert } from '../../../../components/error-alert';
 import { Pager, useCursorPages } from '../../../../components/pager';
 import { ScrollTable } from '../../../../components/loading';
 import { useFormat } from '../../../../lib/format';
-
-const STATUS_COLORS: Record<string, string> = { processed: 'green.9', pending: 'gray.7', retrying: 'orange.9', failed: 'red.9' };
+import { EventStatusBadge } from '../../../developers/common/event-status';
 
 /** The participant's events, newest first, with what processing did: the points earned and the rules that applied. */
 export function EventsTab({ participantId }: { participantId: string }) {
@@ -39,9 +38,7 @@ export function EventsTab({ participantId }: { participantId: string }) {
                     <Table.Td style={{ whiteSpace: 'nowrap' }}>{f.dateTime(event.timestamp)}</Table.Td>
                     <Table.Td>{event.event_name}</Table.Td>
                     <Table.Td>
-                      <Badge variant="filled" color={STATUS_COLORS[event.status] ?? 'gray.7'}>
-                        {t(`events.statuses.${event.status}`)}
-                      </Badge>
+                      <EventStatusBadge status={event.status} />
                     </Table.Td>
                     <Table.Td>{event.outcome ? f.number(event.outcome.points_awarded) : t('events.none')}</Table.Td>
                     <Table.Td>{applied.length > 0 ? applied.map((rule) => rule.rule_name).join(', ') : t('events.none')}</Table.Td>
