@@ -65,6 +65,10 @@ const EXCEPTIONS: Record<string, { status: number; reason: string }> = {
     reason:
       "the example's challenge is published directly (enrollInChallenge's setup) while its review request waits, which closes the request as published; returning a pending one: test/publishing.test.ts",
   },
+  getSitePreview: {
+    status: 403,
+    reason: "the test sends a real participant's session, and only a preview session (startEngagementPreview) reads a draft; previews: src/modules/engagements/preview.test.ts",
+  },
   createWebhook: {
     status: 422,
     reason:

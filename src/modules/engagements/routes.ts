@@ -136,7 +136,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           '403 `SESSION_TENANT_MISMATCH` for another tenant\'s site, 404 `SITE_NOT_FOUND` when the draft is on another site.',
         params: SiteParams,
         querystring: PreviewQuery,
-        response: { 200: PreviewEngagement },
+        response: {
+          200: PreviewEngagement,
+          403: { ...errorRef, description: 'Not a preview session of this engagement and tenant. Codes: PREVIEW_SESSION_REQUIRED, SESSION_ENGAGEMENT_MISMATCH, SESSION_TENANT_MISMATCH.' },
+        },
       },
     },
     async (request) => preview.readPreview(db, { tenantId: request.auth!.tenantId, engagementId: request.auth!.engagementId!, participantId: request.auth!.participantId! }, request.params.tenantSlug, request.params.siteSlug),
