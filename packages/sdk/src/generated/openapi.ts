@@ -25206,7 +25206,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            /** @description Not a preview session of this engagement and tenant. Codes: PREVIEW_SESSION_REQUIRED, SESSION_ENGAGEMENT_MISMATCH, SESSION_TENANT_MISMATCH. */
             403: {
                 headers: {
                     [name: string]: unknown;
