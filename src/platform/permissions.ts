@@ -90,6 +90,8 @@ const PUBLISHING = /\/(publish|unpublish|end|archive|pause|resume)$/;
  */
 const ROUTE_PERMISSIONS: Array<[RegExp, Area]> = [
   [/^\/api\/v1\/admin\/analytics(\/|$)/, only('analytics:read')],
+  // The campaign calendar (analytics module) is read by whoever reads the programs.
+  [/^\/api\/v1\/admin\/calendar$/, PROGRAMS],
   // Imports and exports share their routes across kinds; the files module checks the kind's own permission (files/access.ts).
   [/^\/api\/v1\/admin\/(imports|exports)(\/|$)/, only('account:self')],
   [/^\/api\/v1\/admin\/audit-log(\/|$)/, only('audit:read')],
