@@ -168,11 +168,13 @@ test('the console in Chromium: API keys, ingested events, bulk replay, settings'
     assert.equal(await fourEyes.isChecked(), false);
     await fourEyes.click({ force: true });
     await page.waitForFunction(() => (document.querySelector('input[role="switch"]') as HTMLInputElement | null)?.checked === true);
-    assert.equal((await svc.request('GET', '/api/v1/tenant', { key: tenant.apiKey })).body.require_four_eyes, true);
+    // The switch may show its new state before the service has answered: wait for the API to say so.
+    await waitFor('require_four_eyes true', async () => (await svc.request('GET', '/api/v1/tenant', { key: tenant.apiKey })).body.require_four_eyes === true, 10_000);
     await assertAccessible(page, 'settings with four-eyes on');
     await fourEyes.click({ force: true });
     await page.waitForFunction(() => (document.querySelector('input[role="switch"]') as HTMLInputElement | null)?.checked === false);
-    assert.equal((await svc.request('GET', '/api/v1/tenant', { key: tenant.apiKey })).body.require_four_eyes, false);
+    // The switch may show its new state before the service has answered: wait for the API to say so.
+    await waitFor('require_four_eyes false', async () => (await svc.request('GET', '/api/v1/tenant', { key: tenant.apiKey })).body.require_four_eyes === false, 10_000);
   });
 
   await t.test('an analyst sees the developer screens read-only, and the API refuses key creation (403)', async () => {
