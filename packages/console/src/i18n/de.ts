@@ -88,8 +88,6 @@ export const de: Translation<typeof en> = {
   overview: {
     title: 'Übersicht',
     range: 'Zeitraum',
-    lastDays_one: '{{count}} Tag',
-    lastDays_other: '{{count}} Tage',
     period: '{{from}} bis {{to}} ({{timezone}})',
     pointsIssued: 'Vergebene Punkte',
     pointsRedeemed: 'Eingelöste Punkte',

@@ -80,8 +80,6 @@ export const en = {
   overview: {
     title: 'Overview',
     range: 'Period',
-    lastDays_one: 'Last {{count}} day',
-    lastDays_other: 'Last {{count}} days',
     period: '{{from}} to {{to}} ({{timezone}})',
     pointsIssued: 'Points issued',
     pointsRedeemed: 'Points redeemed',

@@ -29,5 +29,5 @@ export const overviewStringsDe: Translation<typeof overviewStrings> = {
     notDrawn: 'Nicht gezeichnet, in diesem Zeitraum ohne Werte: {{series}}',
     nothingToDraw: 'In diesem Zeitraum ist nichts passiert.',
   },
-  overviewRange: { days: '{{count}} Tage', daysLabel: 'Die letzten {{count}} Tage' },
+  overviewRange: { days_one: '{{count}} Tag', days_other: '{{count}} Tage', daysLabel_one: 'Der letzte {{count}} Tag', daysLabel_other: 'Die letzten {{count}} Tage' },
 };

@@ -26,5 +26,5 @@ export const overviewStrings = {
     notDrawn: 'Not drawn, nothing in this period: {{series}}',
     nothingToDraw: 'Nothing happened in this period.',
   },
-  overviewRange: { days: '{{count}} days', daysLabel: 'The last {{count}} days' },
+  overviewRange: { days_one: '{{count}} day', days_other: '{{count}} days', daysLabel_one: 'The last {{count}} day', daysLabel_other: 'The last {{count}} days' },
 };
