@@ -27,7 +27,7 @@ export interface DirectRequest {
 }
 
 /** Who asks for a direct grant or deduct, kept beside its ledger entry (the ledger's "who granted"). */
-export type LedgerActor = store.LedgerActor;
+type LedgerActor = store.LedgerActor;
 
 /** The actor of a direct change: a person (console or admin token) or an API key; none for other credentials. */
 export function ledgerActorOf(auth: AuthContext): LedgerActor | null {

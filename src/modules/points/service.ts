@@ -27,7 +27,7 @@ export {
   awardsSinceInTx,
   readBalanceInTx,
 } from './ledger.js';
-export { type DirectRequest, type LedgerActor, grantDirect, deductDirect, ledgerActorOf } from './direct.js';
+export { type DirectRequest, grantDirect, deductDirect, ledgerActorOf } from './direct.js';
 export { REMINDER_DAYS_MAX, readSettings, updateSettings } from './settings.js';
 export {
   multiplierForEventInTx,
