@@ -104,7 +104,8 @@ test('the console preview in Chromium: a draft wheel previewed with a test parti
 
     await open(page, 'Engagements', 'Engagements');
     await page.getByRole('link', { name: 'Autumn wheel' }).click();
-    assert.equal(await page.getByTestId('engagement-status').textContent(), 'Draft');
+    // A drafts-only marketer sees the status in the review request's controls.
+    await page.getByTestId('publication-controls').getByText('Draft', { exact: true }).waitFor();
     assert.equal((await call('GET', `/api/v1/admin/engagements/${draft.id}`)).status, 'draft');
   });
 

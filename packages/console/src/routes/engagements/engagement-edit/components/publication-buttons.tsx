@@ -16,11 +16,15 @@ export function PublicationButtons({ engagement }: { engagement: Engagement }) {
   const canWrite = useCan('programs:write');
   const { publish, unpublish } = usePublication(engagement.id);
   const published = engagement.status === 'published';
+  const throughReview = !canPublish && canWrite && (!published || engagement.has_unpublished_changes);
   return (
     <Group gap="xs">
-      <Badge color={published ? 'teal.9' : 'gray.7'} variant="filled" data-testid="engagement-status">
-        {t(`engagements.status.${engagement.status}`)}
-      </Badge>
+      {/* The review request's controls show a draft's status themselves. */}
+      {!(throughReview && !published) && (
+        <Badge color={published ? 'teal.9' : 'gray.7'} variant="filled" data-testid="engagement-status">
+          {t(`engagements.status.${engagement.status}`)}
+        </Badge>
+      )}
       {engagement.has_unpublished_changes && published && (
         <Badge color="yellow.9" variant="filled">
           {t('engagements.unpublishedChanges')}
@@ -36,7 +40,7 @@ export function PublicationButtons({ engagement }: { engagement: Engagement }) {
           onConfirm={() => publish.mutateAsync()}
         />
       )}
-      {!canPublish && canWrite && (!published || engagement.has_unpublished_changes) && (
+      {throughReview && (
         // Without the publishing permission the draft goes to a publisher through a review request.
         <PublicationControls kind="engagement" id={engagement.id} status={engagement.status} name={engagement.name} hasUnpublishedChanges={engagement.has_unpublished_changes} />
       )}
