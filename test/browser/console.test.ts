@@ -71,7 +71,7 @@ test('the console in Chromium: sign-in, every built screen accessible and within
     await t.test('overview: charts per day and totals', async () => {
       await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
       await page.locator('figure .recharts-surface').first().waitFor();
-      assert.equal(await page.locator('figure').count(), 4, 'four charts');
+      assert.equal(await page.locator('figure').count(), 6, 'six charts: liability, expiry forecast, points, active participants, events, webhooks');
       await assertAccessible(page, 'overview');
       await screenshot(page, '02-overview');
     });
