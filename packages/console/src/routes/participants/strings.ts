@@ -1,4 +1,5 @@
 import { registerStrings } from '../../lib/area';
+import { participantStringsDe } from './strings.de';
 
 /**
  * The Participants section's English strings beyond those in `src/i18n/en.ts`
@@ -104,14 +105,15 @@ export const participantStrings = {
       run_one: 'Import {{formatted}} row',
       run_other: 'Import {{formatted}} rows',
       confirmTitle: 'Import the participants?',
-      confirm: 'This writes {{count}} rows to the participants’ profiles. Refused rows are skipped.',
+      confirm_one: 'This writes {{formatted}} row to the participants’ profiles. Refused rows are skipped.',
+      confirm_other: 'This writes {{formatted}} rows to the participants’ profiles. Refused rows are skipped.',
     },
     bulk: {
       title: 'Bulk grant from a file',
       explain: 'Upload a CSV with participant_id, amount and reason (optional: memo, type). The dry run shows the count, the points in all and the refused rows before anything is granted.',
       run: 'Grant {{points}} points',
       confirmTitle: 'Grant the points?',
-      confirm: 'This grants {{points}} points in all to {{participants}} participants ({{count}} rows). It cannot be undone, only deducted again.',
+      confirm: 'This grants {{points}} points in all to {{participants}} participants (rows: {{rows}}). It cannot be undone, only deducted again.',
     },
     export: {
       title: 'Export',
@@ -128,4 +130,4 @@ export const participantStrings = {
   },
 };
 
-registerStrings(participantStrings);
+registerStrings(participantStrings, participantStringsDe);

@@ -24,7 +24,7 @@ export function BulkGrant() {
         kind="point_grants"
         runLabel={(dry) => t('files.bulk.run', { points: f.number(dry.points_total ?? 0) })}
         confirmTitle={t('files.bulk.confirmTitle')}
-        confirmMessage={(dry) => t('files.bulk.confirm', { points: f.number(dry.points_total ?? 0), participants: f.number(dry.participants), count: dry.rows_valid })}
+        confirmMessage={(dry) => t('files.bulk.confirm', { points: f.number(dry.points_total ?? 0), participants: f.number(dry.participants), rows: f.number(dry.rows_valid) })}
       />
     </Stack>
   );

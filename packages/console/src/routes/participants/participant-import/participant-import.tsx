@@ -20,7 +20,7 @@ export function ParticipantImport() {
         kind="participants"
         runLabel={(dry) => t('files.import.run', { count: dry.rows_valid, formatted: f.number(dry.rows_valid) })}
         confirmTitle={t('files.import.confirmTitle')}
-        confirmMessage={(dry) => t('files.import.confirm', { count: dry.rows_valid })}
+        confirmMessage={(dry) => t('files.import.confirm', { count: dry.rows_valid, formatted: f.number(dry.rows_valid) })}
       />
     </Stack>
   );
