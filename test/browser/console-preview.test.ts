@@ -62,6 +62,14 @@ test('the console preview in Chromium: a draft wheel previewed with a test parti
     await open(page, 'Engagements', 'Engagements');
     await page.getByRole('link', { name: 'Autumn wheel' }).click();
     await page.getByRole('heading', { level: 1, name: 'Engagement: Autumn wheel' }).waitFor();
+    // A weight below the limit is sent as typed, never clamped, and refused on its own field.
+    const weight = page.getByLabel('Weight of segment 2 of Spin the wheel');
+    await weight.fill('-3');
+    await page.getByRole('button', { name: 'Save the draft' }).click();
+    await page.locator('[aria-label="Weight of segment 2 of Spin the wheel"][aria-invalid="true"]').waitFor();
+    assert.equal(await weight.inputValue(), '-3');
+    assert.equal((await call('GET', `/api/v1/admin/engagements/${draft.id}`)).activities[0].segments[1].weight, 1, 'nothing saved');
+    await weight.fill('1');
     await page.getByLabel('Label of segment 1 of Spin the wheel').fill('Fifty points');
     await page.getByText('The preview plays the saved draft: save your changes to see them.').waitFor();
     await page.getByRole('button', { name: 'Save the draft' }).click();

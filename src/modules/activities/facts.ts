@@ -9,6 +9,7 @@ import { runFactHandlers, type Fact } from '../../platform/facts.js';
 import { claimKey, fingerprint, storeResponse } from '../../platform/idempotency.js';
 import { ensureParticipant } from '../participants/index.js';
 import { LIMITS, type EmitFactBody, type ReportCompletionBody } from './schemas.js';
+import { isPreviewSessionInTx } from '../engagements/index.js';
 import * as store from './store.js';
 import { keyOf, limits, loadActivity, sessionOf, type Session } from './attempts.js';
 
@@ -52,7 +53,8 @@ export async function emitFact(db: Database, auth: AuthContext, body: EmitFactBo
       evaluateChallenges: evaluate,
     };
     await store.insertFact(tx, session.tenantId, { ...fact, activityId: null, source: 'custom' });
-    await runFactHandlers(tx, session.tenantId, fact);
+    // A draft's preview counts for nothing: its facts are kept for the test participant, no challenge, streak or contest sees them.
+    if (!(await isPreviewSessionInTx(tx, session.tenantId, session.engagementId, session.participantId))) await runFactHandlers(tx, session.tenantId, fact);
     const response = presentFact(fact);
     if (body.idempotency_key !== undefined) await storeResponse(tx, session.tenantId, scope, body.idempotency_key, response);
     return response;

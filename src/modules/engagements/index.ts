@@ -10,7 +10,7 @@ import * as store from './store.js';
  */
 export { engagementForReviewInTx, publishEngagementInTx, createEngagementInTx, replaceEngagementDraftInTx } from './service.js';
 export { ACTIVITY_DEFAULTS, embedSettings, ANONYMOUS_PREFIX } from './service.js';
-export { findPublishedActivityInTx, publishedDefinitionInTx, type PublishedActivity } from './session-definition.js';
+export { findPublishedActivityInTx, publishedDefinitionInTx, isPreviewInTx as isPreviewSessionInTx, type PublishedActivity } from './session-definition.js';
 export { parseCondition, type GateCondition } from './conditions.js';
 export type { Action, Activity, Segment, EngagementDefinition } from './schemas.js';
 

@@ -63,7 +63,7 @@ export function ActivityCard({ activity, onChange, onRemove, rewards, unclaimabl
         {activity.type === 'spin_wheel' ? (
           <SpinWheelEditor activity={activity} onChange={onChange} rewards={rewards} unclaimableRewards={unclaimableRewards} disabled={disabled} problemOf={problemOf} />
         ) : (
-          <QuizEditor activity={activity} onChange={onChange} disabled={disabled} />
+          <QuizEditor activity={activity} onChange={onChange} disabled={disabled} problemOf={problemOf} />
         )}
       </Stack>
     </Card>

@@ -1,12 +1,13 @@
 import { Button, Card, Group, NumberInput, Radio, Stack, TextInput, Textarea, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { DEFAULT_PASS_PERCENT, freshId, typed, type Activity, type Question } from '../../common/definition';
+import { NO_PROBLEMS, type ProblemOf } from '../../common/problems';
 
 const QUESTIONS_MAX = 50;
 const OPTIONS_MAX = 10;
 
 /** A quiz: its pass mark and questions, each with its answers and the correct one (the API holds one per question). */
-export function QuizEditor({ activity, onChange, disabled }: { activity: Activity; onChange: (activity: Activity) => void; disabled: boolean }) {
+export function QuizEditor({ activity, onChange, disabled, problemOf = NO_PROBLEMS }: { activity: Activity; onChange: (activity: Activity) => void; disabled: boolean; problemOf?: ProblemOf }) {
   const { t } = useTranslation();
   const questions = activity.questions ?? [];
   const setQuestion = (index: number, question: Question) => onChange({ ...activity, questions: questions.map((q, i) => (i === index ? question : q)) });
@@ -21,6 +22,7 @@ export function QuizEditor({ activity, onChange, disabled }: { activity: Activit
         w={220}
         value={activity.pass_percent === undefined ? DEFAULT_PASS_PERCENT : Number.isNaN(activity.pass_percent) ? '' : activity.pass_percent}
         onChange={(value) => onChange({ ...activity, pass_percent: typed(value) })}
+        error={problemOf('/pass_percent')}
         disabled={disabled}
       />
       {questions.map((question, index) => (
@@ -42,6 +44,7 @@ export function QuizEditor({ activity, onChange, disabled }: { activity: Activit
               minRows={1}
               value={question.text}
               onChange={(e) => setQuestion(index, { ...question, text: e.currentTarget.value })}
+              error={problemOf(`/questions/${index}/text`)}
               disabled={disabled}
             />
             <Radio.Group
@@ -59,6 +62,7 @@ export function QuizEditor({ activity, onChange, disabled }: { activity: Activit
                       style={{ flex: 1 }}
                       value={option}
                       onChange={(e) => setQuestion(index, { ...question, options: question.options.map((text, i) => (i === o ? e.currentTarget.value : text)) })}
+                      error={problemOf(`/questions/${index}/options/${o}`)}
                       disabled={disabled}
                     />
                     {!disabled && question.options.length > 2 && (
