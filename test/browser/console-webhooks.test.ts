@@ -11,7 +11,8 @@ import { assertAccessible, consoleUser, launchConsoleBrowser, screenshot } from 
  * fails every delivery marked failing with its last error, edits it (a refused
  * URL lands on the URL field), and sends a test of a chosen catalogue event to
  * the loopback receiver, whose answer the page shows. An analyst sees the
- * health but no edit, and the API refuses its PATCH.
+ * health but no edit, and the API refuses its PATCH. A live tenant's form
+ * offers no local receiver, and the API refuses one.
  */
 test('the console in Chromium: webhook health, editing a destination, a test of a chosen event', { timeout: 180_000 }, async (t) => {
   const svc: TestService = await startTestService(t);
@@ -163,6 +164,23 @@ test('the console in Chromium: webhook health, editing a destination, a test of 
     });
     assert.equal(refused.status(), 403);
     assert.equal((await call('GET', `/api/v1/gamify/webhooks/${destination.id}`)).description, "The orders team's receiver; call Dana when it fails.");
+  });
+
+  await t.test('a live tenant sees the local-receiver switch off and disabled, with the reason; the API refuses the flag (403 SANDBOX_ONLY)', async () => {
+    const live = await svc.createTenant();
+    const livePage = await newPage();
+    await signIn(livePage, live.adminEmail, live.adminPassword);
+    await open(livePage, 'Webhooks', 'Webhook destinations');
+    const toggle = livePage.getByRole('switch', { name: 'Allow a local receiver' });
+    assert.equal(await toggle.isDisabled(), true);
+    assert.equal(await toggle.isChecked(), false);
+    await livePage.getByText('Only a sandbox tenant may deliver to a local receiver').waitFor();
+    const refused = await svc.request('POST', '/api/v1/gamify/webhooks', {
+      key: live.apiKey,
+      body: { name: 'laptop', url: `${receiver.url}/ok`, events: ['points.*'], allow_private_network: true },
+    });
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.body.code, 'SANDBOX_ONLY');
   });
 
   assertClean();
