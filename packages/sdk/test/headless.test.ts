@@ -158,3 +158,24 @@ test('headless: a session issued by the host page is used as given', async (t) =
   assert.equal(streamCounter.calls.filter((call) => call.endsWith('/public/participant')).length, 1);
   assert.equal(streamCounter.calls.filter((call) => call.endsWith('/events/stream')).length, 0);
 });
+
+test('headless preview: with a preview session, load reads the draft of the engagement and a spin awards nothing real', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const created = await svc.request('POST', '/api/v1/admin/engagements', {
+    key: tenant.apiKey,
+    body: { name: 'Draft only', site_slug: 'draft-only', activities: [{ id: 'w', type: 'spin_wheel', segments: [{ label: 'Ten', prize_type: 'points', prize_value: 10, weight: 1 }, { label: 'Twenty', prize_type: 'points', prize_value: 20, weight: 1 }] }] },
+  });
+  assert.equal(created.status, 201, created.text);
+  const started = await svc.request('POST', `/api/v1/admin/engagements/${created.body.id}/preview`, { key: tenant.apiKey });
+  assert.equal(started.status, 201, started.text);
+  const session = createEngagementSession({ baseUrl: svc.baseUrl, tenantSlug: tenant.slug, siteSlug: 'draft-only', sessionId: started.body.session_id, previewEngagementId: created.body.id });
+  const engagement = await session.load();
+  assert.equal(engagement.engagement_id, created.body.id);
+  assert.equal(engagement.name, 'Draft only');
+  const info = await session.ensureSession();
+  assert.equal(info.participant_id, started.body.participant_id);
+  const { completion } = await session.spin('w');
+  assert.ok([10, 20].includes(completion.actions_executed[0].points_awarded!));
+  assert.equal((await session.balance()).available_points, 0, 'a preview grants no points');
+});
