@@ -109,6 +109,12 @@ test('the console preview in Chromium: a draft wheel previewed with a test parti
     await rows.first().waitFor();
     assert.equal(await rows.count(), 1);
     assert.match((await rows.first().textContent())!, /p-real/);
+    // A filter shows the test participant when asked for.
+    await page.getByRole('switch', { name: 'Show the test participants of draft previews' }).check();
+    await page.getByTestId('participant-table').getByText(/^preview_/).waitFor();
+    assert.equal(await rows.count(), 2);
+    await page.getByRole('switch', { name: 'Show the test participants of draft previews' }).uncheck();
+    await page.getByTestId('participant-table').getByText(/^preview_/).waitFor({ state: 'detached' });
 
     await open(page, 'Engagements', 'Engagements');
     await page.getByRole('link', { name: 'Autumn wheel' }).click();

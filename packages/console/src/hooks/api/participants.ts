@@ -85,10 +85,11 @@ export function useParticipantSearch(text: string) {
 }
 
 /** The list without a search, newest pages by cursor; masked. */
-export function useParticipants(cursor: string | undefined) {
+/** `includeTest`: also the test participants of draft previews, which the list leaves out by default. */
+export function useParticipants(cursor: string | undefined, includeTest = false) {
   return useQuery({
-    queryKey: participantKeys.list({ cursor }),
-    queryFn: () => client.participants.list({ query: { limit: PAGE_SIZE, cursor } }),
+    queryKey: participantKeys.list({ cursor, includeTest }),
+    queryFn: () => client.participants.list({ query: { limit: PAGE_SIZE, cursor, ...(includeTest ? { include_test: true } : {}) } }),
     placeholderData: keepPreviousData,
   });
 }

@@ -11,6 +11,7 @@ export const participantStringsDe: Translation<typeof participantStrings> = {
     byEmail: 'Über den Hash der E-Mail-Adresse gesucht: personenbezogene Daten bleiben maskiert.',
     exact: 'Genaue ID',
     browse: 'Alle Teilnehmer',
+    showTest: 'Testteilnehmer aus Entwurfsvorschauen anzeigen',
     results: 'Suchergebnisse',
     actions: 'Teilnehmerdateien',
     import: 'Teilnehmer importieren',

@@ -15,6 +15,7 @@ export const participantStrings = {
     byEmail: 'Searched by the email’s hash: personal data stays masked.',
     exact: 'Exact id',
     browse: 'All participants',
+    showTest: 'Show the test participants of draft previews',
     results: 'Search results',
     actions: 'Participant files',
     import: 'Import participants',

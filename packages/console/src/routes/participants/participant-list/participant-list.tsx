@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Anchor, Badge, Button, Card, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Card, Group, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useParticipants, useParticipantSearch, type ParticipantProfile } from '../../../hooks/api/participants';
@@ -105,13 +105,22 @@ function ParticipantTable({ rows }: { rows: ParticipantProfile[] }) {
 function Browse() {
   const { t } = useTranslation();
   const pages = useCursorPages();
-  const participants = useParticipants(pages.cursor);
+  const [includeTest, setIncludeTest] = useState(false);
+  const participants = useParticipants(pages.cursor, includeTest);
   const rows = participants.data?.participants ?? [];
   return (
     <Stack component="section" aria-labelledby="browse-heading">
       <Title order={2} size="h4" id="browse-heading">
         {t('participants.browse')}
       </Title>
+      <Switch
+        label={t('participants.showTest')}
+        checked={includeTest}
+        onChange={(e) => {
+          pages.reset();
+          setIncludeTest(e.currentTarget.checked);
+        }}
+      />
       <ErrorAlert error={participants.error} />
       {participants.isPending && <Loading />}
       {participants.data && rows.length === 0 && <Text>{t('participants.none')}</Text>}
