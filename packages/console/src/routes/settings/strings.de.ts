@@ -69,7 +69,7 @@ export const settingsStringsDe: Translation<typeof settingsStrings> = {
       leaderboards: 'Ranglisten',
       referrals: 'Empfehlungen',
       points: 'Punkte',
-      participants: 'Teilnehmende',
+      participants: 'Teilnehmer',
       users: 'Konsolen-Benutzer',
       'api-keys': 'API-Schlüssel',
       webhooks: 'Webhooks',
