@@ -20,10 +20,10 @@ export const participantStringsDe: Translation<typeof participantStrings> = {
   },
   participant: {
     sections: 'Bereiche des Teilnehmers',
-    tabs: { ledger: 'Punktekonto', events: 'Ereignisse', rewards: 'Prämien', challenges: 'Challenges', profile: 'Profil', actions: 'Anpassen' },
+    tabs: { ledger: 'Punktekonto', events: 'Ereignisse', rewards: 'Prämien', challenges: 'Herausforderungen', profile: 'Profil', actions: 'Anpassen' },
     noEvents: 'Noch keine Ereignisse.',
     noRewards: 'Noch keine Prämie eingelöst.',
-    noChallenges: 'In keiner Challenge angemeldet.',
+    noChallenges: 'Bei keiner Herausforderung angemeldet.',
   },
   ledger: {
     who: 'Wer',
@@ -38,7 +38,7 @@ export const participantStringsDe: Translation<typeof participantStrings> = {
       rule: 'Punkteregel',
       activity: 'Aktivität',
       bulk: 'Sammelgutschrift',
-      challenge: 'Challenge',
+      challenge: 'Herausforderung',
       contest: 'Wettbewerb',
       referral: 'Empfehlung',
       reward: 'Prämie',
@@ -64,7 +64,7 @@ export const participantStringsDe: Translation<typeof participantStrings> = {
     noCode: 'Kein Code',
   },
   progress: {
-    name: 'Challenge',
+    name: 'Herausforderung',
     status: 'Status',
     progress: 'Fortschritt',
     score: 'Punktzahl',
