@@ -61,6 +61,8 @@ test('the German console: a de-DE tenant reads German, field errors and figures 
     assert.equal(await page.title(), 'Loyalty-Konsole');
     await assertAccessible(page, 'overview (de)');
     await assertFits(page, 'overview (de)');
+    // The pointer rests where the sign-in button was, over a chart: move it away, or the shot holds a chart's tooltip.
+    await page.mouse.move(0, 0);
     await screenshot(page, '95-de-overview');
   });
 
@@ -122,6 +124,12 @@ test('the German console: a de-DE tenant reads German, field errors and figures 
     await assertAccessible(phone, 'navigation on a phone (de)');
     await assertFits(phone, 'navigation on a phone (de)');
     await screenshot(phone, '95-de-phone-navigation');
+    // The participant's sections are tabs: the German names (Herausforderungen …) must not push the page sideways.
+    await phone.goto(`${svc.baseUrl}/console/participants/p-anna`);
+    await phone.getByText('Willkommensbonus').first().waitFor();
+    await assertAccessible(phone, 'participant on a phone (de)');
+    await assertFits(phone, 'participant on a phone (de)');
+    await screenshot(phone, '95-de-phone-participant');
   });
 
   await t.test('switching to English applies at once and survives a reload; the tenant default does not override it', async () => {

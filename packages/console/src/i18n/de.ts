@@ -125,7 +125,7 @@ export const de: Translation<typeof en> = {
   },
   participant: {
     title: 'Teilnehmer {{id}}',
-    available: 'Verfügbare {{currency}}',
+    available: 'Verfügbar ({{currency}})',
     lifetime: 'Punkte insgesamt',
     tier: 'Stufe',
     noTier: 'Keine Stufe',
