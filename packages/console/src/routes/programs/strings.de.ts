@@ -92,7 +92,7 @@ export const programStringsDe: Translation<typeof programStrings> = {
       eventUnseen: 'Noch kein Ereignis dieses Namens empfangen: Die Regel greift, sobald eines eintrifft. Bitte die Schreibweise prüfen.',
       factSeen: '{{type}}, in {{seen}} der letzten {{sampled}} Ereignisse',
       factParticipant: '{{type}}, ein Merkmal des Teilnehmers',
-      noPropertiesSeen: 'Noch keine Eigenschaft dieses Ereignisses gesehen: Namen eingeben, zum Beispiel properties.amount.',
+      noPropertiesSeen: 'Noch kein Merkmal dieses Ereignisses gesehen: Geben Sie einen Namen ein, zum Beispiel properties.amount.',
       types: { string: 'Text', number: 'Zahl', boolean: 'Ja oder nein', array: 'Liste', unknown: 'Typ unbekannt' },
       true: 'Ja (true)',
       false: 'Nein (false)',
