@@ -65,14 +65,12 @@ export const participantStringsDe: Translation<typeof participantStrings> = {
   },
   progress: {
     name: 'Herausforderung',
-    status: 'Status',
     progress: 'Fortschritt',
     score: 'Punktzahl',
     milestones: 'Meilensteine',
     enrolled: 'Angemeldet',
   },
   adjust: {
-    amountHelp: 'Ganze Punkte; oben Gutschrift oder Abzug wählen.',
     memoLabel: 'Interne Notiz (optional)',
     submitGrant: 'Punkte gutschreiben …',
     submitDeduct: 'Punkte abziehen …',
@@ -93,7 +91,6 @@ export const participantStringsDe: Translation<typeof participantStrings> = {
     field: 'Spalte',
     detail: 'Grund',
     moreRefused: 'Es wurden mehr Zeilen abgelehnt, als hier aufgeführt sind.',
-    chooseFirst: 'Zuerst eine CSV-Datei wählen.',
     running: 'Wird übernommen: {{done}} von {{total}} Zeilen',
     done: 'Fertig: {{done}} Zeilen übernommen, {{failed}} abgelehnt.',
     import: {

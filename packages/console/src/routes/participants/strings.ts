@@ -69,14 +69,12 @@ export const participantStrings = {
   },
   progress: {
     name: 'Challenge',
-    status: 'Status',
     progress: 'Progress',
     score: 'Score',
     milestones: 'Milestones',
     enrolled: 'Enrolled',
   },
   adjust: {
-    amountHelp: 'Whole points; choose grant or deduct above.',
     memoLabel: 'Internal note (optional)',
     submitGrant: 'Grant points…',
     submitDeduct: 'Deduct points…',
@@ -97,7 +95,6 @@ export const participantStrings = {
     field: 'Column',
     detail: 'Why',
     moreRefused: 'More rows were refused than are listed here.',
-    chooseFirst: 'Choose a CSV file first.',
     running: 'Applying: {{done}} of {{total}} rows',
     done: 'Done: {{done}} rows applied, {{failed}} refused.',
     import: {
