@@ -154,7 +154,7 @@ test('the console in Chromium: sign-in, every built screen accessible and within
       await screenshot(page, '05-rules');
       await page.getByRole('link', { name: 'New rule' }).click();
       await page.getByLabel(/^Name/).fill('Double order points');
-      await page.getByLabel('Event name').fill('order_placed');
+      await page.getByRole('combobox', { name: /^Event name/ }).fill('order_placed');
       await page.getByLabel('Points per event').fill('50');
       await page.getByLabel(/^Status/).first().click();
       await page.getByRole('option', { name: 'Active' }).click();
