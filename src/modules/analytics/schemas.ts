@@ -75,7 +75,7 @@ export const OverviewLiability = Type.Object(
 
 export const ForecastMonth = Type.Object(
   {
-    month: Type.String({ pattern: '^\\d{4}-\\d{2}$', description: "The calendar month in the tenant's time zone (YYYY-MM)." }),
+    month: Type.String({ pattern: '^\\d{4}-\\d{2}$', description: "The calendar month in the tenant's time zone (YYYY-MM).", examples: ['2026-12'] }),
     points: Count('Points of open lots (their unspent remainder) whose expiry date falls in the month. The first month also holds lots already due that the expiry run has not yet removed.'),
     value: Money('`points` times the point value.'),
   },
@@ -124,7 +124,7 @@ export const AnalyticsOverview = Type.Object(
     timezone: Type.String({ description: "The tenant's time zone (IANA name) that the days are cut in." }),
     days: Type.Array(OverviewDay, { description: 'Every day of the range, oldest first, with zeros on days without activity.', maxItems: RANGE_DAYS_MAX }),
     totals: OverviewTotals,
-    currency: Type.String({ pattern: '^[A-Z]{3}$', description: "The tenant's currency (ISO 4217) that the money figures are in." }),
+    currency: Type.String({ description: "The tenant's currency (ISO 4217, as its settings hold it) that the money figures are in.", examples: ['EUR'] }),
     point_value: Type.Union([Type.Number(), Type.Null()], { description: "Money per point in the tenant's currency (points settings `point_value`); null when not set, and every money figure is null." }),
     liability: OverviewLiability,
     expiry_forecast: ExpiryForecast,

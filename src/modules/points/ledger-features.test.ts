@@ -32,7 +32,7 @@ test('points: settings, lots, expiry, reminders and history', async (t) => {
     assert.equal(read.status, 200);
     assert.deepEqual(
       { ...read.body, updated_at: undefined, livemode: undefined },
-      { expiry_policy: 'fifo', default_ttl_days: 365, reminder_days: [60, 30, 7, 1], currency_name: 'points', updated_at: undefined, livemode: undefined },
+      { expiry_policy: 'fifo', default_ttl_days: 365, reminder_days: [60, 30, 7, 1], currency_name: 'points', point_value: null, updated_at: undefined, livemode: undefined },
     );
     const changed = await svc.request('PATCH', '/api/v1/admin/points/settings', { key: other.apiKey, body: { currency_name: 'stars', reminder_days: [1, 14] } });
     assert.equal(changed.status, 200);

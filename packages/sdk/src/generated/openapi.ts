@@ -3077,7 +3077,10 @@ export interface components {
                 /** @description Distinct participants active on at least one day of the range (not the sum of the days: a participant active on several days counts once). */
                 active_participants: number;
             };
-            /** @description The tenant's currency (ISO 4217) that the money figures are in. */
+            /**
+             * @description The tenant's currency (ISO 4217, as its settings hold it) that the money figures are in.
+             * @example EUR
+             */
             currency: string;
             /** @description Money per point in the tenant's currency (points settings `point_value`); null when not set, and every money figure is null. */
             point_value: number | null;
@@ -3111,7 +3114,10 @@ export interface components {
             expiry_forecast: {
                 /** @description The current month and the 11 after it, oldest first, with zeros where nothing expires. */
                 months: {
-                    /** @description The calendar month in the tenant's time zone (YYYY-MM). */
+                    /**
+                     * @description The calendar month in the tenant's time zone (YYYY-MM).
+                     * @example 2026-12
+                     */
                     month: string;
                     /** @description Points of open lots (their unspent remainder) whose expiry date falls in the month. The first month also holds lots already due that the expiry run has not yet removed. */
                     points: number;
@@ -10619,62 +10625,62 @@ export interface operations {
                      *       "expiry_forecast": {
                      *         "months": [
                      *           {
-                     *             "month": "Spring weekend bonus",
+                     *             "month": "2026-12",
                      *             "points": 250,
                      *             "value": 1.5
                      *           },
                      *           {
-                     *             "month": "Spring weekend bonus",
+                     *             "month": "2026-12",
                      *             "points": 250,
                      *             "value": 1.5
                      *           },
                      *           {
-                     *             "month": "Spring weekend bonus",
+                     *             "month": "2026-12",
                      *             "points": 250,
                      *             "value": 1.5
                      *           },
                      *           {
-                     *             "month": "Spring weekend bonus",
+                     *             "month": "2026-12",
                      *             "points": 250,
                      *             "value": 1.5
                      *           },
                      *           {
-                     *             "month": "Spring weekend bonus",
+                     *             "month": "2026-12",
                      *             "points": 250,
                      *             "value": 1.5
                      *           },
                      *           {
-                     *             "month": "Spring weekend bonus",
+                     *             "month": "2026-12",
                      *             "points": 250,
                      *             "value": 1.5
                      *           },
                      *           {
-                     *             "month": "Spring weekend bonus",
+                     *             "month": "2026-12",
                      *             "points": 250,
                      *             "value": 1.5
                      *           },
                      *           {
-                     *             "month": "Spring weekend bonus",
+                     *             "month": "2026-12",
                      *             "points": 250,
                      *             "value": 1.5
                      *           },
                      *           {
-                     *             "month": "Spring weekend bonus",
+                     *             "month": "2026-12",
                      *             "points": 250,
                      *             "value": 1.5
                      *           },
                      *           {
-                     *             "month": "Spring weekend bonus",
+                     *             "month": "2026-12",
                      *             "points": 250,
                      *             "value": 1.5
                      *           },
                      *           {
-                     *             "month": "Spring weekend bonus",
+                     *             "month": "2026-12",
                      *             "points": 250,
                      *             "value": 1.5
                      *           },
                      *           {
-                     *             "month": "Spring weekend bonus",
+                     *             "month": "2026-12",
                      *             "points": 250,
                      *             "value": 1.5
                      *           }
