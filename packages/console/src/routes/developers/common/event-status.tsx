@@ -1,4 +1,5 @@
 import { Badge } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import type { EventStatus } from '../../../hooks/api/events';
 
 export const EVENT_STATUSES: EventStatus[] = ['pending', 'processed', 'retrying', 'failed'];
@@ -6,10 +7,11 @@ export const EVENT_STATUSES: EventStatus[] = ['pending', 'processed', 'retrying'
 const COLORS: Record<EventStatus, string> = { pending: 'blue.9', processed: 'teal.9', retrying: 'orange.9', failed: 'red.9' };
 
 export function EventStatusBadge({ status }: { status: EventStatus }) {
+  const { t } = useTranslation();
   return (
     // Never narrower than its word: a crowded table cut "failed" to "FAIL…".
     <Badge color={COLORS[status]} variant="filled" miw="max-content">
-      {status}
+      {t(`events.statuses.${status}`)}
     </Badge>
   );
 }
