@@ -521,6 +521,27 @@ class FileExport(TypedDict):
     restarts_after_erasure: int
 
 
+class ImportDryRunErrorsItem(TypedDict):
+    row: int
+    field: Optional[str]
+    code: str
+    detail: str
+
+
+class ImportDryRun(TypedDict):
+    """ImportDryRun"""
+    kind: Literal["participants", "point_grants", "reward_codes"]
+    format: Literal["csv", "jsonl"]
+    columns: List[str]
+    rows_total: int
+    rows_valid: int
+    rows_refused: int
+    participants: int
+    points_total: Optional[int]
+    errors: List[ImportDryRunErrorsItem]
+    errors_truncated: bool
+
+
 class _IngestEventRequired(TypedDict):
     event_name: str
     participant_id: str

@@ -1,4 +1,6 @@
 import type { Readable } from 'node:stream';
+import type { Static } from '@sinclair/typebox';
+import type { ImportDryRun } from './schemas.js';
 import type { Database } from '../../platform/db.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { AppError, invalid } from '../../platform/errors.js';
@@ -18,18 +20,8 @@ import type { FileFormat, ImportKind, ImportRow, PendingRow, RowError } from './
 export const DRY_RUN_ROWS_MAX = 100_000;
 export const DRY_RUN_ERRORS_MAX = 100;
 
-export interface DryRunView {
-  kind: ImportKind;
-  format: FileFormat;
-  columns: string[];
-  rows_total: number;
-  rows_valid: number;
-  rows_refused: number;
-  participants: number;
-  points_total: number | null;
-  errors: Array<{ row: number; field: string | null; code: string; detail: string }>;
-  errors_truncated: boolean;
-}
+/** The answer of a dry run (the route's schema, ImportDryRun). */
+export type DryRunView = Static<typeof ImportDryRun>;
 
 /** Thrown inside a batch's transaction to roll it back once its outcome is known. */
 class RolledBack extends Error {

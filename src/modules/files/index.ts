@@ -1,7 +1,7 @@
 import type { ServiceModule } from '../../platform/module.js';
 import { daysBefore, deleteBatch, type RetentionRule } from '../../platform/retention.js';
 import routes from './routes.js';
-import { ExportJob, ImportJob } from './schemas.js';
+import { ExportJob, ImportDryRun, ImportJob } from './schemas.js';
 import { tasks } from './jobs.js';
 /** Task names, for the sandbox reset (which deletes a sandbox's queued jobs). */
 export { EXPORT_TASK } from './exports.js';
@@ -44,7 +44,7 @@ const retention: RetentionRule[] = [
 const filesModule: ServiceModule = {
   name: 'files',
   routes,
-  schemas: [ImportJob, ExportJob],
+  schemas: [ImportJob, ExportJob, ImportDryRun],
   tasks,
   // An erased participant's values leave every export written before: it is written again (exports.ts).
   erasureHandler: (tx, tenantId) => restartExportsAfterErasureInTx(tx, tenantId),

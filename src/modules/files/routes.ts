@@ -7,7 +7,7 @@ import * as imports from './imports.js';
 import * as exports from './exports.js';
 import { dryRunImport, DRY_RUN_ROWS_MAX } from './dry-run.js';
 import { requireReadableErrorReport } from './access.js';
-import { ErrorsQuery, ExportBody, ExportIdParams, ExportList, ImportDryRun, ImportErrors, ImportHeaders, ImportIdParams, ImportList, ImportQuery, ImportUpload, ListQuery } from './schemas.js';
+import { ErrorsQuery, ExportBody, ExportIdParams, ExportList, ImportErrors, ImportHeaders, ImportIdParams, ImportList, ImportQuery, ImportUpload, ListQuery } from './schemas.js';
 
 const tags = ['files'];
 const importRef = Type.Ref('FileImport');
@@ -86,7 +86,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           consumes: ['text/csv', 'application/x-ndjson'],
           body: ImportUpload,
           response: {
-            200: ImportDryRun,
+            200: Type.Ref('ImportDryRun'),
             400: { ...errorRef, description: 'A required column is missing, a column is unknown or repeated, the CSV cannot be read, or the file has no rows.' },
             403: { ...errorRef, description: 'The credential lacks an admin scope, the role lacks the permission of the kind, or personal fields are imported without read:pii.' },
             413: { ...errorRef, description: 'The file is larger than FILES_IMPORT_BYTES_MAX (256 MiB by default).' },

@@ -131,5 +131,5 @@ export const ImportDryRun = Type.Object(
     ),
     errors_truncated: Type.Boolean({ description: 'True when more refusals than those listed were found.' }),
   },
-  { title: 'ImportDryRun' },
+  { $id: 'ImportDryRun', title: 'ImportDryRun' },
 );

@@ -3588,6 +3588,37 @@ export interface components {
             /** @description How many times a participant's erasure sent this export back to the start: its file was deleted and is written again without the erased participant (status `queued` again, then `running`, `completed`). */
             restarts_after_erasure: number;
         };
+        /** ImportDryRun */
+        ImportDryRun: {
+            /** @description participants: profiles with custom fields; point_grants: one grant per row; reward_codes: codes for pool rewards. */
+            kind: "participants" | "point_grants" | "reward_codes";
+            /** @description csv (RFC 4180 with a header row) or jsonl (one JSON object per line). */
+            format: "csv" | "jsonl";
+            /** @description The columns of the file. */
+            columns: string[];
+            /** @description Rows in the file. */
+            rows_total: number;
+            /** @description Rows an import would apply. */
+            rows_valid: number;
+            /** @description Rows an import would refuse; the first ones are in `errors`. */
+            rows_refused: number;
+            /** @description Distinct participants of the rows an import would apply. */
+            participants: number;
+            /** @description point_grants: the points the rows an import would apply grant in all; null for other kinds. */
+            points_total: number | null;
+            /** @description The first 100 refusals, in row order. */
+            errors: {
+                /** @description The data row, 1 for the first row after the CSV header (or the first JSON line). */
+                row: number;
+                /** @description The column at fault, when one is. */
+                field: string | null;
+                code: string;
+                /** @description May quote the row: the caller's own file, answered to the caller only and kept nowhere. */
+                detail: string;
+            }[];
+            /** @description True when more refusals than those listed were found. */
+            errors_truncated: boolean;
+        };
         /**
          * IngestEvent
          * @description One event. An idempotency key is required: `idempotency_key` in the event, or (single-event routes) the `Idempotency-Key` header.
@@ -27339,35 +27370,7 @@ export interface operations {
                      *       "livemode": false
                      *     }
                      */
-                    "application/json": {
-                        /** @description participants: profiles with custom fields; point_grants: one grant per row; reward_codes: codes for pool rewards. */
-                        kind: "participants" | "point_grants" | "reward_codes";
-                        /** @description csv (RFC 4180 with a header row) or jsonl (one JSON object per line). */
-                        format: "csv" | "jsonl";
-                        /** @description The columns of the file. */
-                        columns: string[];
-                        /** @description Rows in the file. */
-                        rows_total: number;
-                        /** @description Rows an import would apply. */
-                        rows_valid: number;
-                        /** @description Rows an import would refuse; the first ones are in `errors`. */
-                        rows_refused: number;
-                        /** @description Distinct participants of the rows an import would apply. */
-                        participants: number;
-                        /** @description point_grants: the points the rows an import would apply grant in all; null for other kinds. */
-                        points_total: number | null;
-                        /** @description The first 100 refusals, in row order. */
-                        errors: {
-                            /** @description The data row, 1 for the first row after the CSV header (or the first JSON line). */
-                            row: number;
-                            /** @description The column at fault, when one is. */
-                            field: string | null;
-                            code: string;
-                            /** @description May quote the row: the caller's own file, answered to the caller only and kept nowhere. */
-                            detail: string;
-                        }[];
-                        /** @description True when more refusals than those listed were found. */
-                        errors_truncated: boolean;
+                    "application/json": components["schemas"]["ImportDryRun"] & {
                         /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
                         livemode: boolean;
                     };

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ResponseBody } from '@loyalty/sdk';
+import type { ResponseBody, Schemas } from '@loyalty/sdk';
 import { client, postFile } from '../../api/client';
 import { queryKeysFactory } from './query-keys';
 import { ledgerKeys, participantKeys } from './participants';
@@ -18,19 +18,8 @@ export type FileExport = ResponseBody<'getExport'>;
 export type FileImport = ResponseBody<'getImport'>;
 export type ImportKind = 'participants' | 'point_grants';
 
-/** The answer of a dry run (the operation is outside the SDK, which does not send files). */
-export interface ImportDryRun {
-  kind: ImportKind;
-  format: 'csv';
-  columns: string[];
-  rows_total: number;
-  rows_valid: number;
-  rows_refused: number;
-  participants: number;
-  points_total: number | null;
-  errors: Array<{ row: number; field: string | null; code: string; detail: string }>;
-  errors_truncated: boolean;
-}
+/** The answer of a dry run (the operation is outside the SDK, which does not send files; its schema is in the document). */
+export type ImportDryRun = Schemas['ImportDryRun'];
 
 export function useStartExport() {
   const queryClient = useQueryClient();
