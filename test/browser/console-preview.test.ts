@@ -153,8 +153,8 @@ test('the console preview in Chromium: a draft wheel previewed with a test parti
     const editor = page.getByTestId('metadata-editor');
     const discount = editor.getByRole('spinbutton', { name: /^discount_percent/ });
     assert.equal(await discount.inputValue(), '10');
-    // The limit is shown before it is broken, and a value past it is refused on the field, not clamped.
-    await editor.getByText('More than 0').waitFor();
+    // Both limits are shown before they are broken, and a value past them is refused on the field, not clamped.
+    await editor.getByText('More than 0, up to 100', { exact: true }).waitFor();
     await discount.fill('150');
     await page.getByRole('button', { name: 'Save the reward' }).click();
     await editor.getByText('Must be at most 100.').waitFor();

@@ -56,6 +56,7 @@ export const de: Translation<typeof en> = {
       between: 'Von {{min}} bis {{max}}',
       atLeast: '{{min}} oder mehr',
       greaterThan: 'Mehr als {{min}}',
+      greaterThanUpTo: 'Mehr als {{min}}, höchstens {{max}}',
       atMost: 'Bis zu {{max}}',
     },
   },

@@ -48,6 +48,7 @@ export const en = {
       between: 'From {{min}} to {{max}}',
       atLeast: '{{min}} or more',
       greaterThan: 'More than {{min}}',
+      greaterThanUpTo: 'More than {{min}}, up to {{max}}',
       atMost: 'Up to {{max}}',
     },
   },

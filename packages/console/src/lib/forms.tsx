@@ -82,6 +82,7 @@ export function fieldHint(rule: FieldRule | undefined): string | undefined {
     if (rule.maximum !== undefined && rule.maximum >= HINTED_MAXIMUM_LIMIT) rule = { ...rule, maximum: undefined };
     if (min !== undefined && rule.maximum !== undefined) return i18n.t('forms.hints.between', { min: n(min), max: n(rule.maximum) });
     if (min !== undefined) return i18n.t('forms.hints.atLeast', { min: n(min) });
+    if (rule.exclusiveMinimum !== undefined && rule.maximum !== undefined) return i18n.t('forms.hints.greaterThanUpTo', { min: n(rule.exclusiveMinimum), max: n(rule.maximum) });
     if (rule.exclusiveMinimum !== undefined) return i18n.t('forms.hints.greaterThan', { min: n(rule.exclusiveMinimum) });
     if (rule.maximum !== undefined) return i18n.t('forms.hints.atMost', { max: n(rule.maximum) });
   }
