@@ -112,6 +112,28 @@ export async function migratedDatabase(t: { after(fn: () => Promise<void>): void
   return { client, url: cluster.databaseUrl(name) };
 }
 
+/** How long a test's service may take to stop before the test goes on without it (a normal stop takes well under a second). */
+const STOP_WAIT_MS = 60_000;
+
+/**
+ * Stops the service; if the stop has not finished within `ms`, says so on
+ * stderr with what the process still holds open, and returns, so that one
+ * stuck stop cannot hold a whole CI run until the file's timeout (the
+ * database is dropped with FORCE next).
+ */
+async function stopWithin(service: { stop(): Promise<void> }, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms);
+  });
+  const outcome = await Promise.race([service.stop().then(() => 'stopped' as const), late]);
+  clearTimeout(timer);
+  if (outcome === 'late') {
+    const open = (process as unknown as { getActiveResourcesInfo(): string[] }).getActiveResourcesInfo();
+    process.stderr.write(`the test's service had not stopped after ${ms} ms; open resources: ${JSON.stringify(open)}\n`);
+  }
+}
+
 /** The outbox events whose payload does not match the event catalog, described. */
 async function eventsBreakingTheContract(pool: pg.Pool): Promise<string[]> {
   const rows = (await pool.query('SELECT event, data FROM outbox_events ORDER BY seq')).rows as Array<{ event: string; data: unknown }>;
@@ -181,7 +203,7 @@ export async function startTestService(
 
   t.after(async () => {
     const broken = options.eventContract === false ? [] : await eventsBreakingTheContract(ownerPool);
-    await service.stop();
+    await stopWithin(service, STOP_WAIT_MS);
     await ownerPool.end();
     const cleanup = new pg.Client({ connectionString: cluster.databaseUrl('postgres') });
     await cleanup.connect();

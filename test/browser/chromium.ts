@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 
 /** Debian's Chromium (no browser downloads work here); CHROMIUM_PATH overrides it. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -15,23 +15,30 @@ export function launchChromium(args: string[] = []): Promise<Browser> {
 const CLOSE_TIMEOUT_MS = 5_000;
 
 /**
- * Closes the browser; if it has not closed within CLOSE_TIMEOUT_MS (a normal
- * close takes well under a second), kills the Chromium processes this test
- * process started. Once in a CI run, Chromium never answered the close of a
- * finished test (all its tests had passed) and held the run for ten minutes.
+ * Closes the browser (its `contexts` first); if that has not finished within
+ * CLOSE_TIMEOUT_MS (a normal close takes well under a second), kills the
+ * Chromium processes this test process started. Twice in CI runs Chromium
+ * never answered a close after all of a file's tests had passed (once the
+ * browser's, once a context's) and held the run until the file's timeout.
  */
-export async function closeChromium(browser: Browser): Promise<void> {
+export async function closeChromium(browser: Browser, contexts: BrowserContext[] = []): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), CLOSE_TIMEOUT_MS);
   });
-  const outcome = await Promise.race([browser.close().then(() => 'closed' as const), timedOut]);
+  const close = async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser.close();
+    return 'closed' as const;
+  };
+  const outcome = await Promise.race([close(), timedOut]);
   clearTimeout(timer);
   if (outcome === 'closed') return;
+  process.stderr.write(`Chromium did not close within ${CLOSE_TIMEOUT_MS} ms; its processes are killed\n`);
   try {
     execFileSync('pkill', ['-KILL', '-P', String(process.pid), '-f', 'chromium']);
   } catch {
     // pkill exits 1 when nothing matched: the browser went away on its own meanwhile.
   }
-  await browser.close().catch(() => undefined);
+  await Promise.race([browser.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS).unref())]);
 }

@@ -79,8 +79,7 @@ export async function launchConsoleBrowser(t: TestContext, svc: TestService): Pr
   const browser: Browser = await launchChromium(['--disable-background-networking', '--disable-component-update', '--disable-sync']);
   const contexts: BrowserContext[] = [];
   t.after(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await closeChromium(browser);
+    await closeChromium(browser, contexts);
   });
   const cspViolations: string[] = [];
   const pageErrors: string[] = [];
