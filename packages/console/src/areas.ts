@@ -4,6 +4,7 @@ import { participantsArea } from './routes/participants';
 import { calendarArea } from './routes/calendar';
 import { programsArea } from './routes/programs';
 import { engagementsArea } from './routes/engagements';
+import { audiencesArea } from './routes/audiences';
 import { reviewsArea } from './routes/reviews';
 import { competitionsArea } from './routes/competitions';
 import { fraudArea } from './routes/fraud';
@@ -20,6 +21,7 @@ export const AREAS: ConsoleArea[] = [
   calendarArea,
   programsArea,
   engagementsArea,
+  audiencesArea,
   reviewsArea,
   competitionsArea,
   fraudArea,

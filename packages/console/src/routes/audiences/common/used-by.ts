@@ -1,0 +1,17 @@
+/** Where the console shows what uses a segment (a rule, a multiplier, a challenge, an engagement, an experiment). */
+export function usedByLink(use: { type: string; id: string }): string {
+  switch (use.type) {
+    case 'rule':
+      return `/programs/rules/${use.id}`;
+    case 'multiplier':
+      return '/programs/multipliers';
+    case 'engagement':
+      return `/engagements/${use.id}`;
+    case 'experiment':
+      return `/experiments/${use.id}`;
+    case 'challenge':
+      return `/competitions/challenges/${use.id}`;
+    default:
+      return '/segments';
+  }
+}
