@@ -90,6 +90,8 @@ const PUBLISHING = /\/(publish|unpublish|end|archive|pause|resume)$/;
  */
 const ROUTE_PERMISSIONS: Array<[RegExp, Area]> = [
   [/^\/api\/v1\/admin\/analytics(\/|$)/, only('analytics:read')],
+  // An experiment's results are a report (issue 36): whoever reads the analytics reads them, an analyst included; a reviewer of fraud does not.
+  [/^\/api\/v1\/admin\/experiments\/:experiment_id\/results$/, only('analytics:read')],
   // The campaign calendar (analytics module) is read by whoever reads the programs.
   [/^\/api\/v1\/admin\/calendar$/, PROGRAMS],
   // Imports and exports share their routes across kinds; the files module checks the kind's own permission (files/access.ts).
