@@ -33,37 +33,57 @@ export interface ExperimentInput {
 }
 export interface Experiment extends ExperimentInput {
   id: string;
+  description: string | null;
   status: ExperimentStatus;
   holdout_percent: number;
+  variants: Array<ExperimentVariant & { control: boolean }>;
   rolled_out_variant: string | null;
   started_at: string | null;
-  stopped_at: string | null;
+  ended_at: string | null;
   created_at: string;
   updated_at: string;
 }
-export interface Interval {
-  estimate: number;
-  low: number;
-  high: number;
+/** A 95% interval [low, high]. */
+export type Interval = [number, number];
+export interface Difference {
+  absolute: number;
+  absolute_ci95: Interval;
+  relative: number | null;
+  relative_ci95: Interval | null;
 }
-export interface VariantResult {
+export interface ArmResult {
   key: string;
   name: string;
-  control: boolean;
   exposed: number;
   goal_total: number;
   goal_per_participant: number;
   points_cost: number;
+  points_per_participant: number;
   rewards_cost: number;
-  difference: { absolute: Interval; relative: Interval | null } | null;
+  difference: Difference | null;
   cost_per_extra_goal: number | null;
-  sentence: string | null;
+  sentence: string;
+  warnings: string[];
 }
+export type VariantResult = ArmResult & { control: boolean };
 export interface ExperimentResults {
   experiment_id: string;
-  as_of: string;
+  status: string;
+  goal: ExperimentGoal;
+  subject_type: SubjectType;
+  window_end: string;
+  computed_at: string;
+  confidence: number;
   variants: VariantResult[];
-  warnings: string[];
+  /** The held-out participants; its difference is the control's against them. */
+  holdout: ArmResult | null;
+}
+export interface Rollout {
+  experiment: Experiment;
+  variant: string;
+  subject_id: string;
+  publication: 'published' | 'review_requested' | 'already_live';
+  review_id: string | null;
 }
 
 export function useExperiments(cursor: string | undefined) {
@@ -108,7 +128,7 @@ export function useExperimentAction(id: string) {
         ? call('startExperiment', { path: { experiment_id: id } })
         : action.type === 'stop'
           ? call('stopExperiment', { path: { experiment_id: id } })
-          : call('rolloutExperiment', { path: { experiment_id: id }, body: { variant: action.variant } }),
+          : (call('rolloutExperiment', { path: { experiment_id: id }, body: { variant: action.variant } }) as Promise<Rollout>),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: experimentKeys.all });
       await queryClient.invalidateQueries({ queryKey: ['reviews'] });

@@ -1,4 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { ResponseBody } from '@loyalty/sdk';
 import { client } from '../../api/client';
 import { queryKeysFactory } from './query-keys';
 import { PAGE_SIZE } from './participants';
@@ -30,7 +31,7 @@ export interface Segment {
   refreshed_at: string | null;
   created_at: string;
   updated_at: string;
-  used_by: Array<{ type: string; id: string; name: string }>;
+  used_by: Array<{ type: string; id: string; name: string | null }>;
 }
 export interface SegmentInput {
   name: string;
@@ -40,14 +41,15 @@ export interface SegmentInput {
 }
 export interface SegmentFact {
   fact: string;
-  type: string;
+  type: 'string' | 'number' | 'boolean' | 'date' | 'code';
   operators: SegmentOperator[];
   personal: boolean;
-  event_name?: boolean;
-  within_days?: boolean;
-  label?: string;
+  /** Takes `event_name` and `within_days` (event_count). */
+  needs_event: boolean;
+  allowed_values?: string[];
+  description: string;
 }
-export type SegmentMember = Record<string, unknown> & { participant_id?: string; id?: string };
+export type SegmentMember = ResponseBody<'searchParticipants'>['participants'][number];
 export interface SegmentPreview {
   size: number;
   sample: SegmentMember[];

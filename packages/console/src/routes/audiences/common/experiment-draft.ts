@@ -76,7 +76,7 @@ export function fromExperiment(experiment: Experiment): ExperimentDraft {
     name: experiment.name,
     subject_type: experiment.subject_type,
     holdout_percent: experiment.holdout_percent,
-    variants: experiment.variants.map((v) => ({ ...v })),
+    variants: experiment.variants.map((v) => ({ key: v.key, name: v.name, subject_id: v.subject_id, allocation_percent: v.allocation_percent })),
     goal: { type: experiment.goal.type, event_name: experiment.goal.event_name ?? '', property: experiment.goal.property ?? '', reward_id: experiment.goal.reward_id ?? '' },
     segment_id: experiment.segment_id ?? '',
   };

@@ -6,15 +6,15 @@ const NAMED = ['tier', 'available_points', 'lifetime_points', 'badges', 'days_si
 /** A fact in words: the console's name for the fixed ones, "Profile: email" or "Custom field: …" for the families. */
 export function useFactLabel() {
   const { t } = useTranslation();
-  return (fact: Pick<SegmentFact, 'fact' | 'label'>): string => {
+  return (fact: Pick<SegmentFact, 'fact'>): string => {
     const name = fact.fact;
     if ((NAMED as readonly string[]).includes(name)) return t(`segments.facts.${name as (typeof NAMED)[number]}`);
     const dot = name.indexOf('.');
     const family = dot > 0 ? name.slice(0, dot) : '';
-    const rest = fact.label ?? name.slice(dot + 1);
+    const rest = name.slice(dot + 1);
     if (family === 'profile') return t('segments.factFamilies.profile', { name: rest });
     if (family === 'custom') return t('segments.factFamilies.custom', { name: rest });
     if (family === 'streak') return t('segments.factFamilies.streak', { name: rest });
-    return fact.label ?? name;
+    return name;
   };
 }

@@ -4,38 +4,34 @@ import { Link } from 'react-router';
 import type { SegmentMember } from '../../../hooks/api/segments';
 import { useFormat } from '../../../lib/format';
 
-/** Members as the service shows them (personal fields masked unless the reader may see them): id, email, tier, points. */
+/** Members as the service shows them (personal fields masked unless the reader may see them): id, name, email, joined. */
 export function MemberRows({ members }: { members: SegmentMember[] }) {
   const { t } = useTranslation();
   const f = useFormat();
-  const text = (value: unknown) => (value === undefined || value === null || value === '' ? '—' : String(value));
+  const text = (value: string | null | undefined) => (value ? value : '—');
   return (
     <>
       <Table.Thead>
         <Table.Tr>
           <Table.Th>{t('segments.member.id')}</Table.Th>
+          <Table.Th>{t('segments.member.name')}</Table.Th>
           <Table.Th>{t('segments.member.email')}</Table.Th>
-          <Table.Th>{t('segments.member.tier')}</Table.Th>
-          <Table.Th>{t('segments.member.points')}</Table.Th>
+          <Table.Th>{t('segments.member.joined')}</Table.Th>
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
-        {members.map((member) => {
-          const id = String(member.participant_id ?? member.id ?? '');
-          const points = member.available_points;
-          return (
-            <Table.Tr key={id}>
-              <Table.Td>
-                <Anchor component={Link} to={`/participants/${encodeURIComponent(id)}`}>
-                  {id}
-                </Anchor>
-              </Table.Td>
-              <Table.Td>{text(member.email)}</Table.Td>
-              <Table.Td>{text(member.tier)}</Table.Td>
-              <Table.Td>{typeof points === 'number' ? f.number(points) : '—'}</Table.Td>
-            </Table.Tr>
-          );
-        })}
+        {members.map((member) => (
+          <Table.Tr key={member.participant_id}>
+            <Table.Td>
+              <Anchor component={Link} to={`/participants/${encodeURIComponent(member.participant_id)}`}>
+                {member.participant_id}
+              </Anchor>
+            </Table.Td>
+            <Table.Td>{text(member.display_name ?? member.full_name)}</Table.Td>
+            <Table.Td>{text(member.email)}</Table.Td>
+            <Table.Td>{member.created_at ? f.dateTime(member.created_at) : '—'}</Table.Td>
+          </Table.Tr>
+        ))}
       </Table.Tbody>
     </>
   );

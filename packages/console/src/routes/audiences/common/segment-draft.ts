@@ -36,7 +36,7 @@ export function newCondition(): ConditionDraft {
 }
 
 export function isNumeric(fact: SegmentFact | undefined): boolean {
-  return fact?.type === 'number' || fact?.type === 'integer';
+  return fact?.type === 'number';
 }
 
 function parseValue(text: string, fact: SegmentFact | undefined, operator: SegmentOperator): unknown {
@@ -65,8 +65,8 @@ export function toCondition(row: ConditionDraft, facts: Map<string, SegmentFact>
     if (row.value.trim() === '') return null;
     condition.value = parseValue(row.value, fact, row.operator);
   }
-  if (fact?.event_name) condition.event_name = row.event_name.trim();
-  if (fact?.within_days && row.within_days !== undefined && !Number.isNaN(row.within_days)) condition.within_days = row.within_days;
+  if (fact?.needs_event) condition.event_name = row.event_name.trim();
+  if (fact?.needs_event && row.within_days !== undefined && !Number.isNaN(row.within_days)) condition.within_days = row.within_days;
   return condition;
 }
 
@@ -82,6 +82,7 @@ export function toInput(draft: SegmentDraft, facts: Map<string, SegmentFact>): S
     const complete = toCondition(row, facts);
     if (complete) return complete;
     const partial: Record<string, unknown> = { fact: row.fact, operator: row.operator };
+    if (facts.get(row.fact)?.needs_event) Object.assign(partial, { event_name: row.event_name.trim() || undefined, within_days: row.within_days });
     if (row.operator && !VALUELESS.includes(row.operator)) partial.value = row.value === '' ? undefined : row.value;
     return partial as unknown as SegmentCondition;
   });

@@ -30,9 +30,9 @@ export function ExperimentEdit() {
     defaultValues: emptyExperimentDraft([t('experiments.controlName'), t('experiments.variantB')]),
   });
   const status = experiment.data?.status ?? 'draft';
-  const readOnly = !canWrite || status === 'ended' || status === 'stopped';
-  /** A running experiment changes only its allocation (which never reassigns anyone). */
-  const allocationOnly = status === 'running';
+  const readOnly = !canWrite || status === 'ended';
+  /** A running or stopped experiment changes only its name and allocation (which never reassigns anyone). */
+  const allocationOnly = status === 'running' || status === 'stopped';
   const fixed = readOnly || allocationOnly;
 
   useEffect(() => {
@@ -49,7 +49,7 @@ export function ExperimentEdit() {
       return;
     }
     const body = toInput(values);
-    const saved = await save.mutateAsync(allocationOnly ? ({ holdout_percent: body.holdout_percent, variants: body.variants } as typeof body) : body);
+    const saved = await save.mutateAsync(allocationOnly ? ({ name: body.name, holdout_percent: body.holdout_percent, variants: body.variants } as typeof body) : body);
     if (!experimentId) navigate(`/experiments/${saved.id}`);
   });
 
@@ -81,7 +81,7 @@ export function ExperimentEdit() {
             <Stack>
               <Card withBorder>
                 <Stack>
-                  <TextInput label={t('experiments.name')} {...form.field('name', { required: true })} readOnly={fixed} />
+                  <TextInput label={t('experiments.name')} {...form.field('name', { required: true })} readOnly={readOnly} />
                   <Controller
                     control={form.control}
                     name="subject_type"

@@ -10,6 +10,7 @@ import { ConfirmButton } from '../../../components/confirm-button';
 import { useCan } from '../../../components/permission';
 import { Loading } from '../../../components/loading';
 import { FormErrors, useApiForm } from '../../../lib/forms';
+import { ZoneNote } from '../../../lib/format';
 import { CONDITIONS_MAX, completeFilter, emptySegmentDraft, fromSegment, newCondition, toInput, type SegmentDraft } from '../common/segment-draft';
 import { ConditionRow } from './components/condition-row';
 import { LiveSize } from './components/live-size';
@@ -144,6 +145,7 @@ export function SegmentEdit() {
         </Grid.Col>
       </Grid>
       {segment.data && <MembersCard segment={segment.data} />}
+      <ZoneNote />
     </Stack>
   );
 }

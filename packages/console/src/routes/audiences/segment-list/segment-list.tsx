@@ -57,7 +57,7 @@ export function SegmentList() {
                   </Table.Td>
                   <Table.Td>{segment.size === null ? t('segments.sizeLive') : f.number(segment.size)}</Table.Td>
                   <Table.Td>{segment.refreshed_at ? f.dateTime(segment.refreshed_at) : '—'}</Table.Td>
-                  <Table.Td>{segment.used_by.length === 0 ? t('segments.unused') : segment.used_by.map((use) => use.name).join(', ')}</Table.Td>
+                  <Table.Td>{segment.used_by.length === 0 ? t('segments.unused') : segment.used_by.map((use) => use.name ?? use.id).join(', ')}</Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Alert, Anchor, Badge, Button, Card, Group, Select, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { useExperimentAction, type Experiment } from '../../../../hooks/api/experiments';
+import { useExperimentAction, type Experiment, type Rollout } from '../../../../hooks/api/experiments';
 import { ConfirmButton } from '../../../../components/confirm-button';
 import { ErrorAlert } from '../../../../components/error-alert';
 import { useCan } from '../../../../components/permission';
@@ -18,6 +18,7 @@ export function ExperimentActions({ experiment }: { experiment: Experiment }) {
   const canWrite = useCan('programs:write');
   const [variant, setVariant] = useState<string | null>(null);
   const { status } = experiment;
+  const rollout = action.data && typeof action.data === 'object' && 'publication' in action.data ? (action.data as Rollout) : null;
   return (
     <Card withBorder>
       <Stack gap="xs">
@@ -26,7 +27,7 @@ export function ExperimentActions({ experiment }: { experiment: Experiment }) {
             {t(`experiments.statuses.${status}`)}
           </Badge>
           {experiment.started_at && <Text size="sm">{t('experiments.startedAt', { at: f.dateTime(experiment.started_at) })}</Text>}
-          {experiment.stopped_at && <Text size="sm">{t('experiments.stoppedAt', { at: f.dateTime(experiment.stopped_at) })}</Text>}
+          {experiment.ended_at && <Text size="sm">{t('experiments.endedAt', { at: f.dateTime(experiment.ended_at) })}</Text>}
           {status !== 'draft' && (
             <Anchor component={Link} to={`/experiments/${experiment.id}/results`}>
               {t('experiments.readResults')}
@@ -34,16 +35,18 @@ export function ExperimentActions({ experiment }: { experiment: Experiment }) {
           )}
         </Group>
         {experiment.rolled_out_variant && (
-          <Alert color="blue" variant="light">
-            {t('experiments.rolledOut', { variant: experiment.rolled_out_variant })}{' '}
-            <Anchor component={Link} to="/reviews">
-              {t('experiments.toReviews')}
-            </Anchor>
+          <Alert color="blue" variant="light" role="status" data-testid="rolled-out">
+            {t(`experiments.rolledOut.${rollout?.publication ?? 'any'}`, { variant: experiment.rolled_out_variant })}{' '}
+            {rollout?.publication !== 'published' && rollout?.publication !== 'already_live' && (
+              <Anchor component={Link} to="/reviews">
+                {t('experiments.toReviews')}
+              </Anchor>
+            )}
           </Alert>
         )}
         {canWrite && (
           <Group align="flex-end">
-            {status === 'draft' && (
+            {(status === 'draft' || status === 'stopped') && (
               <Button onClick={() => action.mutate({ type: 'start' })} loading={action.isPending && action.variables?.type === 'start'}>
                 {t('experiments.start')}
               </Button>
@@ -73,13 +76,18 @@ export function ExperimentActions({ experiment }: { experiment: Experiment }) {
             )}
           </Group>
         )}
+        {status === 'draft' && canWrite && (
+          <Text size="xs" c="dimmed">
+            {t('experiments.startHelp')}
+          </Text>
+        )}
         {(status === 'running' || status === 'stopped') && canWrite && (
           <Text size="xs" c="dimmed">
             {t('experiments.rolloutHelp')}
           </Text>
         )}
         <ErrorAlert error={action.error} />
-        {(experiment.started_at || experiment.stopped_at) && <ZoneNote />}
+        {(experiment.started_at || experiment.ended_at) && <ZoneNote />}
       </Stack>
     </Card>
   );

@@ -13,7 +13,7 @@ export function GoalPicker({ form, readOnly }: { form: ApiForm<ExperimentDraft>;
   const goal = useWatch({ control: form.control, name: 'goal' });
   const properties = useEventProperties(goal?.type === 'event_property_sum' ? (goal.event_name ?? '') : '');
   const rewards = useRewardChoices();
-  const numeric = (properties.data?.properties ?? []).filter((p) => p.types.includes('number')).map((p) => p.fact.replace(/^properties\./, ''));
+  const numeric = (properties.data?.properties ?? []).filter((p) => p.types.includes('number')).map((p) => p.fact);
   form.field('goal.property', { pointer: '/goal/property' });
   form.field('goal.reward_id', { pointer: '/goal/reward_id' });
   return (

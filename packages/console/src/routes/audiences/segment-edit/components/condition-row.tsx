@@ -1,11 +1,11 @@
 import { useEffect } from 'react';
-import { Button, Fieldset, Group, Select, TextInput } from '@mantine/core';
+import { Button, Fieldset, Group, MultiSelect, Select, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Controller, useWatch } from 'react-hook-form';
 import type { ApiForm } from '../../../../lib/forms';
 import type { SegmentFact } from '../../../../hooks/api/segments';
-import { useTiers } from '../../../../hooks/api/programs';
-import { BadgePicker, EventNamePicker } from '../../../../components/pickers';
+import { useBadgeChoices, useTiers } from '../../../../hooks/api/programs';
+import { EventNamePicker } from '../../../../components/pickers';
 import { VALUELESS, isNumeric, type ConditionDraft, type SegmentDraft } from '../../common/segment-draft';
 import { useFactLabel } from '../../common/fact-label';
 
@@ -57,12 +57,12 @@ export function ConditionRow({ form, index, facts, readOnly, onRemove }: Conditi
               />
           )}
         />
-        {fact?.event_name && (
+        {fact?.needs_event && (
           <div style={{ flex: '2 1 12rem' }}>
             <EventNamePicker form={form} operation="createSegment" name={`conditions.${index}.event_name`} pointer={`${pointer}/event_name`} label={t('segments.eventName')} required readOnly={readOnly} />
           </div>
         )}
-        {fact?.within_days && (
+        {fact?.needs_event && (
           <TextInput
             label={t('segments.withinDays')}
             {...form.field(`conditions.${index}.within_days`, { number: true, required: true, pointer: `${pointer}/within_days` })}
@@ -98,52 +98,50 @@ export function ConditionRow({ form, index, facts, readOnly, onRemove }: Conditi
   );
 }
 
+/** Picks from a list where one exists (tiers and badges by name, the fact's allowed values, yes/no); a text field for the rest. */
 function ValueField({ form, index, fact, list, pointer, readOnly }: { form: ApiForm<SegmentDraft>; index: number; fact: SegmentFact | undefined; list: boolean; pointer: string; readOnly: boolean }) {
   const { t } = useTranslation();
   const tiers = useTiers();
+  const badges = useBadgeChoices();
   const name = `conditions.${index}.value` as const;
   form.field(name, { pointer });
-  if (fact?.fact === 'badges' && !list) {
-    return <BadgePicker form={form} operation="createSegment" name={name} pointer={pointer} label={t('segments.badge')} required readOnly={readOnly} />;
-  }
-  if ((fact?.fact === 'tier' && !list) || fact?.type === 'boolean') {
-    const data =
-      fact.type === 'boolean'
-        ? [
-            { value: 'true', label: t('segments.yes') },
-            { value: 'false', label: t('segments.no') },
-          ]
-        : (tiers.data?.tiers ?? []).map((tier) => ({ value: tier.code, label: `${tier.name} (${tier.code})` }));
+  const choices =
+    fact?.type === 'boolean'
+      ? [
+          { value: 'true', label: t('segments.yes') },
+          { value: 'false', label: t('segments.no') },
+        ]
+      : fact?.fact === 'tier'
+        ? (tiers.data?.tiers ?? []).map((tier) => ({ value: tier.code, label: `${tier.name} (${tier.code})` }))
+        : fact?.fact === 'badges'
+          ? (badges.data?.badges ?? []).map((badge) => ({ value: badge.code, label: `${badge.name} (${badge.code})` }))
+          : (fact?.allowed_values ?? []).map((value) => ({ value, label: value }));
+  if (choices.length === 0 || !fact) {
     return (
-      <Controller
-        control={form.control}
-        name={name}
-        rules={{ required: t('forms.errors.required') }}
-        render={({ field }) => (
-            <Select
-              ref={field.ref}
-              label={fact.type === 'boolean' ? t('segments.value') : t('segments.tier')}
-              required
-              data={data}
-              value={field.value || null}
-              onChange={(value) => field.onChange(value ?? '')}
-              onBlur={field.onBlur}
-              error={form.errorOf(name)}
-              readOnly={readOnly}
-              style={{ flex: '1 1 10rem' }}
-            />
-        )}
+      <TextInput
+        label={t('segments.value')}
+        {...form.field(name, { required: true, pointer })}
+        description={list ? t('segments.listHint') : isNumeric(fact) ? t('segments.numberHint') : fact?.type === 'date' ? t('segments.dateHint') : undefined}
+        inputMode={isNumeric(fact) && !list ? 'decimal' : undefined}
+        readOnly={readOnly}
+        style={{ flex: '2 1 9rem' }}
       />
     );
   }
+  const label = fact.fact === 'tier' ? t('segments.tier') : fact.fact === 'badges' ? t('segments.badge') : t('segments.value');
   return (
-    <TextInput
-      label={t('segments.value')}
-      {...form.field(name, { required: true, pointer })}
-      description={list ? t('segments.listHint') : isNumeric(fact) ? t('segments.numberHint') : undefined}
-      inputMode={isNumeric(fact) && !list ? 'decimal' : undefined}
-      readOnly={readOnly}
-      style={{ flex: '2 1 9rem' }}
+    <Controller
+      control={form.control}
+      name={name}
+      rules={{ required: t('forms.errors.required') }}
+      render={({ field }) => {
+        const common = { label, required: true, error: form.errorOf(name), readOnly, onBlur: field.onBlur, searchable: true, style: { flex: '2 1 12rem' } };
+        if (list) {
+          const values = String(field.value ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+          return <MultiSelect ref={field.ref} {...common} data={choices} value={values} onChange={(picked) => field.onChange(picked.join(', '))} />;
+        }
+        return <Select ref={field.ref} {...common} data={choices} value={field.value || null} onChange={(value) => field.onChange(value ?? '')} />;
+      }}
     />
   );
 }

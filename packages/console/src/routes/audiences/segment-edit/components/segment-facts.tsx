@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 import { useRefreshSegment, type Segment } from '../../../../hooks/api/segments';
 import { ErrorAlert } from '../../../../components/error-alert';
 import { useCan } from '../../../../components/permission';
-import { useFormat, ZoneNote } from '../../../../lib/format';
+import { useFormat } from '../../../../lib/format';
 import { usedByLink } from '../../common/used-by';
 
 /** A saved segment at a glance: kept up to date or not, its size at the last refresh (with a refresh for those kept), and what uses it. */
@@ -50,13 +50,12 @@ export function SegmentFacts({ segment }: { segment: Segment }) {
               <List.Item key={`${use.type}:${use.id}`}>
                 {t(`segments.usedByTypes.${use.type}`, { defaultValue: use.type })}:{' '}
                 <Anchor component={Link} to={usedByLink(use)}>
-                  {use.name}
+                  {use.name ?? use.id}
                 </Anchor>
               </List.Item>
             ))}
           </List>
         )}
-        {segment.materialized && <ZoneNote />}
       </Stack>
     </Card>
   );
