@@ -1,6 +1,7 @@
 import { fieldError, invalid } from '../../platform/errors.js';
 import { EVERY_CUSTOM_FIELD, redactFreeForm } from '../../platform/privacy.js';
 import { IN_VALUES_MAX, type Condition, type Conditions } from './schemas.js';
+import { SEGMENT_FACT, segmentConditionHolds, segmentFactValue, validateSegmentCondition, type SegmentMemberships } from './segment-conditions.js';
 
 /**
  * The condition interpreter. A condition reads one fact by path and compares
@@ -11,6 +12,8 @@ export interface FactSource {
   properties: Record<string, unknown>;
   /** Participant attributes; loaded only when a condition reads one. */
   participant: () => Promise<Record<string, unknown>>;
+  /** The participant's segment memberships (`participant.segment`); read only when a condition names a segment. */
+  segments: SegmentMemberships;
 }
 
 type Scalar = string | number | boolean | null;
@@ -45,6 +48,7 @@ export function validateConditions(conditions: Conditions, where: string, allowE
       if (!allowEventFacts && condition.fact.startsWith('properties.')) {
         throw invalid(`${at}.fact reads an event property, but scheduled rules have no event; use participant attributes`, 'RULE_INVALID', on('fact', 'not_allowed', 'reads an event property, but scheduled rules have no event'));
       }
+      if (condition.fact === SEGMENT_FACT) return validateSegmentCondition(condition, at, pointer);
       switch (operator) {
         case 'exists':
         case 'not_exists':
@@ -187,18 +191,28 @@ function failure(condition: Condition, group: 'all' | 'any', index: number, actu
  */
 export async function conditionFailure(conditions: Conditions, source: FactSource): Promise<ConditionFailure | null> {
   for (const [index, condition] of (conditions.all ?? []).entries()) {
-    const actual = await factValue(condition, source);
-    if (!holds(condition, actual)) return failure(condition, 'all', index, actual);
+    const { actual, held } = await evaluate(condition, source);
+    if (!held) return failure(condition, 'all', index, actual);
   }
   const any = conditions.any ?? [];
   if (any.length === 0) return null;
   let first: unknown;
   for (const [index, condition] of any.entries()) {
-    const actual = await factValue(condition, source);
-    if (holds(condition, actual)) return null;
+    const { actual, held } = await evaluate(condition, source);
+    if (held) return null;
     if (index === 0) first = actual;
   }
   return failure(any[0], 'any', 0, first);
+}
+
+/** Reads a condition's fact and tests it. A segment condition reads the listed segments the participant is in. */
+async function evaluate(condition: Condition, source: FactSource): Promise<{ actual: unknown; held: boolean }> {
+  if (condition.fact === SEGMENT_FACT) {
+    const memberOf = await segmentFactValue(condition, source.segments);
+    return { actual: memberOf, held: segmentConditionHolds(condition, memberOf) };
+  }
+  const actual = await factValue(condition, source);
+  return { actual, held: holds(condition, actual) };
 }
 
 /** True when every `all` condition holds and, if `any` is given, at least one of it. */

@@ -5,6 +5,7 @@ import { continueStreaksInTx } from '../streaks/index.js';
 import { conditionFailure, readPath, readingOf, type ConditionFailure, type FactReading, type FactSource } from './conditions.js';
 import { nearestNames } from './nearest-names.js';
 import { points } from './ports.js';
+import { segmentIdsOf, segmentMemberships } from './segment-conditions.js';
 import * as store from './store.js';
 import type { Caps, Effect } from './schemas.js';
 
@@ -306,7 +307,11 @@ export async function applyEarnRulesInTx(tx: Tx, tenantId: string, event: RuleEv
     outcome.unmatched_event_name = { nearest: await (batchCached(tx, `rules:nearest:${tenantId}:${event.eventName}`, nearest) ?? nearest()) };
     return outcome;
   }
-  const source: FactSource = { properties: event.properties, participant: participantAttributes(tx, tenantId, event.participantId) };
+  const source: FactSource = {
+    properties: event.properties,
+    participant: participantAttributes(tx, tenantId, event.participantId),
+    segments: segmentMemberships(tx, tenantId, event.participantId, segmentIdsOf(rules)),
+  };
   let multiplier: Promise<{ multiplier: number; multiplierId: string | null }> | null = null;
   const multiplierOf = () => {
     multiplier ??= points.multiplierForEventInTx(tx, tenantId, {

@@ -6,6 +6,7 @@ import type { Logger } from '../../platform/logger.js';
 import { conditionsHold } from './conditions.js';
 import { applyRuleInTx, participantAttributes } from './engine.js';
 import { birthdayParticipants } from './ports.js';
+import { segmentIdsOf, segmentMemberships } from './segment-conditions.js';
 import * as store from './store.js';
 
 /**
@@ -67,7 +68,8 @@ export async function runOccurrence(db: Database, log: Logger, tenantId: string,
       let count = 0;
       for (const participantId of fresh) {
         const participant = participantAttributes(tx, tenantId, participantId);
-        if (!(await conditionsHold(rule.conditions, { properties: {}, participant }))) continue;
+        const segments = segmentMemberships(tx, tenantId, participantId, segmentIdsOf([rule]));
+        if (!(await conditionsHold(rule.conditions, { properties: {}, participant, segments }))) continue;
         const result = await applyRuleInTx(
           tx,
           tenantId,

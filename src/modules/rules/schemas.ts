@@ -10,6 +10,8 @@ import { ParticipantId } from '../participants/index.js';
 export const CONDITIONS_MAX = 20;
 export const EFFECTS_MAX = 10;
 export const IN_VALUES_MAX = 100;
+/** The most segments one `participant.segment` condition lists. */
+export const SEGMENT_IDS_MAX = 20;
 
 export const EventName = Type.String({
   minLength: 1,
@@ -21,10 +23,12 @@ export const EventName = Type.String({
 const FactPath = Type.String({
   maxLength: 200,
   examples: ['properties.order_total'],
-  pattern: '^(properties(\\.[A-Za-z0-9_-]+)+|participant\\.(lifetime_points|available_points|badges))$',
+  pattern: '^(properties(\\.[A-Za-z0-9_-]+)+|participant\\.(lifetime_points|available_points|badges|segment))$',
   description:
     'What the condition reads: `properties.<name>` (nested with dots) from the event, or a participant attribute: ' +
-    '`participant.lifetime_points`, `participant.available_points`, `participant.badges` (the codes of the badges held).',
+    '`participant.lifetime_points`, `participant.available_points`, `participant.badges` (the codes of the badges held), ' +
+    '`participant.segment` (segment membership: operator `in` = a member of at least one of the listed segments, `not_in` = a member of none; ' +
+    `the value is a list of 1 to ${SEGMENT_IDS_MAX} segment ids \`seg_…\` of the tenant, e.g. \`{ "fact": "participant.segment", "operator": "in", "value": ["seg_…"] }\`).`,
 });
 
 export const Operator = Type.Union(
@@ -33,7 +37,7 @@ export const Operator = Type.Union(
     description:
       '`equals`/`not_equals` compare with a string, number, boolean or null; `in`/`not_in` with a list of those; ' +
       '`gt`/`gte`/`lt`/`lte` need a number (the fact must be a number); `exists`/`not_exists` take no value; ' +
-      '`contains` tests that a list (or a string) holds the value.',
+      '`contains` tests that a list (or a string) holds the value. `participant.segment` takes `in` and `not_in` only.',
   },
 );
 
@@ -286,7 +290,11 @@ const FactType = Type.Union(['missing', 'null', 'string', 'number', 'boolean', '
 });
 
 const factReading = {
-  fact: Type.String({ description: 'What was read: `properties.<name>` or a participant attribute.' }),
+  fact: Type.String({
+    description:
+      'What was read: `properties.<name>` or a participant attribute. For `participant.segment`, `actual` lists the segments of `expected` the participant is in ' +
+      '(an empty list: a member of none of them); membership only, never a personal value.',
+  }),
   actual: Type.Optional(
     Type.Unknown({
       description:

@@ -7,6 +7,7 @@ import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { missingBadgeCodesInTx } from '../badges/index.js';
 import { missingStreakCodesInTx } from '../streaks/index.js';
 import { validateConditions } from './conditions.js';
+import { assertConditionSegmentsExistInTx } from './segment-conditions.js';
 import * as store from './store.js';
 import type { CreateRuleBody, Effect, UpdateRuleBody } from './schemas.js';
 
@@ -76,6 +77,7 @@ export async function validateRuleInTx(tx: Tx, tenantId: string, rule: store.Rul
   if (rule.starts_at && rule.ends_at && rule.starts_at >= rule.ends_at) throw invalid('"starts_at" must be before "ends_at"', 'RULE_INVALID');
   validateConditions(rule.conditions, 'conditions', rule.trigger === 'event');
   rule.effects.forEach((effect, index) => validateEffect(effect, `effects[${index}]`, rule.trigger));
+  await assertConditionSegmentsExistInTx(tx, tenantId, rule.conditions);
   const badgeCodes = [...new Set(rule.effects.flatMap((e) => (e.type === 'award_badge' && e.badge_code ? [e.badge_code] : [])))];
   const streakCodes = [...new Set(rule.effects.flatMap((e) => (e.type === 'continue_streak' && e.streak_code ? [e.streak_code] : [])))];
   const missingBadges = await missingBadgeCodesInTx(tx, tenantId, badgeCodes);

@@ -5,6 +5,7 @@ import { hasBadgeInTx } from '../badges/index.js';
 import { conditionsHold, type FactSource } from './conditions.js';
 import { applyRuleInTx, participantAttributes, type RuleState, type RuleTarget } from './engine.js';
 import { points } from './ports.js';
+import { segmentIdsOf, segmentMemberships, type SegmentMemberships } from './segment-conditions.js';
 import { draftFromBody, validateRuleInTx } from './service.js';
 import * as store from './store.js';
 import { SIMULATION_RANGE_DAYS_MAX, type CreateRuleBody } from './schemas.js';
@@ -16,8 +17,8 @@ import { SIMULATION_RANGE_DAYS_MAX, type CreateRuleBody } from './schemas.js';
  * engine's `applyRuleInTx`, given state kept in memory instead of the
  * database (`simulationState`), in a READ ONLY transaction, so it cannot
  * change anything. Usage and the budget start from zero at `from`;
- * participant attributes are read as they are now; streaks are not
- * simulated.
+ * participant attributes and segment memberships are read as they are now;
+ * streaks are not simulated.
  */
 export const SIMULATION_EVENTS_MAX = 20_000;
 const SCAN_PAGE_SIZE = 1_000;
@@ -100,6 +101,8 @@ export async function simulateRule(
     const budget = { left: rule.budget_points ?? Number.POSITIVE_INFINITY };
     const state = simulationState(tx, tenantId, await store.tenantTimezone(tx, tenantId), budget);
     const attributes = new Map<string, FactSource['participant']>();
+    const memberships = new Map<string, SegmentMemberships>();
+    const ruleSegments = segmentIdsOf([rule]);
     /** The timestamp of the event that spent the last of the budget, when one did. */
     let budgetExhaustedAt: Date | null = null;
     const result = { events_scanned: 0, events_matched: 0, points: 0, badges_awarded: 0, capped_events: 0, truncated: false };
@@ -127,7 +130,12 @@ export async function simulateRule(
           participant = participantAttributes(tx, tenantId, event.participant_id);
           attributes.set(event.participant_id, participant);
         }
-        if (!(await conditionsHold(rule.conditions, { properties: event.properties, participant }))) continue;
+        let segments = memberships.get(event.participant_id);
+        if (!segments) {
+          segments = segmentMemberships(tx, tenantId, event.participant_id, ruleSegments);
+          memberships.set(event.participant_id, segments);
+        }
+        if (!(await conditionsHold(rule.conditions, { properties: event.properties, participant, segments }))) continue;
         const target: RuleTarget = {
           participantId: event.participant_id,
           engagementId: null,
