@@ -2,30 +2,38 @@ import type { Tx } from '../../platform/db.js';
 
 /** The statements on multipliers: the one that applies to an event, and their definitions. */
 
-/** The matching multiplier with the highest factor (ties: the oldest), or none. */
 /** The event names any multiplier of the tenant is for (a superset of those that apply now). */
 export async function multiplierEventTypes(tx: Tx, tenantId: string): Promise<string[]> {
   const { rows } = await tx.query<{ event_type: string }>('SELECT DISTINCT event_type FROM points_multipliers WHERE tenant_id = $1', [tenantId]);
   return rows.map((r) => r.event_type);
 }
 
-export async function bestMultiplier(
+/** How many matching multipliers one event considers at most (the highest first). */
+const CANDIDATES_MAX = 100;
+
+/**
+ * The matching multipliers, highest factor first (ties: the oldest), up to and
+ * including the first that targets no segment: the caller keeps the first
+ * whose segment (if any) the participant is in.
+ */
+export async function matchingMultipliers(
   tx: Tx,
   tenantId: string,
   participantId: string,
   eventName: string,
   attributes: Record<string, unknown>,
   at: Date,
-): Promise<{ id: string; multiplier: number } | null> {
+): Promise<Array<{ id: string; multiplier: number; segment_id: string | null }>> {
   const { rows } = await tx.query(
-    `SELECT id, multiplier FROM points_multipliers
+    `SELECT id, multiplier, segment_id FROM points_multipliers
      WHERE tenant_id = $1 AND event_type = $2 AND starts_at <= $3 AND ends_at > $3
        AND attributes <@ $4::jsonb AND (participant_id IS NULL OR participant_id = $5)
      ORDER BY multiplier DESC, created_at, id
-     LIMIT 1`,
+     LIMIT ${CANDIDATES_MAX}`,
     [tenantId, eventName, at, JSON.stringify(attributes ?? {}), participantId],
   );
-  return rows[0] ?? null;
+  const firstForEveryone = rows.findIndex((r) => r.segment_id === null);
+  return firstForEveryone === -1 ? rows : rows.slice(0, firstForEveryone + 1);
 }
 
 export interface MultiplierRow {
@@ -36,16 +44,18 @@ export interface MultiplierRow {
   event_type: string;
   attributes: Record<string, unknown>;
   participant_id: string | null;
+  /** Set when the multiplier applies to the members of one segment only. */
+  segment_id: string | null;
   created_at: Date;
 }
 
-const MULTIPLIER_COLUMNS = 'id, multiplier, starts_at, ends_at, event_type, attributes, participant_id, created_at';
+const MULTIPLIER_COLUMNS = 'id, multiplier, starts_at, ends_at, event_type, attributes, participant_id, segment_id, created_at';
 
 export async function insertMultiplier(tx: Tx, tenantId: string, m: MultiplierRow): Promise<MultiplierRow> {
   const { rows } = await tx.query<MultiplierRow>(
-    `INSERT INTO points_multipliers (tenant_id, id, multiplier, starts_at, ends_at, event_type, attributes, participant_id, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${MULTIPLIER_COLUMNS}`,
-    [tenantId, m.id, m.multiplier, m.starts_at, m.ends_at, m.event_type, JSON.stringify(m.attributes), m.participant_id, m.created_at],
+    `INSERT INTO points_multipliers (tenant_id, id, multiplier, starts_at, ends_at, event_type, attributes, participant_id, segment_id, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${MULTIPLIER_COLUMNS}`,
+    [tenantId, m.id, m.multiplier, m.starts_at, m.ends_at, m.event_type, JSON.stringify(m.attributes), m.participant_id, m.segment_id, m.created_at],
   );
   return rows[0];
 }

@@ -4,6 +4,7 @@ import { clock } from '../../platform/clock.js';
 import { prefixedId } from '../../platform/ids.js';
 import { invalid, notFound } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
+import { assertSegmentsExistInTx, membershipsInTx } from '../segments/index.js';
 import * as store from './store.js';
 
 /**
@@ -13,9 +14,10 @@ import * as store from './store.js';
 
 /**
  * The multiplier for an event: among the tenant's multipliers whose window
- * holds `at`, whose `event_type` is the event's name and whose `attributes`
- * are all present with equal values in the event's attributes, the highest
- * wins (multipliers never stack). 1 when none applies.
+ * holds `at`, whose `event_type` is the event's name, whose `attributes`
+ * are all present with equal values in the event's attributes and whose
+ * segment (when it names one) the participant is in, the highest wins
+ * (multipliers never stack). 1 when none applies.
  */
 export async function multiplierForEventInTx(
   tx: Tx,
@@ -26,7 +28,10 @@ export async function multiplierForEventInTx(
   if (!(await mayMatchInBatch(tx, `points:multiplier-events:${tenantId}`, input.eventName, () => store.multiplierEventTypes(tx, tenantId)))) {
     return { multiplier: 1, multiplierId: null };
   }
-  const found = await store.bestMultiplier(tx, tenantId, input.participantId, input.eventName, input.attributes, input.at);
+  const candidates = await store.matchingMultipliers(tx, tenantId, input.participantId, input.eventName, input.attributes, input.at);
+  const segmentIds = [...new Set(candidates.flatMap((c) => (c.segment_id === null ? [] : [c.segment_id])))];
+  const members = segmentIds.length > 0 ? await membershipsInTx(tx, tenantId, input.participantId, segmentIds) : new Set<string>();
+  const found = candidates.find((c) => c.segment_id === null || members.has(c.segment_id));
   return found ? { multiplier: found.multiplier, multiplierId: found.id } : { multiplier: 1, multiplierId: null };
 }
 
@@ -36,6 +41,7 @@ export interface MultiplierBody {
   ends_at: string;
   match: { event_type: string; attributes?: Record<string, string | number | boolean> };
   participant_id?: string;
+  segment_id?: string | null;
 }
 
 export function presentMultiplier(row: store.MultiplierRow) {
@@ -46,6 +52,7 @@ export function presentMultiplier(row: store.MultiplierRow) {
     ends_at: row.ends_at.toISOString(),
     match: { event_type: row.event_type, attributes: row.attributes },
     participant_id: row.participant_id,
+    segment_id: row.segment_id,
     created_at: row.created_at.toISOString(),
   };
 }
@@ -60,6 +67,7 @@ export async function createMultiplier(db: Database, tenantId: string, body: Mul
       endsAt,
       match: { event_type: body.match.event_type, attributes: body.match.attributes ?? {} },
       participantId: body.participant_id,
+      segmentId: body.segment_id ?? undefined,
     }),
   );
   return presentMultiplier(row);
@@ -72,11 +80,14 @@ export interface MultiplierInput {
   match: { event_type: string; attributes: Record<string, unknown> };
   /** Limits the multiplier to one participant (a `points_multiplier` reward). */
   participantId?: string;
+  /** Limits the multiplier to the members of one segment of the tenant. */
+  segmentId?: string;
 }
 
 async function createMultiplierRowInTx(tx: Tx, tenantId: string, input: MultiplierInput): Promise<store.MultiplierRow> {
   if (!(input.endsAt.getTime() > input.startsAt.getTime())) throw invalid('ends_at must be after starts_at');
   if (!(Number.isFinite(input.multiplier) && input.multiplier > 0)) throw invalid('multiplier must be a positive number');
+  if (input.segmentId) await assertSegmentsExistInTx(tx, tenantId, [input.segmentId], '/segment_id');
   return store.insertMultiplier(tx, tenantId, {
     id: prefixedId('mul', 12),
     multiplier: input.multiplier,
@@ -85,6 +96,7 @@ async function createMultiplierRowInTx(tx: Tx, tenantId: string, input: Multipli
     event_type: input.match.event_type,
     attributes: input.match.attributes,
     participant_id: input.participantId ?? null,
+    segment_id: input.segmentId ?? null,
     created_at: clock.now(),
   });
 }

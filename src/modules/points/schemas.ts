@@ -1,6 +1,7 @@
 import { personal } from '../../platform/privacy.js';
 import { Type } from '@sinclair/typebox';
 import { ParticipantId } from '../participants/index.js';
+import { SegmentId } from '../segments/index.js';
 import { Pagination } from '../../platform/http.js';
 import {
   BULK_GRANT_PARTICIPANTS_MAX,
@@ -152,6 +153,11 @@ export const MultiplierBody = Type.Object(
       { additionalProperties: false },
     ),
     participant_id: Type.Optional(ParticipantId),
+    segment_id: Type.Optional(
+      Type.Union([Type.Unsafe<string>(SegmentId), Type.Null()], {
+        description: 'Applies the multiplier only to events of the members of this segment (`seg_…`, one of the tenant\'s); null or absent: everyone.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -164,6 +170,7 @@ export const Multiplier = Type.Object(
     ends_at: Timestamp,
     match: Type.Object({ event_type: Type.String(), attributes: Type.Record(Type.String(), AttributeValue) }),
     participant_id: Type.Union([Type.String(), Type.Null()], { description: 'Set when the multiplier applies to one participant only.' }),
+    segment_id: Type.Union([Type.String(), Type.Null()], { description: 'Set when the multiplier applies to the members of this segment only; null: everyone.' }),
     created_at: Timestamp,
   },
   { $id: 'PointsMultiplier' },
