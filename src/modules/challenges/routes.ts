@@ -97,7 +97,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         operationId: 'enrollInChallenge',
         summary: 'Enroll the caller in a challenge',
-        description: '409 `ALREADY_ENROLLED` when already enrolled; 422 `CHALLENGE_NOT_STARTED` / `CHALLENGE_ENDED` outside the window.',
+        description:
+          '409 `ALREADY_ENROLLED` when already enrolled; 422 `CHALLENGE_NOT_STARTED` / `CHALLENGE_ENDED` outside the window; ' +
+          '403 `NOT_IN_SEGMENT` when the challenge is for the members of a segment (`segment_id`) the caller is not in (the detail names the segment).',
         params: ChallengeIdParams,
         body: SessionBody,
         response: { 201: EnrollResponse },

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ParticipantId } from '../participants/index.js';
+import { SegmentId } from '../segments/index.js';
 
 /** Limits of a challenge definition and of its reads. */
 export const OBJECTIVES_MAX = 20;
@@ -66,6 +67,10 @@ const Completion = {
   completion_badge_code: Type.Optional(Type.Union([Code('A badge awarded on completion.'), Type.Null()])),
 };
 
+const SegmentIdOrNull = Type.Union([Type.Unsafe<string>(SegmentId), Type.Null()], {
+  description: 'Only the members of this segment (`seg_…`, one of the tenant\'s) may enrol; others are answered 403 `NOT_IN_SEGMENT`. Null or absent: everyone.',
+});
+
 export const CreateChallengeBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -73,6 +78,7 @@ export const CreateChallengeBody = Type.Object(
     starts_at: Type.String({ format: 'date-time' }),
     ends_at: Type.String({ format: 'date-time' }),
     engagement_id: Type.Optional(Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'Shows the challenge only to sessions of this engagement; null for every engagement.' })),
+    segment_id: Type.Optional(SegmentIdOrNull),
     objectives: Type.Array(ObjectiveInput, { minItems: 1, maxItems: OBJECTIVES_MAX }),
     milestones: Type.Optional(Type.Array(MilestoneInput, { maxItems: MILESTONES_MAX })),
     status: Type.Optional(
@@ -112,6 +118,7 @@ export const UpdateChallengeBody = Type.Object(
     starts_at: Type.Optional(Type.String({ format: 'date-time' })),
     ends_at: Type.Optional(Type.String({ format: 'date-time' })),
     engagement_id: Type.Optional(Type.Union([Type.String({ format: 'uuid' }), Type.Null()])),
+    segment_id: Type.Optional(SegmentIdOrNull),
     objectives: Type.Optional(Type.Array(ObjectiveInput, { minItems: 1, maxItems: OBJECTIVES_MAX })),
     milestones: Type.Optional(Type.Array(MilestoneInput, { maxItems: MILESTONES_MAX })),
     ...Completion,
@@ -148,6 +155,7 @@ const adminChallengeFields = {
     starts_at: Type.String({ format: 'date-time' }),
     ends_at: Type.String({ format: 'date-time' }),
     engagement_id: Type.Union([Type.String(), Type.Null()]),
+    segment_id: Type.Union([Type.String(), Type.Null()], { description: 'Set when only the members of this segment may enrol.' }),
     objectives: Type.Array(StoredObjective),
     milestones: Type.Array(Type.Object({ name: Type.String(), threshold: Type.Number() })),
     completion_points: Type.Union([Type.Integer(), Type.Null()]),
@@ -209,6 +217,7 @@ export const PublicChallenge = Type.Object(
     starts_at: Type.String({ format: 'date-time' }),
     ends_at: Type.String({ format: 'date-time' }),
     enrolled: Type.Boolean(),
+    eligible: Type.Boolean({ description: 'False when the challenge is for the members of a segment the caller is not in: enrolment is then answered 403 `NOT_IN_SEGMENT`.' }),
     objectives: Type.Array(PublicObjective),
     milestones: Type.Array(Type.Object({ name: Type.String(), threshold: Type.Number(), reached: Type.Boolean() })),
   },

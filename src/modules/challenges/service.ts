@@ -8,6 +8,7 @@ import { AppError, conflict, fieldError, invalid, notFound, ruleViolation } from
 import { uuid } from '../../platform/ids.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { ensureParticipant } from '../participants/index.js';
+import { assertSegmentsExistInTx, membershipsInTx } from '../segments/index.js';
 import * as store from './store.js';
 import { COUNTING_EVALUATORS, STATE_EVALUATORS, countingIncrement, stateValue, summarise } from './evaluators.js';
 import { awardBadgeInTx, checkBadgesExistInTx, grantPointsInTx, holdingsInTx } from './progression.js';
@@ -82,6 +83,7 @@ function present(row: store.ChallengeRow, counts: { enrolled: number; completed:
     starts_at: row.starts_at.toISOString(),
     ends_at: row.ends_at.toISOString(),
     engagement_id: row.engagement_id,
+    segment_id: row.segment_id,
     objectives: row.objectives,
     milestones: row.milestones,
     completion_points: row.completion_points,
@@ -118,6 +120,7 @@ export async function createChallenge(db: Database, tenantId: string, body: Crea
   const id = uuid();
   return db.tenant(tenantId, async (tx) => {
     await checkBadgesExistInTx(tx, tenantId, [body.completion_badge_code, ...objectives.map((o) => o.badge_code)]);
+    if (body.segment_id) await assertSegmentsExistInTx(tx, tenantId, [body.segment_id], '/segment_id');
     await store.insertChallenge(
       tx,
       tenantId,
@@ -128,6 +131,7 @@ export async function createChallenge(db: Database, tenantId: string, body: Crea
         status,
         ...window,
         engagementId: body.engagement_id ?? null,
+        segmentId: body.segment_id ?? null,
         objectives,
         milestones,
         completionPoints: body.completion_points ?? null,
@@ -160,8 +164,8 @@ export async function listChallenges(db: Database, tenantId: string, query: { st
 
 /** Which fields may change in each status: definitions are free until participants can progress. */
 const EDITABLE_BY_STATUS: Record<string, ReadonlySet<string>> = {
-  draft: new Set(['name', 'description', 'starts_at', 'ends_at', 'engagement_id', 'objectives', 'milestones', 'completion_points', 'completion_badge_code']),
-  scheduled: new Set(['name', 'description', 'starts_at', 'ends_at', 'engagement_id', 'objectives', 'milestones', 'completion_points', 'completion_badge_code']),
+  draft: new Set(['name', 'description', 'starts_at', 'ends_at', 'engagement_id', 'segment_id', 'objectives', 'milestones', 'completion_points', 'completion_badge_code']),
+  scheduled: new Set(['name', 'description', 'starts_at', 'ends_at', 'engagement_id', 'segment_id', 'objectives', 'milestones', 'completion_points', 'completion_badge_code']),
   active: new Set(['name', 'description', 'ends_at']),
   ended: new Set(['name', 'description']),
   archived: new Set(['name', 'description']),
@@ -171,6 +175,7 @@ const EDITABLE_BY_STATUS: Record<string, ReadonlySet<string>> = {
 export async function updateChallenge(db: Database, tenantId: string, id: string, body: UpdateChallengeBody, draftsOnly = false) {
   return db.tenant(tenantId, async (tx) => {
     await checkBadgesExistInTx(tx, tenantId, [body.completion_badge_code, ...(body.objectives ?? []).map((o) => o.badge_code)]);
+    if (body.segment_id) await assertSegmentsExistInTx(tx, tenantId, [body.segment_id], '/segment_id');
     const now = clock.now(tenantId);
     const row = await store.findChallenge(tx, tenantId, id, now, true);
     if (!row) throw notFound('challenge');
@@ -190,6 +195,7 @@ export async function updateChallenge(db: Database, tenantId: string, id: string
     if (body.starts_at !== undefined) fields.starts_at = window.startsAt;
     if (body.ends_at !== undefined) fields.ends_at = window.endsAt;
     if (body.engagement_id !== undefined) fields.engagement_id = body.engagement_id;
+    if (body.segment_id !== undefined) fields.segment_id = body.segment_id;
     if (body.objectives !== undefined) fields.objectives = JSON.stringify(normaliseObjectives(body.objectives));
     if (body.milestones !== undefined) fields.milestones = JSON.stringify(normaliseMilestones(body.milestones));
     if (body.completion_points !== undefined) fields.completion_points = body.completion_points;
@@ -280,6 +286,8 @@ function publicObjectives(objectives: StoredObjective[], progress: Record<string
 export async function listForParticipant(db: Database, tenantId: string, participantId: string, engagementId: string) {
   return db.tenant(tenantId, async (tx) => {
     const rows = await store.listPublicChallenges(tx, tenantId, engagementId, participantId, clock.now(tenantId));
+    const segmentIds = [...new Set(rows.flatMap((r) => (r.segment_id === null ? [] : [r.segment_id])))];
+    const memberOf = segmentIds.length > 0 ? await membershipsInTx(tx, tenantId, participantId, segmentIds) : new Set<string>();
     return {
       challenges: rows.map((row) => {
         const reached = new Set(row.milestones_reached ?? []);
@@ -291,12 +299,24 @@ export async function listForParticipant(db: Database, tenantId: string, partici
           starts_at: row.starts_at.toISOString(),
           ends_at: row.ends_at.toISOString(),
           enrolled: row.enrolled_at !== null,
+          eligible: row.segment_id === null || memberOf.has(row.segment_id),
           objectives: publicObjectives(row.objectives, row.progress),
           milestones: row.milestones.map((m) => ({ name: m.name, threshold: m.threshold, reached: reached.has(m.name) })),
         };
       }),
     };
   });
+}
+
+/** Refuses (403 NOT_IN_SEGMENT) a participant who is not in the segment a challenge is for; the detail names the segment by its name. */
+async function assertInSegmentInTx(tx: Tx, tenantId: string, participantId: string, challengeName: string, segmentId: string): Promise<void> {
+  if ((await membershipsInTx(tx, tenantId, participantId, [segmentId])).has(segmentId)) return;
+  const segment = await store.segmentName(tx, tenantId, segmentId);
+  throw new AppError(
+    'forbidden',
+    'NOT_IN_SEGMENT',
+    `the challenge "${challengeName}" is for the members of the segment ${segment === null ? segmentId : `"${segment}"`}, and the participant is not one of them`,
+  );
 }
 
 export async function enroll(db: Database, tenantId: string, participantId: string, engagementId: string, challengeId: string) {
@@ -310,6 +330,7 @@ export async function enroll(db: Database, tenantId: string, participantId: stri
     if (row.effective_status !== 'active') {
       throw ruleViolation(`the challenge ended at ${row.ends_at.toISOString()}; enrollment is closed`, 'CHALLENGE_ENDED');
     }
+    if (row.segment_id !== null) await assertInSegmentInTx(tx, tenantId, participantId, row.name, row.segment_id);
     await ensureParticipant(tx, tenantId, participantId);
     const inserted = await store.insertEnrollment(tx, tenantId, challengeId, participantId, now);
     if (!inserted) throw conflict('the participant is already enrolled in this challenge', 'ALREADY_ENROLLED');

@@ -11,6 +11,7 @@ export interface ChallengeRow {
   starts_at: Date;
   ends_at: Date;
   engagement_id: string | null;
+  segment_id: string | null;
   objectives: StoredObjective[];
   milestones: Array<{ name: string; threshold: number }>;
   completion_points: number | null;
@@ -20,7 +21,7 @@ export interface ChallengeRow {
 }
 
 const CHALLENGE_COLUMNS = `c.id, c.name, c.description, c.status, challenge_effective_status(c.status, c.starts_at, c.ends_at, $2::timestamptz) AS effective_status,
-  c.starts_at, c.ends_at, c.engagement_id, c.objectives, c.milestones, c.completion_points, c.completion_badge_code, c.created_at, c.updated_at`;
+  c.starts_at, c.ends_at, c.engagement_id, c.segment_id, c.objectives, c.milestones, c.completion_points, c.completion_badge_code, c.created_at, c.updated_at`;
 
 export interface NewChallenge {
   id: string;
@@ -30,6 +31,7 @@ export interface NewChallenge {
   startsAt: Date;
   endsAt: Date;
   engagementId: string | null;
+  segmentId: string | null;
   objectives: StoredObjective[];
   milestones: Array<{ name: string; threshold: number }>;
   completionPoints: number | null;
@@ -40,14 +42,14 @@ export async function insertChallenge(tx: Tx, tenantId: string, c: NewChallenge,
   await tx.query(
     `WITH inserted AS (
        INSERT INTO challenges (tenant_id, id, name, description, status, starts_at, ends_at, engagement_id, objectives, milestones,
-                               completion_points, completion_badge_code, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
+                               completion_points, completion_badge_code, created_at, updated_at, segment_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $15)
        RETURNING tenant_id, id, status
      )
      INSERT INTO challenge_status_moves (tenant_id, challenge_id, from_status, to_status, moved_by, moved_at)
      SELECT tenant_id, id, NULL, status, $14, $13 FROM inserted`,
     [tenantId, c.id, c.name, c.description, c.status, c.startsAt, c.endsAt, c.engagementId, JSON.stringify(c.objectives), JSON.stringify(c.milestones),
-      c.completionPoints, c.completionBadgeCode, now, movedBy],
+      c.completionPoints, c.completionBadgeCode, now, movedBy, c.segmentId],
   );
 }
 
@@ -114,6 +116,12 @@ export async function moveStatus(tx: Tx, tenantId: string, id: string, from: str
      SELECT tenant_id, id, $3, $4, $5, $6 FROM moved`,
     [tenantId, id, from, to, movedBy, movedAt],
   );
+}
+
+/** A segment's name, for a refusal that names the segment a challenge is for (null when the tenant has none with the id). */
+export async function segmentName(tx: Tx, tenantId: string, segmentId: string): Promise<string | null> {
+  const { rows } = await tx.query<{ name: string }>('SELECT name FROM segments WHERE tenant_id = $1 AND id = $2', [tenantId, segmentId]);
+  return rows[0]?.name ?? null;
 }
 
 /** Challenges visible to participants of an engagement: published, not archived. */
