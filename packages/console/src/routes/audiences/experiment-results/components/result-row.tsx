@@ -15,6 +15,9 @@ function percent(f: Format, value: number): string {
   return `${signed(f, value * 100, 1)}%`;
 }
 
+/** The service's warning codes as string keys (a key may not end in a plural suffix such as `_zero`). */
+const WARNINGS: Record<string, string> = { too_few_participants: 'tooFewParticipants', no_variation: 'noVariation', control_mean_zero: 'controlMeanIsZero', relative_unreliable: 'relativeUnreliable' };
+
 /** One arm of the results: a variant against the control, the control itself, or the holdout (whose difference is the control's against it). */
 export function ResultRow({ arm, role, scale, f }: { arm: ArmResult; role: 'control' | 'variant' | 'holdout'; scale: Scale; f: Format }) {
   const { t } = useTranslation();
@@ -67,7 +70,7 @@ export function ResultRow({ arm, role, scale, f }: { arm: ArmResult; role: 'cont
         )}
         {arm.warnings.map((warning) => (
           <Text key={warning} size="xs" c="orange.9">
-            {t(`experimentResults.warningCodes.${warning}`, { defaultValue: warning })}
+            {WARNINGS[warning] ? t(`experimentResults.warningCodes.${WARNINGS[warning]}`) : warning}
           </Text>
         ))}
       </Table.Td>
