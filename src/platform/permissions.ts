@@ -117,6 +117,9 @@ const ROUTE_PERMISSIONS: Array<[RegExp, Area]> = [
   [/^\/api\/v1\/admin\/contests\/:id\/entries(\/|$)/, { read: 'participants:read', write: 'programs:write' }],
   [/^\/api\/v1\/admin\/fraud(\/|$)/, FRAUD],
   [/^\/api\/v1\/admin\/referrals\/conversions(\/|$)/, FRAUD],
+  // A segment's members are participants' profiles; the rest of segments is a program setting (issue 36).
+  [/^\/api\/v1\/admin\/segments\/:segment_id\/members$/, PARTICIPANTS],
+  [/^\/api\/v1\/admin\/segments(\/|$)/, PROGRAMS],
   [/^\/api\/v1\/admin\/(rules|badges|streaks|engagements|rewards|challenges|contests|leaderboards|referrals|points|test-clock)(\/|$)/, PROGRAMS],
   [/^\/api\/v1\/contests\/:id\/leaderboard$/, PROGRAMS],
   [/^\/api\/v1\/public\//, PROGRAMS],

@@ -1,0 +1,270 @@
+import { performance } from 'node:perf_hooks';
+import type { AuthContext } from '../../platform/auth.js';
+import type { Database, Tx } from '../../platform/db.js';
+import { clock } from '../../platform/clock.js';
+import { AppError, conflict, fieldError } from '../../platform/errors.js';
+import { decodeCursor, encodeCursor } from '../../platform/http.js';
+import { prefixedId } from '../../platform/ids.js';
+import { canReadPii, maskProfile, readProfileInTx, viewProfile, type ProfileView } from '../participants/index.js';
+import { compileSegmentFilter, countSql, membersSql } from './compile.js';
+import { assertFilter, factCatalogue, factView, findFact, type FactContext } from './facts.js';
+import { dropMembershipInTx, refreshLockedInTx, type RefreshOutcome } from './materialize.js';
+import { SAMPLE_MAX, type CreateSegmentBody, type Segment, type SegmentCondition, type SegmentFilter, type SegmentFact, type UpdateSegmentBody } from './schemas.js';
+import * as store from './store.js';
+import type { SegmentRow } from './store.js';
+
+/** Segments: CRUD, the facts catalogue, live size and sample, members, refresh. */
+
+const segmentNotFound = (id: string, path?: string, kind: 'not_found' | 'rule_violation' = 'not_found') =>
+  new AppError(kind, 'SEGMENT_NOT_FOUND', `segment "${id}" not found`, path ? { errors: [fieldError(path, 'not_found', `no segment "${id}"`)] } : {});
+
+/**
+ * The filter as a caller without read:pii sees it: values of personal facts
+ * masked by the participants module's one masking step (standard fields get
+ * their partial masks, personal custom fields read `***`).
+ */
+function maskedFilter(filter: SegmentFilter, context: FactContext, auth: AuthContext | null): SegmentFilter {
+  if (canReadPii(auth)) return filter;
+  const catalogue = factCatalogue(context);
+  const personalCustomKeys = context.custom.filter((f) => f.personal).map((f) => f.key);
+  const maskValue = (condition: SegmentCondition, value: unknown): unknown => {
+    if (value === null || value === undefined) return value;
+    const [head, key] = [condition.fact.slice(0, condition.fact.indexOf('.')), condition.fact.slice(condition.fact.indexOf('.') + 1)];
+    const shaped = head === 'custom' ? { custom: { [key]: value } } : { [key]: String(value) };
+    const masked = maskProfile(shaped as Record<string, unknown>, auth, { personalCustomKeys }) as Record<string, any>;
+    return head === 'custom' ? masked.custom[key] : masked[key];
+  };
+  const mask = (condition: SegmentCondition): SegmentCondition => {
+    // A removed custom field is treated as personal: its classification is no longer known.
+    const definition = findFact(catalogue, condition.fact);
+    const personal = definition ? definition.personal : condition.fact.startsWith('custom.');
+    if (!personal || condition.value === undefined) return condition;
+    const value = Array.isArray(condition.value) ? condition.value.map((v) => maskValue(condition, v)) : maskValue(condition, condition.value);
+    return { ...condition, value: value as SegmentCondition['value'] };
+  };
+  return { ...(filter.all ? { all: filter.all.map(mask) } : {}), ...(filter.any ? { any: filter.any.map(mask) } : {}) };
+}
+
+async function view(tx: Tx, tenantId: string, row: SegmentRow, auth: AuthContext | null, context?: FactContext): Promise<Segment> {
+  const facts = context ?? (await store.factContext(tx, tenantId));
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    filter: maskedFilter(row.filter, facts, auth),
+    materialized: row.materialized,
+    size: row.materialized && row.size !== null ? Number(row.size) : null,
+    refreshed_at: row.refreshed_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    used_by: await store.usedBy(tx, tenantId, row.id),
+  };
+}
+
+async function checkedContext(tx: Tx, tenantId: string, filter: SegmentFilter, auth: AuthContext | null): Promise<FactContext> {
+  const context = await store.factContext(tx, tenantId);
+  assertFilter(filter, factCatalogue(context), canReadPii(auth));
+  return context;
+}
+
+async function lockedSegment(tx: Tx, tenantId: string, id: string): Promise<SegmentRow> {
+  const row = await store.readSegment(tx, tenantId, id, { lock: true });
+  if (!row) throw segmentNotFound(id);
+  return row;
+}
+
+export async function createSegment(db: Database, tenantId: string, body: CreateSegmentBody, auth: AuthContext | null): Promise<Segment> {
+  return db.tenant(tenantId, async (tx) => {
+    const context = await checkedContext(tx, tenantId, body.filter, auth);
+    const row = await store.insertSegment(
+      tx,
+      tenantId,
+      { id: prefixedId('seg'), name: body.name, description: body.description ?? null, filter: body.filter, materialized: body.materialized ?? false },
+      clock.now(),
+    );
+    if (!row.materialized) return view(tx, tenantId, row, auth, context);
+    await refreshLockedInTx(tx, tenantId, row, context);
+    return view(tx, tenantId, (await store.readSegment(tx, tenantId, row.id))!, auth, context);
+  });
+}
+
+export async function listSegments(db: Database, tenantId: string, query: { limit?: number; cursor?: string }, auth: AuthContext | null) {
+  const limit = query.limit ?? 50;
+  const after = decodeCursor(query.cursor, { created_at: 'timestamp', id: 'text' });
+  return db.tenant(tenantId, async (tx) => {
+    const rows = await store.listSegments(tx, tenantId, after, limit + 1);
+    const page = rows.slice(0, limit);
+    const context = await store.factContext(tx, tenantId);
+    const segments: Segment[] = [];
+    for (const row of page) segments.push(await view(tx, tenantId, row, auth, context));
+    const last = page[page.length - 1] as (SegmentRow & { created_cursor: string }) | undefined;
+    return { segments, next_cursor: rows.length > limit && last ? encodeCursor({ created_at: last.created_cursor, id: last.id }) : null };
+  });
+}
+
+export async function readSegment(db: Database, tenantId: string, id: string, auth: AuthContext | null): Promise<Segment> {
+  return db.tenant(tenantId, async (tx) => {
+    const row = await store.readSegment(tx, tenantId, id);
+    if (!row) throw segmentNotFound(id);
+    return view(tx, tenantId, row, auth);
+  });
+}
+
+export async function updateSegment(db: Database, tenantId: string, id: string, body: UpdateSegmentBody, auth: AuthContext | null): Promise<Segment> {
+  return db.tenant(tenantId, async (tx) => {
+    const before = await lockedSegment(tx, tenantId, id);
+    const context = body.filter ? await checkedContext(tx, tenantId, body.filter, auth) : await store.factContext(tx, tenantId);
+    const row = (await store.updateSegment(tx, tenantId, id, body, clock.now()))!;
+    if (!row.materialized) {
+      if (before.materialized) await dropMembershipInTx(tx, tenantId, id);
+      return view(tx, tenantId, row, auth, context);
+    }
+    // Newly materialized: the baseline (refreshed_at is null, so silent); a changed filter: who entered and left.
+    if (!before.materialized || body.filter) await refreshLockedInTx(tx, tenantId, row, context);
+    return view(tx, tenantId, (await store.readSegment(tx, tenantId, id))!, auth, context);
+  });
+}
+
+export async function deleteSegment(db: Database, tenantId: string, id: string): Promise<void> {
+  await db.tenant(tenantId, async (tx) => {
+    await lockedSegment(tx, tenantId, id);
+    const users = await store.usedBy(tx, tenantId, id);
+    if (users.length > 0) {
+      const named = users.map((u) => `${u.type} ${u.name ? `"${u.name}" (${u.id})` : u.id}`).join(', ');
+      throw conflict(`segment "${id}" is in use by ${named}; remove it there first`, 'SEGMENT_IN_USE', { used_by: users });
+    }
+    await store.deleteSegment(tx, tenantId, id);
+  });
+}
+
+export async function listFacts(db: Database, tenantId: string): Promise<{ facts: SegmentFact[] }> {
+  return db.tenant(tenantId, async (tx) => ({ facts: factCatalogue(await store.factContext(tx, tenantId)).map(factView) }));
+}
+
+async function profilesOf(tx: Tx, tenantId: string, ids: readonly string[], auth: AuthContext | null): Promise<ProfileView[]> {
+  const profiles: ProfileView[] = [];
+  for (const participantId of ids) {
+    const profile = await readProfileInTx(tx, tenantId, participantId);
+    if (profile) profiles.push(viewProfile(profile, auth));
+  }
+  return profiles;
+}
+
+async function countOf(tx: Tx, tenantId: string, filter: SegmentFilter, context: FactContext): Promise<{ size: number; took_ms: number }> {
+  const started = performance.now();
+  const compiled = compileSegmentFilter(filter, context, { tenantId, now: clock.now(tenantId) });
+  const { rows } = await tx.query(countSql(compiled), compiled.params);
+  return { size: Number(rows[0].n), took_ms: Math.round((performance.now() - started) * 10) / 10 };
+}
+
+/** The live size of a filter being edited and a masked sample of up to 10 members. */
+export async function previewSegment(db: Database, tenantId: string, filter: SegmentFilter, auth: AuthContext | null) {
+  return db.tenant(tenantId, async (tx) => {
+    const context = await checkedContext(tx, tenantId, filter, auth);
+    const started = performance.now();
+    const { size } = await countOf(tx, tenantId, filter, context);
+    const compiled = compileSegmentFilter(filter, context, { tenantId, now: clock.now(tenantId) });
+    const { rows } = await tx.query(`${membersSql(compiled)}\nORDER BY p.participant_id LIMIT ${SAMPLE_MAX}`, compiled.params);
+    const took_ms = Math.round((performance.now() - started) * 10) / 10;
+    return { size, sample: await profilesOf(tx, tenantId, rows.map((r: { participant_id: string }) => r.participant_id), auth), took_ms };
+  });
+}
+
+export async function segmentSize(db: Database, tenantId: string, id: string) {
+  return db.tenant(tenantId, async (tx) => {
+    const row = await store.readSegment(tx, tenantId, id);
+    if (!row) throw segmentNotFound(id);
+    if (row.materialized && row.size !== null && row.refreshed_at) return { size: Number(row.size), took_ms: 0, as_of: row.refreshed_at.toISOString() };
+    const as_of = clock.now(tenantId).toISOString();
+    return { ...(await countOf(tx, tenantId, row.filter, await store.factContext(tx, tenantId))), as_of };
+  });
+}
+
+/** A page of members in participant id order: a materialized segment's rows, else the live filter. */
+export async function listMembers(db: Database, tenantId: string, id: string, query: { limit?: number; cursor?: string }, auth: AuthContext | null) {
+  const limit = query.limit ?? 50;
+  const after = decodeCursor(query.cursor, { participant_id: 'text' })?.participant_id ?? null;
+  return db.tenant(tenantId, async (tx) => {
+    const row = await store.readSegment(tx, tenantId, id);
+    if (!row) throw segmentNotFound(id);
+    let ids: string[];
+    if (row.materialized) ids = await store.materializedPage(tx, tenantId, id, after, limit + 1);
+    else {
+      const compiled = compileSegmentFilter(row.filter, await store.factContext(tx, tenantId), { tenantId, now: clock.now(tenantId) });
+      const n = compiled.params.length;
+      const { rows } = await tx.query(
+        `${membersSql(compiled)}\n  AND ($${n + 1}::text IS NULL OR p.participant_id > $${n + 1}) ORDER BY p.participant_id LIMIT $${n + 2}`,
+        [...compiled.params, after, limit + 1],
+      );
+      ids = rows.map((r: { participant_id: string }) => r.participant_id);
+    }
+    const page = ids.slice(0, limit);
+    return {
+      members: await profilesOf(tx, tenantId, page, auth),
+      next_cursor: ids.length > limit ? encodeCursor({ participant_id: page[page.length - 1] }) : null,
+    };
+  });
+}
+
+export async function refreshSegment(db: Database, tenantId: string, id: string): Promise<RefreshOutcome> {
+  return db.tenant(tenantId, async (tx) => {
+    const row = await lockedSegment(tx, tenantId, id);
+    if (!row.materialized) {
+      throw new AppError('conflict', 'SEGMENT_NOT_MATERIALIZED', `segment "${id}" is not materialized: its size and members are always live; set materialized: true to keep its membership`);
+    }
+    return refreshLockedInTx(tx, tenantId, row, await store.factContext(tx, tenantId));
+  });
+}
+
+// ---- for other modules (index.ts) -------------------------------------------------------------
+
+export async function membershipsInTx(tx: Tx, tenantId: string, participantId: string, segmentIds: readonly string[]): Promise<Set<string>> {
+  const member = new Set<string>();
+  if (segmentIds.length === 0) return member;
+  const { rows } = await tx.query(
+    `SELECT s.id, s.materialized, CASE WHEN s.materialized THEN NULL ELSE s.filter END AS filter,
+            s.materialized AND EXISTS (SELECT 1 FROM segment_members m WHERE m.tenant_id = s.tenant_id AND m.segment_id = s.id AND m.participant_id = $2) AS member
+       FROM segments s WHERE s.tenant_id = $1 AND s.id = ANY($3::text[])`,
+    [tenantId, participantId, segmentIds],
+  );
+  const live: Array<{ id: string; filter: SegmentFilter }> = [];
+  for (const row of rows as Array<{ id: string; materialized: boolean; filter: SegmentFilter | null; member: boolean }>) {
+    if (row.materialized) {
+      if (row.member) member.add(row.id);
+    } else live.push({ id: row.id, filter: row.filter! });
+  }
+  if (live.length === 0) return member;
+  const context = await store.factContext(tx, tenantId);
+  const now = clock.now(tenantId);
+  const params: unknown[] = [];
+  const selects = live.map(({ id, filter }) => {
+    const compiled = compileSegmentFilter(filter, context, { tenantId, now, participantId, firstParam: params.length + 1 });
+    params.push(...compiled.params);
+    params.push(id);
+    return `SELECT $${params.length}::text AS id WHERE EXISTS (SELECT 1 FROM ${compiled.from} WHERE ${compiled.where})`;
+  });
+  const result = await tx.query(selects.join('\nUNION ALL\n'), params);
+  for (const row of result.rows as Array<{ id: string }>) member.add(row.id);
+  return member;
+}
+
+export async function membersSqlInTx(tx: Tx, tenantId: string, segmentId: string, firstParam: number, path?: string): Promise<{ sql: string; params: unknown[] }> {
+  const row = await store.readSegment(tx, tenantId, segmentId);
+  if (!row) throw segmentNotFound(segmentId, path);
+  if (row.materialized) {
+    return { sql: `SELECT participant_id FROM segment_members WHERE tenant_id = $${firstParam}::uuid AND segment_id = $${firstParam + 1}::text`, params: [tenantId, segmentId] };
+  }
+  const compiled = compileSegmentFilter(row.filter, await store.factContext(tx, tenantId), { tenantId, now: clock.now(tenantId), firstParam });
+  return { sql: membersSql(compiled), params: compiled.params };
+}
+
+export async function assertSegmentsExistInTx(tx: Tx, tenantId: string, segmentIds: readonly string[], path: string): Promise<void> {
+  if (segmentIds.length === 0) return;
+  const found = await store.existingIds(tx, tenantId, segmentIds);
+  const missing = segmentIds.map((id, index) => ({ id, index })).filter(({ id }) => !found.has(id));
+  if (missing.length === 0) return;
+  const pathOf = (index: number) => (segmentIds.length > 1 || path.endsWith('/value') ? `${path}/${index}` : path);
+  throw new AppError('rule_violation', 'SEGMENT_NOT_FOUND', `segment "${missing[0].id}" not found`, {
+    errors: missing.map(({ id, index }) => fieldError(pathOf(index), 'not_found', `no segment "${id}"`)),
+  });
+}
