@@ -120,6 +120,9 @@ const ROUTE_PERMISSIONS: Array<[RegExp, Area]> = [
   // A segment's members are participants' profiles; the rest of segments is a program setting (issue 36).
   [/^\/api\/v1\/admin\/segments\/:segment_id\/members$/, PARTICIPANTS],
   [/^\/api\/v1\/admin\/segments(\/|$)/, PROGRAMS],
+  // Starting an experiment puts its draft variants live for their share; stopping and rolling out take programs down (issue 36).
+  [/^\/api\/v1\/admin\/experiments\/:experiment_id\/(start|stop|rollout)$/, only('programs:publish')],
+  [/^\/api\/v1\/admin\/experiments(\/|$)/, PROGRAMS],
   [/^\/api\/v1\/admin\/(rules|badges|streaks|engagements|rewards|challenges|contests|leaderboards|referrals|points|test-clock)(\/|$)/, PROGRAMS],
   [/^\/api\/v1\/contests\/:id\/leaderboard$/, PROGRAMS],
   [/^\/api\/v1\/public\//, PROGRAMS],

@@ -9,6 +9,7 @@ import * as store from './store.js';
  * impressions. The runtime modules find published activities and screens here.
  */
 export { engagementForReviewInTx, publishEngagementInTx, createEngagementInTx, replaceEngagementDraftInTx } from './service.js';
+export { unpublishEngagementInTx } from './service.js';
 export { ACTIVITY_DEFAULTS, embedSettings, ANONYMOUS_PREFIX } from './service.js';
 export { findPublishedActivityInTx, publishedDefinitionInTx, isPreviewInTx as isPreviewSessionInTx, type PublishedActivity } from './session-definition.js';
 export { parseCondition, type GateCondition } from './conditions.js';

@@ -279,17 +279,20 @@ export async function publishEngagementInTx(tx: Tx, tenantId: string, plan: Plan
  */
 export async function engagementForReviewInTx(tx: Tx, tenantId: string, id: string, forUpdate = false) {
   const row = await store.findEngagement(tx, tenantId, id, forUpdate);
-  return row ? { name: row.definition.name, draft: present(row).has_unpublished_changes, revision: row.updated_at.toISOString() } : null;
+  return row ? { name: row.definition.name, draft: present(row).has_unpublished_changes, revision: row.updated_at.toISOString(), published: row.status !== 'draft' } : null;
 }
 
 export async function unpublishEngagement(db: Database, tenantId: string, id: string) {
-  return db.tenant(tenantId, async (tx) => {
-    const row = await lockedEngagement(tx, tenantId, id);
-    if (row.status === 'draft') throw conflict('the engagement is not published', 'ENGAGEMENT_NOT_PUBLISHED');
-    const unpublished = present(await store.unpublish(tx, tenantId, id));
-    await announceCredentialChange(tx, 'engagement unpublished');
-    return unpublished;
-  });
+  return db.tenant(tenantId, (tx) => unpublishEngagementInTx(tx, tenantId, id));
+}
+
+/** Unpublishes in the caller's transaction (an experiment's roll-out stops the other variants' engagements). */
+export async function unpublishEngagementInTx(tx: Tx, tenantId: string, id: string) {
+  const row = await lockedEngagement(tx, tenantId, id);
+  if (row.status === 'draft') throw conflict('the engagement is not published', 'ENGAGEMENT_NOT_PUBLISHED');
+  const unpublished = present(await store.unpublish(tx, tenantId, id));
+  await announceCredentialChange(tx, 'engagement unpublished');
+  return unpublished;
 }
 
 // ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ export { BULK_GRANT_TASK, TIER_REEVALUATION_TASK } from './service.js';
  * surface; other modules import only what is exported here.
  */
 export { grantInTx, awardInTx, deductInTx, readBalanceInTx, awardsSinceInTx, multiplierForEventInTx, createMultiplierInTx } from './service.js';
+export { multiplierForExperimentInTx, endMultiplierInTx } from './experiment-multipliers.js';
 export type { GrantInput, DeductInput, LedgerResult, Source, SourceKind, GrantType, DeductType } from './service.js';
 
 const pointsModule: ServiceModule = {

@@ -9,6 +9,9 @@ import { Review, ReviewActor, ReviewBacktest } from './schemas.js';
  * contests) made by people without the publishing permission, approved or
  * returned by those with it. Who may publish directly is platform/publishing.ts.
  */
+/** An experiment's roll-out sends its variant's draft through the normal review. */
+export { submitReviewInTx } from './service.js';
+
 // A direct publication closes the item's pending request (see closeReviewPublishedDirectly).
 onAuditedChange(closeReviewPublishedDirectly);
 

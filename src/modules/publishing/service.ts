@@ -101,24 +101,28 @@ export async function submitReview(db: Database, auth: AuthContext, body: Create
   if (body.backtest !== undefined && body.kind !== 'rule') {
     throw invalid('only a rule\'s review request carries a backtest', 'VALIDATION_INVALID_VALUE', { errors: [fieldError('/backtest', 'not_allowed', `a ${program.label} has no backtest`)] });
   }
-  return db.tenant(auth.tenantId, async (tx) => {
-    const item = await program.find(tx, auth.tenantId, body.id, true);
-    if (!item) throw notFound(`${program.label} "${body.id}"`);
-    if (!item.draft) throw conflict(`${named(body.kind, item.name)} has nothing unpublished to review`, 'REVIEW_ITEM_NOT_DRAFT');
-    const created = await store.insertReview(tx, auth.tenantId, {
-      id: prefixedId('rev'),
-      kind: body.kind,
-      itemId: body.id,
-      itemName: item.name,
-      itemRevision: item.revision,
-      note: body.note ?? null,
-      by: actorOf(auth),
-      at: clock.now(),
-      backtest: body.backtest ?? null,
-    });
-    if (!created) throw conflict(`${named(body.kind, item.name)} already has a pending review request`, 'REVIEW_ALREADY_PENDING');
-    return present(created);
+  return db.tenant(auth.tenantId, (tx) => submitReviewInTx(tx, auth, body));
+}
+
+/** Submits a draft for review in the caller's transaction (an experiment's roll-out submits its variant's draft). */
+export async function submitReviewInTx(tx: Tx, auth: AuthContext, body: CreateReviewBody) {
+  const program = PROGRAMS[body.kind];
+  const item = await program.find(tx, auth.tenantId, body.id, true);
+  if (!item) throw notFound(`${program.label} "${body.id}"`);
+  if (!item.draft) throw conflict(`${named(body.kind, item.name)} has nothing unpublished to review`, 'REVIEW_ITEM_NOT_DRAFT');
+  const created = await store.insertReview(tx, auth.tenantId, {
+    id: prefixedId('rev'),
+    kind: body.kind,
+    itemId: body.id,
+    itemName: item.name,
+    itemRevision: item.revision,
+    note: body.note ?? null,
+    by: actorOf(auth),
+    at: clock.now(),
+    backtest: body.backtest ?? null,
   });
+  if (!created) throw conflict(`${named(body.kind, item.name)} already has a pending review request`, 'REVIEW_ALREADY_PENDING');
+  return present(created);
 }
 
 export async function readReview(db: Database, tenantId: string, id: string) {

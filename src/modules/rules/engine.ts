@@ -4,6 +4,7 @@ import { awardBadgeInTx, earnedBadgeCodesInTx } from '../badges/index.js';
 import { continueStreaksInTx } from '../streaks/index.js';
 import { conditionFailure, readPath, readingOf, type ConditionFailure, type FactReading, type FactSource } from './conditions.js';
 import { nearestNames } from './nearest-names.js';
+import { eventRulesWithVariants, otherVariantVerdict } from './experiment-variants.js';
 import { points } from './ports.js';
 import { segmentIdsOf, segmentMemberships } from './segment-conditions.js';
 import * as store from './store.js';
@@ -37,7 +38,7 @@ export interface AppliedRule {
 }
 
 /** Why a rule did or did not award, for one event. */
-export type RuleResult = 'applied' | 'condition_failed' | 'capped' | 'budget_spent' | 'rate_unusable' | 'outside_window' | 'stopped';
+export type RuleResult = 'applied' | 'condition_failed' | 'capped' | 'budget_spent' | 'rate_unusable' | 'outside_window' | 'stopped' | 'other_variant';
 
 /**
  * One rule considered for an event and what came of it. The effects ran
@@ -60,6 +61,8 @@ export interface RuleVerdict {
   rate?: FactReading;
   window?: { starts_at: string | null; ends_at: string | null; event_is: 'before_start' | 'after_end' };
   stopped_by?: string;
+  /** `other_variant`: the rule is a variant of a running experiment, and the participant is assigned to another variant (or the holdout). */
+  experiment?: { experiment_id: string; variant_key: string };
 }
 
 export interface RulesOutcome {
@@ -300,7 +303,7 @@ function outsideWindow(rule: store.RuleRow, at: Date): RuleVerdict | null {
  */
 export async function applyEarnRulesInTx(tx: Tx, tenantId: string, event: RuleEvent): Promise<RulesOutcome> {
   const outcome: RulesOutcome = { points_awarded: 0, capped_rules: [], rules: [] };
-  const rules = await store.eventRulesAnyTime(tx, tenantId, event.eventName);
+  const rules = await eventRulesWithVariants(tx, tenantId, event.eventName);
   if (rules.length === 0) {
     // Computed once per event name in a processing batch, where events no rule listens to are common.
     const nearest = async () => nearestNames(event.eventName, await store.liveEventNames(tx, tenantId));
@@ -339,6 +342,12 @@ export async function applyEarnRulesInTx(tx: Tx, tenantId: string, event: RuleEv
     }
     if (stoppedBy !== null) {
       outcome.rules.push({ rule_id: rule.id, rule_name: rule.name, result: 'stopped', points: 0, stopped_by: stoppedBy });
+      continue;
+    }
+    // A variant of a running experiment serves only its variant's participants (issue 36).
+    const otherVariant = await otherVariantVerdict(tx, tenantId, rule, event.participantId);
+    if (otherVariant) {
+      outcome.rules.push(otherVariant);
       continue;
     }
     const failed = await conditionFailure(rule.conditions, source);

@@ -16,6 +16,7 @@ export { coalesceProfile } from './ports.js';
 export { startDueOccurrences, runOccurrence } from './jobs.js';
 export { ruleForReviewInTx, publishRuleInTx, createRuleInTx, updateRuleInTx, ruleConfigFields } from './service.js';
 export type { RuleRow } from './store.js';
+export { ruleForExperimentInTx } from './experiment-variants.js';
 
 const rulesModule: ServiceModule = {
   name: 'rules',

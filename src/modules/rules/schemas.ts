@@ -308,7 +308,7 @@ const factReading = {
 };
 
 const RuleResultKind = Type.Union(
-  ['applied', 'condition_failed', 'capped', 'budget_spent', 'rate_unusable', 'outside_window', 'stopped'].map((r) => Type.Literal(r)),
+  ['applied', 'condition_failed', 'capped', 'budget_spent', 'rate_unusable', 'outside_window', 'stopped', 'other_variant'].map((r) => Type.Literal(r)),
   {
     description:
       '`applied`: the rule ran and awarded `points` (perhaps cut by `cap` or `budget`). ' +
@@ -317,7 +317,8 @@ const RuleResultKind = Type.Union(
       "`budget_spent`: the rule's `budget_points` are used up. " +
       '`rate_unusable`: its rate reads `rate.fact`, which was not a positive number, so it earned 0. ' +
       "`outside_window`: the event's timestamp falls outside the rule's `window`. " +
-      '`stopped`: a rule of higher priority (`stopped_by`) applied with `stop_processing`.',
+      '`stopped`: a rule of higher priority (`stopped_by`) applied with `stop_processing`. ' +
+      '`other_variant`: the rule is a variant of a running experiment and the participant is assigned to another variant or the holdout (`experiment`).',
   },
 );
 
@@ -364,6 +365,12 @@ export const RuleVerdict = Type.Object(
       }),
     ),
     stopped_by: Type.Optional(Type.String({ description: 'The rule that applied with `stop_processing`.' })),
+    experiment: Type.Optional(
+      Type.Object(
+        { experiment_id: Type.String(), variant_key: Type.String({ description: 'The participant\'s variant (`holdout` for the holdout).' }) },
+        { description: 'The running experiment the rule is a variant of, and the participant\'s variant in it.' },
+      ),
+    ),
   },
   {
     $id: 'EventRuleResult',
