@@ -24,6 +24,6 @@ export const audiencesArea: ConsoleArea = {
     { path: '/experiments', permission: 'programs:read', element: <ExperimentList /> },
     { path: '/experiments/new', permission: 'programs:write', element: <ExperimentEdit /> },
     { path: '/experiments/:experimentId', permission: 'programs:read', element: <ExperimentEdit /> },
-    { path: '/experiments/:experimentId/results', permission: 'programs:read', element: <ExperimentResults /> },
+    { path: '/experiments/:experimentId/results', permission: 'analytics:read', element: <ExperimentResults /> },
   ],
 };

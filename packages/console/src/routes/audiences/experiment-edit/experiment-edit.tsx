@@ -45,7 +45,7 @@ export function ExperimentEdit() {
   const onSubmit = form.submit(async (values) => {
     const total = allocated(values);
     if (total !== 100) {
-      form.setError('holdout_percent', { type: 'sum', message: t('experiments.allocatedPart', { total, left: Math.round((100 - total) * 100) / 100 }) }, { shouldFocus: true });
+      form.setError('holdout_percent', { type: 'sum', message: t('experiments.allocatedPart', { total }) }, { shouldFocus: true });
       return;
     }
     const body = toInput(values);

@@ -5,7 +5,7 @@ import { useExperiments } from '../../../hooks/api/experiments';
 import { ErrorAlert } from '../../../components/error-alert';
 import { PageHeader } from '../../../components/page-header';
 import { Pager, useCursorPages } from '../../../components/pager';
-import { RoleGuard } from '../../../components/permission';
+import { RoleGuard, useCan } from '../../../components/permission';
 import { Loading, ScrollTable } from '../../../components/loading';
 import { useFormat, ZoneNote } from '../../../lib/format';
 import { STATUS_COLORS } from '../experiment-edit/components/experiment-actions';
@@ -17,6 +17,7 @@ export function ExperimentList() {
   const pages = useCursorPages();
   const experiments = useExperiments(pages.cursor);
   const rows = experiments.data?.experiments ?? [];
+  const canReadResults = useCan('analytics:read');
   return (
     <Stack>
       <PageHeader title={t('experiments.title')}>
@@ -60,7 +61,7 @@ export function ExperimentList() {
                   </Table.Td>
                   <Table.Td>{experiment.started_at ? f.dateTime(experiment.started_at) : '—'}</Table.Td>
                   <Table.Td>
-                    {experiment.status === 'draft' ? (
+                    {experiment.status === 'draft' || !canReadResults ? (
                       '—'
                     ) : (
                       <Anchor component={Link} to={`/experiments/${experiment.id}/results`} aria-label={t('experiments.resultsOf', { name: experiment.name })}>

@@ -16,6 +16,7 @@ export function ExperimentActions({ experiment }: { experiment: Experiment }) {
   const f = useFormat();
   const action = useExperimentAction(experiment.id);
   const canWrite = useCan('programs:write');
+  const canReadResults = useCan('analytics:read');
   const [variant, setVariant] = useState<string | null>(null);
   const { status } = experiment;
   const rollout = action.data && typeof action.data === 'object' && 'publication' in action.data ? (action.data as Rollout) : null;
@@ -28,7 +29,7 @@ export function ExperimentActions({ experiment }: { experiment: Experiment }) {
           </Badge>
           {experiment.started_at && <Text size="sm">{t('experiments.startedAt', { at: f.dateTime(experiment.started_at) })}</Text>}
           {experiment.ended_at && <Text size="sm">{t('experiments.endedAt', { at: f.dateTime(experiment.ended_at) })}</Text>}
-          {status !== 'draft' && (
+          {status !== 'draft' && canReadResults && (
             <Anchor component={Link} to={`/experiments/${experiment.id}/results`}>
               {t('experiments.readResults')}
             </Anchor>

@@ -62,7 +62,7 @@ export function VariantList({ form, readOnly, allocationOnly }: VariantListProps
       )}
       <TextInput label={t('experiments.holdout')} description={t('experiments.holdoutHelp')} {...form.field('holdout_percent', { number: true })} readOnly={readOnly} maw={320} />
       <Alert color={total === 100 ? 'teal' : 'yellow'} variant="light" role="status" data-testid="allocation-total">
-        <Text size="sm">{total === 100 ? t('experiments.allocatedAll') : t('experiments.allocatedPart', { total, left: Math.round((100 - total) * 100) / 100 })}</Text>
+        <Text size="sm">{total === 100 ? t('experiments.allocatedAll') : t('experiments.allocatedPart', { total })}</Text>
       </Alert>
     </Stack>
   );

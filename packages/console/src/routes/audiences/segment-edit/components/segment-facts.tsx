@@ -23,7 +23,7 @@ export function SegmentFacts({ segment }: { segment: Segment }) {
           {segment.materialized && (
             <Text size="sm" data-testid="segment-refreshed">
               {segment.refreshed_at
-                ? t('segments.sizeAsOf', { size: f.number(segment.size ?? 0), at: f.dateTime(segment.refreshed_at) })
+                ? t('segments.sizeAsOf', { count: segment.size ?? 0, size: f.number(segment.size ?? 0), at: f.dateTime(segment.refreshed_at) })
                 : t('segments.neverRefreshed')}
             </Text>
           )}
@@ -35,7 +35,7 @@ export function SegmentFacts({ segment }: { segment: Segment }) {
         </Group>
         {refresh.data && (
           <Text size="sm" role="status">
-            {t('segments.refreshed', { entered: f.number(refresh.data.entered), left: f.number(refresh.data.left), size: f.number(refresh.data.size) })}
+            {t('segments.refreshed', { count: refresh.data.size, entered: f.number(refresh.data.entered), left: f.number(refresh.data.left), size: f.number(refresh.data.size) })}
           </Text>
         )}
         <ErrorAlert error={refresh.error} />

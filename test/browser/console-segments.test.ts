@@ -1,0 +1,164 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { startTestService, type TestService, type TestTenant } from '../helper.js';
+import { sendSync } from '../../src/modules/ingestion/testing.js';
+import { assertAccessible, consoleUser, launchConsoleBrowser, PHONE, screenshot } from './console-kit.js';
+
+/** A Mantine select: open it by its label inside `scope`, pick the option by its name. */
+async function choose(scope: Page | ReturnType<Page['locator']>, page: Page, label: string | RegExp, option: string): Promise<void> {
+  await scope.getByLabel(label, { exact: typeof label === 'string' }).first().click();
+  await page.getByRole('option', { name: option, exact: true }).click();
+}
+
+/**
+ * Segments in a real browser (issue 36): a marketer builds a segment from the
+ * fact catalogue's pickers, sees the live size change as a condition is
+ * added (with a masked sample and the time it took), saves it kept up to
+ * date, refreshes it and reads its members. An analyst reads the list and the
+ * segment but gets no builder, and the API refuses the analyst's writes
+ * through the page's own session.
+ */
+test('Segments in Chromium: a marketer builds one with the live size, saves and refreshes it; an analyst reads only', { timeout: 180_000 }, async (t) => {
+  const svc: TestService = await startTestService(t);
+  const tenant: TestTenant = await svc.createTenant();
+  const call = async (method: string, p: string, body?: unknown) => {
+    const response = await svc.request(method, p, { key: tenant.apiKey, ...(body === undefined ? {} : { body }) });
+    assert.ok(response.status < 300, `${method} ${p}: ${response.status} ${response.text}`);
+    return response.body;
+  };
+
+  await call('POST', '/api/v1/admin/points/tiers', { code: 'silver', name: 'Silver', min_lifetime_points: 100 });
+  await call('POST', '/api/v1/admin/badges', { code: 'vip', name: 'VIP', description: 'A valued customer' });
+  // Six participants: p-1…p-4 buy (p-1 and p-2 three times, p-3 and p-4 once), p-5 and p-6 only log in.
+  // p-1 and p-3 hold 150 lifetime points.
+  const purchases: Record<string, number> = { 'p-1': 3, 'p-2': 3, 'p-3': 1, 'p-4': 1 };
+  for (const [participant, count] of Object.entries(purchases)) {
+    for (let i = 0; i < count; i++) {
+      const sent = await sendSync(svc, tenant, { event_name: 'purchase', participant_id: participant, properties: { amount: 20 } });
+      assert.equal(sent.status, 200, sent.text);
+    }
+  }
+  for (const participant of ['p-5', 'p-6']) assert.equal((await sendSync(svc, tenant, { event_name: 'login', participant_id: participant })).status, 200);
+  for (const participant of ['p-1', 'p-3']) await call('POST', '/api/v1/gamify/points/grant', { participant_id: participant, amount: 150, reason: 'seed', idempotency_key: `seed-${participant}` });
+
+  const marketer = await consoleUser(svc, tenant, 'marketer');
+  const { newPage, signIn, open, assertClean } = await launchConsoleBrowser(t, svc);
+  const page = await newPage();
+  await signIn(page, marketer.email, marketer.password);
+
+  let segmentId = '';
+  await t.test('a marketer builds a segment: the live size follows each condition; saved kept up to date, refreshed, its members listed', async () => {
+    await open(page, 'Segments', 'Segments');
+    await assertAccessible(page, 'segment list, empty');
+    await page.getByRole('link', { name: 'New segment' }).click();
+    await page.getByRole('heading', { level: 1, name: 'New segment' }).waitFor();
+    await page.getByLabel(/^Name/).fill('Frequent buyers');
+    await page.getByLabel('Description').fill('Two purchases or more in the last 30 days');
+    // No condition yet: every participant.
+    const size = page.getByTestId('segment-size');
+    await size.filter({ hasText: '6 participants' }).waitFor();
+
+    await page.getByRole('button', { name: 'Add a condition' }).click();
+    const first = page.getByRole('group', { name: 'Condition 1' });
+    await choose(first, page, /^Fact/, 'Number of an event');
+    await first.getByRole('combobox', { name: /^Event name/ }).fill('purchase');
+    await page.keyboard.press('Escape');
+    await first.getByLabel(/^In the last \(days\)/).fill('30');
+    await choose(first, page, 'Operator', 'is at least');
+    await first.getByLabel(/^Value/).fill('2');
+    await size.filter({ hasText: '2 participants' }).waitFor();
+    assert.match((await page.getByTestId('segment-took').textContent())!, /^Counted in [\d.,]+ ms$/);
+    assert.equal(await page.getByTestId('segment-sample').getByRole('row').count(), 3, 'a header and the two members');
+
+    await page.getByRole('button', { name: 'Add a condition' }).click();
+    const second = page.getByRole('group', { name: 'Condition 2' });
+    await choose(second, page, /^Fact/, 'Lifetime points');
+    await choose(second, page, 'Operator', 'is at least');
+    await second.getByLabel(/^Value/).fill('100');
+    await size.filter({ hasText: '1 participant' }).waitFor();
+    await page.getByTestId('segment-sample').getByRole('link', { name: 'p-1' }).waitFor();
+
+    // "any" instead of "all": p-1, p-2 (buyers) and p-3 (points).
+    await page.getByRole('radio', { name: 'at least one condition' }).check();
+    await size.filter({ hasText: '3 participants' }).waitFor();
+    await page.getByRole('radio', { name: 'all conditions' }).check();
+    await size.filter({ hasText: '1 participant' }).waitFor();
+
+    await page.getByRole('switch', { name: 'Keep membership up to date' }).check();
+    await assertAccessible(page, 'segment builder with the live size');
+    await screenshot(page, '110-segment-builder');
+
+    await page.getByRole('button', { name: 'Save segment' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Segment: Frequent buyers' }).waitFor();
+    segmentId = new URL(page.url()).pathname.split('/').pop()!;
+    const saved = await call('GET', `/api/v1/admin/segments/${segmentId}`);
+    assert.equal(saved.materialized, true);
+    assert.deepEqual(saved.filter, {
+      all: [
+        { fact: 'event_count', event_name: 'purchase', within_days: 30, operator: 'gte', value: 2 },
+        { fact: 'lifetime_points', operator: 'gte', value: 100 },
+      ],
+    });
+
+    await page.getByRole('button', { name: 'Refresh now' }).click();
+    await page.getByText(/^Refreshed: \d+ entered, 0 left, 1 member now\.$/).waitFor();
+    await page.getByTestId('segment-refreshed').filter({ hasText: /^1 member at the last refresh, \d{4}-\d\d-\d\d \d\d:\d\d$/ }).waitFor();
+    await page.getByTestId('segment-members').getByRole('link', { name: 'p-1' }).waitFor();
+    await page.getByTestId('zone-note').first().waitFor();
+    await assertAccessible(page, 'segment page with members');
+    await screenshot(page, '111-segment-page');
+
+    await open(page, 'Segments', 'Segments');
+    const row = page.getByTestId('segments').getByRole('row', { name: /Frequent buyers/ });
+    await row.getByText('Kept up to date').waitFor();
+    await row.getByText('Not used yet').waitFor();
+    await assertAccessible(page, 'segment list');
+    await screenshot(page, '112-segment-list');
+  });
+
+  await t.test('a refusal lands on its field: a window beyond the API limit is said on "In the last (days)"', async () => {
+    await page.getByRole('link', { name: 'New segment' }).click();
+    await page.getByLabel(/^Name/).fill('Too long ago');
+    await page.getByRole('button', { name: 'Add a condition' }).click();
+    const row = page.getByRole('group', { name: 'Condition 1' });
+    await choose(row, page, /^Fact/, 'Number of an event');
+    await row.getByRole('combobox', { name: /^Event name/ }).fill('purchase');
+    await page.keyboard.press('Escape');
+    await row.getByLabel(/^In the last \(days\)/).fill('5000');
+    await choose(row, page, 'Operator', 'is at least');
+    await row.getByLabel(/^Value/).fill('1');
+    await page.getByRole('button', { name: 'Save segment' }).click();
+    await row.getByText('Must be at most 3,650.').waitFor();
+    assert.equal(await page.getByRole('heading', { level: 1, name: 'New segment' }).count(), 1, 'nothing saved');
+  });
+
+  await t.test('an analyst reads segments without a builder; the API refuses the writes the page hides (403)', async () => {
+    const analyst = await consoleUser(svc, tenant, 'analyst');
+    const analystPage = await newPage(PHONE);
+    await signIn(analystPage, analyst.email, analyst.password);
+    await analystPage.goto(`${svc.baseUrl}/console/segments`);
+    await analystPage.getByRole('heading', { level: 1, name: 'Segments' }).waitFor();
+    await analystPage.getByRole('link', { name: 'Frequent buyers' }).click();
+    await analystPage.getByRole('heading', { level: 1, name: 'Segment: Frequent buyers' }).waitFor();
+    await analystPage.getByTestId('segment-size').filter({ hasText: '1 participant' }).waitFor();
+    assert.equal(await analystPage.getByRole('button', { name: 'Save segment' }).count(), 0, 'no save for an analyst');
+    assert.equal(await analystPage.getByRole('button', { name: 'Add a condition' }).count(), 0, 'no new conditions for an analyst');
+    assert.equal(await analystPage.getByRole('button', { name: 'Refresh now' }).count(), 0, 'no refresh for an analyst');
+    await assertAccessible(analystPage, 'segment page, read-only, on a phone');
+    await screenshot(analystPage, '113-segment-analyst-phone');
+
+    const request = analystPage.context().request;
+    const session = await (await request.get(`${svc.baseUrl}/api/v1/console/session`)).json();
+    const headers = { 'x-csrf-token': session.csrf_token };
+    const created = await request.post(`${svc.baseUrl}/api/v1/admin/segments`, { headers, data: { name: 'Not allowed', filter: { all: [] } } });
+    assert.equal(created.status(), 403, await created.text());
+    assert.equal((await created.json()).code, 'AUTH_FORBIDDEN');
+    const refreshed = await request.post(`${svc.baseUrl}/api/v1/admin/segments/${segmentId}/refresh`, { headers });
+    assert.equal(refreshed.status(), 403);
+    const deleted = await request.delete(`${svc.baseUrl}/api/v1/admin/segments/${segmentId}`, { headers });
+    assert.equal(deleted.status(), 403);
+  });
+
+  assertClean();
+});
