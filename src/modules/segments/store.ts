@@ -133,6 +133,14 @@ interface ReferencingTable {
   nameColumn: string | null;
 }
 
+/**
+ * Tables whose `segment_id` only records where rows came from, not a live use:
+ * this module's own membership, and a bulk grant's job (the members at the
+ * time it was accepted; it stays readable after the segment is deleted).
+ * Every other table with a `segment_id` holds its segment in use.
+ */
+const NOT_USERS = ['segment_members', 'points_bulk_grants'];
+
 let referencingTables: Promise<ReferencingTable[]> | null = null;
 
 /**
@@ -152,8 +160,10 @@ function tablesWithSegmentId(tx: Tx): Promise<ReferencingTable[]> {
                 WHERE n.table_schema = c.table_schema AND n.table_name = c.table_name AND n.column_name = 'name') AS name_column
          FROM information_schema.columns c
          JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
-        WHERE c.table_schema = current_schema() AND c.column_name = 'segment_id' AND c.table_name NOT IN ('segment_members')
+        WHERE c.table_schema = current_schema() AND c.column_name = 'segment_id' AND NOT (c.table_name = ANY($1::text[]))
+          AND EXISTS (SELECT 1 FROM information_schema.columns k WHERE k.table_schema = c.table_schema AND k.table_name = c.table_name AND k.column_name = 'tenant_id')
         ORDER BY c.table_name`,
+      [NOT_USERS],
     )
     .then(({ rows }) =>
       rows.filter((r: { id_column: string | null }) => r.id_column !== null).map((r: { table: string; id_column: string; name_column: string | null }) => ({ table: r.table, idColumn: r.id_column, nameColumn: r.name_column })),

@@ -6,7 +6,7 @@ import { startTestService } from '../../../test/helper.js';
 import { CATALOG, validateEventData } from './catalog.js';
 
 /**
- * The catalog holds exactly the 25 events of the contract, and every event
+ * The catalog holds exactly the 27 events of the contract, and every event
  * the code emits validates against its published schema.
  */
 const CONTRACT: Array<[string, 'active' | 'deferred', string[]]> = [
@@ -35,6 +35,8 @@ const CONTRACT: Array<[string, 'active' | 'deferred', string[]]> = [
   ['reward.disqualified', 'active', ['contest_id', 'entry_id', 'reason']],
   ['participant.anonymized.v1', 'active', ['anonymized_at', 'row_counts']],
   ['participant.deleted.v1', 'active', ['deleted_at']],
+  ['segment.entered.v1', 'active', ['segment_id', 'segment_name', 'at']],
+  ['segment.left.v1', 'active', ['segment_id', 'segment_name', 'at']],
 ];
 
 const NOW = '2026-11-21T12:00:00.000Z';
@@ -65,16 +67,18 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   'reward.disqualified': { participant_id: 'p', contest_id: 'k', entry_id: 'e', reason: 'velocity' },
   'participant.anonymized.v1': { participant_id: 'p', anonymized_at: NOW, row_counts: { participants: 1, sessions: 2 } },
   'participant.deleted.v1': { participant_id: 'p', deleted_at: NOW },
+  'segment.entered.v1': { participant_id: 'p', segment_id: 'seg_0f8fad5bd9cb469fa16570867728950e', segment_name: 'Frequent buyers', at: NOW },
+  'segment.left.v1': { participant_id: 'p', segment_id: 'seg_0f8fad5bd9cb469fa16570867728950e', segment_name: 'Frequent buyers', at: NOW },
 };
 
 const modulesDir = path.resolve(import.meta.dirname, '..');
 
-test('catalog: /.well-known/events.json publishes exactly the 25 events of the contract', async (t) => {
+test('catalog: /.well-known/events.json publishes exactly the 27 events of the contract', async (t) => {
   const svc = await startTestService(t);
   const response = await svc.request('GET', '/.well-known/events.json');
   assert.equal(response.status, 200);
   const events = response.body.events as Array<{ name: string; status: string; kind: string; legacy: boolean; frozen: boolean; description: string; personal_data: string[]; schema: { required: string[]; properties: Record<string, unknown> } }>;
-  assert.equal(events.length, 25);
+  assert.equal(events.length, 27);
   assert.deepEqual(events.map((e) => e.name).sort(), CONTRACT.map(([name]) => name).sort());
   for (const [name, status, fields] of CONTRACT) {
     const entry = events.find((e) => e.name === name)!;

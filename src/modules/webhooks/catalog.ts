@@ -2,7 +2,7 @@ import { PERSONAL_STANDARD_FIELDS } from '../../platform/privacy.js';
 import { compileCheck, type Problems } from '../../platform/validation.js';
 
 /**
- * The event catalog: the 25 subscribable events, published at
+ * The event catalog: the 27 subscribable events, published at
  * `GET /.well-known/events.json`. Each `data` schema lists the fields the
  * event contract requires; emitters may add fields (`additionalProperties`
  * stays open), never remove or reshape one. Legacy activity events are frozen.
@@ -129,6 +129,12 @@ export const CATALOG: readonly CatalogEntry[] = [
     anonymized_at: time, row_counts: { type: 'object', additionalProperties: { type: 'integer' } },
   })),
   entry('participant.deleted.v1', 'privacy', 'participants', 'A participant was hard-deleted.', data({ deleted_at: time })),
+  entry('segment.entered.v1', 'progression', 'segments', 'The participant entered a materialized segment (found by its refresh, every minute or on demand).', data({
+    segment_id: str, segment_name: str, at: time,
+  })),
+  entry('segment.left.v1', 'progression', 'segments', 'The participant left a materialized segment (found by its refresh, every minute or on demand).', data({
+    segment_id: str, segment_name: str, at: time,
+  })),
 ];
 
 export const PING_EVENT = 'ping';

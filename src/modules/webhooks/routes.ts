@@ -243,7 +243,7 @@ export const rootRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         operationId: 'getEventCatalog',
-        summary: 'The event catalog: the 25 subscribable events with the JSON Schema of each event\'s data',
+        summary: 'The event catalog: the 27 subscribable events with the JSON Schema of each event\'s data',
         response: { 200: CatalogDocument },
       },
     },
