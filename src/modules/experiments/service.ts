@@ -55,6 +55,9 @@ function validateShape(draft: store.ExperimentDraft): void {
     const message = `the variants' allocations and the holdout sum to ${sum}; they must sum to 100`;
     draft.variants.forEach((_, index) => errors.push(fieldError(`/variants/${index}/allocation_percent`, 'allocation_sum', message)));
   }
+  if (draft.subject_type === 'engagement' && draft.holdout_percent > 0) {
+    errors.push(fieldError('/holdout_percent', 'not_allowed', 'an engagement experiment has no holdout: a refused session is nothing a site can show; compare with a plain control engagement instead'));
+  }
   errors.push(...goalErrors(draft.goal));
   if (errors.length > 0) throw refuse(`the experiment is not valid: ${errors[0].path.slice(1)} ${errors[0].message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`, errors);
 }

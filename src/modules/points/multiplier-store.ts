@@ -13,8 +13,9 @@ const CANDIDATES_MAX = 100;
 
 /**
  * The matching multipliers, highest factor first (ties: the oldest), up to and
- * including the first that targets no segment: the caller keeps the first
- * whose segment (if any) the participant is in.
+ * including the first that targets no segment and is in no running experiment
+ * (`inExperiments`): the caller keeps the first whose segment (if any) the
+ * participant is in and whose experiment (if any) assigns them its variant.
  */
 export async function matchingMultipliers(
   tx: Tx,
@@ -23,6 +24,7 @@ export async function matchingMultipliers(
   eventName: string,
   attributes: Record<string, unknown>,
   at: Date,
+  inExperiments: ReadonlySet<string> = new Set(),
 ): Promise<Array<{ id: string; multiplier: number; segment_id: string | null }>> {
   const { rows } = await tx.query(
     `SELECT id, multiplier, segment_id FROM points_multipliers
@@ -32,7 +34,7 @@ export async function matchingMultipliers(
      LIMIT ${CANDIDATES_MAX}`,
     [tenantId, eventName, at, JSON.stringify(attributes ?? {}), participantId],
   );
-  const firstForEveryone = rows.findIndex((r) => r.segment_id === null);
+  const firstForEveryone = rows.findIndex((r) => r.segment_id === null && !inExperiments.has(r.id));
   return firstForEveryone === -1 ? rows : rows.slice(0, firstForEveryone + 1);
 }
 

@@ -6,6 +6,7 @@ import { invalid, notFound } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { assertSegmentsExistInTx, membershipsInTx } from '../segments/index.js';
 import * as store from './store.js';
+import { multipliersInExperimentsInTx, multiplierServesInTx } from './experiment-multipliers.js';
 
 /**
  * Multipliers: the one that applies to an event, and their definitions
@@ -28,11 +29,17 @@ export async function multiplierForEventInTx(
   if (!(await mayMatchInBatch(tx, `points:multiplier-events:${tenantId}`, input.eventName, () => store.multiplierEventTypes(tx, tenantId)))) {
     return { multiplier: 1, multiplierId: null };
   }
-  const candidates = await store.matchingMultipliers(tx, tenantId, input.participantId, input.eventName, input.attributes, input.at);
+  // Multipliers that are variants of a running experiment serve only their variant's participants (issue 36).
+  const inExperiments = await multipliersInExperimentsInTx(tx, tenantId);
+  const candidates = await store.matchingMultipliers(tx, tenantId, input.participantId, input.eventName, input.attributes, input.at, inExperiments);
   const segmentIds = [...new Set(candidates.flatMap((c) => (c.segment_id === null ? [] : [c.segment_id])))];
   const members = segmentIds.length > 0 ? await membershipsInTx(tx, tenantId, input.participantId, segmentIds) : new Set<string>();
-  const found = candidates.find((c) => c.segment_id === null || members.has(c.segment_id));
-  return found ? { multiplier: found.multiplier, multiplierId: found.id } : { multiplier: 1, multiplierId: null };
+  for (const candidate of candidates) {
+    if (candidate.segment_id !== null && !members.has(candidate.segment_id)) continue;
+    if (inExperiments.has(candidate.id) && !(await multiplierServesInTx(tx, tenantId, candidate.id, input.participantId))) continue;
+    return { multiplier: candidate.multiplier, multiplierId: candidate.id };
+  }
+  return { multiplier: 1, multiplierId: null };
 }
 
 export interface MultiplierBody {
