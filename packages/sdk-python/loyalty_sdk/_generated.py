@@ -206,6 +206,7 @@ class AdminChallenge(TypedDict):
     starts_at: str
     ends_at: str
     engagement_id: Optional[str]
+    segment_id: Optional[str]
     objectives: List[AdminChallengeObjectivesItem]
     milestones: List[AdminChallengeMilestonesItem]
     completion_points: Optional[int]
@@ -241,6 +242,7 @@ class PublicChallenge(TypedDict):
     starts_at: str
     ends_at: str
     enrolled: bool
+    eligible: bool
     objectives: List[PublicChallengeObjectivesItem]
     milestones: List[PublicChallengeMilestonesItem]
 
@@ -431,6 +433,7 @@ class EngagementActivitiesItem(_EngagementActivitiesItemRequired, total=False):
     questions: List[EngagementActivitiesItemQuestionsItem]
     pass_percent: int
     on_completion: List[EngagementActivitiesItemOnCompletionItem]
+    segment_id: Optional[str]
 
 
 class EngagementTriggerRulesFrequencyCap(TypedDict):
@@ -478,6 +481,81 @@ class Engagement(_EngagementRequired, total=False):
     """Engagement"""
     description: str
     embed_origins: List[str]
+    segment_id: Optional[str]
+
+
+class _ExperimentGoalRequired(TypedDict):
+    type: Literal["event_count", "event_property_sum", "redemptions"]
+
+
+class ExperimentGoal(_ExperimentGoalRequired, total=False):
+    """What the results measure per participant."""
+    event_name: str
+    property: str
+    reward_id: str
+
+
+class ExperimentInputVariantsItem(TypedDict):
+    key: str
+    name: str
+    subject_id: str
+    allocation_percent: int
+
+
+class _ExperimentInputRequired(TypedDict):
+    name: str
+    subject_type: Literal["rule", "multiplier", "engagement"]
+    variants: List[ExperimentInputVariantsItem]
+    goal: ExperimentGoal
+
+
+class ExperimentInput(_ExperimentInputRequired, total=False):
+    """ExperimentInput"""
+    description: str
+    holdout_percent: int
+    segment_id: Optional[str]
+
+
+class ExperimentVariantsItem(TypedDict):
+    key: str
+    name: str
+    subject_id: str
+    allocation_percent: int
+    control: bool
+
+
+class Experiment(TypedDict):
+    """Experiment"""
+    id: str
+    name: str
+    description: Optional[str]
+    subject_type: Literal["rule", "multiplier", "engagement"]
+    status: Literal["draft", "running", "stopped", "ended"]
+    holdout_percent: int
+    variants: List[ExperimentVariantsItem]
+    goal: ExperimentGoal
+    segment_id: Optional[str]
+    started_at: Optional[str]
+    ended_at: Optional[str]
+    rolled_out_variant: Optional[str]
+    created_at: str
+    updated_at: str
+
+
+class ExperimentRolloutStoppedItem(TypedDict):
+    variant: str
+    subject_id: str
+    action: Literal["paused", "unpublished", "ended", "left_draft"]
+
+
+class ExperimentRollout(TypedDict):
+    """ExperimentRollout"""
+    experiment: Experiment
+    variant: str
+    subject_id: str
+    publication: Literal["published", "review_requested", "already_live"]
+    review_id: Optional[str]
+    stopped: List[ExperimentRolloutStoppedItem]
 
 
 class _FileImportRequired(TypedDict):
@@ -501,7 +579,7 @@ class FileImport(_FileImportRequired, total=False):
     duplicate: bool
 
 
-FileExportFilters = TypedDict('FileExportFilters', {"from": 'Optional[str]', "to": 'Optional[str]', "contest_id": 'Optional[str]'}, total=False)
+FileExportFilters = TypedDict('FileExportFilters', {"from": 'Optional[str]', "to": 'Optional[str]', "contest_id": 'Optional[str]', "segment_id": 'Optional[str]'}, total=False)
 
 
 class FileExport(TypedDict):
@@ -697,6 +775,7 @@ class PointsMultiplier(TypedDict):
     ends_at: str
     match: PointsMultiplierMatch
     participant_id: Optional[str]
+    segment_id: Optional[str]
     created_at: str
 
 
@@ -996,10 +1075,16 @@ class EventRuleResultWindow(TypedDict):
     event_is: Literal["before_start", "after_end"]
 
 
+class EventRuleResultExperiment(TypedDict):
+    """The running experiment the rule is a variant of, and the participant's variant in it."""
+    experiment_id: str
+    variant_key: str
+
+
 class _EventRuleResultRequired(TypedDict):
     rule_id: str
     rule_name: str
-    result: Literal["applied", "condition_failed", "capped", "budget_spent", "rate_unusable", "outside_window", "stopped"]
+    result: Literal["applied", "condition_failed", "capped", "budget_spent", "rate_unusable", "outside_window", "stopped", "other_variant"]
     points: int
 
 
@@ -1015,6 +1100,7 @@ class EventRuleResult(_EventRuleResultRequired, total=False):
     rate: EventRuleResultRate
     window: EventRuleResultWindow
     stopped_by: str
+    experiment: EventRuleResultExperiment
 
 
 class Sandbox(TypedDict):
@@ -1284,6 +1370,44 @@ class SandboxPromotion(TypedDict):
     applied: SandboxPromotionApplied
     fingerprint: str
     audit_id: Optional[str]
+
+
+class _SegmentConditionRequired(TypedDict):
+    fact: str
+    operator: Literal["equals", "not_equals", "in", "not_in", "gt", "gte", "lt", "lte", "exists", "not_exists", "contains", "not_contains"]
+
+
+class SegmentCondition(_SegmentConditionRequired, total=False):
+    """SegmentCondition"""
+    value: Union[Union[str, float, bool, None], List[Union[str, float, bool, None]]]
+    event_name: str
+    within_days: int
+
+
+class SegmentFilter(TypedDict, total=False):
+    """Which participants are members. Both lists empty: every participant. Test participants are never members."""
+    all: List[SegmentCondition]
+    any: List[SegmentCondition]
+
+
+class SegmentUsedByItem(TypedDict):
+    type: str
+    id: str
+    name: Optional[str]
+
+
+class Segment(TypedDict):
+    """Segment"""
+    id: str
+    name: str
+    description: Optional[str]
+    filter: SegmentFilter
+    materialized: bool
+    size: Optional[int]
+    refreshed_at: Optional[str]
+    created_at: str
+    updated_at: str
+    used_by: List[SegmentUsedByItem]
 
 
 class StreakDefinition(TypedDict):
@@ -1890,6 +2014,7 @@ class ListChallengesResponseChallengesItem(TypedDict):
     starts_at: str
     ends_at: str
     engagement_id: Optional[str]
+    segment_id: Optional[str]
     objectives: List[ListChallengesResponseChallengesItemObjectivesItem]
     milestones: List[ListChallengesResponseChallengesItemMilestonesItem]
     completion_points: Optional[int]
@@ -1946,6 +2071,7 @@ class _CreateChallengeBodyRequired(TypedDict):
 class CreateChallengeBody(_CreateChallengeBodyRequired, total=False):
     description: str
     engagement_id: Optional[str]
+    segment_id: Optional[str]
     milestones: List[CreateChallengeBodyMilestonesItem]
     status: Literal["draft", "active"]
     completion_points: Optional[int]
@@ -1988,6 +2114,7 @@ class UpdateChallengeBody(TypedDict, total=False):
     starts_at: str
     ends_at: str
     engagement_id: Optional[str]
+    segment_id: Optional[str]
     objectives: List[UpdateChallengeBodyObjectivesItem]
     milestones: List[UpdateChallengeBodyMilestonesItem]
     completion_points: Optional[int]
@@ -2423,6 +2550,7 @@ class CreateEngagementBodyActivitiesItem(_CreateEngagementBodyActivitiesItemRequ
     questions: List[CreateEngagementBodyActivitiesItemQuestionsItem]
     pass_percent: int
     on_completion: List[CreateEngagementBodyActivitiesItemOnCompletionItem]
+    segment_id: Optional[str]
 
 
 class CreateEngagementBodyTriggerRulesFrequencyCap(TypedDict):
@@ -2461,6 +2589,7 @@ class CreateEngagementBody(_CreateEngagementBodyRequired, total=False):
     trigger_rules: CreateEngagementBodyTriggerRules
     allow_anonymous_sessions: bool
     embed_origins: List[str]
+    segment_id: Optional[str]
 
 
 class _UpdateEngagementBodyScreensItemGateRequired(TypedDict):
@@ -2527,6 +2656,7 @@ class UpdateEngagementBodyActivitiesItem(_UpdateEngagementBodyActivitiesItemRequ
     questions: List[UpdateEngagementBodyActivitiesItemQuestionsItem]
     pass_percent: int
     on_completion: List[UpdateEngagementBodyActivitiesItemOnCompletionItem]
+    segment_id: Optional[str]
 
 
 class UpdateEngagementBodyTriggerRulesFrequencyCap(TypedDict):
@@ -2563,6 +2693,7 @@ class UpdateEngagementBody(TypedDict, total=False):
     trigger_rules: UpdateEngagementBodyTriggerRules
     allow_anonymous_sessions: bool
     embed_origins: List[str]
+    segment_id: Optional[str]
 
 
 class StartEngagementPreviewResponse(TypedDict):
@@ -2736,7 +2867,7 @@ class EvaluateEligibilityQuery(TypedDict, total=False):
 
 
 class EvaluateEligibilityResponseRulesItem(TypedDict):
-    rule: Literal["published", "url", "time_window", "frequency_cap", "participant_attributes"]
+    rule: Literal["published", "url", "time_window", "frequency_cap", "participant_attributes", "segment"]
     passed: bool
     detail: str
 
@@ -2769,6 +2900,102 @@ class RecordImpressionResponse(TypedDict):
     impressions_used: int
     max_impressions: Optional[int]
     livemode: bool
+
+
+class GetExperimentResultsResponseVariantsItemDifference(TypedDict):
+    """Welch's t interval of the difference of means (Welch–Satterthwaite degrees of freedom). Null for the control, and when there is too little data (see `warnings`)."""
+    absolute: float
+    absolute_ci95: List[Any]
+    relative: Optional[float]
+    relative_ci95: Optional[List[Any]]
+
+
+class GetExperimentResultsResponseVariantsItem(TypedDict):
+    key: str
+    name: str
+    exposed: int
+    goal_total: float
+    goal_per_participant: float
+    points_cost: float
+    points_per_participant: float
+    rewards_cost: int
+    difference: Optional[GetExperimentResultsResponseVariantsItemDifference]
+    cost_per_extra_goal: Optional[float]
+    sentence: str
+    warnings: List[str]
+    control: bool
+
+
+class GetExperimentResultsResponseHoldoutDifference(TypedDict):
+    """Welch's t interval of the difference of means (Welch–Satterthwaite degrees of freedom). Null for the control, and when there is too little data (see `warnings`)."""
+    absolute: float
+    absolute_ci95: List[Any]
+    relative: Optional[float]
+    relative_ci95: Optional[List[Any]]
+
+
+class GetExperimentResultsResponseHoldout(TypedDict):
+    key: Literal["holdout"]
+    name: str
+    exposed: int
+    goal_total: float
+    goal_per_participant: float
+    points_cost: float
+    points_per_participant: float
+    rewards_cost: int
+    difference: Optional[GetExperimentResultsResponseHoldoutDifference]
+    cost_per_extra_goal: Optional[float]
+    sentence: str
+    warnings: List[str]
+
+
+class GetExperimentResultsResponse(TypedDict):
+    """ExperimentResults"""
+    experiment_id: str
+    status: Literal["draft", "running", "stopped", "ended"]
+    goal: ExperimentGoal
+    subject_type: Literal["rule", "multiplier", "engagement"]
+    window_end: str
+    computed_at: str
+    method: Literal["welch"]
+    confidence: float
+    variants: List[GetExperimentResultsResponseVariantsItem]
+    holdout: Optional[GetExperimentResultsResponseHoldout]
+    livemode: bool
+
+
+class ListExperimentsQuery(TypedDict, total=False):
+    status: Literal["draft", "running", "stopped", "ended"]
+    subject_type: Literal["rule", "multiplier", "engagement"]
+    limit: int
+    cursor: str
+
+
+class ListExperimentsResponse(TypedDict):
+    experiments: List[Experiment]
+    next_cursor: Optional[str]
+    livemode: bool
+
+
+class UpdateExperimentBodyVariantsItem(TypedDict):
+    key: str
+    name: str
+    subject_id: str
+    allocation_percent: int
+
+
+class UpdateExperimentBody(TypedDict, total=False):
+    """A draft changes in everything. A running or stopped experiment changes only its name, description and allocation (`holdout_percent` and each variant's `allocation_percent`, the variants given with the"""
+    name: str
+    description: Optional[str]
+    holdout_percent: int
+    variants: List[UpdateExperimentBodyVariantsItem]
+    goal: ExperimentGoal
+    segment_id: Optional[str]
+
+
+class RolloutExperimentBody(TypedDict):
+    variant: str
 
 
 class ListImportsQuery(TypedDict, total=False):
@@ -2811,7 +3038,7 @@ class ListExportsResponse(TypedDict):
     livemode: bool
 
 
-CreateExportBody = TypedDict('CreateExportBody', {"kind": 'Literal["participants", "ledger", "contest_results", "webhook_deliveries"]', "format": 'Literal["csv", "jsonl"]', "from": 'str', "to": 'str', "contest_id": 'str'}, total=False)
+CreateExportBody = TypedDict('CreateExportBody', {"kind": 'Literal["participants", "ledger", "contest_results", "webhook_deliveries"]', "format": 'Literal["csv", "jsonl"]', "from": 'str', "to": 'str', "contest_id": 'str', "segment_id": 'str'}, total=False)
 
 
 class CheckGatesBody(TypedDict):
@@ -3280,6 +3507,7 @@ class _CreateMultiplierBodyRequired(TypedDict):
 
 class CreateMultiplierBody(_CreateMultiplierBodyRequired, total=False):
     participant_id: str
+    segment_id: Optional[str]
 
 
 class ListTiersResponse(TypedDict):
@@ -3389,11 +3617,33 @@ class _BulkGrantPointsResponseRequired(TypedDict):
     created_at: str
     started_at: Optional[str]
     finished_at: Optional[str]
+    segment_id: Optional[str]
     livemode: bool
 
 
 class BulkGrantPointsResponse(_BulkGrantPointsResponseRequired, total=False):
     duplicate: bool
+
+
+class _GrantPointsToSegmentBodyRequired(TypedDict):
+    segment_id: str
+    amount: int
+    reason: str
+
+
+class GrantPointsToSegmentBody(_GrantPointsToSegmentBodyRequired, total=False):
+    memo: str
+    type: Literal["award", "bonus", "adjustment"]
+    dry_run: bool
+    idempotency_key: str
+
+
+class GrantPointsToSegmentResponse(TypedDict):
+    dry_run: Literal[True]
+    segment_id: str
+    participants: int
+    points: int
+    livemode: bool
 
 
 class GetBulkGrantJobResponseFailureCounts(TypedDict):
@@ -3420,6 +3670,7 @@ class _GetBulkGrantJobResponseRequired(TypedDict):
     created_at: str
     started_at: Optional[str]
     finished_at: Optional[str]
+    segment_id: Optional[str]
     livemode: bool
 
 
@@ -3805,6 +4056,88 @@ SimulateRuleBody = TypedDict('SimulateRuleBody', {"rule": 'EarnRuleInput', "rule
 SimulateRuleResponse = TypedDict('SimulateRuleResponse', {"from": 'str', "to": 'str', "events_scanned": 'int', "events_matched": 'int', "participants": 'int', "points": 'int', "badges_awarded": 'int', "capped_events": 'int', "truncated": 'bool', "budget_exhausted_at": 'Optional[str]', "livemode": 'bool'}, total=False)
 
 
+class ListSegmentsQuery(TypedDict, total=False):
+    limit: int
+    cursor: str
+
+
+class ListSegmentsResponse(TypedDict):
+    segments: List[Segment]
+    next_cursor: Optional[str]
+    livemode: bool
+
+
+class _CreateSegmentBodyRequired(TypedDict):
+    name: str
+    filter: SegmentFilter
+
+
+class CreateSegmentBody(_CreateSegmentBodyRequired, total=False):
+    description: str
+    materialized: bool
+
+
+class _ListSegmentFactsResponseFactsItemRequired(TypedDict):
+    fact: str
+    type: Literal["string", "number", "boolean", "date", "code"]
+    operators: List[str]
+    personal: bool
+    needs_event: bool
+    description: str
+
+
+class ListSegmentFactsResponseFactsItem(_ListSegmentFactsResponseFactsItemRequired, total=False):
+    allowed_values: List[str]
+
+
+class ListSegmentFactsResponse(TypedDict):
+    facts: List[ListSegmentFactsResponseFactsItem]
+    livemode: bool
+
+
+class PreviewSegmentBody(TypedDict):
+    filter: SegmentFilter
+
+
+class PreviewSegmentResponse(TypedDict):
+    size: int
+    sample: List[ParticipantProfile]
+    took_ms: float
+    livemode: bool
+
+
+class UpdateSegmentBody(TypedDict, total=False):
+    name: str
+    description: Optional[str]
+    filter: SegmentFilter
+    materialized: bool
+
+
+class GetSegmentSizeResponse(TypedDict):
+    size: int
+    took_ms: float
+    as_of: str
+    livemode: bool
+
+
+class ListSegmentMembersQuery(TypedDict, total=False):
+    limit: int
+    cursor: str
+
+
+class ListSegmentMembersResponse(TypedDict):
+    members: List[ParticipantProfile]
+    next_cursor: Optional[str]
+    livemode: bool
+
+
+class RefreshSegmentResponse(TypedDict):
+    entered: int
+    left: int
+    size: int
+    livemode: bool
+
+
 class ListStreaksQuery(TypedDict, total=False):
     limit: int
     cursor: str
@@ -4151,6 +4484,15 @@ OPERATIONS: Dict[str, Dict[str, str]] = {
     'getEmbedUrl': {"method": "GET", "path": "/api/v1/public/engagements/{id}/embed-url", "auth": "key"},
     'evaluateEligibility': {"method": "GET", "path": "/api/v1/public/eligibility", "auth": "key"},
     'recordImpression': {"method": "POST", "path": "/api/v1/public/impressions", "auth": "key"},
+    'getExperimentResults': {"method": "GET", "path": "/api/v1/admin/experiments/{experiment_id}/results", "auth": "key"},
+    'listExperiments': {"method": "GET", "path": "/api/v1/admin/experiments", "auth": "key"},
+    'createExperiment': {"method": "POST", "path": "/api/v1/admin/experiments", "auth": "key"},
+    'getExperiment': {"method": "GET", "path": "/api/v1/admin/experiments/{experiment_id}", "auth": "key"},
+    'updateExperiment': {"method": "PATCH", "path": "/api/v1/admin/experiments/{experiment_id}", "auth": "key"},
+    'deleteExperiment': {"method": "DELETE", "path": "/api/v1/admin/experiments/{experiment_id}", "auth": "key"},
+    'startExperiment': {"method": "POST", "path": "/api/v1/admin/experiments/{experiment_id}/start", "auth": "key"},
+    'stopExperiment': {"method": "POST", "path": "/api/v1/admin/experiments/{experiment_id}/stop", "auth": "key"},
+    'rolloutExperiment': {"method": "POST", "path": "/api/v1/admin/experiments/{experiment_id}/rollout", "auth": "key"},
     'listImports': {"method": "GET", "path": "/api/v1/admin/imports", "auth": "key"},
     'getImport': {"method": "GET", "path": "/api/v1/admin/imports/{import_id}", "auth": "key"},
     'listImportErrors': {"method": "GET", "path": "/api/v1/admin/imports/{import_id}/errors", "auth": "key"},
@@ -4207,6 +4549,7 @@ OPERATIONS: Dict[str, Dict[str, str]] = {
     'getPointsBalance': {"method": "POST", "path": "/api/v1/points/balance", "auth": "session"},
     'getPointsTransactions': {"method": "POST", "path": "/api/v1/points/transactions", "auth": "session"},
     'bulkGrantPoints': {"method": "POST", "path": "/api/v1/admin/points/bulk-grant", "auth": "key", "idempotency": "body"},
+    'grantPointsToSegment': {"method": "POST", "path": "/api/v1/admin/points/segment-grants", "auth": "key", "idempotency": "body"},
     'getBulkGrantJob': {"method": "GET", "path": "/api/v1/admin/points/bulk-grant/{job_id}", "auth": "key"},
     'getParticipantState': {"method": "GET", "path": "/api/v1/gamify/state/{participant_id}", "auth": "key"},
     'getParticipant': {"method": "GET", "path": "/api/v1/gamify/participants/{participant_id}", "auth": "key", "deprecated": "GET /api/v1/gamify/participants/{participant_id} is deprecated: Deprecated full participant read; use GET /gamify/state/{participant_id}"},
@@ -4242,6 +4585,16 @@ OPERATIONS: Dict[str, Dict[str, str]] = {
     'resetSandbox': {"method": "POST", "path": "/api/v1/tenant/sandbox/reset", "auth": "key"},
     'previewSandboxPromotion': {"method": "GET", "path": "/api/v1/tenant/sandbox/promotion", "auth": "key"},
     'applySandboxPromotion': {"method": "POST", "path": "/api/v1/tenant/sandbox/promotion", "auth": "key"},
+    'listSegments': {"method": "GET", "path": "/api/v1/admin/segments", "auth": "key"},
+    'createSegment': {"method": "POST", "path": "/api/v1/admin/segments", "auth": "key"},
+    'listSegmentFacts': {"method": "GET", "path": "/api/v1/admin/segments/facts", "auth": "key"},
+    'previewSegment': {"method": "POST", "path": "/api/v1/admin/segments/preview", "auth": "key"},
+    'getSegment': {"method": "GET", "path": "/api/v1/admin/segments/{segment_id}", "auth": "key"},
+    'updateSegment': {"method": "PATCH", "path": "/api/v1/admin/segments/{segment_id}", "auth": "key"},
+    'deleteSegment': {"method": "DELETE", "path": "/api/v1/admin/segments/{segment_id}", "auth": "key"},
+    'getSegmentSize': {"method": "GET", "path": "/api/v1/admin/segments/{segment_id}/size", "auth": "key"},
+    'listSegmentMembers': {"method": "GET", "path": "/api/v1/admin/segments/{segment_id}/members", "auth": "key"},
+    'refreshSegment': {"method": "POST", "path": "/api/v1/admin/segments/{segment_id}/refresh", "auth": "key"},
     'listStreaks': {"method": "GET", "path": "/api/v1/admin/streaks", "auth": "key"},
     'createStreak': {"method": "POST", "path": "/api/v1/admin/streaks", "auth": "key"},
     'getStreak': {"method": "GET", "path": "/api/v1/admin/streaks/{code}", "auth": "key"},
@@ -4971,6 +5324,76 @@ class EventIngestionResource:
         return self._client.call('retryStoredEvent', path={'event_id': event_id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
 
+class ExperimentsResource:
+    """The `experiments` operations: `client.experiments.<method>(...)`."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def get_results(self, experiment_id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> GetExperimentResultsResponse:
+        """An experiment's results: each variant against the control, with 95% intervals
+
+        `GET /api/v1/admin/experiments/{experiment_id}/results` (getExperimentResults).
+        """
+        return self._client.call('getExperimentResults', path={'experiment_id': experiment_id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def list(self, *, query: Optional[ListExperimentsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListExperimentsResponse:
+        """List experiments, newest first
+
+        `GET /api/v1/admin/experiments` (listExperiments).
+        """
+        return self._client.call('listExperiments', path={}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def create(self, *, body: ExperimentInput, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
+        """Create an experiment (a draft)
+
+        `POST /api/v1/admin/experiments` (createExperiment).
+        """
+        return self._client.call('createExperiment', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def get(self, experiment_id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
+        """Read an experiment
+
+        `GET /api/v1/admin/experiments/{experiment_id}` (getExperiment).
+        """
+        return self._client.call('getExperiment', path={'experiment_id': experiment_id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def update(self, experiment_id: str, *, body: UpdateExperimentBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
+        """Change an experiment
+
+        `PATCH /api/v1/admin/experiments/{experiment_id}` (updateExperiment).
+        """
+        return self._client.call('updateExperiment', path={'experiment_id': experiment_id}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def delete(self, experiment_id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
+        """Delete a draft experiment
+
+        `DELETE /api/v1/admin/experiments/{experiment_id}` (deleteExperiment).
+        """
+        return self._client.call('deleteExperiment', path={'experiment_id': experiment_id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def start(self, experiment_id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
+        """Start (or restart) an experiment
+
+        `POST /api/v1/admin/experiments/{experiment_id}/start` (startExperiment).
+        """
+        return self._client.call('startExperiment', path={'experiment_id': experiment_id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def stop(self, experiment_id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
+        """Stop an experiment
+
+        `POST /api/v1/admin/experiments/{experiment_id}/stop` (stopExperiment).
+        """
+        return self._client.call('stopExperiment', path={'experiment_id': experiment_id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def rollout(self, experiment_id: str, *, body: RolloutExperimentBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
+        """End an experiment by rolling out a variant
+
+        `POST /api/v1/admin/experiments/{experiment_id}/rollout` (rolloutExperiment).
+        """
+        return self._client.call('rolloutExperiment', path={'experiment_id': experiment_id}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
+
+
 class FilesResource:
     """The `files` operations: `client.files.<method>(...)`."""
 
@@ -5334,6 +5757,13 @@ class PointsResource:
         """
         return self._client.call('bulkGrantPoints', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
 
+    def grant_to_segment(self, *, body: GrantPointsToSegmentBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> GrantPointsToSegmentResponse:
+        """Grant points to every member of a segment, after a dry run that counts them
+
+        `POST /api/v1/admin/points/segment-grants` (grantPointsToSegment).
+        """
+        return self._client.call('grantPointsToSegment', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
+
     def get_bulk_grant_job(self, job_id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> GetBulkGrantJobResponse:
         """Status of a bulk grant job
 
@@ -5552,6 +5982,83 @@ class SandboxResource:
         return self._client.call('applySandboxPromotion', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
 
 
+class SegmentsResource:
+    """The `segments` operations: `client.segments.<method>(...)`."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def list(self, *, query: Optional[ListSegmentsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListSegmentsResponse:
+        """List the tenant's segments
+
+        `GET /api/v1/admin/segments` (listSegments).
+        """
+        return self._client.call('listSegments', path={}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def create(self, *, body: CreateSegmentBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
+        """Save a segment: a named filter over participants
+
+        `POST /api/v1/admin/segments` (createSegment).
+        """
+        return self._client.call('createSegment', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def list_facts(self, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListSegmentFactsResponse:
+        """The facts a segment filter can read, with their types and operators (custom fields included)
+
+        `GET /api/v1/admin/segments/facts` (listSegmentFacts).
+        """
+        return self._client.call('listSegmentFacts', path={}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def preview(self, *, body: PreviewSegmentBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> PreviewSegmentResponse:
+        """The live size of a filter and a masked sample of up to 10 members (nothing is saved)
+
+        `POST /api/v1/admin/segments/preview` (previewSegment).
+        """
+        return self._client.call('previewSegment', path={}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def get(self, segment_id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
+        """Read a segment
+
+        `GET /api/v1/admin/segments/{segment_id}` (getSegment).
+        """
+        return self._client.call('getSegment', path={'segment_id': segment_id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def update(self, segment_id: str, *, body: UpdateSegmentBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
+        """Change the name, description, filter or materialization of a segment
+
+        `PATCH /api/v1/admin/segments/{segment_id}` (updateSegment).
+        """
+        return self._client.call('updateSegment', path={'segment_id': segment_id}, query=None, body=body, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def delete(self, segment_id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
+        """Delete a segment that nothing uses (409 SEGMENT_IN_USE otherwise)
+
+        `DELETE /api/v1/admin/segments/{segment_id}` (deleteSegment).
+        """
+        return self._client.call('deleteSegment', path={'segment_id': segment_id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def get_size(self, segment_id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> GetSegmentSizeResponse:
+        """A segment's size: live, or as of the last refresh for a materialized one
+
+        `GET /api/v1/admin/segments/{segment_id}/size` (getSegmentSize).
+        """
+        return self._client.call('getSegmentSize', path={'segment_id': segment_id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def list_members(self, segment_id: str, *, query: Optional[ListSegmentMembersQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListSegmentMembersResponse:
+        """A segment's members in participant id order, masked for callers without read:pii
+
+        `GET /api/v1/admin/segments/{segment_id}/members` (listSegmentMembers).
+        """
+        return self._client.call('listSegmentMembers', path={'segment_id': segment_id}, query=query, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+    def refresh(self, segment_id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> RefreshSegmentResponse:
+        """Refresh a materialized segment's membership now (segment.entered.v1 / segment.left.v1 for who moved)
+
+        `POST /api/v1/admin/segments/{segment_id}/refresh` (refreshSegment).
+        """
+        return self._client.call('refreshSegment', path={'segment_id': segment_id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
+
+
 class StateResource:
     """The `state` operations: `client.state.<method>(...)`."""
 
@@ -5741,7 +6248,7 @@ class WebhooksResource:
         return self._client.call('getWebhookReplayJob', path={'destination_id': destination_id, 'job_id': job_id}, query=None, body=None, idempotency_key=idempotency_key, headers=headers, session=None)
 
     def get_event_catalog(self, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> GetEventCatalogResponse:
-        """The event catalog: the 25 subscribable events with the JSON Schema of each event's data
+        """The event catalog: the 27 subscribable events with the JSON Schema of each event's data
 
         `GET /.well-known/events.json` (getEventCatalog).
         """
@@ -5761,6 +6268,7 @@ class GeneratedResources:
     earn_rules: EarnRulesResource
     engagements: EngagementsResource
     event_ingestion: EventIngestionResource
+    experiments: ExperimentsResource
     files: FilesResource
     gates: GatesResource
     leaderboards: LeaderboardsResource
@@ -5770,6 +6278,7 @@ class GeneratedResources:
     referrals: ReferralsResource
     rewards: RewardsResource
     sandbox: SandboxResource
+    segments: SegmentsResource
     state: StateResource
     streaks: StreaksResource
     test_clock: TestClockResource
@@ -5786,6 +6295,7 @@ class GeneratedResources:
         self.earn_rules = EarnRulesResource(self)  # type: ignore[arg-type]
         self.engagements = EngagementsResource(self)  # type: ignore[arg-type]
         self.event_ingestion = EventIngestionResource(self)  # type: ignore[arg-type]
+        self.experiments = ExperimentsResource(self)  # type: ignore[arg-type]
         self.files = FilesResource(self)  # type: ignore[arg-type]
         self.gates = GatesResource(self)  # type: ignore[arg-type]
         self.leaderboards = LeaderboardsResource(self)  # type: ignore[arg-type]
@@ -5795,10 +6305,11 @@ class GeneratedResources:
         self.referrals = ReferralsResource(self)  # type: ignore[arg-type]
         self.rewards = RewardsResource(self)  # type: ignore[arg-type]
         self.sandbox = SandboxResource(self)  # type: ignore[arg-type]
+        self.segments = SegmentsResource(self)  # type: ignore[arg-type]
         self.state = StateResource(self)  # type: ignore[arg-type]
         self.streaks = StreaksResource(self)  # type: ignore[arg-type]
         self.test_clock = TestClockResource(self)  # type: ignore[arg-type]
         self.webhooks = WebhooksResource(self)  # type: ignore[arg-type]
 
 
-RESOURCES = {"access": "AccessResource", "activities": "ActivitiesResource", "analytics": "AnalyticsResource", "badges": "BadgesResource", "challenges": "ChallengesResource", "console": "ConsoleResource", "contests": "ContestsResource", "earn_rules": "EarnRulesResource", "engagements": "EngagementsResource", "event_ingestion": "EventIngestionResource", "files": "FilesResource", "gates": "GatesResource", "leaderboards": "LeaderboardsResource", "participants": "ParticipantsResource", "points": "PointsResource", "publishing": "PublishingResource", "referrals": "ReferralsResource", "rewards": "RewardsResource", "sandbox": "SandboxResource", "state": "StateResource", "streaks": "StreaksResource", "test_clock": "TestClockResource", "webhooks": "WebhooksResource"}
+RESOURCES = {"access": "AccessResource", "activities": "ActivitiesResource", "analytics": "AnalyticsResource", "badges": "BadgesResource", "challenges": "ChallengesResource", "console": "ConsoleResource", "contests": "ContestsResource", "earn_rules": "EarnRulesResource", "engagements": "EngagementsResource", "event_ingestion": "EventIngestionResource", "experiments": "ExperimentsResource", "files": "FilesResource", "gates": "GatesResource", "leaderboards": "LeaderboardsResource", "participants": "ParticipantsResource", "points": "PointsResource", "publishing": "PublishingResource", "referrals": "ReferralsResource", "rewards": "RewardsResource", "sandbox": "SandboxResource", "segments": "SegmentsResource", "state": "StateResource", "streaks": "StreaksResource", "test_clock": "TestClockResource", "webhooks": "WebhooksResource"}

@@ -537,7 +537,7 @@ export interface paths {
         put?: never;
         /**
          * Enroll the caller in a challenge
-         * @description 409 `ALREADY_ENROLLED` when already enrolled; 422 `CHALLENGE_NOT_STARTED` / `CHALLENGE_ENDED` outside the window.
+         * @description 409 `ALREADY_ENROLLED` when already enrolled; 422 `CHALLENGE_NOT_STARTED` / `CHALLENGE_ENDED` outside the window; 403 `NOT_IN_SEGMENT` when the challenge is for the members of a segment (`segment_id`) the caller is not in (the detail names the segment).
          */
         post: operations["enrollInChallenge"];
         delete?: never;
@@ -1059,6 +1059,132 @@ export interface paths {
         put?: never;
         /** Record that an engagement was shown to a visitor (feeds the frequency cap) */
         post: operations["recordImpression"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/experiments/{experiment_id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An experiment's results: each variant against the control, with 95% intervals
+         * @description Per variant: participants exposed, the goal per participant from each one's first exposure to now (or to the experiment's end), the points and rewards its subject cost, the difference to the control with Welch's 95% interval (absolute) and Fieller's (relative), the points per extra goal unit and a plain sentence. Below 30 participants in a variant or the control no interval is given and `warnings` says why. Intervals are not corrected for looking at results repeatedly or for comparing several variants: docs/decisions/experiments.md says what to do instead.
+         */
+        get: operations["getExperimentResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/experiments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List experiments, newest first */
+        get: operations["listExperiments"];
+        put?: never;
+        /**
+         * Create an experiment (a draft)
+         * @description Splits participants between 2 to 5 variants of a rule, a multiplier or an engagement (`subject_type`), the first being the control, with an optional holdout that gets none of them. The variants' `allocation_percent` and `holdout_percent` sum to 100; keys and subjects are unique; each subject must be a `subject_type` of the tenant (422 `EXPERIMENT_SUBJECT_NOT_FOUND` naming the variant). Nobody is assigned until it starts.
+         */
+        post: operations["createExperiment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/experiments/{experiment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an experiment */
+        get: operations["getExperiment"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a draft experiment
+         * @description Only a draft (409 `EXPERIMENT_NOT_DRAFT` otherwise: stop it instead).
+         */
+        delete: operations["deleteExperiment"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an experiment
+         * @description A draft changes in everything. Once started, only the name, the description and the allocation change (409 `EXPERIMENT_STARTED` naming each other field): the new split applies to participants exposed from then on, and nobody already assigned ever moves. An ended experiment changes no more.
+         */
+        patch: operations["updateExperiment"];
+        trace?: never;
+    };
+    "/api/v1/admin/experiments/{experiment_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start (or restart) an experiment
+         * @description From now on each participant is assigned at their first exposure (a rule or multiplier variant: the first event one of the subjects is considered for; an engagement variant: the first session) and gets only their variant: the other variants' subjects and, for the holdout, all of them, do not apply to them. A draft subject serves its variant's participants while the experiment runs, so starting one needs the publishing permission (403 otherwise). A subject serves one running experiment at a time (409 `EXPERIMENT_SUBJECT_IN_USE`).
+         */
+        post: operations["startExperiment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/experiments/{experiment_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop an experiment
+         * @description Its subjects behave as without it (a draft serves nobody, an active rule everyone); assignments are kept, for the results and for a restart.
+         */
+        post: operations["stopExperiment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/experiments/{experiment_id}/rollout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End an experiment by rolling out a variant
+         * @description The variant's subject goes to everyone the normal way: an unpublished draft is published now when the caller may publish directly, else (four-eyes publishing) a review request is submitted for it; the other variants' subjects stop (an active rule is paused, a multiplier ends now). The experiment ends with `rolled_out_variant`.
+         */
+        post: operations["rolloutExperiment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1921,6 +2047,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/points/segment-grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant points to every member of a segment, after a dry run that counts them
+         * @description `dry_run: true` answers 200 with the members and the points the grant would give, and writes nothing. Otherwise the members at this moment become a bulk grant job (answered 202; follow it with `GET /admin/points/bulk-grant/{job_id}`): each member is granted exactly once per job, also when the job is retried. A grant needs an idempotency key (the `Idempotency-Key` header or `idempotency_key`): a repeat inside 24 hours, also one sent while the first is still running, answers the same job with `duplicate: true` and `Idempotent-Replayed: true`. A segment the tenant does not have: 404 `SEGMENT_NOT_FOUND`. Recorded in the audit log (a dry run or a repeat is not).
+         */
+        post: operations["grantPointsToSegment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/points/bulk-grant/{job_id}": {
         parameters: {
             query?: never;
@@ -2504,6 +2650,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's segments */
+        get: operations["listSegments"];
+        put?: never;
+        /** Save a segment: a named filter over participants */
+        post: operations["createSegment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/segments/facts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The facts a segment filter can read, with their types and operators (custom fields included) */
+        get: operations["listSegmentFacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/segments/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The live size of a filter and a masked sample of up to 10 members (nothing is saved) */
+        post: operations["previewSegment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/segments/{segment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a segment */
+        get: operations["getSegment"];
+        put?: never;
+        post?: never;
+        /** Delete a segment that nothing uses (409 SEGMENT_IN_USE otherwise) */
+        delete: operations["deleteSegment"];
+        options?: never;
+        head?: never;
+        /** Change the name, description, filter or materialization of a segment */
+        patch: operations["updateSegment"];
+        trace?: never;
+    };
+    "/api/v1/admin/segments/{segment_id}/size": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A segment's size: live, or as of the last refresh for a materialized one */
+        get: operations["getSegmentSize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/segments/{segment_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A segment's members in participant id order, masked for callers without read:pii */
+        get: operations["listSegmentMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/segments/{segment_id}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Refresh a materialized segment's membership now (segment.entered.v1 / segment.left.v1 for who moved) */
+        post: operations["refreshSegment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/streaks": {
         parameters: {
             query?: never;
@@ -2946,7 +3214,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The event catalog: the 25 subscribable events with the JSON Schema of each event's data */
+        /** The event catalog: the 27 subscribable events with the JSON Schema of each event's data */
         get: operations["getEventCatalog"];
         put?: never;
         post?: never;
@@ -3233,6 +3501,8 @@ export interface components {
             /** Format: date-time */
             ends_at: string;
             engagement_id: string | null;
+            /** @description Set when only the members of this segment may enrol. */
+            segment_id: string | null;
             objectives: {
                 id: string;
                 name: string;
@@ -3284,6 +3554,8 @@ export interface components {
             /** Format: date-time */
             ends_at: string;
             enrolled: boolean;
+            /** @description False when the challenge is for the members of a segment the caller is not in: enrolment is then answered 403 `NOT_IN_SEGMENT`. */
+            eligible: boolean;
             objectives: {
                 id: string;
                 name: string;
@@ -3450,7 +3722,7 @@ export interface components {
                     [key: string]: unknown;
                 }[];
                 gate?: {
-                    /** @description All must hold (AND): `activity_completed`, `activity_completed:<activity_id>`, `<activity_type>_completed` (e.g. `quiz_completed`), `min_points_<N>`, `badge_earned:<code>`, `screen_visited:<screen_id>`. */
+                    /** @description All must hold (AND): `activity_completed`, `activity_completed:<activity_id>`, `<activity_type>_completed` (e.g. `quiz_completed`), `min_points_<N>`, `badge_earned:<code>`, `screen_visited:<screen_id>`, `in_segment:<segment_id>` (a member of that segment of the tenant). */
                     conditions: string[];
                     /** @description Shown while locked; generated from the remaining conditions when omitted. */
                     unlock_hint?: string;
@@ -3511,6 +3783,8 @@ export interface components {
                     /** @description When the action runs: `always` (default), only when the quiz is `passed`, or only when it is `failed`. A spin always counts as passed. */
                     when?: "always" | "passed" | "failed";
                 }[];
+                /** @description Only members of this segment may attempt the activity (403 `NOT_IN_SEGMENT` for others); null or omitted: everyone with a session. */
+                segment_id?: string | null;
             }[];
             trigger_rules: {
                 /** @description Glob patterns (`*` matches any run of characters) matched against the full page URL; any one must match. Omitted or empty matches every URL. */
@@ -3533,6 +3807,113 @@ export interface components {
             allow_anonymous_sessions: boolean;
             /** @description Origins of the host pages that may embed the runtime page in an iframe (`https://shop.example.com`, `https://*.example.com`); the page's CSP `frame-ancestors`, beside the service's own origin (the console's live preview). Omitted: any page may embed it. */
             embed_origins?: string[];
+            /** @description The segment the engagement is for (its members only), or null for everyone. */
+            segment_id?: string | null;
+        };
+        /**
+         * ExperimentGoal
+         * @description What the results measure per participant.
+         */
+        ExperimentGoal: {
+            /** @description `event_count`: how many `event_name` events a participant sends; `event_property_sum`: the sum of a numeric `property` of them; `redemptions`: reward claims (of `reward_id`, or any). */
+            type: "event_count" | "event_property_sum" | "redemptions";
+            event_name?: string;
+            /** @description A numeric event property, e.g. `properties.amount`. */
+            property?: string;
+            reward_id?: string;
+        };
+        /**
+         * ExperimentInput
+         * @example {
+         *       "name": "Double points on purchases",
+         *       "subject_type": "rule",
+         *       "holdout_percent": 10,
+         *       "variants": [
+         *         {
+         *           "key": "control",
+         *           "name": "10 points per purchase",
+         *           "subject_id": "rul_6f1d2c3b4a5e46f7890a1b2c3d4e5f60",
+         *           "allocation_percent": 45
+         *         },
+         *         {
+         *           "key": "double",
+         *           "name": "20 points per purchase",
+         *           "subject_id": "rul_7a2e3d4c5b6f47a8901b2c3d4e5f6071",
+         *           "allocation_percent": 45
+         *         }
+         *       ],
+         *       "goal": {
+         *         "type": "event_count",
+         *         "event_name": "purchase_completed"
+         *       }
+         *     }
+         */
+        ExperimentInput: {
+            /** @description A name people read, 1 to 120 characters. */
+            name: string;
+            description?: string;
+            /** @description What the variants are: earn rules (`rul_…`), points multipliers (`mul_…`) or engagements (their uuid). */
+            subject_type: "rule" | "multiplier" | "engagement";
+            /** @description Percent of participants held out: they get none of the experiment's subjects (0 to 50, default 0). */
+            holdout_percent?: number;
+            /** @description 2 to 5 variants; the first is the control. */
+            variants: {
+                /** @description A key of 1 to 40 lower-case letters, digits, `_` or `-`, unique in the experiment; `holdout` is reserved. */
+                key: string;
+                /** @description A name people read, 1 to 120 characters. */
+                name: string;
+                /** @description The rule, multiplier or engagement this variant serves (of `subject_type`). */
+                subject_id: string;
+                /** @description Percent of participants assigned to the variant; the variants and the holdout sum to 100. */
+                allocation_percent: number;
+            }[];
+            goal: components["schemas"]["ExperimentGoal"];
+            segment_id?: string | null;
+        };
+        /** Experiment */
+        Experiment: {
+            /** @description `exp_` and 32 hex digits. */
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description What the variants are: earn rules (`rul_…`), points multipliers (`mul_…`) or engagements (their uuid). */
+            subject_type: "rule" | "multiplier" | "engagement";
+            /** @description `draft`: being set up, nobody is assigned. `running`: participants are assigned at first exposure and each gets only their variant. `stopped`: paused; the subjects behave as without the experiment (drafts serve nobody), assignments are kept and it may start again. `ended`: a variant was rolled out (`rolled_out_variant`). */
+            status: "draft" | "running" | "stopped" | "ended";
+            holdout_percent: number;
+            variants: {
+                key: string;
+                name: string;
+                subject_id: string;
+                allocation_percent: number;
+                /** @description The first variant is the control. */
+                control: boolean;
+            }[];
+            goal: components["schemas"]["ExperimentGoal"];
+            segment_id: string | null;
+            started_at: string | null;
+            ended_at: string | null;
+            rolled_out_variant: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** ExperimentRollout */
+        ExperimentRollout: {
+            experiment: components["schemas"]["Experiment"];
+            variant: string;
+            subject_id: string;
+            /** @description What became of the rolled-out variant's subject: `published` now (the caller may publish directly), `review_requested` (a review request `review_id` waits for a publisher, as for any draft), or `already_live` (an active rule, a published engagement, a multiplier). */
+            publication: "published" | "review_requested" | "already_live";
+            review_id: string | null;
+            /** @description The other variants' subjects, and how each stopped. */
+            stopped: {
+                variant: string;
+                subject_id: string;
+                /** @description `paused` (an active rule), `unpublished` (a published engagement), `ended` (a multiplier ends now), `left_draft` (a draft that served only the experiment). */
+                action: "paused" | "unpublished" | "ended" | "left_draft";
+            }[];
         };
         /** FileImport */
         FileImport: {
@@ -3572,6 +3953,7 @@ export interface components {
                 from: string | null;
                 to: string | null;
                 contest_id: string | null;
+                segment_id: string | null;
             };
             /** @description Rows written so far. */
             rows_written: number;
@@ -3817,6 +4199,8 @@ export interface components {
             };
             /** @description Set when the multiplier applies to one participant only. */
             participant_id: string | null;
+            /** @description Set when the multiplier applies to the members of this segment only; null: everyone. */
+            segment_id: string | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -4012,11 +4396,11 @@ export interface components {
         /** RuleCondition */
         RuleCondition: {
             /**
-             * @description What the condition reads: `properties.<name>` (nested with dots) from the event, or a participant attribute: `participant.lifetime_points`, `participant.available_points`, `participant.badges` (the codes of the badges held).
+             * @description What the condition reads: `properties.<name>` (nested with dots) from the event, or a participant attribute: `participant.lifetime_points`, `participant.available_points`, `participant.badges` (the codes of the badges held), `participant.segment` (segment membership: operator `in` = a member of at least one of the listed segments, `not_in` = a member of none; the value is a list of 1 to 20 segment ids `seg_…` of the tenant, e.g. `{ "fact": "participant.segment", "operator": "in", "value": ["seg_…"] }`).
              * @example properties.order_total
              */
             fact: string;
-            /** @description `equals`/`not_equals` compare with a string, number, boolean or null; `in`/`not_in` with a list of those; `gt`/`gte`/`lt`/`lte` need a number (the fact must be a number); `exists`/`not_exists` take no value; `contains` tests that a list (or a string) holds the value. */
+            /** @description `equals`/`not_equals` compare with a string, number, boolean or null; `in`/`not_in` with a list of those; `gt`/`gte`/`lt`/`lte` need a number (the fact must be a number); `exists`/`not_exists` take no value; `contains` tests that a list (or a string) holds the value. `participant.segment` takes `in` and `not_in` only. */
             operator: "equals" | "not_equals" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "exists" | "not_exists" | "contains";
             /** @description The value to compare with; its type depends on the operator. */
             value?: unknown;
@@ -4178,8 +4562,8 @@ export interface components {
         EventRuleResult: {
             rule_id: string;
             rule_name: string;
-            /** @description `applied`: the rule ran and awarded `points` (perhaps cut by `cap` or `budget`). `condition_failed`: `condition` did not hold. `capped`: `cap` kept it from applying (a `times` cap) or left it no points (a `points` cap). `budget_spent`: the rule's `budget_points` are used up. `rate_unusable`: its rate reads `rate.fact`, which was not a positive number, so it earned 0. `outside_window`: the event's timestamp falls outside the rule's `window`. `stopped`: a rule of higher priority (`stopped_by`) applied with `stop_processing`. */
-            result: "applied" | "condition_failed" | "capped" | "budget_spent" | "rate_unusable" | "outside_window" | "stopped";
+            /** @description `applied`: the rule ran and awarded `points` (perhaps cut by `cap` or `budget`). `condition_failed`: `condition` did not hold. `capped`: `cap` kept it from applying (a `times` cap) or left it no points (a `points` cap). `budget_spent`: the rule's `budget_points` are used up. `rate_unusable`: its rate reads `rate.fact`, which was not a positive number, so it earned 0. `outside_window`: the event's timestamp falls outside the rule's `window`. `stopped`: a rule of higher priority (`stopped_by`) applied with `stop_processing`. `other_variant`: the rule is a variant of a running experiment and the participant is assigned to another variant or the holdout (`experiment`). */
+            result: "applied" | "condition_failed" | "capped" | "budget_spent" | "rate_unusable" | "outside_window" | "stopped" | "other_variant";
             /** @description Points it awarded for this event. */
             points: number;
             /** @description Points before caps and budget (after the multiplier), when the rule ran. */
@@ -4194,11 +4578,11 @@ export interface components {
                 group: "all" | "any";
                 /** @description Position of the condition in its group of the rule. */
                 index: number;
-                /** @description `equals`/`not_equals` compare with a string, number, boolean or null; `in`/`not_in` with a list of those; `gt`/`gte`/`lt`/`lte` need a number (the fact must be a number); `exists`/`not_exists` take no value; `contains` tests that a list (or a string) holds the value. */
+                /** @description `equals`/`not_equals` compare with a string, number, boolean or null; `in`/`not_in` with a list of those; `gt`/`gte`/`lt`/`lte` need a number (the fact must be a number); `exists`/`not_exists` take no value; `contains` tests that a list (or a string) holds the value. `participant.segment` takes `in` and `not_in` only. */
                 operator: "equals" | "not_equals" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "exists" | "not_exists" | "contains";
                 /** @description The condition's value. */
                 expected?: unknown;
-                /** @description What was read: `properties.<name>` or a participant attribute. */
+                /** @description What was read: `properties.<name>` or a participant attribute. For `participant.segment`, `actual` lists the segments of `expected` the participant is in (an empty list: a member of none of them); membership only, never a personal value. */
                 fact: string;
                 /** @description The value read, when it is a string (cut at 200 characters), number, boolean or a list of up to 20 of those. Left out when missing, null, larger, or personal (see `actual_withheld`). */
                 actual?: unknown;
@@ -4225,7 +4609,7 @@ export interface components {
             };
             /** @description The rate's property, which was not a positive number. */
             rate?: {
-                /** @description What was read: `properties.<name>` or a participant attribute. */
+                /** @description What was read: `properties.<name>` or a participant attribute. For `participant.segment`, `actual` lists the segments of `expected` the participant is in (an empty list: a member of none of them); membership only, never a personal value. */
                 fact: string;
                 /** @description The value read, when it is a string (cut at 200 characters), number, boolean or a list of up to 20 of those. Left out when missing, null, larger, or personal (see `actual_withheld`). */
                 actual?: unknown;
@@ -4244,6 +4628,12 @@ export interface components {
             };
             /** @description The rule that applied with `stop_processing`. */
             stopped_by?: string;
+            /** @description The running experiment the rule is a variant of, and the participant's variant in it. */
+            experiment?: {
+                experiment_id: string;
+                /** @description The participant's variant (`holdout` for the holdout). */
+                variant_key: string;
+            };
         };
         /**
          * Sandbox
@@ -4710,6 +5100,49 @@ export interface components {
             fingerprint: string;
             /** @description The audit log entry of the promotion (action `sandbox.promote`), written in the same transaction; null when the diff held nothing to apply. */
             audit_id: string | null;
+        };
+        /** SegmentCondition */
+        SegmentCondition: {
+            /** @description What is compared: `profile.<field>`, `custom.<key>`, `tier`, `available_points`, `lifetime_points`, `badges`, `streak.<code>`, `days_since_last_activity`, `days_since_joined`, `event_count`, `referrals_converted`, `contests_entered` (see `GET /admin/segments/facts`). */
+            fact: string;
+            operator: "equals" | "not_equals" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "exists" | "not_exists" | "contains" | "not_contains";
+            /** @description The value compared with; a list for `in` / `not_in`; absent for `exists` / `not_exists`. */
+            value?: (string | number | boolean | null) | (string | number | boolean | null)[];
+            /** @description `event_count` only: the event counted. */
+            event_name?: string;
+            /** @description `event_count` only: the window, the last N days. */
+            within_days?: number;
+        };
+        /**
+         * SegmentFilter
+         * @description Which participants are members. Both lists empty: every participant. Test participants are never members.
+         */
+        SegmentFilter: {
+            /** @description Every one of these holds. */
+            all?: components["schemas"]["SegmentCondition"][];
+            /** @description At least one of these holds (when the list is not empty). */
+            any?: components["schemas"]["SegmentCondition"][];
+        };
+        /** Segment */
+        Segment: {
+            id: string;
+            name: string;
+            description: string | null;
+            filter: components["schemas"]["SegmentFilter"];
+            materialized: boolean;
+            /** @description Members as of the last refresh (materialized segments); null otherwise. */
+            size: number | null;
+            refreshed_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            used_by: {
+                /** @description What uses the segment: `rule`, or the table holding the reference. */
+                type: string;
+                id: string;
+                name: string | null;
+            }[];
         };
         /** StreakDefinition */
         StreakDefinition: {
@@ -13065,6 +13498,7 @@ export interface operations {
                      *           "starts_at": "2026-11-26T09:30:00.000Z",
                      *           "ends_at": "2027-12-31T23:00:00.000Z",
                      *           "engagement_id": "eng_3fa85f64",
+                     *           "segment_id": "rwd_5c2e9a71",
                      *           "objectives": [
                      *             {
                      *               "id": "rwd_5c2e9a71",
@@ -13115,6 +13549,8 @@ export interface operations {
                             /** Format: date-time */
                             ends_at: string;
                             engagement_id: string | null;
+                            /** @description Set when only the members of this segment may enrol. */
+                            segment_id: string | null;
                             objectives: {
                                 id: string;
                                 name: string;
@@ -13419,6 +13855,8 @@ export interface operations {
                     ends_at: string;
                     /** @description Shows the challenge only to sessions of this engagement; null for every engagement. */
                     engagement_id?: string | null;
+                    /** @description Only the members of this segment (`seg_…`, one of the tenant's) may enrol; others are answered 403 `NOT_IN_SEGMENT`. Null or absent: everyone. */
+                    segment_id?: string | null;
                     objectives: {
                         /** @description Stable id of the objective within the challenge; default `objective_<n>`. */
                         id?: string;
@@ -13470,6 +13908,7 @@ export interface operations {
                      *       "starts_at": "2026-11-26T09:30:00.000Z",
                      *       "ends_at": "2027-12-31T23:00:00.000Z",
                      *       "engagement_id": "eng_3fa85f64",
+                     *       "segment_id": "rwd_5c2e9a71",
                      *       "objectives": [
                      *         {
                      *           "id": "rwd_5c2e9a71",
@@ -13747,6 +14186,7 @@ export interface operations {
                      *       "starts_at": "2026-11-26T09:30:00.000Z",
                      *       "ends_at": "2027-12-31T23:00:00.000Z",
                      *       "engagement_id": "eng_3fa85f64",
+                     *       "segment_id": "rwd_5c2e9a71",
                      *       "objectives": [
                      *         {
                      *           "id": "rwd_5c2e9a71",
@@ -14054,6 +14494,7 @@ export interface operations {
                      *       "starts_at": "2026-11-26T09:30:00.000Z",
                      *       "ends_at": "2027-12-31T23:00:00.000Z",
                      *       "engagement_id": "eng_3fa85f64",
+                     *       "segment_id": "rwd_5c2e9a71",
                      *       "objectives": [
                      *         {
                      *           "id": "rwd_5c2e9a71",
@@ -14361,6 +14802,8 @@ export interface operations {
                     /** Format: date-time */
                     ends_at?: string;
                     engagement_id?: string | null;
+                    /** @description Only the members of this segment (`seg_…`, one of the tenant's) may enrol; others are answered 403 `NOT_IN_SEGMENT`. Null or absent: everyone. */
+                    segment_id?: string | null;
                     objectives?: {
                         /** @description Stable id of the objective within the challenge; default `objective_<n>`. */
                         id?: string;
@@ -14410,6 +14853,7 @@ export interface operations {
                      *       "starts_at": "2026-11-26T09:30:00.000Z",
                      *       "ends_at": "2027-12-31T23:00:00.000Z",
                      *       "engagement_id": "eng_3fa85f64",
+                     *       "segment_id": "rwd_5c2e9a71",
                      *       "objectives": [
                      *         {
                      *           "id": "rwd_5c2e9a71",
@@ -14722,6 +15166,7 @@ export interface operations {
                      *       "starts_at": "2026-11-26T09:30:00.000Z",
                      *       "ends_at": "2027-12-31T23:00:00.000Z",
                      *       "engagement_id": "eng_3fa85f64",
+                     *       "segment_id": "rwd_5c2e9a71",
                      *       "objectives": [
                      *         {
                      *           "id": "rwd_5c2e9a71",
@@ -15034,6 +15479,7 @@ export interface operations {
                      *       "starts_at": "2026-11-26T09:30:00.000Z",
                      *       "ends_at": "2027-12-31T23:00:00.000Z",
                      *       "engagement_id": "eng_3fa85f64",
+                     *       "segment_id": "rwd_5c2e9a71",
                      *       "objectives": [
                      *         {
                      *           "id": "rwd_5c2e9a71",
@@ -15346,6 +15792,7 @@ export interface operations {
                      *       "starts_at": "2026-11-26T09:30:00.000Z",
                      *       "ends_at": "2027-12-31T23:00:00.000Z",
                      *       "engagement_id": "eng_3fa85f64",
+                     *       "segment_id": "rwd_5c2e9a71",
                      *       "objectives": [
                      *         {
                      *           "id": "rwd_5c2e9a71",
@@ -15654,6 +16101,7 @@ export interface operations {
                      *           "starts_at": "2026-11-26T09:30:00.000Z",
                      *           "ends_at": "2027-12-31T23:00:00.000Z",
                      *           "enrolled": false,
+                     *           "eligible": true,
                      *           "objectives": [
                      *             {
                      *               "id": "rwd_5c2e9a71",
@@ -22161,7 +22609,8 @@ export interface operations {
                      *                   "badge_code": "first_purchase",
                      *                   "when": "always"
                      *                 }
-                     *               ]
+                     *               ],
+                     *               "segment_id": "seg_0f8fad5bd9cb469fa16570867728950e"
                      *             }
                      *           ],
                      *           "trigger_rules": {
@@ -22185,7 +22634,8 @@ export interface operations {
                      *           "allow_anonymous_sessions": false,
                      *           "embed_origins": [
                      *             "https://shop.example.com"
-                     *           ]
+                     *           ],
+                     *           "segment_id": "rwd_5c2e9a71"
                      *         }
                      *       ],
                      *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
@@ -22517,7 +22967,7 @@ export interface operations {
                             [key: string]: unknown;
                         }[];
                         gate?: {
-                            /** @description All must hold (AND): `activity_completed`, `activity_completed:<activity_id>`, `<activity_type>_completed` (e.g. `quiz_completed`), `min_points_<N>`, `badge_earned:<code>`, `screen_visited:<screen_id>`. */
+                            /** @description All must hold (AND): `activity_completed`, `activity_completed:<activity_id>`, `<activity_type>_completed` (e.g. `quiz_completed`), `min_points_<N>`, `badge_earned:<code>`, `screen_visited:<screen_id>`, `in_segment:<segment_id>` (a member of that segment of the tenant). */
                             conditions: string[];
                             /** @description Shown while locked; generated from the remaining conditions when omitted. */
                             unlock_hint?: string;
@@ -22578,6 +23028,8 @@ export interface operations {
                             /** @description When the action runs: `always` (default), only when the quiz is `passed`, or only when it is `failed`. A spin always counts as passed. */
                             when?: "always" | "passed" | "failed";
                         }[];
+                        /** @description Only members of this segment may attempt the activity (403 `NOT_IN_SEGMENT` for others); null or omitted: everyone with a session. */
+                        segment_id?: string | null;
                     }[];
                     trigger_rules?: {
                         /** @description Glob patterns (`*` matches any run of characters) matched against the full page URL; any one must match. Omitted or empty matches every URL. */
@@ -22601,6 +23053,8 @@ export interface operations {
                     allow_anonymous_sessions?: boolean;
                     /** @description Origins of the host pages that may embed the runtime page in an iframe (`https://shop.example.com`, `https://*.example.com`); the page's CSP `frame-ancestors`, beside the service's own origin (the console's live preview). Omitted: any page may embed it. */
                     embed_origins?: string[];
+                    /** @description Only members of this segment get a session (`POST /sessions`: 403 `NOT_IN_SEGMENT` for others) and take part; null or omitted: everyone. Preview sessions (test participants) are not held to it. Not with `allow_anonymous_sessions` (a new anonymous visitor is in no segment). */
+                    segment_id?: string | null;
                 };
             };
         };
@@ -22693,7 +23147,8 @@ export interface operations {
                      *               "badge_code": "first_purchase",
                      *               "when": "always"
                      *             }
-                     *           ]
+                     *           ],
+                     *           "segment_id": "seg_0f8fad5bd9cb469fa16570867728950e"
                      *         }
                      *       ],
                      *       "trigger_rules": {
@@ -22718,6 +23173,7 @@ export interface operations {
                      *       "embed_origins": [
                      *         "https://shop.example.com"
                      *       ],
+                     *       "segment_id": "rwd_5c2e9a71",
                      *       "livemode": false
                      *     }
                      */
@@ -23027,7 +23483,8 @@ export interface operations {
                      *               "badge_code": "first_purchase",
                      *               "when": "always"
                      *             }
-                     *           ]
+                     *           ],
+                     *           "segment_id": "seg_0f8fad5bd9cb469fa16570867728950e"
                      *         }
                      *       ],
                      *       "trigger_rules": {
@@ -23052,6 +23509,7 @@ export interface operations {
                      *       "embed_origins": [
                      *         "https://shop.example.com"
                      *       ],
+                     *       "segment_id": "rwd_5c2e9a71",
                      *       "livemode": false
                      *     }
                      */
@@ -23329,7 +23787,7 @@ export interface operations {
                             [key: string]: unknown;
                         }[];
                         gate?: {
-                            /** @description All must hold (AND): `activity_completed`, `activity_completed:<activity_id>`, `<activity_type>_completed` (e.g. `quiz_completed`), `min_points_<N>`, `badge_earned:<code>`, `screen_visited:<screen_id>`. */
+                            /** @description All must hold (AND): `activity_completed`, `activity_completed:<activity_id>`, `<activity_type>_completed` (e.g. `quiz_completed`), `min_points_<N>`, `badge_earned:<code>`, `screen_visited:<screen_id>`, `in_segment:<segment_id>` (a member of that segment of the tenant). */
                             conditions: string[];
                             /** @description Shown while locked; generated from the remaining conditions when omitted. */
                             unlock_hint?: string;
@@ -23390,6 +23848,8 @@ export interface operations {
                             /** @description When the action runs: `always` (default), only when the quiz is `passed`, or only when it is `failed`. A spin always counts as passed. */
                             when?: "always" | "passed" | "failed";
                         }[];
+                        /** @description Only members of this segment may attempt the activity (403 `NOT_IN_SEGMENT` for others); null or omitted: everyone with a session. */
+                        segment_id?: string | null;
                     }[];
                     trigger_rules?: {
                         /** @description Glob patterns (`*` matches any run of characters) matched against the full page URL; any one must match. Omitted or empty matches every URL. */
@@ -23413,6 +23873,8 @@ export interface operations {
                     allow_anonymous_sessions?: boolean;
                     /** @description Origins of the host pages that may embed the runtime page in an iframe (`https://shop.example.com`, `https://*.example.com`); the page's CSP `frame-ancestors`, beside the service's own origin (the console's live preview). Omitted: any page may embed it. */
                     embed_origins?: string[];
+                    /** @description Only members of this segment get a session (`POST /sessions`: 403 `NOT_IN_SEGMENT` for others) and take part; null or omitted: everyone. Preview sessions (test participants) are not held to it. Not with `allow_anonymous_sessions` (a new anonymous visitor is in no segment). */
+                    segment_id?: string | null;
                 };
             };
         };
@@ -23505,7 +23967,8 @@ export interface operations {
                      *               "badge_code": "first_purchase",
                      *               "when": "always"
                      *             }
-                     *           ]
+                     *           ],
+                     *           "segment_id": "seg_0f8fad5bd9cb469fa16570867728950e"
                      *         }
                      *       ],
                      *       "trigger_rules": {
@@ -23530,6 +23993,7 @@ export interface operations {
                      *       "embed_origins": [
                      *         "https://shop.example.com"
                      *       ],
+                     *       "segment_id": "rwd_5c2e9a71",
                      *       "livemode": false
                      *     }
                      */
@@ -23874,7 +24338,8 @@ export interface operations {
                      *               "badge_code": "first_purchase",
                      *               "when": "always"
                      *             }
-                     *           ]
+                     *           ],
+                     *           "segment_id": "seg_0f8fad5bd9cb469fa16570867728950e"
                      *         }
                      *       ],
                      *       "trigger_rules": {
@@ -23899,6 +24364,7 @@ export interface operations {
                      *       "embed_origins": [
                      *         "https://shop.example.com"
                      *       ],
+                     *       "segment_id": "rwd_5c2e9a71",
                      *       "livemode": false
                      *     }
                      */
@@ -24243,7 +24709,8 @@ export interface operations {
                      *               "badge_code": "first_purchase",
                      *               "when": "always"
                      *             }
-                     *           ]
+                     *           ],
+                     *           "segment_id": "seg_0f8fad5bd9cb469fa16570867728950e"
                      *         }
                      *       ],
                      *       "trigger_rules": {
@@ -24268,6 +24735,7 @@ export interface operations {
                      *       "embed_origins": [
                      *         "https://shop.example.com"
                      *       ],
+                     *       "segment_id": "rwd_5c2e9a71",
                      *       "livemode": false
                      *     }
                      */
@@ -26319,9 +26787,9 @@ export interface operations {
                         /** Format: uuid */
                         engagement_id: string;
                         eligible: boolean;
-                        /** @description Every rule that applies, with whether it passed. */
+                        /** @description Every rule that applies, with whether it passed. `segment` (an engagement for a segment): whether `participant_id` is a member. */
                         rules: {
-                            rule: "published" | "url" | "time_window" | "frequency_cap" | "participant_attributes";
+                            rule: "published" | "url" | "time_window" | "frequency_cap" | "participant_attributes" | "segment";
                             passed: boolean;
                             detail: string;
                         }[];
@@ -26788,6 +27256,2720 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/engagements/recordImpression"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getExperimentResults: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                experiment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "experiment_id": "exp_3c9f0a7e1b2d4c5f8a6e9d0b1c2a3f4e",
+                     *       "status": "running",
+                     *       "goal": {
+                     *         "type": "event_count",
+                     *         "event_name": "purchase"
+                     *       },
+                     *       "subject_type": "rule",
+                     *       "window_end": "2026-11-26T09:30:00.000Z",
+                     *       "computed_at": "2026-11-26T09:30:00.000Z",
+                     *       "method": "welch",
+                     *       "confidence": 0.95,
+                     *       "variants": [
+                     *         {
+                     *           "key": "control",
+                     *           "name": "10 points per purchase",
+                     *           "control": true,
+                     *           "exposed": 4210,
+                     *           "goal_total": 8420,
+                     *           "goal_per_participant": 2,
+                     *           "points_cost": 84200,
+                     *           "points_per_participant": 20,
+                     *           "rewards_cost": 0,
+                     *           "difference": null,
+                     *           "cost_per_extra_goal": null,
+                     *           "sentence": "10 points per purchase: the control",
+                     *           "warnings": []
+                     *         },
+                     *         {
+                     *           "key": "double",
+                     *           "name": "variant B",
+                     *           "control": false,
+                     *           "exposed": 4188,
+                     *           "goal_total": 9381,
+                     *           "goal_per_participant": 2.24,
+                     *           "points_cost": 187620,
+                     *           "points_per_participant": 44.8,
+                     *           "rewards_cost": 0,
+                     *           "difference": {
+                     *             "absolute": 0.24,
+                     *             "absolute_ci95": [
+                     *               0.08,
+                     *               0.4
+                     *             ],
+                     *             "relative": 0.12,
+                     *             "relative_ci95": [
+                     *               0.04,
+                     *               0.2
+                     *             ]
+                     *           },
+                     *           "cost_per_extra_goal": 103.33,
+                     *           "sentence": "variant B: +12% purchases per participant, 95% CI +4% to +20%, costs 103 points per extra purchase",
+                     *           "warnings": []
+                     *         }
+                     *       ],
+                     *       "holdout": null
+                     *     }
+                     */
+                    "application/json": {
+                        experiment_id: string;
+                        /** @description `draft`: being set up, nobody is assigned. `running`: participants are assigned at first exposure and each gets only their variant. `stopped`: paused; the subjects behave as without the experiment (drafts serve nobody), assignments are kept and it may start again. `ended`: a variant was rolled out (`rolled_out_variant`). */
+                        status: "draft" | "running" | "stopped" | "ended";
+                        goal: components["schemas"]["ExperimentGoal"];
+                        /** @description What the variants are: earn rules (`rul_…`), points multipliers (`mul_…`) or engagements (their uuid). */
+                        subject_type: "rule" | "multiplier" | "engagement";
+                        /**
+                         * Format: date-time
+                         * @description Goals and costs count up to this instant: the end of the experiment, or now while it runs.
+                         */
+                        window_end: string;
+                        /** Format: date-time */
+                        computed_at: string;
+                        /**
+                         * @description Welch's t interval for the difference of means, Fieller's for the ratio; docs/decisions/experiments.md.
+                         * @enum {string}
+                         */
+                        method: "welch";
+                        /** @description The intervals' confidence level: 0.95. */
+                        confidence: number;
+                        /** @description In the experiment's order; the first is the control. */
+                        variants: {
+                            key: string;
+                            name: string;
+                            /** @description Participants assigned to it at their first exposure (before the end of the window). */
+                            exposed: number;
+                            /** @description The goal summed over its participants, each from their exposure to the end of the window. */
+                            goal_total: number;
+                            goal_per_participant: number;
+                            /** @description Points its subject granted to its participants after their exposure (a multiplier: the points it added). 0 for the holdout. */
+                            points_cost: number;
+                            points_per_participant: number;
+                            /** @description Rewards its subject gave its participants after their exposure (an engagement's claims; rules and multipliers give none). */
+                            rewards_cost: number;
+                            difference: {
+                                /** @description Goal per participant, this variant minus the control. */
+                                absolute: number;
+                                /** @description The 95% confidence interval [low, high]. */
+                                absolute_ci95: [
+                                    number,
+                                    number
+                                ];
+                                /** @description This variant ÷ the control − 1 (0.12 is +12%); null when the control's mean is 0 or not distinguishable from 0 (see `warnings`). */
+                                relative: number | null;
+                                /** @description Fieller's 95% interval of the relative difference. */
+                                relative_ci95: [
+                                    number,
+                                    number
+                                ] | null;
+                            } | null;
+                            /** @description Extra points per participant ÷ extra goal per participant, against the control. Null unless the variant measurably raised the goal (the difference's interval above 0). */
+                            cost_per_extra_goal: number | null;
+                            /** @description The result in one plain sentence. */
+                            sentence: string;
+                            /** @description Why a number is missing or to be read with care: `too_few_participants` (fewer than 30 exposed in this variant or the control: no interval), `no_variation` (every participant has the same goal total: no interval), `control_mean_zero` (no relative difference), `relative_unreliable` (the control's mean is not distinguishable from 0: no relative difference). */
+                            warnings: string[];
+                            control: boolean;
+                        }[];
+                        /** @description Participants held out (none of the subjects applied to them). `difference` is the CONTROL against the holdout: what the control's program does at all. Null when the experiment has no holdout. */
+                        holdout: {
+                            /** @enum {string} */
+                            key: "holdout";
+                            name: string;
+                            /** @description Participants assigned to it at their first exposure (before the end of the window). */
+                            exposed: number;
+                            /** @description The goal summed over its participants, each from their exposure to the end of the window. */
+                            goal_total: number;
+                            goal_per_participant: number;
+                            /** @description Points its subject granted to its participants after their exposure (a multiplier: the points it added). 0 for the holdout. */
+                            points_cost: number;
+                            points_per_participant: number;
+                            /** @description Rewards its subject gave its participants after their exposure (an engagement's claims; rules and multipliers give none). */
+                            rewards_cost: number;
+                            difference: {
+                                /** @description Goal per participant, this variant minus the control. */
+                                absolute: number;
+                                /** @description The 95% confidence interval [low, high]. */
+                                absolute_ci95: [
+                                    number,
+                                    number
+                                ];
+                                /** @description This variant ÷ the control − 1 (0.12 is +12%); null when the control's mean is 0 or not distinguishable from 0 (see `warnings`). */
+                                relative: number | null;
+                                /** @description Fieller's 95% interval of the relative difference. */
+                                relative_ci95: [
+                                    number,
+                                    number
+                                ] | null;
+                            } | null;
+                            /** @description Extra points per participant ÷ extra goal per participant, against the control. Null unless the variant measurably raised the goal (the difference's interval above 0). */
+                            cost_per_extra_goal: number | null;
+                            /** @description The result in one plain sentence. */
+                            sentence: string;
+                            /** @description Why a number is missing or to be read with care: `too_few_participants` (fewer than 30 exposed in this variant or the control: no interval), `no_variation` (every participant has the same goal total: no interval), `control_mean_zero` (no relative difference), `relative_unreliable` (the control's mean is not distinguishable from 0: no relative difference). */
+                            warnings: string[];
+                        } | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperimentResults"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperimentResults"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperimentResults"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperimentResults"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperimentResults"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperimentResults"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperimentResults"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperimentResults"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperimentResults"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperimentResults"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listExperiments: {
+        parameters: {
+            query?: {
+                /** @description `draft`: being set up, nobody is assigned. `running`: participants are assigned at first exposure and each gets only their variant. `stopped`: paused; the subjects behave as without the experiment (drafts serve nobody), assignments are kept and it may start again. `ended`: a variant was rolled out (`rolled_out_variant`). */
+                status?: "draft" | "running" | "stopped" | "ended";
+                /** @description What the variants are: earn rules (`rul_…`), points multipliers (`mul_…`) or engagements (their uuid). */
+                subject_type?: "rule" | "multiplier" | "engagement";
+                /** @description Page size, 1 to 100 (default 50). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `next_cursor`. */
+                cursor?: string;
+            };
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "experiments": [
+                     *         {
+                     *           "id": "rwd_5c2e9a71",
+                     *           "name": "Gold Explorer",
+                     *           "description": "Earn 2× points on every purchase this weekend.",
+                     *           "subject_type": "rule",
+                     *           "status": "draft",
+                     *           "holdout_percent": 3,
+                     *           "variants": [
+                     *             {
+                     *               "key": "favourite_store",
+                     *               "name": "Gold Explorer",
+                     *               "subject_id": "rwd_5c2e9a71",
+                     *               "allocation_percent": 3,
+                     *               "control": false
+                     *             }
+                     *           ],
+                     *           "goal": {
+                     *             "type": "event_count",
+                     *             "event_name": "purchase_completed",
+                     *             "property": "order_total",
+                     *             "reward_id": "spring-coupon-10"
+                     *           },
+                     *           "segment_id": "rwd_5c2e9a71",
+                     *           "started_at": "2026-11-26T09:30:00.000Z",
+                     *           "ended_at": "2026-11-26T09:30:00.000Z",
+                     *           "rolled_out_variant": "Spring weekend bonus",
+                     *           "created_at": "2026-11-26T09:30:00.000Z",
+                     *           "updated_at": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        experiments: components["schemas"]["Experiment"][];
+                        next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/listExperiments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/listExperiments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/listExperiments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/listExperiments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/listExperiments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/listExperiments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/listExperiments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/listExperiments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/listExperiments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/listExperiments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createExperiment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Double points on purchases",
+                 *       "subject_type": "rule",
+                 *       "holdout_percent": 10,
+                 *       "variants": [
+                 *         {
+                 *           "key": "control",
+                 *           "name": "10 points per purchase",
+                 *           "subject_id": "rul_6f1d2c3b4a5e46f7890a1b2c3d4e5f60",
+                 *           "allocation_percent": 45
+                 *         },
+                 *         {
+                 *           "key": "double",
+                 *           "name": "20 points per purchase",
+                 *           "subject_id": "rul_7a2e3d4c5b6f47a8901b2c3d4e5f6071",
+                 *           "allocation_percent": 45
+                 *         }
+                 *       ],
+                 *       "goal": {
+                 *         "type": "event_count",
+                 *         "event_name": "purchase_completed"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExperimentInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rwd_5c2e9a71",
+                     *       "name": "Gold Explorer",
+                     *       "description": "Earn 2× points on every purchase this weekend.",
+                     *       "subject_type": "rule",
+                     *       "status": "draft",
+                     *       "holdout_percent": 3,
+                     *       "variants": [
+                     *         {
+                     *           "key": "favourite_store",
+                     *           "name": "Gold Explorer",
+                     *           "subject_id": "rwd_5c2e9a71",
+                     *           "allocation_percent": 3,
+                     *           "control": false
+                     *         }
+                     *       ],
+                     *       "goal": {
+                     *         "type": "event_count",
+                     *         "event_name": "purchase_completed",
+                     *         "property": "order_total",
+                     *         "reward_id": "spring-coupon-10"
+                     *       },
+                     *       "segment_id": "rwd_5c2e9a71",
+                     *       "started_at": "2026-11-26T09:30:00.000Z",
+                     *       "ended_at": "2026-11-26T09:30:00.000Z",
+                     *       "rolled_out_variant": "Spring weekend bonus",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Experiment"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/createExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/createExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/createExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/createExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/createExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/createExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/createExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/createExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/createExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/createExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getExperiment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                experiment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rwd_5c2e9a71",
+                     *       "name": "Gold Explorer",
+                     *       "description": "Earn 2× points on every purchase this weekend.",
+                     *       "subject_type": "rule",
+                     *       "status": "draft",
+                     *       "holdout_percent": 3,
+                     *       "variants": [
+                     *         {
+                     *           "key": "favourite_store",
+                     *           "name": "Gold Explorer",
+                     *           "subject_id": "rwd_5c2e9a71",
+                     *           "allocation_percent": 3,
+                     *           "control": false
+                     *         }
+                     *       ],
+                     *       "goal": {
+                     *         "type": "event_count",
+                     *         "event_name": "purchase_completed",
+                     *         "property": "order_total",
+                     *         "reward_id": "spring-coupon-10"
+                     *       },
+                     *       "segment_id": "rwd_5c2e9a71",
+                     *       "started_at": "2026-11-26T09:30:00.000Z",
+                     *       "ended_at": "2026-11-26T09:30:00.000Z",
+                     *       "rolled_out_variant": "Spring weekend bonus",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Experiment"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteExperiment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                experiment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/deleteExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/deleteExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/deleteExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/deleteExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/deleteExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/deleteExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/deleteExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/deleteExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/deleteExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/deleteExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateExperiment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                experiment_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description A draft changes in everything. A running or stopped experiment changes only its name, description and allocation (`holdout_percent` and each variant's `allocation_percent`, the variants given with the same keys and subjects in the same order): the new split applies to participants exposed from now on; nobody already assigned moves. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Double points on purchases (autumn)"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A name people read, 1 to 120 characters. */
+                    name?: string;
+                    description?: string | null;
+                    /** @description Percent of participants held out: they get none of the experiment's subjects (0 to 50, default 0). */
+                    holdout_percent?: number;
+                    variants?: {
+                        /** @description A key of 1 to 40 lower-case letters, digits, `_` or `-`, unique in the experiment; `holdout` is reserved. */
+                        key: string;
+                        /** @description A name people read, 1 to 120 characters. */
+                        name: string;
+                        /** @description The rule, multiplier or engagement this variant serves (of `subject_type`). */
+                        subject_id: string;
+                        /** @description Percent of participants assigned to the variant; the variants and the holdout sum to 100. */
+                        allocation_percent: number;
+                    }[];
+                    goal?: components["schemas"]["ExperimentGoal"];
+                    segment_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rwd_5c2e9a71",
+                     *       "name": "Gold Explorer",
+                     *       "description": "Earn 2× points on every purchase this weekend.",
+                     *       "subject_type": "rule",
+                     *       "status": "draft",
+                     *       "holdout_percent": 3,
+                     *       "variants": [
+                     *         {
+                     *           "key": "favourite_store",
+                     *           "name": "Gold Explorer",
+                     *           "subject_id": "rwd_5c2e9a71",
+                     *           "allocation_percent": 3,
+                     *           "control": false
+                     *         }
+                     *       ],
+                     *       "goal": {
+                     *         "type": "event_count",
+                     *         "event_name": "purchase_completed",
+                     *         "property": "order_total",
+                     *         "reward_id": "spring-coupon-10"
+                     *       },
+                     *       "segment_id": "rwd_5c2e9a71",
+                     *       "started_at": "2026-11-26T09:30:00.000Z",
+                     *       "ended_at": "2026-11-26T09:30:00.000Z",
+                     *       "rolled_out_variant": "Spring weekend bonus",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Experiment"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/updateExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/updateExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/updateExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/updateExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/updateExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/updateExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/updateExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/updateExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/updateExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/updateExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    startExperiment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                experiment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rwd_5c2e9a71",
+                     *       "name": "Gold Explorer",
+                     *       "description": "Earn 2× points on every purchase this weekend.",
+                     *       "subject_type": "rule",
+                     *       "status": "draft",
+                     *       "holdout_percent": 3,
+                     *       "variants": [
+                     *         {
+                     *           "key": "favourite_store",
+                     *           "name": "Gold Explorer",
+                     *           "subject_id": "rwd_5c2e9a71",
+                     *           "allocation_percent": 3,
+                     *           "control": false
+                     *         }
+                     *       ],
+                     *       "goal": {
+                     *         "type": "event_count",
+                     *         "event_name": "purchase_completed",
+                     *         "property": "order_total",
+                     *         "reward_id": "spring-coupon-10"
+                     *       },
+                     *       "segment_id": "rwd_5c2e9a71",
+                     *       "started_at": "2026-11-26T09:30:00.000Z",
+                     *       "ended_at": "2026-11-26T09:30:00.000Z",
+                     *       "rolled_out_variant": "Spring weekend bonus",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Experiment"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/startExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/startExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/startExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/startExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/startExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/startExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/startExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/startExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/startExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/startExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    stopExperiment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                experiment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rwd_5c2e9a71",
+                     *       "name": "Gold Explorer",
+                     *       "description": "Earn 2× points on every purchase this weekend.",
+                     *       "subject_type": "rule",
+                     *       "status": "draft",
+                     *       "holdout_percent": 3,
+                     *       "variants": [
+                     *         {
+                     *           "key": "favourite_store",
+                     *           "name": "Gold Explorer",
+                     *           "subject_id": "rwd_5c2e9a71",
+                     *           "allocation_percent": 3,
+                     *           "control": false
+                     *         }
+                     *       ],
+                     *       "goal": {
+                     *         "type": "event_count",
+                     *         "event_name": "purchase_completed",
+                     *         "property": "order_total",
+                     *         "reward_id": "spring-coupon-10"
+                     *       },
+                     *       "segment_id": "rwd_5c2e9a71",
+                     *       "started_at": "2026-11-26T09:30:00.000Z",
+                     *       "ended_at": "2026-11-26T09:30:00.000Z",
+                     *       "rolled_out_variant": "Spring weekend bonus",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Experiment"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/stopExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/stopExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/stopExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/stopExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/stopExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/stopExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/stopExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/stopExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/stopExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/stopExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    rolloutExperiment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                experiment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "variant": "double"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The key of the variant to roll out to everyone. */
+                    variant: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "experiment": {
+                     *         "id": "rwd_5c2e9a71",
+                     *         "name": "Gold Explorer",
+                     *         "description": "Earn 2× points on every purchase this weekend.",
+                     *         "subject_type": "rule",
+                     *         "status": "draft",
+                     *         "holdout_percent": 3,
+                     *         "variants": [
+                     *           {
+                     *             "key": "favourite_store",
+                     *             "name": "Gold Explorer",
+                     *             "subject_id": "rwd_5c2e9a71",
+                     *             "allocation_percent": 3,
+                     *             "control": false
+                     *           }
+                     *         ],
+                     *         "goal": {
+                     *           "type": "event_count",
+                     *           "event_name": "purchase_completed",
+                     *           "property": "order_total",
+                     *           "reward_id": "spring-coupon-10"
+                     *         },
+                     *         "segment_id": "rwd_5c2e9a71",
+                     *         "started_at": "2026-11-26T09:30:00.000Z",
+                     *         "ended_at": "2026-11-26T09:30:00.000Z",
+                     *         "rolled_out_variant": "Spring weekend bonus",
+                     *         "created_at": "2026-11-26T09:30:00.000Z",
+                     *         "updated_at": "2026-11-26T09:30:00.000Z"
+                     *       },
+                     *       "variant": "Spring weekend bonus",
+                     *       "subject_id": "rwd_5c2e9a71",
+                     *       "publication": "published",
+                     *       "review_id": "rwd_5c2e9a71",
+                     *       "stopped": [
+                     *         {
+                     *           "variant": "Spring weekend bonus",
+                     *           "subject_id": "rwd_5c2e9a71",
+                     *           "action": "paused"
+                     *         }
+                     *       ],
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExperimentRollout"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/rolloutExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/rolloutExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/rolloutExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/rolloutExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/rolloutExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/rolloutExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/rolloutExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/rolloutExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/rolloutExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/rolloutExperiment"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -28165,7 +31347,8 @@ export interface operations {
                      *           "filters": {
                      *             "from": "2026-11-01T00:00:00.000Z",
                      *             "to": "2026-11-26T09:30:00.000Z",
-                     *             "contest_id": "spring-rally-2026"
+                     *             "contest_id": "spring-rally-2026",
+                     *             "segment_id": "rwd_5c2e9a71"
                      *           },
                      *           "rows_written": 3,
                      *           "bytes": 3,
@@ -28409,7 +31592,9 @@ export interface operations {
                  *       "kind": "participants",
                  *       "format": "csv",
                  *       "from": "2026-11-01T00:00:00.000Z",
-                 *       "to": "2026-11-26T09:30:00.000Z"
+                 *       "to": "2026-11-26T09:30:00.000Z",
+                 *       "contest_id": "spring-rally-2026",
+                 *       "segment_id": "seg_0f8fad5bd9cb469fa16570867728950e"
                  *     }
                  */
                 "application/json": {
@@ -28428,6 +31613,11 @@ export interface operations {
                     to?: string;
                     /** @description The contest of a contest_results export (required there). */
                     contest_id?: string;
+                    /**
+                     * @description participants only: the members of this segment of the tenant (as each page is written), masked like every participants export. Another kind: 400 `EXPORT_FILTER_NOT_APPLICABLE`; a segment the tenant does not have: 422 `SEGMENT_NOT_FOUND`.
+                     * @example seg_0f8fad5bd9cb469fa16570867728950e
+                     */
+                    segment_id?: string;
                 };
             };
         };
@@ -28447,7 +31637,8 @@ export interface operations {
                      *       "filters": {
                      *         "from": "2026-11-01T00:00:00.000Z",
                      *         "to": "2026-11-26T09:30:00.000Z",
-                     *         "contest_id": "spring-rally-2026"
+                     *         "contest_id": "spring-rally-2026",
+                     *         "segment_id": "rwd_5c2e9a71"
                      *       },
                      *       "rows_written": 3,
                      *       "bytes": 3,
@@ -28693,7 +31884,8 @@ export interface operations {
                      *       "filters": {
                      *         "from": "2026-11-01T00:00:00.000Z",
                      *         "to": "2026-11-26T09:30:00.000Z",
-                     *         "contest_id": "spring-rally-2026"
+                     *         "contest_id": "spring-rally-2026",
+                     *         "segment_id": "rwd_5c2e9a71"
                      *       },
                      *       "rows_written": 3,
                      *       "bytes": 3,
@@ -39491,6 +42683,7 @@ export interface operations {
                      *             }
                      *           },
                      *           "participant_id": "user_1042",
+                     *           "segment_id": "rwd_5c2e9a71",
                      *           "created_at": "2026-11-26T09:30:00.000Z"
                      *         }
                      *       ],
@@ -39732,7 +42925,8 @@ export interface operations {
                  *           "store": "berlin-mitte"
                  *         }
                  *       },
-                 *       "participant_id": "user_1042"
+                 *       "participant_id": "user_1042",
+                 *       "segment_id": "seg_0f8fad5bd9cb469fa16570867728950e"
                  *     }
                  */
                 "application/json": {
@@ -39752,6 +42946,8 @@ export interface operations {
                     };
                     /** @description The tenant's identifier of the participant (1 to 128 characters, no control characters). */
                     participant_id?: string;
+                    /** @description Applies the multiplier only to events of the members of this segment (`seg_…`, one of the tenant's); null or absent: everyone. */
+                    segment_id?: string | null;
                 };
             };
         };
@@ -39775,6 +42971,7 @@ export interface operations {
                      *         }
                      *       },
                      *       "participant_id": "user_1042",
+                     *       "segment_id": "rwd_5c2e9a71",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "livemode": false
                      *     }
@@ -40016,6 +43213,7 @@ export interface operations {
                      *         }
                      *       },
                      *       "participant_id": "user_1042",
+                     *       "segment_id": "rwd_5c2e9a71",
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "livemode": false
                      *     }
@@ -42674,6 +45872,7 @@ export interface operations {
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "started_at": "2026-11-26T09:30:00.000Z",
                      *       "finished_at": "2026-11-26T09:30:00.000Z",
+                     *       "segment_id": "rwd_5c2e9a71",
                      *       "duplicate": false,
                      *       "livemode": false
                      *     }
@@ -42704,6 +45903,8 @@ export interface operations {
                         created_at: string;
                         started_at: string | null;
                         finished_at: string | null;
+                        /** @description A segment grant (`POST /admin/points/segment-grants`): the segment whose members the job grants to; null for a list of grants. */
+                        segment_id: string | null;
                         duplicate?: boolean;
                         /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
                         livemode: boolean;
@@ -42905,6 +46106,348 @@ export interface operations {
             };
         };
     };
+    grantPointsToSegment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "segment_id": "seg_0f8fad5bd9cb469fa16570867728950e",
+                 *       "amount": 250,
+                 *       "reason": "Welcome bonus",
+                 *       "memo": "Goodwill gesture after a late delivery",
+                 *       "type": "award",
+                 *       "dry_run": false,
+                 *       "idempotency_key": "order-88412-points"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description A segment id: `seg_` and 32 lower-case hex digits.
+                     * @example seg_0f8fad5bd9cb469fa16570867728950e
+                     */
+                    segment_id: string;
+                    /** @description Points for each member, a whole number from 1 to 1000000000. */
+                    amount: number;
+                    reason: string;
+                    memo?: string;
+                    /** @description Ledger type of the entries; default `bonus`. */
+                    type?: "award" | "bonus" | "adjustment";
+                    /** @description true: count the members and the points, write nothing (no key needed); answers 200. */
+                    dry_run?: boolean;
+                    /** @description Required for a grant (not for a dry run), here or as the `Idempotency-Key` header (both: they must agree). A repeat inside 24 hours answers the same job with `duplicate: true` and grants nothing more; the same key with another body gets 422. */
+                    idempotency_key?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dry_run": true,
+                     *       "segment_id": "rwd_5c2e9a71",
+                     *       "participants": 3,
+                     *       "points": 250,
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        dry_run: true;
+                        segment_id: string;
+                        /** @description Members of the segment now (test participants are never members): the grant would grant each of them. */
+                        participants: number;
+                        /** @description participants × amount: the points the grant would give in total. */
+                        points: number;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "job_4e1f8a2b",
+                     *       "status": "queued",
+                     *       "total": 3,
+                     *       "done": 3,
+                     *       "failed": 3,
+                     *       "pending": 3,
+                     *       "failure_counts": {
+                     *         "balance_limit": 3,
+                     *         "participant_erased": 3
+                     *       },
+                     *       "failures": [
+                     *         {
+                     *           "participant_id": "user_1042",
+                     *           "amount": 250,
+                     *           "reason": "Welcome bonus"
+                     *         }
+                     *       ],
+                     *       "error": "the receiver answered 503 Service Unavailable",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "started_at": "2026-11-26T09:30:00.000Z",
+                     *       "finished_at": "2026-11-26T09:30:00.000Z",
+                     *       "segment_id": "rwd_5c2e9a71",
+                     *       "duplicate": false,
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        job_id: string;
+                        status: "queued" | "running" | "completed" | "failed";
+                        total: number;
+                        done: number;
+                        /** @description Participants not granted: `failure_counts` says why. */
+                        failed: number;
+                        pending: number;
+                        failure_counts: {
+                            /** @description The grant would have taken the participant's lifetime points above 2^53 - 1. */
+                            balance_limit: number;
+                            /** @description The participant was erased (hard delete) after the job was accepted, before their grant. */
+                            participant_erased: number;
+                        };
+                        /** @description The first 100 failed grants by participant id (erased participants are only counted: their id is gone). */
+                        failures: {
+                            participant_id: string;
+                            amount: number;
+                            reason: string;
+                        }[];
+                        /** @description The last error of a batch; the job retries. */
+                        error: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        started_at: string | null;
+                        finished_at: string | null;
+                        /** @description A segment grant (`POST /admin/points/segment-grants`): the segment whose members the job grants to; null for a list of grants. */
+                        segment_id: string | null;
+                        duplicate?: boolean;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/grantPointsToSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/grantPointsToSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/grantPointsToSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The tenant has no such segment. Codes: SEGMENT_NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/grantPointsToSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/grantPointsToSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/grantPointsToSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/grantPointsToSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/grantPointsToSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/grantPointsToSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/grantPointsToSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getBulkGrantJob: {
         parameters: {
             query?: never;
@@ -42951,6 +46494,7 @@ export interface operations {
                      *       "created_at": "2026-11-26T09:30:00.000Z",
                      *       "started_at": "2026-11-26T09:30:00.000Z",
                      *       "finished_at": "2026-11-26T09:30:00.000Z",
+                     *       "segment_id": "rwd_5c2e9a71",
                      *       "duplicate": false,
                      *       "livemode": false
                      *     }
@@ -42981,6 +46525,8 @@ export interface operations {
                         created_at: string;
                         started_at: string | null;
                         finished_at: string | null;
+                        /** @description A segment grant (`POST /admin/points/segment-grants`): the segment whose members the job grants to; null for a list of grants. */
+                        segment_id: string | null;
                         duplicate?: boolean;
                         /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
                         livemode: boolean;
@@ -53711,6 +57257,2831 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/sandbox/applySandboxPromotion"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listSegments: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 50). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `next_cursor`. */
+                cursor?: string;
+            };
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "segments": [
+                     *         {
+                     *           "id": "rwd_5c2e9a71",
+                     *           "name": "Gold Explorer",
+                     *           "description": "Earn 2× points on every purchase this weekend.",
+                     *           "filter": {
+                     *             "all": [
+                     *               {
+                     *                 "fact": "spring_bonus",
+                     *                 "operator": "equals",
+                     *                 "value": "Spring weekend bonus",
+                     *                 "event_name": "purchase_completed",
+                     *                 "within_days": 3
+                     *               }
+                     *             ],
+                     *             "any": [
+                     *               {
+                     *                 "fact": "spring_bonus",
+                     *                 "operator": "equals",
+                     *                 "value": "Spring weekend bonus",
+                     *                 "event_name": "purchase_completed",
+                     *                 "within_days": 3
+                     *               }
+                     *             ]
+                     *           },
+                     *           "materialized": false,
+                     *           "size": 3,
+                     *           "refreshed_at": "2026-11-26T09:30:00.000Z",
+                     *           "created_at": "2026-11-26T09:30:00.000Z",
+                     *           "updated_at": "2026-11-26T09:30:00.000Z",
+                     *           "used_by": [
+                     *             {
+                     *               "type": "standard",
+                     *               "id": "rwd_5c2e9a71",
+                     *               "name": "Gold Explorer"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        segments: components["schemas"]["Segment"][];
+                        next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createSegment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Frequent buyers",
+                 *       "description": "At least 3 purchases in 30 days",
+                 *       "filter": {
+                 *         "all": [
+                 *           {
+                 *             "fact": "lifetime_points",
+                 *             "operator": "gte",
+                 *             "value": 100
+                 *           },
+                 *           {
+                 *             "fact": "event_count",
+                 *             "event_name": "purchase",
+                 *             "within_days": 30,
+                 *             "operator": "gte",
+                 *             "value": 3
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    description?: string;
+                    filter: components["schemas"]["SegmentFilter"];
+                    /**
+                     * @description Keep the membership as a table (refreshed every minute), emitting segment.entered.v1 / segment.left.v1.
+                     * @default false
+                     */
+                    materialized?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rwd_5c2e9a71",
+                     *       "name": "Gold Explorer",
+                     *       "description": "Earn 2× points on every purchase this weekend.",
+                     *       "filter": {
+                     *         "all": [
+                     *           {
+                     *             "fact": "spring_bonus",
+                     *             "operator": "equals",
+                     *             "value": "Spring weekend bonus",
+                     *             "event_name": "purchase_completed",
+                     *             "within_days": 3
+                     *           }
+                     *         ],
+                     *         "any": [
+                     *           {
+                     *             "fact": "spring_bonus",
+                     *             "operator": "equals",
+                     *             "value": "Spring weekend bonus",
+                     *             "event_name": "purchase_completed",
+                     *             "within_days": 3
+                     *           }
+                     *         ]
+                     *       },
+                     *       "materialized": false,
+                     *       "size": 3,
+                     *       "refreshed_at": "2026-11-26T09:30:00.000Z",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "used_by": [
+                     *         {
+                     *           "type": "standard",
+                     *           "id": "rwd_5c2e9a71",
+                     *           "name": "Gold Explorer"
+                     *         }
+                     *       ],
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Segment"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/createSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/createSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/createSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/createSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/createSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/createSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/createSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/createSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/createSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/createSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listSegmentFacts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "facts": [
+                     *         {
+                     *           "fact": "Spring weekend bonus",
+                     *           "type": "string",
+                     *           "operators": [
+                     *             "Spring weekend bonus"
+                     *           ],
+                     *           "personal": false,
+                     *           "needs_event": false,
+                     *           "allowed_values": [
+                     *             "Spring weekend bonus"
+                     *           ],
+                     *           "description": "Earn 2× points on every purchase this weekend."
+                     *         }
+                     *       ],
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        facts: {
+                            /** @description The fact as a condition names it (`profile.email`, `custom.newsletter`, `streak.daily_login`, …). */
+                            fact: string;
+                            type: "string" | "number" | "boolean" | "date" | "code";
+                            operators: string[];
+                            /** @description Personal data: only callers with read:pii may filter on it. */
+                            personal: boolean;
+                            /** @description Takes `event_name` and `within_days` (event_count). */
+                            needs_event: boolean;
+                            /** @description The values it can hold, when they are a fixed list (gender, tier and badge codes). */
+                            allowed_values?: string[];
+                            description: string;
+                        }[];
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentFacts"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentFacts"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentFacts"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentFacts"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentFacts"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentFacts"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentFacts"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentFacts"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentFacts"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentFacts"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    previewSegment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "filter": {
+                 *         "all": [
+                 *           {
+                 *             "fact": "lifetime_points",
+                 *             "operator": "gte",
+                 *             "value": 100
+                 *           },
+                 *           {
+                 *             "fact": "event_count",
+                 *             "event_name": "purchase",
+                 *             "within_days": 30,
+                 *             "operator": "gte",
+                 *             "value": 3
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    filter: components["schemas"]["SegmentFilter"];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": 3,
+                     *       "sample": [
+                     *         {
+                     *           "participant_id": "user_1042",
+                     *           "display_name": "Gold Explorer",
+                     *           "email": "ada@example.com",
+                     *           "first_name": "Ada",
+                     *           "last_name": "Lovelace",
+                     *           "full_name": "Ada Lovelace",
+                     *           "mobile_number": "+14155550123",
+                     *           "country_code": "DE",
+                     *           "date_of_birth": "1990-12-10",
+                     *           "gender": "female",
+                     *           "city": "Berlin",
+                     *           "postal_code": "10115",
+                     *           "external_id": "rwd_5c2e9a71",
+                     *           "locale": "en-US",
+                     *           "custom": {
+                     *             "favourite_store": {}
+                     *           },
+                     *           "masked": false,
+                     *           "anonymized": false,
+                     *           "anonymized_at": "2026-11-26T09:30:00.000Z",
+                     *           "created_at": "2026-11-26T09:30:00.000Z",
+                     *           "updated_at": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "took_ms": 1.5,
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        size: number;
+                        /** @description Up to 10 members, masked for callers without read:pii. */
+                        sample: components["schemas"]["ParticipantProfile"][];
+                        took_ms: number;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/previewSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/previewSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/previewSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/previewSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/previewSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/previewSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/previewSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/previewSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/previewSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/previewSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSegment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                /**
+                 * @description A segment id: `seg_` and 32 lower-case hex digits.
+                 * @example seg_0f8fad5bd9cb469fa16570867728950e
+                 */
+                segment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rwd_5c2e9a71",
+                     *       "name": "Gold Explorer",
+                     *       "description": "Earn 2× points on every purchase this weekend.",
+                     *       "filter": {
+                     *         "all": [
+                     *           {
+                     *             "fact": "spring_bonus",
+                     *             "operator": "equals",
+                     *             "value": "Spring weekend bonus",
+                     *             "event_name": "purchase_completed",
+                     *             "within_days": 3
+                     *           }
+                     *         ],
+                     *         "any": [
+                     *           {
+                     *             "fact": "spring_bonus",
+                     *             "operator": "equals",
+                     *             "value": "Spring weekend bonus",
+                     *             "event_name": "purchase_completed",
+                     *             "within_days": 3
+                     *           }
+                     *         ]
+                     *       },
+                     *       "materialized": false,
+                     *       "size": 3,
+                     *       "refreshed_at": "2026-11-26T09:30:00.000Z",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "used_by": [
+                     *         {
+                     *           "type": "standard",
+                     *           "id": "rwd_5c2e9a71",
+                     *           "name": "Gold Explorer"
+                     *         }
+                     *       ],
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Segment"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteSegment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                /**
+                 * @description A segment id: `seg_` and 32 lower-case hex digits.
+                 * @example seg_0f8fad5bd9cb469fa16570867728950e
+                 */
+                segment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/deleteSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/deleteSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/deleteSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/deleteSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/deleteSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/deleteSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/deleteSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/deleteSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/deleteSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/deleteSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateSegment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                /**
+                 * @description A segment id: `seg_` and 32 lower-case hex digits.
+                 * @example seg_0f8fad5bd9cb469fa16570867728950e
+                 */
+                segment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Frequent buyers (30 days)"
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                    filter?: components["schemas"]["SegmentFilter"];
+                    materialized?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rwd_5c2e9a71",
+                     *       "name": "Gold Explorer",
+                     *       "description": "Earn 2× points on every purchase this weekend.",
+                     *       "filter": {
+                     *         "all": [
+                     *           {
+                     *             "fact": "spring_bonus",
+                     *             "operator": "equals",
+                     *             "value": "Spring weekend bonus",
+                     *             "event_name": "purchase_completed",
+                     *             "within_days": 3
+                     *           }
+                     *         ],
+                     *         "any": [
+                     *           {
+                     *             "fact": "spring_bonus",
+                     *             "operator": "equals",
+                     *             "value": "Spring weekend bonus",
+                     *             "event_name": "purchase_completed",
+                     *             "within_days": 3
+                     *           }
+                     *         ]
+                     *       },
+                     *       "materialized": false,
+                     *       "size": 3,
+                     *       "refreshed_at": "2026-11-26T09:30:00.000Z",
+                     *       "created_at": "2026-11-26T09:30:00.000Z",
+                     *       "updated_at": "2026-11-26T09:30:00.000Z",
+                     *       "used_by": [
+                     *         {
+                     *           "type": "standard",
+                     *           "id": "rwd_5c2e9a71",
+                     *           "name": "Gold Explorer"
+                     *         }
+                     *       ],
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Segment"] & {
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/updateSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/updateSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/updateSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/updateSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/updateSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/updateSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/updateSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/updateSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/updateSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/updateSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSegmentSize: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                /**
+                 * @description A segment id: `seg_` and 32 lower-case hex digits.
+                 * @example seg_0f8fad5bd9cb469fa16570867728950e
+                 */
+                segment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": 3,
+                     *       "took_ms": 1.5,
+                     *       "as_of": "2026-11-26T09:30:00.000Z",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        size: number;
+                        took_ms: number;
+                        /** Format: date-time */
+                        as_of: string;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegmentSize"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegmentSize"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegmentSize"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegmentSize"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegmentSize"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegmentSize"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegmentSize"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegmentSize"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegmentSize"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegmentSize"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listSegmentMembers: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 50). */
+                limit?: number;
+                /** @description Opaque cursor from the previous page's `next_cursor`. */
+                cursor?: string;
+            };
+            header?: {
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                /**
+                 * @description A segment id: `seg_` and 32 lower-case hex digits.
+                 * @example seg_0f8fad5bd9cb469fa16570867728950e
+                 */
+                segment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "members": [
+                     *         {
+                     *           "participant_id": "user_1042",
+                     *           "display_name": "Gold Explorer",
+                     *           "email": "ada@example.com",
+                     *           "first_name": "Ada",
+                     *           "last_name": "Lovelace",
+                     *           "full_name": "Ada Lovelace",
+                     *           "mobile_number": "+14155550123",
+                     *           "country_code": "DE",
+                     *           "date_of_birth": "1990-12-10",
+                     *           "gender": "female",
+                     *           "city": "Berlin",
+                     *           "postal_code": "10115",
+                     *           "external_id": "rwd_5c2e9a71",
+                     *           "locale": "en-US",
+                     *           "custom": {
+                     *             "favourite_store": {}
+                     *           },
+                     *           "masked": false,
+                     *           "anonymized": false,
+                     *           "anonymized_at": "2026-11-26T09:30:00.000Z",
+                     *           "created_at": "2026-11-26T09:30:00.000Z",
+                     *           "updated_at": "2026-11-26T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        members: components["schemas"]["ParticipantProfile"][];
+                        next_cursor: string | null;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentMembers"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentMembers"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentMembers"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentMembers"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentMembers"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentMembers"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentMembers"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentMembers"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentMembers"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentMembers"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    refreshSegment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this request safe to retry: a repeat with the same key inside 24 hours answers what the first answered (with `Idempotent-Replayed: true`) and changes nothing; the same key with a different request gets 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first is still running gets 409 `IDEMPOTENCY_IN_PROGRESS`. A UUID per logical operation is a good key.
+                 * @example 5f0c9a52-8d1e-4a7b-9c3e-2b6f1d4e8a90
+                 */
+                "idempotency-key"?: string;
+                /**
+                 * @description The API version (a date, YYYY-MM-DD) the request was written against; the answer's `Loyalty-Version` header names the version used. Left out: the current version, 2026-11-27. An unknown version is refused (400, a field error with the versions `allowed`).
+                 * @example 2026-11-27
+                 */
+                "loyalty-version"?: "2026-11-27";
+            };
+            path: {
+                /**
+                 * @description A segment id: `seg_` and 32 lower-case hex digits.
+                 * @example seg_0f8fad5bd9cb469fa16570867728950e
+                 */
+                segment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "entered": 3,
+                     *       "left": 3,
+                     *       "size": 3,
+                     *       "livemode": false
+                     *     }
+                     */
+                    "application/json": {
+                        entered: number;
+                        left: number;
+                        size: number;
+                        /** @description True when the answer comes from a live tenant, false from a sandbox (a `lk_test_` key, or a sandbox tenant's session or sign-in). Present on every JSON object answered with a 2xx status to a credential. */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid parameters or request body. Codes: `VALIDATION_INVALID_VALUE`, `VALIDATION_INVALID_REQUEST`, `INVALID_JSON`, `INVALID_CURSOR`, `IDEMPOTENCY_KEY_MISMATCH`, `IDEMPOTENCY_KEY_REQUIRED`, `AUTH_CONFLICTING_CREDENTIALS`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "body.effects.0.type must be one of \"award_points\", \"award_badge\", \"continue_streak\"",
+                     *       "code": "VALIDATION_INVALID_REQUEST",
+                     *       "error_version": 1,
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/type",
+                     *           "code": "enum",
+                     *           "message": "must be one of: award_points, award_badge, continue_streak",
+                     *           "allowed": [
+                     *             "award_points",
+                     *             "award_badge",
+                     *             "continue_streak"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/refreshSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credential. Codes: `AUTH_UNAUTHENTICATED`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this route needs an API key (X-API-Key)",
+                     *       "code": "AUTH_UNAUTHENTICATED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/refreshSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the credential lacks the required scope (one of: admin, gamify:admin)",
+                     *       "code": "AUTH_FORBIDDEN",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/refreshSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The resource does not exist (or belongs to another tenant). Codes: `RESOURCE_NOT_FOUND`, `ROUTE_NOT_FOUND`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "participant not found",
+                     *       "code": "RESOURCE_NOT_FOUND",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/refreshSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Duplicate action or a conflicting request in progress. Codes: `CONFLICT`, `IDEMPOTENCY_IN_PROGRESS`, `IDEMPOTENCY_KEY_ABANDONED`, and conflicts of the route (for example a duplicate code). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "a request with this idempotency key is still running; retry when it has answered",
+                     *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/refreshSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than the limit. Codes: `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body is larger than 1048576 bytes",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/refreshSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A path parameter is longer than the router accepts (500 characters). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the request body must be JSON (Content-Type: application/json)",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/refreshSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure or guarded operation failure. Codes: `IDEMPOTENCY_KEY_REUSED`, and the rule violations of the route (for example `insufficient_points`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/refreshSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. Codes: `RATE_LIMITED`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "rate limit exceeded (tenant: 1000 requests per window); retry after 12 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/refreshSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "internal error; the request id is in X-Request-Id",
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/refreshSegment"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];

@@ -14,15 +14,17 @@ export const GENERATED_RESOURCES = {
   earnRules: {"list":"listRules","create":"createRule","get":"getRule","update":"updateRule","delete":"deleteRule","simulate":"simulateRule"},
   engagements: {"list":"listEngagements","create":"createEngagement","get":"getEngagement","update":"updateEngagement","publish":"publishEngagement","unpublish":"unpublishEngagement","startPreview":"startEngagementPreview","resetPreview":"resetEngagementPreview","getSitePreview":"getSitePreview","getSite":"getSite","createSiteSession":"createSiteSession","getEmbedUrl":"getEmbedUrl","evaluateEligibility":"evaluateEligibility","recordImpression":"recordImpression"},
   eventIngestion: {"ingest":"ingestEvent","ingestBatch":"ingestEventBatch","postBatch":"postEventBatch","ingestSync":"ingestEventSync","search":"searchEvents","listNames":"listEventNames","listNameProperties":"listEventNameProperties","getStored":"getStoredEvent","retryStored":"retryStoredEvent"},
+  experiments: {"getResults":"getExperimentResults","list":"listExperiments","create":"createExperiment","get":"getExperiment","update":"updateExperiment","delete":"deleteExperiment","start":"startExperiment","stop":"stopExperiment","rollout":"rolloutExperiment"},
   files: {"listImports":"listImports","getImport":"getImport","listImportErrors":"listImportErrors","listExports":"listExports","createExport":"createExport","getExport":"getExport"},
   gates: {"check":"checkGates","recordScreenVisit":"recordScreenVisit"},
   leaderboards: {"list":"listLeaderboards","create":"createLeaderboard","getDefinition":"getLeaderboardDefinition","update":"updateLeaderboard","delete":"deleteLeaderboard","refresh":"refreshLeaderboard","getStandings":"getLeaderboardStandings","get":"getLeaderboard"},
   participants: {"listEvents":"listParticipantEvents","upsertProfile":"upsertParticipantProfile","getSession":"getSessionParticipant","getProfile":"getParticipantProfile","delete":"deleteParticipant","list":"listParticipants","search":"searchParticipants","listFields":"listParticipantFields","createField":"createParticipantField","getField":"getParticipantField","updateField":"updateParticipantField","deleteField":"deleteParticipantField","revealField":"revealParticipantField","listPiiAccessLog":"listPiiAccessLog"},
-  points: {"grant":"grantPoints","deduct":"deductPoints","getSettings":"getPointsSettings","updateSettings":"updatePointsSettings","listMultipliers":"listMultipliers","createMultiplier":"createMultiplier","getMultiplier":"getMultiplier","deleteMultiplier":"deleteMultiplier","listTiers":"listTiers","createTier":"createTier","getTier":"getTier","updateTier":"updateTier","deleteTier":"deleteTier","getHistory":"getPointsHistory","getBalance":"getPointsBalance","getTransactions":"getPointsTransactions","bulkGrant":"bulkGrantPoints","getBulkGrantJob":"getBulkGrantJob"},
+  points: {"grant":"grantPoints","deduct":"deductPoints","getSettings":"getPointsSettings","updateSettings":"updatePointsSettings","listMultipliers":"listMultipliers","createMultiplier":"createMultiplier","getMultiplier":"getMultiplier","deleteMultiplier":"deleteMultiplier","listTiers":"listTiers","createTier":"createTier","getTier":"getTier","updateTier":"updateTier","deleteTier":"deleteTier","getHistory":"getPointsHistory","getBalance":"getPointsBalance","getTransactions":"getPointsTransactions","bulkGrant":"bulkGrantPoints","grantToSegment":"grantPointsToSegment","getBulkGrantJob":"getBulkGrantJob"},
   publishing: {"listReviews":"listReviews","createReview":"createReview","getReview":"getReview","approveReview":"approveReview","returnReview":"returnReview"},
   referrals: {"generateCode":"generateReferralCode","validateCode":"validateReferralCode","convert":"convertReferral","getStats":"getReferralStats","getSettings":"getReferralSettings","updateSettings":"updateReferralSettings","listConversions":"listReferralConversions","approveConversion":"approveReferralConversion","rejectConversion":"rejectReferralConversion"},
   rewards: {"list":"listRewards","create":"createReward","listMetadataFields":"listRewardMetadataFields","get":"getReward","update":"updateReward","uploadCodes":"uploadRewardCodes","listClaimed":"listClaimedRewards"},
   sandbox: {"get":"getSandbox","open":"openSandbox","reset":"resetSandbox","previewPromotion":"previewSandboxPromotion","applyPromotion":"applySandboxPromotion"},
+  segments: {"list":"listSegments","create":"createSegment","listFacts":"listSegmentFacts","preview":"previewSegment","get":"getSegment","update":"updateSegment","delete":"deleteSegment","getSize":"getSegmentSize","listMembers":"listSegmentMembers","refresh":"refreshSegment"},
   state: {"getParticipantState":"getParticipantState","getParticipant":"getParticipant"},
   streaks: {"list":"listStreaks","create":"createStreak","get":"getStreak","update":"updateStreak","delete":"deleteStreak"},
   testClock: {"get":"getTestClock","reset":"resetTestClock","advance":"advanceTestClock"},
@@ -249,6 +251,27 @@ export interface ResourceMethods {
     /** Queue a failed event for another processing attempt (`POST /api/v1/admin/events/{event_id}/retry`). */
     retryStored: OperationMethods['retryStoredEvent'];
   };
+  /** The `experiments` operations. */
+  readonly experiments: {
+    /** An experiment's results: each variant against the control, with 95% intervals (`GET /api/v1/admin/experiments/{experiment_id}/results`). */
+    getResults: OperationMethods['getExperimentResults'];
+    /** List experiments, newest first (`GET /api/v1/admin/experiments`). */
+    list: OperationMethods['listExperiments'];
+    /** Create an experiment (a draft) (`POST /api/v1/admin/experiments`). */
+    create: OperationMethods['createExperiment'];
+    /** Read an experiment (`GET /api/v1/admin/experiments/{experiment_id}`). */
+    get: OperationMethods['getExperiment'];
+    /** Change an experiment (`PATCH /api/v1/admin/experiments/{experiment_id}`). */
+    update: OperationMethods['updateExperiment'];
+    /** Delete a draft experiment (`DELETE /api/v1/admin/experiments/{experiment_id}`). */
+    delete: OperationMethods['deleteExperiment'];
+    /** Start (or restart) an experiment (`POST /api/v1/admin/experiments/{experiment_id}/start`). */
+    start: OperationMethods['startExperiment'];
+    /** Stop an experiment (`POST /api/v1/admin/experiments/{experiment_id}/stop`). */
+    stop: OperationMethods['stopExperiment'];
+    /** End an experiment by rolling out a variant (`POST /api/v1/admin/experiments/{experiment_id}/rollout`). */
+    rollout: OperationMethods['rolloutExperiment'];
+  };
   /** The `files` operations. */
   readonly files: {
     /** List imports, newest first (`GET /api/v1/admin/imports`). */
@@ -357,6 +380,8 @@ export interface ResourceMethods {
     getTransactions: OperationMethods['getPointsTransactions'];
     /** Grant points to up to 100,000 participants in a background job (`POST /api/v1/admin/points/bulk-grant`). */
     bulkGrant: OperationMethods['bulkGrantPoints'];
+    /** Grant points to every member of a segment, after a dry run that counts them (`POST /api/v1/admin/points/segment-grants`). */
+    grantToSegment: OperationMethods['grantPointsToSegment'];
     /** Status of a bulk grant job (`GET /api/v1/admin/points/bulk-grant/{job_id}`). */
     getBulkGrantJob: OperationMethods['getBulkGrantJob'];
   };
@@ -424,6 +449,29 @@ export interface ResourceMethods {
     /** Copy the sandbox's configuration to live (one audited transaction) (`POST /api/v1/tenant/sandbox/promotion`). */
     applyPromotion: OperationMethods['applySandboxPromotion'];
   };
+  /** The `segments` operations. */
+  readonly segments: {
+    /** List the tenant's segments (`GET /api/v1/admin/segments`). */
+    list: OperationMethods['listSegments'];
+    /** Save a segment: a named filter over participants (`POST /api/v1/admin/segments`). */
+    create: OperationMethods['createSegment'];
+    /** The facts a segment filter can read, with their types and operators (custom fields included) (`GET /api/v1/admin/segments/facts`). */
+    listFacts: OperationMethods['listSegmentFacts'];
+    /** The live size of a filter and a masked sample of up to 10 members (nothing is saved) (`POST /api/v1/admin/segments/preview`). */
+    preview: OperationMethods['previewSegment'];
+    /** Read a segment (`GET /api/v1/admin/segments/{segment_id}`). */
+    get: OperationMethods['getSegment'];
+    /** Change the name, description, filter or materialization of a segment (`PATCH /api/v1/admin/segments/{segment_id}`). */
+    update: OperationMethods['updateSegment'];
+    /** Delete a segment that nothing uses (409 SEGMENT_IN_USE otherwise) (`DELETE /api/v1/admin/segments/{segment_id}`). */
+    delete: OperationMethods['deleteSegment'];
+    /** A segment's size: live, or as of the last refresh for a materialized one (`GET /api/v1/admin/segments/{segment_id}/size`). */
+    getSize: OperationMethods['getSegmentSize'];
+    /** A segment's members in participant id order, masked for callers without read:pii (`GET /api/v1/admin/segments/{segment_id}/members`). */
+    listMembers: OperationMethods['listSegmentMembers'];
+    /** Refresh a materialized segment's membership now (segment.entered.v1 / segment.left.v1 for who moved) (`POST /api/v1/admin/segments/{segment_id}/refresh`). */
+    refresh: OperationMethods['refreshSegment'];
+  };
   /** The `state` operations. */
   readonly state: {
     /** The canonical read of a participant's state (`GET /api/v1/gamify/state/{participant_id}`). */
@@ -481,7 +529,7 @@ export interface ResourceMethods {
     replayDeliveries: OperationMethods['replayWebhookDeliveries'];
     /** Status of a bulk replay job (`GET /api/v1/gamify/webhooks/{destination_id}/replay-jobs/{job_id}`). */
     getReplayJob: OperationMethods['getWebhookReplayJob'];
-    /** The event catalog: the 25 subscribable events with the JSON Schema of each event's data (`GET /.well-known/events.json`). */
+    /** The event catalog: the 27 subscribable events with the JSON Schema of each event's data (`GET /.well-known/events.json`). */
     getEventCatalog: OperationMethods['getEventCatalog'];
   };
 }
@@ -624,6 +672,24 @@ export interface FlatOperationMethods {
   evaluateEligibility: OperationMethods['evaluateEligibility'];
   /** @deprecated Use `client.engagements.recordImpression()`; this flat name is an alias kept for one release. */
   recordImpression: OperationMethods['recordImpression'];
+  /** @deprecated Use `client.experiments.getResults()`; this flat name is an alias kept for one release. */
+  getExperimentResults: OperationMethods['getExperimentResults'];
+  /** @deprecated Use `client.experiments.list()`; this flat name is an alias kept for one release. */
+  listExperiments: OperationMethods['listExperiments'];
+  /** @deprecated Use `client.experiments.create()`; this flat name is an alias kept for one release. */
+  createExperiment: OperationMethods['createExperiment'];
+  /** @deprecated Use `client.experiments.get()`; this flat name is an alias kept for one release. */
+  getExperiment: OperationMethods['getExperiment'];
+  /** @deprecated Use `client.experiments.update()`; this flat name is an alias kept for one release. */
+  updateExperiment: OperationMethods['updateExperiment'];
+  /** @deprecated Use `client.experiments.delete()`; this flat name is an alias kept for one release. */
+  deleteExperiment: OperationMethods['deleteExperiment'];
+  /** @deprecated Use `client.experiments.start()`; this flat name is an alias kept for one release. */
+  startExperiment: OperationMethods['startExperiment'];
+  /** @deprecated Use `client.experiments.stop()`; this flat name is an alias kept for one release. */
+  stopExperiment: OperationMethods['stopExperiment'];
+  /** @deprecated Use `client.experiments.rollout()`; this flat name is an alias kept for one release. */
+  rolloutExperiment: OperationMethods['rolloutExperiment'];
   /** @deprecated Use `client.files.listImports()`; this flat name is an alias kept for one release. */
   listImports: OperationMethods['listImports'];
   /** @deprecated Use `client.files.getImport()`; this flat name is an alias kept for one release. */
@@ -736,6 +802,8 @@ export interface FlatOperationMethods {
   getPointsTransactions: OperationMethods['getPointsTransactions'];
   /** @deprecated Use `client.points.bulkGrant()`; this flat name is an alias kept for one release. */
   bulkGrantPoints: OperationMethods['bulkGrantPoints'];
+  /** @deprecated Use `client.points.grantToSegment()`; this flat name is an alias kept for one release. */
+  grantPointsToSegment: OperationMethods['grantPointsToSegment'];
   /** @deprecated Use `client.points.getBulkGrantJob()`; this flat name is an alias kept for one release. */
   getBulkGrantJob: OperationMethods['getBulkGrantJob'];
   /** @deprecated Use `client.state.getParticipantState()`; this flat name is an alias kept for one release. */
@@ -806,6 +874,26 @@ export interface FlatOperationMethods {
   previewSandboxPromotion: OperationMethods['previewSandboxPromotion'];
   /** @deprecated Use `client.sandbox.applyPromotion()`; this flat name is an alias kept for one release. */
   applySandboxPromotion: OperationMethods['applySandboxPromotion'];
+  /** @deprecated Use `client.segments.list()`; this flat name is an alias kept for one release. */
+  listSegments: OperationMethods['listSegments'];
+  /** @deprecated Use `client.segments.create()`; this flat name is an alias kept for one release. */
+  createSegment: OperationMethods['createSegment'];
+  /** @deprecated Use `client.segments.listFacts()`; this flat name is an alias kept for one release. */
+  listSegmentFacts: OperationMethods['listSegmentFacts'];
+  /** @deprecated Use `client.segments.preview()`; this flat name is an alias kept for one release. */
+  previewSegment: OperationMethods['previewSegment'];
+  /** @deprecated Use `client.segments.get()`; this flat name is an alias kept for one release. */
+  getSegment: OperationMethods['getSegment'];
+  /** @deprecated Use `client.segments.update()`; this flat name is an alias kept for one release. */
+  updateSegment: OperationMethods['updateSegment'];
+  /** @deprecated Use `client.segments.delete()`; this flat name is an alias kept for one release. */
+  deleteSegment: OperationMethods['deleteSegment'];
+  /** @deprecated Use `client.segments.getSize()`; this flat name is an alias kept for one release. */
+  getSegmentSize: OperationMethods['getSegmentSize'];
+  /** @deprecated Use `client.segments.listMembers()`; this flat name is an alias kept for one release. */
+  listSegmentMembers: OperationMethods['listSegmentMembers'];
+  /** @deprecated Use `client.segments.refresh()`; this flat name is an alias kept for one release. */
+  refreshSegment: OperationMethods['refreshSegment'];
   /** @deprecated Use `client.streaks.list()`; this flat name is an alias kept for one release. */
   listStreaks: OperationMethods['listStreaks'];
   /** @deprecated Use `client.streaks.create()`; this flat name is an alias kept for one release. */
