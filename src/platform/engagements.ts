@@ -21,3 +21,21 @@ export function registerEngagementCheck(module: string, check: EngagementCheck):
 export async function engagementExists(tx: Tx, tenantId: string, engagementId: string): Promise<boolean | null> {
   return registered ? registered.check(tx, tenantId, engagementId) : null;
 }
+
+/**
+ * Whether a participant may have a session for an engagement (an engagement for a segment refuses
+ * non-members with 403 NOT_IN_SEGMENT): asked by `POST /sessions` after the participant exists, in
+ * the session's transaction, of the module that owns engagements (`ServiceModule.sessionCheck`).
+ * It throws the refusal; until a module answers, every session is allowed.
+ */
+export type SessionCheck = (tx: Tx, tenantId: string, engagementId: string, participantId: string) => Promise<void>;
+
+let sessionCheck: SessionCheck | null = null;
+
+export function registerSessionCheck(check: SessionCheck): void {
+  sessionCheck = check;
+}
+
+export async function checkSessionAllowed(tx: Tx, tenantId: string, engagementId: string, participantId: string): Promise<void> {
+  if (sessionCheck) await sessionCheck(tx, tenantId, engagementId, participantId);
+}

@@ -14,7 +14,7 @@ import { registerFactHandler, type FactHandler } from './facts.js';
 import { registerErasureHandler, type ErasureHandler } from './erasure.js';
 import { registerOutboxFollower, type OutboxFollower } from './outbox.js';
 import { registerExportSource, type ExportSource } from './export-sources.js';
-import { registerEngagementCheck, type EngagementCheck } from './engagements.js';
+import { registerEngagementCheck, registerSessionCheck, type EngagementCheck, type SessionCheck } from './engagements.js';
 
 /**
  * What a module of `src/modules/<area>/` offers the service. Each module's
@@ -60,6 +60,8 @@ export interface ServiceModule {
    * `POST /sessions` refuses sessions for unknown engagements (404).
    */
   engagementExists?: EngagementCheck;
+  /** The same module refuses a session a participant may not have (an engagement for a segment; platform/engagements.ts). */
+  sessionCheck?: SessionCheck;
   /** The module that stores events lets others read them (platform/event-store.ts). */
   eventScan?: EventScan;
   /**
@@ -116,6 +118,7 @@ export async function loadModules(): Promise<ServiceModule[]> {
     if (imported.default.outboxFollower) registerOutboxFollower(imported.default.name, imported.default.outboxFollower);
     for (const [kind, source] of Object.entries(imported.default.exportSources ?? {})) registerExportSource(imported.default.name, kind, source);
     if (imported.default.engagementExists) registerEngagementCheck(imported.default.name, imported.default.engagementExists);
+    if (imported.default.sessionCheck) registerSessionCheck(imported.default.sessionCheck);
     if (imported.default.eventScan) registerEventScan(imported.default.name, imported.default.eventScan);
   }
   return modules;

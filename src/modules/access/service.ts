@@ -9,7 +9,7 @@ import { effectiveLimits, nextUtcMidnight, type Plan } from '../../platform/plan
 import { overridesOf, readTenantLimits } from '../../platform/tenant-limits.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { ensureParticipant } from '../participants/index.js';
-import { engagementExists } from '../../platform/engagements.js';
+import { checkSessionAllowed, engagementExists } from '../../platform/engagements.js';
 import { ensureSandbox, sandboxPairOf, tenantEnvironment, type TenantEnvironment } from '../../platform/environments.js';
 import * as store from './store.js';
 import { WAITING_COUNTED_MAX, type ApiKeyRecord, type UpdateTenantInput } from './schemas.js';
@@ -221,6 +221,8 @@ export async function createSession(
     // Until a module owns engagements, the id is taken on trust (see docs/decisions/foundation.md).
     if ((await engagementExists(tx, tenantId, input.engagement_id)) === false) throw notFound('engagement', 'ENGAGEMENT_NOT_FOUND');
     await ensureParticipant(tx, tenantId, input.participant_id, input.display_name);
+    // An engagement for a segment refuses non-members (403 NOT_IN_SEGMENT); the participant made above goes with the refusal.
+    await checkSessionAllowed(tx, tenantId, input.engagement_id, input.participant_id);
     await store.insertSession(tx, tenantId, {
       id: uuid(),
       tokenHash: sha256Hex(token),

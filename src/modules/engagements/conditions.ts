@@ -2,13 +2,14 @@
  * Gate conditions, parsed once from their spec forms:
  * `activity_completed`, `activity_completed:<activity_id>`, `<activity_type>_completed`
  * (for example `quiz_completed`), `min_points_<N>`, `badge_earned:<badge_code>`,
- * `screen_visited:<screen_id>`.
+ * `screen_visited:<screen_id>`, `in_segment:<segment_id>` (the participant is a member of that segment now).
  */
 export type GateCondition =
   | { kind: 'activity_completed'; text: string; activityId: string | null; activityType: string | null }
   | { kind: 'min_points'; text: string; points: number }
   | { kind: 'badge_earned'; text: string; badgeCode: string }
-  | { kind: 'screen_visited'; text: string; screenId: string };
+  | { kind: 'screen_visited'; text: string; screenId: string }
+  | { kind: 'in_segment'; text: string; segmentId: string };
 
 const MIN_POINTS_MAX = 1_000_000_000_000;
 const ID = '[A-Za-z0-9_-]{1,64}';
@@ -28,5 +29,7 @@ export function parseCondition(text: string): GateCondition | null {
   if (match) return { kind: 'badge_earned', text, badgeCode: match[1] };
   match = new RegExp(`^screen_visited:(${ID})$`).exec(text);
   if (match) return { kind: 'screen_visited', text, screenId: match[1] };
+  match = /^in_segment:(seg_[0-9a-f]{32})$/.exec(text);
+  if (match) return { kind: 'in_segment', text, segmentId: match[1] };
   return null;
 }

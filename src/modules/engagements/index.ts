@@ -2,6 +2,7 @@ import type { ServiceModule } from '../../platform/module.js';
 import routes from './routes.js';
 import { EngagementRecord } from './schemas.js';
 import * as store from './store.js';
+import { checkSessionInTx } from './session-definition.js';
 
 /**
  * Engagements: definitions (screens, components, canvas, activities, trigger
@@ -21,5 +22,7 @@ const engagementsModule: ServiceModule = {
   schemas: [EngagementRecord],
   // Sessions are issued only for engagements that exist (drafts included, so a tenant can test before publishing).
   engagementExists: store.engagementExists,
+  // An engagement for a segment gives sessions to its members only (targeting.ts).
+  sessionCheck: checkSessionInTx,
 };
 export default engagementsModule;

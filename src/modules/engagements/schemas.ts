@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Pagination } from '../../platform/http.js';
 import { ParticipantId } from '../participants/index.js';
+import { SegmentId } from '../segments/index.js';
 
 /**
  * Engagement definitions. Structure is checked here; cross-field rules
@@ -25,6 +26,18 @@ export const LIMITS = {
   cooldownSecondsMax: 365 * 24 * 3600,
   pointsMax: 1_000_000_000,
 } as const;
+
+/**
+ * Who an engagement or an activity is for: the members of one segment of the tenant (`seg_…`), or
+ * everyone (null or omitted). A participant outside it gets 403 `NOT_IN_SEGMENT` (issue 36).
+ */
+const TargetSegment = (what: 'engagement' | 'activity') =>
+  Type.Union([SegmentId, Type.Null()], {
+    description:
+      what === 'engagement'
+        ? 'Only members of this segment get a session (`POST /sessions`: 403 `NOT_IN_SEGMENT` for others) and take part; null or omitted: everyone. Preview sessions (test participants) are not held to it. Not with `allow_anonymous_sessions` (a new anonymous visitor is in no segment).'
+        : 'Only members of this segment may attempt the activity (403 `NOT_IN_SEGMENT` for others); null or omitted: everyone with a session.',
+  });
 
 export const LocalId = Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: '1 to 64 letters, digits, `_` or `-`; unique within the engagement.' });
 export const SiteSlug = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'The site part of `/sites/{tenantSlug}/{siteSlug}`.' });
@@ -92,6 +105,7 @@ export const Activity = Type.Object(
     questions: Type.Optional(Type.Array(Question, { minItems: 1, maxItems: LIMITS.questionsMax, description: 'quiz only.' })),
     pass_percent: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'quiz only: score (percent correct) needed to pass; default 70.' })),
     on_completion: Type.Optional(Type.Array(Action, { maxItems: LIMITS.actionsMax })),
+    segment_id: Type.Optional(TargetSegment('activity')),
   },
   { additionalProperties: false },
 );
@@ -109,7 +123,7 @@ export const Screen = Type.Object(
             minItems: 1,
             maxItems: LIMITS.conditionsMax,
             description:
-              'All must hold (AND): `activity_completed`, `activity_completed:<activity_id>`, `<activity_type>_completed` (e.g. `quiz_completed`), `min_points_<N>`, `badge_earned:<code>`, `screen_visited:<screen_id>`.',
+              'All must hold (AND): `activity_completed`, `activity_completed:<activity_id>`, `<activity_type>_completed` (e.g. `quiz_completed`), `min_points_<N>`, `badge_earned:<code>`, `screen_visited:<screen_id>`, `in_segment:<segment_id>` (a member of that segment of the tenant).',
           }),
           unlock_hint: Type.Optional(Type.String({ maxLength: 500, description: 'Shown while locked; generated from the remaining conditions when omitted.' })),
         },
@@ -168,6 +182,7 @@ const definitionFields = {
     Type.Boolean({ description: 'When true, visitors of the published site may get an anonymous session from `POST /sites/{tenantSlug}/{siteSlug}/sessions`.' }),
   ),
   embed_origins: Type.Optional(EmbedOrigins),
+  segment_id: Type.Optional(TargetSegment('engagement')),
 };
 
 /** A spin-to-win page: the example of `POST /admin/engagements`, one wheel and a prize room behind it. */
@@ -223,6 +238,7 @@ export const EngagementDefinition = Type.Object({
   trigger_rules: TriggerRules,
   allow_anonymous_sessions: Type.Boolean(),
   embed_origins: Type.Optional(EmbedOrigins),
+  segment_id: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The segment the engagement is for (its members only), or null for everyone.' })),
 });
 export type EngagementDefinition = Static<typeof EngagementDefinition>;
 
@@ -323,7 +339,7 @@ export const EligibilityQuery = Type.Object(
 );
 
 const RuleOutcome = Type.Object({
-  rule: Type.Union(['published', 'url', 'time_window', 'frequency_cap', 'participant_attributes'].map((r) => Type.Literal(r))),
+  rule: Type.Union(['published', 'url', 'time_window', 'frequency_cap', 'participant_attributes', 'segment'].map((r) => Type.Literal(r))),
   passed: Type.Boolean(),
   detail: Type.String(),
 });
@@ -331,7 +347,7 @@ const RuleOutcome = Type.Object({
 export const EligibilityResponse = Type.Object({
   engagement_id: Type.String({ format: 'uuid' }),
   eligible: Type.Boolean(),
-  rules: Type.Array(RuleOutcome, { description: 'Every rule that applies, with whether it passed.' }),
+  rules: Type.Array(RuleOutcome, { description: 'Every rule that applies, with whether it passed. `segment` (an engagement for a segment): whether `participant_id` is a member.' }),
   impressions_used: Type.Integer({ description: 'Impressions of this visitor in the current frequency period.' }),
   max_impressions: Type.Union([Type.Integer(), Type.Null()]),
   evaluated_at: Type.String({ format: 'date-time' }),

@@ -9,6 +9,7 @@ import { announceCredentialChange } from '../../platform/auth.js';
 import { missingRewardIdsInTx } from '../rewards/index.js';
 import { missingBadgeCodesInTx } from '../badges/index.js';
 import { parseCondition } from './conditions.js';
+import { checkTargetingInTx, segmentOutcomeInTx } from './targeting.js';
 import type {
   Activity,
   AttributeRule,
@@ -48,6 +49,7 @@ function normalize(body: CreateEngagementBody): EngagementDefinition {
     trigger_rules: body.trigger_rules ?? {},
     allow_anonymous_sessions: body.allow_anonymous_sessions ?? false,
     ...(body.embed_origins !== undefined ? { embed_origins: body.embed_origins } : {}),
+    segment_id: body.segment_id ?? null,
   };
 }
 
@@ -162,6 +164,7 @@ async function checkReferences(tx: Tx, tenantId: string, definition: EngagementD
     const unknown = await missingBadgeCodesInTx(tx, tenantId, codes);
     if (unknown.length) throw ruleViolation(`the badge ${JSON.stringify(unknown[0])} is not defined`, 'UNKNOWN_BADGE');
   }
+  await checkTargetingInTx(tx, tenantId, definition);
 }
 
 // ---------------------------------------------------------------------------
@@ -178,6 +181,7 @@ export function present(row: EngagementRow) {
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     ...row.definition,
+    segment_id: row.definition.segment_id ?? null,
   };
 }
 
@@ -481,10 +485,11 @@ export async function checkEligibility(
   return db.tenant(tenantId, async (tx) => {
     const row = await store.findEngagement(tx, tenantId, query.engagement_id);
     if (!row) throw notFound('engagement', 'ENGAGEMENT_NOT_FOUND');
-    const outcomes: Array<{ rule: 'published' | 'url' | 'time_window' | 'frequency_cap' | 'participant_attributes'; passed: boolean; detail: string }> = [];
+    const outcomes: Array<{ rule: 'published' | 'url' | 'time_window' | 'frequency_cap' | 'participant_attributes' | 'segment'; passed: boolean; detail: string }> = [];
     const published = row.status === 'published';
     outcomes.push({ rule: 'published', passed: published, detail: published ? 'the engagement is published' : 'the engagement is a draft' });
-    const rules = (row.published_definition ?? row.definition).trigger_rules;
+    const live = row.published_definition ?? row.definition;
+    const rules = live.trigger_rules;
     const patterns = rules.url_patterns ?? [];
     if (patterns.length) {
       const matched = query.url !== undefined && patterns.some((p) => globToRegExp(p).test(query.url!));
@@ -516,6 +521,7 @@ export async function checkEligibility(
         detail: failed ? `the attribute ${JSON.stringify(failed.attribute)} does not satisfy ${failed.operator}` : 'every attribute rule holds',
       });
     }
+    if (live.segment_id) outcomes.push(await segmentOutcomeInTx(tx, tenantId, live.segment_id, query.participant_id));
     return {
       engagement_id: row.id,
       eligible: outcomes.every((o) => o.passed),

@@ -3,6 +3,7 @@ import { notFound, ruleViolation } from '../../platform/errors.js';
 import { isTestParticipantInTx } from '../participants/index.js';
 import type { Activity, EngagementDefinition } from './schemas.js';
 import * as store from './store.js';
+import { assertMemberInTx } from './targeting.js';
 
 /**
  * What a participant session runs, for the runtime modules (activities,
@@ -51,6 +52,13 @@ export async function findPublishedActivityInTx(tx: Tx, tenantId: string, engage
   if (!found.engagementFound) throw notFound('engagement', 'ENGAGEMENT_NOT_FOUND');
   if (!found.published) throw draftRefusal();
   if (!found.activity) throw notFound(`activity ${JSON.stringify(activityId)} in this engagement`, 'ACTIVITY_NOT_FOUND');
+  // Segments (targeting.ts): checked at every attempt, so a participant who left the segment since the session was issued is refused.
+  if (participantId !== undefined) {
+    await assertMemberInTx(tx, tenantId, participantId, [
+      { segmentId: found.segmentId, what: 'this engagement' },
+      { segmentId: (found.activity.config as { segment_id?: string | null }).segment_id, what: `the activity ${JSON.stringify(activityId)}` },
+    ]);
+  }
   return {
     engagementId,
     activityId: found.activity.activity_id,
@@ -67,4 +75,17 @@ export async function publishedDefinitionInTx(tx: Tx, tenantId: string, engageme
   if (await isPreviewInTx(tx, tenantId, engagementId, participantId)) return row.definition;
   if (row.status !== 'published') throw ruleViolation('the engagement is a draft', 'ENGAGEMENT_NOT_PUBLISHED');
   return row.published_definition!;
+}
+
+/**
+ * `POST /sessions` (access module, through platform/engagements.ts), after the participant exists, in
+ * the session's transaction: a participant outside the engagement's segment gets no session. The
+ * published snapshot's segment applies to a published engagement, the draft's to a draft (whose
+ * sessions serve previews and tests); a preview's test participant is let through.
+ */
+export async function checkSessionInTx(tx: Tx, tenantId: string, engagementId: string, participantId: string): Promise<void> {
+  const segmentId = await store.sessionSegment(tx, tenantId, engagementId);
+  if (!segmentId) return;
+  if (await isPreviewInTx(tx, tenantId, engagementId, participantId)) return;
+  await assertMemberInTx(tx, tenantId, participantId, [{ segmentId, what: 'this engagement' }]);
 }

@@ -112,23 +112,26 @@ export async function findPublishedBySite(tx: Tx, tenantId: string, siteSlug: st
 export interface ActivityLookup {
   engagementFound: boolean;
   published: boolean;
+  /** The segment the published engagement is for (null: everyone). */
+  segmentId: string | null;
   activity: { activity_id: string; activity_type: string; config: Record<string, unknown> } | null;
 }
 
 /** The engagement's state and the published activity, in one round trip. */
 export async function findActivity(tx: Tx, tenantId: string, engagementId: string, activityId: string): Promise<ActivityLookup> {
   const { rows } = await tx.query(
-    `SELECT e.status, a.activity_id, a.activity_type, a.config
+    `SELECT e.status, e.published_definition->>'segment_id' AS segment_id, a.activity_id, a.activity_type, a.config
      FROM engagements e
      LEFT JOIN engagement_activities a ON a.tenant_id = e.tenant_id AND a.engagement_id = e.id AND a.activity_id = $3
      WHERE e.tenant_id = $1 AND e.id = $2`,
     [tenantId, engagementId, activityId],
   );
   const row = rows[0];
-  if (!row) return { engagementFound: false, published: false, activity: null };
+  if (!row) return { engagementFound: false, published: false, segmentId: null, activity: null };
   return {
     engagementFound: true,
     published: row.status === 'published',
+    segmentId: row.segment_id ?? null,
     activity: row.activity_id ? { activity_id: row.activity_id, activity_type: row.activity_type, config: row.config } : null,
   };
 }
@@ -166,4 +169,19 @@ export async function tenantBySlug(system: pg.Pool, tenantSlug: string): Promise
 export async function tenantSlug(tx: Tx, tenantId: string): Promise<string> {
   const { rows } = await tx.query('SELECT slug FROM tenants WHERE id = $1', [tenantId]);
   return rows[0].slug;
+}
+
+/** A segment's name, for the refusal of a non-member (the segments module keeps no name look-up of its own in its index). */
+export async function segmentName(tx: Tx, tenantId: string, segmentId: string): Promise<string | null> {
+  const { rows } = await tx.query<{ name: string }>('SELECT name FROM segments WHERE tenant_id = $1 AND id = $2', [tenantId, segmentId]);
+  return rows[0]?.name ?? null;
+}
+
+/** The segment an engagement's sessions are for: the published snapshot's, else the draft's (null: everyone). One small read per session. */
+export async function sessionSegment(tx: Tx, tenantId: string, id: string): Promise<string | null> {
+  const { rows } = await tx.query<{ segment_id: string | null }>(
+    "SELECT coalesce(published_definition, definition)->>'segment_id' AS segment_id FROM engagements WHERE tenant_id = $1 AND id = $2",
+    [tenantId, id],
+  );
+  return rows[0]?.segment_id ?? null;
 }

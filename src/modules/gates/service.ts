@@ -2,7 +2,8 @@ import type { Database, Tx } from '../../platform/db.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { clock } from '../../platform/clock.js';
 import { AppError, notFound } from '../../platform/errors.js';
-import { publishedDefinitionInTx, parseCondition, type EngagementDefinition, type GateCondition } from '../engagements/index.js';
+import { isPreviewSessionInTx, publishedDefinitionInTx, parseCondition, type EngagementDefinition, type GateCondition } from '../engagements/index.js';
+import { membershipsInTx } from '../segments/index.js';
 import { completedActivitiesInTx } from '../activities/index.js';
 import { readBalanceInTx } from '../points/index.js';
 import { hasBadgeInTx } from '../badges/index.js';
@@ -24,6 +25,7 @@ class Facts {
   private completed: Promise<Array<{ activity_id: string; activity_type: string }>> | null = null;
   private available: Promise<number> | null = null;
   private visits: Promise<Set<string>> | null = null;
+  private preview: Promise<boolean> | null = null;
   private readonly badges = new Map<string, Promise<boolean>>();
 
   constructor(
@@ -54,6 +56,11 @@ class Facts {
       case 'screen_visited':
         this.visits ??= store.visitedScreens(tx, session.tenantId, session.engagementId, session.participantId);
         return (await this.visits).has(condition.screenId);
+      case 'in_segment':
+        // A preview's test participant is never a member: the preview opens the screen as a member would see it.
+        this.preview ??= isPreviewSessionInTx(tx, session.tenantId, session.engagementId, session.participantId);
+        if (await this.preview) return true;
+        return (await membershipsInTx(tx, session.tenantId, session.participantId, [condition.segmentId])).has(condition.segmentId);
     }
   }
 
@@ -80,6 +87,9 @@ async function hintFor(condition: GateCondition, facts: Facts, definition: Engag
       const screen = definition.screens.find((s) => s.id === condition.screenId);
       return `visit ${screen?.name ?? condition.screenId}`;
     }
+    case 'in_segment':
+      // Segments are the tenant's own audiences; their names are not shown to participants.
+      return 'be among the participants this screen is for';
   }
 }
 
