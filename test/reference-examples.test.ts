@@ -92,6 +92,7 @@ const BODY_IDS: Record<string, string> = {
   contest_id: '/api/v1/admin/contests',
   challenge_id: '/api/v1/admin/challenges',
   rule_id: '/api/v1/admin/rules',
+  segment_id: '/api/v1/admin/segments',
 };
 /** Fields of one operation's body that name a made object under another name. */
 const BODY_IDS_OF: Record<string, Record<string, string>> = {
@@ -129,6 +130,10 @@ const AFTER: Record<string, string[]> = {
   createReview: ['createChallenge'],
   acceptConsoleInvitation: ['inviteConsoleUser'],
   convertReferral: ['generateReferralCode'],
+  // What targets a segment names one made first (issue 36).
+  createMultiplier: ['createSegment'],
+  grantPointsToSegment: ['createSegment'],
+  createExport: ['createSegment'],
 };
 
 interface Operation {

@@ -107,6 +107,8 @@ const ROUTE_PERMISSIONS: Array<[RegExp, Area]> = [
   [/^\/api\/v1\/gamify\/admin\/participant-fields(\/|$)/, SETTINGS],
   [/^\/api\/v1\/gamify\/(participants|state)\//, PARTICIPANTS],
   [/^\/api\/v1\/gamify\/points\/(grant|deduct)$/, PARTICIPANTS],
+  // A grant to a segment is a campaign to an audience the marketer defined (issue 36): programs:write, so always in the audit log; its job is read at bulk-grant/{job_id}.
+  [/^\/api\/v1\/admin\/points\/segment-grants$/, PROGRAMS],
   [/^\/api\/v1\/admin\/points\/bulk-grant(\/|$)/, PARTICIPANTS],
   [/^\/api\/v1\/admin\/badges\/:code\/award$/, PARTICIPANTS],
   [/^\/api\/v1\/points\/history$/, PARTICIPANTS],
@@ -117,12 +119,12 @@ const ROUTE_PERMISSIONS: Array<[RegExp, Area]> = [
   [/^\/api\/v1\/admin\/contests\/:id\/entries(\/|$)/, { read: 'participants:read', write: 'programs:write' }],
   [/^\/api\/v1\/admin\/fraud(\/|$)/, FRAUD],
   [/^\/api\/v1\/admin\/referrals\/conversions(\/|$)/, FRAUD],
-  // A segment's members are participants' profiles; the rest of segments is a program setting (issue 36).
-  [/^\/api\/v1\/admin\/segments\/:segment_id\/members$/, PARTICIPANTS],
-  [/^\/api\/v1\/admin\/segments(\/|$)/, PROGRAMS],
   // Starting an experiment puts its draft variants live for their share; stopping and rolling out take programs down (issue 36).
   [/^\/api\/v1\/admin\/experiments\/:experiment_id\/(start|stop|rollout)$/, only('programs:publish')],
   [/^\/api\/v1\/admin\/experiments(\/|$)/, PROGRAMS],
+  // A segment's members are participants' profiles; the rest of segments is a program setting (issue 36).
+  [/^\/api\/v1\/admin\/segments\/:segment_id\/members$/, PARTICIPANTS],
+  [/^\/api\/v1\/admin\/segments(\/|$)/, PROGRAMS],
   [/^\/api\/v1\/admin\/(rules|badges|streaks|engagements|rewards|challenges|contests|leaderboards|referrals|points|test-clock)(\/|$)/, PROGRAMS],
   [/^\/api\/v1\/contests\/:id\/leaderboard$/, PROGRAMS],
   [/^\/api\/v1\/public\//, PROGRAMS],

@@ -20,9 +20,11 @@ export interface BulkJobRow {
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+  /** The segment whose members the job grants to (`POST /admin/points/segment-grants`); null for a list of grants. */
+  segment_id: string | null;
 }
 
-const BULK_COLUMNS = 'id, status, reason, memo, type, total, done, failed, error, created_at, started_at, finished_at';
+const BULK_COLUMNS = 'id, status, reason, memo, type, total, done, failed, error, created_at, started_at, finished_at, segment_id';
 
 /** The job and all its items in one statement (`unnest`). */
 export async function insertBulkJob(
@@ -44,6 +46,43 @@ export async function insertBulkJob(
      )
      SELECT *, total AS pending, '[]'::json AS failures FROM job`,
     [tenantId, job.id, job.reason, job.memo, job.type, participantIds, amounts, job.now, job.actor?.type ?? null, job.actor?.id ?? null],
+  );
+  return rows[0];
+}
+
+/** The members of a segment (`membersSql`: one column, participant_id, its own parameters from $1), counted. */
+export async function countSegmentMembers(tx: Tx, members: { sql: string; params: unknown[] }): Promise<number> {
+  const { rows } = await tx.query(`SELECT count(DISTINCT participant_id)::int AS n FROM (${members.sql}) m`, members.params);
+  return rows[0].n;
+}
+
+/** Parameters of `insertSegmentBulkJob` before the members' own: theirs start at this number. */
+export const SEGMENT_JOB_MEMBER_PARAMS_FROM = 11;
+
+/**
+ * A job granting `amount` to every member of a segment, and its items, in one statement: the members
+ * are read set-based (`members`: SQL selecting participant_id, numbered from SEGMENT_JOB_MEMBER_PARAMS_FROM)
+ * into the same items table a list of grants fills, so the same runner grants them.
+ */
+export async function insertSegmentBulkJob(
+  tx: Tx,
+  tenantId: string,
+  job: { id: string; reason: string; memo: string | null; type: string; now: Date; actor?: { type: string; id: string } | null; segmentId: string; amount: number },
+  members: { sql: string; params: unknown[] },
+): Promise<BulkJobRow> {
+  const { rows } = await tx.query<BulkJobRow>(
+    `WITH members AS MATERIALIZED (SELECT DISTINCT participant_id FROM (${members.sql}) m),
+     job AS (
+       INSERT INTO points_bulk_grants (tenant_id, id, status, reason, memo, type, total, created_at, actor_type, actor_id, segment_id)
+       VALUES ($1, $2, 'queued', $3, $4, $5, (SELECT count(*) FROM members), $6, $7, $8, $9)
+       RETURNING ${BULK_COLUMNS}
+     ),
+     items AS (
+       INSERT INTO points_bulk_grant_items (tenant_id, job_id, participant_id, amount)
+       SELECT $1, $2, participant_id, $10::bigint FROM members
+     )
+     SELECT *, total AS pending, '[]'::json AS failures FROM job`,
+    [tenantId, job.id, job.reason, job.memo, job.type, job.now, job.actor?.type ?? null, job.actor?.id ?? null, job.segmentId, job.amount, ...members.params],
   );
   return rows[0];
 }

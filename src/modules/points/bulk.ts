@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import type { Database } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { prefixedId } from '../../platform/ids.js';
-import { invalid, notFound } from '../../platform/errors.js';
+import { fieldError, invalid, notFound } from '../../platform/errors.js';
 import { addJob } from '../../platform/jobs.js';
 import { currentTraceparent } from '../../platform/tracing.js';
 import { claimKey, fingerprint, storeResponse } from '../../platform/idempotency.js';
 import * as store from './store.js';
 import { POINTS_BALANCE_MAX, POINTS_PER_OPERATION_MAX, grantValues, type GrantInput, type GrantType } from './ledger.js';
 import { useBatchMemory } from './batch-memory.js';
+import { membersSqlInTx } from '../segments/index.js';
 
 /**
  * Bulk grants: a job started idempotently, then run in parallel batches, one
@@ -50,6 +51,7 @@ export function presentBulkJob(row: store.BulkJobRow) {
     created_at: row.created_at.toISOString(),
     started_at: row.started_at ? row.started_at.toISOString() : null,
     finished_at: row.finished_at ? row.finished_at.toISOString() : null,
+    segment_id: row.segment_id ?? null,
   };
 }
 
@@ -77,6 +79,56 @@ export async function startBulkGrant(db: Database, tenantId: string, body: BulkG
     );
     await addJob(tx, BULK_GRANT_TASK, { tenant_id: tenantId, job_id: id }, { jobKey: `points.bulk:${id}`, maxAttempts: 10 });
     await storeResponse(tx, tenantId, BULK_IDEMPOTENCY_SCOPE, body.idempotency_key, { job_id: id });
+    return { ...presentBulkJob(job), duplicate: false };
+  });
+}
+
+export interface SegmentGrantBody {
+  segment_id: string;
+  amount: number;
+  reason: string;
+  memo?: string;
+  type?: GrantType;
+  dry_run?: boolean;
+  idempotency_key?: string;
+}
+
+/**
+ * A grant of `amount` to every member of a segment (issue 36). A dry run counts the members and the
+ * points and writes nothing (not even the key). Otherwise the members are read set-based into a bulk
+ * grant job in the same transaction as the key, and the bulk grant's runner grants them: one ledger
+ * entry per (job, participant) whatever happens (`bulkEntryId`), and a repeat of the key inside 24
+ * hours answers the same job (`duplicate: true`), also when it arrives while the first is running.
+ */
+export async function startSegmentGrant(db: Database, tenantId: string, body: SegmentGrantBody, actor: store.LedgerActor | null = null) {
+  if (!body.dry_run && body.idempotency_key === undefined) {
+    throw invalid('an idempotency key is required for a segment grant (not for a dry run): send the Idempotency-Key header or idempotency_key in the body', 'IDEMPOTENCY_KEY_REQUIRED', {
+      errors: [fieldError('/idempotency-key', 'required', 'send the Idempotency-Key header, or idempotency_key in the body', { in: 'headers' })],
+    });
+  }
+  return db.tenant(tenantId, async (tx) => {
+    if (body.dry_run) {
+      const participants = await store.countSegmentMembers(tx, await membersSqlInTx(tx, tenantId, body.segment_id, 1, '/segment_id'));
+      return { dry_run: true as const, segment_id: body.segment_id, participants, points: participants * body.amount };
+    }
+    const key = body.idempotency_key!;
+    const { dry_run: _dryRun, idempotency_key: _key, ...asked } = body;
+    const claim = await claimKey<{ job_id: string }>(tx, tenantId, BULK_IDEMPOTENCY_SCOPE, key, fingerprint({ segment_grant: asked }));
+    if (!claim.fresh) {
+      const existing = await store.readBulkJob(tx, tenantId, claim.response.job_id, BULK_FAILURES_LISTED_MAX);
+      if (!existing) throw notFound('bulk grant job');
+      return { ...presentBulkJob(existing), duplicate: true };
+    }
+    const members = await membersSqlInTx(tx, tenantId, body.segment_id, store.SEGMENT_JOB_MEMBER_PARAMS_FROM, '/segment_id');
+    const id = prefixedId('bgj', 12);
+    const job = await store.insertSegmentBulkJob(
+      tx,
+      tenantId,
+      { id, reason: body.reason, memo: body.memo ?? null, type: body.type ?? 'bonus', now: clock.now(tenantId), actor, segmentId: body.segment_id, amount: body.amount },
+      members,
+    );
+    await addJob(tx, BULK_GRANT_TASK, { tenant_id: tenantId, job_id: id }, { jobKey: `points.bulk:${id}`, maxAttempts: 10 });
+    await storeResponse(tx, tenantId, BULK_IDEMPOTENCY_SCOPE, key, { job_id: id });
     return { ...presentBulkJob(job), duplicate: false };
   });
 }

@@ -2,6 +2,8 @@ import { answerKept } from '../../platform/idempotency-http.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import * as service from './service.js';
+import { startSegmentGrant, type SegmentGrantBody } from './bulk.js';
+import { errorRef } from '../../platform/http.js';
 import { parseInclude, readState } from './state.js';
 import {
   BulkGrantBody,
@@ -21,6 +23,8 @@ import {
   SessionBalanceBody,
   SessionTransactions,
   SessionTransactionsBody,
+  SegmentGrantBody as SegmentGrantBodySchema,
+  SegmentGrantDryRun,
   Settings,
   SettingsPatch,
   StateParams,
@@ -238,6 +242,37 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => answerKept(reply, 202, await service.startBulkGrant(db, request.auth!.tenantId, request.body as service.BulkGrantBody, service.ledgerActorOf(request.auth!))),
+  );
+
+  app.post(
+    '/admin/points/segment-grants',
+    {
+      config: { auth: 'admin', idempotencyKey: 'optional-body' },
+      schema: {
+        tags,
+        operationId: 'grantPointsToSegment',
+        summary: 'Grant points to every member of a segment, after a dry run that counts them',
+        description:
+          '`dry_run: true` answers 200 with the members and the points the grant would give, and writes nothing. ' +
+          'Otherwise the members at this moment become a bulk grant job (answered 202; follow it with `GET /admin/points/bulk-grant/{job_id}`): each member is granted exactly once per job, also when the job is retried. ' +
+          'A grant needs an idempotency key (the `Idempotency-Key` header or `idempotency_key`): a repeat inside 24 hours, also one sent while the first is still running, answers the same job with `duplicate: true` and `Idempotent-Replayed: true`. ' +
+          'A segment the tenant does not have: 404 `SEGMENT_NOT_FOUND`. Recorded in the audit log (a dry run or a repeat is not).',
+        body: SegmentGrantBodySchema,
+        response: {
+          200: SegmentGrantDryRun,
+          202: BulkGrantJob,
+          404: { ...errorRef, description: 'The tenant has no such segment. Codes: SEGMENT_NOT_FOUND.' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as SegmentGrantBody;
+      const answer = await startSegmentGrant(db, request.auth!.tenantId, body, service.ledgerActorOf(request.auth!));
+      // A dry run, or a repeat of a key, changes nothing: the audit log keeps changes only.
+      if (answer.dry_run === true || answer.duplicate) request.pendingAudit = null;
+      if (answer.dry_run === true) return reply.status(200).send(answer);
+      return answerKept(reply, 202, answer);
+    },
   );
 
   app.get(

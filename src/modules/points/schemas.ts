@@ -343,7 +343,36 @@ export const BulkGrantJob = Type.Object({
   created_at: Timestamp,
   started_at: NullableTimestamp,
   finished_at: NullableTimestamp,
+  segment_id: Type.Union([Type.String(), Type.Null()], { description: 'A segment grant (`POST /admin/points/segment-grants`): the segment whose members the job grants to; null for a list of grants.' }),
   duplicate: Type.Optional(Type.Boolean()),
+});
+
+// Segment grant (issue 36) ---------------------------------------------------
+
+export const SegmentGrantBody = Type.Object(
+  {
+    segment_id: SegmentId,
+    amount: { ...Amount, description: `Points for each member, a whole number from 1 to ${POINTS_PER_OPERATION_MAX}.` },
+    reason: Reason,
+    memo: Type.Optional(Memo),
+    type: Type.Optional(Type.Union(GRANT_TYPES.map((t) => Type.Literal(t)), { description: 'Ledger type of the entries; default `bonus`.' })),
+    dry_run: Type.Optional(Type.Boolean({ description: 'true: count the members and the points, write nothing (no key needed); answers 200.' })),
+    idempotency_key: Type.Optional({ ...IdempotencyKey, description: 'Required for a grant (not for a dry run), here or as the `Idempotency-Key` header (both: they must agree). A repeat inside 24 hours answers the same job with `duplicate: true` and grants nothing more; the same key with another body gets 422.' }),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      { segment_id: 'seg_0f8fad5bd9cb469fa16570867728950e', amount: 500, reason: 'Spring thank-you to our regulars', dry_run: true },
+      { segment_id: 'seg_0f8fad5bd9cb469fa16570867728950e', amount: 500, reason: 'Spring thank-you to our regulars', idempotency_key: 'spring-thanks-2027' },
+    ],
+  },
+);
+
+export const SegmentGrantDryRun = Type.Object({
+  dry_run: Type.Literal(true),
+  segment_id: Type.String(),
+  participants: Type.Integer({ description: 'Members of the segment now (test participants are never members): the grant would grant each of them.' }),
+  points: Type.Integer({ description: 'participants × amount: the points the grant would give in total.' }),
 });
 export const BulkJobParams = Type.Object({ job_id: Type.String({ minLength: 1, maxLength: 100 }) });
 
