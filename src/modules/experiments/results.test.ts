@@ -4,6 +4,7 @@ import { startTestService } from '../../../test/helper.js';
 import { asPerson, invitePerson, signInConsole } from '../../../test/console-people.js';
 import { key, sendSync, waitProcessed } from '../ingestion/testing.js';
 import { compareToControl, costPerExtraGoal, summarize, totalsOf, variantSentence } from './statistics.js';
+import { createRule, start } from './testing.js';
 
 const PARTICIPANTS = 120;
 const near = (actual: number, expected: number, what: string) => assert.ok(Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected)), `${what}: ${actual}, expected ${expected}`);
@@ -170,4 +171,70 @@ test('experiment results through HTTP: exposed participants, goal, points cost a
     const refused = await results(asPerson(reviewer, false));
     assert.equal(refused.status, 403, refused.text);
   });
+});
+
+test('experiment results: a multiplier\'s cost is the points it added; a property-sum goal sums the JSON numbers at its path; an engagement experiment with a redemptions goal answers', { timeout: 300_000 }, async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant({ requestsPerMinute: null });
+  const admin = (method: string, path: string, body?: unknown) => svc.request(method, `/api/v1/admin${path}`, { key: tenant.apiKey, ...(body !== undefined && { body }) });
+
+  await createRule(svc, tenant, 'ten per order', 'order', 10);
+  const window = { starts_at: new Date(Date.now() - 3_600_000).toISOString(), ends_at: new Date(Date.now() + 86_400_000).toISOString() };
+  const double = await admin('POST', '/points/multipliers', { multiplier: 2, ...window, match: { event_type: 'order' } });
+  const triple = await admin('POST', '/points/multipliers', { multiplier: 3, ...window, match: { event_type: 'order' } });
+  assert.equal(triple.status, 201, triple.text);
+  const created = await admin('POST', '/experiments', {
+    name: 'double or triple',
+    subject_type: 'multiplier',
+    variants: [
+      { key: 'double', name: '×2', subject_id: double.body.id, allocation_percent: 50 },
+      { key: 'triple', name: '×3', subject_id: triple.body.id, allocation_percent: 50 },
+    ],
+    goal: { type: 'event_property_sum', event_name: 'order', property: 'properties.basket.total' },
+  });
+  assert.equal(created.status, 201, created.text);
+  await start(svc, tenant, created.body.id);
+
+  const arms: Record<'double' | 'triple', string[]> = { double: [], triple: [] };
+  const aMinuteAgo = new Date(Date.now() - 60_000).toISOString();
+  for (let i = 0; i < 12; i++) {
+    const participant = `basket-${i}`;
+    const first = await sendSync(svc, tenant, { event_name: 'order', participant_id: participant, timestamp: aMinuteAgo, properties: { basket: { total: 1000 } } });
+    assert.equal(first.status, 200, first.text);
+    arms[first.body.points_awarded === 20 ? 'double' : 'triple'].push(participant);
+  }
+  // After exposure: 12.5 and 2 count, the string "7" and a total elsewhere do not; each ×3 participant orders 10 more.
+  for (const [arm, people] of Object.entries(arms)) {
+    for (const participant of people) {
+      const baskets: unknown[] = [{ basket: { total: 12.5 } }, { basket: { total: '7' } }, { basket: { total: 2 } }, { total: 50 }];
+      if (arm === 'triple') baskets.push({ basket: { total: 10 } });
+      for (const properties of baskets) assert.equal((await sendSync(svc, tenant, { event_name: 'order', participant_id: participant, properties })).status, 200);
+    }
+  }
+  const response = await admin('GET', `/experiments/${created.body.id}/results`);
+  assert.equal(response.status, 200, response.text);
+  const [d, tr] = response.body.variants;
+  assert.equal(d.exposed, arms.double.length);
+  assert.equal(tr.exposed, arms.triple.length);
+  near(d.goal_total, 14.5 * arms.double.length, 'double: goal total');
+  near(tr.goal_total, 24.5 * arms.triple.length, 'triple: goal total');
+  // Every order after exposure, the exposing one included, earned 10 points raised by the multiplier: ×2 added 10, ×3 added 20.
+  near(d.points_cost, 10 * 5 * arms.double.length, 'double: points the multiplier added');
+  near(tr.points_cost, 20 * 6 * arms.triple.length, 'triple: points the multiplier added');
+  assert.equal(tr.difference, null);
+  assert.deepEqual(tr.warnings, ['too_few_participants']);
+  assert.equal(response.body.holdout, null);
+
+  const engagements = [await svc.createEngagement(tenant), await svc.createEngagement(tenant)];
+  const wheel = await admin('POST', '/experiments', {
+    name: 'which wheel',
+    subject_type: 'engagement',
+    variants: engagements.map((id, i) => ({ key: `w${i}`, name: `wheel ${i}`, subject_id: id, allocation_percent: 50 })),
+    goal: { type: 'redemptions' },
+  });
+  assert.equal(wheel.status, 201, wheel.text);
+  const wheelResults = await admin('GET', `/experiments/${wheel.body.id}/results`);
+  assert.equal(wheelResults.status, 200, wheelResults.text);
+  assert.deepEqual(wheelResults.body.variants.map((v: { exposed: number; rewards_cost: number }) => [v.exposed, v.rewards_cost]), [[0, 0], [0, 0]]);
+  assert.equal(wheelResults.body.variants[1].sentence, 'wheel 1: too few participants to compare yet (0 here, 0 in control; at least 30 each)');
 });
