@@ -132,6 +132,16 @@ test('segments: personal data, validation, pagination, tenants, deletion', async
     assert.equal((await svc.request('GET', `${BASE}/${everyone.body.id}/members?cursor=not-a-cursor`, { key: owner })).status, 400);
   });
 
+  await t.test('writes are in the audit log; previews are not', async () => {
+    const audit = await svc.sql<{ action: string; resource_type: string; resource_id: string | null; method: string }>(
+      'SELECT action, resource_type, resource_id, method FROM audit_log WHERE tenant_id = $1 AND resource_type = $2 ORDER BY occurred_at',
+      [tenant.tenantId, 'segments'],
+    );
+    assert.ok(audit.some((row) => row.method === 'POST' && /^seg_/.test(row.resource_id ?? '')), JSON.stringify(audit));
+    assert.ok(audit.some((row) => row.method === 'PATCH'));
+    assert.ok(!audit.some((row) => row.action === 'preview'), 'a preview is a read');
+  });
+
   await t.test('another tenant can neither see nor use the segment', async () => {
     const other = await svc.createTenant();
     const mine = await ok(svc.request('POST', BASE, { key: owner, body: { name: 'Mine', filter: {} } }), 201);
