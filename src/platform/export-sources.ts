@@ -14,6 +14,8 @@ export interface ExportFilters {
   from: string | null;
   to: string | null;
   contest_id: string | null;
+  /** participants: only the members of this segment (issue 36); absent in exports asked for before it existed. */
+  segment_id?: string | null;
 }
 
 export interface ExportPage {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { Database, Tx } from '../../platform/db.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { clock } from '../../platform/clock.js';
-import { AppError, conflict, invalid, notFound } from '../../platform/errors.js';
+import { AppError, conflict, fieldError, invalid, notFound } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { prefixedId } from '../../platform/ids.js';
 import { addJob } from '../../platform/jobs.js';
@@ -10,6 +10,7 @@ import { listCustomFieldsInTx, MASKED_FIELDS, recordPiiAccessInTx } from '../par
 import { accessLogActorOf, authOfRequester, EXPORT_PERMISSIONS, holdsPersonalValues, mayKnowExport, mayKnowUnmaskedExports, requesterOf, requirePermission } from './access.js';
 import { CONTENT_TYPES, csvHeader, csvLine, jsonLine } from './formats.js';
 import { exportSource } from '../../platform/export-sources.js';
+import { assertSegmentsExistInTx } from '../segments/index.js';
 import * as store from './store.js';
 import type { ExportKind, ExportRow, FileFormat } from './store.js';
 
@@ -47,7 +48,7 @@ export function presentExport(row: ExportRow): ExportView {
     kind: row.kind,
     format: row.format,
     status: row.status,
-    filters: row.filters,
+    filters: { ...row.filters, segment_id: row.filters.segment_id ?? null },
     rows_written: Number(row.rows_written),
     bytes: Number(row.bytes),
     masked: row.kind === 'participants' ? !holdsPersonalValues(row.kind, row.requested_by) : null,
@@ -65,6 +66,7 @@ export interface ExportRequest {
   from?: string;
   to?: string;
   contest_id?: string;
+  segment_id?: string;
 }
 
 export async function startExport(db: Database, auth: AuthContext, body: ExportRequest): Promise<ExportView> {
@@ -73,8 +75,14 @@ export async function startExport(db: Database, auth: AuthContext, body: ExportR
   if (body.kind === 'contest_results' && !body.contest_id) throw invalid('a contest_results export needs contest_id', 'EXPORT_CONTEST_REQUIRED');
   if (body.kind !== 'contest_results' && body.contest_id) throw invalid('contest_id applies to contest_results exports only', 'EXPORT_FILTER_NOT_APPLICABLE');
   if (body.kind === 'contest_results' && (body.from || body.to)) throw invalid('from and to do not apply to contest_results exports', 'EXPORT_FILTER_NOT_APPLICABLE');
+  if (body.kind !== 'participants' && body.segment_id) {
+    throw invalid('segment_id applies to participants exports only', 'EXPORT_FILTER_NOT_APPLICABLE', {
+      errors: [fieldError('/segment_id', 'not_applicable', 'applies to participants exports only')],
+    });
+  }
   const tenantId = auth.tenantId;
   return db.tenant(tenantId, async (tx) => {
+    if (body.segment_id) await assertSegmentsExistInTx(tx, tenantId, [body.segment_id], '/segment_id');
     if (body.contest_id) {
       const { rows } = await tx.query('SELECT 1 FROM contests WHERE tenant_id = $1 AND id = $2', [tenantId, body.contest_id]);
       if (rows.length === 0) throw notFound('contest', 'CONTEST_NOT_FOUND');
@@ -84,7 +92,7 @@ export async function startExport(db: Database, auth: AuthContext, body: ExportR
       id,
       kind: body.kind,
       format: body.format,
-      filters: { from: body.from ?? null, to: body.to ?? null, contest_id: body.contest_id ?? null },
+      filters: { from: body.from ?? null, to: body.to ?? null, contest_id: body.contest_id ?? null, segment_id: body.segment_id ?? null },
       requestedBy: requesterOf(auth),
       now: clock.now(),
     });

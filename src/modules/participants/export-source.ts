@@ -1,5 +1,6 @@
 import type { ExportSource } from '../../platform/export-sources.js';
-import { listCustomFields, listProfiles } from './store.js';
+import { LIST_PROFILES_MEMBER_PARAMS_FROM, listCustomFields, listProfiles } from './store.js';
+import { segmentMembersSqlInTx } from '../../platform/segments.js';
 import { canReadPii, personalFieldsOf, recordPiiAccessInTx, viewProfile } from './service.js';
 import { STANDARD_FIELDS } from './fields.js';
 import { actorOf } from './access-log.js';
@@ -17,7 +18,9 @@ export const participantsExport: ExportSource = {
   async page(tx, tenantId, { filters, cursor, limit, auth, format }) {
     const after = cursor as { created_at: string; participant_id: string } | null;
     // The participants store reads one row past `limit` to tell whether another page follows.
-    const read = await listProfiles(tx, tenantId, { createdAfter: filters.from ?? undefined, createdBefore: filters.to ?? undefined }, after, limit);
+    // A segment's export (issue 36): its members as each page is read, set-based inside the page's statement.
+    const members = filters.segment_id ? await segmentMembersSqlInTx(tx, tenantId, filters.segment_id, LIST_PROFILES_MEMBER_PARAMS_FROM, '/segment_id') : undefined;
+    const read = await listProfiles(tx, tenantId, { createdAfter: filters.from ?? undefined, createdBefore: filters.to ?? undefined, members }, after, limit);
     const rows = read.slice(0, limit);
     const records = rows.map((profile) => {
       const view = viewProfile(profile, auth) as unknown as Record<string, unknown>;

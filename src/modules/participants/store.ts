@@ -103,7 +103,15 @@ export interface ListFilters {
   includeTest?: boolean;
   /** Custom field equality filters: the value already in its JSON form. */
   attributes?: Array<{ key: string; value: unknown }>;
+  /**
+   * Only these participants: SQL selecting one column, participant_id (a segment's members,
+   * `membersSqlInTx`), whose own parameters start at LIST_PROFILES_MEMBER_PARAMS_FROM.
+   */
+  members?: { sql: string; params: unknown[] };
 }
+
+/** The first parameter number of `ListFilters.members`: listProfiles' own come before it. */
+export const LIST_PROFILES_MEMBER_PARAMS_FROM = 16;
 
 /** A page of profiles in (created_at, participant_id) order, one row more than the limit to tell whether more follow. */
 export async function listProfiles(
@@ -129,7 +137,8 @@ export async function listProfiles(
        AND (SELECT count(*) FROM participant_custom_values v
              JOIN unnest($12::text[], $13::jsonb[]) AS a (key, value) ON a.key = v.key AND a.value = v.value
             WHERE v.tenant_id = p.tenant_id AND v.participant_id = p.participant_id) = cardinality($12::text[])
-       AND ($15::boolean OR NOT p.test)
+       AND ($15::boolean OR NOT p.test)${filters.members ? `
+       AND p.participant_id IN (${filters.members.sql})` : ''}
      ORDER BY p.created_at, p.participant_id
      LIMIT $14`,
     [
@@ -148,6 +157,7 @@ export async function listProfiles(
       attributes.map((a) => JSON.stringify(a.value)),
       limit + 1,
       filters.includeTest ?? false,
+      ...(filters.members?.params ?? []),
     ],
   );
   return rows.map(toProfile);
