@@ -146,7 +146,7 @@ export const stringsDe: Translation<typeof strings> = {
     stopConfirm: 'Niemand Neues wird zugeteilt; die Ergebnisse bleiben lesbar.',
     startedAt: 'Gestartet {{at}}',
     endedAt: 'Beendet {{at}}',
-    startHelp: 'Ein Experiment, dessen Varianten Entwürfe sind, zu starten, erfordert die Berechtigung zum Veröffentlichen: Die Entwürfe bedienen ihre Teilnehmer, solange es läuft.',
+    needsPublish: 'Starten, Anhalten und Ausrollen erfordern die Berechtigung zum Veröffentlichen (ein laufendes Experiment bringt seine Entwurfsvarianten für ihren Anteil live); fragen Sie eine Person, die veröffentlichen darf.',
     readResults: 'Ergebnisse lesen',
     rolloutVariant: 'Auszurollende Variante',
     rollout: 'Ausrollen',

@@ -143,7 +143,7 @@ export const strings = {
     stopConfirm: 'No one new is assigned; the results stay readable.',
     startedAt: 'Started {{at}}',
     endedAt: 'Ended {{at}}',
-    startHelp: 'Starting an experiment whose variants are drafts needs the publishing permission: the drafts serve their participants while it runs.',
+    needsPublish: 'Starting, stopping and rolling out need the publishing permission (a running experiment puts its draft variants live for their share); ask a publisher.',
     readResults: 'Read the results',
     rolloutVariant: 'Variant to roll out',
     rollout: 'Roll out',

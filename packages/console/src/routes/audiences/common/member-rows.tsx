@@ -4,8 +4,8 @@ import { Link } from 'react-router';
 import type { SegmentMember } from '../../../hooks/api/segments';
 import { useFormat } from '../../../lib/format';
 
-/** Members as the service shows them (personal fields masked unless the reader may see them): id, name, email, joined. */
-export function MemberRows({ members }: { members: SegmentMember[] }) {
+/** Members as the service shows them (personal fields masked unless the reader may see them): id, name, email and, unless compact, when they joined. */
+export function MemberRows({ members, compact = false }: { members: SegmentMember[]; compact?: boolean }) {
   const { t } = useTranslation();
   const f = useFormat();
   const text = (value: string | null | undefined) => (value ? value : '—');
@@ -16,7 +16,7 @@ export function MemberRows({ members }: { members: SegmentMember[] }) {
           <Table.Th>{t('segments.member.id')}</Table.Th>
           <Table.Th>{t('segments.member.name')}</Table.Th>
           <Table.Th>{t('segments.member.email')}</Table.Th>
-          <Table.Th>{t('segments.member.joined')}</Table.Th>
+          {!compact && <Table.Th>{t('segments.member.joined')}</Table.Th>}
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
@@ -29,7 +29,7 @@ export function MemberRows({ members }: { members: SegmentMember[] }) {
             </Table.Td>
             <Table.Td>{text(member.display_name ?? member.full_name)}</Table.Td>
             <Table.Td>{text(member.email)}</Table.Td>
-            <Table.Td>{member.created_at ? f.dateTime(member.created_at) : '—'}</Table.Td>
+            {!compact && <Table.Td style={{ whiteSpace: 'nowrap' }}>{member.created_at ? f.dateTime(member.created_at) : '—'}</Table.Td>}
           </Table.Tr>
         ))}
       </Table.Tbody>

@@ -16,6 +16,8 @@ export function ExperimentActions({ experiment }: { experiment: Experiment }) {
   const f = useFormat();
   const action = useExperimentAction(experiment.id);
   const canWrite = useCan('programs:write');
+  /** Starting, stopping and rolling out put programs live or take them down: the publishing permission. */
+  const canPublish = useCan('programs:publish');
   const canReadResults = useCan('analytics:read');
   const [variant, setVariant] = useState<string | null>(null);
   const { status } = experiment;
@@ -45,7 +47,7 @@ export function ExperimentActions({ experiment }: { experiment: Experiment }) {
             )}
           </Alert>
         )}
-        {canWrite && (
+        {canPublish && (
           <Group align="flex-end">
             {(status === 'draft' || status === 'stopped') && (
               <Button onClick={() => action.mutate({ type: 'start' })} loading={action.isPending && action.variables?.type === 'start'}>
@@ -77,12 +79,12 @@ export function ExperimentActions({ experiment }: { experiment: Experiment }) {
             )}
           </Group>
         )}
-        {status === 'draft' && canWrite && (
-          <Text size="xs" c="dimmed">
-            {t('experiments.startHelp')}
+        {canWrite && !canPublish && status !== 'ended' && (
+          <Text size="sm" data-testid="needs-publish">
+            {t('experiments.needsPublish')}
           </Text>
         )}
-        {(status === 'running' || status === 'stopped') && canWrite && (
+        {(status === 'running' || status === 'stopped') && canPublish && (
           <Text size="xs" c="dimmed">
             {t('experiments.rolloutHelp')}
           </Text>

@@ -44,7 +44,7 @@ export function LiveSize({ filter }: { filter: SegmentFilter }) {
         </Text>
         {data && data.sample.length > 0 && (
           <Table data-testid="segment-sample" fz="sm" aria-label={t('segments.sample')}>
-            <MemberRows members={data.sample} />
+            <MemberRows members={data.sample} compact />
           </Table>
         )}
       </Stack>
