@@ -88,10 +88,7 @@ export const ExportBody = Type.Object(
   },
   {
     additionalProperties: false,
-    examples: [
-      { kind: 'participants', format: 'csv', from: '2026-11-01T00:00:00.000Z', to: '2026-11-26T09:30:00.000Z' },
-      { kind: 'participants', format: 'jsonl', segment_id: 'seg_0f8fad5bd9cb469fa16570867728950e' },
-    ],
+    examples: [{ kind: 'participants', format: 'csv', from: '2026-11-01T00:00:00.000Z', to: '2026-11-26T09:30:00.000Z', segment_id: 'seg_0f8fad5bd9cb469fa16570867728950e' }],
   },
 );
 export type ExportBody = Static<typeof ExportBody>;

@@ -361,10 +361,8 @@ export const SegmentGrantBody = Type.Object(
   },
   {
     additionalProperties: false,
-    examples: [
-      { segment_id: 'seg_0f8fad5bd9cb469fa16570867728950e', amount: 500, reason: 'Spring thank-you to our regulars', dry_run: true },
-      { segment_id: 'seg_0f8fad5bd9cb469fa16570867728950e', amount: 500, reason: 'Spring thank-you to our regulars', idempotency_key: 'spring-thanks-2027' },
-    ],
+    // The dry run a marketer sends first; the grant is the same body without dry_run, with an idempotency key.
+    examples: [{ segment_id: 'seg_0f8fad5bd9cb469fa16570867728950e', amount: 500, reason: 'Spring thank-you to our regulars', dry_run: true }],
   },
 );
 

@@ -31593,7 +31593,6 @@ export interface operations {
                  *       "format": "csv",
                  *       "from": "2026-11-01T00:00:00.000Z",
                  *       "to": "2026-11-26T09:30:00.000Z",
-                 *       "contest_id": "spring-rally-2026",
                  *       "segment_id": "seg_0f8fad5bd9cb469fa16570867728950e"
                  *     }
                  */
@@ -46129,12 +46128,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "segment_id": "seg_0f8fad5bd9cb469fa16570867728950e",
-                 *       "amount": 250,
-                 *       "reason": "Welcome bonus",
-                 *       "memo": "Goodwill gesture after a late delivery",
-                 *       "type": "award",
-                 *       "dry_run": false,
-                 *       "idempotency_key": "order-88412-points"
+                 *       "amount": 500,
+                 *       "reason": "Spring thank-you to our regulars",
+                 *       "dry_run": true
                  *     }
                  */
                 "application/json": {
