@@ -4,6 +4,7 @@ import { isTestParticipantInTx } from '../participants/index.js';
 import type { Activity, EngagementDefinition } from './schemas.js';
 import * as store from './store.js';
 import { assertMemberInTx } from './targeting.js';
+import { assertSessionVariantInTx } from './experiment-sessions.js';
 
 /**
  * What a participant session runs, for the runtime modules (activities,
@@ -84,6 +85,8 @@ export async function publishedDefinitionInTx(tx: Tx, tenantId: string, engageme
  * sessions serve previews and tests); a preview's test participant is let through.
  */
 export async function checkSessionInTx(tx: Tx, tenantId: string, engagementId: string, participantId: string): Promise<void> {
+  // A variant of a running experiment gives sessions to its variant's participants only (issue 36).
+  await assertSessionVariantInTx(tx, tenantId, engagementId, participantId, () => isPreviewInTx(tx, tenantId, engagementId, participantId));
   const segmentId = await store.sessionSegment(tx, tenantId, engagementId);
   if (!segmentId) return;
   if (await isPreviewInTx(tx, tenantId, engagementId, participantId)) return;
