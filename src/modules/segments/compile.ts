@@ -154,6 +154,10 @@ export function compileSegmentFilter(filter: SegmentFilter, context: FactContext
       const exists = `EXISTS (SELECT 1 FROM participant_badges b WHERE b.tenant_id = p.tenant_id AND b.participant_id = p.participant_id AND b.badge_code = ${params.add(value)})`;
       return operator === 'not_contains' ? `NOT ${exists}` : exists;
     }
+    if (definition.kind === 'days_since_last_activity') {
+      const windowed = lastActivityByWindows(operator, value);
+      if (windowed) return windowed;
+    }
     const expr = expression(definition, condition);
     const type = SQL_TYPE[definition.type];
     // A count condition that cannot hold at zero compares the joined column itself (null when no rows: false either way).
@@ -184,6 +188,39 @@ export function compileSegmentFilter(filter: SegmentFilter, context: FactContext
         return `strpos(lower(${e}::text), lower(${params.add(value)}::text)) > 0`;
       case 'not_contains':
         return `(${e} IS NULL OR strpos(lower(${e}::text), lower(${params.add(value)}::text)) = 0)`;
+    }
+  }
+
+  /**
+   * `days_since_last_activity` compared with a bound is a question about a
+   * window: "at most 10 days" is "an event in the last 11 days". Written as
+   * semi-joins on the events of a window, it reads the events of that window
+   * only (or probes each participant's newest event), never the maximum over
+   * every event of the tenant; the other operators read that maximum.
+   */
+  function lastActivityByWindows(operator: Operator, value: unknown): string | null {
+    if (typeof value !== 'number') return null;
+    const activeSince = (days: number) => {
+      const since = new Date(options.now.getTime() - days * DAY_MS).toISOString();
+      return `EXISTS (SELECT 1 FROM ingested_events e WHERE e.tenant_id = p.tenant_id AND e.participant_id = p.participant_id AND e.occurred_at > ${params.add(since)}::timestamptz)`;
+    };
+    const anyActivity = 'EXISTS (SELECT 1 FROM ingested_events e WHERE e.tenant_id = p.tenant_id AND e.participant_id = p.participant_id)';
+    // Whole days: days <= n holds exactly when the last event is after now - (n + 1) days.
+    const atMost = (n: number) => (n < 0 ? 'false' : activeSince(n + 1));
+    const atLeast = (n: number) => (n <= 0 ? anyActivity : `(${anyActivity} AND NOT ${activeSince(n)})`);
+    switch (operator) {
+      case 'lte':
+        return atMost(Math.floor(value));
+      case 'lt':
+        return atMost(Math.ceil(value) - 1);
+      case 'gte':
+        return atLeast(Math.ceil(value));
+      case 'gt':
+        return atLeast(Math.floor(value) + 1);
+      case 'equals':
+        return Number.isInteger(value) ? (value < 0 ? 'false' : `(${atMost(value)} AND NOT ${activeSince(value)})`) : 'false';
+      default:
+        return null;
     }
   }
 
