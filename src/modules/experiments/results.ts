@@ -128,6 +128,7 @@ export const ExperimentResults = Type.Object(
           },
         ],
         holdout: null,
+        livemode: true,
       },
     ],
   },
