@@ -27342,7 +27342,8 @@ export interface operations {
                      *           "warnings": []
                      *         }
                      *       ],
-                     *       "holdout": null
+                     *       "holdout": null,
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": {
