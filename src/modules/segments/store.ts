@@ -50,11 +50,6 @@ export async function readSegment(tx: Tx, tenantId: string, id: string, options:
   return rows[0] ?? null;
 }
 
-export async function readSegments(tx: Tx, tenantId: string, ids: readonly string[]): Promise<SegmentRow[]> {
-  const { rows } = await tx.query(`SELECT ${COLUMNS} FROM segments WHERE tenant_id = $1 AND id = ANY($2::text[])`, [tenantId, ids]);
-  return rows;
-}
-
 export async function listSegments(tx: Tx, tenantId: string, after: { created_at: string; id: string } | null, limit: number): Promise<SegmentRow[]> {
   const { rows } = await tx.query(
     `SELECT ${COLUMNS}, to_json(created_at) #>> '{}' AS created_cursor FROM segments
@@ -104,15 +99,6 @@ export async function deleteSegment(tx: Tx, tenantId: string, id: string): Promi
 export async function existingIds(tx: Tx, tenantId: string, ids: readonly string[]): Promise<Set<string>> {
   const { rows } = await tx.query('SELECT id FROM segments WHERE tenant_id = $1 AND id = ANY($2::text[])', [tenantId, ids]);
   return new Set(rows.map((r: { id: string }) => r.id));
-}
-
-/** Which of the materialized segments hold the participant: one index look-up. */
-export async function materializedMemberships(tx: Tx, tenantId: string, participantId: string, segmentIds: readonly string[]): Promise<string[]> {
-  const { rows } = await tx.query(
-    'SELECT segment_id FROM segment_members WHERE tenant_id = $1 AND participant_id = $2 AND segment_id = ANY($3::text[])',
-    [tenantId, participantId, segmentIds],
-  );
-  return rows.map((r: { segment_id: string }) => r.segment_id);
 }
 
 /** Members of a materialized segment after a participant id, in id order. */
