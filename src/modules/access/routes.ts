@@ -136,7 +136,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           'The tenant\'s server, holding an API key, asks for a session for one participant and one engagement and hands the `session_id` to the participant\'s browser or app. ' +
           'Participant-facing routes take it as `session_id` (body or query) together with the same `engagement_id`. The participant is created if new.',
         body: CreateSessionBody,
-        response: { 201: SessionResponse },
+        response: {
+          201: SessionResponse,
+          403: { ...errorRef, description: 'The engagement is for the members of a segment (`segment_id`) and the participant is not one (the detail names the segment); or the credential lacks the scope. Codes: NOT_IN_SEGMENT, AUTH_FORBIDDEN.' },
+        },
       },
     },
     async (request, reply) => reply.status(201).send(await service.createSession(db, request.auth!.tenantId, request.body, config.sessionTtlSeconds)),

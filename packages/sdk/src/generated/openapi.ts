@@ -7045,7 +7045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The credential lacks the required scope, or belongs to another kind of caller. Codes: `AUTH_FORBIDDEN`. */
+            /** @description The engagement is for the members of a segment (`segment_id`) and the participant is not one (the detail names the segment); or the credential lacks the scope. Codes: NOT_IN_SEGMENT, AUTH_FORBIDDEN. */
             403: {
                 headers: {
                     [name: string]: unknown;
