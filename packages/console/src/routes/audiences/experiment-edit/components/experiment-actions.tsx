@@ -41,7 +41,7 @@ export function ExperimentActions({ experiment }: { experiment: Experiment }) {
           <Alert color="blue" variant="light" role="status" data-testid="rolled-out">
             {t(`experiments.rolledOut.${rollout?.publication ?? 'any'}`, { variant: experiment.rolled_out_variant })}{' '}
             {rollout?.publication !== 'published' && rollout?.publication !== 'already_live' && (
-              <Anchor component={Link} to="/reviews">
+              <Anchor component={Link} to="/reviews" c="blue.9" fw={600}>
                 {t('experiments.toReviews')}
               </Anchor>
             )}
