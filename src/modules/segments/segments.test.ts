@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService } from '../../../test/helper.js';
+import { membershipsInTx } from './index.js';
 import { BASE, ok, previewIds, seedSegmentFacts } from './testing.js';
 
 /**
@@ -80,6 +81,18 @@ test('segments: every fact and operator has its known answer', async (t) => {
     assert.equal(answer.body.size, expected.length, name);
     assert.equal(typeof answer.body.took_ms, 'number');
   }
+
+  await t.test("one participant's membership (membershipsInTx) agrees with every case", async () => {
+    const ids: Array<[string, string[]]> = [];
+    for (const [name, filter, expected] of cases) {
+      const created = await ok(svc.request('POST', BASE, { key, body: { name: name.slice(0, 120), filter } }), 201);
+      ids.push([created.body.id, expected]);
+    }
+    for (const participant of ['ada', 'bob', 'cyd', 'tess']) {
+      const member = await svc.service.db.tenant(tenant.tenantId, (tx) => membershipsInTx(tx, tenant.tenantId, participant, ids.map(([id]) => id)));
+      ids.forEach(([id, expected], index) => assert.equal(member.has(id), expected.includes(participant), `${participant} in "${cases[index][0]}"`));
+    }
+  });
 
   await t.test('a saved segment answers size and members from the same filter', async () => {
     const filter = { all: [{ fact: 'event_count', event_name: 'purchase', within_days: 10, operator: 'gte', value: 1 }] };
