@@ -135,6 +135,8 @@ test('experiments: administration, validation, rule variants, holdout, roll-out'
     assert.equal(busy.body.code, 'EXPERIMENT_SUBJECT_IN_USE');
     assert.equal(busy.body.errors[0].path, '/variants/0/subject_id');
     assert.match(busy.body.detail, new RegExp(first.id));
+    const unchanged = await admin('PATCH', `/${first.id}`, { goal: { event_name: 'busy_evt', type: 'event_count' }, segment_id: null, name: 'busy' });
+    assert.equal(unchanged.status, 200, `the goal and segment sent unchanged are no change: ${unchanged.text}`);
     const goal = await admin('PATCH', `/${first.id}`, { goal: { type: 'redemptions' } });
     assert.equal(goal.status, 409);
     assert.equal(goal.body.errors[0].path, '/goal');

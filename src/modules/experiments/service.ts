@@ -86,7 +86,7 @@ async function validateReferences(tx: Tx, tenantId: string, draft: store.Experim
   }
   if (errors.length > 0) {
     const code = errors.some((e) => e.code === 'not_found') ? 'EXPERIMENT_SUBJECT_NOT_FOUND' : 'EXPERIMENT_SUBJECT_UNUSABLE';
-    throw ruleViolation(`variant ${errors[0].path.split('/')[2]}'s subject_id ${errors[0].message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`, code, { errors });
+    throw ruleViolation(`${errors[0].path.slice(1)} ${errors[0].message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`, code, { errors });
   }
   if (draft.segment_id) await assertSegmentsExistInTx(tx, tenantId, [draft.segment_id], '/segment_id');
 }
@@ -132,6 +132,13 @@ export async function listExperiments(db: Database, tenantId: string, query: Lis
   });
 }
 
+/** Equal as JSON, whatever the order of object keys. */
+function sameValue(a: unknown, b: unknown): boolean {
+  const canonical = (value: unknown): unknown =>
+    value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([x], [y]) => (x < y ? -1 : 1)).map(([k, v]) => [k, canonical(v)])) : value;
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
 /** A running or stopped experiment takes new allocations only: the same variants (keys, subjects) in the same order. */
 function sameVariants(current: VariantInput[], given: VariantInput[]): FieldError[] {
   if (given.length !== current.length) return [fieldError('/variants', 'not_allowed', `a started experiment keeps its ${current.length} variants; only their allocation and names change`)];
@@ -147,7 +154,8 @@ export async function updateExperiment(db: Database, tenantId: string, id: strin
     if (current.status === 'ended') throw conflict(`the experiment “${current.name}” has ended (a variant was rolled out); it changes no more`, 'EXPERIMENT_ENDED');
     const started = current.status !== 'draft';
     if (started) {
-      const fixed = (['goal', 'segment_id'] as const).filter((field) => body[field] !== undefined);
+      // Sent unchanged (a form that sends everything) is no change.
+      const fixed = (['goal', 'segment_id'] as const).filter((field) => body[field] !== undefined && !sameValue(body[field], current[field]));
       const errors = [...fixed.map((field) => fieldError(`/${field}`, 'not_allowed', `a ${current.status} experiment changes only its name, description and allocation`)), ...(body.variants ? sameVariants(current.variants, body.variants) : [])];
       if (errors.length > 0) throw conflict(`the experiment “${current.name}” is ${current.status}: only its name, description and allocation change (nobody already assigned moves)`, 'EXPERIMENT_STARTED', { errors });
     }
