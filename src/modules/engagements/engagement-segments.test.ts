@@ -110,6 +110,13 @@ test('engagements for a segment: sessions, attempts, gates, eligibility, validat
     assert.equal(open.body.gates.vault.locked, false, open.text);
   });
 
+  await t.test("the segment is in use while an engagement is for it: it cannot be deleted, and used_by names the engagement", async () => {
+    const refused = await svc.request('DELETE', `/api/v1/admin/segments/${savers}`, { key: tenant.apiKey });
+    assert.equal(refused.status, 409, refused.text);
+    assert.equal(refused.body.code, 'SEGMENT_IN_USE');
+    assert.ok(refused.body.used_by.some((u: { type: string; id: string }) => u.type === 'engagement' && u.id === engagement.id), refused.text);
+  });
+
   await t.test('eligibility names the segment rule', async () => {
     const outsider = await svc.request('GET', `/api/v1/public/eligibility?engagement_id=${engagement.id}&participant_id=outsider`, { key: tenant.apiKey });
     assert.equal(outsider.status, 200, outsider.text);
