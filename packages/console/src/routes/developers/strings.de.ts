@@ -88,6 +88,7 @@ export const developerStringsDe: Translation<typeof developerStrings> = {
       rate_unusable: 'der Satz hatte keine Zahl',
       outside_window: 'außerhalb des Zeitraums',
       stopped: 'von einer höheren Regel gestoppt',
+      other_variant: 'andere Variante eines Experiments',
     },
     sentence: {
       applied_one: 'Angewendet: {{count}} Punkt.',
@@ -103,6 +104,7 @@ export const developerStringsDe: Translation<typeof developerStrings> = {
       beforeStart: 'Nicht angewendet: Das Ereignis lag vor dem Beginn der Regel ({{at}}).',
       afterEnd: 'Nicht angewendet: Das Ereignis lag nach dem Ende der Regel ({{at}}).',
       stopped: 'Nicht berücksichtigt: Eine Regel mit höherer Priorität hat gegriffen und stoppt die Regeln darunter.',
+      otherVariant: 'Nicht für diesen Teilnehmer: Die Regel ist eine Variante eines laufenden Experiments, und er ist in „{{variant}}“.',
     },
     period: { per_day: 'pro Tag', per_week: 'pro Woche', lifetime: 'insgesamt' },
     value: {

@@ -85,6 +85,7 @@ export const developerStrings = {
       rate_unusable: 'the rate had no number',
       outside_window: 'outside its dates',
       stopped: 'stopped by a rule above it',
+      other_variant: 'another experiment variant',
     },
     sentence: {
       applied_one: 'Applied: {{count}} point.',
@@ -100,6 +101,7 @@ export const developerStrings = {
       beforeStart: 'Did not apply: the event happened before the rule starts ({{at}}).',
       afterEnd: 'Did not apply: the event happened after the rule ended ({{at}}).',
       stopped: 'Not considered: a rule of higher priority applied and stops the rules below it.',
+      otherVariant: 'Not for this participant: the rule is a variant of a running experiment, and they are in "{{variant}}".',
     },
     period: { per_day: 'a day', per_week: 'a week', lifetime: 'in all' },
     value: {

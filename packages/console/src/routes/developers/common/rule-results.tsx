@@ -50,6 +50,8 @@ export function ruleSentence(t: TFunction, f: Format, rule: RuleResult): string 
         : t('events.sentence.afterEnd', { at: f.dateTime(rule.window!.ends_at!) });
     case 'stopped':
       return t('events.sentence.stopped');
+    case 'other_variant':
+      return t('events.sentence.otherVariant', { variant: rule.experiment?.variant_key });
   }
 }
 
