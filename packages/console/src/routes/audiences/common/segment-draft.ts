@@ -39,8 +39,10 @@ export function isNumeric(fact: SegmentFact | undefined): boolean {
   return fact?.type === 'number';
 }
 
-function parseValue(text: string, fact: SegmentFact | undefined, operator: SegmentOperator): unknown {
-  const one = (part: string): unknown => {
+type Scalar = string | number | boolean;
+
+function parseValue(text: string, fact: SegmentFact | undefined, operator: SegmentOperator): Scalar | Scalar[] {
+  const one = (part: string): Scalar => {
     const value = part.trim();
     if (isNumeric(fact) && value !== '' && !Number.isNaN(Number(value))) return Number(value);
     if (fact?.type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';

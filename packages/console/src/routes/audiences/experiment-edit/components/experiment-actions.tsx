@@ -21,7 +21,7 @@ export function ExperimentActions({ experiment }: { experiment: Experiment }) {
   const canReadResults = useCan('analytics:read');
   const [variant, setVariant] = useState<string | null>(null);
   const { status } = experiment;
-  const rollout = action.data && typeof action.data === 'object' && 'publication' in action.data ? (action.data as Rollout) : null;
+  const rollout = action.data && 'publication' in action.data ? (action.data as Rollout) : null;
   return (
     <Card withBorder>
       <Stack gap="xs">

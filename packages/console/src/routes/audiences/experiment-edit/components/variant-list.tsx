@@ -13,7 +13,7 @@ function useSubjectChoices(type: SubjectType): Array<{ value: string; label: str
   const rules = useRules({});
   const multipliers = useMultipliers({});
   const engagements = useEngagements({});
-  const named = (items: Array<{ id: string; name?: string | null }> | undefined) => (items ?? []).map((item) => ({ value: item.id, label: item.name ? `${item.name} (${item.id})` : item.id }));
+  const named = (items: Array<{ id: string; name?: string | null }> | undefined) => (items ?? []).map((item) => ({ value: item.id, label: item.name || item.id }));
   if (type === 'rule') return named(rules.data?.rules);
   if (type === 'multiplier') return named(multipliers.data?.multipliers as Array<{ id: string; name?: string | null }> | undefined);
   return named(engagements.data?.engagements);
@@ -43,7 +43,7 @@ export function VariantList({ form, readOnly, allocationOnly }: VariantListProps
           <Group align="flex-start" wrap="wrap" gap="xs">
             <TextInput label={t('experiments.variantKey')} {...form.field(`variants.${index}.key`, { required: true })} readOnly={fixed} style={{ flex: '1 1 7rem' }} />
             <TextInput label={t('experiments.variantName')} {...form.field(`variants.${index}.name`, { required: true })} readOnly={fixed} style={{ flex: '1 1 9rem' }} />
-            <SubjectPicker form={form} index={index} choices={choices} readOnly={fixed} />
+            <SubjectPicker form={form} index={index} choices={choices} readOnly={fixed} kind={t(`experiments.subjectTypes.${subjectType}`)} />
             <TextInput label={t('experiments.allocation')} {...form.field(`variants.${index}.allocation_percent`, { number: true, required: true })} readOnly={readOnly} style={{ flex: '1 1 7rem' }} />
             {!fixed && rows.fields.length > VARIANTS_MIN && (
               <Button variant="subtle" color="red.9" mt={24} aria-label={t('experiments.removeVariant', { n: index + 1 })} onClick={() => rows.remove(index)}>
@@ -61,14 +61,16 @@ export function VariantList({ form, readOnly, allocationOnly }: VariantListProps
         </Group>
       )}
       <TextInput label={t('experiments.holdout')} description={t('experiments.holdoutHelp')} {...form.field('holdout_percent', { number: true })} readOnly={readOnly} maw={320} />
+      {!readOnly && (
       <Alert color={total === 100 ? 'teal' : 'yellow'} variant="light" role="status" data-testid="allocation-total">
         <Text size="sm">{total === 100 ? t('experiments.allocatedAll') : t('experiments.allocatedPart', { total })}</Text>
       </Alert>
+      )}
     </Stack>
   );
 }
 
-function SubjectPicker({ form, index, choices, readOnly }: { form: ApiForm<ExperimentDraft>; index: number; choices: Array<{ value: string; label: string }>; readOnly: boolean }) {
+function SubjectPicker({ form, index, choices, readOnly, kind }: { form: ApiForm<ExperimentDraft>; index: number; choices: Array<{ value: string; label: string }>; readOnly: boolean; kind: string }) {
   const { t } = useTranslation();
   const name = `variants.${index}.subject_id` as const;
   form.field(name);
@@ -84,6 +86,7 @@ function SubjectPicker({ form, index, choices, readOnly }: { form: ApiForm<Exper
           <Select
             ref={field.ref}
             label={t('experiments.subject')}
+            description={kind}
             required
             searchable
             data={data}

@@ -14,7 +14,7 @@ export function scaleOf(differences: Difference[]): Scale {
 }
 
 const WIDTH = 240;
-const HEIGHT = 28;
+const HEIGHT = 40;
 
 /**
  * A difference to control drawn as a horizontal 95% interval on a scale
@@ -27,10 +27,14 @@ export function IntervalChart({ difference, scale, label }: { difference: Differ
   const [low, high] = difference.absolute_ci95;
   const color = low > 0 ? '#0b7a55' : high < 0 ? '#b3261e' : '#5c5f66';
   const zero = x(0);
-  const middle = HEIGHT / 2;
+  const middle = 14;
   return (
     <svg role="img" aria-label={label} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width={WIDTH} height={HEIGHT} data-testid="interval-chart" style={{ maxWidth: '100%', display: 'block' }}>
-      <line x1={zero} x2={zero} y1={1} y2={HEIGHT - 1} stroke="#495057" strokeDasharray="3 2" strokeWidth={1} />
+      <line x1={0} x2={WIDTH} y1={middle} y2={middle} stroke="#dee2e6" strokeWidth={1} />
+      <line x1={zero} x2={zero} y1={1} y2={middle + 12} stroke="#343a40" strokeDasharray="3 2" strokeWidth={1.5} />
+      <text x={zero} y={HEIGHT - 2} textAnchor="middle" fontSize={10} fill="#343a40" aria-hidden="true">
+        0
+      </text>
       <line x1={x(low)} x2={x(high)} y1={middle} y2={middle} stroke={color} strokeWidth={3} strokeLinecap="round" />
       <line x1={x(low)} x2={x(low)} y1={middle - 6} y2={middle + 6} stroke={color} strokeWidth={2} />
       <line x1={x(high)} x2={x(high)} y1={middle - 6} y2={middle + 6} stroke={color} strokeWidth={2} />
