@@ -90,6 +90,7 @@ test('Experiments in Chromium: a marketer sets one up and starts it; an analyst 
     await page.getByRole('button', { name: 'Start experiment' }).click();
     await page.getByTestId('experiment-status').filter({ hasText: 'Running' }).waitFor();
     await page.getByText(/^Started \d{4}-\d\d-\d\d \d\d:\d\d$/).waitFor();
+    await page.getByText('Rolling out sends the variant to the review to publish', { exact: false }).waitFor();
     await assertAccessible(page, 'running experiment');
   });
 
@@ -110,6 +111,9 @@ test('Experiments in Chromium: a marketer sets one up and starts it; an analyst 
     await signIn(analystPage, analyst.email, analyst.password);
     await open(analystPage, 'Experiments', 'Experiments');
     assert.equal(await analystPage.getByRole('link', { name: 'New experiment' }).count(), 0, 'no setup for an analyst');
+    await analystPage.getByTestId('experiments').getByText('Running').waitFor();
+    await assertAccessible(analystPage, 'experiment list');
+    await screenshot(analystPage, '114-experiment-list');
     await analystPage.getByRole('link', { name: 'Results of Double points' }).click();
     await analystPage.getByRole('heading', { level: 1, name: 'Results: Double points' }).waitFor();
     const results = analystPage.getByTestId('results');

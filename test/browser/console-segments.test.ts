@@ -68,7 +68,7 @@ test('Segments in Chromium: a marketer builds one with the live size, saves and 
     await choose(first, page, /^Fact/, 'Number of an event');
     await first.getByRole('combobox', { name: /^Event name/ }).fill('purchase');
     await page.keyboard.press('Escape');
-    await first.getByLabel(/^In the last \(days\)/).fill('30');
+    await first.getByLabel(/^Window \(days\)/).fill('30');
     await choose(first, page, 'Operator', 'is at least');
     await first.getByLabel(/^Value/).fill('2');
     await size.filter({ hasText: '2 participants' }).waitFor();

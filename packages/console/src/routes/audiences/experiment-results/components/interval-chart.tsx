@@ -29,10 +29,10 @@ export function IntervalChart({ difference, scale, label }: { difference: Differ
   const zero = x(0);
   const middle = 14;
   return (
-    <svg role="img" aria-label={label} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width={WIDTH} height={HEIGHT} data-testid="interval-chart" style={{ maxWidth: '100%', display: 'block' }}>
+    <svg role="img" aria-label={label} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width={WIDTH} height={HEIGHT} data-testid="interval-chart" style={{ display: 'block', width: '100%', minWidth: 200, maxWidth: 320, height: 'auto' }}>
       <line x1={0} x2={WIDTH} y1={middle} y2={middle} stroke="#dee2e6" strokeWidth={1} />
       <line x1={zero} x2={zero} y1={1} y2={middle + 12} stroke="#343a40" strokeDasharray="3 2" strokeWidth={1.5} />
-      <text x={zero} y={HEIGHT - 2} textAnchor="middle" fontSize={10} fill="#343a40" aria-hidden="true">
+      <text x={zero} y={HEIGHT - 2} textAnchor="middle" fontSize={11} fill="#343a40" aria-hidden="true">
         0
       </text>
       <line x1={x(low)} x2={x(high)} y1={middle} y2={middle} stroke={color} strokeWidth={3} strokeLinecap="round" />

@@ -59,7 +59,7 @@ export function ConditionRow({ form, index, facts, readOnly, onRemove }: Conditi
         />
         {fact?.needs_event && (
           <div style={{ flex: '2 1 12rem' }}>
-            <EventNamePicker form={form} operation="createSegment" name={`conditions.${index}.event_name`} pointer={`${pointer}/event_name`} label={t('segments.eventName')} required readOnly={readOnly} />
+            <EventNamePicker form={form} operation="createSegment" name={`conditions.${index}.event_name`} pointer={`${pointer}/event_name`} label={t('segments.eventName')} description={t('segments.eventNameHelp')} required readOnly={readOnly} />
           </div>
         )}
         {fact?.needs_event && (
