@@ -18,6 +18,10 @@ import type { AuthContext } from './auth.js';
  *   its `custom` object;
  * - `free-form`: data the tenant sent (event properties, webhook payloads):
  *   standard field names at any depth, and `custom` objects inside it;
+ * - `conditions`: a list of filter conditions `{ fact, value }` (a segment's
+ *   filter): the value of a condition whose fact is a personal standard field
+ *   (`profile.email`) or a personal custom field (`custom.<key>`) is masked as
+ *   that field would be (each item of a list value);
  * - `revealed`: a value shown in full on purpose to a caller the route lets
  *   see it (a reveal: `pii:reveal`, with a reason, logged); never masked in
  *   the answer, never kept in the audit log;
@@ -47,7 +51,7 @@ export type PersonalStandardField = (typeof PERSONAL_STANDARD_FIELDS)[number];
 /** Personal values outside the profile: contest fraud signals. */
 export const CONTACT_FIELDS = ['payment_method', 'device_fingerprint'] as const;
 
-export type PersonalKind = PersonalStandardField | 'contact' | 'secret' | 'custom' | 'profile' | 'free-form' | 'revealed' | 'staff';
+export type PersonalKind = PersonalStandardField | 'contact' | 'secret' | 'custom' | 'profile' | 'free-form' | 'conditions' | 'revealed' | 'staff';
 
 /** What a personal value reads as when masked and no partial form is defined. */
 export const FULLY_MASKED = '***';
@@ -144,6 +148,7 @@ export type MaskPlan =
   | { kind: 'custom' }
   | { kind: 'profile' }
   | { kind: 'free-form' }
+  | { kind: 'conditions' }
   | { kind: 'object'; properties: ReadonlyMap<string, MaskPlan>; rest: MaskPlan | null }
   | { kind: 'array'; items: MaskPlan };
 
@@ -186,6 +191,7 @@ function leafPlan(kind: unknown): MaskPlan | null {
     case 'custom':
     case 'profile':
     case 'free-form':
+    case 'conditions':
       return { kind };
     default:
       return { kind: 'value', field: String(kind) };
@@ -271,6 +277,23 @@ function maskProfileShaped(value: unknown, viewer: MaskViewer, deep: boolean, de
   });
 }
 
+/**
+ * Filter conditions with the values of personal facts replaced by `mask(field, value)`:
+ * `profile.<standard personal field>` as that field, `custom.<key>` when the tenant declared the key personal.
+ */
+function maskConditions(value: unknown, viewer: MaskViewer, mask: (field: string, item: unknown) => unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  return mapItems(value, (condition) => {
+    if (!isRecord(condition) || typeof condition.fact !== 'string' || condition.value === undefined || condition.value === null) return condition;
+    const dot = condition.fact.indexOf('.');
+    const [root, key] = [condition.fact.slice(0, dot), condition.fact.slice(dot + 1)];
+    const personalField = root === 'profile' && STANDARD.has(key) ? key : root === 'custom' && dot > 0 && viewer.isPersonalCustomKey(key) ? 'custom' : null;
+    if (!personalField) return condition;
+    const masked = Array.isArray(condition.value) ? mapItems(condition.value, (item) => mask(personalField, item)) : mask(personalField, condition.value);
+    return masked === condition.value ? condition : { ...condition, value: masked };
+  });
+}
+
 /** `value` masked by `plan` for a caller without `read:pii`; untouched parts are shared, never copied or changed in place. */
 export function maskWithPlan(value: unknown, plan: MaskPlan, viewer: MaskViewer): unknown {
   if (value === null || value === undefined) return value;
@@ -283,6 +306,8 @@ export function maskWithPlan(value: unknown, plan: MaskPlan, viewer: MaskViewer)
       return maskProfileShaped(value, viewer, false);
     case 'free-form':
       return maskProfileShaped(value, viewer, true);
+    case 'conditions':
+      return maskConditions(value, viewer, maskValue);
     case 'array':
       return Array.isArray(value) ? mapItems(value, (item) => maskWithPlan(item, plan.items, viewer)) : value;
     case 'object':
@@ -303,6 +328,7 @@ function needsCustomKeys(plan: MaskPlan): boolean {
     case 'custom':
     case 'profile':
     case 'free-form':
+    case 'conditions':
       return true;
     case 'array':
       return needsCustomKeys(plan.items);
@@ -416,6 +442,7 @@ export function auditSnapshot(value: unknown, schema: unknown, resolve: SchemaRe
   if (kind !== undefined) {
     if (kind === 'custom') return redactCustom(value, viewer);
     if (kind === 'profile' || kind === 'free-form') return redactFreeForm(value, viewer);
+    if (kind === 'conditions') return maskConditions(value, viewer, (_field, item) => (item === null ? null : REDACTED));
     if (kind === 'staff') return value;
     return REDACTED;
   }

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Pagination } from '../../platform/http.js';
+import { personal } from '../../platform/privacy.js';
 
 /** The operators a condition compares with. Which ones a fact takes is in its catalogue entry (`GET /admin/segments/facts`). */
 export const OPERATORS = ['equals', 'not_equals', 'in', 'not_in', 'gt', 'gte', 'lt', 'lte', 'exists', 'not_exists', 'contains', 'not_contains'] as const;
@@ -36,8 +37,9 @@ export type SegmentCondition = Static<typeof SegmentCondition>;
 
 export const SegmentFilter = Type.Object(
   {
-    all: Type.Optional(Type.Array(Type.Ref('SegmentCondition'), { maxItems: CONDITIONS_MAX, description: 'Every one of these holds.' })),
-    any: Type.Optional(Type.Array(Type.Ref('SegmentCondition'), { maxItems: CONDITIONS_MAX, description: 'At least one of these holds (when the list is not empty).' })),
+    // The values of personal facts are masked for callers without read:pii and redacted in the audit log (platform/privacy.ts `conditions`).
+    all: Type.Optional(Type.Array(Type.Ref('SegmentCondition'), { maxItems: CONDITIONS_MAX, description: 'Every one of these holds.', ...personal('conditions') })),
+    any: Type.Optional(Type.Array(Type.Ref('SegmentCondition'), { maxItems: CONDITIONS_MAX, description: 'At least one of these holds (when the list is not empty).', ...personal('conditions') })),
   },
   {
     additionalProperties: false,

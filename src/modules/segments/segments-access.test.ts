@@ -140,6 +140,18 @@ test('segments: personal data, validation, pagination, tenants, deletion', async
     assert.ok(audit.some((row) => row.method === 'POST' && /^seg_/.test(row.resource_id ?? '')), JSON.stringify(audit));
     assert.ok(audit.some((row) => row.method === 'PATCH'));
     assert.ok(!audit.some((row) => row.action === 'preview'), 'a preview is a read');
+    // A personal value of a filter (written by a read:pii holder) is redacted in the log, whoever reads it.
+    const logged = await svc.sql<{ entry: string }>('SELECT (before::text || after::text || details::text) AS entry FROM audit_log WHERE tenant_id = $1 AND resource_type = $2', [tenant.tenantId, 'segments']);
+    assert.ok(logged.some((row) => row.entry.includes('profile.email')), 'the email filter is in the log');
+    for (const row of logged) {
+      assert.ok(!row.entry.includes('ada@example.org'), row.entry);
+      assert.ok(!row.entry.includes('AB-1'), row.entry);
+    }
+    assert.ok(logged.some((row) => row.entry.includes('[redacted]')));
+    // Non-personal values stay readable.
+    assert.ok(logged.some((row) => row.entry.includes('"DE"')));
+    const log = await ok(svc.request('GET', '/api/v1/admin/audit-log?limit=100', { key: plain }));
+    assert.ok(!JSON.stringify(log.body).includes('ada@example.org'));
   });
 
   await t.test('another tenant can neither see nor use the segment', async () => {
