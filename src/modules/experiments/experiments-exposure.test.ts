@@ -7,7 +7,8 @@ import { assignments, pointsByParticipant, ruleExperiment, start } from './testi
 
 /** First exposure under concurrency, and allocation changes that move nobody. */
 test('experiments: exposure under concurrency, allocation changes', async (t) => {
-  const svc = await startTestService(t);
+  // 400 events at once: above the default ingestion burst of 100 a second.
+  const svc = await startTestService(t, { config: { RATE_LIMIT_INGEST_BURST_PER_SECOND: '10000' } });
   const tenant = await svc.createTenant({ requestsPerMinute: null });
 
   await t.test('200 new participants, two events each at once: one assignment row each and only their variant\'s points', async () => {

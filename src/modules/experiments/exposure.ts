@@ -68,13 +68,20 @@ export async function experimentVariantInTx(
     const subject = experiment.variants.find((v) => v.key === variantKey)?.subject_id ?? null;
     return { experimentId: experiment.id, variantKey, applies: subject === subjectId, variantSubjectId: subject, recorded };
   };
+  // A processing batch decides each participant's variant once (an event considers every variant's rule).
+  const key = `experiments:decided:${experiment.id}:${participantId}`;
+  const { variantKey, recorded } = await (tx.batch ? tx.batch.cached(key, () => decide(tx, tenantId, experiment, participantId)) : decide(tx, tenantId, experiment, participantId));
+  return answer(variantKey, recorded);
+}
+
+async function decide(tx: Tx, tenantId: string, experiment: RunningExperiment, participantId: string): Promise<{ variantKey: string; recorded: boolean }> {
   if (experiment.segmentId !== null) {
     const members = await membershipsInTx(tx, tenantId, participantId, [experiment.segmentId]);
-    if (!members.has(experiment.segmentId)) return answer(experiment.variants[0].key, false);
+    if (!members.has(experiment.segmentId)) return { variantKey: experiment.variants[0].key, recorded: false };
   }
   const proposed = assignVariant(experiment.id, participantId, experiment.holdoutPercent, experiment.variants);
   const { variantKey } = await store.recordAssignment(tx, tenantId, experiment.id, participantId, proposed, clock.now(tenantId));
-  return answer(variantKey, true);
+  return { variantKey, recorded: true };
 }
 
 export { HOLDOUT };
