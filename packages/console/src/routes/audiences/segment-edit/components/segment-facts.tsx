@@ -5,7 +5,7 @@ import { useRefreshSegment, type Segment } from '../../../../hooks/api/segments'
 import { ErrorAlert } from '../../../../components/error-alert';
 import { useCan } from '../../../../components/permission';
 import { useFormat } from '../../../../lib/format';
-import { usedByLink } from '../../common/used-by';
+import { usedByKind, usedByLink } from '../../common/used-by';
 
 /** A saved segment at a glance: kept up to date or not, its size at the last refresh (with a refresh for those kept), and what uses it. */
 export function SegmentFacts({ segment }: { segment: Segment }) {
@@ -48,7 +48,7 @@ export function SegmentFacts({ segment }: { segment: Segment }) {
           <List size="sm">
             {segment.used_by.map((use) => (
               <List.Item key={`${use.type}:${use.id}`}>
-                {t(`segments.usedByTypes.${use.type}`, { defaultValue: use.type })}:{' '}
+                {t(`segments.usedByTypes.${usedByKind(use)}`, { defaultValue: use.type })}:{' '}
                 <Anchor component={Link} to={usedByLink(use)}>
                   {use.name ?? use.id}
                 </Anchor>
