@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService } from '../../../test/helper.js';
-import { sendSync } from '../ingestion/testing.js';
+import { key, sendSync, waitProcessed } from '../ingestion/testing.js';
 import { assignVariant } from './assignment.js';
 import { assignments, pointsByParticipant, ruleExperiment, start } from './testing.js';
 
 /** First exposure under concurrency, and allocation changes that move nobody. */
 test('experiments: exposure under concurrency, allocation changes', async (t) => {
   // 400 events at once: above the default ingestion burst of 100 a second.
-  const svc = await startTestService(t, { config: { RATE_LIMIT_INGEST_BURST_PER_SECOND: '10000' } });
+  const svc = await startTestService(t, { jobs: true, config: { RATE_LIMIT_INGEST_BURST_PER_SECOND: '10000' } });
   const tenant = await svc.createTenant({ requestsPerMinute: null });
 
   await t.test('200 new participants, two events each at once: one assignment row each and only their variant\'s points', async () => {
@@ -32,6 +32,22 @@ test('experiments: exposure under concurrency, allocation changes', async (t) =>
       [tenant.tenantId, people],
     );
     assert.equal(sources[0].n, 0, 'nobody got points from two variants');
+  });
+
+  await t.test('events processed in batches (the asynchronous lane) give each participant their variant, recorded once', async () => {
+    const { id } = await ruleExperiment(svc, tenant, 'lane_evt', { holdout: 20, pointsA: 10, pointsB: 20 });
+    await start(svc, tenant, id);
+    const people = Array.from({ length: 50 }, (_, i) => `lane_${i}`);
+    // Each participant three times in one batch request: the lane processes many of them per transaction.
+    const events = people.flatMap((person) => [0, 1, 2].map(() => ({ event_name: 'lane_evt', participant_id: person, idempotency_key: key('lane') })));
+    const accepted = await svc.request('POST', '/api/v1/ingest/events/batch', { key: tenant.apiKey, body: { events } });
+    assert.equal(accepted.status, 200, accepted.text);
+    await waitProcessed(svc, accepted.body.results.map((r: { message_id: string }) => r.message_id), 60_000);
+    const assigned = await assignments(svc, tenant, id);
+    assert.equal(assigned.size, people.length);
+    const points = await pointsByParticipant(svc, tenant, people);
+    const perEvent: Record<string, number> = { a: 10, b: 20, holdout: 0 };
+    for (const person of people) assert.equal(points.get(person) ?? 0, 3 * perEvent[assigned.get(person)!], `${person} (${assigned.get(person)})`);
   });
 
   await t.test('a change of allocation while running moves nobody already exposed; new participants follow the new split', async () => {
