@@ -116,6 +116,7 @@ export const stringsDe: Translation<typeof strings> = {
     variantName: 'Name',
     subject: 'Element',
     noSubjects: 'Noch keines dieser Art',
+    multiplierLabel: '×{{multiplier}} auf {{event}}, {{from}} bis {{to}}',
     allocation: 'Anteil (%)',
     addVariant: 'Variante hinzufügen',
     removeVariant: 'Variante {{n}} entfernen',

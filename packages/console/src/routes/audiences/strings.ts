@@ -113,6 +113,7 @@ export const strings = {
     variantName: 'Name',
     subject: 'Subject',
     noSubjects: 'None of this kind yet',
+    multiplierLabel: '×{{multiplier}} on {{event}}, {{from}} to {{to}}',
     allocation: 'Share (%)',
     addVariant: 'Add a variant',
     removeVariant: 'Remove variant {{n}}',

@@ -2,21 +2,26 @@ import { Alert, Button, Fieldset, Group, Select, Stack, Text, TextInput } from '
 import { useTranslation } from 'react-i18next';
 import { Controller, useFieldArray, useWatch } from 'react-hook-form';
 import type { ApiForm } from '../../../../lib/forms';
+import { useFormat } from '../../../../lib/format';
 import { useRules } from '../../../../hooks/api/programs';
 import { useMultipliers } from '../../../../hooks/api/points-settings';
 import { useEngagements } from '../../../../hooks/api/engagements';
 import type { SubjectType } from '../../../../hooks/api/experiments';
 import { VARIANTS_MAX, VARIANTS_MIN, allocated, nextVariant, type ExperimentDraft } from '../../common/experiment-draft';
 
-/** The existing rules, multipliers or engagements a variant can be, by name. */
+/** The existing rules, multipliers or engagements a variant can be: rules and engagements by name, a multiplier (which has none) by its factor, event and window. */
 function useSubjectChoices(type: SubjectType): Array<{ value: string; label: string }> {
+  const { t } = useTranslation();
+  const f = useFormat();
   const rules = useRules({});
   const multipliers = useMultipliers({});
   const engagements = useEngagements({});
-  const named = (items: Array<{ id: string; name?: string | null }> | undefined) => (items ?? []).map((item) => ({ value: item.id, label: item.name || item.id }));
-  if (type === 'rule') return named(rules.data?.rules);
-  if (type === 'multiplier') return named(multipliers.data?.multipliers as Array<{ id: string; name?: string | null }> | undefined);
-  return named(engagements.data?.engagements);
+  if (type === 'rule') return (rules.data?.rules ?? []).map((rule) => ({ value: rule.id, label: rule.name }));
+  if (type === 'engagement') return (engagements.data?.engagements ?? []).map((engagement) => ({ value: engagement.id, label: engagement.name }));
+  return (multipliers.data?.multipliers ?? []).map((m) => ({
+    value: m.id,
+    label: t('experiments.multiplierLabel', { multiplier: f.number(m.multiplier), event: m.match.event_type, from: f.date(m.starts_at), to: f.date(m.ends_at) }),
+  }));
 }
 
 interface VariantListProps {
