@@ -87,6 +87,12 @@ test('Experiments in Chromium: a marketer sets one up and starts it; an analyst 
     assert.deepEqual(created.goal, { type: 'event_count', event_name: 'purchase' });
     assert.deepEqual(created.variants.map((v: { key: string; allocation_percent: number }) => [v.key, v.allocation_percent]), [['control', 50], ['double', 50]]);
 
+    // A draft changes in everything but what it tests.
+    await page.getByLabel('Description').fill('Do twice the points bring more purchases?');
+    await page.getByRole('button', { name: 'Save experiment' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    assert.equal((await call('GET', `/api/v1/admin/experiments/${experimentId}`)).description, 'Do twice the points bring more purchases?');
+
     await page.getByRole('button', { name: 'Start experiment' }).click();
     await page.getByTestId('experiment-status').filter({ hasText: 'Running' }).waitFor();
     await page.getByText(/^Started \d{4}-\d\d-\d\d \d\d:\d\d$/).waitFor();

@@ -8,6 +8,7 @@ export const experimentKeys = queryKeysFactory('experiments');
 
 export type Experiment = ResponseBody<'getExperiment'>;
 export type ExperimentInput = RequestBody<'createExperiment'>;
+export type ExperimentChanges = RequestBody<'updateExperiment'>;
 export type ExperimentStatus = Experiment['status'];
 export type SubjectType = Experiment['subject_type'];
 export type ExperimentGoal = Experiment['goal'];
@@ -38,8 +39,8 @@ export function useExperimentResults(id: string) {
 export function useSaveExperiment(id: string | undefined) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: ExperimentInput): Promise<Experiment> =>
-      id ? client.experiments.update({ path: { experiment_id: id }, body: body as RequestBody<'updateExperiment'> }) : client.experiments.create({ body }),
+    mutationFn: (body: ExperimentInput | ExperimentChanges): Promise<Experiment> =>
+      id ? client.experiments.update({ path: { experiment_id: id }, body: body as ExperimentChanges }) : client.experiments.create({ body: body as ExperimentInput }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: experimentKeys.all }),
   });
 }

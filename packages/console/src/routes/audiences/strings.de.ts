@@ -99,6 +99,7 @@ export const stringsDe: Translation<typeof strings> = {
     edit: 'Experiment: {{name}}',
     none: 'Noch keine Experimente.',
     name: 'Name',
+    description: 'Beschreibung',
     status: 'Status',
     started: 'Gestartet',
     results: 'Ergebnisse',

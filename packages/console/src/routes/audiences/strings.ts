@@ -96,6 +96,7 @@ export const strings = {
     edit: 'Experiment: {{name}}',
     none: 'No experiments yet.',
     name: 'Name',
+    description: 'Description',
     status: 'Status',
     started: 'Started',
     results: 'Results',

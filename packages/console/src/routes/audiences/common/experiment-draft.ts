@@ -14,6 +14,7 @@ export interface VariantDraft {
 
 export interface ExperimentDraft {
   name: string;
+  description: string;
   subject_type: SubjectType;
   holdout_percent: number | undefined;
   variants: VariantDraft[];
@@ -30,6 +31,7 @@ export const VARIANTS_MAX = 5;
 export function emptyExperimentDraft(names: [string, string]): ExperimentDraft {
   return {
     name: '',
+    description: '',
     subject_type: 'rule',
     holdout_percent: 0,
     variants: [
@@ -58,6 +60,7 @@ export function toInput(draft: ExperimentDraft): ExperimentInput {
   const goal = draft.goal;
   return {
     name: draft.name.trim(),
+    ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
     subject_type: draft.subject_type,
     holdout_percent: draft.holdout_percent ?? 0,
     variants: draft.variants.map((v) => ({ key: v.key.trim(), name: v.name.trim(), subject_id: v.subject_id, allocation_percent: v.allocation_percent as number })),
@@ -74,6 +77,7 @@ export function toInput(draft: ExperimentDraft): ExperimentInput {
 export function fromExperiment(experiment: Experiment): ExperimentDraft {
   return {
     name: experiment.name,
+    description: experiment.description ?? '',
     subject_type: experiment.subject_type,
     holdout_percent: experiment.holdout_percent,
     variants: experiment.variants.map((v) => ({ key: v.key, name: v.name, subject_id: v.subject_id, allocation_percent: v.allocation_percent })),

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { Anchor, Button, Card, Grid, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Button, Card, Grid, Group, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { Controller, useWatch } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -49,7 +49,10 @@ export function ExperimentEdit() {
       return;
     }
     const body = toInput(values);
-    const saved = await save.mutateAsync(allocationOnly ? ({ name: body.name, holdout_percent: body.holdout_percent, variants: body.variants } as typeof body) : body);
+    // A saved experiment keeps its subject type; a running or stopped one changes only its name, description and allocation.
+    const { subject_type: _fixed, ...changes } = body;
+    const patch = allocationOnly ? { name: body.name, holdout_percent: body.holdout_percent, variants: body.variants } : { ...changes, segment_id: body.segment_id ?? null };
+    const saved = await save.mutateAsync(experimentId ? { ...patch, description: values.description.trim() || null } : body);
     if (!experimentId) navigate(`/experiments/${saved.id}`);
   });
 
@@ -82,6 +85,7 @@ export function ExperimentEdit() {
               <Card withBorder>
                 <Stack>
                   <TextInput label={t('experiments.name')} {...form.field('name', { required: true })} readOnly={readOnly} />
+                  <Textarea label={t('experiments.description')} {...form.field('description')} readOnly={readOnly} autosize minRows={2} />
                   <Controller
                     control={form.control}
                     name="subject_type"
@@ -97,7 +101,7 @@ export function ExperimentEdit() {
                           draft.variants?.forEach((_, index) => form.setValue(`variants.${index}.subject_id`, ''));
                         }}
                         allowDeselect={false}
-                        readOnly={fixed}
+                        readOnly={fixed || experimentId !== undefined}
                         maw={320}
                       />
                     )}
