@@ -137,6 +137,18 @@ test('Segments in Chromium: a marketer builds one with the live size, saves and 
     await assertAccessible(page, 'segment builder with a refusal on its field');
   });
 
+  await t.test('in German the segment page reads Segment, Bedingungen, Zeitraum (Tage) and stays accessible', async () => {
+    await page.goto(`${svc.baseUrl}/console/segments/${segmentId}`);
+    await page.getByRole('heading', { level: 1, name: 'Segment: Frequent buyers' }).waitFor();
+    await page.getByLabel('Language').selectOption('de');
+    await page.getByRole('heading', { level: 2, name: 'Bedingungen' }).waitFor();
+    await page.getByRole('group', { name: 'Bedingung 1' }).getByLabel(/^Zeitraum \(Tage\)/).waitFor();
+    await page.getByTestId('segment-size').filter({ hasText: '1 Teilnehmer' }).waitFor();
+    await assertAccessible(page, 'segment page (de)');
+    await screenshot(page, '118-de-segment-page');
+    await page.getByLabel('Sprache').selectOption('en');
+  });
+
   await t.test('an analyst reads segments without a builder; the API refuses the writes the page hides (403)', async () => {
     const analyst = await consoleUser(svc, tenant, 'analyst');
     const analystPage = await newPage(PHONE);
