@@ -100,6 +100,13 @@ export const MIGRATIONS_ADDED_OUT_OF_ORDER: ReadonlyMap<string, string> = new Ma
     (name) =>
       [name, "issue 35's parallel work: each part was given a block of numbers (1380–1414) and committed when it was ready, 1405 before these; none touches a table another creates or alters"] as const,
   ),
+  ...['1410_segments.sql', '1420_segment_targets.sql', '1425_points_segment_grants.sql', '1426_engagement_segment.sql'].map(
+    (name) =>
+      [
+        name,
+        "issue 36's parallel work: each part was given a block of numbers (1410–1449) and committed when it was ready, 1430 and 1446 before some of these; a fresh database applies them by number, segments (1410) before what refers to it, and no database outside that day's work applied any of them",
+      ] as const,
+  ),
 ]);
 
 /**

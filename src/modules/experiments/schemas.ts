@@ -45,7 +45,7 @@ export const Goal = Type.Object(
       description: '`event_count`: how many `event_name` events a participant sends; `event_property_sum`: the sum of a numeric `property` of them; `redemptions`: reward claims (of `reward_id`, or any).',
     }),
     event_name: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:/-]+$' })),
-    property: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^properties(\\.[A-Za-z0-9_-]+)+$', description: 'A numeric event property, e.g. `properties.amount`.' })),
+    property: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^properties(\\.[A-Za-z0-9_-]+)+$', description: 'A numeric event property, e.g. `properties.amount`.', examples: ['properties.amount'] })),
     reward_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   },
   { additionalProperties: false, $id: 'ExperimentGoal', title: 'ExperimentGoal', description: 'What the results measure per participant.' },

@@ -3818,7 +3818,10 @@ export interface components {
             /** @description `event_count`: how many `event_name` events a participant sends; `event_property_sum`: the sum of a numeric `property` of them; `redemptions`: reward claims (of `reward_id`, or any). */
             type: "event_count" | "event_property_sum" | "redemptions";
             event_name?: string;
-            /** @description A numeric event property, e.g. `properties.amount`. */
+            /**
+             * @description A numeric event property, e.g. `properties.amount`.
+             * @example properties.amount
+             */
             property?: string;
             reward_id?: string;
         };
@@ -27725,7 +27728,7 @@ export interface operations {
                      *           "goal": {
                      *             "type": "event_count",
                      *             "event_name": "purchase_completed",
-                     *             "property": "order_total",
+                     *             "property": "properties.amount",
                      *             "reward_id": "spring-coupon-10"
                      *           },
                      *           "segment_id": "rwd_5c2e9a71",
@@ -28018,7 +28021,7 @@ export interface operations {
                      *       "goal": {
                      *         "type": "event_count",
                      *         "event_name": "purchase_completed",
-                     *         "property": "order_total",
+                     *         "property": "properties.amount",
                      *         "reward_id": "spring-coupon-10"
                      *       },
                      *       "segment_id": "rwd_5c2e9a71",
@@ -28274,7 +28277,7 @@ export interface operations {
                      *       "goal": {
                      *         "type": "event_count",
                      *         "event_name": "purchase_completed",
-                     *         "property": "order_total",
+                     *         "property": "properties.amount",
                      *         "reward_id": "spring-coupon-10"
                      *       },
                      *       "segment_id": "rwd_5c2e9a71",
@@ -28837,7 +28840,7 @@ export interface operations {
                      *       "goal": {
                      *         "type": "event_count",
                      *         "event_name": "purchase_completed",
-                     *         "property": "order_total",
+                     *         "property": "properties.amount",
                      *         "reward_id": "spring-coupon-10"
                      *       },
                      *       "segment_id": "rwd_5c2e9a71",
@@ -29128,7 +29131,7 @@ export interface operations {
                      *       "goal": {
                      *         "type": "event_count",
                      *         "event_name": "purchase_completed",
-                     *         "property": "order_total",
+                     *         "property": "properties.amount",
                      *         "reward_id": "spring-coupon-10"
                      *       },
                      *       "segment_id": "rwd_5c2e9a71",
@@ -29419,7 +29422,7 @@ export interface operations {
                      *       "goal": {
                      *         "type": "event_count",
                      *         "event_name": "purchase_completed",
-                     *         "property": "order_total",
+                     *         "property": "properties.amount",
                      *         "reward_id": "spring-coupon-10"
                      *       },
                      *       "segment_id": "rwd_5c2e9a71",
@@ -29723,7 +29726,7 @@ export interface operations {
                      *         "goal": {
                      *           "type": "event_count",
                      *           "event_name": "purchase_completed",
-                     *           "property": "order_total",
+                     *           "property": "properties.amount",
                      *           "reward_id": "spring-coupon-10"
                      *         },
                      *         "segment_id": "rwd_5c2e9a71",
