@@ -43,6 +43,10 @@ const DAY_MS = 86_400_000;
 class Params {
   readonly values: unknown[] = [];
   constructor(private readonly first: number) {}
+  /** The number the next placeholder takes. */
+  get next(): number {
+    return this.first + this.values.length;
+  }
   add(value: unknown): string {
     this.values.push(value);
     return `$${this.first + this.values.length - 1}`;
@@ -106,10 +110,15 @@ export function compileSegmentFilter(filter: SegmentFilter, context: FactContext
       }
       case 'tier':
         return { sql: `${balances()}.tier_code` };
-      case 'available_points':
-        return { sql: `coalesce(${balances()}.available, 0)` };
-      case 'lifetime_points':
-        return { sql: `coalesce(${balances()}.lifetime, 0)` };
+      // Like counts: a comparison that cannot hold at 0 reads the column itself, which lets the planner join only the matching balances.
+      case 'available_points': {
+        const alias = balances();
+        return { sql: `coalesce(${alias}.available, 0)`, raw: `${alias}.available` };
+      }
+      case 'lifetime_points': {
+        const alias = balances();
+        return { sql: `coalesce(${alias}.lifetime, 0)`, raw: `${alias}.lifetime` };
+      }
       case 'streak': {
         const alias = join(`streak:${definition.key}`, (a) => `LEFT JOIN participant_streaks ${a} ON ${onParticipant(a)} AND ${a}.streak_code = ${params.add(definition.key)}`);
         return { sql: `coalesce(${alias}.current_length, 0)`, raw: `${alias}.current_length` };
@@ -224,10 +233,30 @@ export function compileSegmentFilter(filter: SegmentFilter, context: FactContext
     }
   }
 
+  /**
+   * An `any` group of several conditions is the union of each condition's
+   * members, each compiled as a filter of its own: every branch joins only
+   * what its condition reads and, where the condition cannot hold without a
+   * row, only the matching rows; an OR across joined tables would outer-join
+   * every table of the group to every participant before testing
+   * (bench/segments.bench.ts: 2.0 s against 0.6 s for a hand-written union
+   * over 1,000,000 participants).
+   */
+  const anyMembers = (conditions: SegmentCondition[]): string => {
+    const branches = conditions.map((condition) => {
+      const branch = compileSegmentFilter({ all: [condition] }, context, { ...options, firstParam: params.next });
+      params.values.push(...branch.params);
+      return membersSql(branch);
+    });
+    return `p.participant_id IN (\n    ${branches.join('\n    UNION ALL\n    ')})`;
+  };
+
   const parts = [`p.tenant_id = ${tenant}`, 'NOT p.test'];
   if (one) parts.push(`p.participant_id = ${one}`);
   for (const condition of filter.all ?? []) parts.push(predicate(condition));
-  if (filter.any && filter.any.length > 0) parts.push(`(${filter.any.map(predicate).join('\n    OR ')})`);
+  const any = filter.any ?? [];
+  if (any.length === 1) parts.push(predicate(any[0]));
+  else if (any.length > 1) parts.push(anyMembers(any));
   const from = ['participants p', ...[...joins.values()].map((entry) => entry.slice(entry.indexOf(' ') + 1))].join('\n  ');
   return { from, where: parts.join('\n  AND '), params: params.values };
 }
