@@ -131,13 +131,13 @@ async function main(): Promise<void> {
   try {
     // The modules' followers, as the service registers them: processing here writes what the worker's does.
     await loadModules();
+    // The service starts (and checks the migrations) before the data loads: the schema it finds is the one migrated above.
+    service = await startServiceProcess({ ownerUrl, port, role: 'api' });
     const tenant = await createTenant(db, { name: 'Bench', slug: `bench-segments-${process.pid}`, plan: 'enterprise', requestsPerMinute: 100_000_000 });
     const tenantId = tenant.tenant_id;
     log(`loading ${PARTICIPANTS.toLocaleString('en')} participants and ${EVENTS.toLocaleString('en')} events`);
     const seeded = await seedSegmentsData(owner, tenantId, { participants: PARTICIPANTS, events: EVENTS, log });
     log(`loaded in ${seeded.seconds.toFixed(0)} s`);
-
-    service = await startServiceProcess({ ownerUrl, port, role: 'api' });
     const baseUrl = `http://127.0.0.1:${port}/api/v1`;
     const call = async <T>(method: string, path: string, body?: unknown, expected = 200): Promise<T> => {
       const response = await fetch(`${baseUrl}${path}`, {
