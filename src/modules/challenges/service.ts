@@ -8,7 +8,7 @@ import { AppError, conflict, fieldError, invalid, notFound, ruleViolation } from
 import { uuid } from '../../platform/ids.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { ensureParticipant } from '../participants/index.js';
-import { assertSegmentsExistInTx, membershipsInTx } from '../segments/index.js';
+import { assertMemberInTx, assertSegmentsExistInTx, membershipsInTx } from '../segments/index.js';
 import * as store from './store.js';
 import { COUNTING_EVALUATORS, STATE_EVALUATORS, countingIncrement, stateValue, summarise } from './evaluators.js';
 import { awardBadgeInTx, checkBadgesExistInTx, grantPointsInTx, holdingsInTx } from './progression.js';
@@ -308,17 +308,6 @@ export async function listForParticipant(db: Database, tenantId: string, partici
   });
 }
 
-/** Refuses (403 NOT_IN_SEGMENT) a participant who is not in the segment a challenge is for; the detail names the segment by its name. */
-async function assertInSegmentInTx(tx: Tx, tenantId: string, participantId: string, challengeName: string, segmentId: string): Promise<void> {
-  if ((await membershipsInTx(tx, tenantId, participantId, [segmentId])).has(segmentId)) return;
-  const segment = await store.segmentName(tx, tenantId, segmentId);
-  throw new AppError(
-    'forbidden',
-    'NOT_IN_SEGMENT',
-    `the challenge "${challengeName}" is for the members of the segment ${segment === null ? segmentId : `"${segment}"`}, and the participant is not one of them`,
-  );
-}
-
 export async function enroll(db: Database, tenantId: string, participantId: string, engagementId: string, challengeId: string) {
   return db.tenant(tenantId, async (tx) => {
     const now = clock.now(tenantId);
@@ -330,7 +319,7 @@ export async function enroll(db: Database, tenantId: string, participantId: stri
     if (row.effective_status !== 'active') {
       throw ruleViolation(`the challenge ended at ${row.ends_at.toISOString()}; enrollment is closed`, 'CHALLENGE_ENDED');
     }
-    if (row.segment_id !== null) await assertInSegmentInTx(tx, tenantId, participantId, row.name, row.segment_id);
+    await assertMemberInTx(tx, tenantId, participantId, [{ segmentId: row.segment_id, what: `the challenge ${JSON.stringify(row.name)}` }]);
     await ensureParticipant(tx, tenantId, participantId);
     const inserted = await store.insertEnrollment(tx, tenantId, challengeId, participantId, now);
     if (!inserted) throw conflict('the participant is already enrolled in this challenge', 'ALREADY_ENROLLED');

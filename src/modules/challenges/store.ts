@@ -118,12 +118,6 @@ export async function moveStatus(tx: Tx, tenantId: string, id: string, from: str
   );
 }
 
-/** A segment's name, for a refusal that names the segment a challenge is for (null when the tenant has none with the id). */
-export async function segmentName(tx: Tx, tenantId: string, segmentId: string): Promise<string | null> {
-  const { rows } = await tx.query<{ name: string }>('SELECT name FROM segments WHERE tenant_id = $1 AND id = $2', [tenantId, segmentId]);
-  return rows[0]?.name ?? null;
-}
-
 /** Challenges visible to participants of an engagement: published, not archived. */
 export async function listPublicChallenges(tx: Tx, tenantId: string, engagementId: string, participantId: string, now: Date) {
   const { rows } = await tx.query(

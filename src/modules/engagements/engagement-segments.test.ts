@@ -70,7 +70,7 @@ test('engagements for a segment: sessions, attempts, gates, eligibility, validat
     const refused = await sessionFor(svc, tenant, engagement.id, 'outsider');
     assert.equal(refused.status, 403, refused.text);
     assert.equal(refused.body.code, 'NOT_IN_SEGMENT');
-    assert.match(refused.body.detail, new RegExp(`"Savers \\(100\\+ points\\)" \\(${savers}\\)`));
+    assert.match(refused.body.detail, /^this engagement is for the members of the segment "Savers \(100\+ points\)", and the participant is not one of them$/);
     assert.equal(refused.body.segment_id, savers);
     const unknown = await sessionFor(svc, tenant, engagement.id, 'brand-new');
     assert.equal(unknown.status, 403, 'a new participant is in no segment');
@@ -115,6 +115,10 @@ test('engagements for a segment: sessions, attempts, gates, eligibility, validat
     assert.equal(refused.status, 409, refused.text);
     assert.equal(refused.body.code, 'SEGMENT_IN_USE');
     assert.ok(refused.body.used_by.some((u: { type: string; id: string }) => u.type === 'engagement' && u.id === engagement.id), refused.text);
+    // A segment named only inside the definition (an activity's segment_id, a gate's in_segment:) is in use too, the engagement named once.
+    const inside = await svc.request('DELETE', `/api/v1/admin/segments/${big}`, { key: tenant.apiKey });
+    assert.equal(inside.status, 409, inside.text);
+    assert.deepEqual(inside.body.used_by.map((u: { type: string; id: string }) => [u.type, u.id]), [['engagement', engagement.id]]);
   });
 
   await t.test('eligibility names the segment rule', async () => {

@@ -3,7 +3,7 @@ import { notFound, ruleViolation } from '../../platform/errors.js';
 import { isTestParticipantInTx } from '../participants/index.js';
 import type { Activity, EngagementDefinition } from './schemas.js';
 import * as store from './store.js';
-import { assertMemberInTx } from './targeting.js';
+import { assertMemberInTx } from '../segments/index.js';
 import { assertSessionVariantInTx } from './experiment-sessions.js';
 
 /**

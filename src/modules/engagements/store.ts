@@ -171,12 +171,6 @@ export async function tenantSlug(tx: Tx, tenantId: string): Promise<string> {
   return rows[0].slug;
 }
 
-/** A segment's name, for the refusal of a non-member (the segments module keeps no name look-up of its own in its index). */
-export async function segmentName(tx: Tx, tenantId: string, segmentId: string): Promise<string | null> {
-  const { rows } = await tx.query<{ name: string }>('SELECT name FROM segments WHERE tenant_id = $1 AND id = $2', [tenantId, segmentId]);
-  return rows[0]?.name ?? null;
-}
-
 /** The segment an engagement's sessions are for: the published snapshot's, else the draft's (null: everyone). One small read per session. */
 export async function sessionSegment(tx: Tx, tenantId: string, id: string): Promise<string | null> {
   const { rows } = await tx.query<{ segment_id: string | null }>(

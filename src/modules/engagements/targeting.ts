@@ -1,9 +1,8 @@
 import type { Tx } from '../../platform/db.js';
-import { AppError, fieldError, invalid } from '../../platform/errors.js';
+import { fieldError, invalid } from '../../platform/errors.js';
 import { assertSegmentsExistInTx, membershipsInTx } from '../segments/index.js';
 import { parseCondition } from './conditions.js';
 import type { EngagementDefinition } from './schemas.js';
-import * as store from './store.js';
 
 /**
  * Segments as targets of an engagement (issue 36; docs/decisions.md, "Segments as targets in
@@ -14,13 +13,6 @@ import * as store from './store.js';
  * never a member of any segment, so previews are not held to the targets: the preview shows the
  * draft as a member would see it.
  */
-
-/** The refusal of a participant outside the segment an engagement or activity is for: the detail names the segment (its name and id). */
-async function notInSegment(tx: Tx, tenantId: string, segmentId: string, what: string): Promise<AppError> {
-  const name = await store.segmentName(tx, tenantId, segmentId);
-  const named = name === null ? segmentId : `${JSON.stringify(name)} (${segmentId})`;
-  return new AppError('forbidden', 'NOT_IN_SEGMENT', `the participant is not a member of the segment ${named}, which ${what} is for`, { segment_id: segmentId });
-}
 
 /** Every segment a definition names, with the JSON pointer of where it is named (for the 422 of an unknown one). */
 function namedSegments(definition: EngagementDefinition): Array<{ segmentId: string; path: string }> {
@@ -48,15 +40,6 @@ export async function checkTargetingInTx(tx: Tx, tenantId: string, definition: E
   }
   // One statement per place, each with its own pointer; a definition names few segments.
   for (const { segmentId, path } of namedSegments(definition)) await assertSegmentsExistInTx(tx, tenantId, [segmentId], path);
-}
-
-/** Refuses a non-member (403 NOT_IN_SEGMENT) when `segmentIds` (nulls ignored) name segments; every one named must hold. */
-export async function assertMemberInTx(tx: Tx, tenantId: string, participantId: string, targets: Array<{ segmentId: string | null | undefined; what: string }>): Promise<void> {
-  const wanted = targets.filter((t): t is { segmentId: string; what: string } => typeof t.segmentId === 'string');
-  if (wanted.length === 0) return;
-  const members = await membershipsInTx(tx, tenantId, participantId, [...new Set(wanted.map((t) => t.segmentId))]);
-  const outside = wanted.find((t) => !members.has(t.segmentId));
-  if (outside) throw await notInSegment(tx, tenantId, outside.segmentId, outside.what);
 }
 
 /** The `segment` outcome of the eligibility read, for an engagement that has a segment. */

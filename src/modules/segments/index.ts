@@ -22,11 +22,14 @@ import { membersSqlInTx } from './service.js';
  *   list of several or a path ending in `/value`).
  *   The participants module (which segments depend on) reaches it through
  *   src/platform/segments.ts `segmentMembersSqlInTx` instead: no import circle.
+ * - `assertMemberInTx(tx, tenantId, participantId, [{ segmentId, what }])`: the
+ *   one 403 NOT_IN_SEGMENT of every place that is for a segment's members
+ *   (engagements, activities, challenges), naming the segment by its name.
  * - `SegmentId`: the schema of a segment id for request schemas.
  * - `compileSegmentFilter` / `countSql` / `membersSql` and `readFactContextInTx`:
  *   the compiler itself, for benchmarks (bench/segments.ts).
  */
-export { membershipsInTx, membersSqlInTx, assertSegmentsExistInTx } from './service.js';
+export { membershipsInTx, membersSqlInTx, assertSegmentsExistInTx, assertMemberInTx, type SegmentTarget } from './service.js';
 export { compileSegmentFilter, countSql, membersSql, type CompiledFilter, type CompileOptions } from './compile.js';
 export { factContext as readFactContextInTx } from './store.js';
 export type { FactContext } from './facts.js';

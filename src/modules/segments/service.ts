@@ -248,6 +248,29 @@ export async function membershipsInTx(tx: Tx, tenantId: string, participantId: s
   return member;
 }
 
+/** A place that is for a segment's members: its segment (null: everyone) and how a refusal names the place ("the challenge \"Spring\""). */
+export interface SegmentTarget {
+  segmentId: string | null | undefined;
+  what: string;
+}
+
+/**
+ * Refuses, with 403 NOT_IN_SEGMENT, a participant outside any of the segments
+ * `targets` name (nulls are open to everyone). The detail names the first
+ * segment missed by its name and the place it guards; `segment_id` is beside it.
+ * The one refusal of every module that targets a segment.
+ */
+export async function assertMemberInTx(tx: Tx, tenantId: string, participantId: string, targets: readonly SegmentTarget[]): Promise<void> {
+  const wanted = targets.filter((t): t is { segmentId: string; what: string } => typeof t.segmentId === 'string');
+  if (wanted.length === 0) return;
+  const members = await membershipsInTx(tx, tenantId, participantId, [...new Set(wanted.map((t) => t.segmentId))]);
+  const outside = wanted.find((t) => !members.has(t.segmentId));
+  if (!outside) return;
+  const name = (await store.readSegment(tx, tenantId, outside.segmentId))?.name;
+  const named = name === undefined ? outside.segmentId : JSON.stringify(name);
+  throw new AppError('forbidden', 'NOT_IN_SEGMENT', `${outside.what} is for the members of the segment ${named}, and the participant is not one of them`, { segment_id: outside.segmentId });
+}
+
 export async function membersSqlInTx(tx: Tx, tenantId: string, segmentId: string, firstParam: number, path?: string): Promise<{ sql: string; params: unknown[] }> {
   const row = await store.readSegment(tx, tenantId, segmentId);
   if (!row) throw segmentNotFound(segmentId, path);

@@ -164,20 +164,26 @@ function tablesWithSegmentId(tx: Tx): Promise<ReferencingTable[]> {
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /**
- * What uses a segment: rules whose conditions name it, and rows of every table
- * with a `segment_id` column that hold it (at most 20 of each).
+ * What uses a segment: rules whose conditions name it, engagements whose draft
+ * or published definition names it anywhere (activities and gates included),
+ * and rows of every table with a `segment_id` column that hold it (at most 20
+ * of each).
  */
 export async function usedBy(tx: Tx, tenantId: string, segmentId: string): Promise<Array<{ type: string; id: string; name: string | null }>> {
   const tables = await tablesWithSegmentId(tx);
   const selects = [
     `(SELECT 'rule'::text AS type, r.id::text AS id, r.name::text AS name FROM earn_rules r WHERE r.tenant_id = $1 AND strpos(r.conditions::text, $2) > 0 ORDER BY r.id LIMIT 20)`,
+    // An engagement names segments inside its definitions (its own, an activity's, a gate's `in_segment:`), draft or published.
+    `(SELECT 'engagement'::text AS type, e.id::text AS id, e.name::text AS name FROM engagements e
+       WHERE e.tenant_id = $1 AND (strpos(e.definition::text, $2) > 0 OR strpos(coalesce(e.published_definition::text, ''), $2) > 0) ORDER BY 2 LIMIT 20)`,
     ...tables.map(
       (t) =>
         `(SELECT ${escapeText(singular(t.table))} AS type, x.${quote(t.idColumn)}::text AS id, ${t.nameColumn ? `x.${quote(t.nameColumn)}::text` : 'NULL::text'} AS name
           FROM ${quote(t.table)} x WHERE x.tenant_id = $1 AND x.segment_id::text = $2 ORDER BY 2 LIMIT 20)`,
     ),
   ];
-  const { rows } = await tx.query(selects.join('\nUNION ALL\n'), [tenantId, segmentId]);
+  // UNION: an engagement found both by its definitions and by its generated `segment_id` column is one user.
+  const { rows } = await tx.query(`${selects.join('\nUNION\n')}\nORDER BY 1, 2`, [tenantId, segmentId]);
   return rows;
 }
 
