@@ -45,6 +45,8 @@ test('Experiments in Chromium: a marketer sets one up and starts it; an analyst 
   await call('POST', '/api/v1/admin/rules', { name: '10 points per purchase', status: 'draft', event_name: 'purchase', effects: [{ type: 'award_points', points: 10 }] });
   await call('POST', '/api/v1/admin/rules', { name: '20 points per purchase', status: 'draft', event_name: 'purchase', effects: [{ type: 'award_points', points: 20 }] });
 
+  // A segment of everyone (no condition): the experiment is for its members, so the segment's page names the experiment as its user.
+  const everyone = await call('POST', '/api/v1/admin/segments', { name: 'All participants', filter: { all: [] } });
   const marketer = await consoleUser(svc, tenant, 'marketer', { canPublish: true });
   const { newPage, signIn, open, assertClean } = await launchConsoleBrowser(t, svc);
   const page = await newPage();
@@ -66,6 +68,7 @@ test('Experiments in Chromium: a marketer sets one up and starts it; an analyst 
     await choose(page, page, 'Measured as', 'Number of an event');
     await page.getByRole('combobox', { name: /^Event/ }).fill('purchase');
     await page.keyboard.press('Escape');
+    await choose(page, page, 'Segment', 'All participants');
     const total = page.getByTestId('allocation-total');
     await total.filter({ hasText: 'Variants and holdout make 100%.' }).waitFor();
     await page.getByLabel(/^Holdout/).fill('10');
@@ -85,6 +88,7 @@ test('Experiments in Chromium: a marketer sets one up and starts it; an analyst 
     const created = await call('GET', `/api/v1/admin/experiments/${experimentId}`);
     assert.equal(created.status, 'draft');
     assert.deepEqual(created.goal, { type: 'event_count', event_name: 'purchase' });
+    assert.equal(created.segment_id, everyone.id);
     assert.deepEqual(created.variants.map((v: { key: string; allocation_percent: number }) => [v.key, v.allocation_percent]), [['control', 50], ['double', 50]]);
 
     // A draft changes in everything but what it tests.
@@ -92,6 +96,12 @@ test('Experiments in Chromium: a marketer sets one up and starts it; an analyst 
     await page.getByRole('button', { name: 'Save experiment' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     assert.equal((await call('GET', `/api/v1/admin/experiments/${experimentId}`)).description, 'Do twice the points bring more purchases?');
+
+    await page.goto(`${svc.baseUrl}/console/segments/${everyone.id}`);
+    await page.getByRole('link', { name: 'Double points' }).waitFor();
+    await page.getByText('Experiment:', { exact: false }).first().waitFor();
+    await page.goBack();
+    await page.getByRole('heading', { level: 1, name: 'Experiment: Double points' }).waitFor();
 
     await page.getByRole('button', { name: 'Start experiment' }).click();
     await page.getByTestId('experiment-status').filter({ hasText: 'Running' }).waitFor();
