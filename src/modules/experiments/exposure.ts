@@ -2,7 +2,7 @@ import type { Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import type { ExperimentSubjectType, ExperimentVariantAnswer } from '../../platform/experiments.js';
 import { membershipsInTx } from '../segments/index.js';
-import { assignVariant, HOLDOUT } from './assignment.js';
+import { assignVariant } from './assignment.js';
 import * as store from './store.js';
 
 /**
@@ -84,4 +84,3 @@ async function decide(tx: Tx, tenantId: string, experiment: RunningExperiment, p
   return { variantKey, recorded: true };
 }
 
-export { HOLDOUT };

@@ -117,12 +117,3 @@ export async function recordAssignment(tx: Tx, tenantId: string, experimentId: s
   );
   return { variantKey: existing.rows[0].variant_key, first: false };
 }
-
-/** Assigned participants per variant key. */
-export async function assignmentCounts(tx: Tx, tenantId: string, experimentId: string): Promise<Record<string, number>> {
-  const { rows } = await tx.query<{ variant_key: string; n: number }>(
-    'SELECT variant_key, count(*)::int AS n FROM experiment_assignments WHERE tenant_id = $1 AND experiment_id = $2 GROUP BY variant_key',
-    [tenantId, experimentId],
-  );
-  return Object.fromEntries(rows.map((r) => [r.variant_key, r.n]));
-}
