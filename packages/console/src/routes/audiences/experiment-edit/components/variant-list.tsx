@@ -41,6 +41,7 @@ export function VariantList({ form, readOnly, allocationOnly }: VariantListProps
   const choices = useSubjectChoices(subjectType);
   const total = allocated({ holdout_percent: holdout, variants: variants ?? [] });
   const fixed = readOnly || allocationOnly;
+  const holdoutField = form.field('holdout_percent', { number: true });
   return (
     <Stack>
       {rows.fields.map((row, index) => (
@@ -65,11 +66,11 @@ export function VariantList({ form, readOnly, allocationOnly }: VariantListProps
           </Button>
         </Group>
       )}
-      <TextInput label={t('experiments.holdout')} description={t('experiments.holdoutHelp')} {...form.field('holdout_percent', { number: true })} readOnly={readOnly} maw={320} />
+      <TextInput label={t('experiments.holdout')} {...holdoutField} description={`${t('experiments.holdoutHelp')} ${String(holdoutField.description ?? '')}`.trim()} readOnly={readOnly} maw={420} />
       {!readOnly && (
-      <Alert color={total === 100 ? 'teal' : 'yellow'} variant="light" role="status" data-testid="allocation-total">
-        <Text size="sm">{total === 100 ? t('experiments.allocatedAll') : t('experiments.allocatedPart', { total })}</Text>
-      </Alert>
+        <Alert color={total === 100 ? 'teal' : 'yellow'} variant="light" role="status" data-testid="allocation-total">
+          <Text size="sm">{total === 100 ? t('experiments.allocatedAll') : t('experiments.allocatedPart', { total })}</Text>
+        </Alert>
       )}
     </Stack>
   );

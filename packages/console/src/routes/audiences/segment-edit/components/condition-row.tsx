@@ -41,20 +41,20 @@ export function ConditionRow({ form, index, facts, readOnly, onRemove }: Conditi
           name={`conditions.${index}.fact`}
           rules={{ required: t('forms.errors.required') }}
           render={({ field }) => (
-              <Select
-                ref={field.ref}
-                label={t('segments.fact')}
-                required
-                searchable
-                data={facts.map((f) => ({ value: f.fact, label: f.personal ? `${factLabel(f)} · ${t('segments.personal')}` : factLabel(f) }))}
-                value={field.value || null}
-                onChange={(value) => field.onChange(value ?? '')}
-                onBlur={field.onBlur}
-                error={form.errorOf(`conditions.${index}.fact`)}
-                readOnly={readOnly}
-                style={{ flex: '2 1 14rem' }}
-                nothingFoundMessage={t('segments.noFacts')}
-              />
+            <Select
+              ref={field.ref}
+              label={t('segments.fact')}
+              required
+              searchable
+              data={facts.map((f) => ({ value: f.fact, label: f.personal ? `${factLabel(f)} · ${t('segments.personal')}` : factLabel(f) }))}
+              value={field.value || null}
+              onChange={(value) => field.onChange(value ?? '')}
+              onBlur={field.onBlur}
+              error={form.errorOf(`conditions.${index}.fact`)}
+              readOnly={readOnly}
+              style={{ flex: '2 1 14rem' }}
+              nothingFoundMessage={t('segments.noFacts')}
+            />
           )}
         />
         {fact?.needs_event && (
