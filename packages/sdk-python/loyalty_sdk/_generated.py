@@ -1394,6 +1394,7 @@ class SegmentUsedByItem(TypedDict):
     type: str
     id: str
     name: Optional[str]
+    live: bool
 
 
 class Segment(TypedDict):

@@ -53,7 +53,16 @@ export interface SegmentFilter {
   any?: SegmentCondition[];
 }
 
-const UsedBy = Type.Object({ type: Type.String({ description: 'What uses the segment: `rule`, or the table holding the reference.' }), id: Type.String(), name: Type.Union([Type.String(), Type.Null()]) });
+const UsedBy = Type.Object({
+  type: Type.String({ description: 'What uses the segment: `rule`, or the table holding the reference.' }),
+  id: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+  live: Type.Boolean({
+    description:
+      'Whether the user is live: an active rule, a published engagement, a multiplier not yet over, a published challenge not yet over, a running experiment. ' +
+      'A segment with a live user is live itself: a change of its filter or materialization needs the publishing permission, else it is kept as a draft for review.',
+  }),
+});
 
 export const Segment = Type.Object(
   {

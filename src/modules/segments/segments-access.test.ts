@@ -204,7 +204,7 @@ test('segments: personal data, validation, pagination, tenants, deletion', async
       const refused = await svc.request('DELETE', `${BASE}/${id}`, { key: owner });
       assert.equal(refused.status, 409, refused.text);
       assert.match(refused.body.detail, /rule "Members bonus"/);
-      assert.deepEqual(refused.body.used_by, [{ type: 'rule', id: 'rul_segmentuser', name: 'Members bonus' }]);
+      assert.deepEqual(refused.body.used_by, [{ type: 'rule', id: 'rul_segmentuser', name: 'Members bonus', live: false }]);
       await svc.sql('DELETE FROM earn_rules WHERE tenant_id = $1 AND id = $2', [tenant.tenantId, 'rul_segmentuser']);
     }
     await ok(svc.request('DELETE', `${BASE}/${id}`, { key: owner }), 204);

@@ -1,10 +1,12 @@
 import { performance } from 'node:perf_hooks';
+import { isDeepStrictEqual } from 'node:util';
 import type { AuthContext } from '../../platform/auth.js';
 import type { Database, Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { AppError, conflict, fieldError } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { prefixedId } from '../../platform/ids.js';
+import { mayPublish, publishingRequired } from '../../platform/publishing.js';
 import { canReadPii, maskProfile, readProfileInTx, viewProfile, type ProfileView } from '../participants/index.js';
 import { compileSegmentFilter, countSql, membersSql } from './compile.js';
 import { assertFilter, factCatalogue, factView, findFact, type FactContext } from './facts.js';
@@ -57,7 +59,7 @@ async function view(tx: Tx, tenantId: string, row: SegmentRow, auth: AuthContext
     refreshed_at: row.refreshed_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
-    used_by: await store.usedBy(tx, tenantId, row.id),
+    used_by: await store.usedBy(tx, tenantId, row.id, clock.now(tenantId)),
   };
 }
 
@@ -110,9 +112,13 @@ export async function readSegment(db: Database, tenantId: string, id: string, au
   });
 }
 
-export async function updateSegment(db: Database, tenantId: string, id: string, body: UpdateSegmentBody, auth: AuthContext | null): Promise<Segment> {
+export async function updateSegment(db: Database, tenantId: string, id: string, body: UpdateSegmentBody, auth: AuthContext): Promise<Segment> {
   return db.tenant(tenantId, async (tx) => {
     const before = await lockedSegment(tx, tenantId, id);
+    if (changesMembership(before, body) && !mayPublish(auth)) {
+      const live = (await store.usedBy(tx, tenantId, id, clock.now(tenantId))).filter((u) => u.live);
+      if (live.length > 0) throw publishingRequired(`changing the filter or materialization of the segment ${JSON.stringify(before.name)} (live: used by ${namedUsers(live)})`);
+    }
     const context = body.filter ? await checkedContext(tx, tenantId, body.filter, auth) : await store.factContext(tx, tenantId);
     const row = (await store.updateSegment(tx, tenantId, id, body, clock.now()))!;
     if (!row.materialized) {
@@ -125,13 +131,19 @@ export async function updateSegment(db: Database, tenantId: string, id: string, 
   });
 }
 
+/** Whether an update changes who the segment's members are (its filter or its materialization), not only its name or description. */
+function changesMembership(before: SegmentRow, body: UpdateSegmentBody): boolean {
+  return (body.filter !== undefined && !isDeepStrictEqual(body.filter, before.filter)) || (body.materialized !== undefined && body.materialized !== before.materialized);
+}
+
+const namedUsers = (users: readonly store.SegmentUser[]) => users.map((u) => `${u.type} ${u.name ? `"${u.name}" (${u.id})` : u.id}`).join(', ');
+
 export async function deleteSegment(db: Database, tenantId: string, id: string): Promise<void> {
   await db.tenant(tenantId, async (tx) => {
     await lockedSegment(tx, tenantId, id);
-    const users = await store.usedBy(tx, tenantId, id);
+    const users = await store.usedBy(tx, tenantId, id, clock.now(tenantId));
     if (users.length > 0) {
-      const named = users.map((u) => `${u.type} ${u.name ? `"${u.name}" (${u.id})` : u.id}`).join(', ');
-      throw conflict(`segment "${id}" is in use by ${named}; remove it there first`, 'SEGMENT_IN_USE', { used_by: users });
+      throw conflict(`segment "${id}" is in use by ${namedUsers(users)}; remove it there first`, 'SEGMENT_IN_USE', { used_by: users });
     }
     await store.deleteSegment(tx, tenantId, id);
   });

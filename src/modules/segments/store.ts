@@ -164,26 +164,52 @@ function tablesWithSegmentId(tx: Tx): Promise<ReferencingTable[]> {
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /**
+ * When a user of a segment is live, so that changing the segment changes what
+ * a live program does (who it pays, who may enrol), per table, on the row `x`
+ * ($2 the segment id, $3 now): an active rule (not a draft or paused one), a
+ * published engagement whose published definition names the segment, a
+ * multiplier not yet over (running or scheduled), a published challenge
+ * (scheduled or active) not yet over, a running experiment. A table that gains
+ * a `segment_id` later and is not listed here counts as live: the safe side.
+ */
+const LIVE_WHEN: Record<string, string> = {
+  earn_rules: `x.status = 'active'`,
+  engagements: `x.status = 'published' AND strpos(coalesce(x.published_definition::text, ''), $2) > 0`,
+  points_multipliers: 'x.ends_at > $3',
+  challenges: `x.status IN ('scheduled', 'active') AND x.ends_at > $3`,
+  experiments: `x.status = 'running'`,
+};
+const liveWhen = (table: string) => `(${LIVE_WHEN[table] ?? 'true'})`;
+
+/** A user of a segment, and whether it is live (`LIVE_WHEN`). */
+export interface SegmentUser {
+  type: string;
+  id: string;
+  name: string | null;
+  live: boolean;
+}
+
+/**
  * What uses a segment: rules whose conditions name it, engagements whose draft
  * or published definition names it anywhere (activities and gates included),
  * and rows of every table with a `segment_id` column that hold it (at most 20
- * of each).
+ * of each); each with whether it is live.
  */
-export async function usedBy(tx: Tx, tenantId: string, segmentId: string): Promise<Array<{ type: string; id: string; name: string | null }>> {
+export async function usedBy(tx: Tx, tenantId: string, segmentId: string, now: Date): Promise<SegmentUser[]> {
   const tables = await tablesWithSegmentId(tx);
   const selects = [
-    `(SELECT 'rule'::text AS type, r.id::text AS id, r.name::text AS name FROM earn_rules r WHERE r.tenant_id = $1 AND strpos(r.conditions::text, $2) > 0 ORDER BY r.id LIMIT 20)`,
+    `(SELECT 'rule'::text AS type, x.id::text AS id, x.name::text AS name, ${liveWhen('earn_rules')} AS live FROM earn_rules x WHERE x.tenant_id = $1 AND strpos(x.conditions::text, $2) > 0 ORDER BY x.id LIMIT 20)`,
     // An engagement names segments inside its definitions (its own, an activity's, a gate's `in_segment:`), draft or published.
-    `(SELECT 'engagement'::text AS type, e.id::text AS id, e.name::text AS name FROM engagements e
-       WHERE e.tenant_id = $1 AND (strpos(e.definition::text, $2) > 0 OR strpos(coalesce(e.published_definition::text, ''), $2) > 0) ORDER BY 2 LIMIT 20)`,
+    `(SELECT 'engagement'::text AS type, x.id::text AS id, x.name::text AS name, ${liveWhen('engagements')} AS live FROM engagements x
+       WHERE x.tenant_id = $1 AND (strpos(x.definition::text, $2) > 0 OR strpos(coalesce(x.published_definition::text, ''), $2) > 0) ORDER BY 2 LIMIT 20)`,
     ...tables.map(
       (t) =>
-        `(SELECT ${escapeText(singular(t.table))} AS type, x.${quote(t.idColumn)}::text AS id, ${t.nameColumn ? `x.${quote(t.nameColumn)}::text` : 'NULL::text'} AS name
+        `(SELECT ${escapeText(singular(t.table))} AS type, x.${quote(t.idColumn)}::text AS id, ${t.nameColumn ? `x.${quote(t.nameColumn)}::text` : 'NULL::text'} AS name, ${liveWhen(t.table)} AS live
           FROM ${quote(t.table)} x WHERE x.tenant_id = $1 AND x.segment_id::text = $2 ORDER BY 2 LIMIT 20)`,
     ),
   ];
   // UNION: an engagement found both by its definitions and by its generated `segment_id` column is one user.
-  const { rows } = await tx.query(`${selects.join('\nUNION\n')}\nORDER BY 1, 2`, [tenantId, segmentId]);
+  const { rows } = await tx.query(`${selects.join('\nUNION\n')}\nORDER BY 1, 2`, [tenantId, segmentId, now]);
   return rows;
 }
 

@@ -5145,6 +5145,8 @@ export interface components {
                 type: string;
                 id: string;
                 name: string | null;
+                /** @description Whether the user is live: an active rule, a published engagement, a multiplier not yet over, a published challenge not yet over, a running experiment. A segment with a live user is live itself: a change of its filter or materialization needs the publishing permission, else it is kept as a draft for review. */
+                live: boolean;
             }[];
         };
         /** StreakDefinition */
@@ -57326,7 +57328,8 @@ export interface operations {
                      *             {
                      *               "type": "standard",
                      *               "id": "rwd_5c2e9a71",
-                     *               "name": "Gold Explorer"
+                     *               "name": "Gold Explorer",
+                     *               "live": false
                      *             }
                      *           ]
                      *         }
@@ -57633,7 +57636,8 @@ export interface operations {
                      *         {
                      *           "type": "standard",
                      *           "id": "rwd_5c2e9a71",
-                     *           "name": "Gold Explorer"
+                     *           "name": "Gold Explorer",
+                     *           "live": false
                      *         }
                      *       ],
                      *       "livemode": false
@@ -58446,7 +58450,8 @@ export interface operations {
                      *         {
                      *           "type": "standard",
                      *           "id": "rwd_5c2e9a71",
-                     *           "name": "Gold Explorer"
+                     *           "name": "Gold Explorer",
+                     *           "live": false
                      *         }
                      *       ],
                      *       "livemode": false
@@ -59011,7 +59016,8 @@ export interface operations {
                      *         {
                      *           "type": "standard",
                      *           "id": "rwd_5c2e9a71",
-                     *           "name": "Gold Explorer"
+                     *           "name": "Gold Explorer",
+                     *           "live": false
                      *         }
                      *       ],
                      *       "livemode": false
