@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { startTestService, type TestService, type TestTenant } from '../helper.js';
+import { startTestService, waitFor, type TestService, type TestTenant } from '../helper.js';
 import { sendSync } from '../../src/modules/ingestion/testing.js';
 import { assertAccessible, consoleUser, launchConsoleBrowser, PHONE, screenshot } from './console-kit.js';
 
@@ -135,6 +135,19 @@ test('Segments in Chromium: a marketer builds one with the live size, saves and 
     // The refused field has the focus, and its list opened with it.
     await page.keyboard.press('Escape');
     await assertAccessible(page, 'segment builder with a refusal on its field');
+  });
+
+  await t.test('a segment with both lists, saved through the API: the builder shows its all rows, says the any list is kept, and saving keeps it', async () => {
+    const both = await call('POST', '/api/v1/admin/segments', {
+      name: 'Buyers in silver or with VIP',
+      filter: { all: [{ fact: 'event_count', event_name: 'purchase', within_days: 30, operator: 'gte', value: 1 }], any: [{ fact: 'tier', operator: 'equals', value: 'silver' }, { fact: 'badges', operator: 'contains', value: 'vip' }] },
+    });
+    await page.goto(`${svc.baseUrl}/console/segments/${both.id}`);
+    await page.getByText('This segment also needs at least one of 2 more conditions, set through the API.', { exact: false }).waitFor();
+    await page.getByLabel(/^Name/).fill('Buyers in silver or VIP');
+    await page.getByRole('button', { name: 'Save segment' }).click();
+    await waitFor('the rename saved', async () => ((await call('GET', `/api/v1/admin/segments/${both.id}`)).name === 'Buyers in silver or VIP' ? true : null));
+    assert.deepEqual((await call('GET', `/api/v1/admin/segments/${both.id}`)).filter, both.filter, 'both lists as they were');
   });
 
   await t.test('in German the segment page reads Segment, Bedingungen, Zeitraum (Tage) and stays accessible', async () => {

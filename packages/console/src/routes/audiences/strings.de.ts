@@ -24,6 +24,8 @@ export const stringsDe: Translation<typeof strings> = {
     match: 'Mitglieder erfüllen',
     matchAll: 'alle Bedingungen',
     matchAny: 'mindestens eine Bedingung',
+    keptAny_one: 'Dieses Segment verlangt außerdem {{count}} weitere Bedingung, die über die API gesetzt wurde. Sie bleibt beim Speichern unverändert; ändern lässt sie sich über die API.',
+    keptAny_other: 'Dieses Segment verlangt außerdem mindestens eine von {{count}} weiteren Bedingungen, die über die API gesetzt wurden. Sie bleiben beim Speichern unverändert; ändern lassen sie sich über die API.',
     conditionsNone: 'Keine Bedingung: alle Teilnehmer (Testteilnehmer sind nie Mitglieder).',
     condition: 'Bedingung {{n}}',
     addCondition: 'Bedingung hinzufügen',

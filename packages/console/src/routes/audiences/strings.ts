@@ -21,6 +21,8 @@ export const strings = {
     match: 'Members match',
     matchAll: 'all conditions',
     matchAny: 'at least one condition',
+    keptAny_one: 'This segment also needs at least one of {{count}} more condition, set through the API. It is kept as it is when you save; the API changes it.',
+    keptAny_other: 'This segment also needs at least one of {{count}} more conditions, set through the API. They are kept as they are when you save; the API changes them.',
     conditionsNone: 'No condition: every participant (test participants are never members).',
     condition: 'Condition {{n}}',
     addCondition: 'Add a condition',

@@ -4,6 +4,9 @@ import type { Segment, SegmentCondition, SegmentFact, SegmentFilter, SegmentInpu
  * The segment builder's form and its translation to the API's filter. A
  * condition is a row of pickers (fact → operator → value, and for event
  * counts the event name and the window); the rows are all `all` or all `any`.
+ * A segment saved through the API with both lists is shown with its `all`
+ * rows; its `any` list is kept as it is (`kept`) and sent back unchanged, so
+ * saving in the builder never drops a condition it does not show.
  */
 export interface ConditionDraft {
   fact: string;
@@ -21,6 +24,8 @@ export interface SegmentDraft {
   match: Match;
   materialized: boolean;
   conditions: ConditionDraft[];
+  /** The `any` list of a segment that has both lists: not shown as rows, sent back as it came. */
+  kept: SegmentCondition[];
 }
 
 export const CONDITIONS_MAX = 20;
@@ -28,7 +33,7 @@ export const VALUELESS: readonly SegmentOperator[] = ['exists', 'not_exists'];
 const LISTS: readonly SegmentOperator[] = ['in', 'not_in'];
 
 export function emptySegmentDraft(): SegmentDraft {
-  return { name: '', description: '', match: 'all', materialized: false, conditions: [] };
+  return { name: '', description: '', match: 'all', materialized: false, conditions: [], kept: [] };
 }
 
 export function newCondition(): ConditionDraft {
@@ -75,7 +80,13 @@ export function toCondition(row: ConditionDraft, facts: Map<string, SegmentFact>
 /** The filter of the rows that are complete: what the live size is asked for while the rest is still being typed. */
 export function completeFilter(draft: SegmentDraft, facts: Map<string, SegmentFact>): SegmentFilter {
   const conditions = draft.conditions.map((row) => toCondition(row, facts)).filter((c): c is SegmentCondition => c !== null);
-  return { [draft.match]: conditions };
+  return withKept(draft, conditions);
+}
+
+/** The filter of the shown rows and, for a segment with both lists, its kept `any` list. */
+function withKept(draft: SegmentDraft, conditions: SegmentCondition[]): SegmentFilter {
+  const kept = draft.kept ?? [];
+  return kept.length > 0 ? { all: conditions, any: kept } : { [draft.match]: conditions };
 }
 
 /** The whole draft as the body to save: an incomplete row is sent as it is, so the service names what it lacks on its field. */
@@ -88,16 +99,18 @@ export function toInput(draft: SegmentDraft, facts: Map<string, SegmentFact>): S
     if (row.operator && !VALUELESS.includes(row.operator)) partial.value = row.value === '' ? undefined : row.value;
     return partial as unknown as SegmentCondition;
   });
-  return { name: draft.name.trim(), description: draft.description.trim() || undefined, filter: { [draft.match]: conditions }, materialized: draft.materialized };
+  return { name: draft.name.trim(), description: draft.description.trim() || undefined, filter: withKept(draft, conditions), materialized: draft.materialized };
 }
 
 export function fromSegment(segment: Segment): SegmentDraft {
-  const match: Match = (segment.filter.any?.length ?? 0) > 0 && (segment.filter.all?.length ?? 0) === 0 ? 'any' : 'all';
+  const both = (segment.filter.any?.length ?? 0) > 0 && (segment.filter.all?.length ?? 0) > 0;
+  const match: Match = (segment.filter.any?.length ?? 0) > 0 && !both ? 'any' : 'all';
   return {
     name: segment.name,
     description: segment.description ?? '',
     match,
     materialized: segment.materialized,
     conditions: (segment.filter[match] ?? []).map((c) => ({ fact: c.fact, operator: c.operator, value: showValue(c.value), event_name: c.event_name ?? '', within_days: c.within_days })),
+    kept: both ? (segment.filter.any ?? []) : [],
   };
 }

@@ -1,5 +1,5 @@
 import { useEffect, useMemo } from 'react';
-import { Anchor, Button, Card, Grid, Group, Radio, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Grid, Group, Radio, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { Controller, useFieldArray, useWatch } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -38,6 +38,7 @@ export function SegmentEdit() {
   }, [segment.data, form]);
 
   const draft = useWatch({ control: form.control }) as SegmentDraft;
+  const kept = draft.kept?.length ?? 0;
   const filter = completeFilter({ ...emptySegmentDraft(), ...draft, conditions: draft.conditions ?? [] }, byFact);
   const onSubmit = form.submit(async (values) => {
     const saved = await save.mutateAsync(toInput(values, byFact));
@@ -85,14 +86,19 @@ export function SegmentEdit() {
                     control={form.control}
                     name="match"
                     render={({ field }) => (
-                      <Radio.Group label={t('segments.match')} value={field.value} onChange={(value) => field.onChange(value)} readOnly={readOnly}>
+                      <Radio.Group label={t('segments.match')} value={field.value} onChange={(value) => field.onChange(value)} readOnly={readOnly || kept > 0}>
                         <Group mt={4}>
-                          <Radio value="all" label={t('segments.matchAll')} disabled={readOnly} />
-                          <Radio value="any" label={t('segments.matchAny')} disabled={readOnly} />
+                          <Radio value="all" label={t('segments.matchAll')} disabled={readOnly || kept > 0} />
+                          <Radio value="any" label={t('segments.matchAny')} disabled={readOnly || kept > 0} />
                         </Group>
                       </Radio.Group>
                     )}
                   />
+                  {kept > 0 && (
+                    <Alert color="blue" variant="light">
+                      {t('segments.keptAny', { count: kept })}
+                    </Alert>
+                  )}
                   {rows.fields.length === 0 && <Text size="sm">{t('segments.conditionsNone')}</Text>}
                   {rows.fields.map((row, index) => (
                     <ConditionRow key={row.id} form={form} index={index} facts={factList} readOnly={readOnly} onRemove={() => rows.remove(index)} />
