@@ -1,4 +1,5 @@
 import type { Tx } from './db.js';
+import { conflict } from './errors.js';
 
 /**
  * The experiments module (issue 36) decides which variant of a rule, a
@@ -33,9 +34,12 @@ export type ExperimentVariantLookup = (
 
 export type ExperimentSubjectsLookup = (tx: Tx, tenantId: string, subjectType: ExperimentSubjectType) => Promise<ReadonlySet<string>>;
 
-let registered: { variant: ExperimentVariantLookup; subjects: ExperimentSubjectsLookup } | null = null;
+/** The running experiments whose variants name the subject: [{ id, name }]. */
+export type ExperimentUsesLookup = (tx: Tx, tenantId: string, subjectType: ExperimentSubjectType, subjectId: string) => Promise<Array<{ id: string; name: string }>>;
 
-export function registerExperiments(answers: { variant: ExperimentVariantLookup; subjects: ExperimentSubjectsLookup }): void {
+let registered: { variant: ExperimentVariantLookup; subjects: ExperimentSubjectsLookup; uses: ExperimentUsesLookup } | null = null;
+
+export function registerExperiments(answers: { variant: ExperimentVariantLookup; subjects: ExperimentSubjectsLookup; uses: ExperimentUsesLookup }): void {
   registered = answers;
 }
 
@@ -60,4 +64,20 @@ export async function experimentVariantInTx(
 /** The subjects of the type in the tenant's running experiments (drafts among them serve their variant's participants). */
 export async function runningExperimentSubjectsInTx(tx: Tx, tenantId: string, subjectType: ExperimentSubjectType): Promise<ReadonlySet<string>> {
   return registered ? registered.subjects(tx, tenantId, subjectType) : new Set();
+}
+
+/**
+ * Refuses (409 SUBJECT_IN_EXPERIMENT) deleting a rule or multiplier that is a
+ * variant of a running experiment: its participants' results would lose their
+ * cause mid-run. The detail names the experiment and how to end it first.
+ */
+export async function assertNotInRunningExperimentInTx(tx: Tx, tenantId: string, subjectType: ExperimentSubjectType, subjectId: string): Promise<void> {
+  const uses = registered ? await registered.uses(tx, tenantId, subjectType, subjectId) : [];
+  if (uses.length === 0) return;
+  const [first] = uses;
+  throw conflict(
+    `the ${subjectType} ${subjectId} is a variant of the running experiment ${JSON.stringify(first.name)} (${first.id}); stop it (POST /api/v1/admin/experiments/${first.id}/stop) or roll a variant out first`,
+    'SUBJECT_IN_EXPERIMENT',
+    { experiment_id: first.id },
+  );
 }

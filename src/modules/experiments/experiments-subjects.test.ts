@@ -36,6 +36,12 @@ test('experiments: multipliers, segments, publishing permission and four-eyes ro
     const expected: Record<string, number> = { double: 20, triple: 30, holdout: 10 };
     assert.equal(assigned.size, people.length);
     for (const person of people) assert.equal(points.get(person), expected[assigned.get(person)!], `${person} in ${assigned.get(person)}`);
+    // A variant of a running experiment cannot be deleted: the 409 names the experiment and how to end it.
+    const deleting = await admin('DELETE', `/points/multipliers/${triple.body.id}`);
+    assert.equal(deleting.status, 409, deleting.text);
+    assert.equal(deleting.body.code, 'SUBJECT_IN_EXPERIMENT');
+    assert.equal(deleting.body.experiment_id, created.body.id);
+    assert.match(deleting.body.detail, /running experiment "double or triple"/);
     const rolled = await admin('POST', `/experiments/${created.body.id}/rollout`, { variant: 'double' });
     assert.equal(rolled.status, 200, rolled.text);
     assert.equal(rolled.body.publication, 'already_live');

@@ -146,8 +146,14 @@ test('experiments: administration, validation, rule variants, holdout, roll-out'
     const deleted = await admin('DELETE', `/${first.id}`);
     assert.equal(deleted.status, 409);
     assert.equal(deleted.body.code, 'EXPERIMENT_NOT_DRAFT');
+    // Its rules cannot be deleted while it runs (the experiment named); once stopped they can.
+    const ruleGone = await svc.request('DELETE', `/api/v1/admin/rules/${first.ruleB}`, { key: tenant.apiKey });
+    assert.equal(ruleGone.status, 409, ruleGone.text);
+    assert.equal(ruleGone.body.code, 'SUBJECT_IN_EXPERIMENT');
+    assert.equal(ruleGone.body.experiment_id, first.id);
     assert.equal((await admin('POST', `/${first.id}/stop`)).status, 200);
     assert.equal((await admin('POST', `/${second.body.id}/start`)).status, 200, 'once the first stops, the subject is free');
+    assert.equal((await svc.request('DELETE', `/api/v1/admin/rules/${first.ruleB}`, { key: tenant.apiKey })).status, 204, 'a rule of no running experiment is deleted');
   });
 
   await t.test('roll-out publishes the winning draft, pauses the other rule, ends the experiment; audited', async () => {

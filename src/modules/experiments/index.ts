@@ -3,6 +3,7 @@ import { registerExperiments } from '../../platform/experiments.js';
 import routes from './routes.js';
 import { experimentVariantInTx, runningSubjectsInTx } from './exposure.js';
 import { Experiment, CreateExperimentBody, Goal, Rollout } from './schemas.js';
+import { runningUsesOf } from './store.js';
 
 /**
  * Experiments (issue 36): participants split between variants of a rule, a
@@ -16,7 +17,11 @@ export { experimentVariantInTx, runningSubjectsInTx } from './exposure.js';
 export type { ExperimentRow } from './store.js';
 export type { ExperimentResponse } from './service.js';
 
-registerExperiments({ variant: experimentVariantInTx, subjects: runningSubjectsInTx });
+registerExperiments({
+  variant: experimentVariantInTx,
+  subjects: runningSubjectsInTx,
+  uses: (tx, tenantId, subjectType, subjectId) => runningUsesOf(tx, tenantId, subjectType, [subjectId], ''),
+});
 
 const experimentsModule: ServiceModule = {
   name: 'experiments',

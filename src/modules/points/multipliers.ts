@@ -3,6 +3,7 @@ import type { Database, Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { prefixedId } from '../../platform/ids.js';
 import { invalid, notFound } from '../../platform/errors.js';
+import { assertNotInRunningExperimentInTx } from '../../platform/experiments.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { assertSegmentsExistInTx, membershipsInTx } from '../segments/index.js';
 import * as store from './store.js';
@@ -134,6 +135,9 @@ export async function readMultiplier(db: Database, tenantId: string, id: string)
 }
 
 export async function deleteMultiplier(db: Database, tenantId: string, id: string): Promise<void> {
-  const deleted = await db.tenant(tenantId, (tx) => store.deleteMultiplier(tx, tenantId, id));
+  const deleted = await db.tenant(tenantId, async (tx) => {
+    await assertNotInRunningExperimentInTx(tx, tenantId, 'multiplier', id);
+    return store.deleteMultiplier(tx, tenantId, id);
+  });
   if (!deleted) throw notFound('multiplier');
 }

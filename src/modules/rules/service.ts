@@ -1,6 +1,7 @@
 import type { Database, Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { conflict, fieldError, invalid, notFound, ruleViolation } from '../../platform/errors.js';
+import { assertNotInRunningExperimentInTx } from '../../platform/experiments.js';
 import { publishingRequired } from '../../platform/publishing.js';
 import { prefixedId } from '../../platform/ids.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
@@ -193,6 +194,7 @@ export async function deleteRule(db: Database, tenantId: string, ruleId: string,
       const current = await store.findRule(tx, tenantId, ruleId, true);
       if (current && current.status !== 'draft') throw publishingRequired(`deleting a published rule (this one is ${current.status})`);
     }
+    await assertNotInRunningExperimentInTx(tx, tenantId, 'rule', ruleId);
     if (!(await store.deleteRule(tx, tenantId, ruleId))) throw notFound(`earn rule "${ruleId}"`);
   });
 }
