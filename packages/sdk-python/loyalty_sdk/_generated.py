@@ -825,7 +825,7 @@ ReviewBacktest = TypedDict('ReviewBacktest', {"from": 'str', "to": 'str', "event
 class Review(TypedDict):
     """Review"""
     id: str
-    kind: Literal["rule", "engagement", "challenge", "contest"]
+    kind: Literal["rule", "engagement", "challenge", "contest", "segment"]
     item_id: str
     item_name: str
     item_revision: str
@@ -1397,6 +1397,11 @@ class SegmentUsedByItem(TypedDict):
     live: bool
 
 
+class SegmentDraft(TypedDict):
+    filter: SegmentFilter
+    materialized: bool
+
+
 class Segment(TypedDict):
     """Segment"""
     id: str
@@ -1409,6 +1414,8 @@ class Segment(TypedDict):
     created_at: str
     updated_at: str
     used_by: List[SegmentUsedByItem]
+    status: Literal["live", "draft_pending"]
+    draft: Optional[SegmentDraft]
 
 
 class StreakDefinition(TypedDict):
@@ -3791,7 +3798,7 @@ class GetParticipantResponse(_GetParticipantResponseRequired, total=False):
 
 class ListReviewsQuery(TypedDict, total=False):
     status: Literal["pending", "approved", "returned", "published"]
-    kind: Literal["rule", "engagement", "challenge", "contest"]
+    kind: Literal["rule", "engagement", "challenge", "contest", "segment"]
     item_id: str
     limit: int
     cursor: str
@@ -3804,7 +3811,7 @@ class ListReviewsResponse(TypedDict):
 
 
 class _CreateReviewBodyRequired(TypedDict):
-    kind: Literal["rule", "engagement", "challenge", "contest"]
+    kind: Literal["rule", "engagement", "challenge", "contest", "segment"]
     id: str
 
 

@@ -19,6 +19,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Ask for a draft to be published (a review request)',
         description:
           'For people without the publishing permission (programs:publish): the draft rule, engagement (or an engagement\'s unpublished changes), challenge or contest goes to the publishers. ' +
+          'A segment (kind `segment`) goes when it holds a draft: a change of its filter or materialization kept while live programs use it (`PATCH /admin/segments/{segment_id}`). ' +
           'Needs programs:write. The item must exist in this tenant (404) and hold something unpublished (409 `REVIEW_ITEM_NOT_DRAFT`); an item has at most one pending request (409 `REVIEW_ALREADY_PENDING`). ' +
           'The submitter is recorded: a console user by id and email, an API key by its id. A rule\'s request may carry the author\'s latest backtest (`backtest`, the answer of `POST /admin/rules/simulate`), shown to the publisher. ' +
           'A pending request is closed (status `published`, by whoever published, when) when its item is published directly from its own route. ' +
@@ -61,7 +62,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'approveReview',
         summary: 'Approve a pending request: the item is published',
         description:
-          'Needs programs:publish. Publishes the item through its own publish route\'s logic (a rule becomes `active`, an engagement\'s draft is published, a challenge and a contest leave `draft`) ' +
+          'Needs programs:publish. Publishes the item through its own publish route\'s logic (a rule becomes `active`, an engagement\'s draft is published, a challenge and a contest leave `draft`, a segment\'s draft filter and materialization replace the live ones and a materialized segment is refreshed) ' +
           'in the same transaction as the decision: when publishing is refused (a plan quota, a closed window …) that error is answered and the request stays pending. ' +
           'A request whose item was published directly meanwhile is answered as it stands (status `published`): the item is live, as the approval asked. ' +
           '409 `REVIEW_ALREADY_DECIDED` (approved or returned already), `REVIEW_ITEM_GONE` or `REVIEW_ITEM_CHANGED` (edited after submission: return it for resubmission); each names the item by its kind and name. ' +

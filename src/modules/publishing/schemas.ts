@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Pagination } from '../../platform/http.js';
 
 /** The kinds of program that go through a review, and the id each one takes. */
-export const REVIEW_KINDS = ['rule', 'engagement', 'challenge', 'contest'] as const;
+export const REVIEW_KINDS = ['rule', 'engagement', 'challenge', 'contest', 'segment'] as const;
 export type ReviewKind = (typeof REVIEW_KINDS)[number];
 export const REVIEW_STATUSES = ['pending', 'approved', 'returned', 'published'] as const;
 export const NOTE_LENGTH_MAX = 2000;
@@ -11,7 +11,7 @@ export const REVIEW_LIST_LIMIT_MAX = 100;
 
 const Kind = Type.Union(
   REVIEW_KINDS.map((kind) => Type.Literal(kind)),
-  { description: 'What is reviewed: an earn rule (`rul_…`), an engagement (uuid), a challenge (uuid) or a contest (its own id).' },
+  { description: 'What is reviewed: an earn rule (`rul_…`), an engagement (uuid), a challenge (uuid), a contest (its own id) or a segment (`seg_…`) whose filter change waits as a draft because live programs use it.' },
 );
 const Status = Type.Union(
   REVIEW_STATUSES.map((status) => Type.Literal(status)),

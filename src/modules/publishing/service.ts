@@ -12,6 +12,7 @@ import { publishRuleInTx, ruleForReviewInTx } from '../rules/index.js';
 import { engagementForReviewInTx, publishEngagementInTx } from '../engagements/index.js';
 import { challengeForReviewInTx, moveChallengeInTx } from '../challenges/index.js';
 import { contestForReviewInTx, publishContestInTx } from '../contests/index.js';
+import { publishSegmentDraftInTx, segmentForReviewInTx } from '../segments/index.js';
 import * as store from './store.js';
 import type { CreateReviewBody, ListReviewsQuery, ReviewKind } from './schemas.js';
 
@@ -64,6 +65,13 @@ const PROGRAMS: Record<ReviewKind, { label: string; idPattern: RegExp; find(tx: 
     idPattern: /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/,
     find: contestForReviewInTx,
     publish: (tx, context, id) => publishContestInTx(tx, context.config, context.tenantId, id),
+  },
+  // A segment used by a live program: the draft of its filter and materialization.
+  segment: {
+    label: 'segment',
+    idPattern: /^seg_[0-9a-f]{32}$/,
+    find: segmentForReviewInTx,
+    publish: (tx, context, id) => publishSegmentDraftInTx(tx, context.tenantId, id),
   },
 };
 
@@ -208,7 +216,7 @@ export async function approveReview(db: Database, config: Config, auth: AuthCont
 }
 
 /** The resource names of the audit log (platform/audit.ts) of each reviewed kind. */
-const KIND_OF_RESOURCE: Record<string, ReviewKind> = { rules: 'rule', engagements: 'engagement', challenges: 'challenge', contests: 'contest' };
+const KIND_OF_RESOURCE: Record<string, ReviewKind> = { rules: 'rule', engagements: 'engagement', challenges: 'challenge', contests: 'contest', segments: 'segment' };
 
 /**
  * A change to a reviewed kind committed (platform/audit.ts `onAuditedChange`):

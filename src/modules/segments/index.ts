@@ -25,11 +25,14 @@ import { membersSqlInTx } from './service.js';
  * - `assertMemberInTx(tx, tenantId, participantId, [{ segmentId, what }])`: the
  *   one 403 NOT_IN_SEGMENT of every place that is for a segment's members
  *   (engagements, activities, challenges), naming the segment by its name.
+ * - `segmentForReviewInTx` / `publishSegmentDraftInTx`: the review queue's
+ *   (modules/publishing) view of a segment's draft, and its approval: a change
+ *   of a segment used by a live program waits there for a publisher.
  * - `SegmentId`: the schema of a segment id for request schemas.
  * - `compileSegmentFilter` / `countSql` / `membersSql` and `readFactContextInTx`:
  *   the compiler itself, for benchmarks (bench/segments.ts).
  */
-export { membershipsInTx, membersSqlInTx, assertSegmentsExistInTx, assertMemberInTx, type SegmentTarget } from './service.js';
+export { membershipsInTx, membersSqlInTx, assertSegmentsExistInTx, assertMemberInTx, segmentForReviewInTx, publishSegmentDraftInTx, type SegmentTarget } from './service.js';
 export { compileSegmentFilter, countSql, membersSql, type CompiledFilter, type CompileOptions } from './compile.js';
 export { factContext as readFactContextInTx } from './store.js';
 export type { FactContext } from './facts.js';

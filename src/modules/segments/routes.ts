@@ -85,6 +85,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         operationId: 'updateSegment',
         summary: 'Change the name, description, filter or materialization of a segment',
+        description:
+          'Name and description change at once. A segment used by a live program (`used_by[].live`: an active rule, a published engagement, a multiplier not yet over, a published challenge not yet over, a running experiment) is live itself: ' +
+          'a change of its filter or materialization applies at once only for a caller with the publishing permission (programs:publish; never where the tenant requires four-eyes publishing). ' +
+          'For anyone else it is kept as the segment\'s `draft` (`status` `draft_pending`), the live filter still deciding membership; submit it with `POST /admin/reviews` (kind `segment`) and a publisher\'s approval applies it. ' +
+          'Sending the live filter and materialization again clears a draft; a direct change by a publisher replaces it.',
         params: SegmentParams,
         body: UpdateSegmentBody,
         response: { 200: Type.Ref('Segment') },

@@ -76,6 +76,23 @@ export const Segment = Type.Object(
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
     used_by: Type.Array(UsedBy),
+    status: Type.Union([Type.Literal('live'), Type.Literal('draft_pending')], {
+      description: '`live`: the saved filter decides membership and nothing waits; `draft_pending`: a change of the filter or materialization waits for review (`draft`), the saved filter still decides.',
+    }),
+    draft: Type.Union(
+      [
+        Type.Object({
+          filter: Type.Ref('SegmentFilter', { description: 'The filter the draft would apply; masked like `filter`.' }),
+          materialized: Type.Boolean(),
+        }),
+        Type.Null(),
+      ],
+      {
+        description:
+          'The change waiting for review: a segment used by a live program (`used_by[].live`) changed by someone who may not publish (or anyone, where the tenant requires four-eyes publishing) keeps it here; ' +
+          'submit it with `POST /admin/reviews` (kind `segment`); the approval applies it (and refreshes a materialized segment), a return leaves the live filter. Null when nothing waits.',
+      },
+    ),
   },
   { $id: 'Segment', title: 'Segment' },
 );

@@ -6,7 +6,7 @@ import { clock } from '../../platform/clock.js';
 import { AppError, conflict, fieldError } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { prefixedId } from '../../platform/ids.js';
-import { mayPublish, publishingRequired } from '../../platform/publishing.js';
+import { mayPublish } from '../../platform/publishing.js';
 import { canReadPii, maskProfile, readProfileInTx, viewProfile, type ProfileView } from '../participants/index.js';
 import { compileSegmentFilter, countSql, membersSql } from './compile.js';
 import { assertFilter, factCatalogue, factView, findFact, type FactContext } from './facts.js';
@@ -60,6 +60,8 @@ async function view(tx: Tx, tenantId: string, row: SegmentRow, auth: AuthContext
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     used_by: await store.usedBy(tx, tenantId, row.id, clock.now(tenantId)),
+    status: row.draft_filter === null ? 'live' : 'draft_pending',
+    draft: row.draft_filter === null ? null : { filter: maskedFilter(row.draft_filter, facts, auth), materialized: row.draft_materialized! },
   };
 }
 
@@ -112,28 +114,64 @@ export async function readSegment(db: Database, tenantId: string, id: string, au
   });
 }
 
+/**
+ * Changes a segment. Name and description apply at once. A change of the
+ * filter or the materialization of a segment used by a live program (`live`
+ * in `usedBy`) applies at once only for a caller who may publish; for anyone
+ * else (and everyone where the tenant requires four-eyes publishing) it is
+ * kept as the segment's draft, for review (`publishSegmentDraftInTx` applies
+ * it). A publisher's direct change replaces a pending draft.
+ */
 export async function updateSegment(db: Database, tenantId: string, id: string, body: UpdateSegmentBody, auth: AuthContext): Promise<Segment> {
   return db.tenant(tenantId, async (tx) => {
     const before = await lockedSegment(tx, tenantId, id);
-    if (changesMembership(before, body) && !mayPublish(auth)) {
-      const live = (await store.usedBy(tx, tenantId, id, clock.now(tenantId))).filter((u) => u.live);
-      if (live.length > 0) throw publishingRequired(`changing the filter or materialization of the segment ${JSON.stringify(before.name)} (live: used by ${namedUsers(live)})`);
-    }
     const context = body.filter ? await checkedContext(tx, tenantId, body.filter, auth) : await store.factContext(tx, tenantId);
-    const row = (await store.updateSegment(tx, tenantId, id, body, clock.now()))!;
-    if (!row.materialized) {
-      if (before.materialized) await dropMembershipInTx(tx, tenantId, id);
+    const touchesMembership = body.filter !== undefined || body.materialized !== undefined;
+    if (touchesMembership && !mayPublish(auth) && (await store.usedBy(tx, tenantId, id, clock.now(tenantId))).some((u) => u.live)) {
+      const draft = { filter: body.filter ?? before.draft_filter ?? before.filter, materialized: body.materialized ?? before.draft_materialized ?? before.materialized };
+      // A draft that asks for what is live already is no draft.
+      const same = isDeepStrictEqual(draft.filter, before.filter) && draft.materialized === before.materialized;
+      const row = (await store.updateSegment(tx, tenantId, id, { name: body.name, description: body.description, draft: same ? null : draft }, clock.now()))!;
       return view(tx, tenantId, row, auth, context);
     }
-    // Newly materialized: the baseline (refreshed_at is null, so silent); a changed filter: who entered and left.
-    if (!before.materialized || body.filter) await refreshLockedInTx(tx, tenantId, row, context);
-    return view(tx, tenantId, (await store.readSegment(tx, tenantId, id))!, auth, context);
+    const changes = touchesMembership ? { ...body, draft: null } : body;
+    return view(tx, tenantId, await applyInTx(tx, tenantId, before, changes, context), auth, context);
   });
 }
 
-/** Whether an update changes who the segment's members are (its filter or its materialization), not only its name or description. */
-function changesMembership(before: SegmentRow, body: UpdateSegmentBody): boolean {
-  return (body.filter !== undefined && !isDeepStrictEqual(body.filter, before.filter)) || (body.materialized !== undefined && body.materialized !== before.materialized);
+/** Writes a change to the locked segment `before` and brings its membership in line (refresh, baseline or drop); the row after. */
+async function applyInTx(tx: Tx, tenantId: string, before: SegmentRow, changes: Parameters<typeof store.updateSegment>[3], context: FactContext): Promise<SegmentRow> {
+  const row = (await store.updateSegment(tx, tenantId, before.id, changes, clock.now()))!;
+  if (!row.materialized) {
+    if (before.materialized) await dropMembershipInTx(tx, tenantId, before.id);
+    return row;
+  }
+  // Newly materialized: the baseline (refreshed_at is null, so silent); a changed filter: who entered and left.
+  if (!before.materialized || changes.filter) await refreshLockedInTx(tx, tenantId, row, context);
+  else return row;
+  return (await store.readSegment(tx, tenantId, before.id))!;
+}
+
+/** The review queue's view of a segment (modules/publishing): it has something to review while a draft waits. */
+export async function segmentForReviewInTx(tx: Tx, tenantId: string, id: string, forUpdate = false) {
+  const row = await store.readSegment(tx, tenantId, id, { lock: forUpdate });
+  return row ? { name: row.name, draft: row.draft_filter !== null, revision: row.updated_at.toISOString() } : null;
+}
+
+/**
+ * Applies a segment's draft (an approved review, in the decision's
+ * transaction): the draft's filter and materialization become the segment's,
+ * a materialized segment is refreshed (segment.entered.v1 / segment.left.v1
+ * for who moved), and the draft is cleared. The filter is checked again
+ * against the catalogue as it is now (a custom field may have gone).
+ */
+export async function publishSegmentDraftInTx(tx: Tx, tenantId: string, id: string): Promise<Segment> {
+  const before = await lockedSegment(tx, tenantId, id);
+  if (before.draft_filter === null || before.draft_materialized === null) throw conflict(`the segment ${JSON.stringify(before.name)} has no draft to publish`, 'REVIEW_ITEM_NOT_DRAFT');
+  const context = await store.factContext(tx, tenantId);
+  assertFilter(before.draft_filter, factCatalogue(context), true);
+  const row = await applyInTx(tx, tenantId, before, { filter: before.draft_filter, materialized: before.draft_materialized, draft: null }, context);
+  return view(tx, tenantId, row, null, context);
 }
 
 const namedUsers = (users: readonly store.SegmentUser[]) => users.map((u) => `${u.type} ${u.name ? `"${u.name}" (${u.id})` : u.id}`).join(', ');

@@ -9,13 +9,16 @@ export interface SegmentRow {
   description: string | null;
   filter: SegmentFilter;
   materialized: boolean;
+  /** A change waiting for review (a segment used by a live program; migration 1450): both set, or both null. */
+  draft_filter: SegmentFilter | null;
+  draft_materialized: boolean | null;
   size: string | null;
   refreshed_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = 'id, name, description, filter, materialized, size::text AS size, refreshed_at, created_at, updated_at';
+const COLUMNS = 'id, name, description, filter, materialized, draft_filter, draft_materialized, size::text AS size, refreshed_at, created_at, updated_at';
 
 /** What the tenant defined that filters read: custom fields, tier, badge and streak codes. One round trip. */
 export async function factContext(tx: Tx, tenantId: string): Promise<FactContext> {
@@ -64,7 +67,7 @@ export async function updateSegment(
   tx: Tx,
   tenantId: string,
   id: string,
-  changes: { name?: string; description?: string | null; filter?: SegmentFilter; materialized?: boolean },
+  changes: { name?: string; description?: string | null; filter?: SegmentFilter; materialized?: boolean; draft?: { filter: SegmentFilter; materialized: boolean } | null },
   now: Date,
 ): Promise<SegmentRow | null> {
   const { rows } = await tx.query(
@@ -75,6 +78,8 @@ export async function updateSegment(
        materialized = coalesce($7, materialized),
        size = CASE WHEN coalesce($7, materialized) THEN size END,
        refreshed_at = CASE WHEN coalesce($7, materialized) THEN refreshed_at END,
+       draft_filter = CASE WHEN $9::boolean THEN $10::jsonb ELSE draft_filter END,
+       draft_materialized = CASE WHEN $9::boolean THEN $11::boolean ELSE draft_materialized END,
        updated_at = $8
      WHERE tenant_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
     [
@@ -86,6 +91,9 @@ export async function updateSegment(
       changes.filter ? JSON.stringify(changes.filter) : null,
       changes.materialized ?? null,
       now,
+      changes.draft !== undefined,
+      changes.draft ? JSON.stringify(changes.draft.filter) : null,
+      changes.draft?.materialized ?? null,
     ],
   );
   return rows[0] ?? null;

@@ -2140,7 +2140,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for a draft to be published (a review request)
-         * @description For people without the publishing permission (programs:publish): the draft rule, engagement (or an engagement's unpublished changes), challenge or contest goes to the publishers. Needs programs:write. The item must exist in this tenant (404) and hold something unpublished (409 `REVIEW_ITEM_NOT_DRAFT`); an item has at most one pending request (409 `REVIEW_ALREADY_PENDING`). The submitter is recorded: a console user by id and email, an API key by its id. A rule's request may carry the author's latest backtest (`backtest`, the answer of `POST /admin/rules/simulate`), shown to the publisher. A pending request is closed (status `published`, by whoever published, when) when its item is published directly from its own route. When the tenant requires four-eyes publishing (`require_four_eyes`, `PATCH /tenant`), this is the only way to publish for everyone, publishers and API keys included: the direct publish routes answer 403 `FOUR_EYES_REQUIRED`.
+         * @description For people without the publishing permission (programs:publish): the draft rule, engagement (or an engagement's unpublished changes), challenge or contest goes to the publishers. A segment (kind `segment`) goes when it holds a draft: a change of its filter or materialization kept while live programs use it (`PATCH /admin/segments/{segment_id}`). Needs programs:write. The item must exist in this tenant (404) and hold something unpublished (409 `REVIEW_ITEM_NOT_DRAFT`); an item has at most one pending request (409 `REVIEW_ALREADY_PENDING`). The submitter is recorded: a console user by id and email, an API key by its id. A rule's request may carry the author's latest backtest (`backtest`, the answer of `POST /admin/rules/simulate`), shown to the publisher. A pending request is closed (status `published`, by whoever published, when) when its item is published directly from its own route. When the tenant requires four-eyes publishing (`require_four_eyes`, `PATCH /tenant`), this is the only way to publish for everyone, publishers and API keys included: the direct publish routes answer 403 `FOUR_EYES_REQUIRED`.
          */
         post: operations["createReview"];
         delete?: never;
@@ -2180,7 +2180,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a pending request: the item is published
-         * @description Needs programs:publish. Publishes the item through its own publish route's logic (a rule becomes `active`, an engagement's draft is published, a challenge and a contest leave `draft`) in the same transaction as the decision: when publishing is refused (a plan quota, a closed window …) that error is answered and the request stays pending. A request whose item was published directly meanwhile is answered as it stands (status `published`): the item is live, as the approval asked. 409 `REVIEW_ALREADY_DECIDED` (approved or returned already), `REVIEW_ITEM_GONE` or `REVIEW_ITEM_CHANGED` (edited after submission: return it for resubmission); each names the item by its kind and name. When the tenant requires four-eyes publishing (`require_four_eyes` in `GET /tenant`), the approval must come from a person other than the submitter: 403 `FOUR_EYES_REQUIRED` when the caller submitted the request (as the same console user, by cookie or admin login token) or is an API key.
+         * @description Needs programs:publish. Publishes the item through its own publish route's logic (a rule becomes `active`, an engagement's draft is published, a challenge and a contest leave `draft`, a segment's draft filter and materialization replace the live ones and a materialized segment is refreshed) in the same transaction as the decision: when publishing is refused (a plan quota, a closed window …) that error is answered and the request stays pending. A request whose item was published directly meanwhile is answered as it stands (status `published`): the item is live, as the approval asked. 409 `REVIEW_ALREADY_DECIDED` (approved or returned already), `REVIEW_ITEM_GONE` or `REVIEW_ITEM_CHANGED` (edited after submission: return it for resubmission); each names the item by its kind and name. When the tenant requires four-eyes publishing (`require_four_eyes` in `GET /tenant`), the approval must come from a person other than the submitter: 403 `FOUR_EYES_REQUIRED` when the caller submitted the request (as the same console user, by cookie or admin login token) or is an API key.
          */
         post: operations["approveReview"];
         delete?: never;
@@ -2717,7 +2717,10 @@ export interface paths {
         delete: operations["deleteSegment"];
         options?: never;
         head?: never;
-        /** Change the name, description, filter or materialization of a segment */
+        /**
+         * Change the name, description, filter or materialization of a segment
+         * @description Name and description change at once. A segment used by a live program (`used_by[].live`: an active rule, a published engagement, a multiplier not yet over, a published challenge not yet over, a running experiment) is live itself: a change of its filter or materialization applies at once only for a caller with the publishing permission (programs:publish; never where the tenant requires four-eyes publishing). For anyone else it is kept as the segment's `draft` (`status` `draft_pending`), the live filter still deciding membership; submit it with `POST /admin/reviews` (kind `segment`) and a publisher's approval applies it. Sending the live filter and materialization again clears a draft; a direct change by a publisher replaces it.
+         */
         patch: operations["updateSegment"];
         trace?: never;
     };
@@ -4279,8 +4282,8 @@ export interface components {
              * @example rev_0f3c2a9e4b7d41c8a6e52d19b8f07c3a
              */
             id: string;
-            /** @description What is reviewed: an earn rule (`rul_…`), an engagement (uuid), a challenge (uuid) or a contest (its own id). */
-            kind: "rule" | "engagement" | "challenge" | "contest";
+            /** @description What is reviewed: an earn rule (`rul_…`), an engagement (uuid), a challenge (uuid), a contest (its own id) or a segment (`seg_…`) whose filter change waits as a draft because live programs use it. */
+            kind: "rule" | "engagement" | "challenge" | "contest" | "segment";
             item_id: string;
             /** @description The item's name (a contest's title) when it was submitted. */
             item_name: string;
@@ -5148,6 +5151,13 @@ export interface components {
                 /** @description Whether the user is live: an active rule, a published engagement, a multiplier not yet over, a published challenge not yet over, a running experiment. A segment with a live user is live itself: a change of its filter or materialization needs the publishing permission, else it is kept as a draft for review. */
                 live: boolean;
             }[];
+            /** @description `live`: the saved filter decides membership and nothing waits; `draft_pending`: a change of the filter or materialization waits for review (`draft`), the saved filter still decides. */
+            status: "live" | "draft_pending";
+            /** @description The change waiting for review: a segment used by a live program (`used_by[].live`) changed by someone who may not publish (or anyone, where the tenant requires four-eyes publishing) keeps it here; submit it with `POST /admin/reviews` (kind `segment`); the approval applies it (and refreshes a materialized segment), a return leaves the live filter. Null when nothing waits. */
+            draft: {
+                filter: components["schemas"]["SegmentFilter"];
+                materialized: boolean;
+            } | null;
         };
         /** StreakDefinition */
         StreakDefinition: {
@@ -47476,8 +47486,8 @@ export interface operations {
             query?: {
                 /** @description `pending` until a publisher decides; `approved` published the item; `returned` sent it back to its author with a note; `published`: the item was published directly (from its own page or route) while the request was pending, by `decided_by` at `decided_at`. */
                 status?: "pending" | "approved" | "returned" | "published";
-                /** @description What is reviewed: an earn rule (`rul_…`), an engagement (uuid), a challenge (uuid) or a contest (its own id). */
-                kind?: "rule" | "engagement" | "challenge" | "contest";
+                /** @description What is reviewed: an earn rule (`rul_…`), an engagement (uuid), a challenge (uuid), a contest (its own id) or a segment (`seg_…`) whose filter change waits as a draft because live programs use it. */
+                kind?: "rule" | "engagement" | "challenge" | "contest" | "segment";
                 /** @description Only the requests for this item (give `kind` with it). */
                 item_id?: string;
                 /** @description Page size, 1 to 100 (default 20). */
@@ -47776,8 +47786,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description What is reviewed: an earn rule (`rul_…`), an engagement (uuid), a challenge (uuid) or a contest (its own id). */
-                    kind: "rule" | "engagement" | "challenge" | "contest";
+                    /** @description What is reviewed: an earn rule (`rul_…`), an engagement (uuid), a challenge (uuid), a contest (its own id) or a segment (`seg_…`) whose filter change waits as a draft because live programs use it. */
+                    kind: "rule" | "engagement" | "challenge" | "contest" | "segment";
                     /** @description The id of the draft to publish. */
                     id: string;
                     /** @description What the publisher should know. */
@@ -57331,7 +57341,31 @@ export interface operations {
                      *               "name": "Gold Explorer",
                      *               "live": false
                      *             }
-                     *           ]
+                     *           ],
+                     *           "status": "live",
+                     *           "draft": {
+                     *             "filter": {
+                     *               "all": [
+                     *                 {
+                     *                   "fact": "spring_bonus",
+                     *                   "operator": "equals",
+                     *                   "value": "Spring weekend bonus",
+                     *                   "event_name": "purchase_completed",
+                     *                   "within_days": 3
+                     *                 }
+                     *               ],
+                     *               "any": [
+                     *                 {
+                     *                   "fact": "spring_bonus",
+                     *                   "operator": "equals",
+                     *                   "value": "Spring weekend bonus",
+                     *                   "event_name": "purchase_completed",
+                     *                   "within_days": 3
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "materialized": false
+                     *           }
                      *         }
                      *       ],
                      *       "next_cursor": "eyJpZCI6IjAxSkRYNFM3In0",
@@ -57640,6 +57674,30 @@ export interface operations {
                      *           "live": false
                      *         }
                      *       ],
+                     *       "status": "live",
+                     *       "draft": {
+                     *         "filter": {
+                     *           "all": [
+                     *             {
+                     *               "fact": "spring_bonus",
+                     *               "operator": "equals",
+                     *               "value": "Spring weekend bonus",
+                     *               "event_name": "purchase_completed",
+                     *               "within_days": 3
+                     *             }
+                     *           ],
+                     *           "any": [
+                     *             {
+                     *               "fact": "spring_bonus",
+                     *               "operator": "equals",
+                     *               "value": "Spring weekend bonus",
+                     *               "event_name": "purchase_completed",
+                     *               "within_days": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         "materialized": false
+                     *       },
                      *       "livemode": false
                      *     }
                      */
@@ -58454,6 +58512,30 @@ export interface operations {
                      *           "live": false
                      *         }
                      *       ],
+                     *       "status": "live",
+                     *       "draft": {
+                     *         "filter": {
+                     *           "all": [
+                     *             {
+                     *               "fact": "spring_bonus",
+                     *               "operator": "equals",
+                     *               "value": "Spring weekend bonus",
+                     *               "event_name": "purchase_completed",
+                     *               "within_days": 3
+                     *             }
+                     *           ],
+                     *           "any": [
+                     *             {
+                     *               "fact": "spring_bonus",
+                     *               "operator": "equals",
+                     *               "value": "Spring weekend bonus",
+                     *               "event_name": "purchase_completed",
+                     *               "within_days": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         "materialized": false
+                     *       },
                      *       "livemode": false
                      *     }
                      */
@@ -59020,6 +59102,30 @@ export interface operations {
                      *           "live": false
                      *         }
                      *       ],
+                     *       "status": "live",
+                     *       "draft": {
+                     *         "filter": {
+                     *           "all": [
+                     *             {
+                     *               "fact": "spring_bonus",
+                     *               "operator": "equals",
+                     *               "value": "Spring weekend bonus",
+                     *               "event_name": "purchase_completed",
+                     *               "within_days": 3
+                     *             }
+                     *           ],
+                     *           "any": [
+                     *             {
+                     *               "fact": "spring_bonus",
+                     *               "operator": "equals",
+                     *               "value": "Spring weekend bonus",
+                     *               "event_name": "purchase_completed",
+                     *               "within_days": 3
+                     *             }
+                     *           ]
+                     *         },
+                     *         "materialized": false
+                     *       },
                      *       "livemode": false
                      *     }
                      */
