@@ -107,9 +107,15 @@ test('segments in use by live programs go through publishing', { timeout: 240_00
     assert.equal(changed.body.draft, null);
   });
 
-  await t.test('a publisher changes a live segment at once', async () => {
+  await t.test('a publisher changes a live segment at once: a pending draft is dropped and its request closed', async () => {
+    await ok(svc.request('PATCH', `${BASE}/${used}`, { ...asPerson(marketer), body: { filter: { all: [{ fact: 'lifetime_points', operator: 'gte', value: 500 }] } } }));
+    const pending = await ok(svc.request('POST', REVIEWS, { ...asPerson(marketer), body: { kind: 'segment', id: used } }), 201);
     const changed = await ok(svc.request('PATCH', `${BASE}/${used}`, { ...asPerson(publisher), body: { filter: RICH } }));
     assert.deepEqual(changed.body.filter, RICH);
+    assert.equal(changed.body.draft, null);
+    const closed = await ok(svc.request('GET', `${REVIEWS}/${pending.body.id}`, asPerson(owner)));
+    assert.equal(closed.body.status, 'published');
+    assert.equal(closed.body.decided_by.id, publisher.userId);
     assert.equal(changed.body.size, 2);
     assert.equal(await paid('rich'), 5);
   });
