@@ -18,4 +18,4 @@ export { EngagementDataStore, LIVE_REFRESH_DEBOUNCE_MS } from './engagement-stor
 export type { EngagementData, EngagementSnapshot } from './engagement-store.js';
 export { parseEventStream } from './sse.js';
 export { MAX_BATCH_EVENTS } from './validate.js';
-export const SDK_VERSION = '0.5.0';
+export const SDK_VERSION = '0.6.0';
