@@ -147,8 +147,8 @@ async function applyInTx(tx: Tx, tenantId: string, before: SegmentRow, changes: 
     return row;
   }
   // Newly materialized: the baseline (refreshed_at is null, so silent); a changed filter: who entered and left.
-  if (!before.materialized || changes.filter) await refreshLockedInTx(tx, tenantId, row, context);
-  else return row;
+  if (before.materialized && !changes.filter) return row;
+  await refreshLockedInTx(tx, tenantId, row, context);
   return (await store.readSegment(tx, tenantId, before.id))!;
 }
 
@@ -165,13 +165,12 @@ export async function segmentForReviewInTx(tx: Tx, tenantId: string, id: string,
  * for who moved), and the draft is cleared. The filter is checked again
  * against the catalogue as it is now (a custom field may have gone).
  */
-export async function publishSegmentDraftInTx(tx: Tx, tenantId: string, id: string): Promise<Segment> {
+export async function publishSegmentDraftInTx(tx: Tx, tenantId: string, id: string): Promise<void> {
   const before = await lockedSegment(tx, tenantId, id);
   if (before.draft_filter === null || before.draft_materialized === null) throw conflict(`the segment ${JSON.stringify(before.name)} has no draft to publish`, 'REVIEW_ITEM_NOT_DRAFT');
   const context = await store.factContext(tx, tenantId);
   assertFilter(before.draft_filter, factCatalogue(context), true);
-  const row = await applyInTx(tx, tenantId, before, { filter: before.draft_filter, materialized: before.draft_materialized, draft: null }, context);
-  return view(tx, tenantId, row, null, context);
+  await applyInTx(tx, tenantId, before, { filter: before.draft_filter, materialized: before.draft_materialized, draft: null }, context);
 }
 
 const namedUsers = (users: readonly store.SegmentUser[]) => users.map((u) => `${u.type} ${u.name ? `"${u.name}" (${u.id})` : u.id}`).join(', ');
