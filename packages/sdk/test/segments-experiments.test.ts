@@ -30,6 +30,7 @@ test('the SDK: segments and experiments end to end', { timeout: 120_000 }, async
     const members = await client.segments.listMembers({ path: { segment_id: saved.id } });
     assert.deepEqual(members.members.map((m) => m.participant_id), ['bob', 'cyd']);
     const dryRun = await client.points.grantToSegment({ body: { segment_id: saved.id, amount: 5, reason: 'thanks', dry_run: true } });
+    assert.ok('dry_run' in dryRun, 'a dry run answers the count, not a job');
     assert.deepEqual({ participants: dryRun.participants, points: dryRun.points }, { participants: 2, points: 10 });
   });
 
