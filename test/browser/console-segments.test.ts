@@ -137,6 +137,33 @@ test('Segments in Chromium: a marketer builds one with the live size, saves and 
     await assertAccessible(page, 'segment builder with a refusal on its field');
   });
 
+  await t.test('a segment a live rule uses: the marketer\'s change waits as a draft, is submitted for review, and decides once approved', async () => {
+    await call('POST', '/api/v1/admin/rules', { name: 'Buyers bonus', event_name: 'purchase', status: 'active', conditions: { all: [{ fact: 'participant.segment', operator: 'in', value: [segmentId] }] }, effects: [{ type: 'award_points', points: 5 }] });
+    await page.goto(`${svc.baseUrl}/console/segments/${segmentId}`);
+    const second = page.getByRole('group', { name: 'Condition 2' });
+    // 150: p-1 (150 lifetime points) stays the one member, as the later steps expect.
+    await second.getByLabel(/^Value/).fill('150');
+    await page.getByRole('button', { name: 'Save segment' }).click();
+    const pending = page.getByTestId('segment-draft-pending');
+    await pending.getByText('your change waits for review', { exact: false }).waitFor();
+    const live = await call('GET', `/api/v1/admin/segments/${segmentId}`);
+    assert.equal(live.status, 'draft_pending');
+    assert.equal(live.filter.all[1].value, 100, 'the live filter still decides');
+    assert.equal(live.draft.filter.all[1].value, 150);
+    assert.equal(await second.getByLabel(/^Value/).inputValue(), '150', 'the author goes on editing the draft');
+    await pending.getByRole('button', { name: 'Submit for review' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Submit for review' }).click();
+    await pending.getByTestId('review-pending').waitFor();
+    await assertAccessible(page, 'segment page with a change waiting for review');
+    await screenshot(page, '119-segment-draft-pending');
+    const { reviews } = await call('GET', `/api/v1/admin/reviews?kind=segment&item_id=${segmentId}`);
+    assert.equal(reviews.length, 1);
+    assert.equal(reviews[0].status, 'pending');
+    await call('POST', `/api/v1/admin/reviews/${reviews[0].id}/approve`, {});
+    const approved = await call('GET', `/api/v1/admin/segments/${segmentId}`);
+    assert.deepEqual([approved.status, approved.filter.all[1].value, approved.draft], ['live', 150, null]);
+  });
+
   await t.test('a segment with both lists, saved through the API: the builder shows its all rows, says the any list is kept, and saving keeps it', async () => {
     const both = await call('POST', '/api/v1/admin/segments', {
       name: 'Buyers in silver or with VIP',

@@ -19,7 +19,7 @@ const BACKTEST_FIELDS = ['from', 'to', 'events_scanned', 'events_matched', 'part
  * so it is invalidated with the reviews (the engagement, challenge and contest
  * hooks use the same resource names with `queryKeysFactory`).
  */
-export const ITEM_RESOURCE: Record<ReviewKind, string> = { rule: 'rules', engagement: 'engagements', challenge: 'challenges', contest: 'contests' };
+export const ITEM_RESOURCE: Record<ReviewKind, string> = { rule: 'rules', engagement: 'engagements', challenge: 'challenges', contest: 'contests', segment: 'segments' };
 
 export function useReviews(filters: { status?: ReviewStatus; kind?: ReviewKind; cursor?: string }) {
   return useQuery({
@@ -124,6 +124,12 @@ async function act(kind: ReviewKind, id: string, action: PublicationAction): Pro
       return action === 'end' ? client.challenges.end({ path: { id } }) : client.challenges.publish({ path: { id } });
     case 'contest':
       return client.contests.publish({ path: { id } });
+    case 'segment': {
+      // A segment has no publish route: a publisher's change applies at once, so publishing its draft is saving the draft.
+      const segment = await client.segments.get({ path: { segment_id: id } });
+      if (!segment.draft) return segment;
+      return client.segments.update({ path: { segment_id: id }, body: { filter: segment.draft.filter, materialized: segment.draft.materialized } });
+    }
   }
 }
 

@@ -23,6 +23,7 @@ export const stringsDe: Translation<typeof strings> = {
     conditions: 'Bedingungen',
     match: 'Mitglieder erfüllen',
     matchAll: 'alle Bedingungen',
+    draftPending: 'Laufende Programme nutzen dieses Segment, daher wartet Ihre Änderung auf Prüfung: Bis eine berechtigte Person sie freigibt, gelten weiter die gespeicherten Bedingungen. Unten stehen Ihre Änderungen.',
     matchAny: 'mindestens eine Bedingung',
     keptAny_one: 'Dieses Segment verlangt außerdem {{count}} weitere Bedingung, die über die API gesetzt wurde. Sie bleibt beim Speichern unverändert; ändern lässt sie sich über die API.',
     keptAny_other: 'Dieses Segment verlangt außerdem mindestens eine von {{count}} weiteren Bedingungen, die über die API gesetzt wurden. Sie bleiben beim Speichern unverändert; ändern lassen sie sich über die API.',

@@ -20,6 +20,7 @@ export const strings = {
     conditions: 'Conditions',
     match: 'Members match',
     matchAll: 'all conditions',
+    draftPending: 'Live programs use this segment, so your change waits for review: they go on using the saved conditions until a publisher approves it. The conditions below are your change.',
     matchAny: 'at least one condition',
     keptAny_one: 'This segment also needs at least one of {{count}} more condition, set through the API. It is kept as it is when you save; the API changes it.',
     keptAny_other: 'This segment also needs at least one of {{count}} more conditions, set through the API. They are kept as they are when you save; the API changes them.',

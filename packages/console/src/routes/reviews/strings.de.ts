@@ -17,7 +17,7 @@ export const reviewStringsDe: Translation<typeof reviewStrings> = {
     decision: 'Entscheidung',
     none: 'Hier gibt es keine Prüfungsanfrage.',
     statuses: { pending: 'Offen', approved: 'Freigegeben', returned: 'Zurückgegeben', published: 'Direkt veröffentlicht' },
-    kinds: { rule: 'Punkteregel', engagement: 'Mitmachaktion', challenge: 'Herausforderung', contest: 'Wettbewerb' },
+    kinds: { rule: 'Punkteregel', engagement: 'Mitmachaktion', challenge: 'Herausforderung', contest: 'Wettbewerb', segment: 'Segment' },
     approve: 'Freigeben',
     approveNamed: '{{name}} freigeben',
     approveTitle: '„{{name}}“ freigeben?',

@@ -14,7 +14,7 @@ export const reviewStrings = {
     decision: 'Decision',
     none: 'No review request here.',
     statuses: { pending: 'Pending', approved: 'Approved', returned: 'Returned', published: 'Published directly' },
-    kinds: { rule: 'Earn rule', engagement: 'Engagement', challenge: 'Challenge', contest: 'Contest' },
+    kinds: { rule: 'Earn rule', engagement: 'Engagement', challenge: 'Challenge', contest: 'Contest', segment: 'Segment' },
     approve: 'Approve',
     approveNamed: 'Approve {{name}}',
     approveTitle: 'Approve “{{name}}”?',

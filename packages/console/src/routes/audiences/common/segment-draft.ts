@@ -102,7 +102,9 @@ export function toInput(draft: SegmentDraft, facts: Map<string, SegmentFact>): S
   return { name: draft.name.trim(), description: draft.description.trim() || undefined, filter: withKept(draft, conditions), materialized: draft.materialized };
 }
 
-export function fromSegment(segment: Segment): SegmentDraft {
+/** The form of a saved segment: its pending draft when one waits for review (the author goes on editing it), else its live filter. */
+export function fromSegment(saved: Segment): SegmentDraft {
+  const segment = saved.draft ? { ...saved, filter: saved.draft.filter, materialized: saved.draft.materialized } : saved;
   const both = (segment.filter.any?.length ?? 0) > 0 && (segment.filter.all?.length ?? 0) > 0;
   const match: Match = (segment.filter.any?.length ?? 0) > 0 && !both ? 'any' : 'all';
   return {

@@ -11,6 +11,7 @@ import { useCan } from '../../../components/permission';
 import { Loading } from '../../../components/loading';
 import { FormErrors, useApiForm } from '../../../lib/forms';
 import { ZoneNote } from '../../../lib/format';
+import { PublicationControls } from '../../../components/publication-controls';
 import { CONDITIONS_MAX, completeFilter, emptySegmentDraft, fromSegment, newCondition, toInput, type SegmentDraft } from '../common/segment-draft';
 import { ConditionRow } from './components/condition-row';
 import { LiveSize } from './components/live-size';
@@ -67,6 +68,14 @@ export function SegmentEdit() {
       </PageHeader>
       <ErrorAlert error={segment.error ?? facts.error} />
       {segment.data && <SegmentFacts segment={segment.data} />}
+      {segment.data?.status === 'draft_pending' && (
+        <Alert color="indigo" variant="light" data-testid="segment-draft-pending">
+          <Stack gap="xs">
+            <Text size="sm">{t('segments.draftPending')}</Text>
+            <PublicationControls kind="segment" id={segment.data.id} status="draft" name={segment.data.name} />
+          </Stack>
+        </Alert>
+      )}
       <Grid>
         <Grid.Col span={{ base: 12, lg: 8 }}>
           <form onSubmit={onSubmit} noValidate>

@@ -14,7 +14,7 @@ import { Loading, ScrollTable } from '../../../components/loading';
 const STATUS_COLOR: Record<ReviewStatus, string> = { pending: 'indigo.9', approved: 'teal.9', returned: 'red.9', published: 'teal.9' };
 
 /** Where an item of each kind is edited; kinds whose screens are not built yet show their name only. */
-const ITEM_PATH: Partial<Record<ReviewKind, (id: string) => string>> = { rule: (id) => `/programs/rules/${id}` };
+const ITEM_PATH: Partial<Record<ReviewKind, (id: string) => string>> = { rule: (id) => `/programs/rules/${id}`, segment: (id) => `/segments/${id}` };
 
 /** The review requests: publishers approve or return pending ones; everyone else sees where their drafts stand. */
 export function ReviewList() {
@@ -49,7 +49,7 @@ export function ReviewList() {
           label={t('reviews.kind')}
           placeholder={t('reviews.allKinds')}
           clearable
-          data={(['rule', 'engagement', 'challenge', 'contest'] as const).map((value) => ({ value, label: t(`reviews.kinds.${value}`) }))}
+          data={(['rule', 'engagement', 'challenge', 'contest', 'segment'] as const).map((value) => ({ value, label: t(`reviews.kinds.${value}`) }))}
           value={kind ?? null}
           onChange={(value) => {
             pages.reset();
