@@ -301,3 +301,12 @@ export const countSql = (compiled: CompiledFilter): string => `SELECT count(*)::
 
 /** The members' ids of a compiled filter, as one column `participant_id`. */
 export const membersSql = (compiled: CompiledFilter): string => `SELECT p.participant_id FROM ${compiled.from}\nWHERE ${compiled.where}`;
+
+/**
+ * The size of a compiled filter and its first `sample` members by id, from one
+ * pass over the filter (the preview): the members are gathered once, then
+ * counted and the first ones taken, instead of running the filter twice.
+ */
+export const sizeAndSampleSql = (compiled: CompiledFilter, sample: number): string =>
+  `WITH members AS MATERIALIZED (${membersSql(compiled)})
+SELECT (SELECT count(*) FROM members)::bigint AS n, ARRAY(SELECT participant_id FROM members ORDER BY participant_id LIMIT ${Math.trunc(sample)}) AS sample`;

@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import { prefixedId } from '../../platform/ids.js';
 import { mayPublish } from '../../platform/publishing.js';
 import { canReadPii, maskProfile, readProfileInTx, viewProfile, type ProfileView } from '../participants/index.js';
-import { compileSegmentFilter, countSql, membersSql } from './compile.js';
+import { compileSegmentFilter, countSql, membersSql, sizeAndSampleSql } from './compile.js';
 import { assertFilter, factCatalogue, factView, findFact, type FactContext } from './facts.js';
 import { dropMembershipInTx, refreshLockedInTx, type RefreshOutcome } from './materialize.js';
 import { SAMPLE_MAX, type CreateSegmentBody, type Segment, type SegmentCondition, type SegmentFilter, type SegmentFact, type UpdateSegmentBody } from './schemas.js';
@@ -211,11 +211,10 @@ export async function previewSegment(db: Database, tenantId: string, filter: Seg
   return db.tenant(tenantId, async (tx) => {
     const context = await checkedContext(tx, tenantId, filter, auth);
     const started = performance.now();
-    const { size } = await countOf(tx, tenantId, filter, context);
     const compiled = compileSegmentFilter(filter, context, { tenantId, now: clock.now(tenantId) });
-    const { rows } = await tx.query(`${membersSql(compiled)}\nORDER BY p.participant_id LIMIT ${SAMPLE_MAX}`, compiled.params);
+    const { rows } = await tx.query(sizeAndSampleSql(compiled, SAMPLE_MAX), compiled.params);
     const took_ms = Math.round((performance.now() - started) * 10) / 10;
-    return { size, sample: await profilesOf(tx, tenantId, rows.map((r: { participant_id: string }) => r.participant_id), auth), took_ms };
+    return { size: Number(rows[0].n), sample: await profilesOf(tx, tenantId, rows[0].sample as string[], auth), took_ms };
   });
 }
 
