@@ -6,6 +6,7 @@ import { startMetricsServer, watchDatabase, type MetricsServer } from './platfor
 import { createLogger, type Logger } from './platform/logger.js';
 import { loadJwtKey } from './platform/secrets.js';
 import { buildApp, type App, type BuildOptions } from './app.js';
+import { closeWithin, SHUTDOWN_GRACE_MS } from './platform/shutdown.js';
 import { startJobRunner, type JobRunner, type JobHandler } from './platform/jobs.js';
 import { loadModules } from './platform/module.js';
 import { PLATFORM_RETENTION, RETENTION_CRONTAB, RETENTION_TASK, retentionTask } from './platform/retention.js';
@@ -99,7 +100,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     server,
     log,
     async stop() {
-      await app?.close();
+      if (app) await closeWithin(app, SHUTDOWN_GRACE_MS, log);
       await metricsServer?.close();
       await jobs?.stop();
       await stopListening();
@@ -112,3 +113,4 @@ export async function startService(options: StartOptions): Promise<RunningServic
     },
   };
 }
+
