@@ -1,3 +1,4 @@
+import { SEGMENT_ID_PATTERN } from '../segments/index.js';
 /**
  * Gate conditions, parsed once from their spec forms:
  * `activity_completed`, `activity_completed:<activity_id>`, `<activity_type>_completed`
@@ -29,7 +30,7 @@ export function parseCondition(text: string): GateCondition | null {
   if (match) return { kind: 'badge_earned', text, badgeCode: match[1] };
   match = new RegExp(`^screen_visited:(${ID})$`).exec(text);
   if (match) return { kind: 'screen_visited', text, screenId: match[1] };
-  match = /^in_segment:(seg_[0-9a-f]{32})$/.exec(text);
+  match = new RegExp(`^in_segment:(${SEGMENT_ID_PATTERN.slice(1, -1)})$`).exec(text);
   if (match) return { kind: 'in_segment', text, segmentId: match[1] };
   return null;
 }

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Pagination } from '../../platform/http.js';
+import { SEGMENT_ID_PATTERN } from '../segments/index.js';
 
 /** Experiments (issue 36): the request and answer shapes. */
 export const VARIANTS_MIN = 2;
@@ -52,7 +53,7 @@ export const Goal = Type.Object(
 );
 export type Goal = Static<typeof Goal>;
 
-const SegmentIdField = Type.String({ pattern: '^seg_[0-9a-f]{32}$', description: 'Only members of this segment take part; others get the control and are not recorded.' });
+const SegmentIdField = Type.String({ pattern: SEGMENT_ID_PATTERN, description: 'Only members of this segment take part; others get the control and are not recorded.' });
 
 const RULE_A = 'rul_6f1d2c3b4a5e46f7890a1b2c3d4e5f60';
 const RULE_B = 'rul_7a2e3d4c5b6f47a8901b2c3d4e5f6071';

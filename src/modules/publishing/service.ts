@@ -12,7 +12,7 @@ import { publishRuleInTx, ruleForReviewInTx } from '../rules/index.js';
 import { engagementForReviewInTx, publishEngagementInTx } from '../engagements/index.js';
 import { challengeForReviewInTx, moveChallengeInTx } from '../challenges/index.js';
 import { contestForReviewInTx, publishContestInTx } from '../contests/index.js';
-import { publishSegmentDraftInTx, segmentForReviewInTx } from '../segments/index.js';
+import { publishSegmentDraftInTx, SEGMENT_ID_PATTERN, segmentForReviewInTx } from '../segments/index.js';
 import * as store from './store.js';
 import type { CreateReviewBody, ListReviewsQuery, ReviewKind } from './schemas.js';
 
@@ -69,7 +69,7 @@ const PROGRAMS: Record<ReviewKind, { label: string; idPattern: RegExp; find(tx: 
   // A segment used by a live program: the draft of its filter and materialization.
   segment: {
     label: 'segment',
-    idPattern: /^seg_[0-9a-f]{32}$/,
+    idPattern: new RegExp(SEGMENT_ID_PATTERN),
     find: segmentForReviewInTx,
     publish: (tx, context, id) => publishSegmentDraftInTx(tx, context.tenantId, id),
   },

@@ -1,6 +1,6 @@
 import type { Tx } from '../../platform/db.js';
 import { fieldError, invalid } from '../../platform/errors.js';
-import { assertSegmentsExistInTx, membershipsInTx } from '../segments/index.js';
+import { assertSegmentsExistInTx, isSegmentId, membershipsInTx } from '../segments/index.js';
 import { SEGMENT_IDS_MAX, type Condition, type Conditions } from './schemas.js';
 
 /**
@@ -12,7 +12,6 @@ import { SEGMENT_IDS_MAX, type Condition, type Conditions } from './schemas.js';
  */
 export const SEGMENT_FACT = 'participant.segment';
 export const SEGMENT_OPERATORS = ['in', 'not_in'] as const;
-const SEGMENT_ID = /^seg_[0-9a-f]{32}$/;
 
 /** The ids of the listed segments the participant is in (a subset of `segmentIds`). */
 export type SegmentMemberships = (segmentIds: readonly string[]) => Promise<ReadonlySet<string>>;
@@ -62,7 +61,7 @@ export function validateSegmentCondition(condition: Condition, at: string, point
     });
   }
   const value = condition.value;
-  if (!Array.isArray(value) || value.length === 0 || value.length > SEGMENT_IDS_MAX || !value.every((v) => typeof v === 'string' && SEGMENT_ID.test(v))) {
+  if (!Array.isArray(value) || value.length === 0 || value.length > SEGMENT_IDS_MAX || !value.every((v) => typeof v === 'string' && isSegmentId(v))) {
     throw invalid(`${at}: ${SEGMENT_FACT} needs a list of 1 to ${SEGMENT_IDS_MAX} segment ids (seg_…)`, 'RULE_INVALID', {
       errors: [fieldError(`${pointer}/value`, 'type_list', `needs a list of 1 to ${SEGMENT_IDS_MAX} segment ids (seg_…)`)],
     });

@@ -37,6 +37,8 @@ export { compileSegmentFilter, countSql, membersSql, type CompiledFilter, type C
 export { factContext as readFactContextInTx } from './store.js';
 export type { FactContext } from './facts.js';
 export type { SegmentFilter } from './schemas.js';
+/** A segment id's pattern (`^seg_[0-9a-f]{32}$`) and its test, for schemas and checks that name segments inside other values. */
+export { SEGMENT_ID_PATTERN, isSegmentId } from './schemas.js';
 
 /** The JSON schema of a segment id (`^seg_[0-9a-f]{32}$`) for other modules' request schemas. */
 export const SegmentId = SegmentIdSchema;

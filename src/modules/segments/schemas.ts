@@ -11,7 +11,12 @@ export const IN_VALUES_MAX = 100;
 export const WITHIN_DAYS_MAX = 3650;
 export const SAMPLE_MAX = 10;
 
-const SEGMENT_ID_PATTERN = '^seg_[0-9a-f]{32}$';
+/** A segment id's pattern, the one other modules' schemas and checks use (through index.ts). */
+export const SEGMENT_ID_PATTERN = '^seg_[0-9a-f]{32}$';
+
+/** Whether `text` is a segment id. */
+export const isSegmentId = (text: string): boolean => SEGMENT_ID.test(text);
+const SEGMENT_ID = new RegExp(SEGMENT_ID_PATTERN);
 
 /** A segment id: `seg_` and 32 lower-case hex digits. */
 export const SegmentIdSchema = Type.String({ pattern: SEGMENT_ID_PATTERN, description: 'A segment id: `seg_` and 32 lower-case hex digits.', examples: ['seg_0f8fad5bd9cb469fa16570867728950e'] });
