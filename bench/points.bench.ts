@@ -27,7 +27,7 @@ import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { freePort, openBenchDatabase, percentile, runBench, startServiceProcess, stopServiceProcess } from './support.js';
+import { freePort, openBenchDatabase, openStatementsTable, percentile, runBench, STATEMENTS_SETTINGS, startServiceProcess, stopServiceProcess } from './support.js';
 import { migrate } from '../src/platform/migrate.js';
 import { loadModules } from '../src/platform/module.js';
 import { Database } from '../src/platform/db.js';
@@ -40,6 +40,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 /** Each load scenario first runs this long unmeasured (connections opened, code compiled, pages cached). */
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = 64;
+/** BENCH_POINTS_STATEMENTS=1 prints each HTTP scenario's top statements by total time (pg_stat_statements), the outbox pump's included. */
+const STATEMENTS = process.env.BENCH_POINTS_STATEMENTS === '1';
+const STATEMENTS_TOP = 20;
 const SPREAD_PARTICIPANTS = 10_000;
 const HOT_PARTICIPANTS = 10;
 const EXPIRY_PARTICIPANTS = 100_000;
@@ -102,7 +105,7 @@ async function http(baseUrl: string, apiKey: string, pathName: string, body: () 
 }
 
 async function main(): Promise<void> {
-  const database = await openBenchDatabase('points');
+  const database = await openBenchDatabase('points', STATEMENTS ? { settings: STATEMENTS_SETTINGS } : {});
   const { ownerUrl, appPassword, appUrl } = database;
   await migrate(ownerUrl, appPassword);
   // The bench's own database layer, with the service's pool size: the baseline and the job bodies run on it.
@@ -141,6 +144,7 @@ async function main(): Promise<void> {
       }),
     );
 
+    const statements = await openStatementsTable(owner, STATEMENTS, STATEMENTS_TOP);
     const scenarios: Array<{ name: string; path: string; body: () => Record<string, unknown>; call: (b: any) => Promise<unknown> }> = [
       { name: 'grant, 10,000 participants', path: '/api/v1/gamify/points/grant', body: grantBody(spread), call: (b) => grantDirect(db, tenantId, b) },
       { name: 'grant, 10 hot participants', path: '/api/v1/gamify/points/grant', body: grantBody(hot), call: (b) => grantDirect(db, tenantId, b) },
@@ -148,7 +152,9 @@ async function main(): Promise<void> {
     ];
     for (const scenario of PARTS.has('load') ? scenarios : []) {
       await http(baseUrl, apiKey, scenario.path, scenario.body, WARMUP_SECONDS);
+      await statements.reset();
       const viaHttp = await http(baseUrl, apiKey, scenario.path, scenario.body);
+      await statements.print(`${scenario.name}, HTTP (the service and its outbox pump)`);
       await direct(() => scenario.call(scenario.body()), WARMUP_SECONDS);
       const viaNode = await direct(() => scenario.call(scenario.body()));
       rows.push({

@@ -66,3 +66,41 @@ test('inlined literals: escaped as node-postgres escapes them, and read back unc
   const [row] = await db.tenantRead<{ texts: string[] }>(tenant.tenantId, 'SELECT $1::text[] AS texts', [tricky]);
   assert.deepEqual(row.texts, tricky);
 });
+
+test('one-trip transactions: one extended-protocol message, each statement parsed once per connection, a failing statement rolls everything back, stale plans prepared afresh, unnamed when preparing is off', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const appUrl = withCredentials(svc.ownerUrl, APP_ROLE, testCluster().appPassword);
+  const db = new Database(appUrl, svc.ownerUrl, 1);
+  t.after(() => db.close());
+  const write = { text: 'INSERT INTO participants (tenant_id, participant_id) VALUES ($1, $2) RETURNING participant_id', values: [] as unknown[] };
+  const count = { text: 'SELECT count(*)::int AS n FROM participants WHERE tenant_id = $1', values: [tenant.tenantId] };
+  const [inserted, counted] = await db.tenantInOneTrip(tenant.tenantId, [{ ...write, values: [tenant.tenantId, 'one-trip-1'] }, count]);
+  assert.deepEqual(inserted, [{ participant_id: 'one-trip-1' }]);
+  assert.deepEqual(counted, [{ n: 1 }], 'a statement sees what the one before it wrote');
+  await db.tenantInOneTrip(tenant.tenantId, [{ ...write, values: [tenant.tenantId, 'one-trip-2'] }, count]);
+  const statements = await db.tenant(tenant.tenantId, async (tx) => (await tx.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows.map((r) => r.statement));
+  assert.equal(statements.filter((s) => s === write.text).length, 1, 'parsed once on the connection, bound by name afterwards');
+  assert.equal(statements.filter((s) => s === 'COMMIT').length, 1);
+
+  // The second insert repeats the first's key: nothing of the message stays, and the connection goes on.
+  await assert.rejects(
+    db.tenantInOneTrip(tenant.tenantId, [{ ...write, values: [tenant.tenantId, 'one-trip-3'] }, { ...write, values: [tenant.tenantId, 'one-trip-3'] }]),
+    (error: { code?: string }) => error.code === '23505',
+  );
+  const [[after]] = await db.tenantInOneTrip(tenant.tenantId, [count]);
+  assert.deepEqual(after, { n: 2 }, 'the failed message wrote nothing');
+
+  // A migration changes a table under a prepared statement: the transaction is run again, prepared afresh.
+  const star = { text: 'SELECT * FROM badge_definitions WHERE tenant_id = $1', values: [tenant.tenantId] };
+  await db.tenantInOneTrip(tenant.tenantId, [star]);
+  await svc.sql('ALTER TABLE badge_definitions ADD COLUMN one_trip_extra integer');
+  assert.deepEqual(await db.tenantInOneTrip(tenant.tenantId, [star]), [[]]);
+
+  const plain = new Database(appUrl, svc.ownerUrl, 1, { preparedStatements: false });
+  t.after(() => plain.close());
+  const [[plainCount]] = await plain.tenantInOneTrip(tenant.tenantId, [{ ...write, values: [tenant.tenantId, 'one-trip-4'] }, count].slice(1));
+  assert.deepEqual(plainCount, { n: 2 });
+  const none = await plain.tenant(tenant.tenantId, async (tx) => (await tx.query('SELECT count(*)::int AS n FROM pg_prepared_statements')).rows[0].n);
+  assert.equal(none, 0, 'nothing prepared when preparing is off');
+});

@@ -4,6 +4,7 @@ import { DEFAULT_POOL_IDLE_SECONDS } from '../config.js';
 import { isUuid } from './ids.js';
 import { currentContext, inContext, tracingOn } from './tracing.js';
 import { traceQueries, traceTransaction } from './tracing-db.js';
+import { isStalePlan, PREPARED_PER_CONNECTION_MAX, sendExtended } from './db-extended.js';
 import type { Context } from '@opentelemetry/api';
 
 // node-postgres's own conversion of parameter values to text, so that an
@@ -37,6 +38,9 @@ function inlineStatement(text: string, values: readonly unknown[]): string {
     return inlineLiteral(values[index]);
   });
 }
+
+/** Sets the transaction's tenant, the setting row-level security reads. */
+const SET_TENANT = "SELECT set_config('app.tenant_id', $1, true)";
 
 /** A statement and its parameter values. */
 export interface Statement {
@@ -192,18 +196,8 @@ interface ReadCaller {
  */
 export const RETRYABLE_SQLSTATES: ReadonlySet<string> = new Set(['40001', '40P01', '23503']);
 
-/** Named statements kept per connection at most; statements beyond are sent unnamed (parsed and planned each time). */
-export const PREPARED_PER_CONNECTION_MAX = 200;
+export { PREPARED_PER_CONNECTION_MAX };
 
-/**
- * A prepared statement whose result columns changed under it (a migration
- * added or dropped a column of a `SELECT *` table while this process ran):
- * PostgreSQL refuses it once; prepared again, it works.
- */
-function isStalePlan(error: unknown): boolean {
-  const { code, message } = error as { code?: string; message?: string };
-  return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type');
-}
 
 /**
  * Makes a connection send every statement that has parameters as a named
@@ -241,14 +235,16 @@ function prepareStatements(client: pg.PoolClient): void {
 /** How many times a transaction runs at most when it keeps failing with a retryable SQLSTATE. */
 export const TX_ATTEMPTS_MAX = 4;
 
-/** The message that opens a transaction, or how to make it for the connection it runs on. */
-type Begin = string | ((client: Tx) => string);
+/** The message that opens a transaction, or how to make it (or send it) for the connection it runs on. */
+type Begin = string | ((client: Tx) => string | Promise<pg.QueryResult[]>);
 
 export class Database {
   readonly app: pg.Pool;
   readonly system: pg.Pool;
   /** The application role on a streaming replica, for `staleRead`; null when none is configured. */
   readonly replica: pg.Pool | null;
+  /** Whether statements with parameters are sent as named (prepared) statements (DB_PREPARED_STATEMENTS). */
+  private readonly preparedStatements: boolean;
 
   /**
    * `preparedStatements` (DB_PREPARED_STATEMENTS, on by default) sends
@@ -265,6 +261,7 @@ export class Database {
     // pg's default closes a connection after 10 s unused: under a steady load that needs a few connections, the
     // rest of the pool closed and reopened all the time, and every burst paid for new backends (100/s activity
     // completions stalled for 2–3 s at p99 500 ms; docs/performance/activities.md).
+    this.preparedStatements = options.preparedStatements ?? true;
     const idleTimeoutMillis = (options.idleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) * 1000;
     this.app = new pg.Pool({ connectionString: appUrl, max: poolSize, idleTimeoutMillis, application_name: 'loyalty-app' });
     this.system = new pg.Pool({ connectionString: systemUrl, max: Math.max(4, Math.ceil(poolSize / 2)), idleTimeoutMillis, application_name: 'loyalty-system' });
@@ -276,7 +273,7 @@ export class Database {
       pool.on('error', () => undefined);
       pool.on('connect', (client) => {
         client.on('error', () => undefined);
-        if (options.preparedStatements ?? true) {
+        if (this.preparedStatements) {
           prepareStatements(client);
           scriptNames.set(client, { names: new Map(), created: 0 });
         }
@@ -317,8 +314,9 @@ export class Database {
 
   /**
    * A write transaction in ONE round trip: BEGIN, the tenant setting,
-   * `statements` and COMMIT as one message (`runStatements`: each statement
-   * sees what the ones before it wrote, with a snapshot of its own). Returns
+   * `statements` and COMMIT as one extended-protocol message (`sendExtended`:
+   * each statement sees what the ones before it wrote, with a snapshot of its
+   * own). Returns
    * each statement's rows. A failing statement stops the message before
    * COMMIT and the transaction rolls back; retried like `tenant()`. For short,
    * hot writes whose statements decide among themselves what to write (the
@@ -330,12 +328,13 @@ export class Database {
    */
   async tenantInOneTrip(tenantId: string, statements: readonly Statement[]): Promise<unknown[][]> {
     if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
-    let message: Message;
-    const begin = (client: Tx) => {
-      message = messageOf(client, statements);
-      return `BEGIN; SET LOCAL app.tenant_id = '${tenantId}'; SET LOCAL plan_cache_mode = force_generic_plan; ${message.text}; COMMIT`;
-    };
-    return this.transaction(begin, async (_tx, started) => message.rows(asResults(started).slice(3)), this.app, true, (error) => message.failed(error));
+    const begin = (client: Tx) =>
+      sendExtended(
+        client,
+        [{ text: 'BEGIN', values: [] }, { text: SET_TENANT, values: [tenantId] }, { text: 'SET LOCAL plan_cache_mode = force_generic_plan', values: [] }, ...statements, { text: 'COMMIT', values: [] }],
+        this.preparedStatements,
+      );
+    return this.transaction(begin, async (_tx, started) => asResults(started).slice(3, 3 + statements.length).map((result) => result.rows), this.app, true);
   }
 
   /**
@@ -472,11 +471,12 @@ export class Database {
       const client = await pool.connect();
       let released = false;
       try {
-        const started = await client.query(typeof begin === 'string' ? begin : begin(client)).catch((error: unknown) => {
+        const opening = typeof begin === 'string' ? begin : begin(client);
+        const started = await (typeof opening === 'string' ? client.query(opening) : opening).catch((error: unknown) => {
           beginFailed?.(error);
           throw error;
         });
-        const result = await fn(client, started);
+        const result = await fn(client, started as pg.QueryResult);
         if (!commitsItself) await client.query('COMMIT');
         return result;
       } catch (error) {

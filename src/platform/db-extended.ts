@@ -1,0 +1,183 @@
+import { createRequire } from 'node:module';
+import type pg from 'pg';
+
+/**
+ * Several statements sent with the extended protocol in ONE write and ONE
+ * round trip: for each statement Parse (only the first time on a
+ * connection, under a name), Bind, Describe and Execute, then a single Sync.
+ * PostgreSQL runs them in order, each with a snapshot of its own; the first
+ * error skips the rest up to the Sync. Against the same statements sent as
+ * one simple-protocol text (`EXECUTE name('literal', …)` for each), the
+ * server neither parses an EXECUTE nor copies each result into a tuplestore,
+ * and the client builds no text: a direct grant's message costs the
+ * database a fifth less (docs/performance.md, "One grant path").
+ *
+ * A `pg` submittable (`client.query(submittable)`): the client hands it the
+ * protocol's answers one by one while it is the connection's active query.
+ */
+
+const require = createRequire(import.meta.url);
+const { prepareValue } = require('pg/lib/utils.js') as { prepareValue(value: unknown): unknown };
+const Result = require('pg/lib/result.js') as new () => pg.QueryResult & {
+  addFields(fields: unknown[]): void;
+  parseRow(fields: unknown[]): Record<string, unknown>;
+  addRow(row: Record<string, unknown>): void;
+  addCommandComplete(message: unknown): void;
+};
+
+/** A statement and its parameter values. */
+interface Sent {
+  text: string;
+  values: readonly unknown[];
+}
+
+/** What `pg`'s connection offers a submittable (pg/lib/connection.js). */
+interface Connection {
+  stream: { cork?(): void; uncork?(): void };
+  parse(query: { text: string; name: string; types: unknown[] }): void;
+  bind(config: { statement: string; values: readonly unknown[]; valueMapper: (value: unknown) => unknown }): void;
+  describe(message: { type: 'P'; name: string }): void;
+  execute(config: { portal: string; rows: number }): void;
+  sync(): void;
+}
+
+/** The names under which a connection holds the statements it parsed for extended messages. */
+interface Names {
+  byText: Map<string, string>;
+  /** Names used so far; never reused, since a name forgotten here may still exist on the server. */
+  created: number;
+}
+
+const namesOf = new WeakMap<pg.ClientBase, Names>();
+
+/** Named statements kept per connection at most (for each way of preparing them); statements beyond are sent unnamed (parsed and planned each time). */
+export const PREPARED_PER_CONNECTION_MAX = 200;
+
+class ExtendedMessage {
+  private readonly results: pg.QueryResult[] = [];
+  private current: InstanceType<typeof Result> | null = null;
+  private error: unknown = null;
+  private settled = false;
+
+  constructor(
+    private readonly statements: readonly Sent[],
+    private readonly names: Names | null,
+    /** Texts given a name by this message: forgotten again when it fails, since their Parse may not have run. */
+    private readonly fresh: string[],
+    private readonly callback: (error: unknown, results: pg.QueryResult[]) => void,
+  ) {}
+
+  submit(connection: Connection): null {
+    connection.stream.cork?.();
+    try {
+      for (const { text, values } of this.statements) {
+        let name = this.names?.byText.get(text);
+        if (name === undefined) {
+          if (this.names && this.names.created < PREPARED_PER_CONNECTION_MAX) {
+            name = `x${this.names.created++}`;
+            this.names.byText.set(text, name);
+            this.fresh.push(text);
+          } else {
+            name = '';
+          }
+          connection.parse({ text, name, types: [] });
+        }
+        connection.bind({ statement: name, values, valueMapper: prepareValue });
+        connection.describe({ type: 'P', name: '' });
+        connection.execute({ portal: '', rows: 0 });
+      }
+      connection.sync();
+    } finally {
+      connection.stream.uncork?.();
+    }
+    return null;
+  }
+
+  handleRowDescription(message: { fields: unknown[] }): void {
+    this.current = new Result();
+    this.current.addFields(message.fields);
+  }
+
+  handleDataRow(message: { fields: unknown[] }): void {
+    if (this.error || !this.current) return;
+    try {
+      this.current.addRow(this.current.parseRow(message.fields));
+    } catch (error) {
+      this.error = error;
+    }
+  }
+
+  handleCommandComplete(message: unknown): void {
+    const result = this.current ?? new Result();
+    result.addCommandComplete(message);
+    this.results.push(result);
+    this.current = null;
+  }
+
+  handleEmptyQuery(): void {
+    this.results.push(new Result());
+  }
+
+  /** The client lets go of its active query on an error (and queues the next one until ReadyForQuery): settle now. */
+  handleError(error: unknown): void {
+    this.error ??= error;
+    this.settle();
+  }
+
+  handleReadyForQuery(): void {
+    this.settle();
+  }
+
+  handlePortalSuspended(): void {
+    this.error ??= new Error('an extended message does not suspend portals');
+  }
+
+  handleCopyInResponse(): void {
+    this.error ??= new Error('an extended message does not copy');
+  }
+
+  handleCopyData(): void {}
+
+  private settle(): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.error && this.names) for (const text of this.fresh) this.names.byText.delete(text);
+    this.callback(this.error, this.results);
+  }
+}
+
+/**
+ * Sends `statements` as one extended-protocol message on `client` and
+ * returns each statement's result, in order. With `named`, a connection
+ * parses each text once and binds it by name afterwards (forgetting every
+ * name after a stale plan); without, each is parsed unnamed on every call
+ * (behind a pooler that does not track prepared statements).
+ */
+export function sendExtended(client: pg.ClientBase, statements: readonly Sent[], named: boolean): Promise<pg.QueryResult[]> {
+  let names: Names | null = null;
+  if (named) {
+    names = namesOf.get(client) ?? { byText: new Map(), created: 0 };
+    namesOf.set(client, names);
+  }
+  return new Promise((resolve, reject) => {
+    const message = new ExtendedMessage(statements, names, [], (error, results) => {
+      if (error) {
+        if (names && isStalePlan(error)) names.byText = new Map();
+        reject(error);
+      } else {
+        resolve(results);
+      }
+    });
+    void (client.query as unknown as (submittable: unknown) => unknown)(message);
+  });
+}
+
+/**
+ * A prepared statement whose result columns changed under it (a migration
+ * added or dropped a column of a `SELECT *` table while this process ran):
+ * PostgreSQL refuses it once; prepared again, it works.
+ */
+export function isStalePlan(error: unknown): boolean {
+  const { code, message } = error as { code?: string; message?: string };
+  return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type');
+}
