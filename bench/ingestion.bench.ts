@@ -18,6 +18,11 @@
  * 4. end to end: single events sent at 70% of the two-worker processing
  *    rate while two workers run; p50/p95 of processed_at − received_at.
  *
+ * Before these, the accept phase of issue 37 (bench/ingestion-accept.ts):
+ * open loop at BENCH_INGESTION_RATES beside a bare POST, and the 50-connection
+ * ratio, against the service as `npm start` runs it. BENCH_INGESTION_ACCEPT_ONLY=1
+ * runs that phase only.
+ *
  * Loopback only; bounded in time; prints a markdown table and exits.
  */
 import os from 'node:os';
@@ -27,7 +32,8 @@ import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { withCredentials } from '../src/platform/database-server.js';
-import { freePort, openBenchDatabase, runBench } from './support.js';
+import { freePort, openBenchDatabase, runBench, STATEMENTS_SETTINGS } from './support.js';
+import { ACCEPT_STATEMENTS, measureAccept } from './ingestion-accept.js';
 import { APP_ROLE, migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -119,7 +125,7 @@ function event(participant: string, name = 'purchase'): Record<string, unknown> 
 }
 
 async function main(): Promise<void> {
-  const database = await openBenchDatabase('ingestion');
+  const database = await openBenchDatabase('ingestion', ACCEPT_STATEMENTS ? { settings: STATEMENTS_SETTINGS } : {});
   const { ownerUrl, appPassword } = database;
   await migrate(ownerUrl, appPassword);
   const db = new Database(withCredentials(ownerUrl, APP_ROLE, appPassword), ownerUrl, 4);
@@ -137,6 +143,13 @@ async function main(): Promise<void> {
   };
 
   const rows: string[][] = [];
+  process.stdout.write(await measureAccept(ownerUrl, tenant.api_key, tenant.tenant_id, runId));
+  if (process.env.BENCH_INGESTION_ACCEPT_ONLY === '1') {
+    await db.close();
+    await owner.end();
+    await database.stop();
+    return;
+  }
   try {
     // Baseline and API, each in a process of its own.
     const barePort = await freePort();
