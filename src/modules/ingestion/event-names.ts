@@ -16,16 +16,22 @@ import { PROPERTY_SAMPLE_EVENTS, PROPERTY_PATHS_MAX, PROPERTY_DEPTH_SAMPLED } fr
  */
 export async function countEventNamesInTx(tx: Tx, tenantId: string, events: ReadonlyArray<{ eventName: string; occurredAt: Date }>): Promise<void> {
   if (events.length === 0) return;
-  await tx.query(
-    `INSERT INTO event_names_seen AS s (tenant_id, event_name, events, first_seen_at, last_seen_at)
-     SELECT $1, name, count(*), min(at), max(at) FROM unnest($2::text[], $3::timestamptz[]) AS e (name, at)
+  await tx.query(eventNamesUpsertSql('$1::uuid', 'unnest($2::text[], $3::timestamptz[]) AS e (name, at)'), [
+    tenantId,
+    events.map((e) => e.eventName),
+    events.map((e) => e.occurredAt.toISOString()),
+  ]);
+}
+
+/** The names' upsert from `from`, a FROM source with columns `name` and `at`; also a data-modifying CTE of the accept statement (store.ts). */
+export function eventNamesUpsertSql(tenant: string, from: string): string {
+  return `INSERT INTO event_names_seen AS s (tenant_id, event_name, events, first_seen_at, last_seen_at)
+     SELECT ${tenant}, name, count(*), min(at), max(at) FROM ${from}
      GROUP BY name ORDER BY name
      ON CONFLICT (tenant_id, event_name) DO UPDATE
        SET events = s.events + EXCLUDED.events,
            first_seen_at = least(s.first_seen_at, EXCLUDED.first_seen_at),
-           last_seen_at = greatest(s.last_seen_at, EXCLUDED.last_seen_at)`,
-    [tenantId, events.map((e) => e.eventName), events.map((e) => e.occurredAt.toISOString())],
-  );
+           last_seen_at = greatest(s.last_seen_at, EXCLUDED.last_seen_at)`;
 }
 
 type JsonType = 'string' | 'number' | 'boolean' | 'object' | 'array' | 'null';

@@ -12,17 +12,37 @@ import { nextUtcMidnight, tenantEventIngestionPerDay, type Plan } from '../../pl
  */
 export async function countAcceptedEventsInTx(tx: Tx, tenantId: string, accepted: number, now: Date): Promise<void> {
   if (accepted === 0) return;
-  const day = now.toISOString().slice(0, 10);
-  const { rows } = await tx.query<{ events: number; plan: Plan; event_ingestion_per_day: number | null }>(
-    `WITH counted AS (
-       INSERT INTO ingestion_usage (tenant_id, day, events) VALUES ($1, $2, $3)
-       ON CONFLICT (tenant_id, day) DO UPDATE SET events = ingestion_usage.events + EXCLUDED.events
-       RETURNING events
-     )
+  const { rows } = await tx.query<UsageRow>(
+    `WITH counted AS (${usageUpsertSql('$1::uuid', '$2::date', '$3::int', '')})
      SELECT c.events, t.plan, t.event_ingestion_per_day FROM counted c LEFT JOIN tenants t ON t.id = $1`,
-    [tenantId, day, accepted],
+    [tenantId, utcDay(now), accepted],
   );
-  const { events, plan, event_ingestion_per_day: override } = rows[0];
+  checkQuota(rows[0], accepted, now);
+}
+
+export interface UsageRow {
+  events: number;
+  plan: Plan;
+  event_ingestion_per_day: number | null;
+}
+
+export const utcDay = (now: Date): string => now.toISOString().slice(0, 10);
+
+/**
+ * The day's counter upsert, adding `count` (an SQL expression over `from`, a FROM clause or empty) and returning the
+ * day's total as `events`; also a data-modifying CTE of the accept statement (store.ts).
+ */
+export function usageUpsertSql(tenant: string, day: string, count: string, from: string): string {
+  return `INSERT INTO ingestion_usage (tenant_id, day, events) SELECT ${tenant}, ${day}, ${count} ${from}
+       ON CONFLICT (tenant_id, day) DO UPDATE SET events = ingestion_usage.events + EXCLUDED.events
+       RETURNING events`;
+}
+
+/** Refuses (throws, so the storing transaction rolls back) when the day's total with these `accepted` events crosses the quota. */
+export function checkQuota(row: UsageRow, accepted: number, now: Date): void {
+  const { plan, event_ingestion_per_day: override } = row;
+  // A bigint: node-postgres reads it as text.
+  const events = Number(row.events);
   const quota = tenantEventIngestionPerDay(plan, override);
   if (quota === null || events <= quota) return;
   const resetsAt = nextUtcMidnight(now);

@@ -10,7 +10,7 @@ import type { AuthContext } from '../../platform/auth.js';
 import { continueStreaksForEventInTx } from '../streaks/index.js';
 import { applyEarnRulesInTx, coalesceProfile, type RuleVerdict } from '../rules/index.js';
 import * as store from './store.js';
-import { countAcceptedEventsInTx } from './quota.js';
+import { checkQuota, countAcceptedEventsInTx, utcDay, type UsageRow } from './quota.js';
 import { countEventNamesInTx } from './event-names.js';
 import { processingQueue, type Rejection } from './normalize.js';
 
@@ -37,41 +37,77 @@ const KEY_REUSED: Rejection = {
  * counts them later in the same transaction (`countAcceptedEventsInTx`).
  */
 export async function storeEventsInTx(tx: Tx, tenantId: string, events: store.NewEvent[], countQuota = true): Promise<StoreResult[]> {
-  const results: StoreResult[] = new Array(events.length);
-  const firstByKey = new Map<string, number>();
-  const unique: store.NewEvent[] = [];
-  const uniqueIndex: number[] = [];
-  events.forEach((event, index) => {
-    if (!firstByKey.has(event.key)) {
-      firstByKey.set(event.key, index);
-      unique.push(event);
-      uniqueIndex.push(index);
-    }
+  const uses = firstUses(events);
+  const outcomes = uses.unique.length > 0 ? await store.insertEvents(tx, tenantId, uses.unique, clock.now()) : [];
+  const results = await resultsOf(tx, tenantId, events, uses, outcomes);
+  if (countQuota) await countAcceptedInTx(tx, tenantId, outcomes.filter((o) => o.fresh).map((o) => uses.unique[o.index]));
+  return results;
+}
+
+/**
+ * `storeEventsInTx` in its own transaction of two round trips: BEGIN, the tenant and the one accept statement (which
+ * also counts the quota and the names) in one message, then COMMIT, after the quota is checked on the statement's
+ * rows (over the quota: rolled back, nothing stored). The accept path's write (writer.ts).
+ */
+export async function storeEvents(db: Database, tenantId: string, events: store.NewEvent[]): Promise<StoreResult[]> {
+  const uses = firstUses(events);
+  const now = clock.now();
+  const { text, values } = store.insertEventsStatement(tenantId, uses.unique, now, utcDay(now));
+  return db.tenantStartingWith<StoreResult[], store.InsertRow>(tenantId, text, values, async (tx, rows) => {
+    const outcomes = store.insertOutcomes(rows);
+    const fresh = outcomes.filter((o) => o.fresh).length;
+    if (fresh > 0) checkQuota(rows[0] as UsageRow, fresh, now);
+    return resultsOf(tx, tenantId, events, uses, outcomes);
   });
-  const outcomes = unique.length > 0 ? await store.insertEvents(tx, tenantId, unique, clock.now()) : [];
+}
+
+interface FirstUses {
+  /** The first event of each key, in order, and its index in the list. */
+  unique: store.NewEvent[];
+  uniqueIndex: number[];
+}
+
+function firstUses(events: store.NewEvent[]): FirstUses {
+  const uses: FirstUses = { unique: [], uniqueIndex: [] };
+  const seen = new Set<string>();
+  events.forEach((event, index) => {
+    if (seen.has(event.key)) return;
+    seen.add(event.key);
+    uses.unique.push(event);
+    uses.uniqueIndex.push(index);
+  });
+  return uses;
+}
+
+function answer(event: store.NewEvent, holder: { eventId: string; fingerprint: string } | undefined, fresh: boolean): StoreResult {
+  if (fresh) return { status: 'accepted', eventId: event.eventId };
+  if (!holder) return { status: 'rejected', code: 'IDEMPOTENCY_IN_PROGRESS', detail: 'the idempotency key is in use by a request that is still running' };
+  if (holder.fingerprint !== event.fingerprint) return { status: 'rejected', ...KEY_REUSED };
+  return { status: 'duplicate', eventId: holder.eventId };
+}
+
+/** Each event's answer from the insert's outcomes: accepted, a duplicate of the key's holder, or refused. */
+async function resultsOf(tx: Tx, tenantId: string, events: store.NewEvent[], uses: FirstUses, outcomes: store.InsertOutcome[]): Promise<StoreResult[]> {
+  const { unique, uniqueIndex } = uses;
+  const results: StoreResult[] = new Array(events.length);
   const missing = outcomes.filter((o) => !o.fresh && o.existingEventId === null).map((o) => unique[o.index].key);
   const late = missing.length > 0 ? await store.findKeys(tx, tenantId, missing) : new Map();
+  // Who holds each key once the statement ran: a repeat later in the list is compared with the holder, not with the key's first use in the list.
+  const holders = new Map<string, { eventId: string; fingerprint: string } | undefined>();
   for (const outcome of outcomes) {
     const event = unique[outcome.index];
     const index = uniqueIndex[outcome.index];
-    if (outcome.fresh) {
-      results[index] = { status: 'accepted', eventId: event.eventId };
-      continue;
-    }
-    const holder = outcome.existingEventId !== null ? { eventId: outcome.existingEventId, fingerprint: outcome.existingFingerprint! } : late.get(event.key);
-    if (!holder) results[index] = { status: 'rejected', code: 'IDEMPOTENCY_IN_PROGRESS', detail: 'the idempotency key is in use by a request that is still running' };
-    else if (holder.fingerprint !== event.fingerprint) results[index] = { status: 'rejected', ...KEY_REUSED };
-    else results[index] = { status: 'duplicate', eventId: holder.eventId };
+    const holder = outcome.fresh
+      ? { eventId: event.eventId, fingerprint: event.fingerprint }
+      : outcome.existingEventId !== null
+        ? { eventId: outcome.existingEventId, fingerprint: outcome.existingFingerprint! }
+        : late.get(event.key);
+    holders.set(event.key, holder);
+    results[index] = answer(event, holder, outcome.fresh);
   }
   events.forEach((event, index) => {
-    if (results[index]) return;
-    const first = results[firstByKey.get(event.key)!];
-    const firstEvent = events[firstByKey.get(event.key)!];
-    if (firstEvent.fingerprint !== event.fingerprint) results[index] = { status: 'rejected', ...KEY_REUSED };
-    else if (first.status === 'rejected') results[index] = first;
-    else results[index] = { status: 'duplicate', eventId: first.eventId };
+    if (!results[index]) results[index] = answer(event, holders.get(event.key), false);
   });
-  if (countQuota) await countAcceptedInTx(tx, tenantId, outcomes.filter((o) => o.fresh).map((o) => unique[o.index]));
   return results;
 }
 

@@ -1,5 +1,7 @@
 import type pg from 'pg';
-import type { Tx } from '../../platform/db.js';
+import type { Statement, Tx } from '../../platform/db.js';
+import { usageUpsertSql, type UsageRow } from './quota.js';
+import { eventNamesUpsertSql } from './event-names.js';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 import { deleteBatch, type RetentionRule } from '../../platform/retention.js';
@@ -50,8 +52,38 @@ export const IDEMPOTENCY_WINDOW = '24 hours';
  * in timestamp order. Keys must be unique within `events`.
  */
 export async function insertEvents(tx: Tx, tenantId: string, events: NewEvent[], receivedAt: Date): Promise<InsertOutcome[]> {
-  const { rows } = await tx.query<{ ord: number; fresh: boolean; existing_event_id: string | null; existing_fingerprint: string | null }>(
-    `WITH input AS (
+  const { text, values } = insertEventsStatement(tenantId, events, receivedAt, null);
+  return insertOutcomes((await tx.query<InsertRow>(text, [...values])).rows);
+}
+
+/** A row of the accept statement: with `countDay`, every row also carries the day's usage after counting and the tenant's plan. */
+export interface InsertRow extends Partial<UsageRow> {
+  ord: number;
+  fresh: boolean;
+  existing_event_id: string | null;
+  existing_fingerprint: string | null;
+}
+
+export function insertOutcomes(rows: InsertRow[]): InsertOutcome[] {
+  return rows.map((r) => ({ index: r.ord - 1, fresh: r.fresh, existingEventId: r.existing_event_id, existingFingerprint: r.existing_fingerprint }));
+}
+
+/**
+ * The statement of `insertEvents`. With `countDay` (a UTC day), the same statement also counts the fresh events in the
+ * day's quota row and by name (quota.ts, event-names.ts): the accept path's whole write is one statement, whose rows
+ * carry the usage to check against the quota before the commit (`checkQuota`).
+ */
+export function insertEventsStatement(tenantId: string, events: NewEvent[], receivedAt: Date, countDay: string | null): Statement {
+  const counting = countDay
+    ? `,
+     counted AS (${usageUpsertSql('$1::uuid', '$14::date', 'count(*)', 'FROM fresh HAVING count(*) > 0')}),
+     named AS (${eventNamesUpsertSql('$1::uuid', '(SELECT event_name AS name, occurred_at AS at FROM fresh) f')})`
+    : '';
+  const usage = countDay
+    ? ', (SELECT events FROM counted) AS events, (SELECT plan FROM tenants WHERE id = $1) AS plan, (SELECT event_ingestion_per_day FROM tenants WHERE id = $1) AS event_ingestion_per_day'
+    : '';
+  return {
+    text: `WITH input AS (
        SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::jsonb[], $10::timestamptz[], $11::text[], $13::text[])
          WITH ORDINALITY AS i (event_id, fact_id, key, fingerprint, event_name, participant_id, engagement_id, properties, occurred_at, queue, traceparent, ord)
      ),
@@ -81,13 +113,13 @@ export async function insertEvents(tx: Tx, tenantId: string, events: NewEvent[],
        INSERT INTO ingestion_pending (tenant_id, event_id, queue, lane, traceparent)
        SELECT $1, event_id, queue, split_part(queue, ':', 2)::int % ${PROCESSING_LANES}, traceparent FROM fresh WHERE queue IS NOT NULL
        ORDER BY occurred_at, ord
-     )
-     SELECT i.ord::int AS ord, f.event_id IS NOT NULL AS fresh, k.event_id AS existing_event_id, k.fingerprint AS existing_fingerprint
+     )${counting}
+     SELECT i.ord::int AS ord, f.event_id IS NOT NULL AS fresh, k.event_id AS existing_event_id, k.fingerprint AS existing_fingerprint${usage}
      FROM input i
      LEFT JOIN fresh f ON f.event_id = i.event_id
      LEFT JOIN event_idempotency_keys k ON f.event_id IS NULL AND k.tenant_id = $1 AND k.key = i.key
      ORDER BY i.ord`,
-    [
+    values: [
       tenantId,
       events.map((e) => e.eventId),
       events.map((e) => e.factId),
@@ -101,9 +133,9 @@ export async function insertEvents(tx: Tx, tenantId: string, events: NewEvent[],
       events.map((e) => e.queue),
       receivedAt,
       events.map((e) => e.traceparent),
+      ...(countDay ? [countDay] : []),
     ],
-  );
-  return rows.map((r) => ({ index: r.ord - 1, fresh: r.fresh, existingEventId: r.existing_event_id, existingFingerprint: r.existing_fingerprint }));
+  };
 }
 
 /** Reads the holders of keys that a concurrent transaction claimed after the insert's snapshot. */

@@ -2,7 +2,7 @@ import type { Database } from '../../platform/db.js';
 import type { Logger } from '../../platform/logger.js';
 import { wakePump } from '../../platform/pump.js';
 import type { NewEvent } from './store.js';
-import { storeEventsInTx, type StoreResult } from './service.js';
+import { storeEvents, type StoreResult } from './service.js';
 import { LANES_PUMP } from './lanes.js';
 
 /**
@@ -83,7 +83,7 @@ export class EventWriter {
   private async write(tenantId: string, requests: Pending[]): Promise<void> {
     if (requests.length > 1) {
       try {
-        const results = await this.db.tenant(tenantId, (tx) => storeEventsInTx(tx, tenantId, requests.flatMap((r) => r.events)));
+        const results = await storeEvents(this.db, tenantId, requests.flatMap((r) => r.events));
         this.committed(results);
         let offset = 0;
         for (const request of requests) {
@@ -97,7 +97,7 @@ export class EventWriter {
     }
     for (const request of requests) {
       try {
-        const results = await this.db.tenant(tenantId, (tx) => storeEventsInTx(tx, tenantId, request.events));
+        const results = await storeEvents(this.db, tenantId, request.events);
         this.committed(results);
         request.resolve(results);
       } catch (error) {
