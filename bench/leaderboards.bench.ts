@@ -23,6 +23,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { openBenchDatabase, percentile, runBench } from './support.js';
+import { seedLifetimePoints } from './leaderboard-seed.js';
 import { startService } from '../src/service.js';
 import { createLogger } from '../src/platform/logger.js';
 import { runFactHandlers } from '../src/platform/facts.js';
@@ -92,18 +93,7 @@ async function main(): Promise<void> {
     const key = tenant.api_key;
 
     // Seeding is not measured: one statement per table, scores spread over 0..100,000 with many ties.
-    const [, seedMs] = await timed(async () => {
-      await owner.query(
-        `INSERT INTO participants (tenant_id, participant_id, display_name) SELECT $1, 'p' || i, 'Player ' || i FROM generate_series(1, $2) i`,
-        [tenantId, PARTICIPANTS],
-      );
-      await owner.query(
-        `INSERT INTO leaderboard_lifetime_points (tenant_id, participant_id, score, reached_at)
-         SELECT $1, 'p' || i, (random() * 100000)::bigint + 1, now() - random() * interval '30 days' FROM generate_series(1, $2) i`,
-        [tenantId, PARTICIPANTS],
-      );
-      await owner.query('VACUUM ANALYZE participants, leaderboard_lifetime_points');
-    });
+    const [, seedMs] = await timed(() => seedLifetimePoints(owner, tenantId, PARTICIPANTS));
     process.stderr.write(`seeded ${PARTICIPANTS} participants in ${(seedMs / 1000).toFixed(1)} s\n`);
 
     // The refresh: the definition builds the first ranking, then timed rebuilds.

@@ -6,6 +6,7 @@ import { parseCrontab } from 'graphile-worker';
 import { grantPoints, participantSession, startTestService } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
 import leaderboardsModule from './index.js';
+import { READ_CACHE_TTL_MS, readCacheControl } from './read-cache.js';
 
 test('the crontab lines parse and name tasks of the module', () => {
   for (const item of parseCrontab((leaderboardsModule.crontab ?? []).join('\n'))) assert.ok(leaderboardsModule.tasks?.[item.task], item.task);
@@ -202,4 +203,82 @@ test('the refresh job keeps a board fresh on its interval', async (t) => {
     seen = board.body.entries[0] ?? null;
   }
   assert.deepEqual(seen && [seen.participant_id, seen.score, seen.rank], ['runner', 42, 1]);
+});
+
+test('the public read answers from memory: the same bytes, fresh after a refresh, per tenant and caller, bounded', async (t) => {
+  const svc = await startTestService(t);
+  t.after(() => {
+    readCacheControl.configure({});
+    clock.reset();
+  });
+  const tenant = await svc.createTenant();
+  const other = await svc.createTenant();
+  // Both tenants own an engagement of the same id and a board of the same code: only the tenant tells the answers apart.
+  const engagementId = await svc.createEngagement(tenant);
+  await svc.createEngagement(other, engagementId);
+  for (const [who, participant, amount] of [[tenant, 'a1', 30], [tenant, 'a2', 20], [other, 'b1', 99]] as const) {
+    await participantSession(svc, who, participant, engagementId, `Name of ${participant}`);
+    assert.equal((await grantPoints(svc, who, participant, amount)).status, 200);
+  }
+  for (const who of [tenant, other]) {
+    assert.equal((await svc.request('POST', '/api/v1/admin/leaderboards', { key: who.apiKey, body: { leaderboard_code: 'shared', name: 'Shared', metric: 'lifetime_points' } })).status, 201);
+  }
+  const read = (query: string, options: { key?: string } = { key: tenant.apiKey }) => svc.request('GET', `/api/v1/public/leaderboards/shared?engagement_id=${engagementId}${query}`, options);
+  const ids = (response: { body: { entries: Array<{ participant_id: string }> } }) => response.body.entries.map((e) => e.participant_id);
+
+  await t.test('a cached answer is byte for byte the uncached one, with the same content type', async () => {
+    const a1 = await participantSession(svc, tenant, 'a1', engagementId);
+    const a2 = await participantSession(svc, tenant, 'a2', engagementId);
+    for (const [query, options] of [['&limit=5', { key: tenant.apiKey }], [`&around=1&session_id=${a2}`, {}], [`&around=1&session_id=${a1}`, {}]] as const) {
+      const first = await read(query, options);
+      assert.equal(first.status, 200, first.text);
+      const cached = await read(query, options);
+      readCacheControl.configure({ ttlMs: 0 });
+      const uncached = await read(query, options);
+      readCacheControl.configure({});
+      assert.equal(cached.text, first.text, query);
+      assert.equal(uncached.text, first.text, query);
+      assert.equal(cached.headers.get('content-type'), uncached.headers.get('content-type'));
+    }
+    // Each caller its own `me`: the answers of two sessions never mix.
+    assert.equal((await read(`&around=1&session_id=${a2}`, {})).body.me.participant_id, 'a2');
+    assert.equal((await read(`&around=1&session_id=${a1}`, {})).body.me.participant_id, 'a1');
+    assert.deepEqual(ids(await read('')), ['a1', 'a2']);
+  });
+
+  await t.test('two tenants with the same board code and engagement id never see each other\'s answer', async () => {
+    for (let i = 0; i < 2; i++) {
+      assert.deepEqual(ids(await read('')), ['a1', 'a2']);
+      assert.deepEqual(ids(await read('', { key: other.apiKey })), ['b1']);
+    }
+  });
+
+  await t.test('a refresh shows up at once in this process, and another process\'s within the cache\'s TTL', async () => {
+    assert.equal((await grantPoints(svc, tenant, 'a3', 50)).status, 200);
+    assert.deepEqual(ids(await read('')), ['a1', 'a2'], 'not refreshed yet');
+    assert.equal((await svc.request('POST', '/api/v1/admin/leaderboards/shared/refresh', { key: tenant.apiKey })).status, 200);
+    const refreshed = await Promise.all(Array.from({ length: 8 }, () => read('')));
+    for (const r of refreshed) assert.deepEqual(ids(r), ['a3', 'a1', 'a2']);
+    // A rebuild this process did not do (the job runner of another process): stands in as a direct change of the snapshot.
+    const before = await read('');
+    await svc.sql(`UPDATE leaderboard_snapshots SET total_participants = 1000 WHERE tenant_id = $1`, [tenant.tenantId]);
+    assert.equal((await read('')).body.total_participants, before.body.total_participants, 'within the TTL');
+    clock.advance(READ_CACHE_TTL_MS);
+    assert.equal((await read('')).body.total_participants, 1000, 'after the TTL');
+    // A rename or archive is seen at once.
+    assert.equal((await svc.request('PATCH', '/api/v1/admin/leaderboards/shared', { key: tenant.apiKey, body: { name: 'Renamed' } })).status, 200);
+    assert.equal((await read('')).body.name, 'Renamed');
+  });
+
+  await t.test('the cache keeps within its byte budget', async () => {
+    readCacheControl.configure({ maxBytes: 6000 });
+    for (let limit = 1; limit <= 40; limit++) assert.equal((await read(`&limit=${limit}`)).status, 200);
+    const { entries, bytes, maxBytes } = readCacheControl.stats();
+    assert.equal(maxBytes, 6000);
+    assert.ok(bytes <= 6000, `${bytes} bytes`);
+    assert.ok(entries > 0 && entries < 40, `${entries} entries`);
+    const cached = await read('&limit=40');
+    readCacheControl.configure({ ttlMs: 0 });
+    assert.equal((await read('&limit=40')).text, cached.text);
+  });
 });

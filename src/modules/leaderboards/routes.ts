@@ -88,7 +88,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const caller = await resolvePublicCaller(request, reply, app.ctx, { engagementId: request.query.engagement_id });
-      return service.readPublic(db, caller, request.params.code, request.query);
+      const body = await service.readPublic(db, caller, request.params.code, request.query, (answer) => reply.serialize(answer) as string);
+      // The bytes the route's serializer made (maybe for an identical read a moment ago): sent as they are.
+      return reply.type('application/json; charset=utf-8').send(body);
     },
   );
 };

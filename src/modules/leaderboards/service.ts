@@ -4,6 +4,7 @@ import { conflict, fieldError, invalid, notFound } from '../../platform/errors.j
 import { uuid } from '../../platform/ids.js';
 import type { PublicCaller } from '../challenges/index.js';
 import * as store from './store.js';
+import { boardChanged, cachedAnswer } from './read-cache.js';
 import { LIFETIME_PERIOD_START, REFRESH_SECONDS_DEFAULT, type CreateLeaderboardBody, type PublicQuery, type StandingsQuery, type UpdateLeaderboardBody } from './schemas.js';
 
 /**
@@ -71,20 +72,29 @@ export async function list(db: Database, tenantId: string) {
 }
 
 export async function update(db: Database, tenantId: string, code: string, body: UpdateLeaderboardBody) {
-  return db.tenant(tenantId, async (tx) => {
+  return afterChange(tenantId, code, db.tenant(tenantId, async (tx) => {
     const row = await findOr404(tx, tenantId, code);
     await store.update(tx, tenantId, row.id, body, clock.now());
     if (body.refresh_seconds !== undefined && row.status === 'active') await store.scheduleRefresh(tx, tenantId, row.id, body.refresh_seconds, 'replace');
     return present((await store.findById(tx, tenantId, row.id))!);
-  });
+  }));
+}
+
+/** The public answers cached in this process forget the board once its change committed (read-cache.ts). */
+async function afterChange<T>(tenantId: string, code: string, committed: Promise<T>): Promise<T> {
+  try {
+    return await committed;
+  } finally {
+    boardChanged(tenantId, code);
+  }
 }
 
 export async function archive(db: Database, tenantId: string, code: string) {
-  return db.tenant(tenantId, async (tx) => {
+  return afterChange(tenantId, code, db.tenant(tenantId, async (tx) => {
     const row = await findOr404(tx, tenantId, code);
     await store.update(tx, tenantId, row.id, { status: 'archived' }, clock.now());
     return present((await store.findById(tx, tenantId, row.id))!);
-  });
+  }));
 }
 
 /**
@@ -115,7 +125,7 @@ async function rebuildOne(tx: Tx, tenantId: string, board: store.LeaderboardRow,
 }
 
 export async function refreshNow(db: Database, tenantId: string, code: string) {
-  return db.tenant(tenantId, async (tx) => {
+  return afterChange(tenantId, code, db.tenant(tenantId, async (tx) => {
     const board = await findOr404(tx, tenantId, code);
     const result = await refreshInTx(tx, tenantId, board);
     return {
@@ -125,17 +135,19 @@ export async function refreshNow(db: Database, tenantId: string, code: string) {
       refreshed_at: result.refreshedAt.toISOString(),
       refresh_ms: result.refreshMs,
     };
-  });
+  }));
 }
 
 /** The refresh job: rebuild, then queue the next run; an archived or deleted board stops its chain. */
 export async function refreshJob(db: Database, tenantId: string, leaderboardId: string): Promise<void> {
-  await db.tenant(tenantId, async (tx) => {
+  const code = await db.tenant(tenantId, async (tx) => {
     const board = await store.findById(tx, tenantId, leaderboardId);
-    if (!board || board.status !== 'active') return;
+    if (!board || board.status !== 'active') return null;
     await refreshInTx(tx, tenantId, board);
     await store.scheduleRefresh(tx, tenantId, board.id, board.refresh_seconds, 'replace');
+    return board.leaderboard_code;
   });
+  if (code !== null) boardChanged(tenantId, code);
 }
 
 /** Every minute: make sure every active board has its refresh queued (a lost chain restarts within a minute). */
@@ -149,10 +161,16 @@ function entry(row: store.RankedRow, me: string | null) {
   return { rank: row.rank, participant_id: row.participant_id, display_name: row.display_name, score: row.score, avatar_url: null, is_me: row.participant_id === me };
 }
 
-export async function readPublic(db: Database, caller: PublicCaller, code: string, query: PublicQuery) {
+/**
+ * The public read, serialized by `serialize` (the route's own serializer) and
+ * kept in memory for a moment (read-cache.ts): identical reads of the same
+ * caller get the same bytes without touching the database.
+ */
+export async function readPublic(db: Database, caller: PublicCaller, code: string, query: PublicQuery, serialize: (answer: Awaited<ReturnType<typeof readRanking>>) => string): Promise<string> {
   if (caller.engagementId && caller.engagementId !== query.engagement_id) throw invalid('engagement_id differs from the session\'s engagement');
   if (query.around > 0 && !caller.participantId) throw invalid('around needs session_id: it lists the neighbours of the caller');
-  return readRanking(db, caller, code, query);
+  const key = { tenantId: caller.tenantId, code, engagementId: query.engagement_id, participantId: caller.participantId, limit: query.limit, around: query.around, periodStart: query.period_start };
+  return cachedAnswer(key, async () => serialize(await readRanking(db, caller, code, query)));
 }
 
 /**

@@ -1,0 +1,227 @@
+/**
+ * Flash-crowd leaderboard benchmark (issue 37): `npm run bench -- flash-leaderboard`
+ *
+ * A contest's last hour: everyone refreshing the public leaderboard while
+ * scores keep changing. Starts its own embedded PostgreSQL (or uses
+ * BENCH_DATABASE_URL) and the service as `npm start` runs it (compiled, one
+ * process, SERVICE_ROLE=all: the API and the job runner that refreshes the
+ * ranking). One tenant, BENCH_FLASH_PARTICIPANTS (default 1,000,000)
+ * participants with lifetime points (the seeding of bench/leaderboards), one
+ * published engagement and one lifetime_points board scoped to it, refreshed
+ * every BENCH_FLASH_REFRESH_SECONDS (default 30).
+ *
+ * During the reads, scoring goes on: BENCH_FLASH_SCORING_RATE (default 20/s)
+ * direct grants of points to new participants (`POST /gamify/points/grant`),
+ * whose totals the next refresh ranks.
+ *
+ * For each offered rate (BENCH_FLASH_RATES, default 1000,2500,5000 reads/s),
+ * open loop for BENCH_FLASH_SECONDS (default 10) each, in this order:
+ * - baseline: `GET /healthz` (the HTTP floor: no database);
+ * - top page: `GET /public/leaderboards/{code}?engagement_id=…&limit=100`
+ *   with no credential (the crowd's anonymous read);
+ * - around: `…&limit=10&around=5&session_id=…` (a participant's own view;
+ *   200 sessions spread over the ranking, in turn).
+ *
+ * The requests are sent from a child process (BENCH_FLASH_SENDER=child, the
+ * default), one per phase, so that the sender's event loop is neither the one
+ * that schedules the grants nor slowed by them; `inline` sends from the
+ * benchmark's main thread. The sender lag column is the
+ * largest delay between a request's scheduled departure and its actual one:
+ * when it is large, the figure is the sender's, not the service's.
+ *
+ * Prints p50/p95/p99 per rate and read, the service's peak RSS (VmHWM), and
+ * checks that every grant answered 200 left exactly one ledger entry (exits
+ * non-zero otherwise). BENCH_FLASH_PROFILE=<dir> runs the service with
+ * --cpu-prof (read with `node scripts/cpu-profile-summary.mjs <file>`);
+ * BENCH_FLASH_STATEMENTS=1 prints the statement table per read and rate.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { fork, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
+import { Pool as HttpPool } from 'undici';
+import { freePort, offerOpenLoop, openBenchDatabase, openStatementsTable, percentile, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, type OpenLoopResult } from './support.js';
+import { seedLifetimePoints } from './leaderboard-seed.js';
+import { migrate } from '../src/platform/migrate.js';
+import { Database } from '../src/platform/db.js';
+import { createTenant } from '../src/modules/access/index.js';
+
+const RATES = (process.env.BENCH_FLASH_RATES ?? '1000,2500,5000').split(',').map((rate) => Number(rate.trim()));
+const SECONDS = Number(process.env.BENCH_FLASH_SECONDS ?? 10);
+const PARTICIPANTS = Number(process.env.BENCH_FLASH_PARTICIPANTS ?? 1_000_000);
+const REFRESH_SECONDS = Number(process.env.BENCH_FLASH_REFRESH_SECONDS ?? 30);
+const SCORING_RATE = Number(process.env.BENCH_FLASH_SCORING_RATE ?? 20);
+const SENDER = process.env.BENCH_FLASH_SENDER === 'inline' ? 'inline' : 'child';
+const SENDER_CHILD_ENV = 'BENCH_FLASH_SENDER_CHILD';
+const PROFILE_DIR = process.env.BENCH_FLASH_PROFILE ? path.resolve(process.env.BENCH_FLASH_PROFILE) : null;
+const STATEMENTS = process.env.BENCH_FLASH_STATEMENTS === '1';
+const STATEMENTS_TOP = 8;
+const SESSIONS = 200;
+const HTTP_CONNECTIONS = 128;
+const WARMUP_RATE = 200;
+const WARMUP_SECONDS = 3;
+
+type Kind = 'healthz' | 'top' | 'around';
+interface SenderJob {
+  port: number;
+  kind: Kind;
+  rate: number;
+  seconds: number;
+  engagementId: string;
+  sessions: string[];
+}
+
+/** The requests of one phase, open loop, through a pool of keep-alive connections. */
+async function sendPhase(job: SenderJob): Promise<OpenLoopResult> {
+  const http = new HttpPool(`http://127.0.0.1:${job.port}`, { connections: HTTP_CONNECTIONS });
+  const board = `/api/v1/public/leaderboards/flash?engagement_id=${job.engagementId}`;
+  const pathOf = (i: number) =>
+    job.kind === 'healthz' ? '/healthz' : job.kind === 'top' ? `${board}&limit=100` : `${board}&limit=10&around=5&session_id=${job.sessions[i % job.sessions.length]}`;
+  try {
+    return await offerOpenLoop(job.rate, job.seconds, async (i) => {
+      const response = await http.request({ method: 'GET', path: pathOf(i) });
+      const text = await response.body.text();
+      if (response.statusCode !== 200) throw new Error(`${pathOf(i)} answered ${response.statusCode}: ${text.slice(0, 200)}`);
+    });
+  } finally {
+    await http.close();
+  }
+}
+
+/** One phase from a child process (its own event loop and core time), or inline. */
+function runPhase(job: SenderJob): Promise<OpenLoopResult> {
+  if (SENDER === 'inline') return sendPhase(job);
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), [], { execArgv: ['--import', 'tsx'], env: { ...process.env, [SENDER_CHILD_ENV]: '1' } });
+    child.once('message', (result) => resolve(result as OpenLoopResult));
+    child.once('error', reject);
+    child.once('exit', (code) => code !== 0 && reject(new Error(`the sender exited with ${code}`)));
+    child.send(job);
+  });
+}
+
+function peakRssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+}
+
+const progress = (message: string) => process.stderr.write(`[flash-leaderboard] ${message}\n`);
+
+async function main(): Promise<void> {
+  const database = await openBenchDatabase('flash-leaderboard', { fast: true, settings: STATEMENTS ? STATEMENTS_SETTINGS : undefined });
+  const { ownerUrl, appPassword, appUrl } = database;
+  await migrate(ownerUrl, appPassword);
+  const db = new Database(appUrl, ownerUrl, 2);
+  const owner = new pg.Pool({ connectionString: ownerUrl, max: 2 });
+  owner.on('error', () => undefined);
+  let service: ChildProcess | null = null;
+  let http: HttpPool | null = null;
+  let scoring: NodeJS.Timeout | null = null;
+  const loadAtStart = os.loadavg()[0];
+  try {
+    const statements = await openStatementsTable(db.system, STATEMENTS, STATEMENTS_TOP);
+    const tenant = await createTenant(db, { name: 'Bench', slug: `bench-${process.pid}`, plan: 'enterprise', requestsPerMinute: 100_000_000 });
+    progress(`seeding ${PARTICIPANTS} participants`);
+    await seedLifetimePoints(owner, tenant.tenant_id, PARTICIPANTS);
+    const port = await freePort();
+    progress(`starting the service (SERVICE_ROLE=all${PROFILE_DIR ? `, CPU profile into ${PROFILE_DIR}` : ''})`);
+    service = await startServiceProcess({ ownerUrl, port, role: 'all', profileDir: PROFILE_DIR });
+    http = new HttpPool(`http://127.0.0.1:${port}`, { connections: 16, headersTimeout: 600_000, bodyTimeout: 600_000 });
+    const call = async (url: string, body?: unknown): Promise<Record<string, unknown>> => {
+      const headers = body === undefined ? { 'x-api-key': tenant.api_key } : { 'content-type': 'application/json', 'x-api-key': tenant.api_key };
+      const response = await http!.request({ method: 'POST', path: url, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await response.body.text();
+      if (response.statusCode >= 300) throw new Error(`POST ${url}: ${response.statusCode} ${text.slice(0, 200)}`);
+      return text === '' ? {} : JSON.parse(text);
+    };
+    const engagement = await call('/api/v1/admin/engagements', { name: 'Bench', site_slug: 'bench' });
+    await call(`/api/v1/admin/engagements/${engagement.id}/publish`);
+    const engagementId = engagement.id as string;
+    progress('creating the board (its first ranking is built at once)');
+    await call('/api/v1/admin/leaderboards', { leaderboard_code: 'flash', name: 'Flash', metric: 'lifetime_points', engagement_id: engagementId, refresh_seconds: REFRESH_SECONDS });
+    await owner.query('VACUUM ANALYZE leaderboard_rankings');
+    const sessions: string[] = [];
+    for (let i = 0; i < SESSIONS; i++) {
+      const session = await call('/api/v1/sessions', { participant_id: `p${1 + Math.floor((i * PARTICIPANTS) / SESSIONS)}`, engagement_id: engagementId, ttl_seconds: 3600 });
+      sessions.push(session.session_id as string);
+    }
+
+    // Scoring in the background: grants to new participants, at a steady rate, checked at the end.
+    const runId = randomUUID().slice(0, 8);
+    let granted = 0;
+    let grantFailures = 0;
+    let grantsSent = 0;
+    let firstGrantFailure: string | null = null;
+    scoring = setInterval(() => {
+      const i = grantsSent++;
+      call('/api/v1/gamify/points/grant', { participant_id: `live-${runId}-${i}`, amount: 1 + Math.floor(Math.random() * 10_000), reason: 'bench_live', idempotency_key: `live-${runId}-${i}` }).then(
+        () => void (granted += 1),
+        (error: unknown) => {
+          grantFailures += 1;
+          firstGrantFailure ??= error instanceof Error ? error.message : String(error);
+        },
+      );
+    }, 1000 / SCORING_RATE);
+
+    const job = (kind: Kind, rate: number, seconds: number): SenderJob => ({ port, kind, rate, seconds, engagementId, sessions });
+    progress(`warming up (${WARMUP_RATE}/s for ${WARMUP_SECONDS} s of each read)`);
+    for (const kind of ['healthz', 'top', 'around'] as const) {
+      const warm = await runPhase(job(kind, WARMUP_RATE, WARMUP_SECONDS));
+      if (warm.failures > 0) throw new Error(`warm-up ${kind}: ${warm.failures} failed, the first: ${warm.firstFailure}`);
+    }
+    const rows: Array<{ rate: number; scenario: string; result: OpenLoopResult }> = [];
+    const scenarios: Record<Kind, string> = { healthz: 'baseline: GET /healthz', top: 'top page (limit 100, anonymous)', around: 'around (limit 10, around 5, session)' };
+    for (const rate of RATES) {
+      for (const kind of ['healthz', 'top', 'around'] as const) {
+        progress(`${rate}/s for ${SECONDS} s: ${kind}`);
+        await statements.reset();
+        rows.push({ rate, scenario: scenarios[kind], result: await runPhase(job(kind, rate, SECONDS)) });
+        if (kind !== 'healthz') await statements.print(`${kind} at ${rate}/s`);
+      }
+    }
+    clearInterval(scoring);
+    scoring = null;
+    const rssMb = peakRssMb(service.pid!);
+    // Let the grants in flight finish, then check them against the ledger.
+    const settleDeadline = Date.now() + 30_000;
+    while (granted + grantFailures < grantsSent && Date.now() < settleDeadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const { rows: ledger } = await owner.query<{ n: number }>(`SELECT count(*)::int AS n FROM points_ledger WHERE tenant_id = $1 AND participant_id LIKE $2`, [tenant.tenant_id, `live-${runId}-%`]);
+    const { rows: totals } = await owner.query<{ n: number }>(`SELECT count(*)::int AS n FROM leaderboard_lifetime_points WHERE tenant_id = $1 AND participant_id LIKE $2`, [tenant.tenant_id, `live-${runId}-%`]);
+
+    console.log(
+      `\nOpen loop, ${SECONDS} s per rate and read, ${PARTICIPANTS.toLocaleString('en')} participants, board refreshed every ${REFRESH_SECONDS} s, ` +
+        `${SCORING_RATE} grants/s in the background, sender: ${SENDER === 'child' ? 'a child process of its own' : 'the benchmark main thread'}, ` +
+        `${os.cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end\n`,
+    );
+    console.log('| offered | read | 2xx | p50 ms | p95 ms | p99 ms | failed | sender lag max ms |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const { rate, scenario, result } of rows) {
+      const ms = (p: number) => percentile(result.latencies, p).toFixed(1);
+      console.log(`| ${rate}/s | ${scenario} | ${result.latencies.length} | ${ms(50)} | ${ms(95)} | ${ms(99)} | ${result.failures} | ${result.sendLagMaxMs.toFixed(0)} |`);
+    }
+    const firstFailure = rows.find((row) => row.result.firstFailure)?.result.firstFailure;
+    if (firstFailure) console.log(`\nFirst failed read: ${firstFailure}`);
+    console.log(`\nService peak RSS (VmHWM): ${rssMb.toFixed(0)} MB (target < 300 MB).`);
+    console.log(`Grants: ${grantsSent} sent, ${granted} answered 200, ${grantFailures} failed; ${ledger[0].n} ledger entries, ${totals[0].n} leaderboard totals.`);
+    if (firstGrantFailure) console.log(`First failed grant: ${firstGrantFailure}`);
+    if (grantFailures > 0 || ledger[0].n !== granted || totals[0].n !== granted) throw new Error(`${granted} grants answered 200 but the database holds ${ledger[0].n} ledger entries and ${totals[0].n} totals`);
+  } finally {
+    if (scoring) clearInterval(scoring);
+    await http?.close().catch(() => undefined);
+    if (service) await stopServiceProcess(service);
+    await owner.end();
+    await db.close();
+    await database.stop();
+  }
+}
+
+if (process.env[SENDER_CHILD_ENV] === '1') {
+  process.once('message', (job) => {
+    void sendPhase(job as SenderJob).then((result) => process.send!(result, () => process.exit(0)));
+  });
+} else {
+  runBench(main);
+}

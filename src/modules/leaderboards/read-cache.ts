@@ -1,0 +1,109 @@
+import { performance } from 'node:perf_hooks';
+import { LRUCache } from 'lru-cache';
+import { clock } from '../../platform/clock.js';
+
+/**
+ * The public leaderboard's answers, kept in memory for a moment (issue 37: a
+ * contest's last hour has everyone refreshing the same board). A ranking
+ * changes only when it is rebuilt (every `refresh_seconds`, at least 1), so
+ * the same question asked again within a second gets the same answer: the
+ * exact bytes the route sent the first time, serialized once.
+ *
+ * - Keyed by everything the answer depends on: the tenant, the board's code,
+ *   the engagement named, the caller's participant (its `me`, `around_me`
+ *   and `is_me`; null for an anonymous or key caller), limit, around and
+ *   period_start; and the board's version in this process.
+ * - A rebuild, rename, rescope or archive done in this process bumps the
+ *   board's version after it commits: the next read computes afresh. A
+ *   rebuild done by another process (SERVICE_ROLE=worker) shows up within
+ *   TTL_MS at most, which never exceeds the shortest refresh interval a board
+ *   can have (1 s): so an answer is never older than today's by more than one
+ *   refresh interval.
+ * - An entry expires after TTL_MS of real time or of the service clock,
+ *   whichever comes first (tests move the clock; a frozen one never expires
+ *   anything, the real one does).
+ * - Identical reads in flight share one computation; a failure is not kept.
+ * - Bounded by bytes (LRU): entries beyond MAX_BYTES push out the least
+ *   recently used.
+ */
+export const READ_CACHE_TTL_MS = 1000;
+export const READ_CACHE_MAX_BYTES = 16 * 1024 * 1024;
+/** Per entry beyond the strings: the entry object and the LRU's own node. */
+const ENTRY_OVERHEAD_BYTES = 200;
+
+interface Entry {
+  body: string;
+  storedAt: number;
+  storedAtClock: number;
+}
+
+export interface ReadKey {
+  tenantId: string;
+  code: string;
+  engagementId: string | undefined;
+  participantId: string | null;
+  limit: number;
+  around: number;
+  periodStart: string | undefined;
+}
+
+let ttlMs = READ_CACHE_TTL_MS;
+let answers = newCache(READ_CACHE_MAX_BYTES);
+const inFlight = new Map<string, Promise<string>>();
+/** Bumped by a change made in this process; a board never changed here reads version 0. */
+const versions = new Map<string, number>();
+
+function newCache(maxBytes: number) {
+  // Strings count twice their length: a name outside Latin-1 makes V8 store two bytes per character.
+  return new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (entry, key) => 2 * (entry.body.length + key.length) + ENTRY_OVERHEAD_BYTES });
+}
+
+const boardOf = (tenantId: string, code: string) => `${tenantId}\u0000${code}`;
+
+/** Forgets every answer of the board in this process (call once the change committed). */
+export function boardChanged(tenantId: string, code: string): void {
+  const board = boardOf(tenantId, code);
+  versions.set(board, (versions.get(board) ?? 0) + 1);
+}
+
+function fresh(entry: Entry): boolean {
+  const age = performance.now() - entry.storedAt;
+  const clockAge = clock.nowMs() - entry.storedAtClock;
+  return age < ttlMs && clockAge >= 0 && clockAge < ttlMs;
+}
+
+/** The answer for the key: from memory when fresh, else computed (once for every identical read in flight) and kept. */
+export async function cachedAnswer(key: ReadKey, compute: () => Promise<string>): Promise<string> {
+  if (ttlMs <= 0) return compute();
+  const board = boardOf(key.tenantId, key.code);
+  const id = JSON.stringify([board, versions.get(board) ?? 0, key.engagementId ?? null, key.participantId, key.limit, key.around, key.periodStart ?? null]);
+  const entry = answers.get(id);
+  if (entry && fresh(entry)) return entry.body;
+  const pending = inFlight.get(id);
+  if (pending) return pending;
+  const computing = (async () => {
+    const storedAt = performance.now();
+    const storedAtClock = clock.nowMs();
+    try {
+      const body = await compute();
+      answers.set(id, { body, storedAt, storedAtClock });
+      return body;
+    } finally {
+      inFlight.delete(id);
+    }
+  })();
+  inFlight.set(id, computing);
+  return computing;
+}
+
+/** Tests and benchmarks: the cache's size, and a different bound or TTL (0 turns the cache off); empties it. */
+export const readCacheControl = {
+  stats: () => ({ entries: answers.size, bytes: answers.calculatedSize, maxBytes: answers.maxSize }),
+  configure(options: { maxBytes?: number; ttlMs?: number }): void {
+    answers = newCache(options.maxBytes ?? READ_CACHE_MAX_BYTES);
+    ttlMs = options.ttlMs ?? READ_CACHE_TTL_MS;
+  },
+};
+
+const configuredTtl = process.env.LEADERBOARD_READ_CACHE_TTL_MS;
+if (configuredTtl !== undefined && configuredTtl !== '') readCacheControl.configure({ ttlMs: Math.min(READ_CACHE_TTL_MS, Math.max(0, Number(configuredTtl) || 0)) });
