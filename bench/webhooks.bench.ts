@@ -13,7 +13,21 @@
  *   committed at a paced rate;
  * - fan-out to 20 destinations: deliveries/s and latency;
  * - the receiver answering 500: attempts/s through retry scheduling until
- *   every delivery is EXHAUSTED.
+ *   every delivery is EXHAUSTED;
+ * - open loop (issue 37): at each rate of BENCH_WEBHOOKS_RATES (default
+ *   300,600,1000 per second) for BENCH_SECONDS (default 10), first bare signed
+ *   POSTs offered at that rate (p50/p95/p99 of each POST), then events
+ *   committed one per transaction at that rate to one destination (commit →
+ *   receipt p50/p95/p99). Every event must arrive exactly once (the receiver
+ *   answers 200 at once): the bench exits non-zero on a lost or repeated one.
+ *
+ * BENCH_WEBHOOKS_STATEMENTS=1 starts the database with pg_stat_statements and
+ * prints the statement table of the one-destination burst and of the highest
+ * open-loop rate. BENCH_WEBHOOKS_PROFILE=<dir> writes CPU profiles (this
+ * process delivers: the job runner runs here) of the baseline burst and the
+ * one-destination burst into <dir>; read them with
+ * `node scripts/cpu-profile-summary.mjs <file>`. The process's peak RSS is
+ * printed at the end.
  *
  * Loopback only; bounded in time; prints a markdown table and exits.
  */
@@ -23,9 +37,11 @@ import path from 'node:path';
 import https from 'node:https';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import { openBenchDatabase, percentile, runBench } from './support.js';
+import { STATEMENTS_SETTINGS, offerOpenLoop, openBenchDatabase, openStatementsTable, percentile, runBench } from './support.js';
 import { startService } from '../src/service.js';
 import { createLogger } from '../src/platform/logger.js';
 import { emit, type OutboxEvent } from '../src/platform/outbox.js';
@@ -44,6 +60,30 @@ const FAILING_EVENTS = 500;
 const FAILING_RETRY_COUNT = 1;
 const JOB_CONCURRENCY = 8;
 const SCENARIO_TIMEOUT_MS = 120_000;
+const OPEN_LOOP_RATES = (process.env.BENCH_WEBHOOKS_RATES ?? '300,600,1000').split(',').map(Number).filter((rate) => rate > 0);
+const OPEN_LOOP_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const STATEMENTS_ON = process.env.BENCH_WEBHOOKS_STATEMENTS === '1';
+const PROFILE_DIR = process.env.BENCH_WEBHOOKS_PROFILE ?? null;
+const STATEMENTS_TOP = 15;
+
+/** A CPU profile of this process (the one that delivers) around `phase`, written to PROFILE_DIR when set. */
+async function profiled<T>(name: string, phase: () => Promise<T>): Promise<T> {
+  if (!PROFILE_DIR) return phase();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await phase();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    fs.mkdirSync(PROFILE_DIR, { recursive: true });
+    const file = path.join(PROFILE_DIR, `webhooks-${name}.cpuprofile`);
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+    process.stdout.write(`CPU profile of ${name}: ${file}\n`);
+  }
+}
 
 /** The receiver's certificate must be trusted by this process, which Node reads only at start: re-run with it. */
 function ensureTrustedCertificate(): { key: string; cert: string } {
@@ -84,7 +124,7 @@ async function main(): Promise<void> {
   const tls = ensureTrustedCertificate();
   const log = createLogger('warn');
 
-  const database = await openBenchDatabase('webhooks');
+  const database = await openBenchDatabase('webhooks', { settings: STATEMENTS_ON ? STATEMENTS_SETTINGS : undefined });
   const { ownerUrl, appPassword, appUrl } = database;
   const config = loadConfig({
     APP_ENV: 'development',
@@ -99,8 +139,15 @@ async function main(): Promise<void> {
   const service = await startService({ config, log, server: { ownerUrl, appUrl, stop: async () => undefined }, listen: false });
   const { db } = service;
   const context = { db, config, log };
+  const owner = new pg.Pool({ connectionString: ownerUrl, max: 1 });
+  const statements = await openStatementsTable(owner, STATEMENTS_ON, STATEMENTS_TOP);
 
   const receipts: Receipt[] = [];
+  /** Open loop: who waits for an event's receipt, by event id. */
+  const awaited = new Map<string, () => void>();
+  const receivedIds = new Set<string>();
+  /** Receipts per label (the first path segment), counted as they arrive: waiting for a count must cost nothing per poll. */
+  const receivedByLabel = new Map<string, number>();
   let failing = false;
   const receiver = https.createServer({ key: tls.key, cert: tls.cert, keepAliveTimeout: 30_000 }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -108,7 +155,12 @@ async function main(): Promise<void> {
     req.on('end', () => {
       const at = Date.now();
       try {
-        receipts.push({ id: JSON.parse(Buffer.concat(chunks).toString('utf8')).id, path: req.url ?? '/', at });
+        const id = JSON.parse(Buffer.concat(chunks).toString('utf8')).id;
+        receipts.push({ id, path: req.url ?? '/', at });
+        receivedIds.add(id);
+        const label = (req.url ?? '/').split('/')[1];
+        receivedByLabel.set(label, (receivedByLabel.get(label) ?? 0) + 1);
+        awaited.get(id)?.();
       } catch {
         // Not an envelope.
       }
@@ -127,10 +179,18 @@ async function main(): Promise<void> {
     data: { participant_id: `${label}-${i}`, amount: 10, available: 10, lifetime: 10, reason: 'bench', ledger_entry_id: `led_${i}`, source_kind: 'grant', multiplier: null },
   });
   const commitTimes = new Map<string, number>();
-  async function commit(events: OutboxEvent[]): Promise<void> {
+  async function commit(events: OutboxEvent[]): Promise<string[]> {
     const ids = await db.tenant(tenantId, (tx) => emit(tx, tenantId, events));
     const at = Date.now();
     for (const id of ids) commitTimes.set(id, at);
+    return ids;
+  }
+  /** Every delivery made for `label` (an event at a destination's path) arrived exactly once (the receiver answered 200 at once); throws otherwise. */
+  function checkExactlyOnce(label: string, expected: number): void {
+    const seen = new Map<string, number>();
+    for (const r of receipts) if (r.path.startsWith(`/${label}/`)) seen.set(`${r.path} ${r.id}`, (seen.get(`${r.path} ${r.id}`) ?? 0) + 1);
+    const repeated = [...seen.values()].filter((n) => n > 1).length;
+    if (seen.size !== expected || repeated > 0) throw new Error(`${label}: ${expected} deliveries expected, ${seen.size} distinct events arrived, ${repeated} more than once`);
   }
   async function destinations(count: number, label: string, retryCount = 3): Promise<string[]> {
     const ids: string[] = [];
@@ -151,20 +211,21 @@ async function main(): Promise<void> {
     for (let i = 0; i < count; i += EVENTS_PER_TRANSACTION) {
       await commit(Array.from({ length: Math.min(EVENTS_PER_TRANSACTION, count - i) }, (_, j) => event(i + j, label)));
     }
-    await waitUntil(`${label} deliveries`, () => receipts.filter((r) => r.path.startsWith(`/${label}/`)).length >= expectedDeliveries);
+    await waitUntil(`${label} deliveries`, () => (receivedByLabel.get(label) ?? 0) >= expectedDeliveries);
     const seconds = (Date.now() - started) / 1000;
     return { seconds, perSecond: expectedDeliveries / seconds };
   }
 
   const rows: string[][] = [];
   const ms = (value: number) => `${Math.round(value)} ms`;
+  let baselinePerSecond = NaN;
 
   // Baseline: the same signed HTTPS POSTs without the queue and the database.
   {
     const body = JSON.stringify({ id: 'evt_baseline', event: 'points.awarded.v1', data: {} });
     let sent = 0;
     const started = Date.now();
-    await Promise.all(
+    await profiled('baseline', () => Promise.all(
       Array.from({ length: JOB_CONCURRENCY }, async () => {
         while (sent < BURST_EVENTS) {
           sent += 1;
@@ -173,24 +234,28 @@ async function main(): Promise<void> {
           if (result.status !== 200) throw new Error(`baseline POST failed: ${result.error}`);
         }
       }),
-    );
+    ));
     const seconds = (Date.now() - started) / 1000;
-    rows.push(['baseline: signed HTTPS POSTs, no queue, no database', String(BURST_EVENTS), `${Math.round(BURST_EVENTS / seconds)}/s`, '–', '–']);
+    baselinePerSecond = BURST_EVENTS / seconds;
+    rows.push(['baseline: signed HTTPS POSTs, no queue, no database', String(BURST_EVENTS), `${Math.round(baselinePerSecond)}/s`, '–', '–']);
   }
 
   // One destination.
   {
     const ids = await destinations(1, 'one');
-    const result = await burst('one', BURST_EVENTS, BURST_EVENTS);
+    await statements.reset();
+    const result = await profiled('one-destination', () => burst('one', BURST_EVENTS, BURST_EVENTS));
+    await statements.print(`1 destination, burst of ${BURST_EVENTS} events`);
+    checkExactlyOnce('one', BURST_EVENTS);
     const burstLatency = latencies('one');
-    rows.push([`1 destination, burst of ${BURST_EVENTS} events (${EVENTS_PER_TRANSACTION} per commit)`, String(BURST_EVENTS), `${Math.round(result.perSecond)}/s`, ms(percentile(burstLatency, 50)), ms(percentile(burstLatency, 99))]);
+    rows.push([`1 destination, burst of ${BURST_EVENTS} events (${EVENTS_PER_TRANSACTION} per commit)`, String(BURST_EVENTS), `${Math.round(result.perSecond)}/s (${Math.round((100 * result.perSecond) / baselinePerSecond)}% of the baseline)`, ms(percentile(burstLatency, 50)), ms(percentile(burstLatency, 99))]);
     await deactivate(ids);
     const paced = await destinations(1, 'paced');
     for (let i = 0; i < PACED_EVENTS; i++) {
       await commit([event(i, 'paced')]);
       await new Promise((resolve) => setTimeout(resolve, PACED_INTERVAL_MS));
     }
-    await waitUntil('paced deliveries', () => latencies('paced').length >= PACED_EVENTS);
+    await waitUntil('paced deliveries', () => (receivedByLabel.get('paced') ?? 0) >= PACED_EVENTS);
     const pacedLatency = latencies('paced');
     rows.push([`1 destination, ${PACED_EVENTS} events paced one per ${PACED_INTERVAL_MS} ms`, String(PACED_EVENTS), '–', ms(percentile(pacedLatency, 50)), ms(percentile(pacedLatency, 99))]);
     await deactivate(paced);
@@ -202,6 +267,7 @@ async function main(): Promise<void> {
     const expected = FANOUT_EVENTS * FANOUT_DESTINATIONS;
     const result = await burst('fan', FANOUT_EVENTS, expected);
     const fanLatency = latencies('fan');
+    checkExactlyOnce('fan', expected);
     rows.push([`fan-out to ${FANOUT_DESTINATIONS} destinations, burst of ${FANOUT_EVENTS} events`, String(expected), `${Math.round(result.perSecond)}/s`, ms(percentile(fanLatency, 50)), ms(percentile(fanLatency, 99))]);
     await deactivate(ids);
   }
@@ -221,15 +287,60 @@ async function main(): Promise<void> {
     });
     const seconds = (Date.now() - started) / 1000;
     rows.push([`receiver answers 500: ${FAILING_EVENTS} events × ${FAILING_RETRY_COUNT + 1} attempts until EXHAUSTED`, String(attempts), `${Math.round(attempts / seconds)} attempts/s`, '–', '–']);
+    failing = false;
+    await deactivate([id]);
+  }
+
+  // Open loop: bare signed POSTs, then events committed one per transaction, at each rate.
+  const openRows: string[][] = [];
+  const p = (values: number[], q: number) => ms(percentile(values, q));
+  for (const [r, rate] of OPEN_LOOP_RATES.entries()) {
+    const body = JSON.stringify({ id: 'evt_baseline', event: 'points.awarded.v1', data: {} });
+    const bare = await offerOpenLoop(rate, OPEN_LOOP_SECONDS, async () => {
+      const result = await safePost(`${receiverUrl}/baseline-open/0`, { 'content-type': 'application/json', 'x-service-signature': signatureHeader('whsec_bench', Math.floor(Date.now() / 1000), body) }, body, 10_000, { allowLoopback: true, allowHttp: false });
+      if (result.status !== 200) throw new Error(`baseline POST failed: ${result.error}`);
+    });
+    openRows.push([`${rate}/s`, 'bare signed POST', String(bare.latencies.length), String(bare.failures), p(bare.latencies, 50), p(bare.latencies, 95), p(bare.latencies, 99), ms(bare.sendLagMaxMs)]);
+    const label = `open${r}`;
+    const ids = await destinations(1, label);
+    const last = r === OPEN_LOOP_RATES.length - 1;
+    if (last) await statements.reset();
+    const committed: number[] = [];
+    const offered = await offerOpenLoop(rate, OPEN_LOOP_SECONDS, async (i) => {
+      const [eventId] = await commit([event(i, label)]);
+      committed.push(eventId.length);
+      if (receivedIds.has(eventId)) return;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`event ${eventId} not delivered within ${SCENARIO_TIMEOUT_MS} ms`)), SCENARIO_TIMEOUT_MS);
+        awaited.set(eventId, () => {
+          clearTimeout(timer);
+          awaited.delete(eventId);
+          resolve();
+        });
+      });
+    });
+    if (last) await statements.print(`open loop, ${rate} events/s for ${OPEN_LOOP_SECONDS} s, one event per commit`);
+    if (offered.failures > 0) throw new Error(`open loop at ${rate}/s: ${offered.failures} events failed (${offered.firstFailure})`);
+    checkExactlyOnce(label, committed.length);
+    const commitToReceipt = latencies(label);
+    openRows.push([`${rate}/s`, 'events → 1 destination (commit → receipt)', String(commitToReceipt.length), String(offered.failures), p(commitToReceipt, 50), p(commitToReceipt, 95), p(commitToReceipt, 99), ms(offered.sendLagMaxMs)]);
+    await deactivate(ids);
   }
 
   process.stdout.write(`\nWebhook delivery (${os.cpus().length} cores, job concurrency ${JOB_CONCURRENCY}, HTTPS receiver on loopback)\n\n`);
   process.stdout.write('| scenario | deliveries | throughput | commit→receipt p50 | p99 |\n|---|---|---|---|---|\n');
   for (const row of rows) process.stdout.write(`| ${row.join(' | ')} |\n`);
+  if (openRows.length > 0) {
+    process.stdout.write(`\nOpen loop, ${OPEN_LOOP_SECONDS} s per rate (a bare POST: departure → answer; an event: commit → receipt at the receiver)\n\n`);
+    process.stdout.write('| rate | what | done | failed | p50 | p95 | p99 | sender lag max |\n|---|---|---|---|---|---|---|---|\n');
+    for (const row of openRows) process.stdout.write(`| ${row.join(' | ')} |\n`);
+  }
+  process.stdout.write(`\nPeak RSS of this process (receiver, job runner, sender): ${Math.round(process.resourceUsage().maxRSS / 1024)} MB\n`);
 
   receiver.closeAllConnections();
   receiver.close();
   await service.stop();
+  await owner.end();
   await database.stop();
 }
 
