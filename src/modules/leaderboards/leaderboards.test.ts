@@ -265,6 +265,12 @@ test('the public read answers from memory: the same bytes, fresh after a refresh
     assert.equal((await read('')).body.total_participants, before.body.total_participants, 'within the TTL');
     clock.advance(READ_CACHE_TTL_MS);
     assert.equal((await read('')).body.total_participants, 1000, 'after the TTL');
+    // Past half the TTL the entry is still answered while one recomputation runs; the reads after it get the new answer.
+    await svc.sql(`UPDATE leaderboard_snapshots SET total_participants = 2000 WHERE tenant_id = $1`, [tenant.tenantId]);
+    clock.advance(READ_CACHE_TTL_MS * 0.6);
+    assert.equal((await read('')).body.total_participants, 1000, 'served while recomputed');
+    await sleep(200);
+    assert.equal((await read('')).body.total_participants, 2000, 'recomputed');
     // A rename or archive is seen at once.
     assert.equal((await svc.request('PATCH', '/api/v1/admin/leaderboards/shared', { key: tenant.apiKey, body: { name: 'Renamed' } })).status, 200);
     assert.equal((await read('')).body.name, 'Renamed');

@@ -19,9 +19,12 @@ import { clock } from '../../platform/clock.js';
  *   TTL_MS at most, which never exceeds the shortest refresh interval a board
  *   can have (1 s): so an answer is never older than today's by more than one
  *   refresh interval.
- * - An entry expires after TTL_MS of real time or of the service clock,
- *   whichever comes first (tests move the clock; a frozen one never expires
- *   anything, the real one does).
+ * - An entry's age counts in real time and in service-clock time, whichever
+ *   is greater (tests move the clock; a frozen one ages nothing, the real one
+ *   does). Younger than half of TTL_MS it is answered as is; older, the first
+ *   read starts its recomputation and the reads meanwhile still get the entry
+ *   (so that no crowd waits on a recomputation) until it is TTL_MS old; past
+ *   that, reads wait for the recomputation.
  * - Identical reads in flight share one computation; a failure is not kept.
  * - Bounded by bytes (LRU): entries beyond MAX_BYTES push out the least
  *   recently used.
@@ -66,10 +69,10 @@ export function boardChanged(tenantId: string, code: string): void {
   versions.set(board, (versions.get(board) ?? 0) + 1);
 }
 
-function fresh(entry: Entry): boolean {
-  const age = performance.now() - entry.storedAt;
+/** The entry's age in ms (Infinity when the service clock went back). */
+function ageOf(entry: Entry): number {
   const clockAge = clock.nowMs() - entry.storedAtClock;
-  return age < ttlMs && clockAge >= 0 && clockAge < ttlMs;
+  return clockAge < 0 ? Infinity : Math.max(performance.now() - entry.storedAt, clockAge);
 }
 
 /** The answer for the key: from memory when fresh, else computed (once for every identical read in flight) and kept. */
@@ -78,9 +81,13 @@ export async function cachedAnswer(key: ReadKey, compute: () => Promise<string>)
   const board = boardOf(key.tenantId, key.code);
   const id = JSON.stringify([board, versions.get(board) ?? 0, key.engagementId ?? null, key.participantId, key.limit, key.around, key.periodStart ?? null]);
   const entry = answers.get(id);
-  if (entry && fresh(entry)) return entry.body;
-  const pending = inFlight.get(id);
-  if (pending) return pending;
+  const age = entry ? ageOf(entry) : Infinity;
+  if (entry && age < ttlMs / 2) return entry.body;
+  const pending = inFlight.get(id) ?? recompute(id, compute);
+  return entry && age < ttlMs ? entry.body : pending;
+}
+
+function recompute(id: string, compute: () => Promise<string>): Promise<string> {
   const computing = (async () => {
     const storedAt = performance.now();
     const storedAtClock = clock.nowMs();
@@ -93,6 +100,8 @@ export async function cachedAnswer(key: ReadKey, compute: () => Promise<string>)
     }
   })();
   inFlight.set(id, computing);
+  // A recomputation nobody waits for (its entry still served) must not reject unhandled.
+  computing.catch(() => undefined);
   return computing;
 }
 
