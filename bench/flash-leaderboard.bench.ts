@@ -103,9 +103,10 @@ function runPhase(job: SenderJob): Promise<OpenLoopResult> {
   });
 }
 
-function peakRssMb(pid: number): number {
+/** The service's resident memory now (VmRSS) or at its peak so far (VmHWM), in MB. */
+function rssMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
 }
 
 const progress = (message: string) => process.stderr.write(`[flash-leaderboard] ${message}\n`);
@@ -166,6 +167,7 @@ async function main(): Promise<void> {
       );
     }, 1000 / SCORING_RATE);
 
+    const rssBeforeReadsMb = rssMb(service.pid!, 'VmRSS');
     const job = (kind: Kind, rate: number, seconds: number): SenderJob => ({ port, kind, rate, seconds, engagementId, sessions });
     progress(`warming up (${WARMUP_RATE}/s for ${WARMUP_SECONDS} s of each read)`);
     for (const kind of ['healthz', 'top', 'around'] as const) {
@@ -184,7 +186,7 @@ async function main(): Promise<void> {
     }
     clearInterval(scoring);
     scoring = null;
-    const rssMb = peakRssMb(service.pid!);
+    const peakMb = rssMb(service.pid!, 'VmHWM');
     // Let the grants in flight finish, then check them against the ledger.
     const settleDeadline = Date.now() + 30_000;
     while (granted + grantFailures < grantsSent && Date.now() < settleDeadline) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -204,7 +206,7 @@ async function main(): Promise<void> {
     }
     const firstFailure = rows.find((row) => row.result.firstFailure)?.result.firstFailure;
     if (firstFailure) console.log(`\nFirst failed read: ${firstFailure}`);
-    console.log(`\nService peak RSS (VmHWM): ${rssMb.toFixed(0)} MB (target < 300 MB).`);
+    console.log(`\nService RSS: ${rssBeforeReadsMb.toFixed(0)} MB before the reads, peak (VmHWM, the board's creation included) ${peakMb.toFixed(0)} MB (target < 300 MB).`);
     console.log(`Grants: ${grantsSent} sent, ${granted} answered 200, ${grantFailures} failed; ${ledger[0].n} ledger entries, ${totals[0].n} leaderboard totals.`);
     if (firstGrantFailure) console.log(`First failed grant: ${firstGrantFailure}`);
     if (grantFailures > 0 || ledger[0].n !== granted || totals[0].n !== granted) throw new Error(`${granted} grants answered 200 but the database holds ${ledger[0].n} ledger entries and ${totals[0].n} totals`);
