@@ -15,6 +15,8 @@
  * BENCH_INGESTION_PROFILE=<dir>: the service runs with --cpu-prof into <dir>.
  * BENCH_INGESTION_STATEMENTS=1: the top statements of each open-loop rate
  * (the database must have been started with STATEMENTS_SETTINGS).
+ * BENCH_INGESTION_ROLE=api: the service without its processing (the accept path's
+ * own ceiling; the events are then left unprocessed and only the stored-once check runs).
  * Prints the service's peak resident memory (VmHWM).
  */
 import fs from 'node:fs';
@@ -30,6 +32,7 @@ const SECONDS = Number(process.env.BENCH_INGESTION_SECONDS ?? 10);
 const CLOSED_SECONDS = Number(process.env.BENCH_DURATION_SECONDS ?? 8);
 const PROFILE_DIR = process.env.BENCH_INGESTION_PROFILE ? path.resolve(process.env.BENCH_INGESTION_PROFILE) : null;
 export const ACCEPT_STATEMENTS = process.env.BENCH_INGESTION_STATEMENTS === '1';
+const ROLE = process.env.BENCH_INGESTION_ROLE === 'api' ? 'api' : 'all';
 const CONNECTIONS = 50;
 const HTTP_CONNECTIONS = 256;
 const PARTICIPANTS = 1_000;
@@ -90,8 +93,8 @@ export async function measureAccept(ownerUrl: string, apiKey: string, tenantId: 
   const stored = async (prefix: string) =>
     Number((await owner.query('SELECT count(*)::int AS n FROM ingested_events WHERE tenant_id = $1 AND idempotency_key LIKE $2', [tenantId, `${prefix}%`])).rows[0].n);
   try {
-    progress(`starting the service (SERVICE_ROLE=all${PROFILE_DIR ? `, CPU profile into ${PROFILE_DIR}` : ''})`);
-    service = await startServiceProcess({ ownerUrl, port, role: 'all', profileDir: PROFILE_DIR });
+    progress(`starting the service (SERVICE_ROLE=${ROLE}${PROFILE_DIR ? `, CPU profile into ${PROFILE_DIR}` : ''})`);
+    service = await startServiceProcess({ ownerUrl, port, role: ROLE, profileDir: PROFILE_DIR });
     await waitForHttp(`http://127.0.0.1:${barePort}/bare`);
     // Warm-up, unmeasured: connections, JIT, the participants' rows.
     const warm = await offerOpenLoop(200, 3, (i) => send(servicePool, '/api/v1/ingest/events')(`${runId}-aw-${i}`));
@@ -139,15 +142,15 @@ export async function measureAccept(ownerUrl: string, apiKey: string, tenantId: 
     // autocannon may count a request whose answer came after it stopped listening; stored must not be fewer than 202s.
     if (closedStored < closed['2xx']) throw new Error(`closed loop: ${closed['2xx']} answered 2xx but ${closedStored} stored`);
 
-    progress('waiting until every accepted event is processed');
-    for (const deadline = Date.now() + DRAIN_TIMEOUT_MS; ; await new Promise((r) => setTimeout(r, 200))) {
+    progress(ROLE === 'all' ? 'waiting until every accepted event is processed' : 'no processing (SERVICE_ROLE=api)');
+    for (const deadline = Date.now() + DRAIN_TIMEOUT_MS; ROLE === 'all'; await new Promise((r) => setTimeout(r, 200))) {
       const { rows } = await owner.query(`SELECT count(*)::int AS n FROM ingested_events WHERE tenant_id = $1 AND status <> 'processed'`, [tenantId]);
       if (rows[0].n === 0) break;
       if (Date.now() > deadline) throw new Error(`${rows[0].n} accepted events unprocessed after ${DRAIN_TIMEOUT_MS / 1000} s`);
     }
     const { rows: twice } = await owner.query('SELECT count(*)::int AS n FROM (SELECT idempotency_key FROM ingested_events WHERE tenant_id = $1 GROUP BY 1 HAVING count(*) > 1) d', [tenantId]);
     if (twice[0].n > 0) throw new Error(`${twice[0].n} idempotency keys stored twice`);
-    out.push('', `Every accepted event stored once and processed. Service peak RSS (VmHWM): ${peakRssMb(service.pid!).toFixed(0)} MB.`);
+    out.push('', `Every accepted event stored once${ROLE === 'all' ? ' and processed' : ' (SERVICE_ROLE=api: not processed)'}. Service peak RSS (VmHWM): ${peakRssMb(service.pid!).toFixed(0)} MB.`);
   } finally {
     await servicePool.close();
     await barePool.close();
@@ -156,5 +159,5 @@ export async function measureAccept(ownerUrl: string, apiKey: string, tenantId: 
     await owner.end();
   }
   if (PROFILE_DIR) out.push(`\nCPU profile in ${PROFILE_DIR}: \`node scripts/cpu-profile-summary.mjs <file>\``);
-  return `\n### Accept: open loop ${SECONDS} s per rate, closed loop ${CLOSED_SECONDS} s\n\n${out.join('\n')}\n`;
+  return `\n### Accept (SERVICE_ROLE=${ROLE}): open loop ${SECONDS} s per rate, closed loop ${CLOSED_SECONDS} s\n\n${out.join('\n')}\n`;
 }
