@@ -1,4 +1,4 @@
-import type { Tx } from '../../platform/db.js';
+import type { Statement, Tx } from '../../platform/db.js';
 import type { DeliveryStatus } from './schemas.js';
 import type { DestinationRow } from './destination-store.js';
 
@@ -129,8 +129,14 @@ export interface DeliveryWork {
  * looks closer at it).
  */
 export async function claimDue(tx: Tx, tenantId: string, deliveryIds: string[], token: string, waves: number, graceSeconds: number, now: Date): Promise<DeliveryWork[]> {
-  const { rows } = await tx.query(
-    `UPDATE webhook_deliveries w
+  const { text, values } = claimDueStatement(tenantId, deliveryIds, token, waves, graceSeconds, now);
+  return claimedWork((await tx.query(text, values as unknown[])).rows);
+}
+
+/** `claimDue`'s statement, for a caller that sends it in one round trip with its transaction (`db.tenantInOneTrip`); `claimedWork` reads its rows. */
+export function claimDueStatement(tenantId: string, deliveryIds: string[], token: string, waves: number, graceSeconds: number, now: Date): Statement {
+  return {
+    text: `UPDATE webhook_deliveries w
      SET status = 'DELIVERING', attempts_started = w.attempts_started + 1, attempt_token = $3,
          attempt_deadline = now() + make_interval(secs => d.timeout_seconds * $6::int + $4), attempt_started_at = $5, updated_at = $5
      FROM webhook_destinations d
@@ -139,13 +145,16 @@ export async function claimDue(tx: Tx, tenantId: string, deliveryIds: string[], 
      RETURNING to_jsonb(w) AS delivery, to_jsonb(d) AS destination,
                (SELECT o.data FROM outbox_events o WHERE o.tenant_id = w.tenant_id AND o.id = w.event_id) AS data,
                (SELECT o.traceparent FROM outbox_events o WHERE o.tenant_id = w.tenant_id AND o.id = w.event_id) AS traceparent`,
-    [tenantId, deliveryIds, token, graceSeconds, now, waves],
-  );
-  return rows.map((row) => ({
+    values: [tenantId, deliveryIds, token, graceSeconds, now, waves],
+  };
+}
+
+export function claimedWork(rows: unknown[]): DeliveryWork[] {
+  return (rows as Array<Record<string, unknown>>).map((row) => ({
     delivery: row.delivery as DeliveryRow,
     destination: row.destination as DestinationRow,
-    data: row.data ?? null,
-    traceparent: row.traceparent ?? null,
+    data: (row.data as Record<string, unknown> | null) ?? null,
+    traceparent: (row.traceparent as string | null) ?? null,
     deadlineExpired: false,
   }));
 }

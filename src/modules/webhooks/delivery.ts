@@ -11,10 +11,10 @@ import { isSandboxTenant } from '../../platform/environments.js';
 import { safePost, type Resolver, type SafeHttpPolicy } from '../../platform/safe-http.js';
 import { childSpan, linkActiveTraces } from '../../platform/tracing.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import pMap from 'p-map';
 import * as participants from '../participants/index.js';
 import { PING_EVENT, personalDataIn, sampleEventData } from './catalog.js';
 import * as store from './store.js';
+import { IN_FLIGHT_PER_RECEIVER_MAX, withReceiverSlot } from './receiver-slots.js';
 import type { DeliveryStatus } from './schemas.js';
 
 /**
@@ -35,15 +35,19 @@ import type { DeliveryStatus } from './schemas.js';
 export const BACKOFF_SECONDS = [0, 30, 300, 1800] as const;
 /** Time allowed past timeout_seconds before an unfinished attempt counts as abandoned. */
 const ATTEMPT_DEADLINE_GRACE_SECONDS = 5;
-/**
- * POSTs of one delivery job in flight at once. With the default JOB_CONCURRENCY
- * of 8 a process then has at most 32 requests open to a receiver, the size of
- * the connection pool safe-http keeps per origin, so no POST waits for a
- * connection while its timeout runs.
- */
-const POSTS_PER_BATCH_MAX = 4;
 const USER_AGENT = 'loyalty-service-webhooks/1';
 const INTERRUPTED_ERROR = 'the worker making this attempt stopped before it finished; the attempt is repeated';
+
+/**
+ * How many timeouts an attempt's deadline allows (before the grace): its POST
+ * may wait for a slot behind every POST this process can have queued for the
+ * same receiver, the other jobs' batches and its own, in turns of
+ * IN_FLIGHT_PER_RECEIVER_MAX; one turn more for the pings and test events the
+ * API sends meanwhile. With the defaults (8 jobs, batches of 20) that is 6.
+ */
+export function wavesFor(deliveries: number, jobConcurrency: number): number {
+  return Math.ceil((deliveries + Math.max(jobConcurrency - 1, 0) * store.DELIVERY_BATCH_MAX) / IN_FLIGHT_PER_RECEIVER_MAX) + 1;
+}
 
 export function backoffSecondsBefore(attempt: number): number {
   return BACKOFF_SECONDS[Math.min(Math.max(attempt, 1), BACKOFF_SECONDS.length) - 1];
@@ -143,19 +147,21 @@ export async function attemptDeliveries(context: Context, tenantId: string, deli
   const ids = [...new Set(deliveryIds)];
   const results = new Map<string, AttemptResult>();
   const token = randomToken(12);
-  // The batch's POSTs run in waves of POSTS_PER_BATCH_MAX: each attempt's deadline covers the waves.
-  const waves = Math.ceil(ids.length / POSTS_PER_BATCH_MAX);
-  const claimed = await db.tenant(tenantId, async (tx) => {
-    const work = await store.claimDue(tx, tenantId, ids, token, waves, ATTEMPT_DEADLINE_GRACE_SECONDS, clock.now());
-    const taken = new Set(work.map((w) => w.delivery.id));
-    for (const id of ids) {
-      if (taken.has(id)) continue;
-      const closer = await claimUnusual(tx, tenantId, id, token, waves);
-      if (closer.result === 'claimed') work.push(closer.work);
-      else results.set(id, closer.result);
-    }
-    return work;
-  });
+  const waves = wavesFor(ids.length, config.jobConcurrency);
+  // The common case in one round trip (BEGIN, the tenant, the claim, COMMIT); what it left out is looked at on its own.
+  const [claimedRows] = await db.tenantInOneTrip(tenantId, [store.claimDueStatement(tenantId, ids, token, waves, ATTEMPT_DEADLINE_GRACE_SECONDS, clock.now())]);
+  const claimed = store.claimedWork(claimedRows);
+  const taken = new Set(claimed.map((w) => w.delivery.id));
+  const unusual = ids.filter((id) => !taken.has(id));
+  if (unusual.length > 0) {
+    await db.tenant(tenantId, async (tx) => {
+      for (const id of unusual) {
+        const closer = await claimUnusual(tx, tenantId, id, token, waves);
+        if (closer.result === 'claimed') claimed.push(closer.work);
+        else results.set(id, closer.result);
+      }
+    });
+  }
   if (claimed.length === 0) return results;
   // The job's span links to the traces that emitted the events it delivers.
   linkActiveTraces(claimed.map((work) => work.traceparent));
@@ -166,7 +172,8 @@ export async function attemptDeliveries(context: Context, tenantId: string, deli
     if (!policy) policies.set(destination.id, (policy = destinationPolicy(context, tenantId, destination)));
     return policy;
   };
-  const attempts = await pMap(claimed, async (work) => post(context, tenantId, work, await policyFor(work.destination)), { concurrency: POSTS_PER_BATCH_MAX });
+  // Every POST of the batch is under way at once, each within its receiver's bound (receiver-slots.ts).
+  const attempts = await Promise.all(claimed.map(async (work) => post(context, tenantId, work, await policyFor(work.destination))));
 
   await db.tenant(tenantId, async (tx) => {
     const now = clock.now();
@@ -269,27 +276,31 @@ async function post(context: Context, tenantId: string, claimed: store.DeliveryW
     ...(test ? { test: true as const } : {}),
   };
   const rawBody = JSON.stringify(envelope);
-  const startedAt = clock.now();
-  const timestamp = Math.floor(startedAt.getTime() / 1000);
-  const headers: Record<string, string> = {
-    ...destination.custom_headers,
-    'content-type': 'application/json',
-    'user-agent': USER_AGENT,
-    'x-service-signature': signatureHeader(destination.secret, timestamp, rawBody),
-    'x-service-event': delivery.event,
-    'x-service-timestamp': String(timestamp),
-    'x-service-delivery-id': delivery.event_id,
-  };
-  // Traced by ids and status only: a receiver's URL may carry a token in its path, and the envelope is the tenant's data.
-  const attributes = { 'http.request.method': 'POST', 'loyalty.webhook.event': delivery.event, 'loyalty.webhook.delivery_id': delivery.id, 'loyalty.webhook.destination_id': destination.id };
-  const response = await childSpan('webhook POST', { kind: SpanKind.CLIENT, attributes }, async (span) => {
-    const answer = await safePost(destination.url, headers, rawBody, destination.timeout_seconds * 1000, policy, context.resolver);
-    if (answer.status !== null) span?.setAttribute('http.response.status_code', answer.status);
-    if (answer.status === null || answer.status >= 300) {
-      span?.setAttribute('error.type', answer.status === null ? 'no_response' : String(answer.status));
-      span?.setStatus({ code: SpanStatusCode.ERROR });
-    }
-    return answer;
+  // The attempt starts (its time, its signature's timestamp, its timeout) once the receiver has a slot for it.
+  const { startedAt, response } = await withReceiverSlot(destination.url, async () => {
+    const startedAt = clock.now();
+    const timestamp = Math.floor(startedAt.getTime() / 1000);
+    const headers: Record<string, string> = {
+      ...destination.custom_headers,
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'x-service-signature': signatureHeader(destination.secret, timestamp, rawBody),
+      'x-service-event': delivery.event,
+      'x-service-timestamp': String(timestamp),
+      'x-service-delivery-id': delivery.event_id,
+    };
+    // Traced by ids and status only: a receiver's URL may carry a token in its path, and the envelope is the tenant's data.
+    const attributes = { 'http.request.method': 'POST', 'loyalty.webhook.event': delivery.event, 'loyalty.webhook.delivery_id': delivery.id, 'loyalty.webhook.destination_id': destination.id };
+    const response = await childSpan('webhook POST', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      const answer = await safePost(destination.url, headers, rawBody, destination.timeout_seconds * 1000, policy, context.resolver);
+      if (answer.status !== null) span?.setAttribute('http.response.status_code', answer.status);
+      if (answer.status === null || answer.status >= 300) {
+        span?.setAttribute('error.type', answer.status === null ? 'no_response' : String(answer.status));
+        span?.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      return answer;
+    });
+    return { startedAt, response };
   });
   const succeeded = response.status !== null && response.status >= 200 && response.status < 300;
   // Only attempts that finish with an outcome spend the retry budget (and set the backoff).
