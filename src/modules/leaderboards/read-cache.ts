@@ -21,7 +21,7 @@ import { clock } from '../../platform/clock.js';
  *   refresh interval.
  * - An entry's age counts in real time and in service-clock time, whichever
  *   is greater (tests move the clock; a frozen one ages nothing, the real one
- *   does). Younger than half of TTL_MS it is answered as is; older, the first
+ *   does). Younger than 0.8 × TTL_MS it is answered as is; older, the first
  *   read starts its recomputation and the reads meanwhile still get the entry
  *   (so that no crowd waits on a recomputation) until it is TTL_MS old; past
  *   that, reads wait for the recomputation.
@@ -31,6 +31,8 @@ import { clock } from '../../platform/clock.js';
  */
 export const READ_CACHE_TTL_MS = 1000;
 export const READ_CACHE_MAX_BYTES = 16 * 1024 * 1024;
+/** The share of the TTL an entry is answered without a recomputation; the rest of it, while one runs. */
+const FRESH_SHARE = 0.8;
 /** Per entry beyond the strings: the entry object and the LRU's own node. */
 const ENTRY_OVERHEAD_BYTES = 200;
 
@@ -82,7 +84,7 @@ export async function cachedAnswer(key: ReadKey, compute: () => Promise<string>)
   const id = JSON.stringify([board, versions.get(board) ?? 0, key.engagementId ?? null, key.participantId, key.limit, key.around, key.periodStart ?? null]);
   const entry = answers.get(id);
   const age = entry ? ageOf(entry) : Infinity;
-  if (entry && age < ttlMs / 2) return entry.body;
+  if (entry && age < ttlMs * FRESH_SHARE) return entry.body;
   const pending = inFlight.get(id) ?? recompute(id, compute);
   return entry && age < ttlMs ? entry.body : pending;
 }
