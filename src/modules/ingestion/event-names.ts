@@ -12,7 +12,10 @@ import { PROPERTY_SAMPLE_EVENTS, PROPERTY_PATHS_MAX, PROPERTY_DEPTH_SAMPLED } fr
  * Counts stored events by name. Called after the tenant's quota row is locked
  * in the same transaction (countAcceptedEventsInTx), so every write of a
  * tenant is already ordered and this upsert waits for no one; names are
- * upserted in name order all the same.
+ * upserted in name order all the same. The accept path counts both in its one
+ * statement (store.ts, insertEventsStatement), where the order of the two is
+ * the executor's: a process writes one tenant's events one write at a time
+ * (writer.ts), and a deadlock between processes is retried like any other.
  */
 export async function countEventNamesInTx(tx: Tx, tenantId: string, events: ReadonlyArray<{ eventName: string; occurredAt: Date }>): Promise<void> {
   if (events.length === 0) return;
