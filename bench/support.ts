@@ -132,14 +132,18 @@ export interface BenchDatabase {
  * BENCH_DATABASE_URL (an owner URL of an empty database) when set; otherwise
  * an embedded PostgreSQL in a temporary directory on a free loopback port.
  * `fast` trades durability for speed (fsync off), for set-ups that load
- * millions of rows and measure reads only.
+ * millions of rows and measure reads only. BENCH_PG_SETTINGS adds server
+ * settings (`name=value;name=value`) to an embedded server.
  */
 export async function openBenchDatabase(name: string, options: { fast?: boolean; settings?: string[] } = {}): Promise<BenchDatabase> {
   let ownerUrl = process.env.BENCH_DATABASE_URL ?? null;
   let stop = async (): Promise<void> => undefined;
   if (!ownerUrl) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-bench-pg-`));
-    const server = await startEmbeddedPostgres({ dataDir, port: await freePort(), fast: options.fast, settings: options.settings });
+    // BENCH_PG_SETTINGS adds server settings, separated by ';' (for example auto_explain's, to see a slow statement's plan).
+    const extra = (process.env.BENCH_PG_SETTINGS ?? '').split(';').map((setting) => setting.trim()).filter(Boolean);
+    const settings = [...(options.settings ?? []), ...extra];
+    const server = await startEmbeddedPostgres({ dataDir, port: await freePort(), fast: options.fast, settings: settings.length ? settings : undefined });
     ownerUrl = server.ownerUrl;
     stop = async () => {
       await server.stop();
