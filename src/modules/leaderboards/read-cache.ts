@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import { LRUCache } from 'lru-cache';
 import { clock } from '../../platform/clock.js';
 
 /**
@@ -26,14 +25,14 @@ import { clock } from '../../platform/clock.js';
  *   (so that no crowd waits on a recomputation) until it is TTL_MS old; past
  *   that, reads wait for the recomputation.
  * - Identical reads in flight share one computation; a failure is not kept.
- * - Bounded by bytes (LRU): entries beyond MAX_BYTES push out the least
- *   recently used.
+ * - Bounded by bytes (LRU): entries beyond READ_CACHE_MAX_BYTES push out the
+ *   least recently used.
  */
 export const READ_CACHE_TTL_MS = 1000;
 export const READ_CACHE_MAX_BYTES = 16 * 1024 * 1024;
 /** The share of the TTL an entry is answered without a recomputation; the rest of it, while one runs. */
 const FRESH_SHARE = 0.8;
-/** Per entry beyond the strings: the entry object and the LRU's own node. */
+/** Per entry beyond the strings: the entry object and its slot in the Map. */
 const ENTRY_OVERHEAD_BYTES = 200;
 
 interface Entry {
@@ -52,16 +51,60 @@ export interface ReadKey {
   periodStart: string | undefined;
 }
 
+/**
+ * Least recently used first out, by bytes: a Map keeps its keys in insertion
+ * order, and a hit moves its key to the end.
+ */
+class ByteBoundedLru {
+  private readonly entries = new Map<string, Entry & { bytes: number }>();
+  private bytes = 0;
+  constructor(readonly maxBytes: number) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get usedBytes(): number {
+    return this.bytes;
+  }
+
+  get(key: string): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (entry) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  set(key: string, entry: Entry): void {
+    // Strings count twice their length: a name outside Latin-1 makes V8 store two bytes per character.
+    const bytes = 2 * (entry.body.length + key.length) + ENTRY_OVERHEAD_BYTES;
+    const previous = this.entries.get(key);
+    if (previous) {
+      this.entries.delete(key);
+      this.bytes -= previous.bytes;
+    }
+    if (bytes > this.maxBytes) return;
+    this.entries.set(key, { ...entry, bytes });
+    this.bytes += bytes;
+    for (const [oldest, old] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= old.bytes;
+    }
+  }
+}
+
+function newCache(maxBytes: number) {
+  return new ByteBoundedLru(maxBytes);
+}
+
 let ttlMs = READ_CACHE_TTL_MS;
 let answers = newCache(READ_CACHE_MAX_BYTES);
 const inFlight = new Map<string, Promise<string>>();
 /** Bumped by a change made in this process; a board never changed here reads version 0. */
 const versions = new Map<string, number>();
-
-function newCache(maxBytes: number) {
-  // Strings count twice their length: a name outside Latin-1 makes V8 store two bytes per character.
-  return new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (entry, key) => 2 * (entry.body.length + key.length) + ENTRY_OVERHEAD_BYTES });
-}
 
 const boardOf = (tenantId: string, code: string) => `${tenantId}\u0000${code}`;
 
@@ -109,7 +152,7 @@ function recompute(id: string, compute: () => Promise<string>): Promise<string> 
 
 /** Tests and benchmarks: the cache's size, and a different bound or TTL (0 turns the cache off); empties it. */
 export const readCacheControl = {
-  stats: () => ({ entries: answers.size, bytes: answers.calculatedSize, maxBytes: answers.maxSize }),
+  stats: () => ({ entries: answers.size, bytes: answers.usedBytes, maxBytes: answers.maxBytes }),
   configure(options: { maxBytes?: number; ttlMs?: number }): void {
     answers = newCache(options.maxBytes ?? READ_CACHE_MAX_BYTES);
     ttlMs = options.ttlMs ?? READ_CACHE_TTL_MS;
