@@ -59,13 +59,20 @@ class ExtendedMessage {
   private error: unknown = null;
   private settled = false;
 
+  /** The statements' texts, for a trace (`traceQueries` makes one span of the message). */
+  readonly text: string;
+  readonly traced = true;
+
   constructor(
     private readonly statements: readonly Sent[],
     private readonly names: Names | null,
     /** Texts given a name by this message: forgotten again when it fails, since their Parse may not have run. */
     private readonly fresh: string[],
-    private readonly callback: (error: unknown, results: pg.QueryResult[]) => void,
-  ) {}
+    /** Called once with the outcome; a tracer may wrap it. */
+    public callback: (error: unknown, results: pg.QueryResult[]) => void,
+  ) {
+    this.text = statements.map((statement) => statement.text).join(';\n');
+  }
 
   submit(connection: Connection): null {
     connection.stream.cork?.();

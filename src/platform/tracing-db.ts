@@ -1,4 +1,4 @@
-import { context, trace, SpanKind, type Attributes, type Span } from '@opentelemetry/api';
+import { context, trace, SpanKind, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type pg from 'pg';
 import { activeTracer, recordFailure, settleSpan } from './tracing.js';
 
@@ -126,6 +126,19 @@ function finishQuery(span: Span, error: unknown, result?: unknown): void {
   span.end();
 }
 
+/** A client span for a statement (or an extended message of several), its literals replaced. */
+function startStatementSpan(tracer: Tracer, parent: Context, text: string, cacheable: boolean, poolName: string, database: string | undefined): Span {
+  const shape = shapeOf(text, cacheable);
+  const attributes: Attributes = {
+    'db.system.name': 'postgresql',
+    'db.operation.name': shape.operation,
+    'db.query.text': shape.text,
+    'db.client.connection.pool.name': poolName,
+  };
+  if (database) attributes['db.namespace'] = database;
+  return tracer.startSpan(shape.operation, { kind: SpanKind.CLIENT, attributes }, parent);
+}
+
 /**
  * Makes every statement on this connection a span while tracing is on and a
  * traced request or job is active. Installed on each new connection of the
@@ -140,20 +153,23 @@ export function traceQueries(client: pg.PoolClient, poolName: string): void {
     const parent = context.active();
     if (!tracer || !trace.getSpan(parent)) return query(...args);
     const [first, second] = args;
-    // Cursors and other submittables answer by events, not by a promise or callback.
-    if (typeof (first as { submit?: unknown } | null)?.submit === 'function') return query(...args);
+    // Cursors and other submittables answer by events, not by a promise or callback; an extended
+    // message (db-extended.ts) says it can be traced, and answers through its callback.
+    if (typeof (first as { submit?: unknown } | null)?.submit === 'function') {
+      const message = first as { traced?: unknown; text?: unknown; callback?: unknown };
+      if (message.traced !== true || typeof message.text !== 'string' || typeof message.callback !== 'function') return query(...args);
+      const span = startStatementSpan(tracer, parent, message.text, true, poolName, database);
+      const callback = message.callback as (error: unknown, result: unknown) => void;
+      message.callback = (error: unknown, result: unknown) => {
+        finishQuery(span, error, Array.isArray(result) ? undefined : result);
+        callback(error, result);
+      };
+      return query(...args);
+    }
     const text = typeof first === 'string' ? first : (first as { text?: unknown } | null)?.text;
     if (typeof text !== 'string') return query(...args);
     const values = Array.isArray(second) ? second : (first as { values?: unknown }).values;
-    const shape = shapeOf(text, Array.isArray(values) && values.length > 0);
-    const attributes: Attributes = {
-      'db.system.name': 'postgresql',
-      'db.operation.name': shape.operation,
-      'db.query.text': shape.text,
-      'db.client.connection.pool.name': poolName,
-    };
-    if (database) attributes['db.namespace'] = database;
-    const span = tracer.startSpan(shape.operation, { kind: SpanKind.CLIENT, attributes }, parent);
+    const span = startStatementSpan(tracer, parent, text, Array.isArray(values) && values.length > 0, poolName, database);
     const last = args.length - 1;
     if (typeof args[last] === 'function') {
       // The pool's own `query()` passes a callback.

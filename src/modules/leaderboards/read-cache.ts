@@ -159,5 +159,15 @@ export const readCacheControl = {
   },
 };
 
-const configuredTtl = process.env.LEADERBOARD_READ_CACHE_TTL_MS;
-if (configuredTtl !== undefined && configuredTtl !== '') readCacheControl.configure({ ttlMs: Math.min(READ_CACHE_TTL_MS, Math.max(0, Number(configuredTtl) || 0)) });
+/** LEADERBOARD_READ_CACHE_TTL_MS when set (0 turns the cache off; at most READ_CACHE_TTL_MS), else the default. */
+export function configuredTtlMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.LEADERBOARD_READ_CACHE_TTL_MS;
+  if (raw === undefined || raw === '') return READ_CACHE_TTL_MS;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0 || value > READ_CACHE_TTL_MS) {
+    throw new Error(`LEADERBOARD_READ_CACHE_TTL_MS must be a whole number of milliseconds from 0 to ${READ_CACHE_TTL_MS}, got "${raw}"`);
+  }
+  return value;
+}
+
+readCacheControl.configure({ ttlMs: configuredTtlMs() });
