@@ -10,7 +10,7 @@ const PARTICIPANTS = 120;
 const near = (actual: number, expected: number, what: string) => assert.ok(Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected)), `${what}: ${actual}, expected ${expected}`);
 
 test('experiment results through HTTP: exposed participants, goal, points cost and the difference to control, exactly', { timeout: 600_000 }, async (t) => {
-  const svc = await startTestService(t, { jobs: true });
+  const svc = await startTestService(t, { jobs: true, config: { RATE_LIMIT_INGEST_BURST_PER_SECOND: '10000' } });
   const tenant = await svc.createTenant();
   const other = await svc.createTenant();
 
