@@ -43,7 +43,7 @@ import { fileURLToPath } from 'node:url';
 import { fork, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
-import { freePort, offerOpenLoop, openBenchDatabase, openStatementsTable, percentile, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, type OpenLoopResult } from './support.js';
+import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, type OpenLoopResult } from './support.js';
 import { seedLifetimePoints } from './leaderboard-seed.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
@@ -101,12 +101,6 @@ function runPhase(job: SenderJob): Promise<OpenLoopResult> {
     child.once('exit', (code) => code !== 0 && reject(new Error(`the sender exited with ${code}`)));
     child.send(job);
   });
-}
-
-/** The service's resident memory now (VmRSS) or at its peak so far (VmHWM), in MB. */
-function rssMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
 }
 
 const progress = (message: string) => process.stderr.write(`[flash-leaderboard] ${message}\n`);
@@ -167,7 +161,7 @@ async function main(): Promise<void> {
       );
     }, 1000 / SCORING_RATE);
 
-    const rssBeforeReadsMb = rssMb(service.pid!, 'VmRSS');
+    const rssBeforeReadsMb = residentMb(service.pid, 'VmRSS');
     const job = (kind: Kind, rate: number, seconds: number): SenderJob => ({ port, kind, rate, seconds, engagementId, sessions });
     progress(`warming up (${WARMUP_RATE}/s for ${WARMUP_SECONDS} s of each read)`);
     for (const kind of ['healthz', 'top', 'around'] as const) {
@@ -186,7 +180,7 @@ async function main(): Promise<void> {
     }
     clearInterval(scoring);
     scoring = null;
-    const peakMb = rssMb(service.pid!, 'VmHWM');
+    const peakMb = residentMb(service.pid, 'VmHWM');
     // Let the grants in flight finish, then check them against the ledger.
     const settleDeadline = Date.now() + 30_000;
     while (granted + grantFailures < grantsSent && Date.now() < settleDeadline) await new Promise((resolve) => setTimeout(resolve, 100));

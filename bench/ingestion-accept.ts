@@ -25,7 +25,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
-import { freePort, offerOpenLoop, openStatementsTable, percentile, startServiceProcess, stopServiceProcess, type OpenLoopResult } from './support.js';
+import { freePort, offerOpenLoop, residentMb, openStatementsTable, percentile, startServiceProcess, stopServiceProcess, type OpenLoopResult } from './support.js';
 
 const RATES = (process.env.BENCH_INGESTION_RATES ?? '500,1000').split(',').map((rate) => Number(rate.trim()));
 const SECONDS = Number(process.env.BENCH_INGESTION_SECONDS ?? 10);
@@ -49,11 +49,6 @@ process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
 
 function progress(message: string): void {
   process.stderr.write(`[ingestion accept] ${new Date().toISOString()} ${message}\n`);
-}
-
-function peakRssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
 const ms = (values: number[]) => [50, 95, 99].map((p) => percentile(values, p).toFixed(1)).join(' / ');
@@ -150,7 +145,7 @@ export async function measureAccept(ownerUrl: string, apiKey: string, tenantId: 
     }
     const { rows: twice } = await owner.query('SELECT count(*)::int AS n FROM (SELECT idempotency_key FROM ingested_events WHERE tenant_id = $1 GROUP BY 1 HAVING count(*) > 1) d', [tenantId]);
     if (twice[0].n > 0) throw new Error(`${twice[0].n} idempotency keys stored twice`);
-    out.push('', `Every accepted event stored once${ROLE === 'all' ? ' and processed' : ' (SERVICE_ROLE=api: not processed)'}. Service peak RSS (VmHWM): ${peakRssMb(service.pid!).toFixed(0)} MB.`);
+    out.push('', `Every accepted event stored once${ROLE === 'all' ? ' and processed' : ' (SERVICE_ROLE=api: not processed)'}. Service peak RSS (VmHWM): ${residentMb(service.pid, 'VmHWM').toFixed(0)} MB.`);
   } finally {
     await servicePool.close();
     await barePool.close();

@@ -32,7 +32,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { Pool as HttpPool } from 'undici';
-import { freePort, offerOpenLoop, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, type OpenLoopResult } from './support.js';
+import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, type OpenLoopResult } from './support.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -57,17 +57,6 @@ const runId = randomBytes(4).toString('hex');
 
 function progress(message: string): void {
   process.stderr.write(`[spins] ${new Date().toISOString()} ${message}\n`);
-}
-
-/** The resident memory of a process now, in MB (Linux /proc), or null where there is none. */
-function residentMb(pid: number | undefined): number | null {
-  if (!pid) return null;
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
 }
 
 /** CPU time, in ms, of the whole machine (busy: user, nice, system, irq, softirq) and of one process (user + system), from /proc. */
@@ -114,7 +103,7 @@ async function main(): Promise<void> {
     progress(`starting the service (SERVICE_ROLE=all${PROFILE_DIR ? `, CPU profile into ${PROFILE_DIR}` : ''})`);
     service = await startServiceProcess({ ownerUrl, port, role: 'all', profileDir: PROFILE_DIR });
     let peakRss = 0;
-    sampler = setInterval(() => (peakRss = Math.max(peakRss, residentMb(service?.pid) ?? 0)), 200);
+    sampler = setInterval(() => (peakRss = Math.max(peakRss, residentMb(service?.pid) || 0)), 200);
     http = new HttpPool(`http://127.0.0.1:${port}`, { connections: HTTP_CONNECTIONS });
     const call = async (url: string, body?: unknown): Promise<Record<string, unknown>> => {
       const headers = body === undefined ? { 'x-api-key': tenant.api_key } : { 'content-type': 'application/json', 'x-api-key': tenant.api_key };

@@ -111,6 +111,16 @@ export async function openStatementsTable(owner: pg.Pool, on: boolean, top: numb
   };
 }
 
+/** A process's resident memory now (VmRSS) or at its peak so far (VmHWM), in MB, from /proc; NaN when it cannot be read. */
+export function residentMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** The p-th percentile (nearest rank) of the values; NaN when there are none. */
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;
