@@ -30,7 +30,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { Pool as HttpPool } from 'undici';
-import { freePort, offerOpenLoop, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, type OpenLoopResult } from './support.js';
+import { freePort, offerOpenLoop, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, OPEN_LOOP_HEADER, openLoopCells, type OpenLoopRow } from './support.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -55,18 +55,6 @@ const runId = randomBytes(4).toString('hex');
 
 function progress(message: string): void {
   process.stderr.write(`[activities] ${new Date().toISOString()} ${message}\n`);
-}
-
-interface Row {
-  rate: number;
-  scenario: string;
-  result: OpenLoopResult;
-}
-
-function cells(row: Row): string {
-  const { latencies, failures } = row.result;
-  const ms = (p: number) => percentile(latencies, p).toFixed(1);
-  return `| ${row.rate}/s | ${row.scenario} | ${latencies.length} | ${ms(50)} | ${ms(95)} | ${ms(99)} | ${failures} | ${row.result.sendLagMaxMs.toFixed(0)} |`;
 }
 
 async function main(): Promise<void> {
@@ -142,7 +130,7 @@ async function main(): Promise<void> {
     if (warmup.failures > 0) throw new Error(`warm-up: ${warmup.failures} completions failed, the first: ${warmup.firstFailure}`);
     let answered = warmup.latencies.length;
 
-    const rows: Row[] = [];
+    const rows: OpenLoopRow[] = [];
     for (const rate of RATES) {
       progress(`${rate}/s for ${SECONDS} s: baseline, then completions`);
       rows.push({ rate, scenario: 'baseline: GET /healthz', result: await offerOpenLoop(rate, SECONDS, healthz) });
@@ -161,9 +149,8 @@ async function main(): Promise<void> {
       [tenant.tenant_id],
     );
     console.log(`\nOpen loop, ${SECONDS} s per rate and scenario, ${PARTICIPANTS} participants, ${os.cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start\n`);
-    console.log('| offered | scenario | 2xx | p50 ms | p95 ms | p99 ms | failed | sender lag max ms |');
-    console.log('|---|---|---|---|---|---|---|---|');
-    for (const row of rows) console.log(cells(row));
+    console.log(OPEN_LOOP_HEADER);
+    for (const row of rows) console.log(openLoopCells(row));
     const { attempts, claims, ledger } = counted[0];
     console.log(`\nDatabase after the run: ${attempts} completed attempts, ${claims} reward claims, ${ledger} ledger entries; completions answered 2xx (warm-up included): ${answered}.`);
     const target = rows.find((row) => row.rate === TARGET_RATE && row.scenario === 'complete-with-actions');

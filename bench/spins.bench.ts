@@ -32,7 +32,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { Pool as HttpPool } from 'undici';
-import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, type OpenLoopResult } from './support.js';
+import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, OPEN_LOOP_HEADER, openLoopCells, type OpenLoopRow } from './support.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -73,18 +73,6 @@ function cpuMs(pid: number | undefined): { machine: number; process: number } {
     own = Number.NaN;
   }
   return { machine, process: own };
-}
-
-interface Row {
-  rate: number;
-  scenario: string;
-  result: OpenLoopResult;
-}
-
-function cells(row: Row): string {
-  const { latencies, failures } = row.result;
-  const ms = (p: number) => percentile(latencies, p).toFixed(1);
-  return `| ${row.rate}/s | ${row.scenario} | ${latencies.length} | ${ms(50)} | ${ms(95)} | ${ms(99)} | ${failures} | ${row.result.sendLagMaxMs.toFixed(0)} |`;
 }
 
 async function main(): Promise<void> {
@@ -168,7 +156,7 @@ async function main(): Promise<void> {
     if (warmup.failures > 0) throw new Error(`warm-up: ${warmup.failures} spins failed, the first: ${warmup.firstFailure}`);
     let answered = warmup.latencies.length;
 
-    const rows: Row[] = [];
+    const rows: OpenLoopRow[] = [];
     const rss: Array<{ rate: number; mb: number }> = [];
     const cpu: Array<{ rate: number; machine: number; service: number }> = [];
     for (const rate of RATES) {
@@ -213,9 +201,8 @@ async function main(): Promise<void> {
       [tenant.tenant_id],
     );
     console.log(`\nOpen loop, ${SECONDS} s per rate and scenario, one new participant per spin, a coupon pool of ${CODES} codes, ${os.cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start\n`);
-    console.log('| offered | scenario | 2xx | p50 ms | p95 ms | p99 ms | failed | sender lag max ms |');
-    console.log('|---|---|---|---|---|---|---|---|');
-    for (const row of rows) console.log(cells(row));
+    console.log(OPEN_LOOP_HEADER);
+    for (const row of rows) console.log(openLoopCells(row));
     console.log(
       `\nCPU per spin (the whole machine, the sender included; of it the service's Node process): ${cpu.map(({ rate, machine, service }) => `${rate}/s ${machine.toFixed(2)} ms, ${service.toFixed(2)} ms`).join('; ')}.`,
     );

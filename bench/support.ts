@@ -64,6 +64,23 @@ export async function offerOpenLoop(rate: number, seconds: number, send: (index:
   return result;
 }
 
+/** One offered rate of one scenario, as an open-loop benchmark prints it. */
+export interface OpenLoopRow {
+  rate: number;
+  scenario: string;
+  result: OpenLoopResult;
+}
+
+/** The header of the table of `openLoopCells` rows. */
+export const OPEN_LOOP_HEADER = '| offered | scenario | 2xx | p50 ms | p95 ms | p99 ms | failed | sender lag max ms |\n|---|---|---|---|---|---|---|---|';
+
+/** A markdown table row: the offered rate, the answered count, p50/p95/p99, failures and the sender's own lag. */
+export function openLoopCells(row: OpenLoopRow): string {
+  const { latencies, failures } = row.result;
+  const ms = (p: number) => percentile(latencies, p).toFixed(1);
+  return `| ${row.rate}/s | ${row.scenario} | ${latencies.length} | ${ms(50)} | ${ms(95)} | ${ms(99)} | ${failures} | ${row.result.sendLagMaxMs.toFixed(0)} |`;
+}
+
 /** Server settings that load pg_stat_statements, for openStatementsTable. */
 export const STATEMENTS_SETTINGS = ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'];
 
