@@ -315,6 +315,9 @@ function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
+/** Connections kept open per origin (and address); webhook deliveries keep their requests in flight to a receiver within it. */
+export const CONNECTIONS_PER_ORIGIN = 32;
+
 /**
  * Connections are kept alive per origin, pinned address and set of trusted
  * certificates, so a receiver that takes many deliveries does not pay a TLS
@@ -349,7 +352,7 @@ function agentFor(origin: string, address: string, family: 4 | 6, trusted: Trust
     return agent;
   }
   const connect = trusted ? { lookup: pinnedLookup(address, family), secureContext: secureContextFor(trusted) } : { lookup: pinnedLookup(address, family) };
-  agent = new Agent({ connect, keepAliveTimeout: 10_000, connections: 32 });
+  agent = new Agent({ connect, keepAliveTimeout: 10_000, connections: CONNECTIONS_PER_ORIGIN });
   agents.set(key, agent);
   if (agents.size > AGENT_CACHE_ENTRIES_MAX) {
     const [oldestKey, oldest] = agents.entries().next().value as [string, Agent];

@@ -1,3 +1,5 @@
+import { CONNECTIONS_PER_ORIGIN } from '../../platform/safe-http.js';
+
 /**
  * Requests in flight to one receiver from this process. A receiver (a URL
  * origin: scheme, host and port) gets at most IN_FLIGHT_PER_RECEIVER_MAX
@@ -7,7 +9,7 @@
  * a connection; a POST waiting for a slot has not started, so its timeout does
  * not run yet. Slots are handed on in the order they were asked for.
  */
-export const IN_FLIGHT_PER_RECEIVER_MAX = 32;
+export const IN_FLIGHT_PER_RECEIVER_MAX = CONNECTIONS_PER_ORIGIN;
 
 interface Slots {
   active: number;
