@@ -5,6 +5,7 @@ import { withCredentials } from '../src/platform/database-server.js';
 import { APP_ROLE } from '../src/platform/migrate.js';
 import pg from 'pg';
 import { Database, escapeLiteral, PREPARED_PER_CONNECTION_MAX } from '../src/platform/db.js';
+import { compactSql } from '../src/platform/db-extended.js';
 import { loadConfig } from '../src/config.js';
 
 test('prepared statements: parsed and planned once per connection, bounded, and prepared afresh when a migration changes a table under them', async (t) => {
@@ -67,6 +68,14 @@ test('inlined literals: escaped as node-postgres escapes them, and read back unc
   assert.deepEqual(row.texts, tricky);
 });
 
+test('a statement parsed under a name is sent without comments and with white space collapsed outside literals, quoted names and dollar quotes', () => {
+  assert.equal(
+    compactSql("SELECT 'a  --b' ,  E'x\\'  y'\n, \"q  \"\"r\" , $t$ a  b $t$ , $1  , $$ c   d $$ -- tail\n /* x /* y */ z */ FROM\t t  -- end"),
+    "SELECT 'a  --b' , E'x\\'  y' , \"q  \"\"r\" , $t$ a  b $t$ , $1 , $$ c   d $$ FROM t",
+  );
+  assert.equal(compactSql("SELECT 'it''s  here'"), "SELECT 'it''s  here'");
+});
+
 test('one-trip transactions: one extended-protocol message, each statement parsed once per connection, a failing statement rolls everything back, stale plans prepared afresh, unnamed when preparing is off', async (t) => {
   const svc = await startTestService(t);
   const tenant = await svc.createTenant();
@@ -81,7 +90,9 @@ test('one-trip transactions: one extended-protocol message, each statement parse
   await db.tenantInOneTrip(tenant.tenantId, [{ ...write, values: [tenant.tenantId, 'one-trip-2'] }, count]);
   const statements = await db.tenant(tenant.tenantId, async (tx) => (await tx.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows.map((r) => r.statement));
   assert.equal(statements.filter((s) => s === write.text).length, 1, 'parsed once on the connection, bound by name afterwards');
-  assert.equal(statements.filter((s) => s === 'COMMIT').length, 1);
+  assert.equal(statements.filter((s) => s === 'BEGIN' || s === 'COMMIT').length, 0, 'one implicit transaction, committed at the Sync');
+  const settings = await db.tenant(tenant.tenantId, async (tx) => (await tx.query<{ mode: string }>("SELECT current_setting('plan_cache_mode') AS mode")).rows[0].mode);
+  assert.equal(settings, 'auto', 'the generic plans of a one-trip transaction end with it');
 
   // The second insert repeats the first's key: nothing of the message stays, and the connection goes on.
   await assert.rejects(

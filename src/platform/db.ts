@@ -41,6 +41,8 @@ function inlineStatement(text: string, values: readonly unknown[]): string {
 
 /** Sets the transaction's tenant, the setting row-level security reads. */
 const SET_TENANT = "SELECT set_config('app.tenant_id', $1, true)";
+/** The tenant, and generic plans for the rest of the transaction (`tenantInOneTrip`). */
+const SET_TENANT_GENERIC = "SELECT set_config('app.tenant_id', $1, true), set_config('plan_cache_mode', 'force_generic_plan', true)";
 
 /** A statement and its parameter values. */
 export interface Statement {
@@ -313,12 +315,13 @@ export class Database {
   }
 
   /**
-   * A write transaction in ONE round trip: BEGIN, the tenant setting,
-   * `statements` and COMMIT as one extended-protocol message (`sendExtended`:
-   * each statement sees what the ones before it wrote, with a snapshot of its
-   * own). Returns
-   * each statement's rows. A failing statement stops the message before
-   * COMMIT and the transaction rolls back; retried like `tenant()`. For short,
+   * A write transaction in ONE round trip: the tenant setting and
+   * `statements` as one extended-protocol message (`sendExtended`), which
+   * PostgreSQL runs as one implicit transaction, committed at the message's
+   * Sync (no BEGIN and COMMIT statements: two Bind/Execute pairs fewer per
+   * call). Each statement sees what the ones before it wrote, with a snapshot
+   * of its own. Returns each statement's rows. A failing statement skips the
+   * rest and the transaction rolls back; retried like `tenant()`. For short,
    * hot writes whose statements decide among themselves what to write (the
    * direct grant: the change writes only when its idempotency claim was fresh).
    * The transaction plans with `plan_cache_mode = force_generic_plan`: its
@@ -328,13 +331,8 @@ export class Database {
    */
   async tenantInOneTrip(tenantId: string, statements: readonly Statement[]): Promise<unknown[][]> {
     if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
-    const begin = (client: Tx) =>
-      sendExtended(
-        client,
-        [{ text: 'BEGIN', values: [] }, { text: SET_TENANT, values: [tenantId] }, { text: 'SET LOCAL plan_cache_mode = force_generic_plan', values: [] }, ...statements, { text: 'COMMIT', values: [] }],
-        this.preparedStatements,
-      );
-    return this.transaction(begin, async (_tx, started) => asResults(started).slice(3, 3 + statements.length).map((result) => result.rows), this.app, true);
+    const begin = (client: Tx) => sendExtended(client, [{ text: SET_TENANT_GENERIC, values: [tenantId] }, ...statements], this.preparedStatements);
+    return this.transaction(begin, async (_tx, started) => asResults(started).slice(1).map((result) => result.rows), this.app, true);
   }
 
   /**
