@@ -25,6 +25,8 @@ import { openBenchDatabase } from './support.js';
 const SECONDS = Number(process.env.STATEMENTS_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.STATEMENTS_CONNECTIONS ?? 1);
 const PARTICIPANTS = Number(process.env.STATEMENTS_PARTICIPANTS ?? 2000);
+/** STATEMENTS_ACTOR=1 grants as an API key does over HTTP (the ledger's "who granted" written beside the entry). */
+const ACTOR = process.env.STATEMENTS_ACTOR === '1' ? { type: 'api_key' as const, id: 'key_statements' } : null;
 
 /** CPU time the whole machine spent busy (user, nice, system, irq, softirq), from /proc/stat, in µs. */
 function machineCpuMicros(): number {
@@ -48,7 +50,7 @@ try {
   const tenant = await createTenant(db, { name: 'Statements', slug: `statements-${process.pid}`, plan: 'enterprise' });
   let sequence = 0;
   const grant = (participant: number) =>
-    grantDirect(db!, tenant.tenant_id, { participant_id: `p-${participant}`, amount: 5, reason: 'bench', idempotency_key: `k-${sequence++}` });
+    grantDirect(db!, tenant.tenant_id, { participant_id: `p-${participant}`, amount: 5, reason: 'bench', idempotency_key: `k-${sequence++}` }, ACTOR);
   // Every participant exists before the measurement, as in points.bench.ts.
   for (let i = 0; i < PARTICIPANTS; i++) await grant(i);
   await owner.query('SELECT pg_stat_statements_reset()');

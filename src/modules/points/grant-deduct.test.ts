@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pointsRequest, startTestService, type TestService } from '../../../test/helper.js';
+import pg from 'pg';
+import { pointsRequest, startTestService, waitFor, type TestService } from '../../../test/helper.js';
+import { fingerprint } from '../../platform/idempotency.js';
 import { clock } from '../../platform/clock.js';
 import { assertPointsInvariants, seedParticipantWithPoints } from './testing.js';
 import { grantInTx } from './service.js';
@@ -92,6 +94,30 @@ test('points: direct grant and deduct', async (t) => {
     assert.equal(responses.filter((r) => r.body.duplicate === false).length, 1);
     assert.ok(responses.every((r) => r.body.available === 10));
     assert.equal(await ledgerRows(svc, tenant.tenantId, 'carol'), 1);
+  });
+
+  await t.test('a repeat whose claim waited for a first use that committed meanwhile answers that use (a later snapshot reads it)', async () => {
+    const body = { participant_id: 'dave', amount: 4, reason: 'held', idempotency_key: 'held-1' };
+    const first = { available: 99, lifetime: 99, delta: 4, duplicate: false, ledger_entry_id: 'ple_held' };
+    // The first use, still running: its key row is written but not committed.
+    const holder = new pg.Client({ connectionString: svc.ownerUrl });
+    await holder.connect();
+    t.after(() => holder.end());
+    await holder.query('BEGIN');
+    await holder.query(
+      "INSERT INTO idempotency_keys (tenant_id, scope, key, fingerprint, response, created_at, expires_at) VALUES ($1, 'points.direct', $2, $3, $4, $5, $5::timestamptz + interval '1 day')",
+      [tenant.tenantId, body.idempotency_key, fingerprint(['grant', body.participant_id, body.amount, body.reason, null, null]), first, clock.now()],
+    );
+    const repeat = pointsRequest(svc, tenant, 'grant', body);
+    await waitFor('the repeat to wait on the key', async () => {
+      const rows = await svc.sql("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%idempotency_keys%'");
+      return rows.length > 0;
+    });
+    await holder.query('COMMIT');
+    const response = await repeat;
+    assert.equal(response.status, 200, response.text);
+    assert.deepEqual(response.body, { ...first, duplicate: true, livemode: true });
+    assert.equal(await ledgerRows(svc, tenant.tenantId, 'dave'), 0, 'the repeat changed nothing');
   });
 
   await t.test('a deduct answers a negative delta and consumes the balance; lifetime stays', async () => {
