@@ -64,6 +64,8 @@ export interface Config {
   outboxRetentionDays: number;
   /** How long finished webhook deliveries (with their attempts) and replay jobs are kept. */
   webhookLogRetentionDays: number;
+  /** How long a public leaderboard answer is kept in memory (LEADERBOARD_READ_CACHE_TTL_MS, 0 to 1000 ms; 0: off). */
+  leaderboardReadCacheTtlMs: number;
   /** How long an expired or revoked participant session is kept. */
   sessionRetentionDays: number;
   /** Multiplies every schedule interval (webhook backoff, lifecycle ticks). 1 is the spec's timing. */
@@ -340,6 +342,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     piiAccessLogRetentionMonths: readInt(env, 'PII_ACCESS_LOG_RETENTION_MONTHS', 12, 12, 1200),
     outboxRetentionDays: readInt(env, 'OUTBOX_RETENTION_DAYS', 30, 1, 3650),
     webhookLogRetentionDays: readInt(env, 'WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650),
+    // At most the shortest refresh interval a board can have (1 s): modules/leaderboards/read-cache.ts.
+    leaderboardReadCacheTtlMs: readInt(env, 'LEADERBOARD_READ_CACHE_TTL_MS', 1000, 0, 1000),
     sessionRetentionDays: readInt(env, 'SESSION_RETENTION_DAYS', 7, 0, 3650),
     timeScale: readNumber(env, 'TIME_SCALE', 1, 0.0001, 1),
     allowLoopbackWebhooks: readBool(env, 'ALLOW_LOOPBACK_WEBHOOKS'),

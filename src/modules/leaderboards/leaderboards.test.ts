@@ -6,7 +6,8 @@ import { parseCrontab } from 'graphile-worker';
 import { grantPoints, participantSession, startTestService } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
 import leaderboardsModule from './index.js';
-import { configuredTtlMs, READ_CACHE_TTL_MS, readCacheControl } from './read-cache.js';
+import { READ_CACHE_TTL_MS, readCacheControl } from './read-cache.js';
+import { loadConfig } from '../../config.js';
 
 test('the crontab lines parse and name tasks of the module', () => {
   for (const item of parseCrontab((leaderboardsModule.crontab ?? []).join('\n'))) assert.ok(leaderboardsModule.tasks?.[item.task], item.task);
@@ -297,9 +298,11 @@ test('the public read answers from memory: the same bytes, fresh after a refresh
 });
 
 test('leaderboard read cache: LEADERBOARD_READ_CACHE_TTL_MS from 0 (off) to the default, anything else refused at start', () => {
-  assert.equal(configuredTtlMs({}), READ_CACHE_TTL_MS);
-  assert.equal(configuredTtlMs({ LEADERBOARD_READ_CACHE_TTL_MS: '' }), READ_CACHE_TTL_MS);
-  assert.equal(configuredTtlMs({ LEADERBOARD_READ_CACHE_TTL_MS: '0' }), 0);
-  assert.equal(configuredTtlMs({ LEADERBOARD_READ_CACHE_TTL_MS: '250' }), 250);
-  for (const bad of ['-1', '1001', '2.5', 'soon']) assert.throws(() => configuredTtlMs({ LEADERBOARD_READ_CACHE_TTL_MS: bad }), /LEADERBOARD_READ_CACHE_TTL_MS must be/);
+  assert.equal(loadConfig({}).leaderboardReadCacheTtlMs, READ_CACHE_TTL_MS);
+  assert.equal(loadConfig({ LEADERBOARD_READ_CACHE_TTL_MS: '' }).leaderboardReadCacheTtlMs, READ_CACHE_TTL_MS);
+  assert.equal(loadConfig({ LEADERBOARD_READ_CACHE_TTL_MS: '0' }).leaderboardReadCacheTtlMs, 0);
+  assert.equal(loadConfig({ LEADERBOARD_READ_CACHE_TTL_MS: '250' }).leaderboardReadCacheTtlMs, 250);
+  for (const bad of ['-1', '1001', '2.5', 'soon']) {
+    assert.throws(() => loadConfig({ LEADERBOARD_READ_CACHE_TTL_MS: bad }), /LEADERBOARD_READ_CACHE_TTL_MS must be an integer from 0 to 1000/);
+  }
 });

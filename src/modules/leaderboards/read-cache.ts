@@ -159,15 +159,8 @@ export const readCacheControl = {
   },
 };
 
-/** LEADERBOARD_READ_CACHE_TTL_MS when set (0 turns the cache off; at most READ_CACHE_TTL_MS), else the default. */
-export function configuredTtlMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.LEADERBOARD_READ_CACHE_TTL_MS;
-  if (raw === undefined || raw === '') return READ_CACHE_TTL_MS;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 0 || value > READ_CACHE_TTL_MS) {
-    throw new Error(`LEADERBOARD_READ_CACHE_TTL_MS must be a whole number of milliseconds from 0 to ${READ_CACHE_TTL_MS}, got "${raw}"`);
-  }
-  return value;
+/** The service's setting (`Config.leaderboardReadCacheTtlMs`, LEADERBOARD_READ_CACHE_TTL_MS), applied when the module's routes are registered. */
+export function useReadCacheTtl(ms: number): void {
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms > READ_CACHE_TTL_MS) throw new Error(`a read cache TTL is 0 to ${READ_CACHE_TTL_MS} ms, got ${ms}`);
+  ttlMs = ms;
 }
-
-readCacheControl.configure({ ttlMs: configuredTtlMs() });

@@ -1,11 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import * as service from './service.js';
+import { useReadCacheTtl } from './read-cache.js';
 import { resolvePublicCaller } from '../challenges/index.js';
 import { AdminLeaderboardList, CodeParams, CreateLeaderboardBody, PublicQuery, RefreshResponse, StandingsQuery, UpdateLeaderboardBody } from './schemas.js';
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app.ctx;
+  const { db, config } = app.ctx;
+  useReadCacheTtl(config.leaderboardReadCacheTtlMs);
   const tags = ['leaderboards'];
   const one = { 200: Type.Ref('AdminLeaderboard') };
 
