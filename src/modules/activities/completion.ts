@@ -166,8 +166,10 @@ const PRIZE_GONE_CODES = new Set(['REWARD_OUT_OF_STOCK', 'REWARD_EXPIRED', 'REWA
 
 /**
  * The wheel's prize. If the drawn reward ran out between validation and
- * completion, the draw is repeated among the prizes still available (inside a
- * savepoint, so the failed claim leaves nothing behind).
+ * completion, the draw is repeated among the prizes still available (the
+ * claim runs inside a savepoint, so a failed one leaves nothing behind; only
+ * a reward's claim can fail that way, so points and badges need none, and
+ * save its two round trips).
  */
 async function runPrize(ctx: ActionContext, result: Result): Promise<{ executed: Executed | null; result: Result }> {
   const segments = ctx.activity.config.segments ?? [];
@@ -175,6 +177,7 @@ async function runPrize(ctx: ActionContext, result: Result): Promise<{ executed:
   for (let round = 0; round <= segments.length; round++) {
     const action = prizeAction(segments[result.segment_index as number]);
     if (!action) return { executed: null, result };
+    if (action.type !== 'award_reward') return { executed: await runAction(ctx, action, 'prize'), result };
     await ctx.tx.query('SAVEPOINT prize');
     const eventsBefore = ctx.events.length;
     try {
