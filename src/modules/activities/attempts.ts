@@ -107,7 +107,9 @@ export async function eligibility(db: Database, auth: AuthContext, activityId: s
 /**
  * The attempt a call acts on: the named one (which must belong to this
  * participant and activity), the participant's waiting validated attempt, or
- * a new one taken under the limits.
+ * a new one taken under the limits. Without a named attempt the new one is
+ * tried first (one statement, which a waiting validated attempt refuses as
+ * well): only a refused take looks for the waiting attempt.
  */
 export async function openAttempt(tx: Tx, session: Session, activity: PublishedActivity, requestedId: string | undefined, completing: boolean): Promise<AttemptRow & { fresh: boolean }> {
   const key = keyOf(session, activity);
@@ -120,17 +122,17 @@ export async function openAttempt(tx: Tx, session: Session, activity: PublishedA
       }
       return { ...existing, fresh: false };
     }
-  } else {
-    const waiting = (await store.readParticipation(tx, session.tenantId, key))?.open_attempt_id;
-    if (waiting) {
-      const existing = await store.lockAttempt(tx, session.tenantId, waiting);
-      if (existing && existing.status === 'open') return { ...existing, fresh: false };
-    }
   }
   const now = clock.now(session.tenantId);
   const attemptId = requestedId ?? prefixedId('att', 12);
   const { maxAttempts, cooldownSeconds } = limits(activity);
   if (!(await store.takeAttempt(tx, session.tenantId, key, { attemptId, at: now, maxAttempts, cooldownSeconds, completing }))) {
+    // The take locked the participation row, so the attempt it names stays put until this transaction ends.
+    const waiting = requestedId === undefined ? (await store.readParticipation(tx, session.tenantId, key))?.open_attempt_id : null;
+    if (waiting) {
+      const existing = await store.lockAttempt(tx, session.tenantId, waiting);
+      if (existing && existing.status === 'open') return { ...existing, fresh: false };
+    }
     await refuseAttempt(tx, session, activity);
   }
   if (!completing) {
