@@ -165,6 +165,13 @@ export function trustProxyOption(setting: TrustProxy): boolean | string[] | ((ad
   return typeof setting === 'boolean' ? setting : [...setting];
 }
 
+/**
+ * The longest (and default) time a public leaderboard answer is kept in
+ * memory: the shortest refresh interval a board can have (1 s), so an answer
+ * is never older than one refresh (modules/leaderboards/read-cache.ts).
+ */
+export const LEADERBOARD_READ_CACHE_TTL_MAX_MS = 1000;
+
 function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -342,8 +349,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     piiAccessLogRetentionMonths: readInt(env, 'PII_ACCESS_LOG_RETENTION_MONTHS', 12, 12, 1200),
     outboxRetentionDays: readInt(env, 'OUTBOX_RETENTION_DAYS', 30, 1, 3650),
     webhookLogRetentionDays: readInt(env, 'WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650),
-    // At most the shortest refresh interval a board can have (1 s): modules/leaderboards/read-cache.ts.
-    leaderboardReadCacheTtlMs: readInt(env, 'LEADERBOARD_READ_CACHE_TTL_MS', 1000, 0, 1000),
+    leaderboardReadCacheTtlMs: readInt(env, 'LEADERBOARD_READ_CACHE_TTL_MS', LEADERBOARD_READ_CACHE_TTL_MAX_MS, 0, LEADERBOARD_READ_CACHE_TTL_MAX_MS),
     sessionRetentionDays: readInt(env, 'SESSION_RETENTION_DAYS', 7, 0, 3650),
     timeScale: readNumber(env, 'TIME_SCALE', 1, 0.0001, 1),
     allowLoopbackWebhooks: readBool(env, 'ALLOW_LOOPBACK_WEBHOOKS'),

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { clock } from '../../platform/clock.js';
+import { LEADERBOARD_READ_CACHE_TTL_MAX_MS } from '../../config.js';
 
 /**
  * The public leaderboard's answers, kept in memory for a moment (issue 37: a
@@ -28,7 +29,7 @@ import { clock } from '../../platform/clock.js';
  * - Bounded by bytes (LRU): entries beyond READ_CACHE_MAX_BYTES push out the
  *   least recently used.
  */
-export const READ_CACHE_TTL_MS = 1000;
+export const READ_CACHE_TTL_MS = LEADERBOARD_READ_CACHE_TTL_MAX_MS;
 export const READ_CACHE_MAX_BYTES = 16 * 1024 * 1024;
 /** The share of the TTL an entry is answered without a recomputation; the rest of it, while one runs. */
 const FRESH_SHARE = 0.8;
@@ -161,6 +162,5 @@ export const readCacheControl = {
 
 /** The service's setting (`Config.leaderboardReadCacheTtlMs`, LEADERBOARD_READ_CACHE_TTL_MS), applied when the module's routes are registered. */
 export function useReadCacheTtl(ms: number): void {
-  if (!Number.isSafeInteger(ms) || ms < 0 || ms > READ_CACHE_TTL_MS) throw new Error(`a read cache TTL is 0 to ${READ_CACHE_TTL_MS} ms, got ${ms}`);
   ttlMs = ms;
 }
