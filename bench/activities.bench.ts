@@ -30,7 +30,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { Pool as HttpPool } from 'undici';
-import { freePort, offerOpenLoop, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, OPEN_LOOP_HEADER, openLoopCells, type OpenLoopRow } from './support.js';
+import { freePort, offerOpenLoop, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, OPEN_LOOP_HEADER, openLoopCells, tenantPoster, healthzSender, completeWithActions, type OpenLoopRow } from './support.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -72,14 +72,7 @@ async function main(): Promise<void> {
     progress(`starting the service (SERVICE_ROLE=all${PROFILE_DIR ? `, CPU profile into ${PROFILE_DIR}` : ''})`);
     service = await startServiceProcess({ ownerUrl, port, role: 'all', profileDir: PROFILE_DIR });
     http = new HttpPool(`http://127.0.0.1:${port}`, { connections: HTTP_CONNECTIONS });
-    /** A set-up POST with the tenant's key (no content type without a body: Fastify refuses an empty JSON body). */
-    const call = async (url: string, body?: unknown): Promise<Record<string, unknown>> => {
-      const headers = body === undefined ? { 'x-api-key': tenant.api_key } : { 'content-type': 'application/json', 'x-api-key': tenant.api_key };
-      const response = await http!.request({ method: 'POST', path: url, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await response.body.text();
-      if (response.statusCode >= 300) throw new Error(`POST ${url}: ${response.statusCode} ${text.slice(0, 200)}`);
-      return text === '' ? {} : JSON.parse(text);
-    };
+    const call = tenantPoster(http, tenant.api_key);
 
     await call('/api/v1/admin/rewards', { id: 'bench-coupon', name: '5% off', type: 'coupon', metadata: { discount_percent: 5 } });
     const engagement = await call('/api/v1/admin/engagements', {
@@ -112,18 +105,9 @@ async function main(): Promise<void> {
       { question_id: 'q1', selected_option: 0 },
       { question_id: 'q2', selected_option: 1 },
     ];
-    // A participant's page calls with its session, never with the tenant's key.
-    const complete = async (i: number) => {
-      const body = JSON.stringify({ session_id: sessions[i % sessions.length], engagement_id: engagement.id, activity_type: 'quiz', payload: { answers } });
-      const response = await http!.request({ method: 'POST', path: '/api/v1/activities/quiz/complete-with-actions', headers: { 'content-type': 'application/json' }, body });
-      const text = await response.body.text();
-      if (response.statusCode !== 200) throw new Error(`complete-with-actions answered ${response.statusCode}: ${text.slice(0, 200)}`);
-    };
-    const healthz = async () => {
-      const response = await http!.request({ method: 'GET', path: '/healthz' });
-      await response.body.text();
-      if (response.statusCode !== 200) throw new Error(`/healthz answered ${response.statusCode}`);
-    };
+    const complete = (i: number) =>
+      completeWithActions(http!, 'quiz', { session_id: sessions[i % sessions.length], engagement_id: engagement.id, activity_type: 'quiz', payload: { answers } });
+    const healthz = healthzSender(http);
 
     progress(`warming up (${WARMUP_RATE}/s for ${WARMUP_SECONDS} s)`);
     const warmup = await offerOpenLoop(WARMUP_RATE, WARMUP_SECONDS, complete);

@@ -43,7 +43,7 @@ import { fileURLToPath } from 'node:url';
 import { fork, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
-import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, type OpenLoopResult } from './support.js';
+import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, tenantPoster, type OpenLoopResult } from './support.js';
 import { seedLifetimePoints } from './leaderboard-seed.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
@@ -125,13 +125,7 @@ async function main(): Promise<void> {
     progress(`starting the service (SERVICE_ROLE=all${PROFILE_DIR ? `, CPU profile into ${PROFILE_DIR}` : ''})`);
     service = await startServiceProcess({ ownerUrl, port, role: 'all', profileDir: PROFILE_DIR });
     http = new HttpPool(`http://127.0.0.1:${port}`, { connections: 16, headersTimeout: 600_000, bodyTimeout: 600_000 });
-    const call = async (url: string, body?: unknown): Promise<Record<string, unknown>> => {
-      const headers = body === undefined ? { 'x-api-key': tenant.api_key } : { 'content-type': 'application/json', 'x-api-key': tenant.api_key };
-      const response = await http!.request({ method: 'POST', path: url, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await response.body.text();
-      if (response.statusCode >= 300) throw new Error(`POST ${url}: ${response.statusCode} ${text.slice(0, 200)}`);
-      return text === '' ? {} : JSON.parse(text);
-    };
+    const call = tenantPoster(http, tenant.api_key);
     const engagement = await call('/api/v1/admin/engagements', { name: 'Bench', site_slug: 'bench' });
     await call(`/api/v1/admin/engagements/${engagement.id}/publish`);
     const engagementId = engagement.id as string;

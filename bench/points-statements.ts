@@ -20,20 +20,13 @@ import { loadModules } from '../src/platform/module.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
 import { grantDirect } from '../src/modules/points/service.js';
-import { openBenchDatabase } from './support.js';
+import { cpuMs, openBenchDatabase } from './support.js';
 
 const SECONDS = Number(process.env.STATEMENTS_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.STATEMENTS_CONNECTIONS ?? 1);
 const PARTICIPANTS = Number(process.env.STATEMENTS_PARTICIPANTS ?? 2000);
 /** STATEMENTS_ACTOR=1 grants as an API key does over HTTP (the ledger's "who granted" written beside the entry). */
 const ACTOR = process.env.STATEMENTS_ACTOR === '1' ? { type: 'api_key' as const, id: 'key_statements' } : null;
-
-/** CPU time the whole machine spent busy (user, nice, system, irq, softirq), from /proc/stat, in µs. */
-function machineCpuMicros(): number {
-  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const busy = fields[0] + fields[1] + fields[2] + fields[5] + fields[6];
-  return (busy * 1_000_000) / 100;
-}
 
 delete process.env.BENCH_DATABASE_URL;
 const database = await openBenchDatabase('statements', { settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'] });
@@ -54,7 +47,7 @@ try {
   // Every participant exists before the measurement, as in points.bench.ts.
   for (let i = 0; i < PARTICIPANTS; i++) await grant(i);
   await owner.query('SELECT pg_stat_statements_reset()');
-  const cpuBefore = { node: process.cpuUsage(), machine: machineCpuMicros() };
+  const cpuBefore = { node: process.cpuUsage(), machine: cpuMs().machine };
   const deadline = Date.now() + SECONDS * 1000;
   let grants = 0;
   await Promise.all(
@@ -66,7 +59,7 @@ try {
     }),
   );
   const node = process.cpuUsage(cpuBefore.node);
-  const machine = machineCpuMicros() - cpuBefore.machine;
+  const machine = (cpuMs().machine - cpuBefore.machine) * 1000;
   const { rows } = await owner.query(
     `SELECT calls, total_exec_time AS ms, regexp_replace(query, '\\s+', ' ', 'g') AS query
      FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 25`,

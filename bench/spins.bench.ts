@@ -26,13 +26,12 @@
  * (pg_stat_activity, every 50 ms) and prints the counts per rate.
  * Loopback only; bounded in time; prints a markdown table.
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { Pool as HttpPool } from 'undici';
-import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, OPEN_LOOP_HEADER, openLoopCells, type OpenLoopRow } from './support.js';
+import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, OPEN_LOOP_HEADER, openLoopCells, cpuMs, tenantPoster, healthzSender, completeWithActions, type OpenLoopRow } from './support.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -59,22 +58,6 @@ function progress(message: string): void {
   process.stderr.write(`[spins] ${new Date().toISOString()} ${message}\n`);
 }
 
-/** CPU time, in ms, of the whole machine (busy: user, nice, system, irq, softirq) and of one process (user + system), from /proc. */
-function cpuMs(pid: number | undefined): { machine: number; process: number } {
-  const ticks = 1000 / 100;
-  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const machine = (fields[0] + fields[1] + fields[2] + fields[5] + fields[6]) * ticks;
-  let own = 0;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    own = (Number(after[11]) + Number(after[12])) * ticks;
-  } catch {
-    own = Number.NaN;
-  }
-  return { machine, process: own };
-}
-
 async function main(): Promise<void> {
   const database = await openBenchDatabase('spins', STATEMENTS ? { settings: STATEMENTS_SETTINGS } : {});
   const { ownerUrl, appPassword, appUrl } = database;
@@ -93,13 +76,7 @@ async function main(): Promise<void> {
     let peakRss = 0;
     sampler = setInterval(() => (peakRss = Math.max(peakRss, residentMb(service?.pid) || 0)), 200);
     http = new HttpPool(`http://127.0.0.1:${port}`, { connections: HTTP_CONNECTIONS });
-    const call = async (url: string, body?: unknown): Promise<Record<string, unknown>> => {
-      const headers = body === undefined ? { 'x-api-key': tenant.api_key } : { 'content-type': 'application/json', 'x-api-key': tenant.api_key };
-      const response = await http!.request({ method: 'POST', path: url, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await response.body.text();
-      if (response.statusCode >= 300) throw new Error(`POST ${url}: ${response.statusCode} ${text.slice(0, 200)}`);
-      return text === '' ? {} : JSON.parse(text);
-    };
+    const call = tenantPoster(http, tenant.api_key);
 
     await call('/api/v1/admin/rewards', { id: 'flash-coupon', name: '50% off', type: 'coupon', code_source: 'pool', metadata: { discount_percent: 50 } });
     await call('/api/v1/admin/rewards/flash-coupon/codes', { codes: Array.from({ length: CODES }, (_, i) => `FLASH-${runId}-${i}`) });
@@ -139,17 +116,8 @@ async function main(): Promise<void> {
     await db.system.query('ANALYZE');
     let used = 0;
     // Each spin is the next participant's first attempt, with its session, never the tenant's key.
-    const spin = async () => {
-      const body = JSON.stringify({ session_id: sessions[used++], engagement_id: engagement.id, activity_type: 'spin_wheel' });
-      const response = await http!.request({ method: 'POST', path: '/api/v1/activities/wheel/complete-with-actions', headers: { 'content-type': 'application/json' }, body });
-      const text = await response.body.text();
-      if (response.statusCode !== 200) throw new Error(`complete-with-actions answered ${response.statusCode}: ${text.slice(0, 200)}`);
-    };
-    const healthz = async () => {
-      const response = await http!.request({ method: 'GET', path: '/healthz' });
-      await response.body.text();
-      if (response.statusCode !== 200) throw new Error(`/healthz answered ${response.statusCode}`);
-    };
+    const spin = () => completeWithActions(http!, 'wheel', { session_id: sessions[used++], engagement_id: engagement.id, activity_type: 'spin_wheel' });
+    const healthz = healthzSender(http);
 
     progress(`warming up (${WARMUP_RATE}/s for ${WARMUP_SECONDS} s)`);
     const warmup = await offerOpenLoop(WARMUP_RATE, WARMUP_SECONDS, spin);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
 import pg from 'pg';
+import type { Pool as HttpPool } from 'undici';
 import { APP_ROLE } from '../src/platform/migrate.js';
 
 export function freePort(): Promise<number> {
@@ -136,6 +137,67 @@ export function residentMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = '
   } catch {
     return Number.NaN;
   }
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time in ms, from /proc: the whole machine's busy time (user, nice,
+ * system, irq, softirq) and, with a pid, that process's (user + system; NaN
+ * when it cannot be read).
+ */
+export function cpuMs(pid?: number): { machine: number; process: number } {
+  const msPerTick = 1000 / TICKS_PER_SECOND;
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const machine = (fields[0] + fields[1] + fields[2] + fields[5] + fields[6]) * msPerTick;
+  let own = Number.NaN;
+  if (pid !== undefined) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      own = (Number(after[11]) + Number(after[12])) * msPerTick;
+    } catch {
+      own = Number.NaN;
+    }
+  }
+  return { machine, process: own };
+}
+
+/**
+ * A set-up POST to the service with the tenant's key, answering the parsed
+ * body; a status of 300 or more throws. No content type without a body:
+ * Fastify refuses an empty JSON body.
+ */
+export function tenantPoster(http: HttpPool, apiKey: string): (url: string, body?: unknown) => Promise<Record<string, unknown>> {
+  return async (url, body) => {
+    const headers = body === undefined ? { 'x-api-key': apiKey } : { 'content-type': 'application/json', 'x-api-key': apiKey };
+    const response = await http.request({ method: 'POST', path: url, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.body.text();
+    if (response.statusCode >= 300) throw new Error(`POST ${url}: ${response.statusCode} ${text.slice(0, 200)}`);
+    return text === '' ? {} : JSON.parse(text);
+  };
+}
+
+/** `GET /healthz`, the same-run baseline of the open-loop benchmarks: a bare route of the service, no database. */
+export function healthzSender(http: HttpPool): () => Promise<void> {
+  return async () => {
+    const response = await http.request({ method: 'GET', path: '/healthz' });
+    await response.body.text();
+    if (response.statusCode !== 200) throw new Error(`/healthz answered ${response.statusCode}`);
+  };
+}
+
+/** A participant's `complete-with-actions` of the activity, with its session (never the tenant's key). */
+export async function completeWithActions(http: HttpPool, activityId: string, body: Record<string, unknown>): Promise<void> {
+  const response = await http.request({
+    method: 'POST',
+    path: `/api/v1/activities/${activityId}/complete-with-actions`,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await response.body.text();
+  if (response.statusCode !== 200) throw new Error(`complete-with-actions answered ${response.statusCode}: ${text.slice(0, 200)}`);
 }
 
 /** The p-th percentile (nearest rank) of the values; NaN when there are none. */
