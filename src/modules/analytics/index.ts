@@ -7,11 +7,11 @@ import { Calendar } from './calendar-schemas.js';
  * Analytics: the figures of the console's Overview (issue 18), read from the
  * tables of the modules that own them, plus counters of finished webhook
  * deliveries kept for good (migration 1010), which the webhooks module adds
- * to with `countFinishedDeliveries` in the transaction of each outcome; and
+ * to with `countFinishedDeliveriesSql`, a step of the statement that records each outcome; and
  * the campaign calendar (the windows of rules, multipliers, engagements,
  * challenges and contests on one timeline).
  */
-export { countFinishedDeliveries } from './delivery-counts.js';
+export { countFinishedDeliveriesSql } from './delivery-counts.js';
 
 const analyticsModule: ServiceModule = {
   name: 'analytics',

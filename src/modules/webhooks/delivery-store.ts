@@ -1,6 +1,7 @@
 import type { Statement, Tx } from '../../platform/db.js';
 import type { DeliveryStatus } from './schemas.js';
 import type { DestinationRow } from './destination-store.js';
+import { countFinishedDeliveriesSql } from '../analytics/index.js';
 
 /**
  * The statements on deliveries: the dispatcher's fan-out with its jobs and
@@ -235,20 +236,29 @@ export interface AttemptOutcome {
   record: AttemptRecord;
 }
 
+export interface FinishedAttempts {
+  /** Deliveries whose attempt still held them: their outcome was recorded. */
+  held: Set<string>;
+  /** Of those, the ones whose log row was written under the attempt's number. */
+  logged: Set<string>;
+}
+
 /**
  * Records the outcomes of attempts that hold `token`, each with its log row
- * under the number the attempt was claimed with, in one statement. A delivery
- * is missing from `held` when its attempt no longer holds it (another worker
- * took over after the deadline): its result is then dropped. A log row gives
- * way on a clash (missing from `logged`) rather than lose an outcome whose
- * POST already went out; with numbers allocated on the delivery row no clash
- * is expected.
+ * under the number the attempt was claimed with, and counts the deliveries it
+ * finished for analytics (`countFinishedDeliveriesSql`), in one statement. A
+ * delivery is missing from `held` when its attempt no longer holds it (another
+ * worker took over after the deadline): its result is then dropped, and not
+ * counted. A log row gives way on a clash (missing from `logged`) rather than
+ * lose an outcome whose POST already went out; with numbers allocated on the
+ * delivery row no clash is expected. `finishedAttempts` reads its rows; the
+ * caller sends it in its transaction or, with nothing else to write, in one
+ * round trip (`db.tenantInOneTrip`).
  */
-export async function finishAttempts(tx: Tx, tenantId: string, token: string, now: Date, outcomes: AttemptOutcome[]): Promise<{ held: Set<string>; logged: Set<string> }> {
-  if (outcomes.length === 0) return { held: new Set(), logged: new Set() };
+export function finishAttemptsStatement(tenantId: string, token: string, now: Date, outcomes: AttemptOutcome[]): Statement {
   const terminal = (status: DeliveryStatus) => status === 'SUCCEEDED' || status === 'EXHAUSTED' || status === 'CANCELLED';
-  const { rows } = await tx.query(
-    `WITH outcome AS (
+  return {
+    text: `WITH outcome AS (
        SELECT * FROM unnest($4::text[], $5::text[], $6::timestamptz[], $7::int[], $8::text[], $9::boolean[], $10::text[], $11::timestamptz[], $12::int[], $13::text[])
          AS o (id, status, next_attempt_at, response_status, error, terminal, outcome, started_at, duration_ms, response_body)
      ), updated AS (
@@ -258,16 +268,18 @@ export async function finishAttempts(tx: Tx, tenantId: string, token: string, no
            completed_at = CASE WHEN o.terminal THEN $3::timestamptz END
        FROM outcome o
        WHERE w.tenant_id = $1 AND w.id = o.id AND w.attempt_token = $2
-       RETURNING w.id, w.attempts_started
+       RETURNING w.tenant_id, w.id, w.attempts_started, w.status, w.event, w.completed_at
      ), logged AS (
        INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, outcome, started_at, duration_ms, response_status, response_body, error)
        SELECT $1, u.id, u.attempts_started, o.outcome, o.started_at, o.duration_ms, o.response_status, o.response_body, o.error
        FROM updated u JOIN outcome o ON o.id = u.id
        ON CONFLICT (tenant_id, delivery_id, attempt) DO NOTHING
        RETURNING delivery_id
+     ), counted AS (
+       ${countFinishedDeliveriesSql('updated')}
      )
      SELECT u.id, EXISTS (SELECT 1 FROM logged l WHERE l.delivery_id = u.id) AS logged FROM updated u`,
-    [
+    values: [
       tenantId,
       token,
       now,
@@ -282,8 +294,12 @@ export async function finishAttempts(tx: Tx, tenantId: string, token: string, no
       outcomes.map((o) => o.record.durationMs),
       outcomes.map((o) => o.record.responseBody),
     ],
-  );
-  return { held: new Set(rows.map((r) => r.id as string)), logged: new Set(rows.filter((r) => r.logged === true).map((r) => r.id as string)) };
+  };
+}
+
+export function finishedAttempts(rows: unknown[]): FinishedAttempts {
+  const finished = rows as Array<{ id: string; logged: boolean }>;
+  return { held: new Set(finished.map((r) => r.id)), logged: new Set(finished.filter((r) => r.logged === true).map((r) => r.id)) };
 }
 
 /**

@@ -1,5 +1,4 @@
 import { webhookDeliveries, webhookLatency } from '../../platform/metrics.js';
-import { countFinishedDeliveries } from '../analytics/index.js';
 import { createHmac } from 'node:crypto';
 import type { Database, Tx } from '../../platform/db.js';
 import type { Config } from '../../config.js';
@@ -175,26 +174,48 @@ export async function attemptDeliveries(context: Context, tenantId: string, deli
   // Every POST of the batch is under way at once, each within its receiver's bound (receiver-slots.ts).
   const attempts = await Promise.all(claimed.map(async (work) => post(context, tenantId, work, await policyFor(work.destination))));
 
+  const now = clock.now();
+  const outcomeOf = (a: Posted, scale: number): store.AttemptOutcome => ({
+    deliveryId: a.work.delivery.id,
+    status: a.status,
+    nextAttemptAt: a.status === 'RETRYING' ? new Date(now.getTime() + backoffMsBefore(a.work.delivery.attempts + 2, config.timeScale, scale)) : null,
+    record: a.record,
+  });
+  const audits = attempts.map(personalDataAccess);
+  const retrying = attempts.some((a) => a.status === 'RETRYING');
+  if (!retrying && !audits.some(Boolean)) {
+    // The common case, nothing to write beside the outcomes: one round trip.
+    const [rows] = await db.tenantInOneTrip(tenantId, [store.finishAttemptsStatement(tenantId, token, now, attempts.map((a) => outcomeOf(a, 1)))]);
+    settle(store.finishedAttempts(rows));
+    return results;
+  }
   await db.tenant(tenantId, async (tx) => {
-    const now = clock.now();
     // The tenant's backoff scale is read when a retry is scheduled, so a change applies to the next retry.
-    const scale = attempts.some((a) => a.status === 'RETRYING') ? await store.backoffScale(tx, tenantId) : 1;
-    const outcomes: store.AttemptOutcome[] = attempts.map((a) => ({
-      deliveryId: a.work.delivery.id,
-      status: a.status,
-      nextAttemptAt: a.status === 'RETRYING' ? new Date(now.getTime() + backoffMsBefore(a.work.delivery.attempts + 2, config.timeScale, scale)) : null,
-      record: a.record,
-    }));
-    const recorded = await store.finishAttempts(tx, tenantId, token, now, outcomes);
-    await countFinishedDeliveries(
-      tx,
-      tenantId,
-      outcomes.flatMap((outcome, i) => (recorded.held.has(outcome.deliveryId) ? [{ status: outcome.status, event: attempts[i].work.delivery.event, completedAt: now }] : [])),
-    );
+    const scale = retrying ? await store.backoffScale(tx, tenantId) : 1;
+    const outcomes = attempts.map((a) => outcomeOf(a, scale));
+    const { text, values } = store.finishAttemptsStatement(tenantId, token, now, outcomes);
+    const recorded = store.finishedAttempts((await tx.query(text, values as unknown[])).rows);
+    settle(recorded);
+    for (const [i, audit] of audits.entries()) {
+      if (audit && recorded.held.has(attempts[i].work.delivery.id)) await participants.recordPiiAccessInTx(tx, tenantId, audit);
+    }
     /** Retries due at the same moment (the batch's deliveries had the same number of attempts) share a job. */
     const retries = new Map<number, string[]>();
-    for (const [i, outcome] of outcomes.entries()) {
-      const { delivery, destination, data } = attempts[i].work;
+    for (const { deliveryId, nextAttemptAt } of outcomes) {
+      if (!nextAttemptAt || !recorded.held.has(deliveryId)) continue;
+      retries.set(nextAttemptAt.getTime(), [...(retries.get(nextAttemptAt.getTime()) ?? []), deliveryId]);
+    }
+    for (const [runAt, retried] of retries) {
+      const payload = retried.length === 1 ? { tenant_id: tenantId, delivery_id: retried[0] } : { tenant_id: tenantId, delivery_ids: retried };
+      await addJob(tx, store.DELIVER_TASK, payload, { runAt: new Date(runAt) });
+    }
+  });
+  return results;
+
+  /** Each attempt's result from what the outcome statement recorded; an attempt that no longer held its delivery is superseded. */
+  function settle(recorded: store.FinishedAttempts): void {
+    for (const { work, status } of attempts) {
+      const { delivery } = work;
       if (!recorded.held.has(delivery.id)) {
         log.warn({ tenantId, deliveryId: delivery.id }, 'a delivery attempt finished after its deadline; another worker had taken over');
         results.set(delivery.id, 'superseded');
@@ -203,19 +224,9 @@ export async function attemptDeliveries(context: Context, tenantId: string, deli
       if (!recorded.logged.has(delivery.id)) {
         log.warn({ tenantId, deliveryId: delivery.id, attempt: delivery.attempts_started }, 'a delivery attempt was recorded, but its number was already in the log');
       }
-      if (outcome.nextAttemptAt) {
-        const due = outcome.nextAttemptAt.getTime();
-        retries.set(due, [...(retries.get(due) ?? []), delivery.id]);
-      }
-      await logPersonalDataAccess(tx, tenantId, destination.id, delivery.participant_id, data, attempts[i].address);
-      results.set(delivery.id, outcome.status);
+      results.set(delivery.id, status);
     }
-    for (const [runAt, retried] of retries) {
-      const payload = retried.length === 1 ? { tenant_id: tenantId, delivery_id: retried[0] } : { tenant_id: tenantId, delivery_ids: retried };
-      await addJob(tx, store.DELIVER_TASK, payload, { runAt: new Date(runAt) });
-    }
-  });
-  return results;
+  }
 }
 
 type Claim = { result: 'claimed'; work: store.DeliveryWork } | { result: 'not_found' | 'not_due' | 'cancelled' };
@@ -329,28 +340,13 @@ function pingData(destinationId: string): Record<string, unknown> {
 
 /**
  * A payload that carries personal data leaves an audit row (actor `webhook`,
- * the destination id as actor). Catalog payloads carry ids only, so this
- * fires only when an emitter adds a personal field. The access log belongs to
- * the participants module.
+ * the destination id as actor), written with the attempt's outcome. Catalog
+ * payloads carry ids only, so there is one only when an emitter adds a
+ * personal field. The access log belongs to the participants module.
  */
-async function logPersonalDataAccess(
-  tx: Tx,
-  tenantId: string,
-  destinationId: string,
-  participantId: string | null,
-  data: Record<string, unknown>,
-  address: string | null,
-): Promise<void> {
-  if (!participantId) return;
-  const fields = personalDataIn(data);
-  if (fields.length === 0) return;
-  await participants.recordPiiAccessInTx(tx, tenantId, {
-    actorType: 'webhook',
-    actorId: destinationId,
-    participantId,
-    fieldsAccessed: fields,
-    rowCount: 1,
-    exportFormat: null,
-    ipAddress: address,
-  });
+function personalDataAccess({ work, address }: Posted): participants.PiiAccess | null {
+  const participantId = work.delivery.participant_id;
+  const fields = participantId ? personalDataIn(work.data) : [];
+  if (!participantId || fields.length === 0) return null;
+  return { actorType: 'webhook', actorId: work.destination.id, participantId, fieldsAccessed: fields, rowCount: 1, exportFormat: null, ipAddress: address };
 }
