@@ -57,7 +57,8 @@ test('receiver slots: at most IN_FLIGHT_PER_RECEIVER_MAX at once per receiver, h
   assert.equal(maxOpen, IN_FLIGHT_PER_RECEIVER_MAX);
   assert.deepEqual(order, [...order].sort((a, b) => a - b), 'slots are handed on in the order they were asked for');
   assert.equal(inFlightTo(url), 0);
-  assert.equal(wavesFor(20, 8), 6, 'the default deadline: five turns of the receiver bound and one for the API');
+  assert.equal(wavesFor(32, 8), 9, 'the default deadline: eight turns of the receiver bound (eight jobs of 32) and one for the API');
+  assert.equal(wavesFor(20, 8), 9, 'a smaller batch waits behind the same seven full batches of the other jobs');
 });
 
 test('webhooks: one batch posts at once; hundreds of events through the job runner arrive exactly once within the per-receiver bound', async (t) => {

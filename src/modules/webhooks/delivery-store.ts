@@ -19,9 +19,14 @@ export const DELIVER_JOB_ATTEMPTS_MAX = 25;
  * Deliveries per `webhooks.deliver` job made by the fan-out: the deliveries of
  * one dispatch to one destination, in event order, in jobs of at most this
  * many. A job claims them in one statement, posts them concurrently and
- * records their outcomes in one statement (delivery.ts).
+ * records their outcomes in one statement (delivery.ts). As many as one
+ * process may have open to a receiver (IN_FLIGHT_PER_RECEIVER_MAX): a lone
+ * job fills the receiver's slots. 20 until issue 37: in
+ * `npm run bench -- webhooks` a backlog to one receiver went from 75–84% of
+ * bare signed POSTs to 83–101% (50 measured the same as 32 and would lengthen
+ * an attempt's deadline further, see `wavesFor`).
  */
-export const DELIVERY_BATCH_MAX = 20;
+export const DELIVERY_BATCH_MAX = 32;
 
 /**
  * The dispatcher's one statement: for the given outbox events, one delivery

@@ -42,7 +42,7 @@ const INTERRUPTED_ERROR = 'the worker making this attempt stopped before it fini
  * may wait for a slot behind every POST this process can have queued for the
  * same receiver, the other jobs' batches and its own, in turns of
  * IN_FLIGHT_PER_RECEIVER_MAX; one turn more for the pings and test events the
- * API sends meanwhile. With the defaults (8 jobs, batches of 20) that is 6.
+ * API sends meanwhile. With the defaults (8 jobs, batches of 32) that is 9.
  */
 export function wavesFor(deliveries: number, jobConcurrency: number): number {
   return Math.ceil((deliveries + Math.max(jobConcurrency - 1, 0) * store.DELIVERY_BATCH_MAX) / IN_FLIGHT_PER_RECEIVER_MAX) + 1;
