@@ -284,6 +284,28 @@ test('the public read answers from memory: the same bytes, fresh after a refresh
     assert.equal((await read('')).body.name, 'Renamed');
   });
 
+  await t.test('a participant\'s view is read on its own beside the board\'s shared part in memory; a rebuild by another process since then is noticed, not answered from the old generation', async () => {
+    const a1 = await participantSession(svc, tenant, 'a1', engagementId);
+    const a2 = await participantSession(svc, tenant, 'a2', engagementId);
+    const first = await read(`&around=1&session_id=${a1}`, {});
+    assert.equal(first.body.me.rank, 2);
+    // Another process rebuilds (its rows under a new generation, the old one dropped): a2, not yet read, is looked up
+    // against the generation the shared part in memory names, finds it gone and reads the board again.
+    await svc.sql(`UPDATE leaderboard_rankings SET generation = generation + 1 WHERE tenant_id = $1`, [tenant.tenantId]);
+    await svc.sql(`UPDATE leaderboard_snapshots SET generation = generation + 1, total_participants = 77 WHERE tenant_id = $1`, [tenant.tenantId]);
+    const second = await read(`&around=1&session_id=${a2}`, {});
+    assert.equal(second.status, 200, second.text);
+    assert.equal(second.body.me.rank, 3);
+    assert.deepEqual(second.body.around_me.map((e: { participant_id: string }) => e.participant_id), ['a1', 'a2']);
+    assert.equal(second.body.total_participants, 77, 'the shared part read again, of the new generation');
+    assert.equal((await read('')).body.total_participants, 77, 'and every answer of the board in memory forgotten');
+    // A participant with no points is not ranked: its own name, no neighbours.
+    const nobody = await participantSession(svc, tenant, 'zz-unranked', engagementId);
+    const unranked = await read(`&around=2&session_id=${nobody}`, {});
+    assert.equal(unranked.status, 200, unranked.text);
+    assert.deepEqual([unranked.body.me.rank, unranked.body.me.participant_id, unranked.body.me.is_me, unranked.body.around_me], [null, 'zz-unranked', true, []]);
+  });
+
   await t.test('the cache keeps within its byte budget', async () => {
     readCacheControl.configure({ maxBytes: 6000 });
     for (let limit = 1; limit <= 40; limit++) assert.equal((await read(`&limit=${limit}`)).status, 200);

@@ -50,6 +50,8 @@ export interface ReadKey {
   limit: number;
   around: number;
   periodStart: string | undefined;
+  /** 'standing': a board's shared part (JSON), from which a participant's answer is made; absent for an answer. */
+  part?: 'standing';
 }
 
 /**
@@ -103,7 +105,7 @@ function newCache(maxBytes: number) {
 
 let ttlMs = READ_CACHE_TTL_MS;
 let answers = newCache(READ_CACHE_MAX_BYTES);
-const inFlight = new Map<string, Promise<string>>();
+const inFlight = new Map<string, Promise<{ body: string; since: Stamp }>>();
 /** Bumped by a change made in this process; a board never changed here reads version 0. */
 const versions = new Map<string, number>();
 
@@ -121,26 +123,55 @@ function ageOf(entry: Entry): number {
   return clockAge < 0 ? Infinity : Math.max(performance.now() - entry.storedAt, clockAge);
 }
 
-/** The answer for the key: from memory when fresh, else computed (once for every identical read in flight) and kept. */
-export async function cachedAnswer(key: ReadKey, compute: () => Promise<string>): Promise<string> {
-  if (ttlMs <= 0) return compute();
-  const board = boardOf(key.tenantId, key.code);
-  const id = JSON.stringify([board, versions.get(board) ?? 0, key.engagementId ?? null, key.participantId, key.limit, key.around, key.periodStart ?? null]);
-  const entry = answers.get(id);
-  const age = entry ? ageOf(entry) : Infinity;
-  if (entry && age < ttlMs * FRESH_SHARE) return entry.body;
-  const pending = inFlight.get(id) ?? recompute(id, compute);
-  return entry && age < ttlMs ? entry.body : pending;
+/** When a cached value's data was read: its age counts from here. */
+export interface Stamp {
+  storedAt: number;
+  storedAtClock: number;
 }
 
-function recompute(id: string, compute: () => Promise<string>): Promise<string> {
+/** A computed value, with the stamp of older cached data it was made from (its age then counts from that). */
+export type Computed = string | { body: string; since: Stamp };
+
+/**
+ * The answer for the key: from memory when fresh, else computed (once for
+ * every identical read in flight) and kept. With `stale: false` an entry past
+ * the fresh share of the TTL is not answered while it is recomputed: the call
+ * waits for the recomputation (for a part another answer is being made from,
+ * so that the answer is not made from outdated data and kept for a TTL more).
+ */
+export async function cachedEntry(key: ReadKey, compute: () => Promise<Computed>, options: { stale: boolean } = { stale: true }): Promise<{ body: string; since: Stamp }> {
+  if (ttlMs <= 0) return settled(await compute(), now());
+  const board = boardOf(key.tenantId, key.code);
+  const id = JSON.stringify([board, versions.get(board) ?? 0, key.engagementId ?? null, key.participantId, key.limit, key.around, key.periodStart ?? null, key.part ?? 'answer']);
+  const entry = answers.get(id);
+  const age = entry ? ageOf(entry) : Infinity;
+  if (entry && age < ttlMs * FRESH_SHARE) return { body: entry.body, since: entry };
+  const pending = inFlight.get(id) ?? recompute(id, compute);
+  return entry && options.stale && age < ttlMs ? { body: entry.body, since: entry } : pending;
+}
+
+/** `cachedEntry`'s body: the answer's bytes. */
+export async function cachedAnswer(key: ReadKey, compute: () => Promise<Computed>): Promise<string> {
+  return (await cachedEntry(key, compute)).body;
+}
+
+function now(): Stamp {
+  return { storedAt: performance.now(), storedAtClock: clock.nowMs() };
+}
+
+/** The computed value with the stamp it ages from: the older of `started` and the stamp of the data it was made from. */
+function settled(computed: Computed, started: Stamp): { body: string; since: Stamp } {
+  if (typeof computed === 'string') return { body: computed, since: started };
+  return { body: computed.body, since: { storedAt: Math.min(started.storedAt, computed.since.storedAt), storedAtClock: Math.min(started.storedAtClock, computed.since.storedAtClock) } };
+}
+
+function recompute(id: string, compute: () => Promise<Computed>): Promise<{ body: string; since: Stamp }> {
   const computing = (async () => {
-    const storedAt = performance.now();
-    const storedAtClock = clock.nowMs();
+    const started = now();
     try {
-      const body = await compute();
-      answers.set(id, { body, storedAt, storedAtClock });
-      return body;
+      const value = settled(await compute(), started);
+      answers.set(id, { body: value.body, ...value.since });
+      return value;
     } finally {
       inFlight.delete(id);
     }

@@ -4,7 +4,7 @@ import { conflict, fieldError, invalid, notFound } from '../../platform/errors.j
 import { uuid } from '../../platform/ids.js';
 import type { PublicCaller } from '../challenges/index.js';
 import * as store from './store.js';
-import { boardChanged, cachedAnswer } from './read-cache.js';
+import { boardChanged, cachedAnswer, cachedEntry, type Stamp } from './read-cache.js';
 import { LIFETIME_PERIOD_START, REFRESH_SECONDS_DEFAULT, type CreateLeaderboardBody, type PublicQuery, type StandingsQuery, type UpdateLeaderboardBody } from './schemas.js';
 
 /**
@@ -164,26 +164,102 @@ function entry(row: store.RankedRow, me: string | null) {
 /**
  * The public read, serialized by `serialize` (the route's own serializer) and
  * kept in memory for a moment (read-cache.ts): identical reads of the same
- * caller get the same bytes without touching the database.
+ * caller get the same bytes without touching the database. A participant's
+ * read that is not in memory reuses the board's shared part (the board, its
+ * snapshot, the top page; kept in memory the same way) and asks the database
+ * only for the participant's rank and neighbours, in one round trip.
  */
-export async function readPublic(db: Database, caller: PublicCaller, code: string, query: PublicQuery, serialize: (answer: Awaited<ReturnType<typeof readRanking>>) => string): Promise<string> {
+export async function readPublic(db: Database, caller: PublicCaller, code: string, query: PublicQuery, serialize: (answer: Ranking) => string): Promise<string> {
   if (caller.engagementId && caller.engagementId !== query.engagement_id) throw invalid('engagement_id differs from the session\'s engagement');
   if (query.around > 0 && !caller.participantId) throw invalid('around needs session_id: it lists the neighbours of the caller');
   const key = { tenantId: caller.tenantId, code, engagementId: query.engagement_id, participantId: caller.participantId, limit: query.limit, around: query.around, periodStart: query.period_start };
-  return cachedAnswer(key, async () => serialize(await readRanking(db, caller, code, query)));
+  return cachedAnswer(key, async () => {
+    const { answer, since } = await participantRanking(db, caller, code, query);
+    return { body: serialize(answer), since };
+  });
+}
+
+/**
+ * The shared part from memory (kept as JSON, its age counted from when it was
+ * read), or read now; never one past the fresh share of the TTL, since an
+ * answer made from it is kept for as long as the part's age allows.
+ */
+async function sharedStanding(db: Database, tenantId: string, code: string, query: Omit<PublicQuery, 'around'>): Promise<{ standing: Standing; since: Stamp }> {
+  const key = { tenantId, code, engagementId: query.engagement_id, participantId: null, limit: query.limit, around: 0, periodStart: query.period_start, part: 'standing' as const };
+  const { body, since } = await cachedEntry(key, async () => JSON.stringify(await readStanding(db, tenantId, code, query)), { stale: false });
+  return { standing: JSON.parse(body) as Standing, since };
+}
+
+async function participantRanking(db: Database, caller: PublicCaller, code: string, query: PublicQuery): Promise<{ answer: Ranking; since: Stamp }> {
+  const me = caller.participantId;
+  let { standing, since } = await sharedStanding(db, caller.tenantId, code, query);
+  if (!me) return { answer: ranking(standing, null), since };
+  let view = await store.participantView(db, caller.tenantId, standing.board, me, query.around);
+  if (!view.current) {
+    // Rebuilt by another process since the shared part was read: every answer of the board in memory is outdated.
+    boardChanged(caller.tenantId, code);
+    ({ standing, since } = await sharedStanding(db, caller.tenantId, code, query));
+    view = await store.participantView(db, caller.tenantId, standing.board, me, query.around);
+  }
+  const own = view.rows.find((row) => row.participant_id === me);
+  const answer = ranking(standing, {
+    me: own ? entry(own, me) : { rank: null, participant_id: me, display_name: view.displayName, score: 0, avatar_url: null, is_me: true },
+    around: query.around > 0 ? view.rows.map((row) => entry(row, me)) : null,
+  });
+  return { answer, since };
 }
 
 /**
  * The tenant's own view of a board's standings (the console): any board of the
- * tenant, whatever engagement it is scoped to, without a participant's `me`.
+ * tenant, whatever engagement it is scoped to, without a participant's `me`;
+ * read afresh, not from memory.
  */
 export async function readStandings(db: Database, tenantId: string, code: string, query: StandingsQuery) {
-  return readRanking(db, { tenantId, participantId: null, engagementId: null }, code, { ...query, around: 0 });
+  return ranking(await readStanding(db, tenantId, code, query), null);
+}
+
+/** What a read of a board shows everyone, in JSON's terms (it is kept in memory as JSON). */
+interface Standing {
+  board: { id: string; periodStart: string; generation: number };
+  leaderboard_code: string;
+  name: string;
+  metric: string;
+  period: string | null;
+  period_ends_at: string | null;
+  next_reset_at: string | null;
+  /** The snapshot's own `final`, null without a snapshot. */
+  final: boolean | null;
+  entries: store.RankedRow[];
+  total_participants: number;
+  updated_at: string | null;
+  refresh_seconds: number;
+}
+
+type Ranking = ReturnType<typeof ranking>;
+
+function ranking(standing: Standing, mine: { me: ReturnType<typeof entry> | { rank: null; participant_id: string; display_name: string | null; score: number; avatar_url: null; is_me: true }; around: ReturnType<typeof entry>[] | null } | null) {
+  const me = mine?.me.participant_id ?? null;
+  const endsAt = standing.period_ends_at;
+  return {
+    leaderboard_code: standing.leaderboard_code,
+    name: standing.name,
+    metric: standing.metric,
+    period: standing.period,
+    period_start: standing.period ? standing.board.periodStart : null,
+    period_ends_at: endsAt,
+    next_reset_at: standing.next_reset_at,
+    final: standing.final ?? (endsAt !== null && Date.parse(endsAt) <= clock.nowMs()),
+    entries: standing.entries.map((r) => entry(r, me)),
+    total_participants: standing.total_participants,
+    updated_at: standing.updated_at,
+    refresh_seconds: standing.refresh_seconds,
+    me: mine?.me ?? null,
+    around_me: mine?.around ?? null,
+  };
 }
 
 /** `engagement_id` undefined reads a board of any scope: only the tenant's admin routes pass none. */
-async function readRanking(db: Database, caller: PublicCaller, code: string, query: Omit<PublicQuery, 'engagement_id'> & { engagement_id?: string }) {
-  const tenantId = caller.tenantId;
+async function readStanding(db: Database, tenantId: string, code: string, query: { limit: number; period_start?: string; engagement_id?: string }): Promise<Standing> {
   // Standings are snapshots refreshed every few seconds: they may come from the replica.
   return db.staleRead(tenantId, async (tx) => {
     const board = await store.findByCode(tx, tenantId, code);
@@ -210,32 +286,20 @@ async function readRanking(db: Database, caller: PublicCaller, code: string, que
       throw invalid('period_start applies to period leaderboards only; this one ranks lifetime points');
     }
     const snapshot = await store.snapshot(tx, tenantId, board.id, periodStart);
-    const me = caller.participantId;
     const rows = snapshot ? await store.top(tx, tenantId, board.id, periodStart, snapshot.generation, query.limit) : [];
-    let mine = null;
-    let around = null;
-    if (me) {
-      const own = snapshot ? await store.rankOf(tx, tenantId, board.id, periodStart, snapshot.generation, me) : null;
-      mine = own ? entry(own, me) : { rank: null, participant_id: me, display_name: await store.displayName(tx, tenantId, me), score: 0, avatar_url: null, is_me: true };
-      if (query.around > 0) {
-        around = own && snapshot ? (await store.rankRange(tx, tenantId, board.id, periodStart, snapshot.generation, own.rank - query.around, own.rank + query.around)).map((r) => entry(r, me)) : [];
-      }
-    }
     return {
+      board: { id: board.id, periodStart, generation: snapshot?.generation ?? 0 },
       leaderboard_code: board.leaderboard_code,
       name: board.name,
       metric: board.metric,
       period: board.period,
-      period_start: board.period ? periodStart : null,
       period_ends_at: periodEndsAt?.toISOString() ?? null,
       next_reset_at: nextResetAt?.toISOString() ?? null,
-      final: snapshot?.final ?? (periodEndsAt !== null && periodEndsAt <= now),
-      entries: rows.map((r) => entry(r, me)),
+      final: snapshot?.final ?? null,
+      entries: rows,
       total_participants: snapshot?.total_participants ?? 0,
       updated_at: snapshot?.refreshed_at.toISOString() ?? null,
       refresh_seconds: board.refresh_seconds,
-      me: mine,
-      around_me: around,
     };
   });
 }

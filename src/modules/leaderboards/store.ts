@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Tx } from '../../platform/db.js';
+import type { Database, Tx } from '../../platform/db.js';
 import { LIFETIME_PERIOD_START } from './schemas.js';
 
 /** Every SQL statement on the leaderboard tables. */
@@ -174,32 +174,41 @@ export async function top(tx: Tx, tenantId: string, leaderboardId: string, perio
   return rows;
 }
 
-export async function rankOf(tx: Tx, tenantId: string, leaderboardId: string, periodStart: string, generation: number, participantId: string): Promise<RankedRow | null> {
-  const { rows } = await tx.query(
-    `SELECT r.rank, r.participant_id, p.display_name, r.score
-     FROM leaderboard_rankings r
-     LEFT JOIN participants p ON p.tenant_id = r.tenant_id AND p.participant_id = r.participant_id
-     WHERE r.tenant_id = $1 AND r.leaderboard_id = $2 AND r.period_start = $3 AND r.generation = $4 AND r.participant_id = $5`,
-    [tenantId, leaderboardId, periodStart, generation, participantId],
+/**
+ * A participant's part of a public read, in ONE round trip (`db.staleReadAll`,
+ * on the replica when there is one), for a board whose shared part (the
+ * board, its snapshot's generation, the top page) the caller already has,
+ * perhaps from memory: the participant's row and its neighbours `around`
+ * ranks either side (only its own row with 0), in rank order; its display
+ * name, for when it is not ranked; and whether `generation` is still the
+ * board's current one (0 for a board never built). When it is not (a rebuild
+ * since the shared part was read), the rows are empty and the caller reads
+ * the shared part again.
+ */
+export async function participantView(
+  db: Database,
+  tenantId: string,
+  board: { id: string; periodStart: string; generation: number },
+  participantId: string,
+  around: number,
+): Promise<{ rows: RankedRow[]; displayName: string | null; current: boolean }> {
+  const [rows, [own]] = await db.staleReadAll(
+    tenantId,
+    [
+      `SELECT r.rank, r.participant_id, p.display_name, r.score
+       FROM leaderboard_rankings m
+       JOIN leaderboard_rankings r ON r.tenant_id = m.tenant_id AND r.leaderboard_id = m.leaderboard_id AND r.period_start = m.period_start
+                                  AND r.generation = m.generation AND r.rank BETWEEN m.rank - $6 AND m.rank + $6
+       LEFT JOIN participants p ON p.tenant_id = r.tenant_id AND p.participant_id = r.participant_id
+       WHERE m.tenant_id = $1 AND m.leaderboard_id = $2 AND m.period_start = $3 AND m.generation = $4 AND m.participant_id = $5
+       ORDER BY r.rank`,
+      `SELECT (SELECT display_name FROM participants WHERE tenant_id = $1 AND participant_id = $5) AS display_name,
+              coalesce((SELECT generation FROM leaderboard_snapshots WHERE tenant_id = $1 AND leaderboard_id = $2 AND period_start = $3), 0) = $4 AS current`,
+    ],
+    [tenantId, board.id, board.periodStart, board.generation, participantId, around],
   );
-  return rows[0] ?? null;
-}
-
-export async function rankRange(tx: Tx, tenantId: string, leaderboardId: string, periodStart: string, generation: number, from: number, to: number): Promise<RankedRow[]> {
-  const { rows } = await tx.query(
-    `SELECT r.rank, r.participant_id, p.display_name, r.score
-     FROM leaderboard_rankings r
-     LEFT JOIN participants p ON p.tenant_id = r.tenant_id AND p.participant_id = r.participant_id
-     WHERE r.tenant_id = $1 AND r.leaderboard_id = $2 AND r.period_start = $3 AND r.generation = $4 AND r.rank BETWEEN $5 AND $6
-     ORDER BY r.rank`,
-    [tenantId, leaderboardId, periodStart, generation, from, to],
-  );
-  return rows;
-}
-
-export async function displayName(tx: Tx, tenantId: string, participantId: string): Promise<string | null> {
-  const { rows } = await tx.query('SELECT display_name FROM participants WHERE tenant_id = $1 AND participant_id = $2', [tenantId, participantId]);
-  return rows[0]?.display_name ?? null;
+  const view = own as { display_name: string | null; current: boolean };
+  return { rows: rows as RankedRow[], displayName: view.display_name, current: view.current };
 }
 
 /** Queues the board's next refresh `afterSeconds` from now (database time), replacing any queued one. */
