@@ -132,22 +132,31 @@ export interface Stamp {
 /** A computed value, with the stamp of older cached data it was made from (its age then counts from that). */
 export type Computed = string | { body: string; since: Stamp };
 
+/** The shares of the TTL an entry is answered as is (`fresh`), and answered while one recomputation runs (up to `served`). */
+export interface Shares {
+  fresh: number;
+  served: number;
+}
+
+const ANSWER_SHARES: Shares = { fresh: FRESH_SHARE, served: 1 };
+
 /**
  * The answer for the key: from memory when fresh, else computed (once for
- * every identical read in flight) and kept. With `stale: false` an entry past
- * the fresh share of the TTL is not answered while it is recomputed: the call
- * waits for the recomputation (for a part another answer is being made from,
- * so that the answer is not made from outdated data and kept for a TTL more).
+ * every identical read in flight) and kept. `shares` says how long an entry
+ * is answered as is and how long while it is recomputed; past that, the call
+ * waits for the recomputation. A part that answers are made from uses smaller
+ * shares (they age from the part's read), so that answers made from it at
+ * different moments do not all fall due at once.
  */
-export async function cachedEntry(key: ReadKey, compute: () => Promise<Computed>, options: { stale: boolean } = { stale: true }): Promise<{ body: string; since: Stamp }> {
+export async function cachedEntry(key: ReadKey, compute: () => Promise<Computed>, shares: Shares = ANSWER_SHARES): Promise<{ body: string; since: Stamp }> {
   if (ttlMs <= 0) return settled(await compute(), now());
   const board = boardOf(key.tenantId, key.code);
   const id = JSON.stringify([board, versions.get(board) ?? 0, key.engagementId ?? null, key.participantId, key.limit, key.around, key.periodStart ?? null, key.part ?? 'answer']);
   const entry = answers.get(id);
   const age = entry ? ageOf(entry) : Infinity;
-  if (entry && age < ttlMs * FRESH_SHARE) return { body: entry.body, since: entry };
+  if (entry && age < ttlMs * shares.fresh) return { body: entry.body, since: entry };
   const pending = inFlight.get(id) ?? recompute(id, compute);
-  return entry && options.stale && age < ttlMs ? { body: entry.body, since: entry } : pending;
+  return entry && age < ttlMs * shares.served ? { body: entry.body, since: entry } : pending;
 }
 
 /** `cachedEntry`'s body: the answer's bytes. */

@@ -180,13 +180,17 @@ export async function readPublic(db: Database, caller: PublicCaller, code: strin
 }
 
 /**
- * The shared part from memory (kept as JSON, its age counted from when it was
- * read), or read now; never one past the fresh share of the TTL, since an
- * answer made from it is kept for as long as the part's age allows.
+ * The shared part from memory (kept as JSON), or read now. An answer made
+ * from it ages from the part's read, so the part is recomputed early (from
+ * 0.3 of the TTL, while still used) and not used past half of it (the read
+ * waits for the recomputation): answers made from it stay fresh for at least
+ * 0.3 of the TTL and fall due at different moments.
  */
+const STANDING_SHARES = { fresh: 0.3, served: 0.5 };
+
 async function sharedStanding(db: Database, tenantId: string, code: string, query: Omit<PublicQuery, 'around'>): Promise<{ standing: Standing; since: Stamp }> {
   const key = { tenantId, code, engagementId: query.engagement_id, participantId: null, limit: query.limit, around: 0, periodStart: query.period_start, part: 'standing' as const };
-  const { body, since } = await cachedEntry(key, async () => JSON.stringify(await readStanding(db, tenantId, code, query)), { stale: false });
+  const { body, since } = await cachedEntry(key, async () => JSON.stringify(await readStanding(db, tenantId, code, query)), STANDING_SHARES);
   return { standing: JSON.parse(body) as Standing, since };
 }
 
