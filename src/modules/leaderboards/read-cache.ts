@@ -40,6 +40,8 @@ interface Entry {
   body: string;
   storedAt: number;
   storedAtClock: number;
+  /** The share of the TTL it is answered as is; below `Shares.fresh` for an answer made from a cached part (see `recompute`). */
+  fresh?: number;
 }
 
 export interface ReadKey {
@@ -154,9 +156,10 @@ export async function cachedEntry(key: ReadKey, compute: () => Promise<Computed>
   const id = JSON.stringify([board, versions.get(board) ?? 0, key.engagementId ?? null, key.participantId, key.limit, key.around, key.periodStart ?? null, key.part ?? 'answer']);
   const entry = answers.get(id);
   const age = entry ? ageOf(entry) : Infinity;
-  if (entry && age < ttlMs * shares.fresh) return { body: entry.body, since: entry };
-  const pending = inFlight.get(id) ?? recompute(id, compute);
-  return entry && age < ttlMs * shares.served ? { body: entry.body, since: entry } : pending;
+  const kept = entry && { body: entry.body, since: { storedAt: entry.storedAt, storedAtClock: entry.storedAtClock } };
+  if (kept && age < ttlMs * (entry.fresh ?? shares.fresh)) return kept;
+  const pending = inFlight.get(id) ?? recompute(id, compute, shares);
+  return kept && age < ttlMs * shares.served ? kept : pending;
 }
 
 /** `cachedEntry`'s body: the answer's bytes. */
@@ -174,12 +177,21 @@ function settled(computed: Computed, started: Stamp): { body: string; since: Sta
   return { body: computed.body, since: { storedAt: Math.min(started.storedAt, computed.since.storedAt), storedAtClock: Math.min(started.storedAtClock, computed.since.storedAtClock) } };
 }
 
-function recompute(id: string, compute: () => Promise<Computed>): Promise<{ body: string; since: Stamp }> {
+/**
+ * Computes and keeps an entry. An answer made from a cached part ages from the
+ * part's read, like every other answer made from it meanwhile: its fresh share
+ * is drawn between half and all of the usual one, so that those answers are
+ * not all recomputed at the same moment (a crowd's participants, each with
+ * their own answer, would otherwise all fall due at once).
+ */
+function recompute(id: string, compute: () => Promise<Computed>, shares: Shares): Promise<{ body: string; since: Stamp }> {
   const computing = (async () => {
     const started = now();
     try {
-      const value = settled(await compute(), started);
-      answers.set(id, { body: value.body, ...value.since });
+      const computed = await compute();
+      const value = settled(computed, started);
+      const fresh = typeof computed === 'string' ? undefined : shares.fresh * (0.5 + 0.5 * Math.random());
+      answers.set(id, { body: value.body, ...value.since, fresh });
       return value;
     } finally {
       inFlight.delete(id);
