@@ -27,6 +27,8 @@ export function freePort(): Promise<number> {
 export interface OpenLoopResult {
   /** Milliseconds from each request's scheduled departure to its answer, successful requests only. */
   latencies: number[];
+  /** For each latency, its request's scheduled departure in ms from the start of the run (to split a run by time). */
+  departures: number[];
   failures: number;
   firstFailure: string | null;
   /** The largest delay between a request's scheduled departure and its actual one: the sender's own lag. */
@@ -39,7 +41,7 @@ export interface OpenLoopResult {
  */
 export async function offerOpenLoop(rate: number, seconds: number, send: (index: number) => Promise<void>): Promise<OpenLoopResult> {
   const total = Math.round(rate * seconds);
-  const result: OpenLoopResult = { latencies: [], failures: 0, firstFailure: null, sendLagMaxMs: 0 };
+  const result: OpenLoopResult = { latencies: [], departures: [], failures: 0, firstFailure: null, sendLagMaxMs: 0 };
   const inFlight: Array<Promise<void>> = [];
   const started = performance.now();
   const scheduledAt = (index: number) => started + (index * 1000) / rate;
@@ -51,7 +53,10 @@ export async function offerOpenLoop(rate: number, seconds: number, send: (index:
       result.sendLagMaxMs = Math.max(result.sendLagMaxMs, now - departure);
       inFlight.push(
         send(next).then(
-          () => void result.latencies.push(performance.now() - departure),
+          () => {
+            result.latencies.push(performance.now() - departure);
+            result.departures.push(departure - started);
+          },
           (error: unknown) => {
             result.failures += 1;
             result.firstFailure ??= error instanceof Error ? error.message : String(error);
