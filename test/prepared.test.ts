@@ -115,3 +115,47 @@ test('one-trip transactions: one extended-protocol message, each statement parse
   const none = await plain.tenant(tenant.tenantId, async (tx) => (await tx.query('SELECT count(*)::int AS n FROM pg_prepared_statements')).rows[0].n);
   assert.equal(none, 0, 'nothing prepared when preparing is off');
 });
+
+test('transactions ending with their last statements: sent with the COMMIT in one message, a failing one rolls everything back, none sends the COMMIT alone', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const appUrl = withCredentials(svc.ownerUrl, APP_ROLE, testCluster().appPassword);
+  const db = new Database(appUrl, svc.ownerUrl, 1);
+  t.after(() => db.close());
+  const write = (id: string) => ({ text: 'INSERT INTO participants (tenant_id, participant_id) VALUES ($1, $2)', values: [tenant.tenantId, id] });
+  const count = async () => (await svc.sql('SELECT count(*)::int AS n FROM participants WHERE tenant_id = $1', [tenant.tenantId]))[0].n as number;
+  const sent: string[] = [];
+  let restore = () => undefined;
+  const result = await db.tenantEndingWith(tenant.tenantId, async (tx) => {
+    const query = tx.query.bind(tx);
+    restore = () => void (tx.query = query as typeof tx.query);
+    // Watch what the transaction sends after `fn` (the last statements and the COMMIT): one message.
+    tx.query = ((text: unknown, ...rest: unknown[]) => {
+      if (typeof text === 'string') sent.push(text);
+      return (query as (...args: unknown[]) => unknown)(text, ...rest);
+    }) as typeof tx.query;
+    await tx.query('INSERT INTO participants (tenant_id, participant_id) VALUES ($1, $2)', [tenant.tenantId, 'ending-1']);
+    return { result: 'done', last: [write('ending-2'), write('ending-3')] };
+  });
+  restore();
+  assert.equal(result, 'done');
+  assert.equal(await count(), 3);
+  const last = sent.at(-1)!;
+  assert.match(last, /ending-2.*ending-3.*; COMMIT$/s, 'the last statements and the COMMIT in one message');
+
+  // The second last statement repeats a key: nothing of the transaction stays, the first write in fn included.
+  await assert.rejects(
+    db.tenantEndingWith(tenant.tenantId, async (tx) => {
+      await tx.query('INSERT INTO participants (tenant_id, participant_id) VALUES ($1, $2)', [tenant.tenantId, 'ending-4']);
+      return { result: null, last: [write('ending-5'), write('ending-1')] };
+    }),
+    (error: { code?: string }) => error.code === '23505',
+  );
+  assert.equal(await count(), 3, 'the failed transaction wrote nothing');
+  // Without last statements it commits as tenant() does; the connection goes on after the failure.
+  assert.equal(await db.tenantEndingWith(tenant.tenantId, async (tx) => {
+    await tx.query('INSERT INTO participants (tenant_id, participant_id) VALUES ($1, $2)', [tenant.tenantId, 'ending-6']);
+    return { result: 1, last: [] };
+  }), 1);
+  assert.equal(await count(), 4);
+});

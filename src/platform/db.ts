@@ -315,6 +315,38 @@ export class Database {
   }
 
   /**
+   * `tenant()` whose last statements travel with its COMMIT, in one round
+   * trip: `fn` returns its result and those statements (`last`), which are
+   * sent as `runStatements` sends them, followed by COMMIT in the same
+   * message. For transactions that end with writes whose answers they do not
+   * need (a completion's record and events): one round trip fewer for each of
+   * them and one for the COMMIT. A failing statement skips the rest and the
+   * transaction rolls back; retried like `tenant()`.
+   */
+  async tenantEndingWith<T>(tenantId: string, fn: (tx: Tx) => Promise<{ result: T; last: readonly Statement[] }>): Promise<T> {
+    if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
+    const begin = `BEGIN; SELECT set_config('app.tenant_id', '${tenantId}', true)`;
+    return this.transaction(
+      begin,
+      async (tx) => {
+        const { result, last } = await fn(tx);
+        if (last.length === 0) {
+          await tx.query('COMMIT');
+          return result;
+        }
+        const message = messageOf(tx, last);
+        await tx.query(`${message.text}; COMMIT`).catch((error: unknown) => {
+          message.failed(error);
+          throw error;
+        });
+        return result;
+      },
+      this.app,
+      true,
+    );
+  }
+
+  /**
    * A write transaction in ONE round trip: the tenant setting and
    * `statements` as one extended-protocol message (`sendExtended`), which
    * PostgreSQL runs as one implicit transaction, committed at the message's

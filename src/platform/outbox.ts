@@ -141,7 +141,9 @@ async function writeHeld(tx: Tx, holding: Map<string, HeldEntry[]>): Promise<voi
       if (entry.slot === null) throw new Error('an outbox slot was reserved and never filled');
       return entry.slot;
     });
-    if (rows.length > 0) await writeEvents(tx, tenantId, rows);
+    if (rows.length === 0) continue;
+    const statement = eventsStatement(tenantId, rows);
+    await tx.query(statement.text, [...statement.values]);
   }
 }
 
@@ -176,18 +178,27 @@ export function reserveEmit(tx: Tx, tenantId: string): OutboxSlot | null {
  * when it ends, in the same transaction.
  */
 export async function emit(tx: Tx, tenantId: string, events: OutboxEvent | OutboxEvent[]): Promise<string[]> {
-  const list = Array.isArray(events) ? events : [events];
-  if (list.length === 0) return [];
-  const rows = heldEvents(list, clock.now());
-  const entries = heldOf(tx, tenantId);
-  if (entries) entries.push(...rows);
-  else await writeEvents(tx, tenantId, rows);
-  return rows.map((row) => row.id);
+  const { ids, statements } = emitting(tx, tenantId, Array.isArray(events) ? events : [events]);
+  for (const statement of statements) await tx.query(statement.text, [...statement.values]);
+  return ids;
 }
 
-async function writeEvents(tx: Tx, tenantId: string, rows: HeldEvent[]): Promise<void> {
-  const statement = eventsStatement(tenantId, rows);
-  await tx.query(statement.text, [...statement.values]);
+/**
+ * `emit` for a transaction that sends its last statements with its COMMIT
+ * (`db.tenantEndingWith`): the event ids, and the statement that writes them
+ * for the caller to send; none when a batch holds the events (it writes them
+ * when it ends) or there are none.
+ */
+export function emitting(tx: Tx, tenantId: string, events: OutboxEvent[]): { ids: string[]; statements: Statement[] } {
+  if (events.length === 0) return { ids: [], statements: [] };
+  const rows = heldEvents(events, clock.now());
+  const ids = rows.map((row) => row.id);
+  const entries = heldOf(tx, tenantId);
+  if (entries) {
+    entries.push(...rows);
+    return { ids, statements: [] };
+  }
+  return { ids, statements: [eventsStatement(tenantId, rows)] };
 }
 
 function eventsStatement(tenantId: string, rows: HeldEvent[]): Statement {

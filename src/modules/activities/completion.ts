@@ -3,7 +3,7 @@ import type { AuthContext } from '../../platform/auth.js';
 import { clock } from '../../platform/clock.js';
 import { AppError, conflict, ruleViolation } from '../../platform/errors.js';
 import { prefixedId } from '../../platform/ids.js';
-import { emit, type OutboxEvent } from '../../platform/outbox.js';
+import { emitting, type OutboxEvent } from '../../platform/outbox.js';
 import { runFactHandlers, type Fact } from '../../platform/facts.js';
 import type { Action, PublishedActivity, Segment } from '../engagements/index.js';
 import { claimRewardInTx, previewClaimInTx } from '../rewards/index.js';
@@ -199,13 +199,14 @@ async function runPrize(ctx: ActionContext, result: Result): Promise<{ executed:
 export async function complete(db: Database, auth: AuthContext, activityId: string, body: CompleteBody) {
   const session = sessionOf(auth);
   const payload = body.payload ?? {};
-  return db.tenant(session.tenantId, async (tx) => {
+  // The completion's record and its events travel with the COMMIT (one round trip for the three).
+  return db.tenantEndingWith(session.tenantId, async (tx) => {
     const activity = await loadActivity(tx, session, activityId, body.activity_type);
     checkPayload(activity, payload);
     // Quiz answers are checked before anything is taken, so bad input changes nothing.
     const quizResult = activity.type === 'quiz' ? score(activity, payload.answers) : null;
     const attempt = await openAttempt(tx, session, activity, body.attempt_id, true);
-    if (attempt.status === 'completed') return { ...(attempt.response as unknown as CompletionResponse), duplicate: true };
+    if (attempt.status === 'completed') return { result: { ...(attempt.response as unknown as CompletionResponse), duplicate: true }, last: [] };
 
     const events: OutboxEvent[] = [];
     const ctx: ActionContext = { tx, session, activity, attemptId: attempt.id, events };
@@ -247,7 +248,7 @@ export async function complete(db: Database, auth: AuthContext, activityId: stri
       result,
       duplicate: false,
     };
-    await store.recordCompletion(tx, session.tenantId, keyOf(session, activity), {
+    const record = store.recordCompletionStatement(session.tenantId, keyOf(session, activity), {
       attemptId: attempt.id,
       activityType: activity.type,
       result,
@@ -258,15 +259,15 @@ export async function complete(db: Database, auth: AuthContext, activityId: stri
       fact: { ...fact, source: 'activity', activityId: activity.activityId },
     });
     // A preview's completion counts for nothing: no challenge, streak or contest sees it, and no event leaves.
-    if (activity.preview) return response;
+    if (activity.preview) return { result: response, last: [record] };
+    // The handlers read neither the attempt nor the fact's row: they run before both are written, with the COMMIT.
     await runFactHandlers(tx, session.tenantId, fact);
     const legacy = { participant_id: session.participantId, activity_id: activity.activityId, fact_id: fact.id };
     events.push({ event: 'activity.completed', participantId: session.participantId, engagementId: session.engagementId, data: { ...legacy, activity_type: activity.type } });
     if (activity.type === 'quiz') {
       events.push({ event: 'quiz.completed', participantId: session.participantId, engagementId: session.engagementId, data: { ...legacy, score: result.score, passed } });
     }
-    await emit(tx, session.tenantId, events);
-    return response;
+    return { result: response, last: [record, ...emitting(tx, session.tenantId, events).statements] };
   });
 }
 

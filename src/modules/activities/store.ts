@@ -1,4 +1,4 @@
-import type { Tx } from '../../platform/db.js';
+import type { Statement, Tx } from '../../platform/db.js';
 
 export interface ActivityKey {
   engagementId: string;
@@ -143,8 +143,7 @@ export async function insertFact(tx: Tx, tenantId: string, fact: FactRecord): Pr
  * or the validated one updated), its fact, and, for a validated attempt, the
  * participation's waiting attempt cleared and its completions counted.
  */
-export async function recordCompletion(
-  tx: Tx,
+export function recordCompletionStatement(
   tenantId: string,
   key: ActivityKey,
   input: {
@@ -157,9 +156,9 @@ export async function recordCompletion(
     wasOpen: boolean;
     fact: FactRecord;
   },
-): Promise<void> {
-  await tx.query(
-    `WITH attempt AS (
+): Statement {
+  return {
+    text: `WITH attempt AS (
        INSERT INTO activity_attempts (tenant_id, id, engagement_id, activity_id, activity_type, participant_id, status, result, response, fact_id, opened_at, completed_at)
        VALUES ($1, $11, $12, $13, $14, $15, 'completed', $16, $17, $2, $18, $19)
        ON CONFLICT (tenant_id, id) DO UPDATE
@@ -169,7 +168,7 @@ export async function recordCompletion(
        WHERE $20::boolean AND tenant_id = $1 AND engagement_id = $12 AND activity_id = $13 AND participant_id = $15 AND open_attempt_id = $11
      )
      ${INSERT_FACT} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [
+    values: [
       tenantId,
       ...factValues(input.fact),
       input.attemptId,
@@ -183,7 +182,7 @@ export async function recordCompletion(
       input.at,
       input.wasOpen,
     ],
-  );
+  };
 }
 
 /** Completed activities of a participant in an engagement, for gate conditions. */
