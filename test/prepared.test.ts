@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, testCluster } from './helper.js';
 import { withCredentials } from '../src/platform/database-server.js';
@@ -8,13 +8,21 @@ import { Database, escapeLiteral, PREPARED_PER_CONNECTION_MAX } from '../src/pla
 import { compactSql } from '../src/platform/db-extended.js';
 import { loadConfig } from '../src/config.js';
 
-test('prepared statements: parsed and planned once per connection, bounded, and prepared afresh when a migration changes a table under them', async (t) => {
+/**
+ * A test service, a tenant of it, and a Database on ONE connection of the
+ * application role, so that every transaction of a test runs on the same one.
+ */
+async function oneConnection(t: TestContext) {
   const svc = await startTestService(t);
   const tenant = await svc.createTenant();
   const appUrl = withCredentials(svc.ownerUrl, APP_ROLE, testCluster().appPassword);
-  // One connection, so that every transaction below runs on the same one.
   const db = new Database(appUrl, svc.ownerUrl, 1);
   t.after(() => db.close());
+  return { svc, tenant, appUrl, db };
+}
+
+test('prepared statements: parsed and planned once per connection, bounded, and prepared afresh when a migration changes a table under them', async (t) => {
+  const { svc, tenant, appUrl, db } = await oneConnection(t);
   const prepared = () =>
     db.tenant(tenant.tenantId, async (tx) => (await tx.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows.map((r) => r.statement));
 
@@ -59,10 +67,7 @@ test('inlined literals: escaped as node-postgres escapes them, and read back unc
   for (let i = 0; i < 2000; i++) samples.push(Array.from({ length: 12 }, () => "ab'\\\" {},x"[Math.floor(random() * 11)]).join(''));
   for (const sample of samples) assert.equal(escapeLiteral(sample), pg.escapeLiteral(sample), JSON.stringify(sample));
 
-  const svc = await startTestService(t);
-  const tenant = await svc.createTenant();
-  const db = new Database(withCredentials(svc.ownerUrl, APP_ROLE, testCluster().appPassword), svc.ownerUrl, 1);
-  t.after(() => db.close());
+  const { tenant, db } = await oneConnection(t);
   const tricky = samples.slice(0, 9);
   const [row] = await db.tenantRead<{ texts: string[] }>(tenant.tenantId, 'SELECT $1::text[] AS texts', [tricky]);
   assert.deepEqual(row.texts, tricky);
@@ -77,11 +82,7 @@ test('a statement parsed under a name is sent without comments and with white sp
 });
 
 test('one-trip transactions: one extended-protocol message, each statement parsed once per connection, a failing statement rolls everything back, stale plans prepared afresh, unnamed when preparing is off', async (t) => {
-  const svc = await startTestService(t);
-  const tenant = await svc.createTenant();
-  const appUrl = withCredentials(svc.ownerUrl, APP_ROLE, testCluster().appPassword);
-  const db = new Database(appUrl, svc.ownerUrl, 1);
-  t.after(() => db.close());
+  const { svc, tenant, appUrl, db } = await oneConnection(t);
   const write = { text: 'INSERT INTO participants (tenant_id, participant_id) VALUES ($1, $2) RETURNING participant_id', values: [] as unknown[] };
   const count = { text: 'SELECT count(*)::int AS n FROM participants WHERE tenant_id = $1', values: [tenant.tenantId] };
   const [inserted, counted] = await db.tenantInOneTrip(tenant.tenantId, [{ ...write, values: [tenant.tenantId, 'one-trip-1'] }, count]);
@@ -117,11 +118,7 @@ test('one-trip transactions: one extended-protocol message, each statement parse
 });
 
 test('transactions ending with their last statements: sent with the COMMIT in one message, a failing one rolls everything back, none sends the COMMIT alone', async (t) => {
-  const svc = await startTestService(t);
-  const tenant = await svc.createTenant();
-  const appUrl = withCredentials(svc.ownerUrl, APP_ROLE, testCluster().appPassword);
-  const db = new Database(appUrl, svc.ownerUrl, 1);
-  t.after(() => db.close());
+  const { svc, tenant, db } = await oneConnection(t);
   const write = (id: string) => ({ text: 'INSERT INTO participants (tenant_id, participant_id) VALUES ($1, $2)', values: [tenant.tenantId, id] });
   const count = async () => (await svc.sql('SELECT count(*)::int AS n FROM participants WHERE tenant_id = $1', [tenant.tenantId]))[0].n as number;
   const sent: string[] = [];
