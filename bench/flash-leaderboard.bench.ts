@@ -26,7 +26,8 @@
  *   first in a second, as in a crowd of many participants).
  *
  * The requests are sent from a child process (BENCH_FLASH_SENDER=child, the
- * default), one per phase, so that the sender's event loop is neither the one
+ * default), one per phase, which first sends one uncounted second of the same
+ * requests (BENCH_FLASH_SENDER_WARMUP_SECONDS), so that the sender's event loop is neither the one
  * that schedules the grants nor slowed by them; `inline` sends from the
  * benchmark's main thread. The sender lag column is the
  * largest delay between a request's scheduled departure and its actual one:
@@ -68,6 +69,12 @@ if (!(Number.isInteger(SESSIONS) && SESSIONS > 0)) throw new Error('BENCH_FLASH_
 const HTTP_CONNECTIONS = 128;
 const WARMUP_RATE = 200;
 const WARMUP_SECONDS = 3;
+/**
+ * Each measured phase's sender first sends one second of the same requests, not counted
+ * (BENCH_FLASH_SENDER_WARMUP_SECONDS, 0 to count everything): before 27 Nov its first second (a new
+ * process, 128 new connections) set the p99 of every read, `/healthz` included (33 ms whole, 3.5 ms after it).
+ */
+const SENDER_WARMUP_SECONDS = Number(process.env.BENCH_FLASH_SENDER_WARMUP_SECONDS ?? 1);
 
 type Kind = 'healthz' | 'top' | 'around';
 interface SenderJob {
@@ -77,6 +84,8 @@ interface SenderJob {
   seconds: number;
   engagementId: string;
   sessions: string[];
+  /** Seconds of the same requests sent first and not counted (0 for the service's warm-up phases). */
+  senderWarmupSeconds: number;
 }
 
 /** The requests of one phase, open loop, through a pool of keep-alive connections. */
@@ -85,12 +94,16 @@ async function sendPhase(job: SenderJob): Promise<OpenLoopResult> {
   const board = `/api/v1/public/leaderboards/flash?engagement_id=${job.engagementId}`;
   const pathOf = (i: number) =>
     job.kind === 'healthz' ? '/healthz' : job.kind === 'top' ? `${board}&limit=100` : `${board}&limit=10&around=5&session_id=${job.sessions[i % job.sessions.length]}`;
+  const send = async (i: number) => {
+    const response = await http.request({ method: 'GET', path: pathOf(i) });
+    const text = await response.body.text();
+    if (response.statusCode !== 200) throw new Error(`${pathOf(i)} answered ${response.statusCode}: ${text.slice(0, 200)}`);
+  };
   try {
-    return await offerOpenLoop(job.rate, job.seconds, async (i) => {
-      const response = await http.request({ method: 'GET', path: pathOf(i) });
-      const text = await response.body.text();
-      if (response.statusCode !== 200) throw new Error(`${pathOf(i)} answered ${response.statusCode}: ${text.slice(0, 200)}`);
-    });
+    // The sender's own start (a new process, its connections opened, its code compiled) is not the service's: one
+    // second of the same requests at the same rate first, not counted.
+    if (job.senderWarmupSeconds > 0) await offerOpenLoop(job.rate, job.senderWarmupSeconds, send);
+    return await offerOpenLoop(job.rate, job.seconds, send);
   } finally {
     await http.close();
   }
@@ -161,7 +174,7 @@ async function main(): Promise<void> {
     }, 1000 / SCORING_RATE);
 
     const rssBeforeReadsMb = residentMb(service.pid, 'VmRSS');
-    const job = (kind: Kind, rate: number, seconds: number): SenderJob => ({ port, kind, rate, seconds, engagementId, sessions });
+    const job = (kind: Kind, rate: number, seconds: number, senderWarmupSeconds = 0): SenderJob => ({ port, kind, rate, seconds, engagementId, sessions, senderWarmupSeconds });
     progress(`warming up (${WARMUP_RATE}/s for ${WARMUP_SECONDS} s of each read)`);
     for (const kind of ['healthz', 'top', 'around'] as const) {
       const warm = await runPhase(job(kind, WARMUP_RATE, WARMUP_SECONDS));
@@ -169,11 +182,22 @@ async function main(): Promise<void> {
     }
     const rows: Array<{ rate: number; scenario: string; result: OpenLoopResult }> = [];
     const scenarios: Record<Kind, string> = { healthz: 'baseline: GET /healthz', top: 'top page (limit 100, anonymous)', around: `around (limit 10, around 5, ${SESSIONS} sessions in turn)` };
+    // When each phase ran and when the board was rebuilt (a snapshot keeps its last rebuild's start and duration,
+    // read after every phase), to tell which phases a rebuild overlapped.
+    const phases: Array<{ name: string; from: number; to: number }> = [];
+    const rebuilds = new Map<number, number>();
+    const noteRebuild = async () => {
+      const { rows: snap } = await owner.query<{ at: Date; ms: number }>('SELECT refreshed_at AS at, refresh_ms AS ms FROM leaderboard_snapshots WHERE tenant_id = $1', [tenant.tenant_id]);
+      for (const { at, ms } of snap) rebuilds.set(at.getTime(), ms);
+    };
     for (const rate of RATES) {
       for (const kind of ['healthz', 'top', 'around'] as const) {
         progress(`${rate}/s for ${SECONDS} s: ${kind}`);
         await statements.reset();
-        rows.push({ rate, scenario: scenarios[kind], result: await runPhase(job(kind, rate, SECONDS)) });
+        const from = Date.now();
+        rows.push({ rate, scenario: scenarios[kind], result: await runPhase(job(kind, rate, SECONDS, SENDER_WARMUP_SECONDS)) });
+        phases.push({ name: `${kind} at ${rate}/s`, from, to: Date.now() });
+        await noteRebuild();
         if (kind !== 'healthz') await statements.print(`${kind} at ${rate}/s`);
       }
     }
@@ -197,9 +221,9 @@ async function main(): Promise<void> {
       const ms = (p: number) => percentile(result.latencies, p).toFixed(1);
       console.log(`| ${rate}/s | ${scenario} | ${result.latencies.length} | ${ms(50)} | ${ms(95)} | ${ms(99)} | ${result.failures} | ${result.sendLagMaxMs.toFixed(0)} |`);
     }
-    // The first second of a phase meets cold caches (sessions and answers last read 20 s before, in the warm-up): the
-    // same percentiles without it tell the crowd's start from its steady state.
-    console.log('\nThe same, of the requests sent after the first second of each phase:\n');
+    // The first counted second meets the service's cold caches (sessions and answers last read 20 s before): the same
+    // percentiles without it tell the crowd's start from its steady state.
+    console.log('\nThe same, of the requests sent after the first counted second of each phase:\n');
     console.log('| offered | read | requests | p50 ms | p95 ms | p99 ms |');
     console.log('|---|---|---|---|---|---|');
     for (const { rate, scenario, result } of rows) {
@@ -207,6 +231,11 @@ async function main(): Promise<void> {
       const ms = (p: number) => percentile(later, p).toFixed(1);
       console.log(`| ${rate}/s | ${scenario} | ${later.length} | ${ms(50)} | ${ms(95)} | ${ms(99)} |`);
     }
+    const origin = phases[0].from;
+    const at = (ms: number) => `${((ms - origin) / 1000).toFixed(1)} s`;
+    console.log(`\nPhases (the sender's start and its uncounted second included): ${phases.map((p) => `${p.name} ${at(p.from)}–${at(p.to)}`).join('; ')}.`);
+    const overlapping = [...rebuilds].filter(([start, ms]) => start + ms >= origin).map(([start, ms]) => `${at(start)}–${at(start + ms)}`);
+    console.log(`Rebuilds of the ranking seen during them (start–end of the INSERT): ${overlapping.join('; ') || 'none'}.`);
     const firstFailure = rows.find((row) => row.result.firstFailure)?.result.firstFailure;
     if (firstFailure) console.log(`\nFirst failed read: ${firstFailure}`);
     console.log(`\nService RSS: ${rssBeforeReadsMb.toFixed(0)} MB before the reads, peak (VmHWM, the board's creation included) ${peakMb.toFixed(0)} MB (target < 300 MB).`);
