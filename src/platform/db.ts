@@ -44,6 +44,9 @@ const SET_TENANT = "SELECT set_config('app.tenant_id', $1, true)";
 /** The tenant, and generic plans for the rest of the transaction (`tenantInOneTrip`). */
 const SET_TENANT_GENERIC = "SELECT set_config('app.tenant_id', $1, true), set_config('plan_cache_mode', 'force_generic_plan', true)";
 
+/** COMMIT as the last statement of a message (`tenantEndingWith`). */
+const COMMIT: Statement = { text: 'COMMIT', values: [] };
+
 /** A statement and its parameter values. */
 export interface Statement {
   text: string;
@@ -330,15 +333,7 @@ export class Database {
       begin,
       async (tx) => {
         const { result, last } = await fn(tx);
-        if (last.length === 0) {
-          await tx.query('COMMIT');
-          return result;
-        }
-        const message = messageOf(tx, last);
-        await tx.query(`${message.text}; COMMIT`).catch((error: unknown) => {
-          message.failed(error);
-          throw error;
-        });
+        await runStatements(tx, [...last, COMMIT]);
         return result;
       },
       this.app,

@@ -141,9 +141,7 @@ async function writeHeld(tx: Tx, holding: Map<string, HeldEntry[]>): Promise<voi
       if (entry.slot === null) throw new Error('an outbox slot was reserved and never filled');
       return entry.slot;
     });
-    if (rows.length === 0) continue;
-    const statement = eventsStatement(tenantId, rows);
-    await tx.query(statement.text, [...statement.values]);
+    if (rows.length > 0) await write(tx, eventsStatement(tenantId, rows));
   }
 }
 
@@ -179,8 +177,12 @@ export function reserveEmit(tx: Tx, tenantId: string): OutboxSlot | null {
  */
 export async function emit(tx: Tx, tenantId: string, events: OutboxEvent | OutboxEvent[]): Promise<string[]> {
   const { ids, statements } = emitting(tx, tenantId, Array.isArray(events) ? events : [events]);
-  for (const statement of statements) await tx.query(statement.text, [...statement.values]);
+  for (const statement of statements) await write(tx, statement);
   return ids;
+}
+
+async function write(tx: Tx, statement: Statement): Promise<void> {
+  await tx.query(statement.text, [...statement.values]);
 }
 
 /**
