@@ -10,6 +10,7 @@ import { AppError, errorBody, ERROR_VERSION_FIELD } from './errors.js';
 import { isStorableText, unstorableTextError } from './body-check.js';
 import { compileValidator, describeProblems, FIELD_ERRORS_MAX, registerSharedSchemas, requestPartOf } from './validation.js';
 import { uuid } from './ids.js';
+import { onFirstUse } from './first-use.js';
 import type { AuthContext } from './auth.js';
 import type { Decision, RateLimitGroup } from './rate-limit.js';
 
@@ -178,10 +179,12 @@ const refuseUnstorableText: preValidationHookHandler = (request, _reply, done) =
 
 /**
  * Response serializers, compiled once per distinct schema instead of once per
- * route and status. Every route documents the same ten error responses, so
- * without this fast-json-stringify would build (and keep) about 1,400
- * identical error serializers, each with its own copy of the shared schemas:
- * most of the start-up time and of the process's resident memory.
+ * route and status, and at the first answer that needs one rather than at
+ * start (platform/first-use.ts). Every route documents the same ten error
+ * responses, so without the first fast-json-stringify would build (and keep)
+ * about 1,400 identical error serializers, each with its own copy of the
+ * shared schemas; without the second the serializers of every answer no
+ * request has given yet.
  */
 export function cachingSerializerFactory() {
   const build = SerializerSelector();
@@ -192,7 +195,8 @@ export function cachingSerializerFactory() {
       const key = JSON.stringify(route.schema);
       let serialize = compiled.get(key);
       if (!serialize) {
-        serialize = compile(route);
+        const built = onFirstUse(() => compile(route));
+        serialize = ((data: unknown) => built()(data)) as ReturnType<typeof compile>;
         compiled.set(key, serialize);
       }
       return serialize;

@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FieldError, RequestPart } from './errors.js';
+import { onFirstUse } from './first-use.js';
 
 /**
  * The one home of JSON Schema validation: the Ajv configurations, one compile
@@ -97,14 +98,15 @@ function compileOnce(schema: object, coercion: Coercion, allErrors: boolean): Va
  * or false, and on false `errors` holds every problem found by the second pass.
  */
 export function compileValidator(schema: object, coercion: Coercion = 'none'): ValidateFunction {
-  const firstProblem = compileOnce(schema, coercion, false);
+  // Compiled at the first request (platform/first-use.ts), not when the route is registered.
+  const firstProblem = onFirstUse(() => compileOnce(schema, coercion, false));
   let everyProblem: ValidateFunction | undefined;
   const validate = ((data: unknown) => {
-    if (firstProblem(data)) {
+    if (firstProblem()(data)) {
       validate.errors = null;
       return true;
     }
-    const first = firstProblem.errors ?? [];
+    const first = firstProblem().errors ?? [];
     if (first.length > 0 && COUNT_LIMIT_KEYWORDS.has(first[0].keyword)) {
       validate.errors = first;
       return false;
@@ -114,7 +116,7 @@ export function compileValidator(schema: object, coercion: Coercion = 'none'): V
     validate.errors = everyProblem.errors && everyProblem.errors.length > 0 ? everyProblem.errors : first;
     return false;
   }) as ValidateFunction;
-  validate.schema = firstProblem.schema;
+  validate.schema = schema;
   validate.errors = null;
   return validate;
 }
