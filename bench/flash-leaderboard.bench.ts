@@ -12,7 +12,7 @@
  *
  * During the reads, scoring goes on: BENCH_FLASH_SCORING_RATE (default 20/s)
  * direct grants of points to new participants (`POST /gamify/points/grant`),
- * whose totals the next refresh ranks.
+ * whose balances the next refresh ranks.
  *
  * For each offered rate (BENCH_FLASH_RATES, default 1000,2500,5000 reads/s),
  * open loop for BENCH_FLASH_SECONDS (default 10) each, in this order:
@@ -208,7 +208,7 @@ async function main(): Promise<void> {
     const settleDeadline = Date.now() + 30_000;
     while (granted + grantFailures < grantsSent && Date.now() < settleDeadline) await new Promise((resolve) => setTimeout(resolve, 100));
     const { rows: ledger } = await owner.query<{ n: number }>(`SELECT count(*)::int AS n FROM points_ledger WHERE tenant_id = $1 AND participant_id LIKE $2`, [tenant.tenant_id, `live-${runId}-%`]);
-    const { rows: totals } = await owner.query<{ n: number }>(`SELECT count(*)::int AS n FROM leaderboard_lifetime_points WHERE tenant_id = $1 AND participant_id LIKE $2`, [tenant.tenant_id, `live-${runId}-%`]);
+    const { rows: totals } = await owner.query<{ n: number }>(`SELECT count(*)::int AS n FROM points_balances WHERE tenant_id = $1 AND participant_id LIKE $2 AND lifetime > 0`, [tenant.tenant_id, `live-${runId}-%`]);
 
     console.log(
       `\nOpen loop, ${SECONDS} s per rate and read, ${PARTICIPANTS.toLocaleString('en')} participants, board refreshed every ${REFRESH_SECONDS} s, ` +
@@ -239,7 +239,7 @@ async function main(): Promise<void> {
     const firstFailure = rows.find((row) => row.result.firstFailure)?.result.firstFailure;
     if (firstFailure) console.log(`\nFirst failed read: ${firstFailure}`);
     console.log(`\nService RSS: ${rssBeforeReadsMb.toFixed(0)} MB before the reads, peak (VmHWM, the board's creation included) ${peakMb.toFixed(0)} MB (target < 300 MB).`);
-    console.log(`Grants: ${grantsSent} sent, ${granted} answered 200, ${grantFailures} failed; ${ledger[0].n} ledger entries, ${totals[0].n} leaderboard totals.`);
+    console.log(`Grants: ${grantsSent} sent, ${granted} answered 200, ${grantFailures} failed; ${ledger[0].n} ledger entries, ${totals[0].n} balances with lifetime points.`);
     if (firstGrantFailure) console.log(`First failed grant: ${firstGrantFailure}`);
     if (grantFailures > 0 || ledger[0].n !== granted || totals[0].n !== granted) throw new Error(`${granted} grants answered 200 but the database holds ${ledger[0].n} ledger entries and ${totals[0].n} totals`);
   } finally {

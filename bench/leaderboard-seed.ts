@@ -12,10 +12,12 @@ export async function seedLifetimePoints(owner: pg.Pool, tenantId: string, count
     `INSERT INTO participants (tenant_id, participant_id, display_name) SELECT $1, 'p' || i, 'Player ' || i FROM generate_series(1, $2) i`,
     [tenantId, count],
   );
+  // Balances only, as lifetime boards read them (no ledger entries or lots: a ranking reads neither).
   await owner.query(
-    `INSERT INTO leaderboard_lifetime_points (tenant_id, participant_id, score, reached_at)
-     SELECT $1, 'p' || i, (random() * 100000)::bigint + 1, now() - random() * interval '30 days' FROM generate_series(1, $2) i`,
+    `INSERT INTO points_balances (tenant_id, participant_id, available, lifetime, last_earned_at, updated_at)
+     SELECT $1, 'p' || i, points, points, at, at
+     FROM (SELECT i, (random() * 100000)::bigint + 1 AS points, now() - random() * interval '30 days' AS at FROM generate_series(1, $2) i) s`,
     [tenantId, count],
   );
-  await owner.query('VACUUM ANALYZE participants, leaderboard_lifetime_points');
+  await owner.query('VACUUM ANALYZE participants, points_balances');
 }

@@ -30,6 +30,7 @@ import { runFactHandlers } from '../src/platform/facts.js';
 import { prefixedId } from '../src/platform/ids.js';
 import { createTenant } from '../src/modules/access/index.js';
 import * as leaderboards from '../src/modules/leaderboards/service.js';
+import { LIFETIME_POINTS_SQL } from '../src/modules/points/index.js';
 
 const PARTICIPANTS = Number(process.env.BENCH_PARTICIPANTS ?? 1_000_000);
 const READS = Number(process.env.BENCH_READS ?? 2000);
@@ -175,7 +176,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < ON_THE_FLY_QUERIES; i++) {
       const [, topMs] = await timed(() =>
         db.tenant(tenantId, (tx) =>
-          tx.query('SELECT participant_id, score FROM leaderboard_lifetime_points WHERE tenant_id = $1 ORDER BY score DESC, reached_at, participant_id LIMIT 100', [tenantId]),
+          tx.query(`SELECT participant_id, score FROM (${LIFETIME_POINTS_SQL}) s ORDER BY score DESC, reached_at, participant_id LIMIT 100`, [tenantId]),
         ),
       );
       onTheFlyTop.push(topMs);
@@ -183,8 +184,8 @@ async function main(): Promise<void> {
       const [, rankMs] = await timed(() =>
         db.tenant(tenantId, (tx) =>
           tx.query(
-            `SELECT 1 + count(*) AS rank FROM leaderboard_lifetime_points o, leaderboard_lifetime_points me
-             WHERE me.tenant_id = $1 AND me.participant_id = $2 AND o.tenant_id = $1
+            `SELECT 1 + count(*) AS rank FROM (${LIFETIME_POINTS_SQL}) o, (${LIFETIME_POINTS_SQL}) me
+             WHERE me.participant_id = $2
                AND (o.score, me.reached_at, me.participant_id) > (me.score, o.reached_at, o.participant_id)`,
             [tenantId, participant],
           ),

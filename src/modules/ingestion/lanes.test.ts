@@ -224,7 +224,6 @@ test('lanes: a batch leaves exactly what applying its events one at a time leave
        FROM outbox_events WHERE tenant_id = $1 AND event NOT LIKE 'ingestion.%' ORDER BY participant_id, seq`,
       [tenantId],
     ),
-    leaderboard: await svc.sql('SELECT participant_id, score FROM leaderboard_lifetime_points WHERE tenant_id = $1 ORDER BY participant_id', [tenantId]),
     periods: await svc.sql('SELECT period, participant_id, score FROM leaderboard_period_points WHERE tenant_id = $1 ORDER BY period, participant_id', [tenantId]),
     streaks: await svc.sql('SELECT participant_id, streak_code, current_length FROM participant_streaks WHERE tenant_id = $1 ORDER BY participant_id', [tenantId]),
     outcomes: await svc.sql(`SELECT participant_id, outcome - 'rules' AS outcome FROM ingested_events WHERE tenant_id = $1 ORDER BY participant_id, seq`, [tenantId]),

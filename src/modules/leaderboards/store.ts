@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Database, Tx } from '../../platform/db.js';
 import { LIFETIME_PERIOD_START } from './schemas.js';
+import { LIFETIME_POINTS_SQL } from '../points/index.js';
 
 /** Every SQL statement on the leaderboard tables. */
 export interface LeaderboardRow {
@@ -122,7 +123,7 @@ export async function rebuild(
   const generation = (previous?.generation ?? 0) + 1;
   const source =
     board.metric === 'lifetime_points'
-      ? `SELECT participant_id, score, reached_at FROM leaderboard_lifetime_points WHERE tenant_id = $1 AND score > 0`
+      ? LIFETIME_POINTS_SQL
       : `SELECT participant_id, score, reached_at FROM leaderboard_period_points WHERE tenant_id = $1 AND period = $5 AND period_start = $3::date AND score > 0`;
   const params: unknown[] = [tenantId, board.id, periodStart, generation];
   if (board.metric !== 'lifetime_points') params.push(board.period);

@@ -1,15 +1,16 @@
 import type { OutboxFollower } from '../../platform/outbox.js';
 
 /**
- * The points totals the progression leaderboards rank, kept by the statement
- * that writes every points.awarded.v1 (the module's outbox follower: CTEs over
+ * The period points the period leaderboards rank, kept by the statement that
+ * writes every points.awarded.v1 (the module's outbox follower: CTEs over
  * `written`, the outbox rows that statement inserts; until migration 1370 a
- * trigger on outbox_events did this where no module showed it):
+ * trigger on outbox_events did this where no module showed it): the sum of
+ * the positive amounts per weekly and monthly period (tenant time zone),
+ * reached at the latest of those events.
  *
- * - lifetime points: the highest `lifetime` announced, reached at the first
- *   event that announced it, and only if higher than the stored score;
- * - period points: the sum of the positive amounts per weekly and monthly
- *   period (tenant time zone), reached at the latest of those events.
+ * Lifetime boards rank the balances' lifetime itself (the points module's
+ * LIFETIME_POINTS_SQL); until migration 1460 this follower kept a copy of it
+ * in leaderboard_lifetime_points, one more row written per award.
  *
  * Events of an unexpected shape and participants that do not exist
  * (`participant_known`) are skipped, and the award never fails because of
@@ -17,23 +18,12 @@ import type { OutboxFollower } from '../../platform/outbox.js';
  */
 export const pointsTotalsFollower: OutboxFollower = {
   sql: `leaderboards_awarded AS (
-       SELECT n.participant_id, n.created_at, n.seq,
-              floor((n.data ->> 'amount')::numeric)::bigint AS amount,
-              floor((n.data ->> 'lifetime')::numeric)::bigint AS lifetime
+       SELECT n.participant_id, n.created_at,
+              floor((n.data ->> 'amount')::numeric)::bigint AS amount
        FROM written n
        WHERE n.event = 'points.awarded.v1' AND n.participant_known
          AND n.participant_id IS NOT NULL
          AND jsonb_typeof(n.data -> 'amount') = 'number'
-         AND jsonb_typeof(n.data -> 'lifetime') = 'number'
-     ),
-     leaderboards_lifetime AS (
-       INSERT INTO leaderboard_lifetime_points AS l (tenant_id, participant_id, score, reached_at)
-       SELECT DISTINCT ON (participant_id) $1::uuid, participant_id, lifetime, created_at
-       FROM leaderboards_awarded
-       ORDER BY participant_id, lifetime DESC, seq
-       ON CONFLICT (tenant_id, participant_id) DO UPDATE
-         SET score = EXCLUDED.score, reached_at = EXCLUDED.reached_at
-         WHERE EXCLUDED.score > l.score
      ),
      leaderboards_periods AS (
        INSERT INTO leaderboard_period_points AS p (tenant_id, period, period_start, participant_id, score, reached_at)

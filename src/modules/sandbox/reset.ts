@@ -47,7 +47,6 @@ export const DATA_TABLES = [
   'ingested_events',
   'ingestion_pending',
   'ingestion_usage',
-  'leaderboard_lifetime_points',
   'leaderboard_period_points',
   'leaderboard_rankings',
   'leaderboard_snapshots',
