@@ -175,13 +175,18 @@ async function deletionOrder(tx: Tx, tables: readonly string[]): Promise<string[
  * Resets the sandbox in one transaction: a failure leaves it as it was.
  *
  * The transaction first locks the sandbox's tenant row and its participants
- * (FOR UPDATE). Every write that adds a participant, an event, an outbox row
- * or any row referring to the tenant checks that foreign key with a KEY SHARE
- * lock on the tenant row, and every write to a participant's state with one on
- * the participant: those wait for the reset to commit and land after it, and
- * the writes already under way finish before the reset deletes. So the rows
- * left afterwards are whole (a balance and its ledger entries go together) and
- * the counts are exact. A deadlock with such a write is retried by `db.tenant`.
+ * (FOR UPDATE). Every write that adds a participant or a configuration row
+ * checks its foreign key with a KEY SHARE lock on the tenant row, and every
+ * write to a participant's state (a balance, an ingested event, a session)
+ * with one on the participant: those wait for the reset to commit and land
+ * after it, and the writes already under way finish before the reset deletes.
+ * A write that waited on a participant the reset then deleted fails its
+ * foreign key and is retried whole by `db.tenant` (23503 is retryable), which
+ * creates the participant anew. The hottest rows (events, idempotency keys,
+ * sessions) carry no key to the tenant row since migration 1465; they are
+ * written in the same transactions as such writes. So the rows left
+ * afterwards are whole (a balance and its ledger entries go together) and the
+ * counts are exact. A deadlock with such a write is retried as well.
  *
  * `ownIdempotencyKey`: the Idempotency-Key the reset request itself claimed in
  * the sandbox (when its credential is the sandbox's), kept so that the claim
