@@ -24,7 +24,7 @@ export interface DistributionPlan {
 export const DISTRIBUTION_PLAN: DistributionPlan = {
   reference: {
     tenants:
-      'every tenant table has a foreign key to it, and a credential resolves its tenant by id or slug before any tenant is known (auth_find_tenant, auth_find_tenant_by_slug); one row per tenant',
+      'tenant tables have foreign keys to it (all but the hottest rows, migration 1465), and a credential resolves its tenant by id or slug before any tenant is known (auth_find_tenant, auth_find_tenant_by_slug); one row per tenant',
     api_keys:
       'every API request looks its key up by hash before the tenant is known (auth_find_api_key), and a key hash is unique across tenants; a few rows per tenant, written rarely (create, rotate, revoke; last_used_at at most once per key and cache period)',
     admin_users:
