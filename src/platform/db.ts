@@ -44,6 +44,25 @@ const SET_TENANT = "SELECT set_config('app.tenant_id', $1, true)";
 /** The tenant, and generic plans for the rest of the transaction (`tenantInOneTrip`). */
 const SET_TENANT_GENERIC = "SELECT set_config('app.tenant_id', $1, true), set_config('plan_cache_mode', 'force_generic_plan', true)";
 
+/** Refuses a tenant id that is not a UUID: callers inline it in SQL text. */
+function checkTenantId(tenantId: string): void {
+  if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
+}
+
+/**
+ * BEGIN and the tenant setting as one text, so that they travel in one round
+ * trip; the tenant id is checked to be a UUID first, so it can be inlined.
+ */
+function beginWithTenant(tenantId: string, mode: '' | 'READ ONLY' = ''): string {
+  checkTenantId(tenantId);
+  return `BEGIN${mode ? ` ${mode}` : ''}; SELECT set_config('app.tenant_id', '${tenantId}', true)`;
+}
+
+/** A read-only transaction of `texts` (their parameters inlined) as one message: `tenantReadAll`, `staleReadAll`. */
+function readMessage(tenantId: string, texts: readonly string[], values: readonly unknown[]): string {
+  return `${beginWithTenant(tenantId, 'READ ONLY')}; ${texts.map((text) => inlineStatement(text, values)).join('; ')}; COMMIT`;
+}
+
 /** COMMIT as the last statement of a message (`tenantEndingWith`). */
 const COMMIT: Statement = { text: 'COMMIT', values: [] };
 
@@ -293,10 +312,7 @@ export class Database {
    * rolls back and propagates.
    */
   async tenant<T>(tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
-    if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
-    // The tenant id is a checked UUID, so it can be inlined: BEGIN and the
-    // tenant setting then travel in one round trip.
-    return this.transaction(`BEGIN; SELECT set_config('app.tenant_id', '${tenantId}', true)`, fn);
+    return this.transaction(beginWithTenant(tenantId), fn);
   }
 
   /**
@@ -312,8 +328,7 @@ export class Database {
     values: readonly unknown[],
     fn: (tx: Tx, rows: R[]) => Promise<T>,
   ): Promise<T> {
-    if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
-    const begin = `BEGIN; SELECT set_config('app.tenant_id', '${tenantId}', true); ${inlineStatement(text, values)}`;
+    const begin = `${beginWithTenant(tenantId)}; ${inlineStatement(text, values)}`;
     return this.transaction(begin, (tx, started) => fn(tx, (started as unknown as pg.QueryResult[])[2].rows as R[]));
   }
 
@@ -327,10 +342,8 @@ export class Database {
    * transaction rolls back; retried like `tenant()`.
    */
   async tenantEndingWith<T>(tenantId: string, fn: (tx: Tx) => Promise<{ result: T; last: readonly Statement[] }>): Promise<T> {
-    if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
-    const begin = `BEGIN; SELECT set_config('app.tenant_id', '${tenantId}', true)`;
     return this.transaction(
-      begin,
+      beginWithTenant(tenantId),
       async (tx) => {
         const { result, last } = await fn(tx);
         await runStatements(tx, [...last, COMMIT]);
@@ -357,7 +370,7 @@ export class Database {
    * plans for their values (skewed data) should not use this method.
    */
   async tenantInOneTrip(tenantId: string, statements: readonly Statement[]): Promise<unknown[][]> {
-    if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
+    checkTenantId(tenantId);
     const begin = (client: Tx) => sendExtended(client, [{ text: SET_TENANT_GENERIC, values: [tenantId] }, ...statements], this.preparedStatements);
     return this.transaction(begin, async (_tx, started) => asResults(started).slice(1).map((result) => result.rows), this.app, true);
   }
@@ -390,10 +403,9 @@ export class Database {
    * statement's rows, in order. Coalesced like `tenantRead`.
    */
   async tenantReadAll(tenantId: string, texts: readonly string[], values: readonly unknown[] = []): Promise<unknown[][]> {
-    if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
+    checkTenantId(tenantId);
     if (texts.length === 0) return [];
-    const statements = texts.map((text) => inlineStatement(text, values)).join('; ');
-    const message = `BEGIN READ ONLY; SELECT set_config('app.tenant_id', '${tenantId}', true); ${statements}; COMMIT`;
+    const message = readMessage(tenantId, texts, values);
     return new Promise<unknown[][]>((resolve, reject) => {
       const caller: ReadCaller = { resolve, reject, traced: currentContext() };
       const line = this.readLines.get(message);
@@ -453,17 +465,15 @@ export class Database {
    * the transaction is READ ONLY, and a replica refuses writes anyway.
    */
   async staleRead<T>(tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
-    if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
-    return this.transaction(`BEGIN READ ONLY; SELECT set_config('app.tenant_id', '${tenantId}', true)`, fn, this.replica ?? this.app);
+    return this.transaction(beginWithTenant(tenantId, 'READ ONLY'), fn, this.replica ?? this.app);
   }
 
   /** `tenantReadAll` on the replica when one is configured (see `staleRead`): one round trip, not coalesced. */
   async staleReadAll(tenantId: string, texts: readonly string[], values: readonly unknown[] = []): Promise<unknown[][]> {
     if (!this.replica) return this.tenantReadAll(tenantId, texts, values);
-    if (!isUuid(tenantId)) throw new Error(`tenant id must be a UUID, got ${JSON.stringify(tenantId)}`);
+    checkTenantId(tenantId);
     if (texts.length === 0) return [];
-    const statements = texts.map((text) => inlineStatement(text, values)).join('; ');
-    return this.readOnce(`BEGIN READ ONLY; SELECT set_config('app.tenant_id', '${tenantId}', true); ${statements}; COMMIT`, this.replica);
+    return this.readOnce(readMessage(tenantId, texts, values), this.replica);
   }
 
   /** A transaction on the owner pool, for cross-tenant system work only. */
