@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService } from './helper.js';
-import { compileEverythingDeferred } from '../src/platform/first-use.js';
+import { compileEverythingDeferred, onFirstUse } from '../src/platform/first-use.js';
 
 /**
  * Routes' validators and serializers are compiled at their first request
@@ -20,8 +20,7 @@ test('every validator and serializer of the app compiles', async (t) => {
   assert.equal(health.status, 200);
 });
 
-test('a deferred schema that cannot be compiled fails the check', async () => {
-  const { onFirstUse } = await import('../src/platform/first-use.js');
+test('a deferred schema that cannot be compiled fails the check', () => {
   const get = onFirstUse(() => {
     throw new Error('schema cannot be compiled');
   });
