@@ -263,7 +263,7 @@ export function runBench(main: () => Promise<void>, cleanUp: () => Promise<unkno
   );
 }
 
-const root = path.resolve(import.meta.dirname, '..');
+const thisCheckout = path.resolve(import.meta.dirname, '..');
 const SERVICE_READY_TIMEOUT_MS = 60_000;
 const SERVICE_READY_POLL_MS = 200;
 /** How long a stopping service may take (draining requests, finishing jobs, writing a CPU profile) before SIGKILL. */
@@ -280,6 +280,8 @@ export interface ServiceProcessOptions {
   nodeFlags?: string[];
   /** A directory for a CPU profile of the whole run (`--cpu-prof`), written when the service exits; none when null. */
   profileDir?: string | null;
+  /** The checkout to build and start (another commit's worktree, to compare two versions); this one by default. */
+  root?: string;
 }
 
 /**
@@ -290,6 +292,7 @@ export interface ServiceProcessOptions {
  * otherwise. Resolves once `/readyz` answers 200.
  */
 export async function startServiceProcess(options: ServiceProcessOptions): Promise<ChildProcess> {
+  const root = options.root ?? thisCheckout;
   const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('building the service failed');
   const startScript = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
