@@ -26,7 +26,7 @@ export interface DirectRequest {
   idempotency_key: string;
 }
 
-/** Who asks for a direct grant or deduct, kept beside its ledger entry (the ledger's "who granted"). */
+/** Who asks for a direct grant or deduct, kept on its ledger entry (the ledger's "who granted"). */
 type LedgerActor = store.LedgerActor;
 
 /** The actor of a direct change: a person (console or admin token) or an API key; none for other credentials. */
@@ -58,22 +58,22 @@ interface Change {
   check(rows: unknown[][]): void;
 }
 
-function grantChange(tenantId: string, body: DirectRequest, now: Date): Change {
+function grantChange(tenantId: string, body: DirectRequest, now: Date, actor: LedgerActor | null): Change {
   const input = { participantId: body.participant_id, amount: body.amount, reason: body.reason, memo: body.memo, type: body.type as GrantType | undefined, source: { kind: 'grant' as const, id: body.idempotency_key } };
   const values = grantValues(tenantId, input, now);
   return {
     entryId: values.entryId,
-    statements: [store.grantStatement(tenantId, [values], store.grantEventsWritten(1, currentTraceparent()), CLAIMED)],
+    statements: [store.grantStatement(tenantId, [values], store.grantEventsWritten(1, currentTraceparent()), CLAIMED, actor)],
     check: () => undefined,
   };
 }
 
-function deductChange(tenantId: string, body: DirectRequest, now: Date): Change {
+function deductChange(tenantId: string, body: DirectRequest, now: Date, actor: LedgerActor | null): Change {
   const input = { participantId: body.participant_id, amount: body.amount, reason: body.reason, memo: body.memo, type: body.type as DeductType | undefined, source: { kind: 'grant' as const, id: body.idempotency_key } };
   const values = deductValues(tenantId, input, now);
   return {
     entryId: values.entryId,
-    statements: store.deductStatements(tenantId, values, store.deductEventsWritten(currentTraceparent()), CLAIMED),
+    statements: store.deductStatements(tenantId, values, store.deductEventsWritten(currentTraceparent()), CLAIMED, actor),
     check(rows) {
       const result = store.deductOutcome(rows, values);
       if (!result.applied) throw insufficientPoints(result.available, values.amount);
@@ -89,15 +89,13 @@ function deductChange(tenantId: string, body: DirectRequest, now: Date): Change 
  */
 async function direct(db: Database, tenantId: string, operation: Operation, body: DirectRequest, actor: LedgerActor | null): Promise<DirectResponse> {
   const now = clock.now(tenantId);
-  const change = operation === 'grant' ? grantChange(tenantId, body, now) : deductChange(tenantId, body, now);
+  const change = operation === 'grant' ? grantChange(tenantId, body, now, actor) : deductChange(tenantId, body, now, actor);
   const print = requestFingerprint(operation, body);
   const [claimed, stored, ...rows] = await db
     .tenantInOneTrip(tenantId, [
       ...claimStatements(tenantId, DIRECT_SCOPE, body.idempotency_key, print, now),
       ...change.statements,
       ...store.respondStatements(tenantId, DIRECT_SCOPE, body.idempotency_key, change.entryId, CLAIMED, operation === 'deduct'),
-      // Last, so the rows above keep their places; writes nothing when no entry was written (a replay, a refused deduct).
-      ...(actor ? [store.ledgerActorStatement(tenantId, change.entryId, actor)] : []),
     ])
     .catch((error: unknown) => {
       throw isBalanceLimit(error) ? balanceLimit() : error;

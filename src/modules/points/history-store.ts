@@ -43,7 +43,7 @@ export interface HistoryFilter {
 
 /**
  * The history page, each entry with who caused it: the API key or person of a
- * direct grant or deduct (points_ledger_actors), of the bulk grant job
+ * direct grant or deduct (kept on its entry), of the bulk grant job
  * (points_bulk_grants) or of the import a row came from
  * (file_imports.requested_by), else the earning rule; named by the key's,
  * the person's or the rule's current name (null once it is gone).
@@ -51,7 +51,7 @@ export interface HistoryFilter {
 export async function history(tx: Tx, tenantId: string, f: HistoryFilter): Promise<Array<LedgerEntryRow & LedgerEntryActorRow>> {
   const { rows } = await tx.query<LedgerEntryRow & LedgerEntryActorRow>(
     `WITH page AS (
-       SELECT ${LEDGER_COLUMNS} FROM points_ledger
+       SELECT ${LEDGER_COLUMNS}, actor_type AS direct_actor_type, actor_id AS direct_actor_id FROM points_ledger
        WHERE tenant_id = $1
          AND ($2::text IS NULL OR participant_id = $2)
          AND ($3::text[] IS NULL OR type = ANY($3))
@@ -69,15 +69,14 @@ export async function history(tx: Tx, tenantId: string, f: HistoryFilter): Promi
               WHEN 'rule' THEN (SELECT r.name FROM earn_rules r WHERE r.tenant_id = $1 AND r.id = who.actor_id)
             END AS actor_name
      FROM page p
-     LEFT JOIN points_ledger_actors a ON a.tenant_id = $1 AND a.ledger_entry_id = p.id
      LEFT JOIN points_bulk_grants g ON p.source_kind = 'bulk' AND p.source_id LIKE 'bgj\\_%' AND g.tenant_id = $1 AND g.id = p.source_id
      LEFT JOIN file_imports i ON p.source_kind = 'bulk' AND p.source_id LIKE 'imp\\_%:%' AND i.tenant_id = $1 AND i.id = split_part(p.source_id, ':', 1)
      CROSS JOIN LATERAL (SELECT
-       CASE WHEN a.actor_type IS NOT NULL THEN a.actor_type
+       CASE WHEN p.direct_actor_type IS NOT NULL THEN p.direct_actor_type
             WHEN g.actor_type IS NOT NULL THEN g.actor_type
             WHEN i.id IS NOT NULL THEN CASE i.requested_by->>'kind' WHEN 'key' THEN 'api_key' ELSE 'user' END
             WHEN p.source_kind = 'rule' AND p.source_id IS NOT NULL THEN 'rule' END AS actor_type,
-       CASE WHEN a.actor_type IS NOT NULL THEN a.actor_id
+       CASE WHEN p.direct_actor_type IS NOT NULL THEN p.direct_actor_id
             WHEN g.actor_type IS NOT NULL THEN g.actor_id
             WHEN i.id IS NOT NULL THEN i.requested_by->>'actor_id'
             WHEN p.source_kind = 'rule' THEN p.source_id END AS actor_id) who

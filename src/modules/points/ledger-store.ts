@@ -92,9 +92,10 @@ export async function insertGrantsWithEvents(tx: Tx, tenantId: string, list: Gra
  * grant sends `CLAIMED`: nothing is written unless its idempotency key was
  * claimed in the same message); the statement then answers no rows. With
  * `events.write`, `events.ids` holds two ids per grant, in order (its
- * points.awarded.v1 and its tier.changed.v1).
+ * points.awarded.v1 and its tier.changed.v1). `actor`, who asked for a
+ * direct grant, is kept on its entry.
  */
-export function grantStatement(tenantId: string, list: GrantValues[], events: EventsMode, only = 'true'): Statement {
+export function grantStatement(tenantId: string, list: GrantValues[], events: EventsMode, only = 'true', actor: LedgerActor | null = null): Statement {
   const ids = events.write ? events.ids : [];
   return {
     text: textWithFollowers(`points.grant ${only} ${list.length === 1 ? 'one' : 'many'}`, () => grantText(only, list.length === 1)),
@@ -116,6 +117,8 @@ export function grantStatement(tenantId: string, list: GrantValues[], events: Ev
       events.write ? events.traceparent : null,
       events.write,
       ids.filter((_, i) => i % 2 === 1),
+      actor?.type ?? null,
+      actor?.id ?? null,
     ],
   };
 }
@@ -178,9 +181,9 @@ function grantText(only: string, single: boolean): string {
      ),
      entry AS (
        INSERT INTO points_ledger (tenant_id, participant_id, id, type, delta, reason, memo, source_kind, source_id, activity_id,
-                                  engagement_id, multiplier, available_after, lifetime_after, created_at)
+                                  engagement_id, multiplier, available_after, lifetime_after, created_at, actor_type, actor_id)
        SELECT $1, i.participant_id, i.entry_id, i.type, i.amount, i.reason, i.memo, i.source_kind, i.source_id, i.activity_id,
-              i.engagement_id, i.multiplier, b.available, b.lifetime, i.at
+              i.engagement_id, i.multiplier, b.available, b.lifetime, i.at, $18::text, $19::text
        FROM input i JOIN balance b ON b.participant_id = i.participant_id
        ORDER BY i.n
      ),
@@ -299,14 +302,14 @@ const LOT_WALK = `WITH RECURSIVE
 
 const BALANCE = 'SELECT available, lifetime FROM points_balances WHERE tenant_id = $1 AND participant_id = $2';
 
-export function deductStatements(tenantId: string, v: DeductValues, events: EventsMode, only = 'true'): Statement[] {
+export function deductStatements(tenantId: string, v: DeductValues, events: EventsMode, only = 'true', actor: LedgerActor | null = null): Statement[] {
   const [applied, walk, balance] = deductTexts(only);
   return [
     {
       text: applied,
       values: [
         tenantId, v.participantId, v.amount, v.entryId, v.type, v.reason, v.memo, v.sourceKind, v.sourceId, v.now,
-        events.write ? events.ids[0] : null, events.write ? events.traceparent : null, events.write,
+        events.write ? events.ids[0] : null, events.write ? events.traceparent : null, events.write, actor?.type ?? null, actor?.id ?? null,
       ],
     },
     { text: walk, values: [tenantId, v.participantId, v.entryId] },
@@ -323,8 +326,8 @@ function deductTexts(only: string): [string, string, string] {
        ),
        entry AS (
          INSERT INTO points_ledger (tenant_id, participant_id, id, type, delta, reason, memo, source_kind, source_id,
-                                    available_after, lifetime_after, created_at)
-         SELECT $1, $2, $4, $5, -$3::bigint, $6, $7, $8, $9, b.available, b.lifetime, $10 FROM balance b
+                                    available_after, lifetime_after, created_at, actor_type, actor_id)
+         SELECT $1, $2, $4, $5, -$3::bigint, $6, $7, $8, $9, b.available, b.lifetime, $10, $14::text, $15::text FROM balance b
          RETURNING available_after AS available, lifetime_after AS lifetime, jsonb_build_object(
            'participant_id', participant_id, 'amount', -delta, 'available', available_after, 'lifetime', lifetime_after,
            'reason', reason, 'ledger_entry_id', id, 'type', type) AS data
@@ -416,17 +419,8 @@ export async function readSessionBalance(db: Database, tenantId: string, partici
   return { ...row, currency_name: row.currency_name ?? DEFAULT_SETTINGS.currency_name };
 }
 
-/** Who asked for a direct change (migration 1380). */
+/** Who asked for a direct change, kept on its ledger entry (migration 1470). */
 export interface LedgerActor {
   type: 'user' | 'api_key';
   id: string;
-}
-
-/** Records who asked for the entry `entryId`, when the entry was written (nothing for a replay or a refused deduct). */
-export function ledgerActorStatement(tenantId: string, entryId: string, actor: LedgerActor): Statement {
-  return {
-    text: `INSERT INTO points_ledger_actors (tenant_id, ledger_entry_id, actor_type, actor_id)
-           SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM points_ledger WHERE tenant_id = $1 AND id = $2)`,
-    values: [tenantId, entryId, actor.type, actor.id],
-  };
 }

@@ -60,7 +60,6 @@ export const DATA_TABLES = [
   'points_bulk_grant_items',
   'points_bulk_grants',
   'points_ledger',
-  'points_ledger_actors',
   'points_lot_reminders',
   'points_lots',
   'referral_codes',
