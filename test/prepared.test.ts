@@ -5,7 +5,7 @@ import { withCredentials } from '../src/platform/database-server.js';
 import { APP_ROLE } from '../src/platform/migrate.js';
 import pg from 'pg';
 import { Database, escapeLiteral, PREPARED_PER_CONNECTION_MAX } from '../src/platform/db.js';
-import { compactSql } from '../src/platform/db-extended.js';
+import { compactSql, sendExtended } from '../src/platform/db-extended.js';
 import { loadConfig } from '../src/config.js';
 
 /**
@@ -115,6 +115,47 @@ test('one-trip transactions: one extended-protocol message, each statement parse
   assert.deepEqual(plainCount, { n: 2 });
   const none = await plain.tenant(tenant.tenantId, async (tx) => (await tx.query('SELECT count(*)::int AS n FROM pg_prepared_statements')).rows[0].n);
   assert.equal(none, 0, 'nothing prepared when preparing is off');
+});
+
+test('extended messages: a named statement is described once per connection; later answers are read with the columns learnt then, rows or none alike', async (t) => {
+  const { appUrl } = await oneConnection(t);
+  const client = new pg.Client({ connectionString: appUrl });
+  await client.connect();
+  // Ended in the test: the service's clean-up, registered first, ends the database's connections.
+  client.on('error', () => undefined);
+  const connection = (client as unknown as { connection: { describe: (...args: unknown[]) => void } }).connection;
+  let describes = 0;
+  const describe = connection.describe.bind(connection);
+  connection.describe = (...args: unknown[]) => {
+    describes += 1;
+    describe(...args);
+  };
+  const typed = {
+    text: `SELECT $1::int AS n, $2::timestamptz AS at, json_build_object('k', $3::text) AS j, NULL::text AS nothing, 'x' || $3 AS s`,
+    values: [7, '2026-11-28T05:00:00Z', 'v'],
+  };
+  const empty = { text: 'SELECT 1 AS one WHERE $1::boolean', values: [false] };
+  const rowless = { text: 'SELECT set_config($1, $2, true)', values: ['app.extended_test', 'on'] };
+  const noRows = { text: "DO $$ BEGIN PERFORM 1; END $$", values: [] };
+  const message = [typed, empty, rowless, noRows];
+
+  const first = await sendExtended(client, message, true);
+  assert.equal(describes, 4, 'each statement described the first time');
+  const second = await sendExtended(client, message, true);
+  assert.equal(describes, 4, 'no statement described again');
+  for (const results of [first, second]) {
+    assert.deepEqual(results[0].rows, [{ n: 7, at: new Date('2026-11-28T05:00:00Z'), j: { k: 'v' }, nothing: null, s: 'xv' }]);
+    assert.deepEqual(results[0].fields.map((f) => f.name), ['n', 'at', 'j', 'nothing', 's']);
+    assert.deepEqual(results[1].rows, []);
+    assert.deepEqual(results[1].fields.map((f) => f.name), ['one'], 'no rows, yet the columns are known');
+    assert.equal(results[2].rows.length, 1);
+    assert.deepEqual(results[3].rows, []);
+  }
+  // Unnamed statements are described every time.
+  await sendExtended(client, [typed], false);
+  await sendExtended(client, [typed], false);
+  assert.equal(describes, 6);
+  await client.end();
 });
 
 test('transactions ending with their last statements: sent with the COMMIT in one message, a failing one rolls everything back, none sends the COMMIT alone', async (t) => {

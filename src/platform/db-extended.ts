@@ -20,6 +20,9 @@ const require = createRequire(import.meta.url);
 const { prepareValue } = require('pg/lib/utils.js') as { prepareValue(value: unknown): unknown };
 const Result = require('pg/lib/result.js') as new () => pg.QueryResult & {
   addFields(fields: unknown[]): void;
+  /** What addFields derives from the fields (pg/lib/result.js): a parser per column and the empty row parseRow copies. */
+  _parsers: unknown[];
+  _prebuiltEmptyResultObject: Record<string, unknown>;
   parseRow(fields: unknown[]): Record<string, unknown>;
   addRow(row: Record<string, unknown>): void;
   addCommandComplete(message: unknown): void;
@@ -41,11 +44,26 @@ interface Connection {
   sync(): void;
 }
 
+/**
+ * The columns a named statement answers, as `Result.addFields` derived them
+ * from its RowDescription; `none` for a statement that answers no rows.
+ */
+type Shape = { fields: pg.FieldDef[]; parsers: unknown[]; empty: Record<string, unknown> } | 'none';
+
 /** The names under which a connection holds the statements it parsed for extended messages. */
 interface Names {
   byText: Map<string, string>;
   /** Names used so far; never reused, since a name forgotten here may still exist on the server. */
   created: number;
+  /**
+   * The shape of each named statement's rows, learnt from its first
+   * Describe. A named statement's columns do not change (PostgreSQL refuses
+   * to run it once they would: `isStalePlan`, after which every name is
+   * forgotten), so later messages send no Describe for it: the server builds
+   * and sends no RowDescription, and this process neither parses one nor
+   * derives the column parsers again.
+   */
+  shapes: Map<string, Shape>;
 }
 
 const namesOf = new WeakMap<pg.ClientBase, Names>();
@@ -56,6 +74,9 @@ export const PREPARED_PER_CONNECTION_MAX = 200;
 class ExtendedMessage {
   private readonly results: pg.QueryResult[] = [];
   private current: InstanceType<typeof Result> | null = null;
+  /** Each statement's name ('' when sent unnamed) and whether it was described, by position. */
+  private readonly sentNames: string[] = [];
+  private readonly described: boolean[] = [];
   private error: unknown = null;
   private settled = false;
 
@@ -91,8 +112,11 @@ class ExtendedMessage {
           connection.parse({ text: name === '' ? text : compactSql(text), name, types: [] });
         }
         connection.bind({ statement: name, values, valueMapper: prepareValue });
-        connection.describe({ type: 'P', name: '' });
+        const describe = name === '' || !this.names?.shapes.has(name);
+        if (describe) connection.describe({ type: 'P', name: '' });
         connection.execute({ portal: '', rows: 0 });
+        this.sentNames.push(name);
+        this.described.push(describe);
       }
       connection.sync();
     } finally {
@@ -104,9 +128,25 @@ class ExtendedMessage {
   handleRowDescription(message: { fields: unknown[] }): void {
     this.current = new Result();
     this.current.addFields(message.fields);
+    const name = this.sentNames[this.results.length];
+    if (name && this.names) {
+      this.names.shapes.set(name, { fields: this.current.fields, parsers: this.current._parsers, empty: this.current._prebuiltEmptyResultObject });
+    }
+  }
+
+  /** The result of the statement now answering, from its known shape when it was sent without a Describe. */
+  private resultOfUndescribed(): InstanceType<typeof Result> | null {
+    const shape = this.names?.shapes.get(this.sentNames[this.results.length]);
+    if (!shape || shape === 'none') return null;
+    const result = new Result();
+    result.fields = shape.fields;
+    result._parsers = shape.parsers;
+    result._prebuiltEmptyResultObject = shape.empty;
+    return result;
   }
 
   handleDataRow(message: { fields: unknown[] }): void {
+    if (!this.current && !this.described[this.results.length]) this.current = this.resultOfUndescribed();
     if (this.error || !this.current) return;
     try {
       this.current.addRow(this.current.parseRow(message.fields));
@@ -116,7 +156,11 @@ class ExtendedMessage {
   }
 
   handleCommandComplete(message: unknown): void {
-    const result = this.current ?? new Result();
+    const index = this.results.length;
+    const name = this.sentNames[index];
+    // Described, and no RowDescription came (NoData): a statement without rows.
+    if (!this.current && this.described[index] && name && this.names) this.names.shapes.set(name, 'none');
+    const result = this.current ?? (this.described[index] ? null : this.resultOfUndescribed()) ?? new Result();
     result.addCommandComplete(message);
     this.results.push(result);
     this.current = null;
@@ -226,13 +270,16 @@ export function compactSql(text: string): string {
 export function sendExtended(client: pg.ClientBase, statements: readonly Sent[], named: boolean): Promise<pg.QueryResult[]> {
   let names: Names | null = null;
   if (named) {
-    names = namesOf.get(client) ?? { byText: new Map(), created: 0 };
+    names = namesOf.get(client) ?? { byText: new Map(), created: 0, shapes: new Map() };
     namesOf.set(client, names);
   }
   return new Promise((resolve, reject) => {
     const message = new ExtendedMessage(statements, names, [], (error, results) => {
       if (error) {
-        if (names && isStalePlan(error)) names.byText = new Map();
+        if (names && isStalePlan(error)) {
+          names.byText = new Map();
+          names.shapes = new Map();
+        }
         reject(error);
       } else {
         resolve(results);
