@@ -186,6 +186,8 @@ test('lanes: a batch leaves exactly what applying its events one at a time leave
     await post('/admin/streaks', { code: 'daily', name: 'Daily', period: 'daily', event_name: 'buy' });
     await post('/admin/points/multipliers', { starts_at: '2026-01-01T00:00:00Z', ends_at: '2027-01-01T00:00:00Z', multiplier: 2, match: { event_type: 'visit' } });
     await post('/admin/leaderboards', { leaderboard_code: 'all', name: 'All', metric: 'lifetime_points', refresh_seconds: 1 });
+    // A period board: the awards then keep the period totals, written by the outbox's follower in both paths.
+    await post('/admin/leaderboards', { leaderboard_code: 'week', name: 'Week', metric: 'period_points', period: 'weekly', refresh_seconds: 1 });
     await post('/admin/rules', { name: 'spend', event_name: 'buy', effects: [{ type: 'award_points', rate: { property: 'properties.amount', points_per_unit: 1 } }] });
     await post('/admin/rules', { name: 'visit', event_name: 'visit', effects: [{ type: 'award_points', points: 5 }] });
     // Reads the lifetime points that the earlier grants of the same batch made: held grants are written before any read.
@@ -233,6 +235,7 @@ test('lanes: a batch leaves exactly what applying its events one at a time leave
   assert.ok(fromBatch.ledger.length > events.length, 'the conditional rule applied too');
   assert.ok(fromBatch.outbox.some((row) => row.event === 'tier.changed.v1'), 'tiers moved within the batch');
   assert.ok(fromBatch.outbox.some((row) => row.event === 'badge.earned.v1'), 'the conditional rule saw grants of the same batch');
+  assert.ok(fromBatch.periods.length > 0, 'the period totals were kept');
   assert.deepEqual(fromBatch, fromSingles);
 });
 

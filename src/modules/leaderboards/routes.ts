@@ -15,7 +15,18 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/admin/leaderboards',
     {
       config: { auth: 'admin' },
-      schema: { tags, operationId: 'createLeaderboard', summary: 'Define a progression leaderboard (its first ranking is built at once)', body: CreateLeaderboardBody, response: { 201: Type.Ref('AdminLeaderboard') } },
+      schema: {
+        tags,
+        operationId: 'createLeaderboard',
+        summary: 'Define a progression leaderboard (its first ranking is built at once)',
+        description:
+          "A tenant's first `period_points` board first fills the period totals from the points ledger (they are kept only for tenants with a period board), after waiting for transactions that were running at that moment; a 503 `LEADERBOARD_TOTALS_BUSY` when they have not ended within 30 s (try again: nothing was created).",
+        body: CreateLeaderboardBody,
+        response: {
+          201: Type.Ref('AdminLeaderboard'),
+          503: { ...Type.Ref('ErrorResponse'), description: 'LEADERBOARD_TOTALS_BUSY: the first period board waited 30 s for running transactions; try again.' },
+        },
+      },
     },
     async (request, reply) => reply.status(201).send(await service.create(db, request.auth!.tenantId, request.body)),
   );

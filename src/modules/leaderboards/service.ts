@@ -5,11 +5,12 @@ import { uuid } from '../../platform/ids.js';
 import type { PublicCaller } from '../challenges/index.js';
 import * as store from './store.js';
 import { boardChanged, cachedAnswer, cachedEntry, type Stamp } from './read-cache.js';
+import { ensurePeriodTotals } from './totals.js';
 import { LIFETIME_PERIOD_START, REFRESH_SECONDS_DEFAULT, type CreateLeaderboardBody, type PublicQuery, type StandingsQuery, type UpdateLeaderboardBody } from './schemas.js';
 
 /**
- * Progression leaderboards. Points totals are kept current by a trigger on
- * points.awarded.v1; rankings are materialised snapshots rebuilt every
+ * Progression leaderboards. Period totals are kept current by the module's
+ * outbox follower on points.awarded.v1 (totals.ts); rankings are materialised snapshots rebuilt every
  * `refresh_seconds` by a job (contradiction 11: "computed on the fly" and
  * "refresh every 30 seconds" — reads never compute, they read the last
  * snapshot, whose age is `updated_at`).
@@ -37,6 +38,8 @@ export async function create(db: Database, tenantId: string, body: CreateLeaderb
   if (body.metric === 'lifetime_points' && body.period) throw invalid('a lifetime_points leaderboard has no period', undefined, { errors: [fieldError('/period', 'not_allowed', 'is not allowed for a lifetime_points leaderboard')] });
   const id = uuid();
   const refreshSeconds = body.refresh_seconds ?? REFRESH_SECONDS_DEFAULT;
+  // The tenant's first period board: its period totals are switched on and filled from the ledger first.
+  if (body.metric === 'period_points') await ensurePeriodTotals(db, tenantId);
   return db.tenant(tenantId, async (tx) => {
     const inserted = await store.insertLeaderboard(tx, tenantId, {
       id,

@@ -15,7 +15,7 @@ export { BULK_GRANT_TASK, TIER_REEVALUATION_TASK } from './service.js';
  */
 export { grantInTx, awardInTx, deductInTx, readBalanceInTx, awardsSinceInTx, multiplierForEventInTx, createMultiplierInTx } from './service.js';
 export { multiplierForExperimentInTx, endMultiplierInTx } from './experiment-multipliers.js';
-export { LIFETIME_POINTS_SQL } from './standings.js';
+export { GRANTS_SQL, LIFETIME_POINTS_SQL } from './standings.js';
 export type { GrantInput, DeductInput, LedgerResult, Source, SourceKind, GrantType, DeductType } from './service.js';
 
 const pointsModule: ServiceModule = {

@@ -85,6 +85,7 @@ export const CONFIGURATION_TABLES = [
   'engagement_activities',
   'engagements',
   'experiments',
+  'leaderboard_period_tenants',
   'leaderboards',
   'participant_custom_fields',
   'points_multipliers',

@@ -1580,7 +1580,10 @@ export interface paths {
         /** List progression leaderboards */
         get: operations["listLeaderboards"];
         put?: never;
-        /** Define a progression leaderboard (its first ranking is built at once) */
+        /**
+         * Define a progression leaderboard (its first ranking is built at once)
+         * @description A tenant's first `period_points` board first fills the period totals from the points ledger (they are kept only for tenants with a period board), after waiting for transactions that were running at that moment; a 503 `LEADERBOARD_TOTALS_BUSY` when they have not ended within 30 s (try again: nothing was created).
+         */
         post: operations["createLeaderboard"];
         delete?: never;
         options?: never;
@@ -36344,6 +36347,36 @@ export interface operations {
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/leaderboards/createLeaderboard"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description LEADERBOARD_TOTALS_BUSY: the first period board waited 30 s for running transactions; try again. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
