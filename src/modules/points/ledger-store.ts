@@ -97,26 +97,29 @@ export async function insertGrantsWithEvents(tx: Tx, tenantId: string, list: Gra
  */
 export function grantStatement(tenantId: string, list: GrantValues[], events: EventsMode, only = 'true', actor: LedgerActor | null = null): Statement {
   const ids = events.write ? events.ids : [];
+  const single = list.length === 1;
+  // One grant binds scalars: no array to build here, to serialise as an array literal, and to parse and subscript in the database.
+  const column = <T>(value: (v: GrantValues) => T) => (single ? value(list[0]) : list.map(value));
   return {
-    text: textWithFollowers(`points.grant ${only} ${list.length === 1 ? 'one' : 'many'}`, () => grantText(only, list.length === 1)),
+    text: textWithFollowers(`points.grant ${only} ${single ? 'one' : 'many'}`, () => grantText(only, single)),
     values: [
       tenantId,
-      list.map((v) => v.participantId),
-      list.map((v) => v.amount),
-      list.map((v) => v.entryId),
-      list.map((v) => v.type),
-      list.map((v) => v.reason),
-      list.map((v) => v.memo),
-      list.map((v) => v.sourceKind),
-      list.map((v) => v.sourceId),
-      list.map((v) => v.activityId),
-      list.map((v) => v.engagementId),
-      list.map((v) => v.now.toISOString()),
-      list.map((v) => v.multiplier),
-      ids.filter((_, i) => i % 2 === 0),
+      column((v) => v.participantId),
+      column((v) => v.amount),
+      column((v) => v.entryId),
+      column((v) => v.type),
+      column((v) => v.reason),
+      column((v) => v.memo),
+      column((v) => v.sourceKind),
+      column((v) => v.sourceId),
+      column((v) => v.activityId),
+      column((v) => v.engagementId),
+      column((v) => v.now.toISOString()),
+      column((v) => v.multiplier),
+      single ? (ids[0] ?? null) : ids.filter((_, i) => i % 2 === 0),
       events.write ? events.traceparent : null,
       events.write,
-      ids.filter((_, i) => i % 2 === 1),
+      single ? (ids[1] ?? null) : ids.filter((_, i) => i % 2 === 1),
       actor?.type ?? null,
       actor?.id ?? null,
     ],
@@ -125,16 +128,18 @@ export function grantStatement(tenantId: string, list: GrantValues[], events: Ev
 
 /**
  * The grants' input rows: the arrays unnested, or for a single grant its
- * first elements as one row, so that the planner knows it writes one row and
- * plans the statement with nested loops, without the sorts and hashes a batch
- * needs (a generic plan of the unnest form estimates ten rows per array).
+ * parameters as one row (scalars), so that the planner knows it writes one
+ * row and plans the statement with nested loops, without the sorts and
+ * hashes a batch needs (a generic plan of the unnest form estimates ten rows
+ * per array).
  */
 function grantInput(single: boolean): string {
   const columns = ['participant_id', 'amount', 'entry_id', 'type', 'reason', 'memo', 'source_kind', 'source_id', 'activity_id', 'engagement_id', 'at', 'multiplier', 'awarded_id', 'tier_id'];
-  const arrays = ['$2::text[]', '$3::bigint[]', '$4::text[]', '$5::text[]', '$6::text[]', '$7::text[]', '$8::text[]', '$9::text[]', '$10::text[]', '$11::text[]', '$12::timestamptz[]', '$13::numeric[]', '$14::text[]', '$17::text[]'];
-  if (single) return `SELECT ${arrays.map((array, i) => `(${array})[1] AS ${columns[i]}`).join(', ')}, 1::bigint AS n`;
+  const parameters = ['$2', '$3', '$4', '$5', '$6', '$7', '$8', '$9', '$10', '$11', '$12', '$13', '$14', '$17'];
+  const types = ['text', 'bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'timestamptz', 'numeric', 'text', 'text'];
+  if (single) return `SELECT ${parameters.map((parameter, i) => `${parameter}::${types[i]} AS ${columns[i]}`).join(', ')}, 1::bigint AS n`;
   // unnest pads the shorter arrays with NULL: without events.write the id arrays are empty.
-  return `SELECT * FROM unnest(${arrays.join(', ')}) WITH ORDINALITY AS i (${columns.join(', ')}, n)`;
+  return `SELECT * FROM unnest(${parameters.map((parameter, i) => `${parameter}::${types[i]}[]`).join(', ')}) WITH ORDINALITY AS i (${columns.join(', ')}, n)`;
 }
 
 function grantText(only: string, single: boolean): string {
