@@ -1,10 +1,14 @@
 import type { ConsoleArea } from '../../lib/area';
-import './strings';
+import { registerStrings } from '../../lib/area';
+import { participantStrings } from './strings';
+import { participantStringsDe } from './strings.de';
 import { ParticipantList } from './participant-list/participant-list';
 import { ParticipantDetail } from './participant-detail/participant-detail';
 import { ParticipantImport } from './participant-import/participant-import';
 import { ParticipantExport } from './participant-export/participant-export';
 import { BulkGrant } from './bulk-grant/bulk-grant';
+
+registerStrings(participantStrings, participantStringsDe);
 
 export const participantsArea: ConsoleArea = {
   key: 'participants',

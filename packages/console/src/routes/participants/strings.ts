@@ -1,6 +1,3 @@
-import { registerStrings } from '../../lib/area';
-import { participantStringsDe } from './strings.de';
-
 /**
  * The Participants section's English strings beyond those in `src/i18n/en.ts`
  * (the list, the profile, the ledger and the adjustment started there);
@@ -127,5 +124,3 @@ export const participantStrings = {
     },
   },
 };
-
-registerStrings(participantStrings, participantStringsDe);

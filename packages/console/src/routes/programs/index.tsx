@@ -1,5 +1,7 @@
 import type { ConsoleArea } from '../../lib/area';
-import './strings';
+import { registerStrings } from '../../lib/area';
+import { programStrings } from './strings';
+import { programStringsDe } from './strings.de';
 import { RuleList } from './rule-list/rule-list';
 import { RuleEdit } from './rule-edit/rule-edit';
 import { TierList } from './tier-list/tier-list';
@@ -7,6 +9,8 @@ import { BadgeList } from './badge-list/badge-list';
 import { StreakList } from './streak-list/streak-list';
 import { MultiplierList } from './multiplier-list/multiplier-list';
 import { PointsSettings } from './points-settings/points-settings';
+
+registerStrings(programStrings, programStringsDe);
 
 export const programsArea: ConsoleArea = {
   key: 'programs',

@@ -1,6 +1,3 @@
-import { registerStrings } from '../../lib/area';
-import { programStringsDe } from './strings.de';
-
 /**
  * The Programs section's English strings beyond those in `src/i18n/en.ts`
  * (earn rules, tiers and badges started there); merged into the same keys.
@@ -184,5 +181,3 @@ export const programStrings = {
     updatedAt: 'Last changed {{at}}',
   },
 };
-
-registerStrings(programStrings, programStringsDe);
