@@ -10,10 +10,11 @@ import { LIFETIME_PERIOD_START, REFRESH_SECONDS_DEFAULT, type CreateLeaderboardB
 
 /**
  * Progression leaderboards. Period totals are kept current by the module's
- * outbox follower on points.awarded.v1 (totals.ts); rankings are materialised snapshots rebuilt every
- * `refresh_seconds` by a job (contradiction 11: "computed on the fly" and
- * "refresh every 30 seconds" — reads never compute, they read the last
- * snapshot, whose age is `updated_at`).
+ * outbox follower on points.awarded.v1 (totals.ts); rankings are
+ * materialised snapshots rebuilt every `refresh_seconds` by a job
+ * (contradiction 11: "computed on the fly" and "refresh every 30 seconds" —
+ * reads never compute, they read the last snapshot, whose age is
+ * `updated_at`).
  */
 
 function present(row: store.LeaderboardRow) {

@@ -95,9 +95,9 @@ export async function ensurePeriodTotals(db: Database, tenantId: string): Promis
   if (ready) return;
   await waitForTransactionsInFlight(db, tenantId);
   await db.tenant(tenantId, async (tx) => {
-    await tx.query('SELECT ready_at FROM leaderboard_period_tenants WHERE tenant_id = $1 FOR UPDATE', [tenantId]).then(({ rows }) => {
-      if (rows[0]?.ready_at) throw new AlreadyFilled();
-    });
+    const { rows } = await tx.query<{ ready_at: Date | null }>('SELECT ready_at FROM leaderboard_period_tenants WHERE tenant_id = $1 FOR UPDATE', [tenantId]);
+    // Another request filled them while this one waited.
+    if (rows[0]?.ready_at) return;
     await tx.query(`CREATE TEMP TABLE leaderboard_totals_to_fill ON COMMIT DROP AS
        SELECT s.period, s.period_start, s.participant_id FROM (${LEDGER_SUMS}) s`, [tenantId]);
     await tx.query(
@@ -114,13 +114,8 @@ export async function ensurePeriodTotals(db: Database, tenantId: string): Promis
       [tenantId],
     );
     await tx.query('UPDATE leaderboard_period_tenants SET ready_at = $2 WHERE tenant_id = $1', [tenantId, clock.now(tenantId)]);
-  }).catch((error: unknown) => {
-    if (!(error instanceof AlreadyFilled)) throw error;
   });
 }
-
-/** Another request filled the totals first. */
-class AlreadyFilled extends Error {}
 
 async function waitForTransactionsInFlight(db: Database, tenantId: string): Promise<void> {
   const running = `SELECT array_agg(virtualxid) AS ids FROM pg_locks WHERE locktype = 'virtualxid' AND pid <> pg_backend_pid()`;
