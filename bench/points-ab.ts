@@ -29,7 +29,7 @@ import path from 'node:path';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { cpuMs, freePort, openBenchDatabase, runBench, startServiceProcess, stopServiceProcess } from './support.js';
+import { cpuMs, freePort, openBenchDatabase, percentile, runBench, startServiceProcess, stopServiceProcess, withDatabase } from './support.js';
 
 const OTHER = process.env.POINTS_AB_OTHER;
 const SLICE_SECONDS = Number(process.env.POINTS_AB_SLICE_SECONDS ?? 3);
@@ -66,12 +66,6 @@ function prepareDatabase(checkout: string, ownerUrl: string, appUrl: string, app
   });
   if (result.status !== 0) throw new Error(`preparing the database of ${checkout} failed:\n${result.stderr}`);
   return (JSON.parse(result.stdout.trim().split('\n').pop() as string) as { apiKey: string }).apiKey;
-}
-
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
 }
 
 let keySequence = 0;
@@ -138,8 +132,6 @@ async function slice(service: Service, pathName: string, body: () => unknown): P
   };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
 async function main(): Promise<void> {
   if (!OTHER) throw new Error('POINTS_AB_OTHER must name another checkout (with node_modules) to compare with this one');
   const database = await openBenchDatabase('points-ab');
@@ -196,7 +188,7 @@ async function main(): Promise<void> {
       for (const [i, list] of slices.entries()) {
         const rate = totals[i].requests / (ROUNDS * SLICE_SECONDS);
         console.log(
-          `| ${scenario.name} | ${services[i].name} | ${rate.toFixed(0)} | ${list.map((s) => s.rate.toFixed(0)).join(', ')} | ${(totals[i].machineUs / totals[i].requests).toFixed(0)} | ${(totals[i].serviceUs / totals[i].requests).toFixed(0)} | ${median(list.map((s) => s.p50))} / ${median(list.map((s) => s.p99))} | ${totals[i].failed} |`,
+          `| ${scenario.name} | ${services[i].name} | ${rate.toFixed(0)} | ${list.map((s) => s.rate.toFixed(0)).join(', ')} | ${(totals[i].machineUs / totals[i].requests).toFixed(0)} | ${(totals[i].serviceUs / totals[i].requests).toFixed(0)} | ${percentile(list.map((s) => s.p50), 50)} / ${percentile(list.map((s) => s.p99), 50)} | ${totals[i].failed} |`,
         );
       }
       summary.push(

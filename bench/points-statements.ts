@@ -29,7 +29,7 @@ import { loadModules } from '../src/platform/module.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
 import { grantDirect } from '../src/modules/points/service.js';
-import { cpuMs, openBenchDatabase, type BenchDatabase } from './support.js';
+import { cpuMs, openBenchDatabase, withDatabase, type BenchDatabase } from './support.js';
 
 const SECONDS = Number(process.env.STATEMENTS_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.STATEMENTS_CONNECTIONS ?? 1);
@@ -80,12 +80,6 @@ async function load(target: Target, seconds: number) {
   );
   const node = process.cpuUsage(cpuBefore.node);
   return { grants, machineUs: (cpuMs().machine - cpuBefore.machine) * 1000, nodeUs: node.user + node.system, nodeSystemUs: node.system };
-}
-
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
 }
 
 delete process.env.BENCH_DATABASE_URL;

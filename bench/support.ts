@@ -222,6 +222,13 @@ export interface BenchDatabase {
   stop(): Promise<void>;
 }
 
+/** The same server URL with another database (a second database of a bench's server, to compare two schemas in one run). */
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
 /**
  * BENCH_DATABASE_URL (an owner URL of an empty database) when set; otherwise
  * an embedded PostgreSQL in a temporary directory on a free loopback port.
