@@ -3,12 +3,9 @@
 """Typed models and resource methods of the service's OpenAPI document (generated)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Literal, Mapping, Optional, TypedDict, Union
+from typing import Any, Dict, List, Literal, Mapping, Optional, TypedDict, Union
 
-from ._types import Session
-
-if TYPE_CHECKING:
-    from ._client import Client
+from ._types import Caller, Session
 
 OPENAPI_VERSION = "1.0.0"
 # The Loyalty-Version (a date) this SDK was generated against: sent unless Client(api_version=...) names another.
@@ -4642,7 +4639,7 @@ OPERATIONS: Dict[str, Dict[str, str]] = {
 class AccessResource:
     """The `access` operations: `client.access.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def create_session(self, *, body: CreateSessionBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> CreateSessionResponse:
@@ -4684,7 +4681,7 @@ class AccessResource:
 class ActivitiesResource:
     """The `activities` operations: `client.activities.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def validate(self, activity_id: str, *, body: ValidateActivityBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> ValidateActivityResponse:
@@ -4726,7 +4723,7 @@ class ActivitiesResource:
 class AnalyticsResource:
     """The `analytics` operations: `client.analytics.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def get_overview(self, *, query: Optional[GetAnalyticsOverviewQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
@@ -4747,7 +4744,7 @@ class AnalyticsResource:
 class BadgesResource:
     """The `badges` operations: `client.badges.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def list(self, *, query: Optional[ListBadgesQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListBadgesResponse:
@@ -4803,7 +4800,7 @@ class BadgesResource:
 class ChallengesResource:
     """The `challenges` operations: `client.challenges.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def list(self, *, query: Optional[ListChallengesQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListChallengesResponse:
@@ -4894,7 +4891,7 @@ class ChallengesResource:
 class ConsoleResource:
     """The `console` operations: `client.console.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def get_session(self, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> GetConsoleSessionResponse:
@@ -4978,7 +4975,7 @@ class ConsoleResource:
 class ContestsResource:
     """The `contests` operations: `client.contests.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def list_active(self, *, query: Optional[ListActiveContestsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> ListActiveContestsResponse:
@@ -5111,7 +5108,7 @@ class ContestsResource:
 class EarnRulesResource:
     """The `earn rules` operations: `client.earn_rules.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def list(self, *, query: Optional[ListRulesQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListRulesResponse:
@@ -5160,7 +5157,7 @@ class EarnRulesResource:
 class EngagementsResource:
     """The `engagements` operations: `client.engagements.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def list(self, *, query: Optional[ListEngagementsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListEngagementsResponse:
@@ -5265,7 +5262,7 @@ class EngagementsResource:
 class EventIngestionResource:
     """The `event ingestion` operations: `client.event_ingestion.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def ingest(self, *, body: IngestEvent, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> IngestEventResponse:
@@ -5335,7 +5332,7 @@ class EventIngestionResource:
 class ExperimentsResource:
     """The `experiments` operations: `client.experiments.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def get_results(self, experiment_id: str, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> GetExperimentResultsResponse:
@@ -5405,7 +5402,7 @@ class ExperimentsResource:
 class FilesResource:
     """The `files` operations: `client.files.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def list_imports(self, *, query: Optional[ListImportsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListImportsResponse:
@@ -5454,7 +5451,7 @@ class FilesResource:
 class GatesResource:
     """The `gates` operations: `client.gates.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def check(self, *, body: CheckGatesBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, session: Optional[Session] = None) -> CheckGatesResponse:
@@ -5475,7 +5472,7 @@ class GatesResource:
 class LeaderboardsResource:
     """The `leaderboards` operations: `client.leaderboards.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def list(self, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListLeaderboardsResponse:
@@ -5538,7 +5535,7 @@ class LeaderboardsResource:
 class ParticipantsResource:
     """The `participants` operations: `client.participants.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def list_events(self, participant_id: str, *, query: Optional[ListParticipantEventsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListParticipantEventsResponse:
@@ -5643,7 +5640,7 @@ class ParticipantsResource:
 class PointsResource:
     """The `points` operations: `client.points.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def grant(self, *, body: GrantPointsBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> GrantPointsResponse:
@@ -5783,7 +5780,7 @@ class PointsResource:
 class PublishingResource:
     """The `publishing` operations: `client.publishing.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def list_reviews(self, *, query: Optional[ListReviewsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListReviewsResponse:
@@ -5825,7 +5822,7 @@ class PublishingResource:
 class ReferralsResource:
     """The `referrals` operations: `client.referrals.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def generate_code(self, *, body: GenerateReferralCodeBody, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
@@ -5895,7 +5892,7 @@ class ReferralsResource:
 class RewardsResource:
     """The `rewards` operations: `client.rewards.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def list(self, *, query: Optional[ListRewardsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListRewardsResponse:
@@ -5951,7 +5948,7 @@ class RewardsResource:
 class SandboxResource:
     """The `sandbox` operations: `client.sandbox.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def get(self, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
@@ -5993,7 +5990,7 @@ class SandboxResource:
 class SegmentsResource:
     """The `segments` operations: `client.segments.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def list(self, *, query: Optional[ListSegmentsQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListSegmentsResponse:
@@ -6070,7 +6067,7 @@ class SegmentsResource:
 class StateResource:
     """The `state` operations: `client.state.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def get_participant_state(self, participant_id: str, *, query: Optional[GetParticipantStateQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> GetParticipantStateResponse:
@@ -6091,7 +6088,7 @@ class StateResource:
 class StreaksResource:
     """The `streaks` operations: `client.streaks.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def list(self, *, query: Optional[ListStreaksQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListStreaksResponse:
@@ -6133,7 +6130,7 @@ class StreaksResource:
 class TestClockResource:
     """The `test clock` operations: `client.test_clock.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def get(self, *, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Any:
@@ -6161,7 +6158,7 @@ class TestClockResource:
 class WebhooksResource:
     """The `webhooks` operations: `client.webhooks.<method>(...)`."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     def list(self, *, query: Optional[ListWebhooksQuery] = None, idempotency_key: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> ListWebhooksResponse:

@@ -324,12 +324,9 @@ class Generator:
             '"""Typed models and resource methods of the service\'s OpenAPI document (generated)."""',
             'from __future__ import annotations',
             '',
-            'from typing import TYPE_CHECKING, Any, Dict, List, Literal, Mapping, Optional, TypedDict, Union',
+            'from typing import Any, Dict, List, Literal, Mapping, Optional, TypedDict, Union',
             '',
-            'from ._types import Session',
-            '',
-            'if TYPE_CHECKING:',
-            '    from ._client import Client',
+            'from ._types import Caller, Session',
             '',
             f'OPENAPI_VERSION = {json.dumps(self.document.get("info", {}).get("version", ""))}',
             '# The Loyalty-Version (a date) this SDK was generated against: sent unless Client(api_version=...) names another.',
@@ -357,7 +354,7 @@ class Generator:
             out.append(f'class {class_name}:')
             out.append(f'    """The `{operations[0]["tag"]}` operations: `client.{resource}.<method>(...)`."""')
             out.append('')
-            out.append('    def __init__(self, client: Client) -> None:')
+            out.append('    def __init__(self, client: Caller) -> None:')
             out.append('        self._client = client')
             for op in operations:
                 args = ['self'] + [f'{name}: str' for name, _ in op['path_params']] + ['*']
