@@ -95,7 +95,7 @@ async function direct(db: Database, tenantId: string, operation: Operation, body
     .tenantInOneTrip(tenantId, [
       ...claimStatements(tenantId, DIRECT_SCOPE, body.idempotency_key, print, now),
       ...change.statements,
-      ...store.respondStatements(tenantId, DIRECT_SCOPE, body.idempotency_key, change.entryId, CLAIMED, operation === 'deduct'),
+      store.respondStatement(tenantId, DIRECT_SCOPE, body.idempotency_key, change.entryId, CLAIMED, operation === 'deduct'),
     ])
     .catch((error: unknown) => {
       throw isBalanceLimit(error) ? balanceLimit() : error;

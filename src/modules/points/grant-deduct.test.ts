@@ -146,6 +146,8 @@ test('points: direct grant and deduct', async (t) => {
     assert.equal(response.body.error_version, 1);
     assert.equal(typeof response.body.detail, 'string');
     assert.equal(await ledgerRows(svc, tenant.tenantId), before);
+    const [key] = await svc.sql("SELECT count(*)::int AS n FROM idempotency_keys WHERE tenant_id = $1 AND key = 'd-2'", [tenant.tenantId]);
+    assert.equal(key.n, 0, 'the refused deduct did not burn its key');
   });
 
   await t.test('a deduct for an unknown participant gets 422 with available 0', async () => {
