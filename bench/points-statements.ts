@@ -7,7 +7,8 @@
  * by one), creates a tenant with STATEMENTS_PARTICIPANTS participants, then
  * runs `grantDirect` (the message a POST /gamify/points/grant sends) from
  * STATEMENTS_CONNECTIONS workers (1: no queueing, so the times are the
- * statements' own) for STATEMENTS_SECONDS, and prints the statements by total
+ * statements' own) for STATEMENTS_SECONDS (STATEMENTS_OPERATION=deduct: the
+ * direct deduct instead), and prints the statements by total
  * execution time. A statement's time includes the statements it runs.
  * BENCH_DATABASE_URL is not honoured: the extension must be preloaded.
  * STATEMENTS_SQL=<file> runs that SQL file after the migrations and the
@@ -28,12 +29,14 @@ import { migrate } from '../src/platform/migrate.js';
 import { loadModules } from '../src/platform/module.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
-import { grantDirect } from '../src/modules/points/service.js';
+import { deductDirect, grantDirect } from '../src/modules/points/service.js';
 import { cpuMs, openBenchDatabase, withDatabase, type BenchDatabase } from './support.js';
 
 const SECONDS = Number(process.env.STATEMENTS_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.STATEMENTS_CONNECTIONS ?? 1);
 const PARTICIPANTS = Number(process.env.STATEMENTS_PARTICIPANTS ?? 2000);
+/** STATEMENTS_OPERATION=deduct measures the direct deduct (1 point from participants granted a million each) instead of the grant. */
+const OPERATION = process.env.STATEMENTS_OPERATION === 'deduct' ? 'deduct' : 'grant';
 /** STATEMENTS_ACTOR=1 grants as an API key does over HTTP (the ledger's "who granted" written beside the entry). */
 const ACTOR = process.env.STATEMENTS_ACTOR === '1' ? { type: 'api_key' as const, id: 'key_statements' } : null;
 const AB_SQL = process.env.STATEMENTS_AB_SQL ?? null;
@@ -58,11 +61,11 @@ async function prepare(name: string, ownerUrl: string, appUrl: string, appPasswo
     await client.query(sql).finally(() => client.end());
   }
   let sequence = 0;
-  const grant = (participant: number) =>
-    grantDirect(db, tenant.tenant_id, { participant_id: `p-${participant}`, amount: 5, reason: 'bench', idempotency_key: `k-${sequence++}` }, ACTOR);
-  // Every participant exists before the measurement, as in points.bench.ts.
-  for (let i = 0; i < PARTICIPANTS; i++) await grant(i);
-  return { name, db, grant };
+  const change = (participant: number, operation: 'grant' | 'deduct', amount: number) =>
+    (operation === 'grant' ? grantDirect : deductDirect)(db, tenant.tenant_id, { participant_id: `p-${participant}`, amount, reason: 'bench', idempotency_key: `k-${sequence++}` }, ACTOR);
+  // Every participant exists before the measurement, as in points.bench.ts (with enough points for every deduct).
+  for (let i = 0; i < PARTICIPANTS; i++) await change(i, 'grant', OPERATION === 'deduct' ? 1_000_000 : 5);
+  return { name, db, grant: (participant) => change(participant, OPERATION, OPERATION === 'deduct' ? 1 : 5) };
 }
 
 /** Grants from CONNECTIONS workers for `seconds`; returns the count and the CPU they took. */
