@@ -31,7 +31,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "Generate (or return) a participant's referral code for a campaign",
         description: 'The same participant and campaign always get the same code. `email`, `device_id` and `ip_address` of the referrer feed the self-referral and review checks.',
         body: GenerateBody,
-        response: { 200: Type.Ref('ReferralCode') },
+        response: {
+          200: Type.Ref('ReferralCode'),
+          503: { ...Type.Ref('ErrorResponse'), description: 'REFERRAL_CODE_EXHAUSTED: every freshly drawn code was already taken; try again (nothing was created).' },
+        },
       },
     },
     async (request) => service.generate(db, request.auth!.tenantId, request.body, publicOrigin(request, config.publicBaseUrl)),

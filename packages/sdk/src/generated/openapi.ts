@@ -49244,6 +49244,36 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description REFERRAL_CODE_EXHAUSTED: every freshly drawn code was already taken; try again (nothing was created). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "amount must be a positive integer",
+                     *       "code": "first_purchase",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
+                     *       "errors": [
+                     *         {
+                     *           "in": "body",
+                     *           "path": "/effects/0/points",
+                     *           "code": "first_purchase",
+                     *           "message": "amount must be a positive integer",
+                     *           "allowed": [
+                     *             {}
+                     *           ],
+                     *           "limit": 50
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     validateReferralCode: {
