@@ -12,7 +12,8 @@ import { migrate } from '../src/platform/migrate.js';
  * a database of its own, so files run in parallel without seeing each other.
  *
  * Arguments are passed to the runner: `npm test -- src/modules/points` runs
- * the tests under that folder only. A test file may take TEST_TIMEOUT_MS (default 15 minutes):
+ * the tests under that folder only. TEST_CONCURRENCY files run at once (default 3).
+ * A test file may take TEST_TIMEOUT_MS (default 15 minutes):
  * on a shared, loaded machine a file's set-up alone can take a minute.
  */
 // One template per run, so that several runs can share a server.
@@ -71,7 +72,9 @@ async function main(): Promise<number> {
     await admin.query(`UPDATE pg_database SET datistemplate = true WHERE datname = '${TEMPLATE}'`);
     await admin.end();
 
-    const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+    // Three files at a time on two cores: the files wait on PostgreSQL, a browser or a child service
+    // much of their time. The whole suite took 27 min at 3 against about 32 at 2 (2 Dec, docs/performance.md).
+    const concurrency = process.env.TEST_CONCURRENCY ?? '3';
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 900_000}`, ...runnerFlags, ...files],
