@@ -43,11 +43,11 @@ const AB_SQL = process.env.STATEMENTS_AB_SQL ?? null;
 const SLICE_SECONDS = Number(process.env.STATEMENTS_SLICE_SECONDS ?? 2);
 const ROUNDS = Number(process.env.STATEMENTS_ROUNDS ?? 5);
 
-/** A database of the server with its tenant and participants, ready to grant. */
+/** A database of the server with its tenant and participants, ready for the measured operation. */
 interface Target {
   name: string;
   db: Database;
-  grant: (participant: number) => Promise<unknown>;
+  change: (participant: number) => Promise<unknown>;
 }
 
 async function prepare(name: string, ownerUrl: string, appUrl: string, appPassword: string, sql: string | null): Promise<Target> {
@@ -65,24 +65,24 @@ async function prepare(name: string, ownerUrl: string, appUrl: string, appPasswo
     (operation === 'grant' ? grantDirect : deductDirect)(db, tenant.tenant_id, { participant_id: `p-${participant}`, amount, reason: 'bench', idempotency_key: `k-${sequence++}` }, ACTOR);
   // Every participant exists before the measurement, as in points.bench.ts (with enough points for every deduct).
   for (let i = 0; i < PARTICIPANTS; i++) await change(i, 'grant', OPERATION === 'deduct' ? 1_000_000 : 5);
-  return { name, db, grant: (participant) => change(participant, OPERATION, OPERATION === 'deduct' ? 1 : 5) };
+  return { name, db, change: (participant) => change(participant, OPERATION, OPERATION === 'deduct' ? 1 : 5) };
 }
 
-/** Grants from CONNECTIONS workers for `seconds`; returns the count and the CPU they took. */
+/** The operation from CONNECTIONS workers for `seconds`; returns the count and the CPU they took. */
 async function load(target: Target, seconds: number) {
   const cpuBefore = { node: process.cpuUsage(), machine: cpuMs().machine };
   const deadline = Date.now() + seconds * 1000;
-  let grants = 0;
+  let changes = 0;
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       while (Date.now() < deadline) {
-        await target.grant(Math.floor(Math.random() * PARTICIPANTS));
-        grants += 1;
+        await target.change(Math.floor(Math.random() * PARTICIPANTS));
+        changes += 1;
       }
     }),
   );
   const node = process.cpuUsage(cpuBefore.node);
-  return { grants, machineUs: (cpuMs().machine - cpuBefore.machine) * 1000, nodeUs: node.user + node.system, nodeSystemUs: node.system };
+  return { changes, machineUs: (cpuMs().machine - cpuBefore.machine) * 1000, nodeUs: node.user + node.system, nodeSystemUs: node.system };
 }
 
 delete process.env.BENCH_DATABASE_URL;
@@ -99,7 +99,7 @@ try {
     await owner.query('CREATE DATABASE statements_b');
     const b = (url: string) => withDatabase(url, 'statements_b');
     targets.push(await prepare(`with ${AB_SQL}`, b(database.ownerUrl), b(database.appUrl), database.appPassword, fs.readFileSync(AB_SQL, 'utf8')));
-    const totals = targets.map(() => ({ grants: 0, machineUs: 0, nodeUs: 0, slices: [] as number[] }));
+    const totals = targets.map(() => ({ changes: 0, machineUs: 0, nodeUs: 0, slices: [] as number[] }));
     // One uncounted slice each first: a fresh database's first seconds (caches, plans, the first analyze) are slower.
     for (const target of targets) await load(target, SLICE_SECONDS);
     for (let round = 0; round < ROUNDS; round++) {
@@ -107,19 +107,19 @@ try {
       const order = round % 2 === 0 ? [0, 1] : [1, 0];
       for (const i of order) {
         const slice = await load(targets[i], SLICE_SECONDS);
-        totals[i].grants += slice.grants;
+        totals[i].changes += slice.changes;
         totals[i].machineUs += slice.machineUs;
         totals[i].nodeUs += slice.nodeUs;
-        totals[i].slices.push(Math.round(slice.grants / SLICE_SECONDS));
+        totals[i].slices.push(Math.round(slice.changes / SLICE_SECONDS));
       }
     }
     console.log(`${ROUNDS} rounds of ${SLICE_SECONDS} s per variant, ${CONNECTIONS} connection(s), alternating\n`);
-    console.log('| variant | grants/s | per slice | machine CPU per grant µs | of it this Node process µs |\n|---|---:|---|---:|---:|');
+    console.log(`| variant | ${OPERATION}s/s | per slice | machine CPU per ${OPERATION} µs | of it this Node process µs |\n|---|---:|---|---:|---:|`);
     for (const [i, t] of totals.entries()) {
       const seconds = ROUNDS * SLICE_SECONDS;
-      console.log(`| ${targets[i].name} | ${(t.grants / seconds).toFixed(0)} | ${t.slices.join(', ')} | ${(t.machineUs / t.grants).toFixed(0)} | ${(t.nodeUs / t.grants).toFixed(0)} |`);
+      console.log(`| ${targets[i].name} | ${(t.changes / seconds).toFixed(0)} | ${t.slices.join(', ')} | ${(t.machineUs / t.changes).toFixed(0)} | ${(t.nodeUs / t.changes).toFixed(0)} |`);
     }
-    console.log(`\nsecond / first: grants/s ${((totals[1].grants / totals[0].grants) * 100).toFixed(1)}%, CPU per grant ${((totals[1].machineUs / totals[1].grants / (totals[0].machineUs / totals[0].grants)) * 100).toFixed(1)}%`);
+    console.log(`\nsecond / first: ${OPERATION}s/s ${((totals[1].changes / totals[0].changes) * 100).toFixed(1)}%, CPU per ${OPERATION} ${((totals[1].machineUs / totals[1].changes / (totals[0].machineUs / totals[0].changes)) * 100).toFixed(1)}%`);
   } else {
     await owner.query('SELECT pg_stat_statements_reset()');
     const run = await load(targets[0], SECONDS);
@@ -127,13 +127,13 @@ try {
       `SELECT calls, total_exec_time AS ms, regexp_replace(query, '\\s+', ' ', 'g') AS query
        FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 25`,
     );
-    console.log(`${run.grants} grants in ${SECONDS} s from ${CONNECTIONS} connection(s): ${(run.grants / SECONDS).toFixed(0)}/s\n`);
+    console.log(`${run.changes} ${OPERATION}s in ${SECONDS} s from ${CONNECTIONS} connection(s): ${(run.changes / SECONDS).toFixed(0)}/s\n`);
     console.log(
-      `CPU per grant: ${(run.machineUs / run.grants).toFixed(0)} µs on the machine, of which ${(run.nodeUs / run.grants).toFixed(0)} µs in this Node process (${(run.nodeSystemUs / run.grants).toFixed(0)} µs in the kernel) (the rest mostly PostgreSQL)\n`,
+      `CPU per ${OPERATION}: ${(run.machineUs / run.changes).toFixed(0)} µs on the machine, of which ${(run.nodeUs / run.changes).toFixed(0)} µs in this Node process (${(run.nodeSystemUs / run.changes).toFixed(0)} µs in the kernel) (the rest mostly PostgreSQL)\n`,
     );
-    console.log('| µs per grant | calls per grant | statement |\n|---:|---:|---|');
+    console.log(`| µs per ${OPERATION} | calls per ${OPERATION} | statement |\n|---:|---:|---|`);
     for (const row of rows) {
-      console.log(`| ${((row.ms * 1000) / run.grants).toFixed(1)} | ${(row.calls / run.grants).toFixed(1)} | \`${String(row.query).slice(0, 120).replaceAll('|', '\\|')}\` |`);
+      console.log(`| ${((row.ms * 1000) / run.changes).toFixed(1)} | ${(row.calls / run.changes).toFixed(1)} | \`${String(row.query).slice(0, 120).replaceAll('|', '\\|')}\` |`);
     }
   }
 } finally {
