@@ -16,8 +16,11 @@ import addFormats from 'ajv-formats';
  * console, routes a test adds) are not checked.
  *
  * A mismatch fails the request that made it (svc.request throws). Compiled
- * lazily per operation and status; the document is built once per service. With CONTRACT_LOG=<file>, each test file appends a line with its
- * exchange count and mismatches (for surveys).
+ * lazily per operation and status, in a `ContractDocument` that the services
+ * of a test file built with the same options share (test/helper.ts); each
+ * service counts its own exchanges in its `ContractChecker`. With
+ * CONTRACT_LOG=<file>, each service appends a line with its exchange count and
+ * mismatches (for surveys).
  */
 
 /**
@@ -104,10 +107,8 @@ export function schemaChecker(document: any): (schema: unknown, value: unknown) 
   };
 }
 
-export class ContractChecker {
-  exchanges = 0;
-  readonly mismatches: string[] = [];
-  readonly allowed: string[] = [];
+/** A served document's operations, with the checks compiled from it as they are first needed. */
+export class ContractDocument {
   private operations: Operation[] = [];
   private readonly strict: Ajv.default;
   private readonly coercing: Ajv.default;
@@ -173,25 +174,17 @@ export class ContractChecker {
     return null;
   }
 
-  /** The mismatches of one exchange that fail it (empty when the document describes it, or its operation is allow-listed), recorded. */
-  check(exchange: Exchange): string[] {
+  /** What the document says is wrong with one exchange, each problem named by its operation; null when the document names no operation for it. */
+  problems(exchange: Exchange): { operationId: string; problems: string[] } | null {
     const url = new URL(exchange.path, 'http://service');
     const found = this.find(exchange.method, url.pathname);
-    if (!found) return [];
-    this.exchanges++;
+    if (!found) return null;
     const { operation, params } = found;
     const name = `${operation.id} (${exchange.method} ${operation.template}) ${exchange.status}`;
     const problems: string[] = [];
     if (exchange.status >= 200 && exchange.status < 300) problems.push(...this.checkRequest(operation, params, url, exchange));
     problems.push(...this.checkAnswer(operation, exchange));
-    const described = problems.map((problem) => `${name}: ${problem}`);
-    if (described.length === 0) return [];
-    if (Object.hasOwn(CONTRACT_ALLOW_LIST, operation.id)) {
-      this.allowed.push(...described);
-      return [];
-    }
-    this.mismatches.push(...described);
-    return described;
+    return { operationId: operation.id, problems: problems.map((problem) => `${name}: ${problem}`) };
   }
 
   private checkRequest(operation: Operation, params: Record<string, string>, url: URL, exchange: Exchange): string[] {
@@ -248,7 +241,35 @@ export class ContractChecker {
     return validate(body) ? [] : [`answer: ${this.strict.errorsText(validate.errors)} in ${exchange.text.slice(0, 200)}`];
   }
 
-  /** Appends this file's counts to CONTRACT_LOG, when set. */
+}
+
+/** One service's exchanges checked against a `ContractDocument`, counted. */
+export class ContractChecker {
+  exchanges = 0;
+  readonly mismatches: string[] = [];
+  readonly allowed: string[] = [];
+  private readonly document: ContractDocument;
+
+  /** `document`: the served document, or its `ContractDocument` shared with other services. */
+  constructor(document: unknown) {
+    this.document = document instanceof ContractDocument ? document : new ContractDocument(document);
+  }
+
+  /** The mismatches of one exchange that fail it (empty when the document describes it, or its operation is allow-listed), recorded. */
+  check(exchange: Exchange): string[] {
+    const found = this.document.problems(exchange);
+    if (!found) return [];
+    this.exchanges++;
+    if (found.problems.length === 0) return [];
+    if (Object.hasOwn(CONTRACT_ALLOW_LIST, found.operationId)) {
+      this.allowed.push(...found.problems);
+      return [];
+    }
+    this.mismatches.push(...found.problems);
+    return found.problems;
+  }
+
+  /** Appends this service's counts to CONTRACT_LOG, when set. */
   log(file: string): void {
     const target = process.env.CONTRACT_LOG;
     if (!target) return;

@@ -11,7 +11,7 @@ import { createLogger } from '../src/platform/logger.js';
 import { validateEventData } from '../src/modules/webhooks/index.js';
 import type { Plan } from '../src/platform/plans.js';
 import type { TenantEnvironment } from '../src/platform/environments.js';
-import { ContractChecker } from './contract.js';
+import { ContractChecker, ContractDocument } from './contract.js';
 
 /**
  * The test builder: a database of the test file's own (cloned from the
@@ -150,6 +150,27 @@ async function eventsBreakingTheContract(pool: pg.Pool): Promise<string[]> {
  * test its events; `eventContract: false` skips that for tests that write
  * deliberately incomplete events straight into the outbox.
  */
+/**
+ * The served documents of this test file's services, by the options that built them. Building one costs
+ * about 0.4 s of CPU (the document, then its checks compiled as they are first needed), and a file starts
+ * up to dozens of services. The service is the same for the same configuration (its routes and their
+ * schemas do not depend on the database); a service with a test's own routes builds its own.
+ */
+const servedDocuments = new Map<string, Promise<ContractDocument>>();
+
+function servedDocument(service: RunningService, options: { config?: Record<string, string>; jobs?: boolean; routes?: unknown }): Promise<ContractDocument> {
+  const build = () => Promise.resolve().then(() => new ContractDocument(JSON.parse(JSON.stringify((service.app as unknown as { swagger(): unknown }).swagger()))));
+  if (options.routes) return build();
+  const key = JSON.stringify([options.config ?? {}, options.jobs ?? false]);
+  let document = servedDocuments.get(key);
+  if (!document) {
+    document = build();
+    servedDocuments.set(key, document);
+    document.catch(() => servedDocuments.delete(key));
+  }
+  return document;
+}
+
 export async function startTestService(
   t: TestContext | { after(fn: () => Promise<void>): void },
   options: {
@@ -229,10 +250,10 @@ export async function startTestService(
   });
 
   // The served reference (what GET /openapi.json answers, taken in-process so that no rate limit counts it),
-  // built once, against which every exchange is checked (test/contract.ts).
+  // against which every exchange is checked (test/contract.ts): built by the first service of the file
+  // with these options and shared by the next ones, which serve the same document.
   let contract: Promise<ContractChecker> | null = null;
-  const checker = () =>
-    (contract ??= Promise.resolve().then(() => new ContractChecker(JSON.parse(JSON.stringify((service.app as unknown as { swagger(): unknown }).swagger())))));
+  const checker = () => (contract ??= servedDocument(service, options).then((document) => new ContractChecker(document)));
 
   async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse<T>> {
     const headers: Record<string, string> = { ...opts.headers };
