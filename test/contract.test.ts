@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ContractChecker, type Exchange } from './contract.js';
+import { ContractChecker, ContractDocument, type Exchange } from './contract.js';
 
 /** The contract check itself, on a small document: what it refuses and what it lets through. */
 const document = {
@@ -40,7 +40,7 @@ const exchange = (overrides: Partial<Exchange>): Exchange => ({
 });
 
 test('the contract check refuses what the document misdescribes and lets the rest through', () => {
-  const checker = new ContractChecker(document);
+  const checker = new ContractChecker(new ContractDocument(document));
   assert.deepEqual(checker.check(exchange({ path: '/api/v1/items?kind=a&limit=5' })), [], 'query text coerced to its type');
   assert.match(checker.check(exchange({ path: '/api/v1/items' })).join(), /required query parameter kind left out/);
   assert.match(checker.check(exchange({ path: '/api/v1/items?kind=a&limit=0' })).join(), /limit/);

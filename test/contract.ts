@@ -240,7 +240,6 @@ export class ContractDocument {
     const body = structuredClone(exchange.body);
     return validate(body) ? [] : [`answer: ${this.strict.errorsText(validate.errors)} in ${exchange.text.slice(0, 200)}`];
   }
-
 }
 
 /** One service's exchanges checked against a `ContractDocument`, counted. */
@@ -248,12 +247,7 @@ export class ContractChecker {
   exchanges = 0;
   readonly mismatches: string[] = [];
   readonly allowed: string[] = [];
-  private readonly document: ContractDocument;
-
-  /** `document`: the served document, or its `ContractDocument` shared with other services. */
-  constructor(document: unknown) {
-    this.document = document instanceof ContractDocument ? document : new ContractDocument(document);
-  }
+  constructor(private readonly document: ContractDocument) {}
 
   /** The mismatches of one exchange that fail it (empty when the document describes it, or its operation is allow-listed), recorded. */
   check(exchange: Exchange): string[] {

@@ -144,16 +144,9 @@ async function eventsBreakingTheContract(pool: pg.Pool): Promise<string[]> {
 }
 
 /**
- * Starts the service on a database of its own for one test file. When the test
- * ends, every event the test's flows wrote to the outbox is checked against the
- * event catalog (the webhook payload contract), so each module's tests also
- * test its events; `eventContract: false` skips that for tests that write
- * deliberately incomplete events straight into the outbox.
- */
-/**
  * The served documents of this test file's services, by the options that built them. Building one costs
- * about 0.4 s of CPU (the document, then its checks compiled as they are first needed), and a file starts
- * up to dozens of services. The service is the same for the same configuration (its routes and their
+ * about 0.4 s of CPU (the document, then its checks compiled as they are first needed), and a file may
+ * start several services. The service is the same for the same configuration (its routes and their
  * schemas do not depend on the database); a service with a test's own routes builds its own.
  */
 const servedDocuments = new Map<string, Promise<ContractDocument>>();
@@ -171,6 +164,13 @@ function servedDocument(service: RunningService, options: { config?: Record<stri
   return document;
 }
 
+/**
+ * Starts the service on a database of its own for one test file. When the test
+ * ends, every event the test's flows wrote to the outbox is checked against the
+ * event catalog (the webhook payload contract), so each module's tests also
+ * test its events; `eventContract: false` skips that for tests that write
+ * deliberately incomplete events straight into the outbox.
+ */
 export async function startTestService(
   t: TestContext | { after(fn: () => Promise<void>): void },
   options: {
