@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { buildConsole } from '../packages/console/build.mjs';
+import { writeConsole } from '../packages/console/build.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const sourceDir = path.join(root, 'src');
@@ -35,8 +35,4 @@ await build({
   logLevel: 'warning',
 });
 
-const consoleDir = path.join(outDir, 'console');
-const consoleBuild = await buildConsole();
-fs.mkdirSync(consoleDir, { recursive: true });
-for (const file of consoleBuild.files) fs.writeFileSync(path.join(consoleDir, file.name), file.contents);
-fs.writeFileSync(path.join(consoleDir, 'manifest.json'), JSON.stringify({ script: consoleBuild.script, stylesheet: consoleBuild.stylesheet }));
+await writeConsole(path.join(outDir, 'console'));

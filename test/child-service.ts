@@ -8,12 +8,13 @@ import pg from 'pg';
 import { withCredentials } from '../src/platform/database-server.js';
 import { APP_ROLE } from '../src/platform/migrate.js';
 import { testCluster } from './helper.js';
+import { repositoryRoot } from './repository.js';
 
 /**
  * The service as a child process, for tests that kill it: a database of the test's own and
  * workers of the compiled service started against it.
  */
-const root = path.resolve(import.meta.dirname, '..');
+const root = repositoryRoot;
 
 export async function createDatabase(t: { after(fn: () => Promise<void>): void }): Promise<{ ownerUrl: string; appUrl: string; appPassword: string }> {
   const cluster = testCluster();
@@ -33,15 +34,18 @@ export async function createDatabase(t: { after(fn: () => Promise<void>): void }
 }
 
 /**
- * The workers run the compiled service, as `npm start` does, built once for this file: through
- * tsx a worker took 10 to 18 s to start on a loaded two-core machine, compiled about 2 s, and
- * this file starts eight of them. The service finds migrations/ beside its own folder.
+ * The workers run the compiled service, as `npm start` does: through tsx a worker took 10 to 18 s
+ * to start on a loaded two-core machine, compiled about 2 s, and this file starts eight of them.
+ * `npm test` runs the tests compiled (scripts/test-build.ts), and the workers start from the same
+ * copy; run from the TypeScript sources, the service is built once for this file. The service
+ * finds migrations/ beside its own folder.
  */
 let built: Promise<string> | null = null;
 const buildDir = path.join(root, '.test-data', `crash-build-${process.pid}-${randomBytes(3).toString('hex')}`);
 after(() => fs.rmSync(buildDir, { recursive: true, force: true }));
 
 function compiledMain(): Promise<string> {
+  if (!import.meta.url.endsWith('.ts')) return Promise.resolve(path.resolve(import.meta.dirname, '../src/main.js'));
   built ??= (async () => {
     await promisify(execFile)(process.execPath, ['scripts/build.mjs', path.join(buildDir, 'dist')], { cwd: root });
     fs.symlinkSync(path.join(root, 'migrations'), path.join(buildDir, 'migrations'));

@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
+import { tsImport } from 'tsx/esm/api';
+import { repositoryRoot } from './repository.js';
 
 /**
  * The console's translations, checked without a browser: every key a screen
@@ -13,7 +15,7 @@ import ts from 'typescript';
  * `registerStrings(english, german)` call, whose two arguments are resolved to
  * the strings modules they name and imported.
  */
-const SRC = path.resolve(import.meta.dirname, '../packages/console/src');
+const SRC = path.join(repositoryRoot, 'packages/console/src');
 
 type Tree = { [key: string]: string | Tree };
 
@@ -73,10 +75,13 @@ function flatten(tree: Tree, prefix = ''): string[] {
   return Object.entries(tree).flatMap(([key, value]) => (typeof value === 'object' ? flatten(value, `${prefix}${key}.`) : [`${prefix}${key}`]));
 }
 
+/** A console source module (TypeScript, run through tsx: the tests themselves may run compiled). */
+const importSource = (file: string) => tsImport(pathToFileURL(file).href, import.meta.url) as Promise<Record<string, Tree>>;
+
 /** The English and German bundles, as the running console has them once every section is registered. */
 async function loadBundles(): Promise<{ en: Tree; de: Tree; problems: string[] }> {
-  const en: Tree = structuredClone((await import(pathToFileURL(path.join(SRC, 'i18n/en.ts')).href)).en);
-  const de: Tree = structuredClone((await import(pathToFileURL(path.join(SRC, 'i18n/de.ts')).href)).de);
+  const en: Tree = structuredClone((await importSource(path.join(SRC, 'i18n/en.ts'))).en);
+  const de: Tree = structuredClone((await importSource(path.join(SRC, 'i18n/de.ts'))).de);
   const problems: string[] = [];
   for (const { ast } of files) {
     const calls: ts.CallExpression[] = [];
@@ -95,7 +100,7 @@ async function loadBundles(): Promise<{ en: Tree; de: Tree; problems: string[] }
           problems.push(`${where(ast, call)}: registerStrings takes strings exported from a strings module (strings.ts / strings.de.ts), not ${argument.getText(ast).slice(0, 40)}`);
           continue;
         }
-        const strings = (await import(pathToFileURL(target.module).href))[target.exported] as Tree | undefined;
+        const strings = (await importSource(target.module))[target.exported] as Tree | undefined;
         if (!strings) problems.push(`${where(ast, call)}: ${path.relative(SRC, target.module)} exports no ${target.exported}`);
         else merge(bundles[i], strings);
       }

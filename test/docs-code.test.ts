@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { codeBlocks, type CodeBlock } from './markdown-blocks.ts';
+import { repositoryRoot } from './repository.js';
 
 /**
  * Every TypeScript and JavaScript code block of README.md, docs/**\/*.md and
@@ -25,7 +26,7 @@ import { codeBlocks, type CodeBlock } from './markdown-blocks.ts';
  * need; nothing else is added to a block.
  */
 const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '..');
+const root = repositoryRoot;
 const EXCLUDED = new Set(['docs/getting-started-python.md']);
 const LANGUAGES: Record<string, string> = { ts: 'ts', typescript: 'ts', tsx: 'tsx', js: 'js', javascript: 'js', mjs: 'js', jsx: 'jsx' };
 

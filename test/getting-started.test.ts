@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { codeBlocks } from './markdown-blocks.ts';
+import { repositoryRoot } from './repository.js';
 
 /**
  * docs/getting-started.md runs as written in a fresh copy of the repository
@@ -24,7 +25,7 @@ import { codeBlocks } from './markdown-blocks.ts';
  * `points.awarded.v1`.
  */
 const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '..');
+const root = repositoryRoot;
 const GUIDE = 'docs/getting-started.md';
 const RECEIVER_PORT = 4000;
 /** How long the test waits for another process to let go of RECEIVER_PORT. */

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { MIGRATIONS_ADDED_OUT_OF_ORDER, migrationFiles, migrationsBelowApplied } from '../src/platform/migrate.js';
+import { repositoryRoot } from './repository.js';
 
 /**
  * Migrations are append-only: a new one is numbered above every migration
@@ -13,7 +14,7 @@ import { MIGRATIONS_ADDED_OUT_OF_ORDER, migrationFiles, migrationsBelowApplied }
  * come last. The ones added out of order before this rule are listed in
  * MIGRATIONS_ADDED_OUT_OF_ORDER, with the reason.
  */
-const root = path.resolve(import.meta.dirname, '..');
+const root = repositoryRoot;
 
 function git(args: string[]): { ok: boolean; out: string } {
   const result = spawnSync('git', args, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { startTestService } from './helper.js';
 import { signatureHeader } from '../src/modules/webhooks/delivery.js';
+import { repositoryRoot } from './repository.js';
 
 /**
  * The Python SDK (packages/sdk-python) in `npm test`: its unittest suite runs
@@ -18,7 +19,7 @@ import { signatureHeader } from '../src/modules/webhooks/delivery.js';
  * Python test (the service is there, nothing may be left out), but for the
  * pip installation, which needs pip (Debian's python3 comes without it).
  */
-const root = path.resolve(import.meta.dirname, '..');
+const root = repositoryRoot;
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; output: string; error?: Error }> {
   return new Promise((resolve) => {

@@ -5,13 +5,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../bench/support.js';
+import { repositoryRoot } from './repository.js';
 
 /**
- * The service as a user runs it (`npm start`: `node --import tsx src/main.ts`) on a DATA_DIR with the
- * embedded PostgreSQL, stopped and started again, with tenants created by
+ * The service on a DATA_DIR with the embedded PostgreSQL, as a user runs it (`npm start` runs the
+ * compiled dist/main.js; here node runs src/main.ts through tsx, which needs no build), stopped and
+ * started again, with tenants created by
  * `npm run tenant:create` both while it runs and while it is stopped.
  */
-const root = path.resolve(import.meta.dirname, '..');
+const root = repositoryRoot;
 const READY_TIMEOUT_MS = 120_000;
 
 function userEnvironment(dataDir: string, port: number, pgPort: number): NodeJS.ProcessEnv {

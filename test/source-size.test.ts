@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { repositoryRoot } from './repository.js';
 
 /**
  * No hand-written source file grows past SOURCE_LINES_MAX lines (issue 33,
@@ -12,7 +13,7 @@ import path from 'node:path';
  */
 const SOURCE_LINES_MAX = 600;
 const SOURCE_EXTENSIONS = new Set(['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs']);
-const root = path.resolve(import.meta.dirname, '..');
+const root = repositoryRoot;
 
 function sourceRoots(): string[] {
   const packages = path.join(root, 'packages');

@@ -6,3 +6,5 @@ export interface ConsoleBuild {
   files: Array<{ name: string; contents: Uint8Array }>;
 }
 export function buildConsole(options?: { minify?: boolean }): Promise<ConsoleBuild>;
+/** Builds the console into `dir`, with manifest.json naming its script and stylesheet. */
+export function writeConsole(dir: string): Promise<void>;

@@ -1,10 +1,12 @@
 /**
  * Builds the console (packages/console) with esbuild: one script and one
  * stylesheet whose names carry a hash of their content, so the service can
- * let browsers keep them for a year. `scripts/build.mjs` writes the result to
- * dist/console; the service running from its TypeScript sources (tests,
- * tsx) calls this in memory at the first request instead.
+ * let browsers keep them for a year. `writeConsole` puts the result where the
+ * compiled service reads it (dist/console from `scripts/build.mjs`, and the
+ * compiled copy `npm test` runs); the service running from its TypeScript
+ * sources (tsx) calls `buildConsole` in memory at the first request instead.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { requestRulesPlugin } from './request-rules.mjs';
@@ -40,4 +42,16 @@ export async function buildConsole({ minify = true } = {}) {
     return found.name;
   };
   return { script: named('.js'), stylesheet: named('.css'), files };
+}
+
+/**
+ * Builds the console into `dir` (the `console` folder beside the compiled service's `modules`),
+ * with the manifest naming its script and stylesheet.
+ * @param {string} dir
+ */
+export async function writeConsole(dir) {
+  const built = await buildConsole();
+  fs.mkdirSync(dir, { recursive: true });
+  for (const file of built.files) fs.writeFileSync(path.join(dir, file.name), file.contents);
+  fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ script: built.script, stylesheet: built.stylesheet }));
 }

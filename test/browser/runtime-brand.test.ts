@@ -12,6 +12,7 @@ import { assertAccessible } from './console-kit.js';
 import { startTestService, type TestService, type TestTenant } from '../helper.js';
 import { CATALOGUES } from '../../packages/runtime/src/i18n.js';
 import { PAGE_TEXTS } from '../../src/modules/runtime/page-texts.js';
+import { repositoryRoot } from '../repository.js';
 
 /**
  * The runtime fitted to a brand, in Chromium: a theme from the engagement
@@ -29,7 +30,7 @@ const BADGE_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" fill="#f59e0b"/><path d="M16 6l3 7h7l-6 4 2 8-6-5-6 5 2-8-6-4h7z" fill="#fff"/></svg>';
 const QUIZ_ANSWERS = { q1: 1, q2: 0 };
 const run = promisify(execFile);
-const RUNTIME_PACKAGE = path.resolve(import.meta.dirname, '../../packages/runtime');
+const RUNTIME_PACKAGE = path.join(repositoryRoot, 'packages/runtime');
 
 async function screenshot(page: Page, name: string): Promise<void> {
   if (!SCREENSHOTS) return;
@@ -263,7 +264,7 @@ test('the runtime fitted to a brand: theme, German, names and images, reduced mo
         path.join(app, 'consumer.ts'),
         "import { mount, type Theme } from '@loyalty/runtime';\nconst theme: Theme = { 'color-accent': '#0f766e' };\nvoid mount(document.body, { baseUrl: '/', tenantSlug: 't', siteSlug: 's', theme, onMessage: (m) => console.log(m.type) });\n",
       );
-      const tsc = path.resolve(import.meta.dirname, '../../node_modules/typescript/bin/tsc');
+      const tsc = path.join(repositoryRoot, 'node_modules/typescript/bin/tsc');
       await run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--lib', 'es2022,dom', 'consumer.ts'], { cwd: app });
       assert.deepEqual(Object.keys(manifest.exports).sort(), ['.', './loyalty-runtime.js', './package.json', './runtime.css']);
 

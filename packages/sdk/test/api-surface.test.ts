@@ -2,7 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { OPERATIONS, RESOURCES } from '@loyalty/sdk';
+import * as core from '@loyalty/sdk';
+import * as react from '@loyalty/sdk/react';
+import * as node from '@loyalty/sdk/node';
+import { repositoryRoot } from '../../../test/repository.js';
 
 /**
  * Versioning 4: the SDK follows semantic versioning, and removing or
@@ -15,9 +18,9 @@ import { OPERATIONS, RESOURCES } from '@loyalty/sdk';
  * version, add the CHANGELOG entry, then refresh the record with
  * `SDK_UPDATE_API_SURFACE=1 npm test -- packages/sdk/test/api-surface.test.ts`.
  */
-const packageRoot = path.resolve(import.meta.dirname, '..');
+const packageRoot = path.join(repositoryRoot, 'packages/sdk');
 const recordPath = path.join(packageRoot, 'api-surface.json');
-const ENTRIES = ['@loyalty/sdk', '@loyalty/sdk/react', '@loyalty/sdk/node'] as const;
+const ENTRIES = { '@loyalty/sdk': core, '@loyalty/sdk/react': react, '@loyalty/sdk/node': node };
 
 interface Surface {
   version: string;
@@ -26,11 +29,11 @@ interface Surface {
   client_resources: string[];
 }
 
-async function currentSurface(version: string): Promise<Surface> {
+function currentSurface(version: string): Surface {
   const entries: Record<string, string[]> = {};
-  for (const entry of ENTRIES) entries[entry] = Object.keys(await import(entry)).sort();
-  const resources = Object.entries(RESOURCES).flatMap(([resource, methods]) => Object.keys(methods).map((method) => `${resource}.${method}`));
-  return { version, entries, client_methods: Object.keys(OPERATIONS).sort(), client_resources: resources.sort() };
+  for (const [entry, exported] of Object.entries(ENTRIES)) entries[entry] = Object.keys(exported).sort();
+  const resources = Object.entries(core.RESOURCES).flatMap(([resource, methods]) => Object.keys(methods).map((method) => `${resource}.${method}`));
+  return { version, entries, client_methods: Object.keys(core.OPERATIONS).sort(), client_resources: resources.sort() };
 }
 
 const major = (version: string) => Number(version.split('.')[0]);
@@ -44,8 +47,8 @@ test('the public surface matches api-surface.json; removals need a major version
   assert.match(version, /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'package.json version is semver');
   const changelog = fs.readFileSync(path.join(packageRoot, 'CHANGELOG.md'), 'utf8');
   assert.ok(changelog.includes(`\n## ${version}\n`), `CHANGELOG.md has no "## ${version}" entry`);
-  assert.equal((await import('@loyalty/sdk')).SDK_VERSION, version, 'SDK_VERSION (src/index.ts) equals the package version');
-  const current = await currentSurface(version);
+  assert.equal(core.SDK_VERSION, version, 'SDK_VERSION (src/index.ts) equals the package version');
+  const current = currentSurface(version);
   if (process.env.SDK_UPDATE_API_SURFACE === '1') {
     fs.writeFileSync(recordPath, `${JSON.stringify(current, null, 2)}\n`);
     return;

@@ -11,6 +11,7 @@ import { startReceiver } from '../../../src/modules/webhooks/testing.ts';
 import { verifyWebhook } from '../src/webhooks.ts';
 import { createLoyaltyClient } from '../src/client.ts';
 import type { StreamEvent } from '../src/types.ts';
+import { repositoryRoot } from '../../../test/repository.js';
 
 /**
  * `loyalty listen --forward-to <url>` as a developer runs it: a child process
@@ -19,8 +20,7 @@ import type { StreamEvent } from '../src/types.ts';
  * refusals (a live key in the CLI, a live tenant, a wrong scope and a bad
  * pattern at the stream).
  */
-const packageRoot = path.resolve(import.meta.dirname, '..');
-const repositoryRoot = path.resolve(packageRoot, '../..');
+const packageRoot = path.join(repositoryRoot, 'packages/sdk');
 const CLI = path.join(packageRoot, 'src', 'cli.ts');
 const STREAM = '/api/v1/gamify/webhooks/stream';
 

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startTestService } from '../../../test/helper.ts';
+import { repositoryRoot } from '../../../test/repository.js';
 
 /**
  * The package as it would be published: `src` compiled by the build's own
@@ -16,8 +17,7 @@ import { startTestService } from '../../../test/helper.ts';
  * TypeScript — and used against a running service.
  */
 const run = promisify(execFile);
-const packageRoot = path.resolve(import.meta.dirname, '..');
-const repositoryRoot = path.resolve(packageRoot, '../..');
+const packageRoot = path.join(repositoryRoot, 'packages/sdk');
 
 test('the packed tarball installs in an empty project and works with plain Node', { timeout: 240_000 }, async (t) => {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sdk-dist-'));

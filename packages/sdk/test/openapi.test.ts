@@ -5,6 +5,7 @@ import path from 'node:path';
 import { startTestService } from '../../../test/helper.ts';
 import { generateTypes } from '../scripts/openapi-types.ts';
 import { OPERATIONS, EXCLUDED_OPERATIONS } from '../src/operations.ts';
+import { repositoryRoot } from '../../../test/repository.js';
 
 /**
  * The SDK is generated from the service's OpenAPI document. These tests fail
@@ -13,7 +14,7 @@ import { OPERATIONS, EXCLUDED_OPERATIONS } from '../src/operations.ts';
  * the document has no client method (and is not deliberately excluded).
  * `npm run sdk:generate` refreshes the snapshot and the types.
  */
-const packageRoot = path.resolve(import.meta.dirname, '..');
+const packageRoot = path.join(repositoryRoot, 'packages/sdk');
 const snapshotPath = path.join(packageRoot, 'openapi.json');
 const typesPath = path.join(packageRoot, 'src/generated/openapi.ts');
 const REFRESH = 'run `npm run sdk:generate` and commit packages/sdk/openapi.json and packages/sdk/src/generated/openapi.ts';

@@ -9,10 +9,10 @@ import { startTestService, waitFor } from '../../../test/helper.ts';
 import { createEngagementSession, createLoyaltyClient, EngagementDataStore } from '@loyalty/sdk';
 import { useEngagement, useEngagementData } from '@loyalty/sdk/react';
 import { SITE_SLUG, publishDemoEngagement } from './fixtures.ts';
+import { repositoryRoot } from '../../../test/repository.js';
 
 /** React bindings, the store under them, and the promise that the core entry never loads React. */
-const packageRoot = path.resolve(import.meta.dirname, '..');
-const repositoryRoot = path.resolve(packageRoot, '../..');
+const packageRoot = path.join(repositoryRoot, 'packages/sdk');
 
 function importedModules(entry: string): string[] {
   const run = spawnSync(process.execPath, ['--import', 'tsx', '--import', path.join(import.meta.dirname, 'record-resolutions.mjs'), '--input-type=module', '-e', `await import(${JSON.stringify(entry)});`], {

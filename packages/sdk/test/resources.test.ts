@@ -4,12 +4,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startTestService } from '../../../test/helper.ts';
 import { API_VERSION, createLoyaltyClient, LoyaltyBadRequestError, LoyaltyValidationError, OPERATIONS, RESOURCES } from '@loyalty/sdk';
+import { repositoryRoot } from '../../../test/repository.js';
 
 /**
  * Resource methods (`client.points.grant`), the deprecated flat aliases, and
  * the `Loyalty-Version` header, against a running service through real HTTP.
  */
-const repositoryRoot = path.resolve(import.meta.dirname, '../../..');
+
 
 test('every operation but the streams has one resource method, named as the Python SDK names it', () => {
   const grouped = Object.values(RESOURCES).flatMap((methods) => Object.values(methods) as string[]);
