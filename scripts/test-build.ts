@@ -7,16 +7,18 @@ import { writeConsole } from '../packages/console/build.mjs';
  * The compiled copy of the repository that `npm test` runs (scripts/test.ts).
  *
  * Node 20 runs TypeScript only through a loader (tsx), and a loader's hooks run on a thread of
- * their own that every import waits for: importing the service cost 1.8 s of CPU through tsx
- * and 0.9 s compiled, in each of the suite's test processes (2 Dec, docs/performance.md). So the
- * tests run from JavaScript compiled here once per run, with esbuild, one file per source file.
+ * their own that every import waits for: importing the service cost 2.1–2.6 s of CPU through tsx
+ * and 0.9–1.5 s compiled, in each of the suite's test processes (2 Dec, docs/performance.md, "The
+ * suite compiled"). So the tests run from JavaScript compiled here once per run, with esbuild, one
+ * file per source file.
  *
  * The copy mirrors the repository so that every path a file computes from its own location
  * still holds: each folder holding TypeScript is rebuilt with the compiled `.js` beside links to
  * every original file (the `.ts` included, for tests that hand one to tsx or read it); every
- * other entry (migrations, docs, node_modules) is one link to the original. Links are not files to `readdir`, so a test that walks the sources starts from
- * test/repository.ts's `repositoryRoot`, the real repository. The console is built once into
- * src/console, where the compiled service reads it (src/modules/console/bundle.ts).
+ * other entry (migrations, docs, node_modules) is one link to the original. Links are not files
+ * to `readdir`, so a test that walks the sources starts from test/repository.ts's
+ * `repositoryRoot`, the real repository. The console is built once into src/console, where the
+ * compiled service reads it (src/modules/console/bundle.ts).
  */
 
 /** Left out of the copy: git's store, the copies of other runs and the tests' databases. */
@@ -26,6 +28,9 @@ const LINKED_WHOLE = new Set(['node_modules', 'dist']);
 const TYPESCRIPT = /\.tsx?$/;
 
 const isTypeScript = (name: string) => TYPESCRIPT.test(name) && !name.endsWith('.d.ts');
+
+/** Where the copy at `into` holds the compiled form of `source` (a TypeScript file of the repository at `root`). */
+export const compiledPath = (root: string, into: string, source: string) => path.join(into, path.relative(root, source)).replace(TYPESCRIPT, '.js');
 
 /** Whether the folder at `relative` (from the root) is rebuilt in the copy rather than linked whole: it holds TypeScript to compile. */
 function rebuilt(root: string, relative: string): boolean {
@@ -81,8 +86,8 @@ export async function buildTestCopy(root: string, into: string): Promise<void> {
   fs.rmSync(into, { recursive: true, force: true });
   const sources = mirror(root, '', into);
   for (const source of sources) {
-    const output = path.relative(root, source).replace(TYPESCRIPT, '.js');
-    if (fs.existsSync(path.join(into, output))) throw new Error(`${path.relative(root, source)} would compile to ${output}, which the repository already has`);
+    const output = compiledPath(root, into, source);
+    if (fs.existsSync(output)) throw new Error(`${path.relative(root, source)} would compile to ${path.relative(into, output)}, which the repository already has`);
   }
   await build({
     entryPoints: sources,

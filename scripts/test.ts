@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
 import { migrate } from '../src/platform/migrate.js';
-import { buildTestCopy } from './test-build.js';
+import { buildTestCopy, compiledPath } from './test-build.js';
 
 /**
  * `npm test`: starts a throwaway PostgreSQL (embedded, or the one named by
@@ -84,7 +84,7 @@ async function main(): Promise<number> {
     let run = ['--import', 'tsx', ...files];
     if (process.env.TEST_FROM_SOURCES !== '1') {
       await buildTestCopy(root, copyDir);
-      run = files.map((file) => path.join(copyDir, path.relative(root, file)).replace(/\.ts$/, '.js'));
+      run = files.map((file) => compiledPath(root, copyDir, file));
     }
     const child = spawn(
       process.execPath,

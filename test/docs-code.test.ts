@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { codeBlocks, type CodeBlock } from './markdown-blocks.ts';
-import { repositoryRoot } from './repository.js';
+import { repositoryRoot } from './repository.ts';
 
 /**
  * Every TypeScript and JavaScript code block of README.md, docs/**\/*.md and

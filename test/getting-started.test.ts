@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { codeBlocks } from './markdown-blocks.ts';
-import { repositoryRoot } from './repository.js';
+import { repositoryRoot } from './repository.ts';
 
 /**
  * docs/getting-started.md runs as written in a fresh copy of the repository

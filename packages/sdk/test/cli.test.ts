@@ -11,7 +11,7 @@ import { startReceiver } from '../../../src/modules/webhooks/testing.ts';
 import { verifyWebhook } from '../src/webhooks.ts';
 import { createLoyaltyClient } from '../src/client.ts';
 import type { StreamEvent } from '../src/types.ts';
-import { repositoryRoot } from '../../../test/repository.js';
+import { repositoryRoot } from '../../../test/repository.ts';
 
 /**
  * `loyalty listen --forward-to <url>` as a developer runs it: a child process

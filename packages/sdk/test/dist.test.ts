@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startTestService } from '../../../test/helper.ts';
-import { repositoryRoot } from '../../../test/repository.js';
+import { repositoryRoot } from '../../../test/repository.ts';
 
 /**
  * The package as it would be published: `src` compiled by the build's own

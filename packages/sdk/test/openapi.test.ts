@@ -5,7 +5,7 @@ import path from 'node:path';
 import { startTestService } from '../../../test/helper.ts';
 import { generateTypes } from '../scripts/openapi-types.ts';
 import { OPERATIONS, EXCLUDED_OPERATIONS } from '../src/operations.ts';
-import { repositoryRoot } from '../../../test/repository.js';
+import { repositoryRoot } from '../../../test/repository.ts';
 
 /**
  * The SDK is generated from the service's OpenAPI document. These tests fail

@@ -9,7 +9,7 @@ import { startTestService, waitFor } from '../../../test/helper.ts';
 import { createEngagementSession, createLoyaltyClient, EngagementDataStore } from '@loyalty/sdk';
 import { useEngagement, useEngagementData } from '@loyalty/sdk/react';
 import { SITE_SLUG, publishDemoEngagement } from './fixtures.ts';
-import { repositoryRoot } from '../../../test/repository.js';
+import { repositoryRoot } from '../../../test/repository.ts';
 
 /** React bindings, the store under them, and the promise that the core entry never loads React. */
 const packageRoot = path.join(repositoryRoot, 'packages/sdk');

@@ -4,13 +4,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startTestService } from '../../../test/helper.ts';
 import { API_VERSION, createLoyaltyClient, LoyaltyBadRequestError, LoyaltyValidationError, OPERATIONS, RESOURCES } from '@loyalty/sdk';
-import { repositoryRoot } from '../../../test/repository.js';
+import { repositoryRoot } from '../../../test/repository.ts';
 
 /**
  * Resource methods (`client.points.grant`), the deprecated flat aliases, and
  * the `Loyalty-Version` header, against a running service through real HTTP.
  */
-
 
 test('every operation but the streams has one resource method, named as the Python SDK names it', () => {
   const grouped = Object.values(RESOURCES).flatMap((methods) => Object.values(methods) as string[]);
