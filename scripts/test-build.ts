@@ -19,6 +19,11 @@ import { writeConsole } from '../packages/console/build.mjs';
  * to `readdir`, so a test that walks the sources starts from test/repository.ts's
  * `repositoryRoot`, the real repository. The console is built once into src/console, where the
  * compiled service reads it (src/modules/console/bundle.ts).
+ *
+ * Each file is bundled alone, every import left external: only a bundling build lets a plugin
+ * rewrite the imports. Bundling turns a file's top-level `const` into `var`, so a top-level use
+ * before definition, which the service refuses at start, passes here; test/getting-started
+ * (`npm start`, dist/) and test/restart (the sources through tsx) start the service unbundled.
  */
 
 /** Left out of the copy: git's store, the copies of other runs and the tests' databases. */
