@@ -42,7 +42,7 @@ import { freePort, openBenchDatabase, percentile, runBench, startServiceProcess,
 import { seedSegmentsData } from './segments-data.js';
 import { migrate } from '../src/platform/migrate.js';
 import { loadModules } from '../src/platform/module.js';
-import { Database } from '../src/platform/db.js';
+import { Database, runStatements } from '../src/platform/db.js';
 import { clock } from '../src/platform/clock.js';
 import { createTenant } from '../src/modules/access/index.js';
 import { processEventBatchInTx } from '../src/modules/ingestion/service.js';
@@ -244,7 +244,11 @@ async function main(): Promise<void> {
       };
       const processBatch = async (batch: string[]): Promise<number> => {
         const t0 = performance.now();
-        const done = await db.tenant(tenantId, (tx) => processEventBatchInTx(tx, tenantId, batch));
+        const done = await db.tenant(tenantId, async (tx) => {
+          const { processed, markers } = await processEventBatchInTx(tx, tenantId, batch);
+          await runStatements(tx, markers);
+          return processed;
+        });
         if (done !== batch.length) throw new Error(`processed ${done} of ${batch.length}`);
         return performance.now() - t0;
       };

@@ -88,7 +88,7 @@ export function openLoopCells(row: OpenLoopRow): string {
 }
 
 /** Server settings that load pg_stat_statements, for openStatementsTable. */
-export const STATEMENTS_SETTINGS = ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'];
+export const STATEMENTS_SETTINGS = ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all', 'pg_stat_statements.track_planning=on'];
 
 export interface StatementsTable {
   available: boolean;
@@ -118,17 +118,20 @@ export async function openStatementsTable(owner: pg.Pool, on: boolean, top: numb
     reset: async () => void (await owner.query('SELECT pg_stat_statements_reset()')),
     async print(title: string) {
       const { rows } = await owner.query(
-        `SELECT calls::bigint AS calls, mean_exec_time AS mean_ms, total_exec_time AS total_ms, toplevel, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query
+        `SELECT calls::bigint AS calls, mean_exec_time AS mean_ms, total_exec_time AS total_ms, total_plan_time AS plan_ms, toplevel,
+                left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query,
+                sum(total_exec_time + total_plan_time) FILTER (WHERE toplevel) OVER () AS all_ms
          FROM pg_stat_statements
          WHERE query NOT LIKE '%bench\\_%' AND query NOT LIKE '%pg_stat_statements%'
-         ORDER BY total_exec_time DESC LIMIT $1`,
+         ORDER BY total_exec_time + total_plan_time DESC LIMIT $1`,
         [top],
       );
-      process.stdout.write(`\n### Statements, ${title} (top ${top} by total time; "nested" ones run inside another, whose time includes theirs)\n\n`);
-      process.stdout.write('| calls | mean ms | total ms | level | query |\n|---:|---:|---:|---|---|\n');
+      const all = rows.length > 0 ? Number(rows[0].all_ms).toFixed(0) : '0';
+      process.stdout.write(`\n### Statements, ${title} (top ${top} by total time, executing and planning; "nested" ones run inside another, whose time includes theirs; every top-level statement together: ${all} ms)\n\n`);
+      process.stdout.write('| calls | mean ms | total ms | planning ms | level | query |\n|---:|---:|---:|---:|---|---|\n');
       for (const row of rows) {
         const query = String(row.query).replaceAll('|', '\\|');
-        process.stdout.write(`| ${row.calls} | ${Number(row.mean_ms).toFixed(3)} | ${Number(row.total_ms).toFixed(0)} | ${row.toplevel ? 'top' : 'nested'} | \`${query}\` |\n`);
+        process.stdout.write(`| ${row.calls} | ${Number(row.mean_ms).toFixed(3)} | ${Number(row.total_ms).toFixed(0)} | ${Number(row.plan_ms).toFixed(0)} | ${row.toplevel ? 'top' : 'nested'} | \`${query}\` |\n`);
       }
     },
   };

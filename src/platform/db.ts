@@ -328,8 +328,40 @@ export class Database {
     values: readonly unknown[],
     fn: (tx: Tx, rows: R[]) => Promise<T>,
   ): Promise<T> {
-    const begin = `${beginWithTenant(tenantId)}; ${inlineStatement(text, values)}`;
-    return this.transaction(begin, (tx, started) => fn(tx, (started as unknown as pg.QueryResult[])[2].rows as R[]));
+    return this.tenantFramedBy<T, R>(tenantId, text, values, async (tx, rows) => ({ result: await fn(tx, rows), last: [] }));
+  }
+
+  /**
+   * `tenantStartingWith` and `tenantEndingWith` at once: the first statement
+   * travels with BEGIN and the tenant setting, the statements `fn` returns
+   * (`last`) with COMMIT. For a transaction that begins with a read and ends
+   * with writes whose answers it does not need (an ingestion lane's batch).
+   */
+  async tenantFramedBy<T, R = Record<string, unknown>>(
+    tenantId: string,
+    text: string,
+    values: readonly unknown[],
+    fn: (tx: Tx, rows: R[]) => Promise<{ result: T; last: readonly Statement[] }>,
+  ): Promise<T> {
+    // The first statement as `runStatements` sends it: prepared once per connection (a statement inlined in the text
+    // is planned again on every call: 0.7 ms of the accept statement's 2.2 ms).
+    let first: Message | null = null;
+    const begin = (client: Tx) => {
+      first = messageOf(client, [{ text, values }]);
+      return `${beginWithTenant(tenantId)}; ${first.text}`;
+    };
+    return this.transaction(
+      begin,
+      async (tx, started) => {
+        const [rows] = first!.rows(asResults(started).slice(2));
+        const { result, last } = await fn(tx, rows as R[]);
+        await runStatements(tx, [...last, COMMIT]);
+        return result;
+      },
+      this.app,
+      true,
+      (error) => first?.failed(error),
+    );
   }
 
   /**

@@ -37,13 +37,24 @@ export const LANE_LOOPS = 4;
 const lastServed = new Map<string, number>();
 let turn = 0;
 
+/** The lanes this process's loops are processing (`tenant:lane`): another loop passes them by instead of asking PostgreSQL for a lock it cannot have. */
+const inHand = new Set<string>();
+
 /** Processes one batch of the waiting lane whose tenant was served least recently; returns the events processed. */
 export async function processWaitingLane(db: Database, log: Logger): Promise<number> {
   const lanes = await store.waitingLanes(db.system, LANES_LOOKED_AT);
   // A stable sort: among tenants served equally long ago, the lane with the oldest event goes first.
   lanes.sort((a, b) => (lastServed.get(a.tenant_id) ?? 0) - (lastServed.get(b.tenant_id) ?? 0));
   for (const { tenant_id: tenantId, lane } of lanes) {
-    const processed = await processLane(db, log, tenantId, lane);
+    const key = `${tenantId}:${lane}`;
+    if (inHand.has(key)) continue;
+    inHand.add(key);
+    let processed: number | null;
+    try {
+      processed = await processLane(db, log, tenantId, lane);
+    } finally {
+      inHand.delete(key);
+    }
     if (processed === null) continue;
     if (lastServed.size > 100_000) lastServed.clear();
     lastServed.set(tenantId, ++turn);
@@ -53,7 +64,9 @@ export async function processWaitingLane(db: Database, log: Logger): Promise<num
 }
 
 /**
- * One batch of one lane; null when another transaction holds the lane. While
+ * One batch of one lane; null when another transaction holds the lane. Three
+ * round trips when the lane is free: BEGIN with the lane's lock and events,
+ * the batch's work, its last writes with COMMIT; one when it is held. While
  * tracing is on, each batch taken is a trace of its own (the events came from
  * many requests; docs/operations/running.md, Traces), linked to the traces of
  * the requests that accepted its events, started once the lane is taken, so
@@ -61,30 +74,30 @@ export async function processWaitingLane(db: Database, log: Logger): Promise<num
  */
 export async function processLane(db: Database, log: Logger, tenantId: string, lane: number): Promise<number | null> {
   const started = performance.now();
+  const take = store.takeLaneStatement(tenantId, lane, LANE_BATCH_MAX);
   let taken = 0;
   try {
-    const processed = await db.tenant(tenantId, async (tx) => {
-      const rows = await store.takeLane(tx, tenantId, lane, LANE_BATCH_MAX);
-      if (rows === null) return null;
+    const processed = await db.tenantFramedBy<number | null, store.TakeLaneRow>(tenantId, take.text, take.values, async (tx, taking) => {
+      const rows = store.laneTaken(taking);
+      if (rows === null) return { result: null, last: [] };
       taken = rows.length;
-      if (rows.length === 0) return 0;
+      if (rows.length === 0) return { result: 0, last: [] };
       return laneSpan(tenantId, lane, rows, async () => {
-        const applied = await processEventBatchInTx(
+        const batch = await processEventBatchInTx(
           tx,
           tenantId,
           rows.map((row) => row.event_id),
         );
-        await store.deletePending(
-          tx,
+        const pending = store.deletePendingStatement(
           tenantId,
           lane,
           rows.map((row) => row.seq),
         );
-        return applied;
+        return { result: rows.length, last: [...batch.markers, pending] };
       });
     });
     if (processed !== null && taken > 0) observeLaneBatch(taken, (performance.now() - started) / 1000);
-    return processed === null ? null : taken;
+    return processed;
   } catch (error) {
     if (taken === 0) throw error;
     log.warn({ err: error, tenantId, lane, events: taken }, 'event batch failed; applying its events one at a time');
@@ -120,7 +133,7 @@ async function processOneByOne(db: Database, log: Logger, tenantId: string, lane
   });
 }
 
-async function applyOneByOne(tx: Tx, log: Logger, tenantId: string, lane: number, rows: Array<{ seq: number; event_id: string }>): Promise<number> {
+async function applyOneByOne(tx: Tx, log: Logger, tenantId: string, lane: number, rows: store.LaneEvent[]): Promise<number> {
   for (const row of rows) {
     await tx.query('SAVEPOINT lane_event');
     try {

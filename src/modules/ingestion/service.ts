@@ -1,4 +1,4 @@
-import type { Database, Tx } from '../../platform/db.js';
+import type { Database, Statement, Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { AppError, conflict, invalid, notFound } from '../../platform/errors.js';
 import { addJob } from '../../platform/jobs.js';
@@ -166,11 +166,11 @@ export async function processEventInTx(tx: Tx, tenantId: string, eventId: string
 /**
  * Processes a batch of stored events in the caller's transaction, in the order
  * given: claims them all with one statement (the processed ones are skipped),
- * applies each, and writes their outbox rows and their processed markers with
- * one statement each.
- * Returns how many were processed here.
+ * applies each, and writes their outbox rows with one statement. Returns how
+ * many were processed here and the statement of their processed markers, for
+ * the caller to send before it commits (a lane sends it with its COMMIT).
  */
-export async function processEventBatchInTx(tx: Tx, tenantId: string, eventIds: string[]): Promise<number> {
+export async function processEventBatchInTx(tx: Tx, tenantId: string, eventIds: string[]): Promise<{ processed: number; markers: Statement[] }> {
   const claimed = new Map((await store.claimManyForProcessing(tx, tenantId, eventIds)).map((event) => [event.event_id, event]));
   const processed: Array<{ eventId: string; outcome: ProcessingOutcome }> = [];
   // One batch: definitions read once (platform/batch.ts), outbox rows written with one statement at the end.
@@ -180,10 +180,10 @@ export async function processEventBatchInTx(tx: Tx, tenantId: string, eventIds: 
       if (event) processed.push({ eventId, outcome: await applyClaimedEventInTx(batchTx, tenantId, event) });
     }
   });
+  if (processed.length === 0) return { processed: 0, markers: [] };
   // Processed when committed: the markers carry the batch's end, not each event's start.
   const processedAt = clock.now();
-  await store.recordProcessedMany(tx, tenantId, processed.map((p) => ({ ...p, processedAt })));
-  return processed.length;
+  return { processed: processed.length, markers: [store.recordProcessedManyStatement(tenantId, processed.map((p) => ({ ...p, processedAt })))] };
 }
 
 /** Everything an event causes, for an event claimed in this transaction; the caller writes its processed marker. */

@@ -3,7 +3,6 @@ import type { Statement, Tx } from '../../platform/db.js';
 import { usageUpsertSql, type UsageRow } from './quota.js';
 import { eventNamesUpsertSql } from './event-names.js';
 
-type Queryable = Pick<pg.Pool, 'query'>;
 import { deleteBatch, type RetentionRule } from '../../platform/retention.js';
 import { WAITING_LANES_SQL } from '../../platform/event-store.js';
 
@@ -197,41 +196,80 @@ export async function claimManyForProcessing(tx: Tx, tenantId: string, eventIds:
 }
 
 /** The processed markers of a batch, in one statement. */
-export async function recordProcessedMany(tx: Tx, tenantId: string, processed: Array<{ eventId: string; processedAt: Date; outcome: unknown }>): Promise<void> {
-  if (processed.length === 0) return;
-  await tx.query(
-    `UPDATE ingested_events e SET status = 'processed', processed_at = p.processed_at, attempts = e.attempts + 1, last_error = NULL, outcome = p.outcome
+export function recordProcessedManyStatement(tenantId: string, processed: Array<{ eventId: string; processedAt: Date; outcome: unknown }>): Statement {
+  return {
+    text: `UPDATE ingested_events e SET status = 'processed', processed_at = p.processed_at, attempts = e.attempts + 1, last_error = NULL, outcome = p.outcome
      FROM unnest($2::text[], $3::timestamptz[], $4::jsonb[]) AS p (event_id, processed_at, outcome)
      WHERE e.tenant_id = $1 AND e.event_id = p.event_id`,
-    [tenantId, processed.map((p) => p.eventId), processed.map((p) => p.processedAt), processed.map((p) => JSON.stringify(p.outcome))],
-  );
-}
-
-/** Lanes with accepted events waiting, oldest first (owner connection: it looks across tenants). */
-export async function waitingLanes(client: Queryable, limit: number): Promise<Array<{ tenant_id: string; lane: number }>> {
-  const { rows } = await client.query<{ tenant_id: string; lane: number }>(`SELECT tenant_id, lane FROM (${WAITING_LANES_SQL}) w ORDER BY oldest_seq LIMIT $1`, [limit]);
-  return rows;
+    values: [tenantId, processed.map((p) => p.eventId), processed.map((p) => p.processedAt), processed.map((p) => JSON.stringify(p.outcome))],
+  };
 }
 
 /**
- * Locks a lane for this transaction unless another transaction holds it, and reads up to `limit` of its waiting
- * events in accept order; null when the lane is taken.
+ * Lanes with accepted events waiting, oldest first (owner connection: it looks across tenants). On a client of its
+ * own, which prepares the statement once when the pool prepares statements (DB_PREPARED_STATEMENTS; `pool.query`
+ * prepares nothing, and planning this look every time cost more than running it).
  */
-export async function takeLane(tx: Tx, tenantId: string, lane: number, limit: number): Promise<Array<{ seq: number; event_id: string; traceparent: string | null }> | null> {
-  const { rows: lock } = await tx.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, ${LANE_LOCK_SEED})) AS locked`, [
-    tenantId,
-    lane,
-  ]);
-  if (!lock[0].locked) return null;
-  const { rows } = await tx.query<{ seq: number; event_id: string; traceparent: string | null }>(
-    'SELECT seq, event_id, traceparent FROM ingestion_pending WHERE tenant_id = $1 AND lane = $2 ORDER BY seq LIMIT $3',
-    [tenantId, lane, limit],
-  );
-  return rows;
+export async function waitingLanes(pool: pg.Pool, limit: number): Promise<Array<{ tenant_id: string; lane: number }>> {
+  const client = await pool.connect();
+  try {
+    const { rows } = await client.query<{ tenant_id: string; lane: number }>(`SELECT tenant_id, lane FROM (${WAITING_LANES_SQL}) w ORDER BY oldest_seq LIMIT $1`, [limit]);
+    return rows;
+  } finally {
+    client.release();
+  }
+}
+
+export interface LaneEvent {
+  seq: number;
+  event_id: string;
+  traceparent: string | null;
+}
+
+/**
+ * Locks a lane for its transaction unless another transaction holds it, and reads up to `limit` of its waiting events
+ * in accept order: one statement, sent with BEGIN (`laneTaken` reads its rows). Its snapshot is taken before the lock:
+ * when the lane's previous holder commits in between, the rows it has just deleted are read too, and their events are
+ * found processed by the claim, which checks on the locked row (claimManyForProcessing); none is applied twice and
+ * none is skipped.
+ */
+export function takeLaneStatement(tenantId: string, lane: number, limit: number): Statement {
+  return {
+    // MATERIALIZED: the lock is taken once, before the read (a CTE that calls a volatile function is never inlined, said explicitly).
+    text: `WITH lock AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || ':' || $2::text, ${LANE_LOCK_SEED})) AS locked)
+           SELECT l.locked, p.seq, p.event_id, p.traceparent
+           FROM lock l
+           LEFT JOIN LATERAL (
+             SELECT seq, event_id, traceparent FROM ingestion_pending
+             WHERE l.locked AND tenant_id = $1::uuid AND lane = $2::smallint
+             ORDER BY seq LIMIT $3::int
+           ) p ON true`,
+    values: [tenantId, lane, limit],
+  };
+}
+
+export type TakeLaneRow = { locked: boolean } & { [K in keyof LaneEvent]: LaneEvent[K] | null };
+
+/** The lane's waiting events out of `takeLaneStatement`'s rows, in accept order; null when another transaction holds the lane. */
+export function laneTaken(rows: TakeLaneRow[]): LaneEvent[] | null {
+  if (!rows[0]?.locked) return null;
+  return rows.filter((row) => row.seq !== null).map((row) => ({ seq: Number(row.seq), event_id: row.event_id!, traceparent: row.traceparent }));
+}
+
+/** Locks a lane and reads its waiting events (`takeLaneStatement`) in a transaction already open; null when the lane is taken. */
+export async function takeLane(tx: Tx, tenantId: string, lane: number, limit: number): Promise<LaneEvent[] | null> {
+  const { text, values } = takeLaneStatement(tenantId, lane, limit);
+  return laneTaken((await tx.query<TakeLaneRow>(text, [...values])).rows);
+}
+
+/** The pending rows of a lane's processed batch. */
+export function deletePendingStatement(tenantId: string, lane: number, seqs: number[]): Statement {
+  return { text: 'DELETE FROM ingestion_pending WHERE tenant_id = $1 AND lane = $2 AND seq = ANY($3::bigint[])', values: [tenantId, lane, seqs] };
 }
 
 export async function deletePending(tx: Tx, tenantId: string, lane: number, seqs: number[]): Promise<void> {
-  await tx.query('DELETE FROM ingestion_pending WHERE tenant_id = $1 AND lane = $2 AND seq = ANY($3::bigint[])', [tenantId, lane, seqs]);
+  const { text, values } = deletePendingStatement(tenantId, lane, seqs);
+  await tx.query(text, [...values]);
 }
 
 export async function recordProcessed(tx: Tx, tenantId: string, eventId: string, processedAt: Date, outcome: unknown): Promise<void> {
