@@ -39,7 +39,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
-import { cpuMs, freePort, offerOpenLoop, openBenchDatabase, openStatementsTable, STATEMENTS_SETTINGS, type OpenLoopResult, percentile, runBench, startServiceProcess, stopServiceProcess } from './support.js';
+import { cpuMs, cpuMsOfProcesses, freePort, offerOpenLoop, openBenchDatabase, openStatementsTable, STATEMENTS_SETTINGS, type OpenLoopResult, percentile, runBench, startServiceProcess, stopServiceProcess } from './support.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -280,7 +280,7 @@ interface RateRow {
   left: number;
   backlog: BacklogSample[];
   /** CPU ms per event offered, from the start of sending to the end of processing: the service process's and the whole machine's (the sender and PostgreSQL included). */
-  cpuPerEvent: { service: number; machine: number };
+  cpuPerEvent: { service: number; postgres: number; machine: number };
   /** Write-ahead log written per event offered, kB, from the start of sending to the end of processing (everything the database wrote, the baseline not included). */
   walKbPerEvent: number;
   /** Lane transactions of the rate, from the service's own histograms: how many, events per batch, ms per batch (commit included). */
@@ -369,18 +369,18 @@ async function main(): Promise<void> {
       await statements.reset();
       progress(`${rate} events/s for ${SECONDS} s (${offered} events)`);
       const backlog = sampleBacklog(sampler, tenantId);
-      const cpuBefore = cpuMs(service.pid);
+      const cpuBefore = { ...cpuMs(service.pid), postgres: cpuMsOfProcesses('postgres') };
       const batchesBefore = await laneBatches(http);
       const walBefore = await walPosition(owner);
       const accept = await offerOpenLoop(rate, SECONDS, (i) => sendPurchase(`${prefix}${i}`, purchases[i]));
       const backlogSamples = await backlog.stop();
       progress(`${rate} events/s: sent (${accept.failures} failed, sender lag max ${accept.sendLagMaxMs.toFixed(0)} ms); waiting for processing`);
       const left = await drain(owner, tenantId, DRAIN_TIMEOUT_MS);
-      const cpuAfter = cpuMs(service.pid);
+      const cpuAfter = { ...cpuMs(service.pid), postgres: cpuMsOfProcesses('postgres') };
       const batchesAfter = await laneBatches(http);
       const walKbPerEvent = (await walBytesSince(owner, walBefore)) / 1024 / offered;
       const batches = batchesBefore && batchesAfter ? batchesBetween(batchesBefore, batchesAfter) : null;
-      const cpuPerEvent = { service: (cpuAfter.process - cpuBefore.process) / offered, machine: (cpuAfter.machine - cpuBefore.machine) / offered };
+      const cpuPerEvent = { service: (cpuAfter.process - cpuBefore.process) / offered, postgres: (cpuAfter.postgres - cpuBefore.postgres) / offered, machine: (cpuAfter.machine - cpuBefore.machine) / offered };
       const figures = await readPipelineFigures(owner, tenantId, prefix);
       await statements.print(`${rate} events/s, from the start of sending to the end of processing`);
       const row: RateRow = { rate, offered, accept, accepted: accept.latencies.length, figures, pointsSent, left, backlog: backlogSamples, cpuPerEvent, walKbPerEvent, batches, baseline: null };
@@ -428,8 +428,8 @@ function printReport(rows: RateRow[]): void {
     `\nPipeline benchmark: commit ${commit}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ` +
       `load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end; ${SECONDS} s per rate, one service process (SERVICE_ROLE=all), ${PARTICIPANTS} participants.\n`,
   );
-  process.stdout.write('Latencies in ms. Accept: scheduled send → 202. Processed: received_at → processed_at. Backlog: ingestion_pending rows, max / at the end of sending (sampled every 500 ms); unprocessed: the tenant\'s events not yet processed. CPU: ms per event, from the start of sending to the end of processing, of the service process and of the whole machine (sender and PostgreSQL included; the drain\'s polling too). WAL: write-ahead log kB per event. Batches: the lane transactions that applied the rate\'s events (the service\'s loyalty_event_batch_* histograms): how many, events and ms per transaction. Baseline: scheduled send → commit.\n\n');
-  process.stdout.write('| rate | accepted | accept p50 / p99 | processed | processed p50 / p95 / p99 | backlog max / end | unprocessed max / end | CPU ms/event service / machine | WAL kB/event | batches: count, events, ms | baseline p50 / p95 / p99 | points |\n');
+  process.stdout.write('Latencies in ms. Accept: scheduled send → 202. Processed: received_at → processed_at. Backlog: ingestion_pending rows, max / at the end of sending (sampled every 500 ms); unprocessed: the tenant\'s events not yet processed. CPU: ms per event, from the start of sending to the end of processing, of the service process, of PostgreSQL\'s processes and of the whole machine (sender and PostgreSQL included; the drain\'s polling too). WAL: write-ahead log kB per event. Batches: the lane transactions that applied the rate\'s events (the service\'s loyalty_event_batch_* histograms): how many, events and ms per transaction. Baseline: scheduled send → commit.\n\n');
+  process.stdout.write('| rate | accepted | accept p50 / p99 | processed | processed p50 / p95 / p99 | backlog max / end | unprocessed max / end | CPU ms/event service / postgres / machine | WAL kB/event | batches: count, events, ms | baseline p50 / p95 / p99 | points |\n');
   process.stdout.write('|---:|---:|---|---:|---|---|---|---|---|---|---|---|\n');
   for (const row of rows) {
     const accept = row.accept;
@@ -443,7 +443,7 @@ function printReport(rows: RateRow[]): void {
     const pointsCell = `${pointsOk(row) ? '✓' : '✗'} ${figures?.points ?? 0} of ${row.pointsSent}`;
     process.stdout.write(
       `| ${row.rate}/s | ${acceptedCell} | ${formatMs([50, 99].map((p) => percentile(accept.latencies, p)))} | ${processedCell} | ${formatMs(figures?.latency ?? [NaN, NaN, NaN])} | ` +
-        `${backlogCell(row.backlog, (s) => s.pending)} | ${backlogCell(row.backlog, (s) => s.unprocessed)} | ${row.cpuPerEvent.service.toFixed(2)} / ${row.cpuPerEvent.machine.toFixed(2)} | ${row.walKbPerEvent.toFixed(1)} | ${row.batches ? `${row.batches.count}, ${row.batches.events.toFixed(1)}, ${row.batches.ms.toFixed(1)}` : 'n/a'} | ${baselineCell} | ${pointsCell} |\n`,
+        `${backlogCell(row.backlog, (s) => s.pending)} | ${backlogCell(row.backlog, (s) => s.unprocessed)} | ${row.cpuPerEvent.service.toFixed(2)} / ${row.cpuPerEvent.postgres.toFixed(2)} / ${row.cpuPerEvent.machine.toFixed(2)} | ${row.walKbPerEvent.toFixed(1)} | ${row.batches ? `${row.batches.count}, ${row.batches.events.toFixed(1)}, ${row.batches.ms.toFixed(1)}` : 'n/a'} | ${baselineCell} | ${pointsCell} |\n`,
     );
   }
   const failures = rows.flatMap((row) => [row.accept.firstFailure, row.baseline?.firstFailure].filter((f): f is string => f !== null && f !== undefined));

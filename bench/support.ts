@@ -173,6 +173,30 @@ export function cpuMs(pid?: number): { machine: number; process: number } {
 }
 
 /**
+ * CPU time in ms of every process named `name` now running (user + system,
+ * from /proc): PostgreSQL's backends and helpers for `postgres`. A process
+ * that exited between two readings takes its time with it.
+ */
+export function cpuMsOfProcesses(name: string): number {
+  const msPerTick = 1000 / TICKS_PER_SECOND;
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const open = stat.indexOf('(');
+      const close = stat.lastIndexOf(')');
+      if (stat.slice(open + 1, close) !== name) continue;
+      const after = stat.slice(close + 2).split(' ');
+      total += (Number(after[11]) + Number(after[12])) * msPerTick;
+    } catch {
+      // Gone since the listing.
+    }
+  }
+  return total;
+}
+
+/**
  * A set-up POST to the service with the tenant's key, answering the parsed
  * body; a status of 300 or more throws. No content type without a body:
  * Fastify refuses an empty JSON body.

@@ -1,4 +1,4 @@
-import { withBatch, type Tx, type TxBatch } from './db.js';
+import { runStatements, withBatch, type Statement, type Tx, type TxBatch } from './db.js';
 
 /**
  * A processing batch: one transaction that applies many accepted events of
@@ -91,11 +91,13 @@ export class Batch implements TxBatch {
  * connection, with `batch` set); what was registered with `onEnd` runs when
  * it is done. A transaction that is already a batch's is passed as it is
  * (nested batches join the open one). If `work` throws, nothing held is
- * written; the caller's transaction rolls back.
+ * written; the caller's transaction rolls back. `answers` are the batch's
+ * questions answered already (`readWithQuestions`).
  */
-export async function inBatch<T>(tx: Tx, work: (tx: Tx) => Promise<T>): Promise<T> {
+export async function inBatch<T>(tx: Tx, work: (tx: Tx) => Promise<T>, answers: BatchAnswers = NO_ANSWERS): Promise<T> {
   if (tx.batch) return work(tx);
   const batch = new Batch();
+  for (const [key, answer] of answers) batch.cached(key, () => Promise.resolve(answer));
   const batchTx = withBatch(tx, batch);
   const result = await work(batchTx);
   await batch.end();
@@ -119,12 +121,61 @@ export function batchCached<T>(tx: Tx, key: string, load: () => Promise<T>): Pro
 }
 
 /**
- * Whether `name` can be among the names a batch keeps under `key`: true
+ * A question that processing asks of every batch, whose answer is the same
+ * for all the batch's events (which event names a streak counts, whether any
+ * challenge enrollment is open): one read-only statement, `$1` the tenant.
+ * Its module declares it (`batchQuestions` of its ServiceModule) and asks it
+ * with `askBatch` or `mayMatchInBatch`. A batch that knows its tenant before
+ * its work starts reads every declared question in the message of its first
+ * statement (`readWithQuestions`), instead of one round trip per question
+ * when an event first asks it.
+ */
+export interface BatchQuestion<T> {
+  /** Unique across modules: `<module>:<what>`. */
+  name: string;
+  text: string;
+  answer(rows: Array<Record<string, any>>): T;
+}
+
+/** Questions answered up front, by cache key. */
+export type BatchAnswers = ReadonlyMap<string, unknown>;
+const NO_ANSWERS: BatchAnswers = new Map();
+
+const questions = new Map<string, BatchQuestion<unknown>>();
+
+export function registerBatchQuestion(question: BatchQuestion<unknown>): void {
+  if (questions.has(question.name) && questions.get(question.name) !== question) throw new Error(`two batch questions are named ${question.name}`);
+  questions.set(question.name, question);
+}
+
+function questionKey(question: BatchQuestion<unknown>, tenantId: string): string {
+  return `question:${question.name}:${tenantId}`;
+}
+
+/** The batch's answer to `question` for the tenant, read on first use (or up front); null outside a batch. */
+export function askBatch<T>(tx: Tx, question: BatchQuestion<T>, tenantId: string): Promise<T> | null {
+  return batchCached(tx, questionKey(question, tenantId), async () => question.answer((await tx.query(question.text, [tenantId])).rows));
+}
+
+/**
+ * Whether `name` can be among the names that `question` answers: true
  * outside a batch (the caller then asks its usual question), otherwise
  * whether the batch's set holds it. For definitions that processing looks up
  * by event name, where most events of most tenants match none.
  */
-export async function mayMatchInBatch(tx: Tx, key: string, name: string, load: () => Promise<Iterable<string>>): Promise<boolean> {
-  const names = batchCached(tx, key, async () => new Set(await load()));
+export async function mayMatchInBatch(tx: Tx, question: BatchQuestion<ReadonlySet<string>>, tenantId: string, name: string): Promise<boolean> {
+  const names = askBatch(tx, question, tenantId);
   return names === null || (await names).has(name);
+}
+
+/**
+ * Runs `statements` and every declared batch question of the tenant in one
+ * message (`runStatements`): the statements' rows, and the answers for
+ * `inBatch`.
+ */
+export async function readWithQuestions(tx: Tx, tenantId: string, statements: readonly Statement[]): Promise<{ rows: unknown[][]; answers: BatchAnswers }> {
+  const asked = [...questions.values()];
+  const results = await runStatements(tx, [...statements, ...asked.map((question) => ({ text: question.text, values: [tenantId] }))]);
+  const answers = new Map(asked.map((question, i) => [questionKey(question, tenantId), question.answer(results[statements.length + i] as Array<Record<string, any>>)]));
+  return { rows: results.slice(0, statements.length), answers };
 }

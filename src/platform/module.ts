@@ -13,6 +13,7 @@ import { registerEventScan, type EventScan } from './event-store.js';
 import { registerFactHandler, type FactHandler } from './facts.js';
 import { registerErasureHandler, type ErasureHandler } from './erasure.js';
 import { registerOutboxFollower, type OutboxFollower } from './outbox.js';
+import { registerBatchQuestion, type BatchQuestion } from './batch.js';
 import { registerExportSource, type ExportSource } from './export-sources.js';
 import { registerEngagementCheck, registerSessionCheck, type EngagementCheck, type SessionCheck } from './engagements.js';
 
@@ -41,6 +42,8 @@ export interface ServiceModule {
   factHandler?: FactHandler;
   /** A reaction to a participant's erasure, in the erasure's transaction (platform/erasure.ts). */
   erasureHandler?: ErasureHandler;
+  /** Questions processing asks of every batch, read up front by a batch that knows its tenant (platform/batch.ts). */
+  batchQuestions?: Array<BatchQuestion<unknown>>;
   /** What the module writes in the transaction of events it follows (platform/outbox.ts). */
   outboxFollower?: OutboxFollower;
   /** The exports of the module's data, by export kind (platform/export-sources.ts). */
@@ -115,6 +118,7 @@ export async function loadModules(): Promise<ServiceModule[]> {
     modules.push(imported.default);
     if (imported.default.factHandler) registerFactHandler(imported.default.name, imported.default.factHandler);
     if (imported.default.erasureHandler) registerErasureHandler(imported.default.name, imported.default.erasureHandler);
+    for (const question of imported.default.batchQuestions ?? []) registerBatchQuestion(question);
     if (imported.default.outboxFollower) registerOutboxFollower(imported.default.name, imported.default.outboxFollower);
     for (const [kind, source] of Object.entries(imported.default.exportSources ?? {})) registerExportSource(imported.default.name, kind, source);
     if (imported.default.engagementExists) registerEngagementCheck(imported.default.name, imported.default.engagementExists);

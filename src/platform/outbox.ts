@@ -94,9 +94,11 @@ export function followersRead(): string {
  * own inserts are invisible to a look-up in the same statement.
  */
 export function writtenReturning(participantsCreatedHere: boolean): string {
+  // A scalar look-up with LIMIT, not EXISTS: a generic plan made while the tenant had few participants turned EXISTS into
+  // a hash of every participant of the tenant, built on each statement.
   const known = participantsCreatedHere
     ? 'true'
-    : 'EXISTS (SELECT 1 FROM participants p WHERE p.tenant_id = outbox_events.tenant_id AND p.participant_id = outbox_events.participant_id)';
+    : 'coalesce((SELECT true FROM participants p WHERE p.tenant_id = outbox_events.tenant_id AND p.participant_id = outbox_events.participant_id LIMIT 1), false)';
   return `id, seq, event, participant_id, data, created_at, ${known} AS participant_known`;
 }
 

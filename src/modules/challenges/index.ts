@@ -3,6 +3,7 @@ import routes from './routes.js';
 import { AdminChallenge, ProgressResponse, PublicChallenge } from './schemas.js';
 import * as service from './service.js';
 import { reevaluationFollower } from './reevaluation.js';
+import { anyOpenEnrollment } from './store.js';
 
 /**
  * Challenges: objectives, milestones, enrollment, progress from facts, and a
@@ -18,6 +19,7 @@ const challengesModule: ServiceModule = {
   routes,
   schemas: [AdminChallenge, PublicChallenge, ProgressResponse],
   factHandler: service.handleFact,
+  batchQuestions: [anyOpenEnrollment],
   outboxFollower: reevaluationFollower,
   tasks: {
     // Records the status moves made by time (scheduled → active → ended). The name has a

@@ -1,5 +1,5 @@
 import type { Database, Tx } from '../../platform/db.js';
-import { batchCached } from '../../platform/batch.js';
+import { askBatch } from '../../platform/batch.js';
 import type { Fact } from '../../platform/facts.js';
 import { publishingRequired } from '../../platform/publishing.js';
 import { clock } from '../../platform/clock.js';
@@ -472,7 +472,7 @@ export async function evaluateParticipantInTx(tx: Tx, tenantId: string, particip
 export async function handleFact(tx: Tx, tenantId: string, fact: Fact): Promise<void> {
   if (!fact.evaluateChallenges) return;
   // A batch asks once whether the tenant has any open enrollment at all.
-  const open = batchCached(tx, `challenges:any-open:${tenantId}`, () => store.anyOpenEnrollment(tx, tenantId));
+  const open = askBatch(tx, store.anyOpenEnrollment, tenantId);
   if (open && !(await open)) return;
   await evaluateParticipantInTx(tx, tenantId, fact.participantId, fact);
 }

@@ -1,4 +1,5 @@
 import type { Tx } from '../../platform/db.js';
+import type { BatchQuestion } from '../../platform/batch.js';
 import type { StoredObjective } from './schemas.js';
 
 /** Every SQL statement on the challenge tables. */
@@ -180,13 +181,12 @@ export type OpenEnrollment = EnrollmentRow & {
  * so that concurrent facts of one participant apply one after the other.
  */
 /** Whether any participant of the tenant has an enrollment not completed. */
-export async function anyOpenEnrollment(tx: Tx, tenantId: string): Promise<boolean> {
-  const { rows } = await tx.query<{ open: boolean }>(
-    'SELECT EXISTS (SELECT 1 FROM challenge_enrollments WHERE tenant_id = $1 AND completed_at IS NULL) AS open',
-    [tenantId],
-  );
-  return rows[0].open;
-}
+/** Whether the tenant has any open enrollment: a batch question (platform/batch.ts). */
+export const anyOpenEnrollment: BatchQuestion<boolean> = {
+  name: 'challenges:any-open-enrollment',
+  text: 'SELECT EXISTS (SELECT 1 FROM challenge_enrollments WHERE tenant_id = $1 AND completed_at IS NULL) AS open',
+  answer: (rows) => rows[0].open as boolean,
+};
 
 export async function lockOpenEnrollments(tx: Tx, tenantId: string, participantId: string, now: Date): Promise<OpenEnrollment[]> {
   const { rows } = await tx.query(

@@ -4,6 +4,7 @@ import routes from './routes.js';
 import { sharedSchemas } from './schemas.js';
 import { tasks, crontab } from './jobs.js';
 import { advanceDueContests, scoreFactInTx, statePart } from './service.js';
+import { scoredEventTypes } from './scoring-store.js';
 /** A task name, for the sandbox reset. */
 export { ADVANCE_TASK } from './service.js';
 
@@ -20,6 +21,7 @@ const contestsModule: ServiceModule = {
   tasks,
   crontab,
   factHandler: scoreFactInTx,
+  batchQuestions: [scoredEventTypes],
   runDueWork: ({ db, config }, tenantId) => advanceDueContests(db, config, tenantId),
   stateParts: { contests: (tx, tenantId, participantId) => statePart(tx, tenantId, participantId) },
 };

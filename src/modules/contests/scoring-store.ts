@@ -1,4 +1,5 @@
 import type { Tx } from '../../platform/db.js';
+import type { BatchQuestion } from '../../platform/batch.js';
 
 /**
  * The statements of real-time scoring: which facts match which entries, the
@@ -39,13 +40,12 @@ export interface ScoringFact {
 }
 
 /** The fact names the tenant's running contests score (a superset of those whose window holds a given time). */
-export async function scoredEventTypes(tx: Tx, tenantId: string): Promise<string[]> {
-  const { rows } = await tx.query<{ event_type: string }>(
-    "SELECT DISTINCT event_type FROM contests WHERE tenant_id = $1 AND status IN ('active', 'scoring')",
-    [tenantId],
-  );
-  return rows.map((r) => r.event_type);
-}
+/** The event names a running contest scores: a batch question (platform/batch.ts). */
+export const scoredEventTypes: BatchQuestion<ReadonlySet<string>> = {
+  name: 'contests:scored-event-names',
+  text: "SELECT DISTINCT event_type FROM contests WHERE tenant_id = $1 AND status IN ('active', 'scoring')",
+  answer: (rows) => new Set(rows.map((r) => r.event_type as string)),
+};
 
 /**
  * Matches facts with the entries they may score (FactMatch), in the order of

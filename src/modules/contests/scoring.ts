@@ -23,7 +23,7 @@ export const VELOCITY_HISTORY_MAX = 200;
  * keep its place among the batch's events.
  */
 export async function scoreFactInTx(tx: Tx, tenantId: string, fact: Fact): Promise<void> {
-  if (!(await mayMatchInBatch(tx, `contests:scored-events:${tenantId}`, fact.name, () => store.scoredEventTypes(tx, tenantId)))) return;
+  if (!(await mayMatchInBatch(tx, store.scoredEventTypes, tenantId, fact.name))) return;
   const held = batchState(tx, `contests:held-facts:${tenantId}`, () => {
     const state = { facts: [] as Fact[], slots: [] as Array<OutboxSlot | null> };
     onBatchEnd(tx, () => scoreFactsInTx(tx, tenantId, state.facts.splice(0), state.slots.splice(0)));

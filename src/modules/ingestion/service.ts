@@ -3,7 +3,7 @@ import { clock } from '../../platform/clock.js';
 import { AppError, conflict, invalid, notFound } from '../../platform/errors.js';
 import { addJob } from '../../platform/jobs.js';
 import { runFactHandlers } from '../../platform/facts.js';
-import { inBatch } from '../../platform/batch.js';
+import { inBatch, readWithQuestions } from '../../platform/batch.js';
 import type { EventScanFilter } from '../../platform/event-store.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
 import type { AuthContext } from '../../platform/auth.js';
@@ -166,24 +166,30 @@ export async function processEventInTx(tx: Tx, tenantId: string, eventId: string
 /**
  * Processes a batch of stored events in the caller's transaction, in the order
  * given: claims them all with one statement (the processed ones are skipped),
- * applies each, and writes their outbox rows with one statement. Returns how
- * many were processed here and the statement of their processed markers, for
- * the caller to send before it commits (a lane sends it with its COMMIT).
+ * sent with the batch's questions (platform/batch.ts), applies each, and
+ * writes their outbox rows with one statement. Returns how many were
+ * processed here and the statement of their processed markers, for the caller
+ * to send before it commits (a lane sends it with its COMMIT).
  */
 export async function processEventBatchInTx(tx: Tx, tenantId: string, eventIds: string[]): Promise<{ processed: number; markers: Statement[] }> {
-  const claimed = new Map((await store.claimManyForProcessing(tx, tenantId, eventIds)).map((event) => [event.event_id, event]));
+  const { rows, answers } = await readWithQuestions(tx, tenantId, [store.claimManyStatement(tenantId, eventIds)]);
+  const claimed = new Map((rows[0] as store.EventRow[]).map((event) => [event.event_id, event]));
   const processed: Array<{ eventId: string; outcome: ProcessingOutcome }> = [];
   // One batch: definitions read once (platform/batch.ts), outbox rows written with one statement at the end.
-  await inBatch(tx, async (batchTx) => {
-    for (const eventId of eventIds) {
-      const event = claimed.get(eventId);
-      if (event) processed.push({ eventId, outcome: await applyClaimedEventInTx(batchTx, tenantId, event) });
-    }
-  });
+  await inBatch(
+    tx,
+    async (batchTx) => {
+      for (const eventId of eventIds) {
+        const event = claimed.get(eventId);
+        if (event) processed.push({ eventId, outcome: await applyClaimedEventInTx(batchTx, tenantId, event) });
+      }
+    },
+    answers,
+  );
   if (processed.length === 0) return { processed: 0, markers: [] };
   // Processed when committed: the markers carry the batch's end, not each event's start.
   const processedAt = clock.now();
-  return { processed: processed.length, markers: [store.recordProcessedManyStatement(tenantId, processed.map((p) => ({ ...p, processedAt })))] };
+  return { processed: processed.length, markers: [store.recordProcessedManyStatement(tenantId, processedAt, processed)] };
 }
 
 /** Everything an event causes, for an event claimed in this transaction; the caller writes its processed marker. */

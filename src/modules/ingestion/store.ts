@@ -116,7 +116,11 @@ export function insertEventsStatement(tenantId: string, events: NewEvent[], rece
      SELECT i.ord::int AS ord, f.event_id IS NOT NULL AS fresh, k.event_id AS existing_event_id, k.fingerprint AS existing_fingerprint${usage}
      FROM input i
      LEFT JOIN fresh f ON f.event_id = i.event_id
-     LEFT JOIN event_idempotency_keys k ON f.event_id IS NULL AND k.tenant_id = $1 AND k.key = i.key
+     -- A LATERAL with LIMIT: one key look-up per repeated event. A join let a generic plan made while the tenant had
+     -- few keys hash every key of the tenant on each call (7 ms at 6,000 keys).
+     LEFT JOIN LATERAL (
+       SELECT k.event_id, k.fingerprint FROM event_idempotency_keys k WHERE f.event_id IS NULL AND k.tenant_id = $1 AND k.key = i.key LIMIT 1
+     ) k ON true
      ORDER BY i.ord`,
     values: [
       tenantId,
@@ -184,24 +188,27 @@ export async function claimForProcessing(tx: Tx, tenantId: string, eventId: stri
   return rows[0] ?? null;
 }
 
-/** Claims several events at once (see claimForProcessing); the processed ones are left out. */
-export async function claimManyForProcessing(tx: Tx, tenantId: string, eventIds: string[]): Promise<EventRow[]> {
-  const { rows } = await tx.query<EventRow>(
-    `SELECT ${EVENT_COLUMNS} FROM ingested_events
+/** Claims several events at once (see claimForProcessing); the processed ones are left out. Rows: EventRow. */
+export function claimManyStatement(tenantId: string, eventIds: string[]): Statement {
+  return {
+    text: `SELECT ${EVENT_COLUMNS} FROM ingested_events
      WHERE tenant_id = $1 AND event_id = ANY($2::text[]) AND status <> 'processed'
      FOR UPDATE`,
-    [tenantId, eventIds],
-  );
-  return rows;
+    values: [tenantId, eventIds],
+  };
 }
 
-/** The processed markers of a batch, in one statement. */
-export function recordProcessedManyStatement(tenantId: string, processed: Array<{ eventId: string; processedAt: Date; outcome: unknown }>): Statement {
+/**
+ * The processed markers of a batch, in one statement: the events by their primary key, each outcome picked by its
+ * event's place in the list. (A join with the unnested list let a generic plan made while the tenant looked small
+ * scan every event of the tenant on each batch: 10 ms at 10,000 events.)
+ */
+export function recordProcessedManyStatement(tenantId: string, processedAt: Date, processed: Array<{ eventId: string; outcome: unknown }>): Statement {
   return {
-    text: `UPDATE ingested_events e SET status = 'processed', processed_at = p.processed_at, attempts = e.attempts + 1, last_error = NULL, outcome = p.outcome
-     FROM unnest($2::text[], $3::timestamptz[], $4::jsonb[]) AS p (event_id, processed_at, outcome)
-     WHERE e.tenant_id = $1 AND e.event_id = p.event_id`,
-    values: [tenantId, processed.map((p) => p.eventId), processed.map((p) => p.processedAt), processed.map((p) => JSON.stringify(p.outcome))],
+    text: `UPDATE ingested_events e SET status = 'processed', processed_at = $3, attempts = e.attempts + 1, last_error = NULL,
+       outcome = ($4::jsonb[])[array_position($2::text[], e.event_id)]
+     WHERE e.tenant_id = $1 AND e.event_id = ANY($2::text[])`,
+    values: [tenantId, processed.map((p) => p.eventId), processedAt, processed.map((p) => JSON.stringify(p.outcome))],
   };
 }
 
@@ -230,7 +237,7 @@ export interface LaneEvent {
  * Locks a lane for its transaction unless another transaction holds it, and reads up to `limit` of its waiting events
  * in accept order: one statement, sent with BEGIN (`laneTaken` reads its rows). Its snapshot is taken before the lock:
  * when the lane's previous holder commits in between, the rows it has just deleted are read too, and their events are
- * found processed by the claim, which checks on the locked row (claimManyForProcessing); none is applied twice and
+ * found processed by the claim, which checks on the locked row (claimManyStatement); none is applied twice and
  * none is skipped.
  */
 export function takeLaneStatement(tenantId: string, lane: number, limit: number): Statement {

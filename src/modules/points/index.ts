@@ -5,6 +5,7 @@ import { Multiplier, LedgerEntry, Tier } from './schemas.js';
 import { expireTenantPoints, pointsStatePart, sendTenantExpiryReminders, tierStatePart } from './service.js';
 import { clock } from '../../platform/clock.js';
 import { tasks, crontab } from './jobs.js';
+import { multiplierEventTypes } from './multiplier-store.js';
 /** Task names, for the sandbox reset. */
 export { BULK_GRANT_TASK, TIER_REEVALUATION_TASK } from './service.js';
 
@@ -30,6 +31,7 @@ const pointsModule: ServiceModule = {
     return { points_lots_expired: expired.lots, points_expired: expired.points, points_expiry_reminders: reminders };
   },
   crontab,
+  batchQuestions: [multiplierEventTypes],
   stateParts: { points: pointsStatePart, tier: tierStatePart },
 };
 export default pointsModule;

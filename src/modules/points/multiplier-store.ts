@@ -1,12 +1,15 @@
 import type { Tx } from '../../platform/db.js';
+import type { BatchQuestion } from '../../platform/batch.js';
 
 /** The statements on multipliers: the one that applies to an event, and their definitions. */
 
 /** The event names any multiplier of the tenant is for (a superset of those that apply now). */
-export async function multiplierEventTypes(tx: Tx, tenantId: string): Promise<string[]> {
-  const { rows } = await tx.query<{ event_type: string }>('SELECT DISTINCT event_type FROM points_multipliers WHERE tenant_id = $1', [tenantId]);
-  return rows.map((r) => r.event_type);
-}
+/** The event names some multiplier applies to: a batch question (platform/batch.ts). */
+export const multiplierEventTypes: BatchQuestion<ReadonlySet<string>> = {
+  name: 'points:multiplier-event-names',
+  text: 'SELECT DISTINCT event_type FROM points_multipliers WHERE tenant_id = $1',
+  answer: (rows) => new Set(rows.map((r) => r.event_type as string)),
+};
 
 /** How many matching multipliers one event considers at most (the highest first). */
 const CANDIDATES_MAX = 100;

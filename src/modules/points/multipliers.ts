@@ -27,7 +27,7 @@ export async function multiplierForEventInTx(
   input: { participantId: string; eventName: string; attributes: Record<string, unknown>; at: Date },
 ): Promise<{ multiplier: number; multiplierId: string | null }> {
   // Most events have no multiplier at all: a batch reads the event names that have one once.
-  if (!(await mayMatchInBatch(tx, `points:multiplier-events:${tenantId}`, input.eventName, () => store.multiplierEventTypes(tx, tenantId)))) {
+  if (!(await mayMatchInBatch(tx, store.multiplierEventTypes, tenantId, input.eventName))) {
     return { multiplier: 1, multiplierId: null };
   }
   // Multipliers that are variants of a running experiment serve only their variant's participants (issue 36).

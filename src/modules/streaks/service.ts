@@ -196,7 +196,7 @@ export async function continueStreaksInTx(tx: Tx, tenantId: string, input: { par
 
 /** Counts an event for every streak whose counted event it is. */
 export async function continueStreaksForEventInTx(tx: Tx, tenantId: string, input: { participantId: string; eventName: string; at: Date }) {
-  if (!(await mayMatchInBatch(tx, `streaks:events:${tenantId}`, input.eventName, () => store.countedEventNames(tx, tenantId)))) return [];
+  if (!(await mayMatchInBatch(tx, store.countedEventNames, tenantId, input.eventName))) return [];
   const streaks = await store.countingStreaks(tx, tenantId, { eventName: input.eventName }, input.at);
   return countStreaks(tx, tenantId, input.participantId, streaks, input.at);
 }

@@ -1,4 +1,5 @@
 import type { Tx } from '../../platform/db.js';
+import type { BatchQuestion } from '../../platform/batch.js';
 
 /** Every SQL statement on streak_definitions and participant_streaks. */
 export interface StreakDefinitionRow {
@@ -88,12 +89,12 @@ export interface CountingStreak {
  * tenant's time zone.
  */
 /** The event names the tenant's streaks count. */
-export async function countedEventNames(tx: Tx, tenantId: string): Promise<string[]> {
-  const { rows } = await tx.query<{ event_name: string }>('SELECT DISTINCT event_name FROM streak_definitions WHERE tenant_id = $1 AND event_name IS NOT NULL', [
-    tenantId,
-  ]);
-  return rows.map((r) => r.event_name);
-}
+/** The event names some streak counts: a batch question (platform/batch.ts). */
+export const countedEventNames: BatchQuestion<ReadonlySet<string>> = {
+  name: 'streaks:counted-event-names',
+  text: 'SELECT DISTINCT event_name FROM streak_definitions WHERE tenant_id = $1 AND event_name IS NOT NULL',
+  answer: (rows) => new Set(rows.map((r) => r.event_name as string)),
+};
 
 export async function countingStreaks(
   tx: Tx,
