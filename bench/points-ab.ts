@@ -36,6 +36,8 @@ const SLICE_SECONDS = Number(process.env.POINTS_AB_SLICE_SECONDS ?? 3);
 const ROUNDS = Number(process.env.POINTS_AB_ROUNDS ?? 4);
 const CONNECTIONS = 64;
 const PROFILE_DIR = process.env.POINTS_AB_PROFILE_DIR ?? null;
+/** POINTS_AB_ONLY=<prefix>: only the scenarios whose name starts with it (`deduct`, `grant, 10 hot`), for a profile of one. */
+const ONLY = process.env.POINTS_AB_ONLY ?? null;
 const SPREAD_PARTICIPANTS = 10_000;
 const HOT_PARTICIPANTS = 10;
 const thisCheckout = path.resolve(import.meta.dirname, '..');
@@ -182,7 +184,7 @@ async function main(): Promise<void> {
     console.log(`${ROUNDS} rounds of ${SLICE_SECONDS} s per service and scenario, ${CONNECTIONS} connections, alternating\n`);
     console.log('| scenario | service | req/s | per slice | machine CPU per request µs | of it the service process µs | p50 / p99 ms (median of slices) | failed |\n|---|---|---:|---|---:|---:|---|---:|');
     const summary: string[] = [];
-    for (const scenario of scenarios) {
+    for (const scenario of scenarios.filter((s) => !ONLY || s.name.startsWith(ONLY))) {
       for (const service of services) await slice(service, scenario.path, scenario.body);
       const slices: Slice[][] = services.map(() => []);
       for (let round = 0; round < ROUNDS; round++) {
