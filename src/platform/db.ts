@@ -66,6 +66,17 @@ function readMessage(tenantId: string, texts: readonly string[], values: readonl
 /** COMMIT as the last statement of a message (`tenantEndingWith`). */
 const COMMIT: Statement = { text: 'COMMIT', values: [] };
 
+/** A transaction's work whose last statements (`last`) travel with its COMMIT, in one message. */
+function endingWithCommit<T>(
+  fn: (tx: Tx, started: pg.QueryResult) => Promise<{ result: T; last: readonly Statement[] }>,
+): (tx: Tx, started: pg.QueryResult) => Promise<T> {
+  return async (tx, started) => {
+    const { result, last } = await fn(tx, started);
+    await runStatements(tx, [...last, COMMIT]);
+    return result;
+  };
+}
+
 /** A statement and its parameter values. */
 export interface Statement {
   text: string;
@@ -350,18 +361,8 @@ export class Database {
       first = messageOf(client, [{ text, values }]);
       return `${beginWithTenant(tenantId)}; ${first.text}`;
     };
-    return this.transaction(
-      begin,
-      async (tx, started) => {
-        const [rows] = first!.rows(asResults(started).slice(2));
-        const { result, last } = await fn(tx, rows as R[]);
-        await runStatements(tx, [...last, COMMIT]);
-        return result;
-      },
-      this.app,
-      true,
-      (error) => first?.failed(error),
-    );
+    const work = endingWithCommit<T>((tx, started) => fn(tx, first!.rows(asResults(started).slice(2))[0] as R[]));
+    return this.transaction(begin, work, this.app, true, (error) => first?.failed(error));
   }
 
   /**
@@ -374,16 +375,7 @@ export class Database {
    * transaction rolls back; retried like `tenant()`.
    */
   async tenantEndingWith<T>(tenantId: string, fn: (tx: Tx) => Promise<{ result: T; last: readonly Statement[] }>): Promise<T> {
-    return this.transaction(
-      beginWithTenant(tenantId),
-      async (tx) => {
-        const { result, last } = await fn(tx);
-        await runStatements(tx, [...last, COMMIT]);
-        return result;
-      },
-      this.app,
-      true,
-    );
+    return this.transaction(beginWithTenant(tenantId), endingWithCommit(fn), this.app, true);
   }
 
   /**

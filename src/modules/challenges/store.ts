@@ -175,19 +175,18 @@ export type OpenEnrollment = EnrollmentRow & {
   starts_at: Date;
 };
 
-/**
- * The participant's enrollments that can still progress at `now`: not
- * completed, in a challenge whose window is open. Locked, in challenge order,
- * so that concurrent facts of one participant apply one after the other.
- */
-/** Whether any participant of the tenant has an enrollment not completed. */
-/** Whether the tenant has any open enrollment: a batch question (platform/batch.ts). */
+/** Whether any participant of the tenant has an enrollment not completed: a batch question (platform/batch.ts). */
 export const anyOpenEnrollment: BatchQuestion<boolean> = {
   name: 'challenges:any-open-enrollment',
   text: 'SELECT EXISTS (SELECT 1 FROM challenge_enrollments WHERE tenant_id = $1 AND completed_at IS NULL) AS open',
   answer: (rows) => rows[0].open as boolean,
 };
 
+/**
+ * The participant's enrollments that can still progress at `now`: not
+ * completed, in a challenge whose window is open. Locked, in challenge order,
+ * so that concurrent facts of one participant apply one after the other.
+ */
 export async function lockOpenEnrollments(tx: Tx, tenantId: string, participantId: string, now: Date): Promise<OpenEnrollment[]> {
   const { rows } = await tx.query(
     `SELECT e.*, c.name, c.objectives, c.milestones, c.completion_points, c.completion_badge_code, c.engagement_id, c.starts_at

@@ -39,8 +39,7 @@ export interface ScoringFact {
   occurredAt: Date;
 }
 
-/** The fact names the tenant's running contests score (a superset of those whose window holds a given time). */
-/** The event names a running contest scores: a batch question (platform/batch.ts). */
+/** The fact names the tenant's running contests score (a superset of those whose window holds a given time): a batch question (platform/batch.ts). */
 export const scoredEventTypes: BatchQuestion<ReadonlySet<string>> = {
   name: 'contests:scored-event-names',
   text: "SELECT DISTINCT event_type FROM contests WHERE tenant_id = $1 AND status IN ('active', 'scoring')",

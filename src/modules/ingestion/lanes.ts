@@ -66,7 +66,7 @@ export async function processWaitingLane(db: Database, log: Logger): Promise<num
 /**
  * One batch of one lane; null when another transaction holds the lane. Three
  * round trips when the lane is free: BEGIN with the lane's lock and events,
- * the batch's work, its last writes with COMMIT; one when it is held. While
+ * the batch's work, its last writes with COMMIT; two when it is held (BEGIN with the attempt, COMMIT). While
  * tracing is on, each batch taken is a trace of its own (the events came from
  * many requests; docs/operations/running.md, Traces), linked to the traces of
  * the requests that accepted its events, started once the lane is taken, so

@@ -260,7 +260,7 @@ export type TakeLaneRow = { locked: boolean } & { [K in keyof LaneEvent]: LaneEv
 /** The lane's waiting events out of `takeLaneStatement`'s rows, in accept order; null when another transaction holds the lane. */
 export function laneTaken(rows: TakeLaneRow[]): LaneEvent[] | null {
   if (!rows[0]?.locked) return null;
-  return rows.filter((row) => row.seq !== null).map((row) => ({ seq: Number(row.seq), event_id: row.event_id!, traceparent: row.traceparent }));
+  return rows.filter((row) => row.seq !== null).map((row) => ({ seq: row.seq!, event_id: row.event_id!, traceparent: row.traceparent }));
 }
 
 /** Locks a lane and reads its waiting events (`takeLaneStatement`) in a transaction already open; null when the lane is taken. */
@@ -279,12 +279,10 @@ export async function deletePending(tx: Tx, tenantId: string, lane: number, seqs
   await tx.query(text, [...values]);
 }
 
+/** One event's processed marker: the batch's statement for a batch of one. */
 export async function recordProcessed(tx: Tx, tenantId: string, eventId: string, processedAt: Date, outcome: unknown): Promise<void> {
-  await tx.query(
-    `UPDATE ingested_events SET status = 'processed', processed_at = $3, attempts = attempts + 1, last_error = NULL, outcome = $4
-     WHERE tenant_id = $1 AND event_id = $2`,
-    [tenantId, eventId, processedAt, JSON.stringify(outcome)],
-  );
+  const { text, values } = recordProcessedManyStatement(tenantId, processedAt, [{ eventId, outcome }]);
+  await tx.query(text, [...values]);
 }
 
 /** Records a failed attempt; returns the attempts so far and the participant (for the retry's queue), or null when the event is processed. */

@@ -3,8 +3,7 @@ import type { BatchQuestion } from '../../platform/batch.js';
 
 /** The statements on multipliers: the one that applies to an event, and their definitions. */
 
-/** The event names any multiplier of the tenant is for (a superset of those that apply now). */
-/** The event names some multiplier applies to: a batch question (platform/batch.ts). */
+/** The event names any multiplier of the tenant is for (a superset of those that apply now): a batch question (platform/batch.ts). */
 export const multiplierEventTypes: BatchQuestion<ReadonlySet<string>> = {
   name: 'points:multiplier-event-names',
   text: 'SELECT DISTINCT event_type FROM points_multipliers WHERE tenant_id = $1',

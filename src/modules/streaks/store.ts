@@ -83,19 +83,18 @@ export interface CountingStreak {
   period_start: string;
 }
 
-/**
- * The streaks that an activity at `at` counts for — those named, or those
- * whose event is `eventName` — with the period it falls in, computed in the
- * tenant's time zone.
- */
-/** The event names the tenant's streaks count. */
-/** The event names some streak counts: a batch question (platform/batch.ts). */
+/** The event names the tenant's streaks count: a batch question (platform/batch.ts). */
 export const countedEventNames: BatchQuestion<ReadonlySet<string>> = {
   name: 'streaks:counted-event-names',
   text: 'SELECT DISTINCT event_name FROM streak_definitions WHERE tenant_id = $1 AND event_name IS NOT NULL',
   answer: (rows) => new Set(rows.map((r) => r.event_name as string)),
 };
 
+/**
+ * The streaks that an activity at `at` counts for — those named, or those
+ * whose event is `eventName` — with the period it falls in, computed in the
+ * tenant's time zone.
+ */
 export async function countingStreaks(
   tx: Tx,
   tenantId: string,
