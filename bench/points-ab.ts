@@ -20,24 +20,32 @@
  * other service. Neither runs an outbox pump (the API role; as in
  * `points.bench.ts`), so nothing a slice wrote is worked on during the
  * next. Both databases are analysed once seeded (see main). It prints requests per second, per slice, the machine's CPU per
- * request and the service process's share of it, the slices' p50 and p99, and the other checkout's figures as a
- * fraction of this one's. POINTS_AB_PROFILE_DIR=<dir> writes a CPU profile
+ * request, the service process's share of it (and of that, the kernel's), PostgreSQL's share (every process named
+ * postgres: the slices alternate, so it is the measured service's), the slices' p50 and p99, and the other checkout's
+ * figures as a fraction of this one's. POINTS_AB_PROFILE_DIR=<dir> writes a CPU profile
  * of each service process there (`node --cpu-prof`; the file names carry the
- * pids printed at the start). Loopback only, bounded by the rounds.
+ * pids printed at the start). POINTS_AB_STATEMENTS=<n>, on a server with
+ * pg_stat_statements preloaded (BENCH_PG_SETTINGS or BENCH_DATABASE_URL's),
+ * prints each database's top n statements by total time, per request of the
+ * scenarios measured (counted from after the seeding; the statements
+ * PostgreSQL runs inside others, such as foreign-key checks, included).
+ * Loopback only, bounded by the rounds.
  */
 import path from 'node:path';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { cpuMs, freePort, openBenchDatabase, percentile, runBench, startServiceProcess, stopServiceProcess, withDatabase } from './support.js';
+import { cpuMs, cpuMsOfProcesses, freePort, openBenchDatabase, percentile, runBench, startServiceProcess, stopServiceProcess, withDatabase } from './support.js';
 
 const OTHER = process.env.POINTS_AB_OTHER;
 const SLICE_SECONDS = Number(process.env.POINTS_AB_SLICE_SECONDS ?? 3);
 const ROUNDS = Number(process.env.POINTS_AB_ROUNDS ?? 4);
-const CONNECTIONS = 64;
+/** POINTS_AB_CONNECTIONS: autocannon's connections and the services' pool (64 by default; 1 measures a request's cost without contention). */
+const CONNECTIONS = Number(process.env.POINTS_AB_CONNECTIONS ?? 64);
 const PROFILE_DIR = process.env.POINTS_AB_PROFILE_DIR ?? null;
 /** POINTS_AB_ONLY=<prefix>: only the scenarios whose name starts with it (`deduct`, `grant, 10 hot`), for a profile of one. */
 const ONLY = process.env.POINTS_AB_ONLY ?? null;
+const STATEMENTS = Number(process.env.POINTS_AB_STATEMENTS ?? 0);
 const SPREAD_PARTICIPANTS = 10_000;
 const HOT_PARTICIPANTS = 10;
 const thisCheckout = path.resolve(import.meta.dirname, '..');
@@ -104,10 +112,13 @@ interface Slice {
   p99: number;
   machineUs: number;
   serviceUs: number;
+  serviceSystemUs: number;
+  postgresUs: number;
 }
 
 async function slice(service: Service, pathName: string, body: () => unknown): Promise<Slice> {
   const cpuBefore = cpuMs(service.child.pid);
+  const postgresBefore = cpuMsOfProcesses('postgres');
   const result = await autocannon({
     url: service.baseUrl,
     connections: CONNECTIONS,
@@ -122,7 +133,9 @@ async function slice(service: Service, pathName: string, body: () => unknown): P
     ],
   });
   const cpuAfter = cpuMs(service.child.pid);
+  const postgresAfter = cpuMsOfProcesses('postgres');
   const requests = result.requests.total;
+  requestsOf.set(service, (requestsOf.get(service) ?? 0) + requests);
   return {
     requests,
     failed: result.non2xx + result.errors,
@@ -131,7 +144,43 @@ async function slice(service: Service, pathName: string, body: () => unknown): P
     p99: result.latency.p99,
     machineUs: (cpuAfter.machine - cpuBefore.machine) * 1000,
     serviceUs: (cpuAfter.process - cpuBefore.process) * 1000,
+    serviceSystemUs: (cpuAfter.processSystem - cpuBefore.processSystem) * 1000,
+    postgresUs: (postgresAfter - postgresBefore) * 1000,
   };
+}
+
+async function inOwner<T>(url: string, work: (owner: pg.Client) => Promise<T>): Promise<T> {
+  const owner = new pg.Client({ connectionString: url });
+  await owner.connect();
+  try {
+    return await work(owner);
+  } finally {
+    await owner.end();
+  }
+}
+
+/** Every request a service answered in its slices (warm-up included), for the statements' figures per request. */
+const requestsOf = new Map<Service, number>();
+
+async function printStatements(owner: pg.Client, databases: string[], names: string[], requests: number[]): Promise<void> {
+  for (const [i, database] of databases.entries()) {
+    const { rows } = await owner.query(
+      `SELECT s.calls::bigint AS calls, s.total_exec_time AS exec_ms, s.total_plan_time AS plan_ms, s.toplevel,
+              left(regexp_replace(s.query, '\\s+', ' ', 'g'), 110) AS query
+       FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+       WHERE d.datname = $1 AND s.query NOT LIKE '%pg_stat_statements%'
+       ORDER BY s.total_exec_time + s.total_plan_time DESC LIMIT $2`,
+      [database, STATEMENTS],
+    );
+    console.log(`\n### Statements of ${names[i]}, per request (${requests[i]} requests; nested ones run inside another, whose time includes theirs)\n`);
+    console.log('| calls per request | mean µs | µs per request, executing | planning | level | query |\n|---:|---:|---:|---:|---|---|');
+    for (const row of rows) {
+      const calls = Number(row.calls);
+      console.log(
+        `| ${(calls / requests[i]).toFixed(2)} | ${((Number(row.exec_ms) / calls) * 1000).toFixed(0)} | ${((Number(row.exec_ms) / requests[i]) * 1000).toFixed(0)} | ${((Number(row.plan_ms) / requests[i]) * 1000).toFixed(0)} | ${row.toplevel ? 'top' : 'nested'} | \`${String(row.query).replaceAll('|', '\\|')}\` |`,
+      );
+    }
+  }
 }
 
 async function main(): Promise<void> {
@@ -173,6 +222,7 @@ async function main(): Promise<void> {
       await owner.query('ANALYZE');
       await owner.end();
     }
+    if (STATEMENTS > 0) await inOwner(database.ownerUrl, (owner) => owner.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()'));
 
     const spread = () => `p-${Math.floor(Math.random() * SPREAD_PARTICIPANTS)}`;
     const hot = () => `hot-${Math.floor(Math.random() * HOT_PARTICIPANTS)}`;
@@ -182,7 +232,7 @@ async function main(): Promise<void> {
       { name: 'deduct, 10 hot participants', path: '/api/v1/gamify/points/deduct', body: () => ({ participant_id: hot(), amount: 1, reason: 'bench', idempotency_key: nextKey('d') }) },
     ];
     console.log(`${ROUNDS} rounds of ${SLICE_SECONDS} s per service and scenario, ${CONNECTIONS} connections, alternating\n`);
-    console.log('| scenario | service | req/s | per slice | machine CPU per request µs | of it the service process µs | p50 / p99 ms (median of slices) | failed |\n|---|---|---:|---|---:|---:|---|---:|');
+    console.log('| scenario | service | req/s | per slice | machine CPU per request µs | of it the service process µs | of that in the kernel µs | of it PostgreSQL µs | p50 / p99 ms (median of slices) | failed |\n|---|---|---:|---|---:|---:|---:|---:|---|---:|');
     const summary: string[] = [];
     for (const scenario of scenarios.filter((s) => !ONLY || s.name.startsWith(ONLY))) {
       for (const service of services) await slice(service, scenario.path, scenario.body);
@@ -195,19 +245,25 @@ async function main(): Promise<void> {
         requests: list.reduce((sum, s) => sum + s.requests, 0),
         machineUs: list.reduce((sum, s) => sum + s.machineUs, 0),
         serviceUs: list.reduce((sum, s) => sum + s.serviceUs, 0),
+        serviceSystemUs: list.reduce((sum, s) => sum + s.serviceSystemUs, 0),
+        postgresUs: list.reduce((sum, s) => sum + s.postgresUs, 0),
         failed: list.reduce((sum, s) => sum + s.failed, 0),
       }));
       for (const [i, list] of slices.entries()) {
         const rate = totals[i].requests / (ROUNDS * SLICE_SECONDS);
         console.log(
-          `| ${scenario.name} | ${services[i].name} | ${rate.toFixed(0)} | ${list.map((s) => s.rate.toFixed(0)).join(', ')} | ${(totals[i].machineUs / totals[i].requests).toFixed(0)} | ${(totals[i].serviceUs / totals[i].requests).toFixed(0)} | ${percentile(list.map((s) => s.p50), 50)} / ${percentile(list.map((s) => s.p99), 50)} | ${totals[i].failed} |`,
+          `| ${scenario.name} | ${services[i].name} | ${rate.toFixed(0)} | ${list.map((s) => s.rate.toFixed(0)).join(', ')} | ${(totals[i].machineUs / totals[i].requests).toFixed(0)} | ${(totals[i].serviceUs / totals[i].requests).toFixed(0)} | ${(totals[i].serviceSystemUs / totals[i].requests).toFixed(0)} | ${(totals[i].postgresUs / totals[i].requests).toFixed(0)} | ${percentile(list.map((s) => s.p50), 50)} / ${percentile(list.map((s) => s.p99), 50)} | ${totals[i].failed} |`,
         );
       }
       summary.push(
-        `${scenario.name}: other / this = ${((totals[1].requests / totals[0].requests) * 100).toFixed(1)}% of the requests, ${((totals[1].machineUs / totals[1].requests / (totals[0].machineUs / totals[0].requests)) * 100).toFixed(1)}% of the machine's CPU per request, ${((totals[1].serviceUs / totals[1].requests / (totals[0].serviceUs / totals[0].requests)) * 100).toFixed(1)}% of the service process's`,
+        `${scenario.name}: other / this = ${((totals[1].requests / totals[0].requests) * 100).toFixed(1)}% of the requests, ${((totals[1].machineUs / totals[1].requests / (totals[0].machineUs / totals[0].requests)) * 100).toFixed(1)}% of the machine's CPU per request, ${((totals[1].serviceUs / totals[1].requests / (totals[0].serviceUs / totals[0].requests)) * 100).toFixed(1)}% of the service process's, ${((totals[1].postgresUs / totals[1].requests / (totals[0].postgresUs / totals[0].requests)) * 100).toFixed(1)}% of PostgreSQL's`,
       );
     }
     console.log(`\n${summary.join('\n')}`);
+    if (STATEMENTS > 0) {
+      const requests = services.map((service) => requestsOf.get(service) ?? 0);
+      await inOwner(database.ownerUrl, (owner) => printStatements(owner, checkouts.map((c) => c.database ?? new URL(database.ownerUrl).pathname.slice(1)), services.map((s) => s.name), requests));
+    }
   } finally {
     await stop();
   }

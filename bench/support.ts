@@ -96,7 +96,6 @@ export interface StatementsTable {
   print(title: string): Promise<void>;
 }
 
-/** pg_stat_statements when the server has it preloaded; otherwise says so once and does nothing. */
 /**
  * pg_stat_statements for a benchmark that asked for it (`on`; the database
  * started with STATEMENTS_SETTINGS): reset between phases, and print the `top`
@@ -152,24 +151,26 @@ const TICKS_PER_SECOND = 100;
 
 /**
  * CPU time in ms, from /proc: the whole machine's busy time (user, nice,
- * system, irq, softirq) and, with a pid, that process's (user + system; NaN
- * when it cannot be read).
+ * system, irq, softirq) and, with a pid, that process's (user + system, and
+ * the kernel's part of it, `processSystem`; NaN when it cannot be read).
  */
-export function cpuMs(pid?: number): { machine: number; process: number } {
+export function cpuMs(pid?: number): { machine: number; process: number; processSystem: number } {
   const msPerTick = 1000 / TICKS_PER_SECOND;
   const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   const machine = (fields[0] + fields[1] + fields[2] + fields[5] + fields[6]) * msPerTick;
   let own = Number.NaN;
+  let system = Number.NaN;
   if (pid !== undefined) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       own = (Number(after[11]) + Number(after[12])) * msPerTick;
+      system = Number(after[12]) * msPerTick;
     } catch {
       own = Number.NaN;
     }
   }
-  return { machine, process: own };
+  return { machine, process: own, processSystem: system };
 }
 
 /**

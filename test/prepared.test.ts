@@ -123,12 +123,13 @@ test('extended messages: a named statement is described once per connection; lat
   await client.connect();
   // Ended in the test: the service's clean-up, registered first, ends the database's connections.
   client.on('error', () => undefined);
-  const connection = (client as unknown as { connection: { describe: (...args: unknown[]) => void } }).connection;
+  // Describe messages counted in what is written to the socket: each frontend message is a code byte and a length.
+  const stream = (client as unknown as { connection: { stream: { write: (buffer: Buffer) => boolean } } }).connection.stream;
   let describes = 0;
-  const describe = connection.describe.bind(connection);
-  connection.describe = (...args: unknown[]) => {
-    describes += 1;
-    describe(...args);
+  const write = stream.write.bind(stream);
+  stream.write = (buffer: Buffer) => {
+    for (let at = 0; at < buffer.length; at += 1 + buffer.readInt32BE(at + 1)) if (buffer[at] === 0x44) describes += 1;
+    return write(buffer);
   };
   const typed = {
     text: `SELECT $1::int AS n, $2::timestamptz AS at, json_build_object('k', $3::text) AS j, NULL::text AS nothing, 'x' || $3 AS s`,

@@ -1,10 +1,12 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
+import { serialize } from 'pg-protocol';
 
 /**
  * Several statements sent with the extended protocol in ONE write and ONE
  * round trip: for each statement Parse (only the first time on a
- * connection, under a name), Bind, Describe and Execute, then a single Sync.
+ * connection, under a name), Bind, Describe (until its columns are known)
+ * and Execute, then a single Sync, serialised into one buffer.
  * PostgreSQL runs them in order, each with a snapshot of its own; the first
  * error skips the rest up to the Sync. Against the same statements sent as
  * one simple-protocol text (`EXECUTE name('literal', …)` for each), the
@@ -34,15 +36,15 @@ interface Sent {
   values: readonly unknown[];
 }
 
-/** What `pg`'s connection offers a submittable (pg/lib/connection.js). */
+/** What `pg`'s connection offers a submittable (pg/lib/connection.js): its socket. */
 interface Connection {
-  stream: { cork?(): void; uncork?(): void };
-  parse(query: { text: string; name: string; types: unknown[] }): void;
-  bind(config: { statement: string; values: readonly unknown[]; valueMapper: (value: unknown) => unknown }): void;
-  describe(message: { type: 'P'; name: string }): void;
-  execute(config: { portal: string; rows: number }): void;
-  sync(): void;
+  stream: { writable: boolean; write(buffer: Buffer): boolean };
 }
+
+/** Describe of the unnamed portal, Execute of all its rows, and Sync: the same bytes every time. */
+const DESCRIBE = serialize.describe({ type: 'P', name: '' });
+const EXECUTE = serialize.execute({ portal: '', rows: 0 });
+const SYNC = serialize.sync();
 
 /**
  * The columns a named statement answers, as `Result.addFields` derived them
@@ -96,32 +98,30 @@ class ExtendedMessage {
     return this.statements.map((statement) => statement.text).join(';\n');
   }
 
+  /** The whole message as one buffer and one write to the socket (not a write per protocol message, as `pg` makes them). */
   submit(connection: Connection): null {
-    connection.stream.cork?.();
-    try {
-      for (const { text, values } of this.statements) {
-        let name = this.names?.byText.get(text);
-        if (name === undefined) {
-          if (this.names && this.names.created < PREPARED_PER_CONNECTION_MAX) {
-            name = `x${this.names.created++}`;
-            this.names.byText.set(text, name);
-            this.fresh.push(text);
-          } else {
-            name = '';
-          }
-          connection.parse({ text: name === '' ? text : compactSql(text), name, types: [] });
+    const chunks: Buffer[] = [];
+    for (const { text, values } of this.statements) {
+      let name = this.names?.byText.get(text);
+      if (name === undefined) {
+        if (this.names && this.names.created < PREPARED_PER_CONNECTION_MAX) {
+          name = `x${this.names.created++}`;
+          this.names.byText.set(text, name);
+          this.fresh.push(text);
+        } else {
+          name = '';
         }
-        connection.bind({ statement: name, values, valueMapper: prepareValue });
-        const describe = name === '' || !this.names?.shapes.has(name);
-        if (describe) connection.describe({ type: 'P', name: '' });
-        connection.execute({ portal: '', rows: 0 });
-        this.sentNames.push(name);
-        this.described.push(describe);
+        chunks.push(serialize.parse({ text: name === '' ? text : compactSql(text), name, types: [] }));
       }
-      connection.sync();
-    } finally {
-      connection.stream.uncork?.();
+      chunks.push(serialize.bind({ statement: name, values: values as unknown[], valueMapper: prepareValue }));
+      const describe = name === '' || !this.names?.shapes.has(name);
+      if (describe) chunks.push(DESCRIBE);
+      chunks.push(EXECUTE);
+      this.sentNames.push(name);
+      this.described.push(describe);
     }
+    chunks.push(SYNC);
+    if (connection.stream.writable) connection.stream.write(Buffer.concat(chunks));
     return null;
   }
 

@@ -34,7 +34,9 @@ const CLAIM = `WITH claimed AS (
     RETURNING 1
   )
   SELECT set_config('app.idempotency_claimed', (count(*) = 1)::text, true) AS claimed FROM claimed`;
-const STORED = 'SELECT fingerprint, response, created_at FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key = $3';
+/** The key's earlier use, read only when the claim was not fresh (a fresh claim's own row is not worth sending back). */
+const STORED = `SELECT fingerprint, response, created_at FROM idempotency_keys
+  WHERE tenant_id = $1 AND scope = $2 AND key = $3 AND current_setting('app.idempotency_claimed', true) = 'false'`;
 
 /** A condition true in the transaction whose last claim (`claimStatements`) was fresh. */
 export const CLAIMED = "current_setting('app.idempotency_claimed', true) = 'true'";

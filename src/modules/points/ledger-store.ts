@@ -345,7 +345,9 @@ function deductTexts(only: string): [string, string] {
        pending AS (
          INSERT INTO outbox_pending (tenant_id, event_id) SELECT $1, id FROM written
        )${followingSql()}
-       SELECT available, lifetime, json_build_array(json_build_object('event', 'points.deducted.v1', 'data', data)) AS events${followersRead()} FROM entry`),
+       SELECT available, lifetime,
+              CASE WHEN $13 THEN '[]'::json ELSE json_build_array(json_build_object('event', 'points.deducted.v1', 'data', data)) END AS events${followersRead()}
+       FROM entry`),
     LOT_WALK,
   ];
 }
