@@ -34,25 +34,42 @@ const CLAIM = `WITH claimed AS (
     RETURNING 1
   )
   SELECT set_config('app.idempotency_claimed', (count(*) = 1)::text, true) AS claimed FROM claimed`;
-/** The key's earlier use, read only when the claim was not fresh (a fresh claim's own row is not worth sending back). */
-const STORED = `SELECT fingerprint, response, created_at FROM idempotency_keys
-  WHERE tenant_id = $1 AND scope = $2 AND key = $3 AND current_setting('app.idempotency_claimed', true) = 'false'`;
+/**
+ * The key's earlier use. Sent after the claim in the same transaction, it is
+ * read only when the claim was not fresh (a fresh claim's own row is not
+ * worth sending back); read later, in a transaction of its own, it reads the
+ * key as it stands.
+ */
+const STORED = 'SELECT fingerprint, response, created_at FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key = $3';
+const STORED_AFTER_CLAIM = `${STORED} AND current_setting('app.idempotency_claimed', true) = 'false'`;
 
 /** A condition true in the transaction whose last claim (`claimStatements`) was fresh. */
 export const CLAIMED = "current_setting('app.idempotency_claimed', true) = 'true'";
 
+/** The claim of a key: one row, `claimed` 'true' when it was fresh (`isFreshClaim`). */
+export function claimStatement(tenantId: string, scope: string, key: string, requestFingerprint: string, now: Date): Statement {
+  const expires = new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS);
+  // ISO strings: node-postgres formats a Date in local time, field by field, for every parameter.
+  return { text: CLAIM, values: [tenantId, scope, key, requestFingerprint, now.toISOString(), expires.toISOString()] };
+}
+
+export function isFreshClaim(claimRows: unknown[]): boolean {
+  return (claimRows[0] as { claimed: string }).claimed === 'true';
+}
+
+/** The read of a key's earlier use in a transaction of its own, after a claim that was not fresh; `claimOutcome` reads its rows. */
+export function storedStatement(tenantId: string, scope: string, key: string): Statement {
+  return { text: STORED, values: [tenantId, scope, key] };
+}
+
 /** The claim of a key and the read of its earlier use, as two statements for one message; `claimOutcome` reads their rows. */
 export function claimStatements(tenantId: string, scope: string, key: string, requestFingerprint: string, now: Date): [Statement, Statement] {
-  const expires = new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS);
-  return [
-    { text: CLAIM, values: [tenantId, scope, key, requestFingerprint, now, expires] },
-    { text: STORED, values: [tenantId, scope, key] },
-  ];
+  return [claimStatement(tenantId, scope, key, requestFingerprint, now), { text: STORED_AFTER_CLAIM, values: [tenantId, scope, key] }];
 }
 
 /** What the rows of `claimStatements` mean: a fresh claim, the stored response of an earlier use, or a refusal (thrown). */
 export function claimOutcome<T>(claimRows: unknown[], storedRows: unknown[], requestFingerprint: string): Claim<T> {
-  if ((claimRows[0] as { claimed: string }).claimed === 'true') return { fresh: true };
+  if (isFreshClaim(claimRows)) return { fresh: true };
   const row = storedRows[0] as { fingerprint: string; response: unknown } | undefined;
   if (!row) throw conflict('the idempotency key is in use by a request that is still running', 'IDEMPOTENCY_IN_PROGRESS');
   if (row.fingerprint !== requestFingerprint) {
@@ -66,7 +83,7 @@ export function claimOutcome<T>(claimRows: unknown[], storedRows: unknown[], req
 export async function claimKey<T>(tx: Tx, tenantId: string, scope: string, key: string, requestFingerprint: string): Promise<Claim<T>> {
   const [claim, stored] = claimStatements(tenantId, scope, key, requestFingerprint, clock.now());
   const claimed = await tx.query(claim.text, [...claim.values]);
-  if ((claimed.rows[0] as { claimed: string }).claimed === 'true') return { fresh: true };
+  if (isFreshClaim(claimed.rows)) return { fresh: true };
   return claimOutcome(claimed.rows, (await tx.query(stored.text, [...stored.values])).rows, requestFingerprint);
 }
 

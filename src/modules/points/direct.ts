@@ -3,7 +3,7 @@ import type { AuthContext } from '../../platform/auth.js';
 import type { Database, Statement } from '../../platform/db.js';
 import { currentTraceparent } from '../../platform/tracing.js';
 import { clock } from '../../platform/clock.js';
-import { CLAIMED, claimOutcome, claimStatements, fingerprint } from '../../platform/idempotency.js';
+import { CLAIMED, claimOutcome, claimStatement, fingerprint, isFreshClaim, storedStatement } from '../../platform/idempotency.js';
 import * as store from './store.js';
 import { balanceLimit, deductValues, grantValues, insufficientPoints, isBalanceLimit, type DeductType, type GrantType } from './ledger.js';
 
@@ -50,62 +50,68 @@ function requestFingerprint(operation: Operation, body: DirectRequest): string {
   return fingerprint([operation, body.participant_id, body.amount, body.reason, body.memo ?? null, body.type ?? null]);
 }
 
-/** The statements of the change (they write only when the claim was fresh), and the meaning of their rows. */
+/** The statements of the change and of its stored response (they write only when the claim was fresh), and what their rows answer. */
 interface Change {
-  entryId: string;
   statements: Statement[];
-  /** Throws the refusal when the change was refused (its transaction then holds only a released key). */
-  check(rows: unknown[][]): void;
+  /** The stored response; throws the refusal when the change was refused (its transaction then holds only a released key). */
+  answer(rows: unknown[][]): DirectResponse;
+}
+
+function responseIn(row: unknown): DirectResponse {
+  return (row as { response: DirectResponse }).response;
 }
 
 function grantChange(tenantId: string, body: DirectRequest, now: Date, actor: LedgerActor | null): Change {
   const input = { participantId: body.participant_id, amount: body.amount, reason: body.reason, memo: body.memo, type: body.type as GrantType | undefined, source: { kind: 'grant' as const, id: body.idempotency_key } };
   const values = grantValues(tenantId, input, now);
   return {
-    entryId: values.entryId,
-    statements: [store.grantStatement(tenantId, [values], store.grantEventsWritten(1, currentTraceparent()), CLAIMED, actor)],
-    check: () => undefined,
+    statements: [
+      store.grantStatement(tenantId, [values], store.grantEventsWritten(1, currentTraceparent()), CLAIMED, actor),
+      store.respondStatement(tenantId, DIRECT_SCOPE, body.idempotency_key, values.entryId, CLAIMED),
+    ],
+    answer: ([, responded]) => responseIn(responded[0]),
   };
 }
 
 function deductChange(tenantId: string, body: DirectRequest, now: Date, actor: LedgerActor | null): Change {
   const input = { participantId: body.participant_id, amount: body.amount, reason: body.reason, memo: body.memo, type: body.type as DeductType | undefined, source: { kind: 'grant' as const, id: body.idempotency_key } };
   const values = deductValues(tenantId, input, now);
+  const respond = { scope: DIRECT_SCOPE, key: body.idempotency_key };
   return {
-    entryId: values.entryId,
-    statements: store.deductStatements(tenantId, values, store.deductEventsWritten(currentTraceparent()), CLAIMED, actor),
-    check(rows) {
+    statements: store.deductStatements(tenantId, values, store.deductEventsWritten(currentTraceparent()), CLAIMED, actor, respond),
+    answer(rows) {
       const result = store.deductOutcome(rows, values);
       if (!result.applied) throw insufficientPoints(result.available, values.amount);
+      return responseIn(rows[1][0]);
     },
   };
 }
 
 /**
- * One message, one round trip: BEGIN, the tenant, the claim and the read of
- * the key's earlier use, the change (with what the outbox's followers write
- * for its events), the stored response (or the released key of a refused
- * deduct) and COMMIT.
+ * One message, one round trip: the tenant, the claim, the change (with what
+ * the outbox's followers write for its events), the stored response (or the
+ * released key of a refused deduct), in one transaction. A repeat of a key
+ * (its claim not fresh, so nothing was written) reads the earlier answer in a
+ * second round trip, after the first transaction ended: a retry pays for it,
+ * not every first request.
  */
 async function direct(db: Database, tenantId: string, operation: Operation, body: DirectRequest, actor: LedgerActor | null): Promise<DirectResponse> {
   const now = clock.now(tenantId);
   const change = operation === 'grant' ? grantChange(tenantId, body, now, actor) : deductChange(tenantId, body, now, actor);
   const print = requestFingerprint(operation, body);
-  const [claimed, stored, ...rows] = await db
-    .tenantInOneTrip(tenantId, [
-      ...claimStatements(tenantId, DIRECT_SCOPE, body.idempotency_key, print, now),
-      ...change.statements,
-      store.respondStatement(tenantId, DIRECT_SCOPE, body.idempotency_key, change.entryId, CLAIMED, operation === 'deduct'),
-    ])
+  const [claimed, ...rows] = await db
+    .tenantInOneTrip(tenantId, [claimStatement(tenantId, DIRECT_SCOPE, body.idempotency_key, print, now), ...change.statements])
     .catch((error: unknown) => {
       throw isBalanceLimit(error) ? balanceLimit() : error;
     });
-  const claim = claimOutcome<DirectResponse>(claimed, stored, print);
-  if (!claim.fresh) return { ...claim.response, duplicate: true };
-  const [responded] = rows.splice(change.statements.length, 1);
-  change.check(rows.slice(0, change.statements.length));
+  if (!isFreshClaim(claimed)) {
+    const [stored] = await db.tenantInOneTrip(tenantId, [storedStatement(tenantId, DIRECT_SCOPE, body.idempotency_key)]);
+    const claim = claimOutcome<DirectResponse>(claimed, stored, print);
+    if (!claim.fresh) return { ...claim.response, duplicate: true };
+  }
+  const response = change.answer(rows);
   countLedgerWrite(operation, body.amount);
-  return (responded[0] as { response: DirectResponse }).response;
+  return response;
 }
 
 export function grantDirect(db: Database, tenantId: string, body: DirectRequest, actor: LedgerActor | null = null): Promise<DirectResponse> {

@@ -268,9 +268,36 @@ export interface DeductOutcome {
   events: LedgerEvent[];
 }
 
-/** The lot walk of a deduct and the balance after it (statement 2 above). */
-const LOT_WALK = `WITH RECURSIVE
-       due AS (SELECT -delta AS amount FROM points_ledger WHERE tenant_id = $1 AND id = $3),  -- the primary key; with participant_id a generic plan walks the participant's whole ledger
+/** A direct change's stored response, built from its ledger entry `e`. */
+const RESPONSE = `jsonb_build_object(
+         'available', e.available_after, 'lifetime', e.lifetime_after, 'delta', e.delta, 'duplicate', false, 'ledger_entry_id', e.id)`;
+
+/**
+ * The lot walk of a deduct and the balance after it (statement 2 above).
+ * With `respond` (a condition, as `only`), the same statement stores a direct
+ * deduct's response on its idempotency key ($4 scope, $5 key), built from the
+ * ledger entry, and answers it; or, when there is no entry (a refusal),
+ * releases the key, in the transaction of its claim, so a refusal never burns
+ * its key. (One statement fewer than a response of its own: a bind, an
+ * execute and a snapshot less per deduct.)
+ */
+function lotWalkText(respond: string | null): string {
+  const responding = respond === null
+    ? ''
+    : `,
+       released AS (
+         DELETE FROM idempotency_keys WHERE tenant_id = $1 AND scope = $4 AND key = $5 AND ${respond} AND NOT EXISTS (SELECT 1 FROM entry)
+       ),
+       responded AS (
+         UPDATE idempotency_keys k SET response = ${RESPONSE}
+         FROM entry e
+         WHERE k.tenant_id = $1 AND k.scope = $4 AND k.key = $5 AND ${respond}
+         RETURNING k.response
+       )`;
+  return `WITH RECURSIVE
+       -- the primary key; with participant_id a generic plan walks the participant's whole ledger
+       entry AS MATERIALIZED (SELECT available_after, lifetime_after, delta, id FROM points_ledger WHERE tenant_id = $1 AND id = $3),
+       due AS (SELECT -delta AS amount FROM entry),
        policy AS (SELECT coalesce((SELECT expiry_policy FROM points_settings WHERE tenant_id = $1), '${DEFAULT_SETTINGS.expiry_policy}') AS name),
        oldest_first (id, take, rest) AS (
          SELECT l.id, least(l.remaining, d.amount), d.amount - least(l.remaining, d.amount)
@@ -304,27 +331,47 @@ const LOT_WALK = `WITH RECURSIVE
          UPDATE points_lots l SET remaining = l.remaining - (SELECT w.take FROM walked w WHERE w.id = l.id)
          WHERE l.tenant_id = $1 AND l.participant_id = $2 AND l.id = ANY (ARRAY(SELECT id FROM walked))
          RETURNING (SELECT w.take FROM walked w WHERE w.id = l.id) AS take
-       )
-       SELECT (SELECT amount FROM due) AS due, (SELECT coalesce(sum(take), 0) FROM taken) AS taken, b.available, b.lifetime
+       )${responding}
+       SELECT (SELECT amount FROM due) AS due, (SELECT coalesce(sum(take), 0) FROM taken) AS taken, b.available, b.lifetime${respond === null ? '' : ', (SELECT response FROM responded) AS response'}
        FROM (SELECT 1) AS one LEFT JOIN points_balances b ON b.tenant_id = $1 AND b.participant_id = $2`;
+}
 
-export function deductStatements(tenantId: string, v: DeductValues, events: EventsMode, only = 'true', actor: LedgerActor | null = null): Statement[] {
-  const [applied, walk] = deductTexts(only);
+const lotWalkTexts = new Map<string | null, string>();
+
+function lotWalk(respond: string | null): string {
+  let text = lotWalkTexts.get(respond);
+  if (text === undefined) {
+    text = lotWalkText(respond);
+    lotWalkTexts.set(respond, text);
+  }
+  return text;
+}
+
+/** Where a direct deduct keeps its response: its idempotency key, claimed in the same message. */
+export interface DirectKey {
+  scope: string;
+  key: string;
+}
+
+/** With `respond`, the second statement also stores the response on the claimed key, or releases it (`lotWalkText`). */
+export function deductStatements(tenantId: string, v: DeductValues, events: EventsMode, only = 'true', actor: LedgerActor | null = null, respond: DirectKey | null = null): Statement[] {
+  const applied = deductText(only);
   return [
     {
       text: applied,
       values: [
-        tenantId, v.participantId, v.amount, v.entryId, v.type, v.reason, v.memo, v.sourceKind, v.sourceId, v.now,
+        tenantId, v.participantId, v.amount, v.entryId, v.type, v.reason, v.memo, v.sourceKind, v.sourceId, v.now.toISOString(),
         events.write ? events.ids[0] : null, events.write ? events.traceparent : null, events.write, actor?.type ?? null, actor?.id ?? null,
       ],
     },
-    { text: walk, values: [tenantId, v.participantId, v.entryId] },
+    respond === null
+      ? { text: lotWalk(null), values: [tenantId, v.participantId, v.entryId] }
+      : { text: lotWalk(only), values: [tenantId, v.participantId, v.entryId, respond.scope, respond.key] },
   ];
 }
 
-function deductTexts(only: string): [string, string] {
-  return [
-    textWithFollowers(`points.deduct ${only}`, () => `WITH balance AS (
+function deductText(only: string): string {
+  return textWithFollowers(`points.deduct ${only}`, () => `WITH balance AS (
          UPDATE points_balances b SET available = b.available - $3, updated_at = $10
          WHERE b.tenant_id = $1 AND b.participant_id = $2 AND b.available >= $3 AND ${only}
          RETURNING b.available, b.lifetime
@@ -347,51 +394,27 @@ function deductTexts(only: string): [string, string] {
        )${followingSql()}
        SELECT available, lifetime,
               CASE WHEN $13 THEN '[]'::json ELSE json_build_array(json_build_object('event', 'points.deducted.v1', 'data', data)) END AS events${followersRead()}
-       FROM entry`),
-    LOT_WALK,
-  ];
+       FROM entry`);
 }
 
 /**
- * The direct operation's stored response, built from its ledger entry and
- * answered: one statement. For an operation that can be refused without an
- * error (a deduct), the same statement releases the key when there is no
- * entry: in the transaction of the claim, so a refusal never burns its key.
- * (The entry is read once, materialised; the update and the delete are
- * point lookups of the key, each gated by whether the entry exists.)
+ * A direct grant's stored response, built from its ledger entry and
+ * answered: one statement after the grant's. (A direct deduct stores its
+ * response in its lot walk: `deductStatements` with `respond`.)
  */
-export function respondStatement(tenantId: string, scope: string, key: string, entryId: string, only: string, release: boolean): Statement {
-  const name = `${only} ${release}`;
-  let text = respondTexts.get(name);
+export function respondStatement(tenantId: string, scope: string, key: string, entryId: string, only: string): Statement {
+  let text = respondTexts.get(only);
   if (!text) {
-    text = respondText(only, release);
-    respondTexts.set(name, text);
+    text = `UPDATE idempotency_keys k SET response = ${RESPONSE}
+     FROM points_ledger e
+     WHERE k.tenant_id = $1 AND k.scope = $2 AND k.key = $3 AND e.tenant_id = $1 AND e.id = $4 AND ${only}
+     RETURNING k.response`;
+    respondTexts.set(only, text);
   }
   return { text, values: [tenantId, scope, key, entryId] };
 }
 
 const respondTexts = new Map<string, string>();
-
-function respondText(only: string, release: boolean): string {
-  const response = `jsonb_build_object(
-       'available', e.available_after, 'lifetime', e.lifetime_after, 'delta', e.delta, 'duplicate', false, 'ledger_entry_id', e.id)`;
-  if (!release) {
-    return `UPDATE idempotency_keys k SET response = ${response}
-     FROM points_ledger e
-     WHERE k.tenant_id = $1 AND k.scope = $2 AND k.key = $3 AND e.tenant_id = $1 AND e.id = $4 AND ${only}
-     RETURNING k.response`;
-  }
-  return `WITH entry AS MATERIALIZED (
-       SELECT available_after, lifetime_after, delta, id FROM points_ledger WHERE tenant_id = $1 AND id = $4
-     ),
-     released AS (
-       DELETE FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key = $3 AND ${only} AND NOT EXISTS (SELECT 1 FROM entry)
-     )
-     UPDATE idempotency_keys k SET response = ${response}
-     FROM entry e
-     WHERE k.tenant_id = $1 AND k.scope = $2 AND k.key = $3 AND ${only}
-     RETURNING k.response`;
-}
 
 /** What the rows of `deductStatements` mean; a walk that found fewer open lots than the balance said throws (the ledger's invariant). */
 export function deductOutcome([applied, lots]: unknown[][], v: DeductValues): DeductOutcome {
