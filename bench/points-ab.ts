@@ -35,7 +35,7 @@ import path from 'node:path';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { cpuMs, cpuMsOfProcesses, freePort, openBenchDatabase, percentile, runBench, startServiceProcess, stopServiceProcess, withDatabase } from './support.js';
+import { cpuMs, cpuMsOfProcesses, freePort, openBenchDatabase, percentile, runBench, startServiceProcess, stopServiceProcess, topStatements, withDatabase } from './support.js';
 
 const OTHER = process.env.POINTS_AB_OTHER;
 const SLICE_SECONDS = Number(process.env.POINTS_AB_SLICE_SECONDS ?? 3);
@@ -164,20 +164,13 @@ const requestsOf = new Map<Service, number>();
 
 async function printStatements(owner: pg.Client, databases: string[], names: string[], requests: number[]): Promise<void> {
   for (const [i, database] of databases.entries()) {
-    const { rows } = await owner.query(
-      `SELECT s.calls::bigint AS calls, s.total_exec_time AS exec_ms, s.total_plan_time AS plan_ms, s.toplevel,
-              left(regexp_replace(s.query, '\\s+', ' ', 'g'), 110) AS query
-       FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-       WHERE d.datname = $1 AND s.query NOT LIKE '%pg_stat_statements%'
-       ORDER BY s.total_exec_time + s.total_plan_time DESC LIMIT $2`,
-      [database, STATEMENTS],
-    );
+    const rows = await topStatements(owner, STATEMENTS, database);
     console.log(`\n### Statements of ${names[i]}, per request (${requests[i]} requests; nested ones run inside another, whose time includes theirs)\n`);
     console.log('| calls per request | mean µs | µs per request, executing | planning | level | query |\n|---:|---:|---:|---:|---|---|');
     for (const row of rows) {
       const calls = Number(row.calls);
       console.log(
-        `| ${(calls / requests[i]).toFixed(2)} | ${((Number(row.exec_ms) / calls) * 1000).toFixed(0)} | ${((Number(row.exec_ms) / requests[i]) * 1000).toFixed(0)} | ${((Number(row.plan_ms) / requests[i]) * 1000).toFixed(0)} | ${row.toplevel ? 'top' : 'nested'} | \`${String(row.query).replaceAll('|', '\\|')}\` |`,
+        `| ${(calls / requests[i]).toFixed(2)} | ${((Number(row.total_ms) / calls) * 1000).toFixed(0)} | ${((Number(row.total_ms) / requests[i]) * 1000).toFixed(0)} | ${((Number(row.plan_ms) / requests[i]) * 1000).toFixed(0)} | ${row.toplevel ? 'top' : 'nested'} | \`${String(row.query).replaceAll('|', '\\|')}\` |`,
       );
     }
   }
@@ -194,10 +187,7 @@ async function main(): Promise<void> {
     await database.stop();
   };
   try {
-    const admin = new pg.Client({ connectionString: database.ownerUrl });
-    await admin.connect();
-    await admin.query('CREATE DATABASE points_ab_other');
-    await admin.end();
+    await inOwner(database.ownerUrl, (admin) => admin.query('CREATE DATABASE points_ab_other'));
     const checkouts = [
       { name: `this (${thisCheckout})`, root: thisCheckout, database: null },
       { name: `other (${path.resolve(OTHER)})`, root: path.resolve(OTHER), database: 'points_ab_other' },
@@ -217,10 +207,7 @@ async function main(): Promise<void> {
     // participants_listing in one database and not in the other: 0.18 against 0.03 ms per check, on PostgreSQL 15).
     // ANALYZE invalidates them.
     for (const checkout of checkouts) {
-      const owner = new pg.Client({ connectionString: checkout.database ? withDatabase(database.ownerUrl, checkout.database) : database.ownerUrl });
-      await owner.connect();
-      await owner.query('ANALYZE');
-      await owner.end();
+      await inOwner(checkout.database ? withDatabase(database.ownerUrl, checkout.database) : database.ownerUrl, (owner) => owner.query('ANALYZE'));
     }
     if (STATEMENTS > 0) await inOwner(database.ownerUrl, (owner) => owner.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()'));
 

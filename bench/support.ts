@@ -116,15 +116,7 @@ export async function openStatementsTable(owner: pg.Pool, on: boolean, top: numb
     available: true,
     reset: async () => void (await owner.query('SELECT pg_stat_statements_reset()')),
     async print(title: string) {
-      const { rows } = await owner.query(
-        `SELECT calls::bigint AS calls, mean_exec_time AS mean_ms, total_exec_time AS total_ms, total_plan_time AS plan_ms, toplevel,
-                left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query,
-                sum(total_exec_time + total_plan_time) FILTER (WHERE toplevel) OVER () AS all_ms
-         FROM pg_stat_statements
-         WHERE query NOT LIKE '%bench\\_%' AND query NOT LIKE '%pg_stat_statements%'
-         ORDER BY total_exec_time + total_plan_time DESC LIMIT $1`,
-        [top],
-      );
+      const rows = await topStatements(owner, top);
       const all = rows.length > 0 ? Number(rows[0].all_ms).toFixed(0) : '0';
       process.stdout.write(`\n### Statements, ${title} (top ${top} by total time, executing and planning; "nested" ones run inside another, whose time includes theirs; every top-level statement together: ${all} ms)\n\n`);
       process.stdout.write('| calls | mean ms | total ms | planning ms | level | query |\n|---:|---:|---:|---:|---|---|\n');
@@ -134,6 +126,28 @@ export async function openStatementsTable(owner: pg.Pool, on: boolean, top: numb
       }
     },
   };
+}
+
+/**
+ * The `top` statements of pg_stat_statements by total time (executing and
+ * planning), texts on one line; only `database`'s when named. The
+ * benchmarks' own statements (bench_… in their text) are left out.
+ */
+export async function topStatements(
+  owner: pg.Pool | pg.Client,
+  top: number,
+  database: string | null = null,
+): Promise<{ calls: number; mean_ms: number; total_ms: number; plan_ms: number; toplevel: boolean; query: string; all_ms: number }[]> {
+  const { rows } = await owner.query(
+    `SELECT s.calls::bigint AS calls, s.mean_exec_time AS mean_ms, s.total_exec_time AS total_ms, s.total_plan_time AS plan_ms, s.toplevel,
+            left(regexp_replace(s.query, '\\s+', ' ', 'g'), 110) AS query,
+            sum(s.total_exec_time + s.total_plan_time) FILTER (WHERE s.toplevel) OVER () AS all_ms
+     FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+     WHERE s.query NOT LIKE '%bench\\_%' AND s.query NOT LIKE '%pg_stat_statements%' AND ($2::text IS NULL OR d.datname = $2)
+     ORDER BY s.total_exec_time + s.total_plan_time DESC LIMIT $1`,
+    [top, database],
+  );
+  return rows;
 }
 
 /** A process's resident memory now (VmRSS) or at its peak so far (VmHWM), in MB, from /proc; NaN when it cannot be read. */

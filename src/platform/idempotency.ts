@@ -41,10 +41,11 @@ const CLAIM = `WITH claimed AS (
  * key as it stands.
  */
 const STORED = 'SELECT fingerprint, response, created_at FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key = $3';
-const STORED_AFTER_CLAIM = `${STORED} AND current_setting('app.idempotency_claimed', true) = 'false'`;
 
 /** A condition true in the transaction whose last claim (`claimStatements`) was fresh. */
 export const CLAIMED = "current_setting('app.idempotency_claimed', true) = 'true'";
+
+const STORED_AFTER_CLAIM = `${STORED} AND NOT (${CLAIMED})`;
 
 /** The claim of a key: one row, `claimed` 'true' when it was fresh (`isFreshClaim`). */
 export function claimStatement(tenantId: string, scope: string, key: string, requestFingerprint: string, now: Date): Statement {

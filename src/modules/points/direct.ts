@@ -3,7 +3,7 @@ import type { AuthContext } from '../../platform/auth.js';
 import type { Database, Statement } from '../../platform/db.js';
 import { currentTraceparent } from '../../platform/tracing.js';
 import { clock } from '../../platform/clock.js';
-import { CLAIMED, claimOutcome, claimStatement, fingerprint, isFreshClaim, storedStatement } from '../../platform/idempotency.js';
+import { CLAIMED, claimOutcome, claimStatement, fingerprint, isFreshClaim, storedStatement, type Claim } from '../../platform/idempotency.js';
 import * as store from './store.js';
 import { balanceLimit, deductValues, grantValues, insufficientPoints, isBalanceLimit, type DeductType, type GrantType } from './ledger.js';
 
@@ -57,6 +57,12 @@ interface Change {
   answer(rows: unknown[][]): DirectResponse;
 }
 
+/** The earlier answer of a claim that was not fresh (`claimOutcome` has thrown for a key still in use or reused). */
+function repeatedResponse(claim: Claim<DirectResponse>): DirectResponse {
+  if (claim.fresh) throw new Error('a claim that was not fresh read as fresh');
+  return claim.response;
+}
+
 function responseIn(row: unknown): DirectResponse {
   return (row as { response: DirectResponse }).response;
 }
@@ -106,8 +112,7 @@ async function direct(db: Database, tenantId: string, operation: Operation, body
     });
   if (!isFreshClaim(claimed)) {
     const [stored] = await db.tenantInOneTrip(tenantId, [storedStatement(tenantId, DIRECT_SCOPE, body.idempotency_key)]);
-    const claim = claimOutcome<DirectResponse>(claimed, stored, print);
-    if (!claim.fresh) return { ...claim.response, duplicate: true };
+    return { ...repeatedResponse(claimOutcome<DirectResponse>(claimed, stored, print)), duplicate: true };
   }
   const response = change.answer(rows);
   countLedgerWrite(operation, body.amount);

@@ -274,24 +274,24 @@ const RESPONSE = `jsonb_build_object(
 
 /**
  * The lot walk of a deduct and the balance after it (statement 2 above).
- * With `respond` (a condition, as `only`), the same statement stores a direct
+ * With `respondOnly` (a condition, as `only`), the same statement stores a direct
  * deduct's response on its idempotency key ($4 scope, $5 key), built from the
  * ledger entry, and answers it; or, when there is no entry (a refusal),
  * releases the key, in the transaction of its claim, so a refusal never burns
  * its key. (One statement fewer than a response of its own: a bind, an
  * execute and a snapshot less per deduct.)
  */
-function lotWalkText(respond: string | null): string {
-  const responding = respond === null
+function lotWalkText(respondOnly: string | null): string {
+  const responding = respondOnly === null
     ? ''
     : `,
        released AS (
-         DELETE FROM idempotency_keys WHERE tenant_id = $1 AND scope = $4 AND key = $5 AND ${respond} AND NOT EXISTS (SELECT 1 FROM entry)
+         DELETE FROM idempotency_keys WHERE tenant_id = $1 AND scope = $4 AND key = $5 AND ${respondOnly} AND NOT EXISTS (SELECT 1 FROM entry)
        ),
        responded AS (
          UPDATE idempotency_keys k SET response = ${RESPONSE}
          FROM entry e
-         WHERE k.tenant_id = $1 AND k.scope = $4 AND k.key = $5 AND ${respond}
+         WHERE k.tenant_id = $1 AND k.scope = $4 AND k.key = $5 AND ${respondOnly}
          RETURNING k.response
        )`;
   return `WITH RECURSIVE
@@ -332,17 +332,17 @@ function lotWalkText(respond: string | null): string {
          WHERE l.tenant_id = $1 AND l.participant_id = $2 AND l.id = ANY (ARRAY(SELECT id FROM walked))
          RETURNING (SELECT w.take FROM walked w WHERE w.id = l.id) AS take
        )${responding}
-       SELECT (SELECT amount FROM due) AS due, (SELECT coalesce(sum(take), 0) FROM taken) AS taken, b.available, b.lifetime${respond === null ? '' : ', (SELECT response FROM responded) AS response'}
+       SELECT (SELECT amount FROM due) AS due, (SELECT coalesce(sum(take), 0) FROM taken) AS taken, b.available, b.lifetime${respondOnly === null ? '' : ', (SELECT response FROM responded) AS response'}
        FROM (SELECT 1) AS one LEFT JOIN points_balances b ON b.tenant_id = $1 AND b.participant_id = $2`;
 }
 
 const lotWalkTexts = new Map<string | null, string>();
 
-function lotWalk(respond: string | null): string {
-  let text = lotWalkTexts.get(respond);
+function lotWalk(respondOnly: string | null): string {
+  let text = lotWalkTexts.get(respondOnly);
   if (text === undefined) {
-    text = lotWalkText(respond);
-    lotWalkTexts.set(respond, text);
+    text = lotWalkText(respondOnly);
+    lotWalkTexts.set(respondOnly, text);
   }
   return text;
 }
