@@ -24,6 +24,18 @@
  * service's peak resident memory is sampled from /proc every 200 ms.
  * BENCH_SPINS_WAITS=1 samples what the database's active backends wait on
  * (pg_stat_activity, every 50 ms) and prints the counts per rate.
+ *
+ * The limit, measured in the same run: "the spin's writes as one message"
+ * offers the least database work a spin needs at the same rate, from this
+ * process over as many connections as the service's pool: the service's own
+ * statements (the attempt taken, the prize's grant, the completion's grant,
+ * the attempt and fact recorded, activity.completed) with their events and
+ * what the outbox's followers write, in ONE extended-protocol message and
+ * transaction (`db.tenantInOneTrip`), nothing read first (the wheel and the
+ * draw from memory, no session look-up, no HTTP). Its prize is drawn as the
+ * service draws once the coupons are gone (10 points 5 times in 9, nothing
+ * 4 times in 9). BENCH_SPINS_LIMIT=0 leaves it out. BENCH_SPINS_SERVICE_ROOT=<dir>
+ * runs the service of another checkout (an older commit in a worktree).
  * Loopback only; bounded in time; prints a markdown table.
  */
 import os from 'node:os';
@@ -31,10 +43,17 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { Pool as HttpPool } from 'undici';
-import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, OPEN_LOOP_HEADER, openLoopCells, cpuMs, tenantPoster, healthzSender, completeWithActions, type OpenLoopRow } from './support.js';
+import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, OPEN_LOOP_HEADER, openLoopCells, cpuMs, cpuMsOfProcesses, tenantPoster, healthzSender, completeWithActions, type OpenLoopRow } from './support.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
+import { loadModules } from '../src/platform/module.js';
+import { prefixedId } from '../src/platform/ids.js';
+import { emitStatement } from '../src/platform/outbox.js';
+import type { Statement } from '../src/platform/db.js';
+import { grantValues } from '../src/modules/points/ledger.js';
+import { grantEventsWritten, grantStatement } from '../src/modules/points/ledger-store.js';
+import { recordCompletionStatement, takeAttemptStatement, attemptTaken } from '../src/modules/activities/store.js';
 
 const RATES = (process.env.BENCH_SPINS_RATES ?? '300,600,1000').split(',').map((rate) => Number(rate.trim()));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -42,6 +61,11 @@ if (RATES.some((rate) => !(rate > 0 && Number.isFinite(rate))) || !(SECONDS > 0)
 const PROFILE_DIR = process.env.BENCH_SPINS_PROFILE ? path.resolve(process.env.BENCH_SPINS_PROFILE) : null;
 const STATEMENTS = process.env.BENCH_SPINS_STATEMENTS === '1';
 const STATEMENTS_TOP = 25;
+const LIMIT = process.env.BENCH_SPINS_LIMIT !== '0';
+/** BENCH_SPINS_SERVICE_ROOT=<checkout>: the service of another checkout (its `npm ci` done, the same migrations), to compare two commits in alternating runs. */
+const SERVICE_ROOT = process.env.BENCH_SPINS_SERVICE_ROOT ? path.resolve(process.env.BENCH_SPINS_SERVICE_ROOT) : undefined;
+/** The service's database pool (DB_POOL_SIZE's default): the limit's message is offered over as many connections. */
+const SERVICE_POOL = 20;
 const WAITS = process.env.BENCH_SPINS_WAITS === '1';
 const CODES = 50;
 const P99_TARGET_MS = 100;
@@ -58,11 +82,77 @@ function progress(message: string): void {
   process.stderr.write(`[spins] ${new Date().toISOString()} ${message}\n`);
 }
 
+/** CPU milliseconds: the machine's, the service's Node process's, PostgreSQL's processes' and this process's. */
+interface CpuSplit {
+  machine: number;
+  service: number;
+  postgres: number;
+  bench: number;
+}
+
+function cpuSplit(servicePid: number | undefined): CpuSplit {
+  const { machine, process: service } = cpuMs(servicePid);
+  const own = process.cpuUsage();
+  return { machine, service, postgres: cpuMsOfProcesses('postgres'), bench: (own.user + own.system) / 1000 };
+}
+
+function perSpin(before: CpuSplit, after: CpuSplit, spins: number): CpuSplit {
+  const per = (key: keyof CpuSplit) => (after[key] - before[key]) / Math.max(1, spins);
+  return { machine: per('machine'), service: per('service'), postgres: per('postgres'), bench: per('bench') };
+}
+
+/**
+ * The least database work of one spin (the limit above): the writes the
+ * service makes for a first attempt, with its statements, as one message.
+ */
+function spinWrites(tenantId: string, engagementId: string, participantId: string): Statement[] {
+  const now = new Date();
+  const key = { engagementId, activityId: 'wheel', participantId };
+  const attemptId = prefixedId('att', 12);
+  const won = Math.random() < 5 / 9;
+  const result = won ? { segment_index: 1, prize_label: '10 points', prize_type: 'points' } : { segment_index: 2, prize_label: 'Try again', prize_type: 'none' };
+  const source = { kind: 'activity' as const, id: attemptId };
+  const grants = [
+    ...(won ? [grantValues(tenantId, { participantId, amount: 10, reason: 'spin_wheel_prize', source, activityId: 'wheel', engagementId }, now)] : []),
+    grantValues(tenantId, { participantId, amount: 1, reason: 'spun', source, activityId: 'wheel', engagementId }, now),
+  ];
+  const factId = prefixedId('fct', 12);
+  const response = {
+    success: true,
+    actions_executed: grants.map((grant) => ({ type: 'award_points', source: grant.amount === 10 ? 'prize' : 'on_completion', points_awarded: grant.amount, new_balance: 11 })),
+    fact_id: factId,
+    attempt_id: attemptId,
+    activity_type: 'spin_wheel',
+    result,
+    duplicate: false,
+  };
+  const fact = {
+    id: factId,
+    name: 'activity_completed',
+    source: 'activity' as const,
+    participantId,
+    engagementId,
+    activityId: 'wheel',
+    properties: { activity_id: 'wheel', activity_type: 'spin_wheel', attempt_id: attemptId, ...result },
+    evaluateChallenges: true,
+    occurredAt: now,
+  };
+  const legacy = { participant_id: participantId, activity_id: 'wheel', fact_id: factId, activity_type: 'spin_wheel' };
+  return [
+    takeAttemptStatement(tenantId, key, { attemptId, at: now, maxAttempts: 1, cooldownSeconds: 0, completing: true }),
+    ...grants.map((grant) => grantStatement(tenantId, [grant], grantEventsWritten(1, null))),
+    recordCompletionStatement(tenantId, key, { attemptId, activityType: 'spin_wheel', result, response, openedAt: now, at: now, wasOpen: false, fact }),
+    emitStatement(tenantId, [{ event: 'activity.completed', participantId, engagementId, data: legacy }], now),
+  ];
+}
+
 async function main(): Promise<void> {
   const database = await openBenchDatabase('spins', STATEMENTS ? { settings: STATEMENTS_SETTINGS } : {});
   const { ownerUrl, appPassword, appUrl } = database;
   await migrate(ownerUrl, appPassword);
-  const db = new Database(appUrl, ownerUrl, 2);
+  // The statements' texts include what the modules' outbox followers write, as in the service.
+  await loadModules();
+  const db = new Database(appUrl, ownerUrl, SERVICE_POOL);
   let service: ChildProcess | null = null;
   let http: HttpPool | null = null;
   let sampler: NodeJS.Timeout | null = null;
@@ -72,7 +162,7 @@ async function main(): Promise<void> {
     const tenant = await createTenant(db, { name: 'Bench', slug: `bench-${runId}`, plan: 'enterprise', requestsPerMinute: 100_000_000 });
     const port = await freePort();
     progress(`starting the service (SERVICE_ROLE=all${PROFILE_DIR ? `, CPU profile into ${PROFILE_DIR}` : ''})`);
-    service = await startServiceProcess({ ownerUrl, port, role: 'all', profileDir: PROFILE_DIR });
+    service = await startServiceProcess({ ownerUrl, port, role: 'all', profileDir: PROFILE_DIR, root: SERVICE_ROOT });
     let peakRss = 0;
     sampler = setInterval(() => (peakRss = Math.max(peakRss, residentMb(service?.pid) || 0)), 200);
     http = new HttpPool(`http://127.0.0.1:${port}`, { connections: HTTP_CONNECTIONS });
@@ -118,18 +208,41 @@ async function main(): Promise<void> {
     // Each spin is the next participant's first attempt, with its session, never the tenant's key.
     const spin = () => completeWithActions(http!, 'wheel', { session_id: sessions[used++], engagement_id: engagement.id, activity_type: 'spin_wheel' });
     const healthz = healthzSender(http);
+    // The limit's participants exist before their spins, as the crowd's do (their sessions created them).
+    const limitTotal = LIMIT ? Math.round(WARMUP_RATE * WARMUP_SECONDS + RATES.reduce((sum, rate) => sum + rate * SECONDS, 0)) : 0;
+    await db.system.query(`INSERT INTO participants (tenant_id, participant_id) SELECT $1, 'limit-' || i FROM generate_series(0, $2::int - 1) AS i`, [tenant.tenant_id, limitTotal]);
+    await db.system.query('ANALYZE');
+    let limitUsed = 0;
+    const limitSpin = async () => {
+      const [taken] = await db.tenantInOneTrip(tenant.tenant_id, spinWrites(tenant.tenant_id, engagement.id as string, `limit-${limitUsed++}`));
+      if (!attemptTaken(taken)) throw new Error('the limit\'s attempt was refused');
+    };
+    let limitAnswered = 0;
 
     progress(`warming up (${WARMUP_RATE}/s for ${WARMUP_SECONDS} s)`);
     const warmup = await offerOpenLoop(WARMUP_RATE, WARMUP_SECONDS, spin);
     if (warmup.failures > 0) throw new Error(`warm-up: ${warmup.failures} spins failed, the first: ${warmup.firstFailure}`);
     let answered = warmup.latencies.length;
+    if (LIMIT) {
+      const limitWarmup = await offerOpenLoop(WARMUP_RATE, WARMUP_SECONDS, limitSpin);
+      if (limitWarmup.failures > 0) throw new Error(`the limit's warm-up: ${limitWarmup.failures} failed, the first: ${limitWarmup.firstFailure}`);
+      limitAnswered += limitWarmup.latencies.length;
+    }
 
     const rows: OpenLoopRow[] = [];
     const rss: Array<{ rate: number; mb: number }> = [];
-    const cpu: Array<{ rate: number; machine: number; service: number }> = [];
+    const cpu: Array<{ rate: number } & CpuSplit> = [];
+    const limitCpu: Array<{ rate: number } & CpuSplit> = [];
     for (const rate of RATES) {
       progress(`${rate}/s for ${SECONDS} s: baseline, then spins`);
       rows.push({ rate, scenario: 'baseline: GET /healthz', result: await offerOpenLoop(rate, SECONDS, healthz) });
+      if (LIMIT) {
+        const before = cpuSplit(service.pid);
+        const result = await offerOpenLoop(rate, SECONDS, limitSpin);
+        limitCpu.push({ rate, ...perSpin(before, cpuSplit(service.pid), result.latencies.length) });
+        rows.push({ rate, scenario: "limit: the spin's writes as one message from Node", result });
+        limitAnswered += result.latencies.length;
+      }
       await statements.reset();
       peakRss = 0;
       const waits = new Map<string, number>();
@@ -143,11 +256,9 @@ async function main(): Promise<void> {
               .then(({ rows }) => rows.forEach((row) => waits.set(row.wait, (waits.get(row.wait) ?? 0) + row.n)), () => undefined);
           }, 50)
         : null;
-      const cpuBefore = cpuMs(service.pid);
+      const cpuBefore = cpuSplit(service.pid);
       const result = await offerOpenLoop(rate, SECONDS, spin);
-      const cpuAfter = cpuMs(service.pid);
-      const spins = Math.max(1, result.latencies.length);
-      cpu.push({ rate, machine: (cpuAfter.machine - cpuBefore.machine) / spins, service: (cpuAfter.process - cpuBefore.process) / spins });
+      cpu.push({ rate, ...perSpin(cpuBefore, cpuSplit(service.pid), result.latencies.length) });
       if (waitSampler) {
         clearInterval(waitSampler);
         const sorted = [...waits].sort((a, b) => b[1] - a[1]).slice(0, 15);
@@ -159,23 +270,25 @@ async function main(): Promise<void> {
       answered += result.latencies.length;
     }
 
-    const { rows: counted } = await db.system.query<{ attempts: number; participants: number; claims: number; codes: number; ledger: number; points_awards: number }>(
-      `SELECT (SELECT count(*)::int FROM activity_attempts WHERE tenant_id = $1 AND status = 'completed') AS attempts,
-              (SELECT count(DISTINCT participant_id)::int FROM activity_attempts WHERE tenant_id = $1 AND status = 'completed') AS participants,
+    const { rows: counted } = await db.system.query<{ attempts: number; participants: number; claims: number; codes: number; ledger: number; points_awards: number; limit_attempts: number }>(
+      `SELECT (SELECT count(*)::int FROM activity_attempts WHERE tenant_id = $1 AND status = 'completed' AND participant_id LIKE 'crowd-%') AS attempts,
+              (SELECT count(DISTINCT participant_id)::int FROM activity_attempts WHERE tenant_id = $1 AND status = 'completed' AND participant_id LIKE 'crowd-%') AS participants,
               (SELECT count(*)::int FROM reward_claims WHERE tenant_id = $1) AS claims,
               (SELECT count(DISTINCT code)::int FROM reward_claims WHERE tenant_id = $1 AND code IS NOT NULL) AS codes,
-              (SELECT count(*)::int FROM points_ledger WHERE tenant_id = $1) AS ledger,
-              (SELECT count(*)::int FROM activity_attempts WHERE tenant_id = $1 AND status = 'completed' AND result ->> 'prize_type' = 'points') AS points_awards`,
+              (SELECT count(*)::int FROM points_ledger WHERE tenant_id = $1 AND participant_id LIKE 'crowd-%') AS ledger,
+              (SELECT count(*)::int FROM activity_attempts WHERE tenant_id = $1 AND status = 'completed' AND participant_id LIKE 'crowd-%' AND result ->> 'prize_type' = 'points') AS points_awards,
+              (SELECT count(*)::int FROM activity_attempts WHERE tenant_id = $1 AND status = 'completed' AND participant_id LIKE 'limit-%') AS limit_attempts`,
       [tenant.tenant_id],
     );
     console.log(`\nOpen loop, ${SECONDS} s per rate and scenario, one new participant per spin, a coupon pool of ${CODES} codes, ${os.cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start\n`);
     console.log(OPEN_LOOP_HEADER);
     for (const row of rows) console.log(openLoopCells(row));
-    console.log(
-      `\nCPU per spin (the whole machine, the sender included; of it the service's Node process): ${cpu.map(({ rate, machine, service }) => `${rate}/s ${machine.toFixed(2)} ms, ${service.toFixed(2)} ms`).join('; ')}.`,
-    );
+    const cells = (list: Array<{ rate: number } & CpuSplit>) =>
+      list.map(({ rate, machine, service, postgres, bench }) => `${rate}/s ${machine.toFixed(2)} ms (${service.toFixed(2)}, ${postgres.toFixed(2)}, ${bench.toFixed(2)})`).join('; ');
+    console.log(`\nCPU per spin, the whole machine (of it: the service's Node process, PostgreSQL's processes, this process: the sender and the limit's Node): ${cells(cpu)}.`);
+    if (LIMIT) console.log(`CPU per spin of the limit, the same way: ${cells(limitCpu)}.`);
     console.log(`Service peak resident memory per rate: ${rss.map(({ rate, mb }) => `${rate}/s ${mb.toFixed(0)} MB`).join(', ')}.`);
-    const { attempts, participants, claims, codes, ledger, points_awards } = counted[0];
+    const { attempts, participants, claims, codes, ledger, points_awards, limit_attempts } = counted[0];
     console.log(`Database after the run: ${attempts} completed attempts of ${participants} participants, ${claims} coupons claimed with ${codes} distinct codes, ${ledger} ledger entries; spins answered 2xx (warm-up included): ${answered}.`);
     const target = rows.find((row) => row.rate === TARGET_RATE && row.scenario.startsWith('spin'));
     if (target) {
@@ -188,6 +301,7 @@ async function main(): Promise<void> {
     if (claims > CODES) wrong.push(`${claims} coupons claimed from a pool of ${CODES}`);
     if (codes !== claims) wrong.push(`${claims} claims hold ${codes} distinct codes`);
     if (ledger !== attempts + points_awards) wrong.push(`${ledger} ledger entries for ${attempts} completions and ${points_awards} point prizes`);
+    if (limit_attempts !== limitAnswered) wrong.push(`${limit_attempts} completed attempts of the limit for ${limitAnswered} answered`);
     if (wrong.length) throw new Error(`the database does not match the answers: ${wrong.join('; ')}`);
   } finally {
     if (sampler) clearInterval(sampler);

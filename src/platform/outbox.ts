@@ -205,6 +205,15 @@ export function emitting(tx: Tx, tenantId: string, events: OutboxEvent[]): { ids
   return { ids, statements: [eventsStatement(tenantId, rows)] };
 }
 
+/**
+ * The statement that writes `events` for a caller that sends it without a
+ * transaction object of its own (a benchmark's message of a spin's writes);
+ * the same statement `emitting` hands back.
+ */
+export function emitStatement(tenantId: string, events: OutboxEvent[], now: Date = clock.now()): Statement {
+  return eventsStatement(tenantId, heldEvents(events, now));
+}
+
 function eventsStatement(tenantId: string, rows: HeldEvent[]): Statement {
   // WITH ORDINALITY … ORDER BY: the identity column `seq` follows emission order.
   return {

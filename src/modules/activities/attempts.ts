@@ -1,4 +1,4 @@
-import type { Database, Tx } from '../../platform/db.js';
+import { runStatements, type Database, type Statement, type Tx } from '../../platform/db.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { clock } from '../../platform/clock.js';
 import { AppError, conflict, invalid, ruleViolation } from '../../platform/errors.js';
@@ -26,8 +26,9 @@ export function sessionOf(auth: AuthContext): Session {
   return { tenantId: auth.tenantId, participantId: auth.participantId!, engagementId: auth.engagementId! };
 }
 
-export async function loadActivity(tx: Tx, session: Session, activityId: string, activityType?: string): Promise<PublishedActivity> {
-  const activity = await findPublishedActivityInTx(tx, session.tenantId, session.engagementId, activityId, session.participantId);
+/** The activity a call acts on; `lookupRows`: what `publishedActivityStatement` answered with the transaction's BEGIN. */
+export async function loadActivity(tx: Tx, session: Session, activityId: string, activityType?: string, lookupRows?: readonly unknown[]): Promise<PublishedActivity> {
+  const activity = await findPublishedActivityInTx(tx, session.tenantId, session.engagementId, activityId, session.participantId, lookupRows);
   if (activityType !== undefined && activityType !== activity.type) {
     throw ruleViolation(`activity ${JSON.stringify(activityId)} is a ${activity.type}, not a ${activityType}`, 'ACTIVITY_TYPE_MISMATCH');
   }
@@ -109,9 +110,18 @@ export async function eligibility(db: Database, auth: AuthContext, activityId: s
  * participant and activity), the participant's waiting validated attempt, or
  * a new one taken under the limits. Without a named attempt the new one is
  * tried first (one statement, which a waiting validated attempt refuses as
- * well): only a refused take looks for the waiting attempt.
+ * well): only a refused take looks for the waiting attempt. `alongside`
+ * statements are sent with the take and answered in `alongsideRows` (null
+ * when the named attempt existed and nothing was sent).
  */
-export async function openAttempt(tx: Tx, session: Session, activity: PublishedActivity, requestedId: string | undefined, completing: boolean): Promise<AttemptRow & { fresh: boolean }> {
+export async function openAttempt(
+  tx: Tx,
+  session: Session,
+  activity: PublishedActivity,
+  requestedId: string | undefined,
+  completing: boolean,
+  alongside: readonly Statement[] = [],
+): Promise<AttemptRow & { fresh: boolean; alongsideRows: unknown[][] | null }> {
   const key = keyOf(session, activity);
   if (requestedId !== undefined) {
     await store.lockAttemptId(tx, session.tenantId, requestedId);
@@ -120,18 +130,20 @@ export async function openAttempt(tx: Tx, session: Session, activity: PublishedA
       if (existing.participant_id !== session.participantId || existing.engagement_id !== session.engagementId || existing.activity_id !== activity.activityId) {
         throw conflict('attempt_id is already used by another attempt; choose a new one', 'ATTEMPT_ID_IN_USE');
       }
-      return { ...existing, fresh: false };
+      return { ...existing, fresh: false, alongsideRows: null };
     }
   }
   const now = clock.now(session.tenantId);
   const attemptId = requestedId ?? prefixedId('att', 12);
   const { maxAttempts, cooldownSeconds } = limits(activity);
-  if (!(await store.takeAttempt(tx, session.tenantId, key, { attemptId, at: now, maxAttempts, cooldownSeconds, completing }))) {
+  // `alongside` (reads the caller needs next) travel with the take, in its round trip.
+  const [taken, ...alongsideRows] = await runStatements(tx, [store.takeAttemptStatement(session.tenantId, key, { attemptId, at: now, maxAttempts, cooldownSeconds, completing }), ...alongside]);
+  if (!store.attemptTaken(taken)) {
     // The take locked the participation row, so the attempt it names stays put until this transaction ends.
     const waiting = requestedId === undefined ? (await store.readParticipation(tx, session.tenantId, key))?.open_attempt_id : null;
     if (waiting) {
       const existing = await store.lockAttempt(tx, session.tenantId, waiting);
-      if (existing && existing.status === 'open') return { ...existing, fresh: false };
+      if (existing && existing.status === 'open') return { ...existing, fresh: false, alongsideRows };
     }
     await refuseAttempt(tx, session, activity);
   }
@@ -148,5 +160,6 @@ export async function openAttempt(tx: Tx, session: Session, activity: PublishedA
     response: null,
     opened_at: now,
     fresh: true,
+    alongsideRows,
   };
 }

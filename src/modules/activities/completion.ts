@@ -5,14 +5,14 @@ import { AppError, conflict, ruleViolation } from '../../platform/errors.js';
 import { prefixedId } from '../../platform/ids.js';
 import { emitting, type OutboxEvent } from '../../platform/outbox.js';
 import { runFactHandlers, type Fact } from '../../platform/facts.js';
-import type { Action, PublishedActivity, Segment } from '../engagements/index.js';
+import { publishedActivityStatement, type Action, type PublishedActivity, type Segment } from '../engagements/index.js';
 import { claimRewardInTx, previewClaimInTx } from '../rewards/index.js';
-import { grantInTx } from '../points/index.js';
+import { grantEachInTx } from '../points/index.js';
 import { awardBadgeInTx } from '../badges/index.js';
 import type { CompleteBody, ValidateBody } from './schemas.js';
 import * as store from './store.js';
 import { attemptState, checkPayload, keyOf, loadActivity, openAttempt, refuseAttempt, sessionOf, type Result, type Session } from './attempts.js';
-import { draw, score } from './outcomes.js';
+import { draw, drawReads, score } from './outcomes.js';
 import { FACT_NAMES } from './facts.js';
 
 /**
@@ -104,22 +104,51 @@ async function previewAction(ctx: ActionContext, action: Action, source: Execute
   }
 }
 
+/** An action to run and where it comes from. */
+interface Planned {
+  action: Action;
+  source: Executed['source'];
+}
+
+/** Points actions in one round trip (`grantEachInTx`), in their order. */
+async function grantPoints(ctx: ActionContext, list: Planned[]): Promise<Executed[]> {
+  const { tx, session, activity, attemptId } = ctx;
+  const inputs = list.map(({ action, source }) => ({
+    participantId: session.participantId,
+    amount: action.amount!,
+    reason: action.reason ?? (source === 'prize' ? `${activity.type}_prize` : `${activity.type}_completed`),
+    type: 'award' as const,
+    source: { kind: 'activity' as const, id: attemptId },
+    activityId: activity.activityId,
+    engagementId: session.engagementId,
+  }));
+  const granted = await grantEachInTx(tx, session.tenantId, inputs, ctx.events);
+  return granted.map((grant, i) => ({ type: 'award_points', source: list[i].source, points_awarded: grant.delta, new_balance: grant.available }));
+}
+
+/** Runs the actions in order; consecutive points actions travel together (`grantPoints`). */
+async function runActions(ctx: ActionContext, list: Planned[]): Promise<Executed[]> {
+  const executed: Executed[] = [];
+  for (let i = 0; i < list.length; ) {
+    let end = i;
+    while (!ctx.activity.preview && end < list.length && list[end].action.type === 'award_points') end++;
+    if (end > i) {
+      executed.push(...(await grantPoints(ctx, list.slice(i, end))));
+      i = end;
+    } else {
+      executed.push(await runAction(ctx, list[i].action, list[i].source));
+      i += 1;
+    }
+  }
+  return executed;
+}
+
 async function runAction(ctx: ActionContext, action: Action, source: Executed['source']): Promise<Executed> {
   const { tx, session, activity, attemptId } = ctx;
   if (activity.preview) return previewAction(ctx, action, source);
   switch (action.type) {
-    case 'award_points': {
-      const granted = await grantInTx(tx, session.tenantId, {
-        participantId: session.participantId,
-        amount: action.amount!,
-        reason: action.reason ?? (source === 'prize' ? `${activity.type}_prize` : `${activity.type}_completed`),
-        type: 'award',
-        source: { kind: 'activity', id: attemptId },
-        activityId: activity.activityId,
-        engagementId: session.engagementId,
-      }, ctx.events);
-      return { type: 'award_points', source, points_awarded: granted.delta, new_balance: granted.available };
-    }
+    case 'award_points':
+      return (await grantPoints(ctx, [{ action, source }]))[0];
     case 'award_reward': {
       const claim = await claimRewardInTx(
         tx,
@@ -171,19 +200,20 @@ const PRIZE_GONE_CODES = new Set(['REWARD_OUT_OF_STOCK', 'REWARD_EXPIRED', 'REWA
  * a reward's claim can fail that way, so points and badges need none, and
  * save its two round trips).
  */
-async function runPrize(ctx: ActionContext, result: Result): Promise<{ executed: Executed | null; result: Result }> {
+async function runPrize(ctx: ActionContext, result: Result): Promise<{ executed: Executed | null; planned: Planned | null; result: Result }> {
   const segments = ctx.activity.config.segments ?? [];
   const excluded = new Set<number>();
   for (let round = 0; round <= segments.length; round++) {
     const action = prizeAction(segments[result.segment_index as number]);
-    if (!action) return { executed: null, result };
-    if (action.type !== 'award_reward') return { executed: await runAction(ctx, action, 'prize'), result };
+    if (!action) return { executed: null, planned: null, result };
+    // Points and badges cannot run out: they run with the on-completion actions (runActions).
+    if (action.type !== 'award_reward') return { executed: null, planned: { action, source: 'prize' }, result };
     await ctx.tx.query('SAVEPOINT prize');
     const eventsBefore = ctx.events.length;
     try {
       const executed = await runAction(ctx, action, 'prize');
       await ctx.tx.query('RELEASE SAVEPOINT prize');
-      return { executed, result };
+      return { executed, planned: null, result };
     } catch (error) {
       if (!(error instanceof AppError) || !PRIZE_GONE_CODES.has(error.code)) throw error;
       await ctx.tx.query('ROLLBACK TO SAVEPOINT prize');
@@ -199,33 +229,40 @@ async function runPrize(ctx: ActionContext, result: Result): Promise<{ executed:
 export async function complete(db: Database, auth: AuthContext, activityId: string, body: CompleteBody) {
   const session = sessionOf(auth);
   const payload = body.payload ?? {};
-  // The completion's record and its events travel with the COMMIT (one round trip for the three).
-  return db.tenantEndingWith(session.tenantId, async (tx) => {
-    const activity = await loadActivity(tx, session, activityId, body.activity_type);
+  // The activity's read travels with BEGIN, the completion's record and its events with the COMMIT.
+  const lookup = publishedActivityStatement(session.tenantId, session.engagementId, activityId);
+  return db.tenantFramedBy(session.tenantId, lookup.text, lookup.values, async (tx, lookupRows) => {
+    const activity = await loadActivity(tx, session, activityId, body.activity_type, lookupRows);
     checkPayload(activity, payload);
     // Quiz answers are checked before anything is taken, so bad input changes nothing.
     const quizResult = activity.type === 'quiz' ? score(activity, payload.answers) : null;
-    const attempt = await openAttempt(tx, session, activity, body.attempt_id, true);
+    // A wheel's draw reads travel with the attempt's take.
+    const reads = activity.type === 'spin_wheel' ? drawReads(session, activity) : null;
+    const attempt = await openAttempt(tx, session, activity, body.attempt_id, true, reads?.statements);
     if (attempt.status === 'completed') return { result: { ...(attempt.response as unknown as CompletionResponse), duplicate: true }, last: [] };
 
     const events: OutboxEvent[] = [];
     const ctx: ActionContext = { tx, session, activity, attemptId: attempt.id, events };
     const executed: Executed[] = [];
+    const planned: Planned[] = [];
     let result: Result;
     let passed: boolean;
     if (activity.type === 'spin_wheel') {
-      const prize = await runPrize(ctx, attempt.result ?? (await draw(tx, session, activity)));
+      const known = reads && attempt.alongsideRows ? reads.read(attempt.alongsideRows) : undefined;
+      const prize = await runPrize(ctx, attempt.result ?? (await draw(tx, session, activity, new Set(), known)));
       result = prize.result;
       passed = true;
       if (prize.executed) executed.push(prize.executed);
+      if (prize.planned) planned.push(prize.planned);
     } else {
       result = quizResult!;
       passed = result.passed as boolean;
     }
     for (const action of activity.config.on_completion ?? []) {
       const when = action.when ?? 'always';
-      if (when === 'always' || (when === 'passed') === passed) executed.push(await runAction(ctx, action, 'on_completion'));
+      if (when === 'always' || (when === 'passed') === passed) planned.push({ action, source: 'on_completion' });
     }
+    executed.push(...(await runActions(ctx, planned)));
 
     const now = clock.now(session.tenantId);
     const fact: Fact = {

@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
-import type { Tx } from '../../platform/db.js';
+import { runStatements, type Statement, type Tx } from '../../platform/db.js';
 import { invalid, ruleViolation } from '../../platform/errors.js';
 import { ACTIVITY_DEFAULTS, type PublishedActivity, type Segment } from '../engagements/index.js';
-import { unavailableRewardIdsInTx } from '../rewards/index.js';
+import { unavailableRewardIdsOf, unavailableRewardIdsStatement } from '../rewards/index.js';
 import type { Payload } from './schemas.js';
 import * as store from './store.js';
 import type { Result, Session } from './attempts.js';
@@ -13,16 +13,49 @@ import type { Result, Session } from './attempts.js';
 // draw is exact with crypto.randomInt (whose range is below 2^48).
 const WEIGHT_SCALE = 1_000_000;
 
-/** Segments that may still be drawn: inventory left and, for reward prizes, the reward claimable. */
-async function drawableSegments(tx: Tx, session: Session, activity: PublishedActivity, excluded: Set<number>): Promise<number[]> {
+/** What a draw reads: each limited segment's wins so far, and the reward prizes that cannot be claimed now. */
+export interface Drawable {
+  awarded: Map<number, number>;
+  unavailable: Set<string>;
+}
+
+/**
+ * The statements a draw reads (`Drawable`), for a caller that sends them with
+ * its own (a completion sends them with the attempt's take: one round trip),
+ * and how their rows read. None for a wheel without limited or reward segments.
+ */
+export function drawReads(session: Session, activity: PublishedActivity): { statements: Statement[]; read(rows: unknown[][]): Drawable } {
   const segments = activity.config.segments ?? [];
   const limited = segments.some((s) => s.inventory !== undefined);
-  const awarded = limited ? await store.segmentsAwarded(tx, session.tenantId, session.engagementId, activity.activityId) : new Map<number, number>();
   const rewardIds = [...new Set(segments.filter((s) => s.reward_id).map((s) => s.reward_id!))];
-  const unavailable = rewardIds.length ? await unavailableRewardIdsInTx(tx, session.tenantId, rewardIds) : new Set<string>();
+  const statements = [
+    ...(limited ? [store.segmentsAwardedStatement(session.tenantId, session.engagementId, activity.activityId)] : []),
+    ...(rewardIds.length ? [unavailableRewardIdsStatement(session.tenantId, rewardIds)] : []),
+  ];
+  return {
+    statements,
+    read(rows) {
+      let next = 0;
+      return {
+        awarded: limited ? store.segmentsAwardedOf(rows[next++]) : new Map<number, number>(),
+        unavailable: rewardIds.length ? unavailableRewardIdsOf(rows[next++]) : new Set<string>(),
+      };
+    },
+  };
+}
+
+/** Segments that may still be drawn: inventory left and, for reward prizes, the reward claimable; `known`: what `drawReads` already answered. */
+async function drawableSegments(tx: Tx, session: Session, activity: PublishedActivity, excluded: Set<number>, known?: Drawable): Promise<number[]> {
+  const segments = activity.config.segments ?? [];
+  let drawable = known;
+  if (!drawable) {
+    const reads = drawReads(session, activity);
+    drawable = reads.read(await runStatements(tx, reads.statements));
+  }
+  const { awarded, unavailable } = drawable;
   return segments
     .map((segment, index) => ({ segment, index }))
-    .filter(({ segment, index }) => !excluded.has(index))
+    .filter(({ index }) => !excluded.has(index))
     .filter(({ segment, index }) => segment.inventory === undefined || (awarded.get(index) ?? 0) < segment.inventory)
     .filter(({ segment }) => !segment.reward_id || !unavailable.has(segment.reward_id))
     .map(({ index }) => index);
@@ -49,10 +82,11 @@ function segmentResult(segments: Segment[], index: number): Result {
  * ran out between the read and the take is excluded and the draw repeated,
  * so a used-up prize is never handed out. A preview of a draft takes nothing.
  */
-export async function draw(tx: Tx, session: Session, activity: PublishedActivity, excluded = new Set<number>()): Promise<Result> {
+export async function draw(tx: Tx, session: Session, activity: PublishedActivity, excluded = new Set<number>(), known?: Drawable): Promise<Result> {
   const segments = activity.config.segments ?? [];
   for (let round = 0; round <= segments.length; round++) {
-    const candidates = await drawableSegments(tx, session, activity, excluded);
+    // The first round may use what was read with the attempt's take; a repeated round reads again.
+    const candidates = await drawableSegments(tx, session, activity, excluded, round === 0 ? known : undefined);
     if (candidates.length === 0) throw ruleViolation('every prize of this wheel is exhausted', 'PRIZES_EXHAUSTED');
     const index = weightedPick(segments, candidates);
     const inventory = segments[index].inventory;

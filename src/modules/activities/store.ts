@@ -40,14 +40,13 @@ export async function readParticipation(tx: Tx, tenantId: string, key: ActivityK
  * the row, so limits hold under concurrency. With `completing`, the attempt is
  * counted as completed at once (validate and complete in one call).
  */
-export async function takeAttempt(
-  tx: Tx,
+export function takeAttemptStatement(
   tenantId: string,
   key: ActivityKey,
   input: { attemptId: string; at: Date; maxAttempts: number; cooldownSeconds: number; completing: boolean },
-): Promise<boolean> {
-  const { rowCount } = await tx.query(
-    `INSERT INTO activity_participations AS p (tenant_id, engagement_id, activity_id, participant_id, attempts_used, last_attempt_at, open_attempt_id, completions)
+): Statement {
+  return {
+    text: `INSERT INTO activity_participations AS p (tenant_id, engagement_id, activity_id, participant_id, attempts_used, last_attempt_at, open_attempt_id, completions)
      VALUES ($1, $2, $3, $4, 1, $5, CASE WHEN $9::boolean THEN NULL ELSE $6 END, CASE WHEN $9::boolean THEN 1 ELSE 0 END)
      ON CONFLICT (tenant_id, engagement_id, activity_id, participant_id) DO UPDATE
        SET attempts_used = p.attempts_used + 1,
@@ -57,10 +56,14 @@ export async function takeAttempt(
        WHERE p.attempts_used < $7
          AND p.open_attempt_id IS NULL
          AND ($8 = 0 OR p.last_attempt_at IS NULL OR p.last_attempt_at <= $5::timestamptz - make_interval(secs => $8))
-     RETURNING 1`,
-    [tenantId, key.engagementId, key.activityId, key.participantId, input.at, input.attemptId, input.maxAttempts, input.cooldownSeconds, input.completing],
-  );
-  return rowCount === 1;
+     RETURNING 1 AS taken`,
+    values: [tenantId, key.engagementId, key.activityId, key.participantId, input.at, input.attemptId, input.maxAttempts, input.cooldownSeconds, input.completing],
+  };
+}
+
+/** Whether `takeAttemptStatement` took the attempt, from its rows. */
+export function attemptTaken(rows: readonly unknown[]): boolean {
+  return rows.length === 1;
 }
 
 export async function insertOpenAttempt(
@@ -104,12 +107,16 @@ export async function takeSegment(tx: Tx, tenantId: string, engagementId: string
   return rowCount === 1;
 }
 
-export async function segmentsAwarded(tx: Tx, tenantId: string, engagementId: string, activityId: string): Promise<Map<number, number>> {
-  const { rows } = await tx.query(
-    'SELECT segment_index, awarded FROM spin_segment_awards WHERE tenant_id = $1 AND engagement_id = $2 AND activity_id = $3',
-    [tenantId, engagementId, activityId],
-  );
-  return new Map(rows.map((r) => [r.segment_index as number, r.awarded as number]));
+/** How many times each limited segment was won so far; `segmentsAwardedOf` reads its rows. */
+export function segmentsAwardedStatement(tenantId: string, engagementId: string, activityId: string): Statement {
+  return {
+    text: 'SELECT segment_index, awarded FROM spin_segment_awards WHERE tenant_id = $1 AND engagement_id = $2 AND activity_id = $3',
+    values: [tenantId, engagementId, activityId],
+  };
+}
+
+export function segmentsAwardedOf(rows: readonly unknown[]): Map<number, number> {
+  return new Map(rows.map((row) => [(row as { segment_index: number }).segment_index, (row as { awarded: number }).awarded]));
 }
 
 export async function setAttemptResult(tx: Tx, tenantId: string, attemptId: string, result: Record<string, unknown>): Promise<void> {

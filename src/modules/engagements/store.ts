@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Tx } from '../../platform/db.js';
+import type { Statement, Tx } from '../../platform/db.js';
 import type { EngagementDefinition } from './schemas.js';
 
 export interface EngagementRow {
@@ -117,16 +117,19 @@ export interface ActivityLookup {
   activity: { activity_id: string; activity_type: string; config: Record<string, unknown> } | null;
 }
 
-/** The engagement's state and the published activity, in one round trip. */
-export async function findActivity(tx: Tx, tenantId: string, engagementId: string, activityId: string): Promise<ActivityLookup> {
-  const { rows } = await tx.query(
-    `SELECT e.status, e.published_definition->>'segment_id' AS segment_id, a.activity_id, a.activity_type, a.config
+/** The engagement's state and the published activity, in one statement (`activityLookupOf` reads its rows). */
+export function findActivityStatement(tenantId: string, engagementId: string, activityId: string): Statement {
+  return {
+    text: `SELECT e.status, e.published_definition->>'segment_id' AS segment_id, a.activity_id, a.activity_type, a.config
      FROM engagements e
      LEFT JOIN engagement_activities a ON a.tenant_id = e.tenant_id AND a.engagement_id = e.id AND a.activity_id = $3
      WHERE e.tenant_id = $1 AND e.id = $2`,
-    [tenantId, engagementId, activityId],
-  );
-  const row = rows[0];
+    values: [tenantId, engagementId, activityId],
+  };
+}
+
+export function activityLookupOf(rows: readonly unknown[]): ActivityLookup {
+  const row = rows[0] as { status: string; segment_id: string | null; activity_id: string | null; activity_type: string; config: Record<string, unknown> } | undefined;
   if (!row) return { engagementFound: false, published: false, segmentId: null, activity: null };
   return {
     engagementFound: true,
@@ -134,6 +137,12 @@ export async function findActivity(tx: Tx, tenantId: string, engagementId: strin
     segmentId: row.segment_id ?? null,
     activity: row.activity_id ? { activity_id: row.activity_id, activity_type: row.activity_type, config: row.config } : null,
   };
+}
+
+export async function findActivity(tx: Tx, tenantId: string, engagementId: string, activityId: string): Promise<ActivityLookup> {
+  const { text, values } = findActivityStatement(tenantId, engagementId, activityId);
+  const { rows } = await tx.query(text, [...values]);
+  return activityLookupOf(rows);
 }
 
 export async function insertImpression(

@@ -14,7 +14,7 @@ export { BULK_GRANT_TASK, TIER_REEVALUATION_TASK } from './service.js';
  * grants and the participant state read. This file is the module's public
  * surface; other modules import only what is exported here.
  */
-export { grantInTx, awardInTx, deductInTx, readBalanceInTx, awardsSinceInTx, multiplierForEventInTx, createMultiplierInTx } from './service.js';
+export { grantInTx, grantEachInTx, awardInTx, deductInTx, readBalanceInTx, awardsSinceInTx, multiplierForEventInTx, createMultiplierInTx } from './service.js';
 export { multiplierForExperimentInTx, endMultiplierInTx } from './experiment-multipliers.js';
 export { GRANTS_SQL, LIFETIME_POINTS_SQL } from './standings.js';
 export type { GrantInput, DeductInput, LedgerResult, Source, SourceKind, GrantType, DeductType } from './service.js';

@@ -57,6 +57,16 @@ export async function insertGrants(tx: Tx, tenantId: string, list: GrantValues[]
   return rows;
 }
 
+/** Grants one statement each (`grantStatement`, events returned), in their order, as one message: one round trip. */
+export async function insertEachGrant(tx: Tx, tenantId: string, list: GrantValues[]): Promise<GrantRow[]> {
+  if (list.length === 1) return insertGrants(tx, tenantId, list);
+  const answers = await runStatements(tx, list.map((values) => grantStatement(tenantId, [values], { write: false })));
+  return answers.map((rows) => {
+    if (rows.length !== 1) throw new Error(`a grant wrote ${rows.length} rows`);
+    return rows[0] as GrantRow;
+  });
+}
+
 /** Ids for the events of `count` grants that `grantStatement` writes (two per grant: points.awarded.v1, tier.changed.v1). */
 export function grantEventsWritten(count: number, traceparent: string | null): EventsMode {
   return { write: true, ids: Array.from({ length: 2 * count }, () => prefixedId('evt')), traceparent };

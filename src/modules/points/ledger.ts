@@ -85,15 +85,28 @@ export function checkText(name: string, value: unknown, max: number, required: b
  * them to `events`, so that the caller emits everything in one statement.
  */
 export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput, events?: OutboxEvent[]): Promise<LedgerResult> {
-  const values = grantValues(tenantId, input);
-  const [row] = await store.insertGrants(tx, tenantId, [values]).catch((error: unknown) => {
+  const [granted] = await grantEachInTx(tx, tenantId, [input], events);
+  return granted;
+}
+
+/**
+ * `grantInTx` of several grants, in their order, in one round trip: one
+ * statement each (they may be to one participant, whose balance a statement
+ * changes once), sent as one message. A completion's prize and its
+ * on-completion points travel together this way.
+ */
+export async function grantEachInTx(tx: Tx, tenantId: string, inputs: GrantInput[], events?: OutboxEvent[]): Promise<LedgerResult[]> {
+  const list = inputs.map((input) => grantValues(tenantId, input));
+  const rows = await store.insertEachGrant(tx, tenantId, list).catch((error: unknown) => {
     throw isBalanceLimit(error) ? balanceLimit() : error;
   });
-  const emitted = outboxEvents(input, row.events);
+  const emitted = rows.flatMap((row, i) => outboxEvents(inputs[i], row.events));
   if (events) events.push(...emitted);
   else await emit(tx, tenantId, emitted);
-  countLedgerWrite('grant', values.amount);
-  return { ledgerEntryId: values.entryId, available: row.available, lifetime: row.lifetime, delta: values.amount };
+  return list.map((values, i) => {
+    countLedgerWrite('grant', values.amount);
+    return { ledgerEntryId: values.entryId, available: rows[i].available, lifetime: rows[i].lifetime, delta: values.amount };
+  });
 }
 
 /** The checked input of a grant, with its ledger entry id and time. */

@@ -22,6 +22,7 @@ export {
   type DeductInput,
   type LedgerResult,
   grantInTx,
+  grantEachInTx,
   awardInTx,
   deductInTx,
   awardsSinceInTx,

@@ -7,7 +7,7 @@ import { listClaimedInTx } from './service.js';
  * Rewards: the catalogue (five types), code pools and generated codes,
  * inventory, expiry, and claims. Activities claim through `claimRewardInTx`.
  */
-export { claimRewardInTx, previewClaimInTx, uploadCodesInTx, missingRewardIdsInTx, unavailableRewardIdsInTx, displayTypeOf, createRewardInTx, updateRewardInTx } from './service.js';
+export { claimRewardInTx, previewClaimInTx, uploadCodesInTx, missingRewardIdsInTx, unavailableRewardIdsInTx, unavailableRewardIdsStatement, unavailableRewardIdsOf, displayTypeOf, createRewardInTx, updateRewardInTx } from './service.js';
 export type { ClaimedReward } from './schemas.js';
 
 /** Newest claims shown by the state read. */

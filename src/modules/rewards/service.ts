@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { Database, Tx } from '../../platform/db.js';
+import type { Database, Statement, Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { AppError, conflict, fieldError, invalid, notFound, ruleViolation } from '../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../platform/http.js';
@@ -272,6 +272,15 @@ export async function missingRewardIdsInTx(tx: Tx, tenantId: string, ids: string
 
 export async function unavailableRewardIdsInTx(tx: Tx, tenantId: string, ids: string[]): Promise<Set<string>> {
   return new Set(await store.unavailableRewardIds(tx, tenantId, ids, clock.now()));
+}
+
+/** `unavailableRewardIdsInTx` as a statement, for a caller that sends it with others (`unavailableRewardIdsOf` reads its rows). */
+export function unavailableRewardIdsStatement(tenantId: string, ids: string[]): Statement {
+  return store.unavailableRewardIdsStatement(tenantId, ids, clock.now());
+}
+
+export function unavailableRewardIdsOf(rows: readonly unknown[]): Set<string> {
+  return new Set(store.unavailableIdsOf(rows));
 }
 
 export async function listClaimedInTx(tx: Tx, tenantId: string, participantId: string, limit: number, cursor?: string) {

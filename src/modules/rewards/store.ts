@@ -1,4 +1,4 @@
-import type { Tx } from '../../platform/db.js';
+import type { Statement, Tx } from '../../platform/db.js';
 
 export interface RewardRow {
   id: string;
@@ -107,10 +107,10 @@ export async function missingRewardIds(tx: Tx, tenantId: string, ids: string[]):
 }
 
 /** Rewards that cannot be claimed now: unknown, inactive, past their date, out of stock or out of codes. */
-export async function unavailableRewardIds(tx: Tx, tenantId: string, ids: string[], now: Date): Promise<string[]> {
-  if (ids.length === 0) return [];
-  const { rows } = await tx.query(
-    `SELECT i AS id FROM unnest($2::text[]) AS i
+/** The rewards among `ids` that cannot be claimed now (inactive, ended, out of stock or of codes); `unavailableIdsOf` reads its rows. */
+export function unavailableRewardIdsStatement(tenantId: string, ids: string[], now: Date): Statement {
+  return {
+    text: `SELECT i AS id FROM unnest($2::text[]) AS i
      WHERE NOT EXISTS (
        SELECT 1 FROM rewards r
        WHERE r.tenant_id = $1 AND r.id = i AND r.active
@@ -118,9 +118,19 @@ export async function unavailableRewardIds(tx: Tx, tenantId: string, ids: string
          AND (r.inventory IS NULL OR r.claimed_count < r.inventory)
          AND (r.code_source <> 'pool' OR EXISTS (SELECT 1 FROM reward_codes c WHERE c.tenant_id = $1 AND c.reward_id = r.id AND c.claim_id IS NULL))
      )`,
-    [tenantId, ids, now],
-  );
-  return rows.map((r) => r.id);
+    values: [tenantId, ids, now],
+  };
+}
+
+export function unavailableIdsOf(rows: readonly unknown[]): string[] {
+  return rows.map((row) => (row as { id: string }).id);
+}
+
+export async function unavailableRewardIds(tx: Tx, tenantId: string, ids: string[], now: Date): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const { text, values } = unavailableRewardIdsStatement(tenantId, ids, now);
+  const { rows } = await tx.query(text, [...values]);
+  return unavailableIdsOf(rows);
 }
 
 export interface ClaimRow {
