@@ -152,9 +152,15 @@ function questionKey(question: BatchQuestion<unknown>, tenantId: string): string
   return `question:${question.name}:${tenantId}`;
 }
 
-/** The batch's answer to `question` for the tenant, read on first use (or up front); null outside a batch. */
+/**
+ * The batch's answer to `question` for the tenant, read on first use (or up
+ * front); the answer the transaction read already (`withAnswers`), outside a
+ * batch; otherwise null.
+ */
 export function askBatch<T>(tx: Tx, question: BatchQuestion<T>, tenantId: string): Promise<T> | null {
-  return batchCached(tx, questionKey(question, tenantId), async () => question.answer((await tx.query(question.text, [tenantId])).rows));
+  const key = questionKey(question, tenantId);
+  if (tx.answers?.has(key)) return Promise.resolve(tx.answers.get(key) as T);
+  return batchCached(tx, key, async () => question.answer((await tx.query(question.text, [tenantId])).rows));
 }
 
 /**
@@ -169,13 +175,25 @@ export async function mayMatchInBatch(tx: Tx, question: BatchQuestion<ReadonlySe
 }
 
 /**
+ * Every declared batch question of the tenant as statements, for a caller
+ * that sends them with its own, and how their rows answer (for `inBatch`, or
+ * `withAnswers` outside a batch).
+ */
+export function questionStatements(tenantId: string): { statements: Statement[]; answers(rows: unknown[][]): BatchAnswers } {
+  const asked = [...questions.values()];
+  return {
+    statements: asked.map((question) => ({ text: question.text, values: [tenantId] })),
+    answers: (rows) => new Map(asked.map((question, i) => [questionKey(question, tenantId), question.answer(rows[i] as Array<Record<string, any>>)])),
+  };
+}
+
+/**
  * Runs `statements` and every declared batch question of the tenant in one
  * message (`runStatements`): the statements' rows, and the answers for
  * `inBatch`.
  */
 export async function readWithQuestions(tx: Tx, tenantId: string, statements: readonly Statement[]): Promise<{ rows: unknown[][]; answers: BatchAnswers }> {
-  const asked = [...questions.values()];
-  const results = await runStatements(tx, [...statements, ...asked.map((question) => ({ text: question.text, values: [tenantId] }))]);
-  const answers = new Map(asked.map((question, i) => [questionKey(question, tenantId), question.answer(results[statements.length + i] as Array<Record<string, any>>)]));
-  return { rows: results.slice(0, statements.length), answers };
+  const asked = questionStatements(tenantId);
+  const results = await runStatements(tx, [...statements, ...asked.statements]);
+  return { rows: results.slice(0, statements.length), answers: asked.answers(results.slice(statements.length)) };
 }

@@ -164,6 +164,8 @@ function messageOf(client: pg.ClientBase, statements: readonly Statement[]): Mes
 export type Tx = pg.PoolClient & {
   /** Set on the transaction a batch hands its work (platform/batch.ts): what the batch holds back and caches. */
   readonly batch?: TxBatch;
+  /** Batch questions answered already for this transaction, by key, outside a batch (`withAnswers`, platform/batch.ts). */
+  readonly answers?: ReadonlyMap<string, unknown>;
 };
 
 /** What a batch offers the functions that run in it (the class is platform/batch.ts's Batch). */
@@ -187,12 +189,28 @@ const CLIENT = Symbol('client');
  * statements are found through it.
  */
 export function withBatch(tx: Tx, batch: TxBatch): Tx {
+  return viewOf(tx, { batch, answers: tx.answers });
+}
+
+/**
+ * `tx` with batch questions answered already (platform/batch.ts, `askBatch`
+ * reads them first): the same connection, in the batch `tx` is in, if any.
+ * For a request whose transaction read the questions with an earlier
+ * statement of its own (a completion, with its attempt's take).
+ */
+export function withAnswers(tx: Tx, answers: ReadonlyMap<string, unknown>): Tx {
+  return viewOf(tx, { batch: tx.batch, answers });
+}
+
+function viewOf(tx: Tx, fields: { batch?: TxBatch; answers?: ReadonlyMap<string, unknown> }): Tx {
   const client = clientOf(tx);
+  const { batch, answers } = fields;
   return new Proxy(client, {
     get(target, property) {
       if (property === 'batch') return batch;
+      if (property === 'answers') return answers;
       if (property === CLIENT) return target;
-      if (property === 'query') {
+      if (property === 'query' && batch) {
         return async (config: string | { text: string }, values?: unknown[]) => {
           await batch.settleBefore(typeof config === 'string' ? config : config.text);
           return (target.query as (config: unknown, values?: unknown[]) => Promise<unknown>)(config, values);

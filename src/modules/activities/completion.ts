@@ -1,10 +1,11 @@
-import type { Database, Tx } from '../../platform/db.js';
+import { withAnswers, type Database, type Tx } from '../../platform/db.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { clock } from '../../platform/clock.js';
 import { AppError, conflict, ruleViolation } from '../../platform/errors.js';
 import { prefixedId } from '../../platform/ids.js';
 import { emitting, type OutboxEvent } from '../../platform/outbox.js';
 import { runFactHandlers, type Fact } from '../../platform/facts.js';
+import { questionStatements } from '../../platform/batch.js';
 import { publishedActivityStatement, type Action, type PublishedActivity, type Segment } from '../engagements/index.js';
 import { claimRewardInTx, previewClaimInTx } from '../rewards/index.js';
 import { grantEachInTx } from '../points/index.js';
@@ -236,9 +237,13 @@ export async function complete(db: Database, auth: AuthContext, activityId: stri
     checkPayload(activity, payload);
     // Quiz answers are checked before anything is taken, so bad input changes nothing.
     const quizResult = activity.type === 'quiz' ? score(activity, payload.answers) : null;
-    // A wheel's draw reads travel with the attempt's take.
+    // A wheel's draw reads, and the questions the fact handlers ask (is there an open enrollment, a contest
+    // counting this fact?), travel with the attempt's take.
     const reads = activity.type === 'spin_wheel' ? drawReads(session, activity) : null;
-    const attempt = await openAttempt(tx, session, activity, body.attempt_id, true, reads?.statements);
+    const drawn = reads?.statements.length ?? 0;
+    const asked = questionStatements(session.tenantId);
+    const attempt = await openAttempt(tx, session, activity, body.attempt_id, true, [...(reads?.statements ?? []), ...asked.statements]);
+    const alongside = attempt.alongsideRows;
     if (attempt.status === 'completed') return { result: { ...(attempt.response as unknown as CompletionResponse), duplicate: true }, last: [] };
 
     const events: OutboxEvent[] = [];
@@ -248,7 +253,7 @@ export async function complete(db: Database, auth: AuthContext, activityId: stri
     let result: Result;
     let passed: boolean;
     if (activity.type === 'spin_wheel') {
-      const known = reads && attempt.alongsideRows ? reads.read(attempt.alongsideRows) : undefined;
+      const known = reads && alongside ? reads.read(alongside.slice(0, drawn)) : undefined;
       const prize = await runPrize(ctx, attempt.result ?? (await draw(tx, session, activity, new Set(), known)));
       result = prize.result;
       passed = true;
@@ -298,7 +303,7 @@ export async function complete(db: Database, auth: AuthContext, activityId: stri
     // A preview's completion counts for nothing: no challenge, streak or contest sees it, and no event leaves.
     if (activity.preview) return { result: response, last: [record] };
     // The handlers read neither the attempt nor the fact's row: they run before both are written, with the COMMIT.
-    await runFactHandlers(tx, session.tenantId, fact);
+    await runFactHandlers(alongside ? withAnswers(tx, asked.answers(alongside.slice(drawn))) : tx, session.tenantId, fact);
     const legacy = { participant_id: session.participantId, activity_id: activity.activityId, fact_id: fact.id };
     events.push({ event: 'activity.completed', participantId: session.participantId, engagementId: session.engagementId, data: { ...legacy, activity_type: activity.type } });
     if (activity.type === 'quiz') {

@@ -4,6 +4,8 @@ import type pg from 'pg';
 import { startTestService } from '../../../test/helper.js';
 import type { Database } from '../../platform/db.js';
 import { complete, createEngagement, createReward, session, wheel } from '../engagements/testing.js';
+import { contestDefinition } from '../contests/testing.js';
+import { advanceContest } from '../contests/service.js';
 
 /**
  * The texts sent to the database by the application pool's connections
@@ -35,7 +37,7 @@ function recordRoundTrips(t: TestContext, db: Database): () => string[] {
   return () => sent;
 }
 
-test("a first spin's round trips: the activity with BEGIN, the draw's reads with the take, the prize and the completion's points together, the record with COMMIT", async (t) => {
+test("a first spin's round trips: the activity with BEGIN, the draw's reads and the batch questions with the take, the prize and the completion's points together, the record with COMMIT", async (t) => {
   const svc = await startTestService(t);
   const tenant = await svc.createTenant();
   const coupon = await createReward(svc, tenant, { id: 'spin-coupon', name: '5% off', type: 'coupon', metadata: { discount_percent: 5 } });
@@ -65,12 +67,64 @@ test("a first spin's round trips: the activity with BEGIN, the draw's reads with
   );
   const trips = sent();
   const listing = trips.map((text, i) => `${i + 1}. ${text.replace(/\s+/g, ' ').slice(0, 100)}`).join('\n');
-  // Six round trips; the challenges' read and the contests' match (the fact handlers) are the two between the grants and the record.
-  assert.equal(trips.length, 6, listing);
-  const [begin, take, grants, , , record] = trips;
+  // Four round trips: with no open enrollment and no contest counting the fact, the fact handlers read nothing.
+  assert.equal(trips.length, 4, listing);
+  const [begin, take, grants, record] = trips;
   assert.match(begin, /^BEGIN;[\s\S]*engagement_activities/, 'the activity is read with BEGIN');
-  for (const table of ['activity_participations', 'spin_segment_awards', 'reward_codes']) assert.ok(take.includes(table), `the take's trip reads ${table} too\n${listing}`);
+  for (const read of ['activity_participations', 'spin_segment_awards', 'reward_codes', 'challenge_enrollments', 'contests']) {
+    assert.ok(take.includes(read), `the take's trip reads ${read} too\n${listing}`);
+  }
   assert.ok(grants.includes('points_ledger'), `the third trip grants\n${listing}`);
   assert.equal(grants.split('EXECUTE ').length - 1, 2, `the prize and the completion's points: two grants in one trip\n${listing}`);
   for (const part of ['activity_attempts', 'outbox_events', 'COMMIT']) assert.ok(record.includes(part), `the record's trip holds ${part}\n${listing}`);
+});
+
+test('a spin that a contest and a challenge count: the answers read with the take let both apply it', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const engagement = await createEngagement(svc, tenant, {
+    activities: [
+      wheel({
+        max_attempts: 1,
+        // Segment 0 can never be drawn: every spin lands on segment 1, which the contest scores as 1 × 5.
+        segments: [
+          { label: 'gone', prize_type: 'points', prize_value: 1, weight: 1, inventory: 0 },
+          { label: '10 points', prize_type: 'points', prize_value: 10, weight: 1 },
+        ],
+      }),
+    ],
+  });
+  const s = await session(svc, tenant, engagement.id);
+  const contest = contestDefinition('spins', { starts_at: new Date(Date.now() - 60_000).toISOString(), scoring: { event_type: 'activity_completed', score_attribute: 'segment_index', weight: 5 } });
+  assert.equal((await svc.request('POST', '/api/v1/admin/contests', { key: tenant.apiKey, body: contest })).status, 201);
+  assert.equal((await svc.request('POST', '/api/v1/admin/contests/spins/publish', { key: tenant.apiKey })).status, 200);
+  assert.equal(await advanceContest(svc.service.db, svc.config, tenant.tenantId, 'spins'), 'active');
+  const entered = await svc.request('POST', '/api/v1/admin/contests/spins/entries', { key: tenant.apiKey, body: { participant_id: s.participantId } });
+  assert.equal(entered.status, 201, entered.text);
+  const challenge = await svc.request('POST', '/api/v1/admin/challenges', {
+    key: tenant.apiKey,
+    body: {
+      name: 'Spin once',
+      starts_at: new Date(Date.now() - 3_600_000).toISOString(),
+      ends_at: new Date(Date.now() + 3_600_000).toISOString(),
+      status: 'active',
+      objectives: [{ id: 'spin', name: 'Spin the wheel', evaluator: 'activity_count', activity_type: 'spin_wheel', target: 1 }],
+    },
+  });
+  assert.equal(challenge.status, 201, challenge.text);
+  const q = `session_id=${s.sessionId}&engagement_id=${s.engagementId}`;
+  const enrolled = await svc.request('POST', `/api/v1/public/challenges/${challenge.body.id}/enroll`, { body: { session_id: s.sessionId, engagement_id: s.engagementId } });
+  assert.equal(enrolled.status, 201, enrolled.text);
+
+  const sent = recordRoundTrips(t, svc.service.db);
+  const done = await complete(svc, s, 'wheel1', 'spin_wheel');
+  assert.equal(done.status, 200, done.text);
+  assert.equal(done.body.result.segment_index, 1);
+  const trips = sent();
+  assert.ok(trips.some((text) => text.includes('contest_score_events')) && trips.some((text) => text.includes('challenge_enrollments')), 'both handlers read');
+  const [entry] = await svc.sql('SELECT score, score_events FROM contest_entries WHERE tenant_id = $1 AND contest_id = $2', [tenant.tenantId, 'spins']);
+  assert.deepEqual([Number(entry.score), Number(entry.score_events)], [5, 1]);
+  const progress = await svc.request('GET', `/api/v1/public/challenges/${challenge.body.id}/progress?${q}`);
+  assert.equal(progress.status, 200, progress.text);
+  assert.deepEqual(progress.body.objectives, [{ id: 'spin', current: 1, target: 1, completed: true }]);
 });
