@@ -143,7 +143,7 @@ async function main(): Promise<void> {
   };
 
   const rows: string[][] = [];
-  process.stdout.write(await measureAccept(ownerUrl, tenant.api_key, tenant.tenant_id, runId));
+  process.stdout.write(await measureAccept(ownerUrl, tenant.api_key, tenant.tenant_id, runId, db));
   if (process.env.BENCH_INGESTION_ACCEPT_ONLY === '1') {
     await db.close();
     await owner.end();
