@@ -34,7 +34,9 @@
  * when it is large, the figure is the sender's, not the service's.
  *
  * Prints p50/p95/p99 per rate and read (and again without each phase's first
- * second, which meets cold caches), the service's peak RSS (VmHWM), and
+ * second, which meets cold caches), the CPU per request sent in each phase
+ * (the machine's, the service's Node, PostgreSQL's: the top page against the
+ * `/healthz` floor), the service's peak RSS (VmHWM), and
  * checks that every grant answered 200 left exactly one ledger entry (exits
  * non-zero otherwise). BENCH_FLASH_PROFILE=<dir> runs the service with
  * --cpu-prof (read with `node scripts/cpu-profile-summary.mjs <file>`);
@@ -48,7 +50,7 @@ import { fileURLToPath } from 'node:url';
 import { fork, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
-import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, tenantPoster, type OpenLoopResult } from './support.js';
+import { cpuMs, cpuMsOfProcesses, freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, tenantPoster, type OpenLoopResult } from './support.js';
 import { seedLifetimePoints } from './leaderboard-seed.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
@@ -180,7 +182,7 @@ async function main(): Promise<void> {
       const warm = await runPhase(job(kind, WARMUP_RATE, WARMUP_SECONDS));
       if (warm.failures > 0) throw new Error(`warm-up ${kind}: ${warm.failures} failed, the first: ${warm.firstFailure}`);
     }
-    const rows: Array<{ rate: number; scenario: string; result: OpenLoopResult }> = [];
+    const rows: Array<{ rate: number; scenario: string; result: OpenLoopResult; cpu: string }> = [];
     const scenarios: Record<Kind, string> = { healthz: 'baseline: GET /healthz', top: 'top page (limit 100, anonymous)', around: `around (limit 10, around 5, ${SESSIONS} sessions in turn)` };
     // When each phase ran and when the board was rebuilt (a snapshot keeps its last rebuild's start and duration,
     // read after every phase), to tell which phases a rebuild overlapped.
@@ -195,7 +197,14 @@ async function main(): Promise<void> {
         progress(`${rate}/s for ${SECONDS} s: ${kind}`);
         await statements.reset();
         const from = Date.now();
-        rows.push({ rate, scenario: scenarios[kind], result: await runPhase(job(kind, rate, SECONDS, SENDER_WARMUP_SECONDS)) });
+        const cpuBefore = { ...cpuMs(service.pid), postgres: cpuMsOfProcesses('postgres') };
+        const result = await runPhase(job(kind, rate, SECONDS, SENDER_WARMUP_SECONDS));
+        const cpuAfter = { ...cpuMs(service.pid), postgres: cpuMsOfProcesses('postgres') };
+        // Per request sent, the sender's uncounted second included; PostgreSQL's share holds the grants and any rebuild too.
+        const sent = result.latencies.length + result.failures + rate * SENDER_WARMUP_SECONDS;
+        const per = (field: 'machine' | 'process' | 'postgres') => ((cpuAfter[field] - cpuBefore[field]) / sent).toFixed(3);
+        const cpu = `${per('machine')} / ${per('process')} / ${per('postgres')}`;
+        rows.push({ rate, scenario: scenarios[kind], result, cpu });
         phases.push({ name: `${kind} at ${rate}/s`, from, to: Date.now() });
         await noteRebuild();
         if (kind !== 'healthz') await statements.print(`${kind} at ${rate}/s`);
@@ -215,11 +224,11 @@ async function main(): Promise<void> {
         `${SCORING_RATE} grants/s in the background, sender: ${SENDER === 'child' ? 'a child process of its own' : 'the benchmark main thread'}, ` +
         `${os.cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end\n`,
     );
-    console.log('| offered | read | 2xx | p50 ms | p95 ms | p99 ms | failed | sender lag max ms |');
-    console.log('|---|---|---|---|---|---|---|---|');
-    for (const { rate, scenario, result } of rows) {
+    console.log('| offered | read | 2xx | p50 ms | p95 ms | p99 ms | failed | sender lag max ms | CPU ms per request: machine / service / PostgreSQL |');
+    console.log('|---|---|---|---|---|---|---|---|---|');
+    for (const { rate, scenario, result, cpu } of rows) {
       const ms = (p: number) => percentile(result.latencies, p).toFixed(1);
-      console.log(`| ${rate}/s | ${scenario} | ${result.latencies.length} | ${ms(50)} | ${ms(95)} | ${ms(99)} | ${result.failures} | ${result.sendLagMaxMs.toFixed(0)} |`);
+      console.log(`| ${rate}/s | ${scenario} | ${result.latencies.length} | ${ms(50)} | ${ms(95)} | ${ms(99)} | ${result.failures} | ${result.sendLagMaxMs.toFixed(0)} | ${cpu} |`);
     }
     // The first counted second meets the service's cold caches (sessions and answers last read 20 s before): the same
     // percentiles without it tell the crowd's start from its steady state.
