@@ -50,7 +50,7 @@ import { fileURLToPath } from 'node:url';
 import { fork, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
-import { cpuMs, cpuMsOfProcesses, freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, tenantPoster, type OpenLoopResult } from './support.js';
+import { cpuMs, cpuMsOfProcesses, freePort, offerOpenLoop, resetPeakResident, residentMb, openBenchDatabase, openStatementsTable, percentile, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, tenantPoster, type OpenLoopResult } from './support.js';
 import { seedLifetimePoints } from './leaderboard-seed.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
@@ -182,7 +182,8 @@ async function main(): Promise<void> {
       const warm = await runPhase(job(kind, WARMUP_RATE, WARMUP_SECONDS));
       if (warm.failures > 0) throw new Error(`warm-up ${kind}: ${warm.failures} failed, the first: ${warm.firstFailure}`);
     }
-    const rows: Array<{ rate: number; scenario: string; result: OpenLoopResult; cpu: string }> = [];
+    const rows: Array<{ rate: number; scenario: string; result: OpenLoopResult; cpu: string; peakMb: number | null }> = [];
+    const creationPeakMb = residentMb(service.pid, 'VmHWM');
     const scenarios: Record<Kind, string> = { healthz: 'baseline: GET /healthz', top: 'top page (limit 100, anonymous)', around: `around (limit 10, around 5, ${SESSIONS} sessions in turn)` };
     // When each phase ran and when the board was rebuilt (a snapshot keeps its last rebuild's start and duration,
     // read after every phase), to tell which phases a rebuild overlapped.
@@ -197,6 +198,7 @@ async function main(): Promise<void> {
         progress(`${rate}/s for ${SECONDS} s: ${kind}`);
         await statements.reset();
         const from = Date.now();
+        const phasePeak = resetPeakResident(service.pid);
         const cpuBefore = { ...cpuMs(service.pid), postgres: cpuMsOfProcesses('postgres') };
         const result = await runPhase(job(kind, rate, SECONDS, SENDER_WARMUP_SECONDS));
         const cpuAfter = { ...cpuMs(service.pid), postgres: cpuMsOfProcesses('postgres') };
@@ -204,7 +206,7 @@ async function main(): Promise<void> {
         const sent = result.latencies.length + result.failures + rate * SENDER_WARMUP_SECONDS;
         const per = (field: 'machine' | 'process' | 'postgres') => ((cpuAfter[field] - cpuBefore[field]) / sent).toFixed(3);
         const cpu = `${per('machine')} / ${per('process')} / ${per('postgres')}`;
-        rows.push({ rate, scenario: scenarios[kind], result, cpu });
+        rows.push({ rate, scenario: scenarios[kind], result, cpu, peakMb: phasePeak ? residentMb(service.pid, 'VmHWM') : null });
         phases.push({ name: `${kind} at ${rate}/s`, from, to: Date.now() });
         await noteRebuild();
         if (kind !== 'healthz') await statements.print(`${kind} at ${rate}/s`);
@@ -212,7 +214,8 @@ async function main(): Promise<void> {
     }
     clearInterval(scoring);
     scoring = null;
-    const peakMb = residentMb(service.pid, 'VmHWM');
+    // VmHWM was reset before each phase: the run's peak is the largest of the phases' and the creation's.
+    const peakMb = Math.max(creationPeakMb, residentMb(service.pid, 'VmHWM'), ...rows.map((row) => row.peakMb ?? 0));
     // Let the grants in flight finish, then check them against the ledger.
     const settleDeadline = Date.now() + 30_000;
     while (granted + grantFailures < grantsSent && Date.now() < settleDeadline) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -224,11 +227,12 @@ async function main(): Promise<void> {
         `${SCORING_RATE} grants/s in the background, sender: ${SENDER === 'child' ? 'a child process of its own' : 'the benchmark main thread'}, ` +
         `${os.cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end\n`,
     );
-    console.log('| offered | read | 2xx | p50 ms | p95 ms | p99 ms | failed | sender lag max ms | CPU ms per request: machine / service / PostgreSQL |');
-    console.log('|---|---|---|---|---|---|---|---|---|');
-    for (const { rate, scenario, result, cpu } of rows) {
+    console.log('| offered | read | 2xx | p50 ms | p95 ms | p99 ms | failed | sender lag max ms | CPU ms per request: machine / service / PostgreSQL | service peak RSS |');
+    console.log('|---|---|---|---|---|---|---|---|---|---|');
+    for (const { rate, scenario, result, cpu, peakMb } of rows) {
       const ms = (p: number) => percentile(result.latencies, p).toFixed(1);
-      console.log(`| ${rate}/s | ${scenario} | ${result.latencies.length} | ${ms(50)} | ${ms(95)} | ${ms(99)} | ${result.failures} | ${result.sendLagMaxMs.toFixed(0)} | ${cpu} |`);
+      const peak = peakMb === null ? '—' : `${peakMb.toFixed(0)} MB`;
+      console.log(`| ${rate}/s | ${scenario} | ${result.latencies.length} | ${ms(50)} | ${ms(95)} | ${ms(99)} | ${result.failures} | ${result.sendLagMaxMs.toFixed(0)} | ${cpu} | ${peak} |`);
     }
     // The first counted second meets the service's cold caches (sessions and answers last read 20 s before): the same
     // percentiles without it tell the crowd's start from its steady state.
@@ -247,7 +251,10 @@ async function main(): Promise<void> {
     console.log(`Rebuilds of the ranking seen during them (start–end of the INSERT): ${overlapping.join('; ') || 'none'}.`);
     const firstFailure = rows.find((row) => row.result.firstFailure)?.result.firstFailure;
     if (firstFailure) console.log(`\nFirst failed read: ${firstFailure}`);
-    console.log(`\nService RSS: ${rssBeforeReadsMb.toFixed(0)} MB before the reads, peak (VmHWM, the board's creation included) ${peakMb.toFixed(0)} MB (target < 300 MB).`);
+    console.log(
+      `\nService RSS: peak ${creationPeakMb.toFixed(0)} MB by the end of the board's creation and the warm-up, ${rssBeforeReadsMb.toFixed(0)} MB before the reads; ` +
+        `peak over the run ${peakMb.toFixed(0)} MB (target < 300 MB; each phase's own peak in the table, where /proc lets the peak be reset).`,
+    );
     console.log(`Grants: ${grantsSent} sent, ${granted} answered 200, ${grantFailures} failed; ${ledger[0].n} ledger entries, ${totals[0].n} balances with lifetime points.`);
     if (firstGrantFailure) console.log(`First failed grant: ${firstGrantFailure}`);
     if (grantFailures > 0 || ledger[0].n !== granted || totals[0].n !== granted) throw new Error(`${granted} grants answered 200 but the database holds ${ledger[0].n} ledger entries and ${totals[0].n} totals`);

@@ -160,6 +160,21 @@ export function residentMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = '
   }
 }
 
+/**
+ * Resets a process's peak resident memory (VmHWM) to its present size (Linux:
+ * `5` written to /proc/<pid>/clear_refs), so that the next `residentMb(pid,
+ * 'VmHWM')` is one phase's peak. False when it cannot (then VmHWM stays the
+ * peak since the start).
+ */
+export function resetPeakResident(pid: number | undefined): boolean {
+  try {
+    fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 

@@ -81,25 +81,63 @@ const KEY_CACHE_TTL_MS = 10_000;
 const KEY_CACHE_ENTRIES_MAX = 10_000;
 export const CREDENTIAL_CHANGE_CHANNEL = 'credentials_changed';
 
-/** Look-ups kept KEY_CACHE_TTL_MS per process; emptied when full and on every credential change. */
+/** From this age on, a cached look-up is read again in the background while it is still answered. */
+const KEY_CACHE_REFRESH_AHEAD_MS = 0.8 * KEY_CACHE_TTL_MS;
+
+/**
+ * Look-ups kept KEY_CACHE_TTL_MS per process; emptied when full and on every
+ * credential change. A crowd never reads one key many times at once: the
+ * reads of a key share one load in flight, and a key still in use is read
+ * again ahead of its expiry (from KEY_CACHE_REFRESH_AHEAD_MS) while its value
+ * is still answered. Without both, every request that arrives while a popular
+ * key's load runs starts a load of its own: at 5,000 reads/s on two busy
+ * cores, hundreds of identical queries queue for the owner pool every ten
+ * seconds (docs/performance/leaderboards.md, 3 Dec). A load started before
+ * `clear` keeps nothing: a credential change is never undone by a read that
+ * raced it.
+ */
 class LookupCache<T> {
   private readonly entries = new Map<string, { value: T; at: number }>();
+  private readonly loading = new Map<string, Promise<T>>();
+  private generation = 0;
 
-  /** The cached value (a cached null included), or undefined when absent or stale. */
-  fresh(key: string): { value: T } | undefined {
+  /** The cached value (a cached null included) when younger than the TTL; otherwise `load`'s, shared with every read of the key meanwhile. */
+  async get(key: string, load: () => Promise<T>): Promise<T> {
     const entry = this.entries.get(key);
-    return entry && Date.now() - entry.at <= KEY_CACHE_TTL_MS ? entry : undefined;
+    const age = entry ? Date.now() - entry.at : Infinity;
+    if (entry && age < KEY_CACHE_REFRESH_AHEAD_MS) return entry.value;
+    const pending = this.loading.get(key) ?? this.startLoad(key, load);
+    if (entry && age <= KEY_CACHE_TTL_MS) {
+      // Read again in the background; a failure there leaves the entry to expire.
+      pending.catch(() => undefined);
+      return entry.value;
+    }
+    return pending;
   }
 
-  put(key: string, value: T): { value: T } {
+  private startLoad(key: string, load: () => Promise<T>): Promise<T> {
+    const generation = this.generation;
+    const pending = load().then((value) => {
+      if (generation === this.generation) this.put(key, value);
+      return value;
+    });
+    this.loading.set(key, pending);
+    const forget = () => {
+      if (this.loading.get(key) === pending) this.loading.delete(key);
+    };
+    pending.then(forget, forget);
+    return pending;
+  }
+
+  private put(key: string, value: T): void {
     if (this.entries.size >= KEY_CACHE_ENTRIES_MAX) this.entries.clear();
-    const entry = { value, at: Date.now() };
-    this.entries.set(key, entry);
-    return entry;
+    this.entries.set(key, { value, at: Date.now() });
   }
 
   clear(): void {
+    this.generation += 1;
     this.entries.clear();
+    this.loading.clear();
   }
 }
 
@@ -159,11 +197,10 @@ export class Authenticator {
   async fromApiKey(key: string): Promise<AuthContext> {
     if (!KEY_PATTERN.test(key)) throw unauthenticated('the API key is malformed');
     const hash = sha256Hex(key);
-    let cached = this.keyCache.fresh(hash);
-    if (!cached) {
+    const record = await this.keyCache.get(hash, async () => {
       const { rows } = await this.db.system.query('SELECT * FROM auth_find_api_key($1)', [hash]);
       const row = rows[0];
-      const record: KeyRecord | null = row
+      const loaded: KeyRecord | null = row
         ? {
             tenantId: row.tenant_id,
             id: row.id,
@@ -174,10 +211,9 @@ export class Authenticator {
             tenantRequestsPerMinute: row.tenant_rate_limit_per_minute,
           }
         : null;
-      cached = this.keyCache.put(hash, record);
-      if (record && !record.revoked) this.noteKeyUse(record);
-    }
-    const record = cached.value;
+      if (loaded && !loaded.revoked) this.noteKeyUse(loaded);
+      return loaded;
+    });
     if (!record) throw unauthenticated('the API key is not valid');
     if (record.revoked) throw unauthenticated('the API key has been revoked');
     return {
@@ -204,10 +240,10 @@ export class Authenticator {
 
   /** The plan and request limit of a tenant named by a public route (cached like keys). */
   async tenantLimits(tenantId: string): Promise<{ plan: Plan; requestsPerMinute: number | null } | null> {
-    const cached = this.tenantCache.fresh(tenantId);
-    if (cached) return cached.value;
-    const { rows } = await this.db.system.query('SELECT plan, rate_limit_per_minute FROM auth_find_tenant($1)', [tenantId]);
-    return this.tenantCache.put(tenantId, rows[0] ? { plan: rows[0].plan as Plan, requestsPerMinute: rows[0].rate_limit_per_minute as number | null } : null).value;
+    return this.tenantCache.get(tenantId, async () => {
+      const { rows } = await this.db.system.query('SELECT plan, rate_limit_per_minute FROM auth_find_tenant($1)', [tenantId]);
+      return rows[0] ? { plan: rows[0].plan as Plan, requestsPerMinute: rows[0].rate_limit_per_minute as number | null } : null;
+    });
   }
 
   /**
@@ -220,20 +256,20 @@ export class Authenticator {
   async engagementOwners(engagementId: string): Promise<readonly EngagementOwner[]> {
     if (!isUuid(engagementId)) return NO_OWNERS;
     const id = engagementId.toLowerCase();
-    const cached = this.engagementOwnerCache.fresh(id);
-    if (cached) return cached.value;
-    const { rows } = await this.db.system.query('SELECT tenant_id, published FROM public_find_engagement_tenants($1)', [id]);
-    return this.engagementOwnerCache.put(id, rows.map((row) => ({ tenantId: row.tenant_id as string, published: row.published as boolean }))).value;
+    return this.engagementOwnerCache.get(id, async () => {
+      const { rows } = await this.db.system.query('SELECT tenant_id, published FROM public_find_engagement_tenants($1)', [id]);
+      return rows.map((row) => ({ tenantId: row.tenant_id as string, published: row.published as boolean }));
+    });
   }
 
   /** The tenants that own a challenge id (generated like engagement ids); a challenge never changes tenant. */
   async challengeOwners(challengeId: string): Promise<readonly string[]> {
     if (!isUuid(challengeId)) return NO_OWNERS;
     const id = challengeId.toLowerCase();
-    const cached = this.challengeOwnerCache.fresh(id);
-    if (cached) return cached.value;
-    const { rows } = await this.db.system.query('SELECT tenant_id FROM public_find_challenge_tenants($1)', [id]);
-    return this.challengeOwnerCache.put(id, rows.map((row) => row.tenant_id as string)).value;
+    return this.challengeOwnerCache.get(id, async () => {
+      const { rows } = await this.db.system.query('SELECT tenant_id FROM public_find_challenge_tenants($1)', [id]);
+      return rows.map((row) => row.tenant_id as string);
+    });
   }
 
   /**
@@ -276,9 +312,8 @@ export class Authenticator {
     }
     // The person's role, status and token version are read (cached like keys, dropped on every credential change), not taken
     // from the token: a demotion, a disabled user or an ended token takes effect at once.
-    const userKey = `${tenantId}/${payload.sub}`;
-    const cached = this.userCache.fresh(userKey) ?? this.userCache.put(userKey, await findUser(this.db, tenantId, payload.sub));
-    const user = cached.value;
+    const userId = payload.sub;
+    const user = await this.userCache.get(`${tenantId}/${userId}`, () => findUser(this.db, tenantId, userId));
     if (!user) throw unauthenticated('the admin token names a user or tenant that no longer exists');
     if (user.status !== 'active') throw unauthenticated('this console user is disabled');
     if (version !== user.tokenVersion) {
@@ -337,24 +372,23 @@ export class Authenticator {
   }
 
   private async sessionRecord(hash: string): Promise<SessionRecord | null> {
-    const cached = this.sessionCache.fresh(hash);
-    if (cached) return cached.value;
-    const { rows } = await this.db.system.query('SELECT * FROM auth_find_session($1)', [hash]);
-    // A hash that two tenants share (rows written by hand; see migration 1110) authenticates neither.
-    const row = rows.length === 1 ? rows[0] : undefined;
-    const record: SessionRecord | null = row
-      ? {
-          tenantId: row.tenant_id,
-          id: row.id,
-          participantId: row.participant_id,
-          engagementId: row.engagement_id,
-          expiresAtMs: new Date(row.expires_at).getTime(),
-          revoked: row.revoked_at !== null,
-          plan: row.plan,
-          tenantRequestsPerMinute: row.tenant_rate_limit_per_minute,
-        }
-      : null;
-    return this.sessionCache.put(hash, record).value;
+    return this.sessionCache.get(hash, async () => {
+      const { rows } = await this.db.system.query('SELECT * FROM auth_find_session($1)', [hash]);
+      // A hash that two tenants share (rows written by hand; see migration 1110) authenticates neither.
+      const row = rows.length === 1 ? rows[0] : undefined;
+      return row
+        ? {
+            tenantId: row.tenant_id,
+            id: row.id,
+            participantId: row.participant_id,
+            engagementId: row.engagement_id,
+            expiresAtMs: new Date(row.expires_at).getTime(),
+            revoked: row.revoked_at !== null,
+            plan: row.plan,
+            tenantRequestsPerMinute: row.tenant_rate_limit_per_minute,
+          }
+        : null;
+    });
   }
 
   /** Resolves `X-Service-Tenant` (a tenant id or slug) and checks it names the credential's tenant. */

@@ -11,7 +11,7 @@ import { anyOpenEnrollment } from './store.js';
  * (re-evaluate a participant inside their transaction) and `resolvePublicCaller`.
  */
 export { evaluateParticipantInTx, challengeForReviewInTx, moveChallengeInTx } from './service.js';
-export { resolvePublicCaller, type PublicCaller } from './public-tenant.js';
+export { PUBLIC_CALLER_REFUSED, resolvePublicCaller, type PublicCaller } from './public-tenant.js';
 export { grantPointsInTx, awardBadgeInTx, checkBadgesExistInTx } from './progression.js';
 
 const challengesModule: ServiceModule = {

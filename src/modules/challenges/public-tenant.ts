@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { Database } from '../../platform/db.js';
 import type { Authenticator } from '../../platform/auth.js';
 import { AppError, invalid } from '../../platform/errors.js';
@@ -27,6 +28,15 @@ export interface PublicCaller {
   participantId: string | null;
   engagementId: string | null;
 }
+
+/**
+ * The answer of a public read whose optional credential is refused (unknown,
+ * expired or revoked), for the schema of each route that resolves its caller
+ * here: a public route documents no 401 of its own (platform/http.ts).
+ */
+export const PUBLIC_CALLER_REFUSED = {
+  401: { ...Type.Ref('ErrorResponse'), description: 'A credential sent with the read (`session_id`, `X-API-Key`) is unknown, expired or revoked. Codes: AUTH_UNAUTHENTICATED.' },
+};
 
 /** What names the tenant when the caller brings nothing else. */
 export type PublicSubject = { engagementId: string } | { challengeId: string };

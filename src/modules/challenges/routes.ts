@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { mayPublish } from '../../platform/publishing.js';
 import * as service from './service.js';
-import { resolvePublicCaller } from './public-tenant.js';
+import { PUBLIC_CALLER_REFUSED, resolvePublicCaller } from './public-tenant.js';
 import {
   AdminChallengeList,
   ChallengeIdParams,
@@ -132,7 +132,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           'A draft or unknown challenge is a 404.',
         params: ChallengeIdParams,
         querystring: ChallengeLeaderboardQuery,
-        response: { 200: ChallengeLeaderboardResponse },
+        response: { 200: ChallengeLeaderboardResponse, ...PUBLIC_CALLER_REFUSED },
       },
     },
     async (request, reply) => {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import * as service from './service.js';
 import { useReadCacheTtl } from './read-cache.js';
-import { resolvePublicCaller } from '../challenges/index.js';
+import { PUBLIC_CALLER_REFUSED, resolvePublicCaller } from '../challenges/index.js';
 import { AdminLeaderboardList, CodeParams, CreateLeaderboardBody, PublicQuery, RefreshResponse, StandingsQuery, UpdateLeaderboardBody } from './schemas.js';
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
@@ -95,6 +95,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: PublicQuery,
         response: {
           200: Type.Ref('ProgressionLeaderboard'),
+          ...PUBLIC_CALLER_REFUSED,
           403: { ...Type.Ref('ErrorResponse'), description: 'The session was issued for another engagement. Codes: SESSION_ENGAGEMENT_MISMATCH.' },
         },
       },

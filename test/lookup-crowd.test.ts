@@ -1,0 +1,73 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { participantSession, startTestService, type TestService } from './helper.js';
+
+/**
+ * A crowd on a cold cache: the credential look-ups of many identical requests
+ * at once share one query (platform/auth.ts, LookupCache). Counts the texts
+ * sent on the owner pool, where the look-ups run.
+ */
+function countLookups(t: TestContext, svc: TestService): (name: string) => number {
+  const system = svc.service.db.system;
+  const original = system.query.bind(system) as (...args: unknown[]) => unknown;
+  const sent: string[] = [];
+  (system as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const config = args[0];
+    sent.push(typeof config === 'string' ? config : String((config as { text?: string }).text));
+    return original(...args);
+  };
+  t.after(() => {
+    (system as unknown as { query: unknown }).query = original;
+  });
+  return (name) => sent.filter((text) => text.includes(name)).length;
+}
+
+const CROWD = 200;
+
+test('a crowd of public reads on a cold cache looks its credentials up once: the key, the tenant, the session', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const engagementId = randomUUID();
+  const sessionId = await participantSession(svc, tenant, 'crowd-1', engagementId);
+  const created = await svc.request('POST', '/api/v1/admin/leaderboards', { key: tenant.apiKey, body: { leaderboard_code: 'crowd', name: 'Crowd', metric: 'lifetime_points' } });
+  assert.equal(created.status, 201, created.text);
+  const board = `/api/v1/public/leaderboards/crowd?engagement_id=${engagementId}`;
+  const authenticator = svc.service.app!.ctx.authenticator;
+
+  const lookups = countLookups(t, svc);
+  for (const [credential, query, options] of [
+    ['key', '', { key: tenant.apiKey }],
+    ['session', `&session_id=${sessionId}`, {}],
+  ] as const) {
+    authenticator.forgetCredentials();
+    const before = { key: lookups('auth_find_api_key'), session: lookups('auth_find_session'), tenant: lookups('auth_find_tenant') };
+    const answers = await Promise.all(Array.from({ length: CROWD }, () => svc.request('GET', `${board}${query}`, options)));
+    assert.deepEqual([...new Set(answers.map((answer) => answer.status))], [200]);
+    const name = credential === 'key' ? 'auth_find_api_key' : 'auth_find_session';
+    assert.equal(lookups(name) - before[credential], 1, `${CROWD} reads with one ${credential} at once: one look-up of the ${credential}`);
+    assert.ok(lookups('auth_find_tenant') - before.tenant <= 1, `the ${credential}'s crowd looks its tenant up once at most`);
+  }
+});
+
+test('a look-up that raced a credential change is not kept: a key revoked while a crowd read it fails on the next request', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const engagementId = await svc.createEngagement(tenant);
+  const created = await svc.request('POST', '/api/v1/admin/leaderboards', { key: tenant.apiKey, body: { leaderboard_code: 'race', name: 'Race', metric: 'lifetime_points' } });
+  assert.equal(created.status, 201, created.text);
+  const board = `/api/v1/public/leaderboards/race?engagement_id=${engagementId}`;
+  const jwt = await svc.login(tenant);
+  const issued = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: 'crowd', scopes: ['admin'] } });
+  assert.equal(issued.status, 201, issued.text);
+  const key = issued.body.key as string;
+
+  svc.service.app!.ctx.authenticator.forgetCredentials();
+  // The crowd's look-up is in flight when the key is revoked; whatever it read, it must not outlive the revocation.
+  const crowd = Promise.all(Array.from({ length: CROWD }, () => svc.request('GET', board, { key })));
+  const revoked = await svc.request('DELETE', `/api/v1/events/api-keys/${issued.body.id}`, { bearer: jwt });
+  assert.equal(revoked.status, 200, revoked.text);
+  for (const answer of await crowd) assert.ok(answer.status === 200 || answer.status === 401, answer.text);
+  const after = await svc.request('GET', board, { key });
+  assert.equal(after.status, 401, after.text);
+});
