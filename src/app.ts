@@ -30,6 +30,7 @@ import { installLivemode } from './platform/livemode.js';
 import { installMasking } from './platform/privacy.js';
 import { installOpenApi } from './platform/openapi.js';
 import { installCredentials } from './platform/credentials.js';
+import { installOverloadGuard } from './platform/overload.js';
 import { installApiVersion } from './platform/api-version.js';
 
 /**
@@ -111,6 +112,8 @@ export async function buildApp(
   }).withTypeProvider<TypeBoxTypeProvider>();
   // The first hook of all, so that everything a request does runs inside its span.
   if (tracingOn()) traceRequests(app);
+  // Before any other work of a request: past the limit, a request is refused before its credential is looked up.
+  installOverloadGuard(app, config.maxInFlight);
 
   const { metrics, requestDuration } = requestSeries();
 

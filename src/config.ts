@@ -51,6 +51,8 @@ export interface Config {
    */
   trustProxy: TrustProxy;
   bodyLimitBytes: number;
+  /** Requests one process has in progress before it answers new ones 503 SERVICE_OVERLOADED (SERVICE_IN_FLIGHT_MAX; platform/overload.ts). */
+  maxInFlight: number;
   rateLimits: {
     ipPerMinute: number;
     keyPerMinute: number;
@@ -340,6 +342,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: env.PUBLIC_BASE_URL ? readUrl(env, 'PUBLIC_BASE_URL').href.replace(/\/+$/, '') : null,
     trustProxy: readTrustProxy(env),
     bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    maxInFlight: readInt(env, 'SERVICE_IN_FLIGHT_MAX', 1000, 1, 1_000_000),
     rateLimits: {
       ipPerMinute: readInt(env, 'RATE_LIMIT_IP_PER_MINUTE', 100, 1, 10_000_000),
       keyPerMinute: readInt(env, 'RATE_LIMIT_KEY_PER_MINUTE', 1000, 1, 10_000_000),

@@ -133,12 +133,13 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   422: 'Validation failure or guarded operation failure.',
   429: 'Rate limit exceeded; see Retry-After.',
   500: 'Server error.',
+  503: 'The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds.',
 };
 
 /** Adds the standard error responses to a route's schema so that OpenAPI documents every error. */
 export function withErrorResponses(schema: { response?: Record<string | number, unknown> }, auth: AuthMode | undefined, url = ''): void {
   schema.response ??= {};
-  const statuses = [400, 404, 409, 413, 415, 422, 429, 500];
+  const statuses = [400, 404, 409, 413, 415, 422, 429, 500, 503];
   if (auth && auth !== 'public') statuses.push(401, 403);
   // The router refuses an overlong path parameter before any route runs (routerError).
   if (url.includes(':')) statuses.push(414);

@@ -283,6 +283,7 @@ const ERROR_EXAMPLES: Record<string, { code: string; detail: string; errors?: Fi
   422: { code: 'IDEMPOTENCY_KEY_REUSED', detail: 'this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours' },
   429: { code: 'RATE_LIMITED', detail: 'rate limit exceeded (tenant: 1000 requests per window); retry after 12 s' },
   500: { code: 'INTERNAL_ERROR', detail: 'internal error; the request id is in X-Request-Id' },
+  503: { code: 'SERVICE_OVERLOADED', detail: 'the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s' },
 };
 
 export const ERROR_CODES_BY_STATUS: Record<string, readonly string[]> = {
@@ -296,6 +297,7 @@ export const ERROR_CODES_BY_STATUS: Record<string, readonly string[]> = {
   422: ['IDEMPOTENCY_KEY_REUSED', 'and the rule violations of the route (for example `insufficient_points`)'],
   429: ['RATE_LIMITED'],
   500: ['INTERNAL_ERROR', 'DATABASE_UNAVAILABLE'],
+  503: ['SERVICE_OVERLOADED', "and the route's own (for example `REFERRAL_CODE_EXHAUSTED`)"],
 };
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;

@@ -254,9 +254,10 @@ class Client(GeneratedResources):
                                             method=request.method, url=request.url, retry_after_seconds=retry_after)
                 if retry >= self.max_retries:
                     raise error
-                # A 429 was refused before any work, so any request may be sent again;
-                # a 503 may have been cut off mid-way, so only idempotent ones are.
-                if status == 429 or (status == 503 and request.idempotent):
+                # A 429 and a 503 SERVICE_OVERLOADED were refused before any work, so any request may be
+                # sent again; another 503 may have been cut off mid-way, so only idempotent ones are.
+                refused_before_work = status == 429 or (status == 503 and isinstance(body, dict) and body.get('code') == 'SERVICE_OVERLOADED')
+                if refused_before_work or (status == 503 and request.idempotent):
                     if retry_after is not None and retry_after > self.max_retry_after:
                         raise error
                     retry += 1

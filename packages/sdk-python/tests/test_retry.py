@@ -61,6 +61,17 @@ class RetryPolicyTest(unittest.TestCase):
                 client.webhooks.update('whk_1', body={'active': False})
         self.assertEqual(len(stub.requests), 1)
 
+    def test_a_503_service_overloaded_is_retried_for_any_request_since_nothing_was_done(self):
+        # The process was at its limit of requests in progress and refused this one before any work.
+        overloaded = (503, {'Retry-After': '1'}, {'detail': 'at its limit', 'code': 'SERVICE_OVERLOADED', 'error_version': 1})
+        with support.StubServer([overloaded, OK]) as stub:
+            retries = []
+            client = client_for(stub, on_retry=retries.append)
+            client.webhooks.update('whk_1', body={'active': False})
+        self.assertEqual(len(stub.requests), 2)
+        self.assertEqual(client.delays, [1.0])
+        self.assertEqual([(r.status, r.reason) for r in retries], [(503, 'unavailable')])
+
     def test_a_429_is_retried_for_any_request_since_nothing_was_done(self):
         with support.StubServer([(429, {'Retry-After': '0'}, {'detail': 'x', 'code': 'RATE_LIMITED', 'error_version': 1}), OK]) as stub:
             client = client_for(stub)

@@ -402,14 +402,14 @@ export class LoyaltyClient {
         apiVersion: response.headers.get('loyalty-version'),
       });
       if (retry >= this.maxRetries) throw error;
-      // A 429 was refused before any work, so any request may be sent again;
-      // a 503 may have been cut off mid-way, so only idempotent ones are.
+      // A 429 and a 503 SERVICE_OVERLOADED were refused before any work, so any request may be sent
+      // again; another 503 may have been cut off mid-way, so only idempotent ones are.
       if (response.status === 429) {
         if (retryAfter !== null && retryAfter > maxRetryAfter) throw error;
         await this.wait(name, retry + 1, retryAfter !== null ? retryAfter * 1000 : backoffMs(retry + 1), 429, 'rate_limited', callerSignal);
         continue;
       }
-      if (response.status === 503 && request.idempotent) {
+      if (response.status === 503 && (request.idempotent || error.code === 'SERVICE_OVERLOADED')) {
         if (retryAfter !== null && retryAfter > maxRetryAfter) throw error;
         await this.wait(name, retry + 1, retryAfter !== null ? retryAfter * 1000 : backoffMs(retry + 1), 503, 'unavailable', callerSignal);
         continue;

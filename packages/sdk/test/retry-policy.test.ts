@@ -189,3 +189,12 @@ test('the deprecated full participant read warns once and still works', async (t
   assert.equal(warn.mock.callCount(), 1);
   assert.match(String(warn.mock.calls[0].arguments[0]), /getParticipantState/);
 });
+
+test('503 SERVICE_OVERLOADED was refused before any work: even a public POST is sent again after Retry-After', async () => {
+  const overloaded = json(503, { detail: 'the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s', code: 'SERVICE_OVERLOADED', error_version: 1 }, { 'retry-after': '0' });
+  const retries: RetryInfo[] = [];
+  const convert = scripted(overloaded, json(200, {}));
+  await createLoyaltyClient({ baseUrl: BASE_URL, fetch: convert.impl, onRetry: (info) => retries.push(info) }).convertReferral({ body: CONVERSION });
+  assert.equal(convert.calls.length, 2);
+  assert.deepEqual(retries.map((retry) => [retry.status, retry.reason, retry.delayMs]), [[503, 'unavailable', 0]]);
+});

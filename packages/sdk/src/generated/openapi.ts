@@ -5586,6 +5586,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/access/adminLogin"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listApiKeys: {
@@ -5828,6 +5846,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/access/listApiKeys"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/access/listApiKeys"
@@ -6105,6 +6141,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/access/createApiKey"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     revokeApiKey: {
@@ -6368,6 +6422,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/access/revokeApiKey"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/access/revokeApiKey"
@@ -6664,6 +6736,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/access/updateApiKey"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     rotateApiKey: {
@@ -6944,6 +7034,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/access/rotateApiKey"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     createSession: {
@@ -7199,6 +7307,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/access/createSession"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/access/createSession"
@@ -7466,6 +7592,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/access/getTenant"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/access/getTenant"
@@ -7754,6 +7898,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/access/updateTenant"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/access/updateTenant"
@@ -8092,6 +8254,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/access/getTenantLimits"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     operatorListTenants: {
@@ -8340,6 +8520,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/operator/operatorListTenants"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/operator/operatorListTenants"
@@ -8699,6 +8897,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/operator/operatorGetTenantLimits"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/operator/operatorGetTenantLimits"
@@ -9094,6 +9310,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/operator/operatorUpdateTenantLimits"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getTenantUsage: {
@@ -9394,6 +9628,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/access/getTenantUsage"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/access/getTenantUsage"
@@ -9724,6 +9976,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/activities/validateActivity"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/activities/validateActivity"
@@ -10114,6 +10384,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/activities/completeActivity"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getActivityEligibility: {
@@ -10379,6 +10667,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/activities/getActivityEligibility"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/activities/getActivityEligibility"
@@ -10656,6 +10962,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/activities/emitFact"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/activities/emitFact"
@@ -11027,6 +11351,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/activities/reportActivityCompletion"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getAnalyticsOverview: {
@@ -11387,6 +11729,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/analytics/getAnalyticsOverview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getCampaignCalendar: {
@@ -11650,6 +12010,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/analytics/getCampaignCalendar"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listBadges: {
@@ -11887,6 +12265,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/badges/listBadges"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/badges/listBadges"
@@ -12144,6 +12540,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/badges/createBadge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/badges/createBadge"
@@ -12418,6 +12832,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/badges/getBadge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     deleteBadge: {
@@ -12660,6 +13092,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/badges/deleteBadge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/badges/deleteBadge"
@@ -12941,6 +13391,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/badges/updateBadge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/badges/updateBadge"
@@ -13236,6 +13704,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/badges/awardBadge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getBadgeStatus: {
@@ -13470,6 +13956,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/badges/getBadgeStatus"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/badges/getBadgeStatus"
@@ -13791,6 +14295,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/challenges/listChallenges"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/challenges/listChallenges"
@@ -14169,6 +14691,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/challenges/createChallenge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getChallenge: {
@@ -14477,6 +15017,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/challenges/getChallenge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     deleteChallenge: {
@@ -14777,6 +15335,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/challenges/deleteChallenge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/challenges/deleteChallenge"
@@ -15144,6 +15720,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/challenges/updateChallenge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     publishChallenge: {
@@ -15449,6 +16043,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/challenges/publishChallenge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/challenges/publishChallenge"
@@ -15770,6 +16382,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/challenges/endChallenge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     archiveChallenge: {
@@ -16083,6 +16713,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/challenges/archiveChallenge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listPublicChallenges: {
@@ -16334,6 +16982,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/challenges/listPublicChallenges"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/challenges/listPublicChallenges"
@@ -16630,6 +17296,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/challenges/enrollInChallenge"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getChallengeProgress: {
@@ -16900,6 +17584,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/challenges/getChallengeProgress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/challenges/getChallengeProgress"
@@ -17188,6 +17890,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/challenges/getChallengeLeaderboard"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listActiveContests: {
@@ -17422,6 +18142,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/listActiveContests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/contests/listActiveContests"
@@ -17692,6 +18430,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/getContest"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/contests/getContest"
@@ -18025,6 +18781,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/enterContest"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getMyContestEntry: {
@@ -18290,6 +19064,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/getMyContestEntry"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/contests/getMyContestEntry"
@@ -18583,6 +19375,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/getContestPublicLeaderboard"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getContestBracket: {
@@ -18860,6 +19670,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/getContestBracket"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/contests/getContestBracket"
@@ -19151,6 +19979,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/getContestPrizes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getContestWinners: {
@@ -19426,6 +20272,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/getContestWinners"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/contests/getContestWinners"
@@ -19730,6 +20594,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/getContestLeaderboard"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listContests: {
@@ -20010,6 +20892,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/listContests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/contests/listContests"
@@ -20380,6 +21280,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/createContest"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getAdminContest: {
@@ -20679,6 +21597,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/getAdminContest"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/contests/getAdminContest"
@@ -21034,6 +21970,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/updateContest"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     publishContest: {
@@ -21338,6 +22292,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/publishContest"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/contests/publishContest"
@@ -21675,6 +22647,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/createContestEntry"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getContestEntry: {
@@ -21998,6 +22988,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/getContestEntry"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listFraudReviews: {
@@ -22246,6 +23254,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/listFraudReviews"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/contests/listFraudReviews"
@@ -22522,6 +23548,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/contests/decideFraudReview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/contests/decideFraudReview"
@@ -22871,6 +23915,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/listEngagements"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/engagements/listEngagements"
@@ -23412,6 +24474,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/createEngagement"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getEngagement: {
@@ -23770,6 +24850,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/getEngagement"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/engagements/getEngagement"
@@ -24262,6 +25360,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/updateEngagement"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     publishEngagement: {
@@ -24625,6 +25741,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/publishEngagement"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/engagements/publishEngagement"
@@ -25004,6 +26138,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/unpublishEngagement"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     startEngagementPreview: {
@@ -25291,6 +26443,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/startEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     resetEngagementPreview: {
@@ -25548,6 +26718,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/resetEngagementPreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/engagements/resetEngagementPreview"
@@ -25921,6 +27109,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/getSitePreview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getSite: {
@@ -26235,6 +27441,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/getSite"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     createSiteSession: {
@@ -26487,6 +27711,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/createSiteSession"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/engagements/createSiteSession"
@@ -26769,6 +28011,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/getEmbedUrl"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     evaluateEligibility: {
@@ -27024,6 +28284,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/evaluateEligibility"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/engagements/evaluateEligibility"
@@ -27289,6 +28567,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/engagements/recordImpression"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/engagements/recordImpression"
@@ -27707,6 +29003,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperimentResults"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listExperiments: {
@@ -27969,6 +29283,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/listExperiments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/experiments/listExperiments"
@@ -28265,6 +29597,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/createExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getExperiment: {
@@ -28551,6 +29901,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/getExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     deleteExperiment: {
@@ -28792,6 +30160,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/deleteExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/experiments/deleteExperiment"
@@ -29114,6 +30500,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/updateExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     startExperiment: {
@@ -29405,6 +30809,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/startExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     stopExperiment: {
@@ -29688,6 +31110,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/stopExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/experiments/stopExperiment"
@@ -30012,6 +31452,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/experiments/rolloutExperiment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listImports: {
@@ -30259,6 +31717,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/listImports"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/files/listImports"
@@ -30526,6 +32002,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/createImport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     dryRunImport: {
@@ -30780,6 +32274,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/dryRunImport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/files/dryRunImport"
@@ -31055,6 +32567,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/getImport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/files/getImport"
@@ -31345,6 +32875,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/listImportErrors"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listExports: {
@@ -31594,6 +33142,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/listExports"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/files/listExports"
@@ -31886,6 +33452,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/createExport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getExport: {
@@ -32163,6 +33747,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/getExport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     downloadExport: {
@@ -32407,6 +34009,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/files/downloadExport"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/files/downloadExport"
@@ -32690,6 +34310,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/gates/checkGates"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     recordScreenVisit: {
@@ -32948,6 +34586,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/gates/recordScreenVisit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     ingestEvent: {
@@ -33193,6 +34849,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEvent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEvent"
@@ -33509,6 +35183,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventBatch"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     postEventBatch: {
@@ -33809,6 +35501,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/postEventBatch"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/postEventBatch"
@@ -34124,6 +35834,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/ingestEventSync"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     searchEvents: {
@@ -34418,6 +36146,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/searchEvents"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listEventNames: {
@@ -34672,6 +36418,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNames"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNames"
@@ -34957,6 +36721,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNameProperties"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/listEventNameProperties"
@@ -35270,6 +37052,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/getStoredEvent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     retryStoredEvent: {
@@ -35530,6 +37330,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/retryStoredEvent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/event_ingestion/retryStoredEvent"
@@ -35856,6 +37674,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/listParticipantEvents"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listLeaderboards: {
@@ -36092,6 +37928,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/leaderboards/listLeaderboards"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/leaderboards/listLeaderboards"
@@ -36370,7 +38224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description LEADERBOARD_TOTALS_BUSY: the first period board waited 30 s for running transactions; try again. */
+            /** @description LEADERBOARD_TOTALS_BUSY: the first period board waited 30 s for running transactions; try again. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -36378,23 +38232,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "amount must be a positive integer",
-                     *       "code": "first_purchase",
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
-                     *       "errors": [
-                     *         {
-                     *           "in": "body",
-                     *           "path": "/effects/0/points",
-                     *           "code": "first_purchase",
-                     *           "message": "amount must be a positive integer",
-                     *           "allowed": [
-                     *             {}
-                     *           ],
-                     *           "limit": 50
-                     *         }
-                     *       ]
+                     *       "doc_url": "https://loyalty.example.com/docs#/leaderboards/createLeaderboard"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -36672,6 +38514,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/leaderboards/getLeaderboardDefinition"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     deleteLeaderboard: {
@@ -36936,6 +38796,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/leaderboards/deleteLeaderboard"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/leaderboards/deleteLeaderboard"
@@ -37231,6 +39109,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/leaderboards/updateLeaderboard"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     refreshLeaderboard: {
@@ -37499,6 +39395,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/leaderboards/refreshLeaderboard"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/leaderboards/refreshLeaderboard"
@@ -37811,6 +39725,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/leaderboards/getLeaderboardStandings"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getLeaderboard: {
@@ -38109,6 +40041,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/leaderboards/getLeaderboard"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/leaderboards/getLeaderboard"
@@ -38442,6 +40392,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/upsertParticipantProfile"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getSessionParticipant: {
@@ -38672,6 +40640,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/getSessionParticipant"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/participants/getSessionParticipant"
@@ -38954,6 +40940,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/getParticipantProfile"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/participants/getParticipantProfile"
@@ -39252,6 +41256,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/deleteParticipant"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listParticipants: {
@@ -39513,6 +41535,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/listParticipants"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/participants/listParticipants"
@@ -39789,6 +41829,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/searchParticipants"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listParticipantFields: {
@@ -40026,6 +42084,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/listParticipantFields"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/participants/listParticipantFields"
@@ -40283,6 +42359,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/createParticipantField"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/participants/createParticipantField"
@@ -40556,6 +42650,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/getParticipantField"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     deleteParticipantField: {
@@ -40813,6 +42925,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/deleteParticipantField"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/participants/deleteParticipantField"
@@ -41091,6 +43221,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/updateParticipantField"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/participants/updateParticipantField"
@@ -41391,6 +43539,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/revealParticipantField"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listPiiAccessLog: {
@@ -41649,6 +43815,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/participants/listPiiAccessLog"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/participants/listPiiAccessLog"
@@ -41916,6 +44100,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/grantPoints"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/points/grantPoints"
@@ -42205,6 +44407,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getPointsSettings: {
@@ -42443,6 +44663,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/getPointsSettings"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/points/getPointsSettings"
@@ -42723,6 +44961,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/updatePointsSettings"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listMultipliers: {
@@ -42968,6 +45224,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/listMultipliers"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/points/listMultipliers"
@@ -43259,6 +45533,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/createMultiplier"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getMultiplier: {
@@ -43531,6 +45823,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/getMultiplier"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     deleteMultiplier: {
@@ -43780,6 +46090,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deleteMultiplier"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listTiers: {
@@ -44010,6 +46338,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/listTiers"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/points/listTiers"
@@ -44264,6 +46610,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/createTier"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/points/createTier"
@@ -44538,6 +46902,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/getTier"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     deleteTier: {
@@ -44780,6 +47162,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/deleteTier"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/points/deleteTier"
@@ -45067,6 +47467,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/updateTier"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getPointsHistory: {
@@ -45334,6 +47752,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/getPointsHistory"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getPointsBalance: {
@@ -45581,6 +48017,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/getPointsBalance"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/points/getPointsBalance"
@@ -45865,6 +48319,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/getPointsTransactions"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/points/getPointsTransactions"
@@ -46180,6 +48652,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/bulkGrantPoints"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/points/bulkGrantPoints"
@@ -46527,6 +49017,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/grantPointsToSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getBulkGrantJob: {
@@ -46829,6 +49337,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/points/getBulkGrantJob"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/points/getBulkGrantJob"
@@ -47194,6 +49720,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/state/getParticipantState"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getParticipant: {
@@ -47548,6 +50092,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/state/getParticipant"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listReviews: {
@@ -47817,6 +50379,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/publishing/listReviews"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/publishing/listReviews"
@@ -48100,6 +50680,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/publishing/createReview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/publishing/createReview"
@@ -48403,6 +51001,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/publishing/getReview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     approveReview: {
@@ -48695,6 +51311,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/publishing/approveReview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/publishing/approveReview"
@@ -49015,6 +51649,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/publishing/returnReview"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     generateReferralCode: {
@@ -49280,7 +51932,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description REFERRAL_CODE_EXHAUSTED: every freshly drawn code was already taken; try again (nothing was created). */
+            /** @description REFERRAL_CODE_EXHAUSTED: every freshly drawn code was already taken; try again (nothing was created). Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -49288,23 +51940,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "detail": "amount must be a positive integer",
-                     *       "code": "first_purchase",
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
-                     *       "doc_url": "https://loyalty.example.com/docs#/points/deductPoints",
-                     *       "errors": [
-                     *         {
-                     *           "in": "body",
-                     *           "path": "/effects/0/points",
-                     *           "code": "first_purchase",
-                     *           "message": "amount must be a positive integer",
-                     *           "allowed": [
-                     *             {}
-                     *           ],
-                     *           "limit": 50
-                     *         }
-                     *       ]
+                     *       "doc_url": "https://loyalty.example.com/docs#/referrals/generateReferralCode"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
@@ -49540,6 +52180,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/referrals/validateReferralCode"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     convertReferral: {
@@ -49759,6 +52417,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/referrals/convertReferral"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/referrals/convertReferral"
@@ -50041,6 +52717,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/referrals/getReferralStats"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getReferralSettings: {
@@ -50280,6 +52974,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/referrals/getReferralSettings"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/referrals/getReferralSettings"
@@ -50569,6 +53281,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/referrals/updateReferralSettings"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listReferralConversions: {
@@ -50817,6 +53547,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/referrals/listReferralConversions"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/referrals/listReferralConversions"
@@ -51119,6 +53867,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/referrals/approveReferralConversion"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     rejectReferralConversion: {
@@ -51413,6 +54179,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/referrals/rejectReferralConversion"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listRewards: {
@@ -51662,6 +54446,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/rewards/listRewards"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/rewards/listRewards"
@@ -51962,6 +54764,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/rewards/createReward"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listRewardMetadataFields: {
@@ -52229,6 +55049,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/rewards/listRewardMetadataFields"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/rewards/listRewardMetadataFields"
@@ -52505,6 +55343,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/rewards/getReward"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/rewards/getReward"
@@ -52818,6 +55674,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/rewards/updateReward"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     uploadRewardCodes: {
@@ -53102,6 +55976,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/rewards/uploadRewardCodes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listClaimedRewards: {
@@ -53345,6 +56237,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/rewards/listClaimedRewards"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/rewards/listClaimedRewards"
@@ -53651,6 +56561,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/listRules"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/listRules"
@@ -53985,6 +56913,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/createRule"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getRule: {
@@ -54305,6 +57251,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/getRule"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     deleteRule: {
@@ -54546,6 +57510,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/deleteRule"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/deleteRule"
@@ -54906,6 +57888,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/updateRule"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     simulateRule: {
@@ -55188,6 +58188,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/earn_rules/simulateRule"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getEmbedRuntimeScript: {
@@ -55381,6 +58399,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/runtime/getEmbedRuntimeScript"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getEmbedRuntimeStylesheet: {
@@ -55566,6 +58602,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/runtime/getEmbedRuntimeStylesheet"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/runtime/getEmbedRuntimeStylesheet"
@@ -55803,6 +58857,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/runtime/getEmbedPage"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getEmbedDemoPage: {
@@ -56019,6 +59091,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/runtime/getEmbedDemoPage"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/runtime/getEmbedDemoPage"
@@ -56250,6 +59340,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/sandbox/getSandbox"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/sandbox/getSandbox"
@@ -56515,6 +59623,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/sandbox/openSandbox"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     resetSandbox: {
@@ -56761,6 +59887,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/sandbox/resetSandbox"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/sandbox/resetSandbox"
@@ -57108,6 +60252,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/sandbox/previewSandboxPromotion"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     applySandboxPromotion: {
@@ -57365,6 +60527,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/sandbox/applySandboxPromotion"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/sandbox/applySandboxPromotion"
@@ -57664,6 +60844,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegments"
@@ -57999,6 +61197,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/createSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listSegmentFacts: {
@@ -58246,6 +61462,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentFacts"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentFacts"
@@ -58536,6 +61770,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/previewSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/segments/previewSegment"
@@ -58867,6 +62119,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     deleteSegment: {
@@ -59112,6 +62382,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/deleteSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/segments/deleteSegment"
@@ -59457,6 +62745,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/updateSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getSegmentSize: {
@@ -59719,6 +63025,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegmentSize"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/segments/getSegmentSize"
@@ -60024,6 +63348,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/listSegmentMembers"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     refreshSegment: {
@@ -60298,6 +63640,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/segments/refreshSegment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listStreaks: {
@@ -60536,6 +63896,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/streaks/listStreaks"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/streaks/listStreaks"
@@ -60798,6 +64176,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/streaks/createStreak"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/streaks/createStreak"
@@ -61073,6 +64469,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/streaks/getStreak"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     deleteStreak: {
@@ -61315,6 +64729,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/streaks/deleteStreak"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/streaks/deleteStreak"
@@ -61606,6 +65038,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/streaks/updateStreak"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getTestClock: {
@@ -61839,6 +65289,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/getTestClock"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     resetTestClock: {
@@ -62064,6 +65532,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/resetTestClock"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/test_clock/resetTestClock"
@@ -62343,6 +65829,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/test_clock/advanceTestClock"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getConsoleSession: {
@@ -62601,6 +66105,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/console/getConsoleSession"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/console/getConsoleSession"
@@ -62868,6 +66390,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/console/createConsoleSession"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     deleteConsoleSession: {
@@ -63077,6 +66617,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/console/deleteConsoleSession"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/console/deleteConsoleSession"
@@ -63321,6 +66879,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/console/changeConsolePassword"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     adminLogout: {
@@ -63543,6 +67119,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/access/adminLogout"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     acceptConsoleInvitation: {
@@ -63752,6 +67346,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/console/acceptConsoleInvitation"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/console/acceptConsoleInvitation"
@@ -63998,6 +67610,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/console/listConsoleUsers"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/console/listConsoleUsers"
@@ -64265,6 +67895,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/console/inviteConsoleUser"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/console/inviteConsoleUser"
@@ -64541,6 +68189,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/console/getConsoleUser"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     deleteConsoleUser: {
@@ -64782,6 +68448,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/console/deleteConsoleUser"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/console/deleteConsoleUser"
@@ -65069,6 +68753,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/console/updateConsoleUser"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/console/updateConsoleUser"
@@ -65366,6 +69068,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/console/listAuditLog"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listWebhooks: {
@@ -65631,6 +69351,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/webhooks/listWebhooks"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/webhooks/listWebhooks"
@@ -65992,6 +69730,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/webhooks/createWebhook"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getWebhookSettings: {
@@ -66217,6 +69973,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/webhooks/getWebhookSettings"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/webhooks/getWebhookSettings"
@@ -66462,6 +70236,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/webhooks/updateWebhookSettings"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/webhooks/updateWebhookSettings"
@@ -66763,6 +70555,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/webhooks/getWebhook"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -67004,6 +70814,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/webhooks/deleteWebhook"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/webhooks/deleteWebhook"
@@ -67334,6 +71162,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/webhooks/updateWebhook"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     testWebhook: {
@@ -67617,6 +71463,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/webhooks/testWebhook"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/webhooks/testWebhook"
@@ -67928,6 +71792,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/webhooks/sendWebhookTestEvent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listWebhookLogs: {
@@ -68228,6 +72110,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/webhooks/listWebhookLogs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     replayWebhookDelivery: {
@@ -68512,6 +72412,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/webhooks/replayWebhookDelivery"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/webhooks/replayWebhookDelivery"
@@ -68834,6 +72752,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/webhooks/replayWebhookDeliveries"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getWebhookReplayJob: {
@@ -69113,6 +73049,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/webhooks/getWebhookReplayJob"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     streamEvents: {
@@ -69328,6 +73282,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/webhooks/streamEvents"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/webhooks/streamEvents"
@@ -69560,6 +73532,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/webhooks/streamTenantEvents"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getEventCatalog: {
@@ -69769,6 +73759,24 @@ export interface operations {
                      * @example {
                      *       "detail": "internal error; the request id is in X-Request-Id",
                      *       "code": "INTERNAL_ERROR",
+                     *       "error_version": 1,
+                     *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
+                     *       "doc_url": "https://loyalty.example.com/docs#/webhooks/getEventCatalog"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "the service is at its limit of 1000 requests in progress; nothing was done: retry after 1 s",
+                     *       "code": "SERVICE_OVERLOADED",
                      *       "error_version": 1,
                      *       "request_id": "9b2f4c1e-3a57-4d0b-8e61-5f0a2c7d9e14",
                      *       "doc_url": "https://loyalty.example.com/docs#/webhooks/getEventCatalog"

@@ -1,0 +1,52 @@
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import client from 'prom-client';
+import { AppError } from './errors.js';
+import { registry } from './metrics.js';
+
+/** How long a refused caller is told to wait (Retry-After, seconds). */
+const OVERLOAD_RETRY_AFTER_SECONDS = 1;
+
+const refusals = new client.Counter({
+  name: 'loyalty_overload_refusals_total',
+  help: 'Requests refused with 503 SERVICE_OVERLOADED: the process held its limit of requests in progress (SERVICE_IN_FLIGHT_MAX)',
+  registers: [registry],
+});
+
+/**
+ * A bound on the requests one process has in progress (issue 37, flash
+ * crowds). A crowd larger than the database can serve does not queue without
+ * end, each waiting request holding its memory and every later one waiting
+ * behind it: past `maxInFlight` requests in progress, a new one is answered at
+ * once with 503 `SERVICE_OVERLOADED` and `Retry-After`, before its credential
+ * is looked up or its body read, and changes nothing. The operations routes
+ * (`config.rateLimit: 'none'`: health, readiness, metrics) are neither counted
+ * nor refused, so an overloaded process still reports itself.
+ *
+ * A request counts from its first hook until its connection's answer is
+ * finished or abandoned (the response's `close`, which fires once either way).
+ */
+export function installOverloadGuard(app: FastifyInstance, maxInFlight: number): { inFlight(): number } {
+  let inFlight = 0;
+  const guard: onRequestHookHandler = (request, reply, done) => {
+    if (request.routeOptions.config?.rateLimit === 'none') return done();
+    if (inFlight >= maxInFlight) {
+      refusals.inc();
+      return done(
+        new AppError(
+          'unavailable',
+          'SERVICE_OVERLOADED',
+          `the service is at its limit of ${maxInFlight} requests in progress; nothing was done: retry after ${OVERLOAD_RETRY_AFTER_SECONDS} s`,
+          {},
+          { 'Retry-After': String(OVERLOAD_RETRY_AFTER_SECONDS) },
+        ),
+      );
+    }
+    inFlight += 1;
+    reply.raw.once('close', () => {
+      inFlight -= 1;
+    });
+    done();
+  };
+  app.addHook('onRequest', guard);
+  return { inFlight: () => inFlight };
+}

@@ -1,0 +1,33 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService } from './helper.js';
+
+const CROWD = 200;
+const LIMIT = 5;
+
+test(`past SERVICE_IN_FLIGHT_MAX requests in progress a process answers 503 SERVICE_OVERLOADED with Retry-After, and a refused request changes nothing`, async (t) => {
+  const svc = await startTestService(t, { config: { SERVICE_IN_FLIGHT_MAX: String(LIMIT) } });
+  const tenant = await svc.createTenant();
+  const grants = await Promise.all(
+    Array.from({ length: CROWD }, (_, i) =>
+      svc.request('POST', '/api/v1/gamify/points/grant', { key: tenant.apiKey, body: { participant_id: `crowd-${i}`, amount: 10, reason: 'crowd', idempotency_key: `crowd-${i}` } }),
+    ),
+  );
+  const granted = grants.filter((answer) => answer.status === 200);
+  const refused = grants.filter((answer) => answer.status === 503);
+  assert.equal(granted.length + refused.length, CROWD, `every answer is a grant or a refusal: ${[...new Set(grants.map((answer) => answer.status))]}`);
+  assert.ok(refused.length > 0, `${CROWD} grants at once with a limit of ${LIMIT} in progress: some refused`);
+  assert.ok(granted.length >= LIMIT, 'the first requests are served');
+  for (const answer of refused) {
+    assert.equal(answer.body.code, 'SERVICE_OVERLOADED');
+    assert.match(answer.body.detail, new RegExp(`limit of ${LIMIT} requests in progress; nothing was done`));
+    assert.equal(answer.headers.get('retry-after'), '1');
+  }
+  // Nothing of a refused grant was written: one ledger entry per granted participant, none for the refused.
+  const [{ n }] = await svc.sql<{ n: number }>(`SELECT count(*)::int AS n FROM points_ledger WHERE tenant_id = $1 AND participant_id LIKE 'crowd-%'`, [tenant.tenantId]);
+  assert.equal(n, granted.length);
+  // Health and readiness are never refused, even at the limit; the limit frees as answers finish.
+  const [health] = await Promise.all([svc.request('GET', '/healthz'), ...Array.from({ length: CROWD }, () => svc.request('GET', '/api/v1/tenant', { key: tenant.apiKey }))]);
+  assert.equal(health.status, 200);
+  assert.equal((await svc.request('GET', '/api/v1/tenant', { key: tenant.apiKey })).status, 200);
+});
