@@ -90,11 +90,10 @@ const KEY_CACHE_REFRESH_AHEAD_MS = 0.8 * KEY_CACHE_TTL_MS;
  * reads of a key share one load in flight, and a key still in use is read
  * again ahead of its expiry (from KEY_CACHE_REFRESH_AHEAD_MS) while its value
  * is still answered. Without both, every request that arrives while a popular
- * key's load runs starts a load of its own: at 5,000 reads/s on two busy
- * cores, hundreds of identical queries queue for the owner pool every ten
- * seconds (docs/performance/leaderboards.md, 3 Dec). A load started before
- * `clear` keeps nothing: a credential change is never undone by a read that
- * raced it.
+ * key's load runs starts a load of its own, as many as arrive while the
+ * database answers the first (test/lookup-crowd.test.ts). A load started
+ * before `clear` keeps nothing: a credential change is never undone by a
+ * read that raced it.
  */
 class LookupCache<T> {
   private readonly entries = new Map<string, { value: T; at: number }>();
