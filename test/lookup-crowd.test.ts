@@ -71,3 +71,26 @@ test('a look-up that raced a credential change is not kept: a key revoked while 
   const after = await svc.request('GET', board, { key });
   assert.equal(after.status, 401, after.text);
 });
+
+test('a session issued by this process is remembered: its first use looks nothing up, and answers as a looked-up one does', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const engagementId = await svc.createEngagement(tenant);
+  const created = await svc.request('POST', '/api/v1/admin/leaderboards', { key: tenant.apiKey, body: { leaderboard_code: 'first', name: 'First', metric: 'lifetime_points' } });
+  assert.equal(created.status, 201, created.text);
+  const lookups = countLookups(t, svc);
+  const issued = await svc.request('POST', '/api/v1/sessions', { key: tenant.apiKey, body: { participant_id: 'first-use', engagement_id: engagementId } });
+  assert.equal(issued.status, 201, issued.text);
+  const board = `/api/v1/public/leaderboards/first?engagement_id=${engagementId}&session_id=${issued.body.session_id}`;
+  const remembered = await svc.request('GET', board);
+  assert.equal(remembered.status, 200, remembered.text);
+  assert.equal(remembered.body.me.participant_id, 'first-use');
+  assert.equal(lookups('auth_find_session'), 0, 'the first use of a session this process issued looks nothing up');
+  // Looked up afresh (as another process would), the same session answers the same, with the same rate-limit headers.
+  svc.service.app!.ctx.authenticator.forgetCredentials();
+  const looked = await svc.request('GET', board);
+  assert.equal(lookups('auth_find_session'), 1);
+  assert.equal(looked.status, 200);
+  assert.deepEqual(looked.body.me, remembered.body.me);
+  assert.equal(looked.headers.get('x-ratelimit-limit'), remembered.headers.get('x-ratelimit-limit'));
+});

@@ -285,6 +285,9 @@ test('tenant isolation and credentials', async (t) => {
        FROM sessions WHERE tenant_id = $1 AND participant_id = 'shared-hash'`,
       [tenantA.tenantId, tenantB.tenantId],
     );
+    // Rows written by hand announce no credential change; the process that issued the session remembers it as issued,
+    // so the look-up is what another process (or this one after 10 s) does.
+    svc.service.app!.ctx.authenticator.forgetCredentials();
     const path = `/api/v1/probe/session?session_id=${session.sessionId}&engagement_id=${session.engagementId}`;
     assertRefused(await svc.request('GET', path), 401, 'AUTH_UNAUTHENTICATED');
   });

@@ -128,6 +128,11 @@ class LookupCache<T> {
     return pending;
   }
 
+  /** Keeps a value this process just wrote (a session it issued), as a load of it would have read it. */
+  remember(key: string, value: T): void {
+    this.put(key, value);
+  }
+
   private put(key: string, value: T): void {
     if (this.entries.size >= KEY_CACHE_ENTRIES_MAX) this.entries.clear();
     this.entries.set(key, { value, at: Date.now() });
@@ -368,6 +373,25 @@ export class Authenticator {
       participantId: record.participantId,
       engagementId: record.engagementId,
     };
+  }
+
+  /**
+   * Remembers a session this process has just issued (after its commit), so
+   * that the participant's first request needs no look-up: in a flash crowd
+   * the tenant's server issues each session moments before its first use.
+   * Another process looks it up as usual.
+   */
+  rememberIssuedSession(issued: { token: string; id: string; participantId: string; engagementId: string; expiresAt: Date }, issuer: AuthContext): void {
+    this.sessionCache.remember(sha256Hex(issued.token), {
+      tenantId: issuer.tenantId,
+      id: issued.id,
+      participantId: issued.participantId,
+      engagementId: issued.engagementId,
+      expiresAtMs: issued.expiresAt.getTime(),
+      revoked: false,
+      plan: issuer.plan,
+      tenantRequestsPerMinute: issuer.tenantRequestsPerMinute,
+    });
   }
 
   private async sessionRecord(hash: string): Promise<SessionRecord | null> {

@@ -142,7 +142,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request, reply) => reply.status(201).send(await service.createSession(db, request.auth!.tenantId, request.body, config.sessionTtlSeconds)),
+    async (request, reply) => {
+      // Issued here, so remembered here: the participant's first request needs no look-up of it.
+      const remember = (issued: service.IssuedSession) => authenticator.rememberIssuedSession(issued, request.auth!);
+      return reply.status(201).send(await service.createSession(db, request.auth!.tenantId, request.body, config.sessionTtlSeconds, remember));
+    },
   );
 
   app.get(

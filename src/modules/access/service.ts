@@ -209,13 +209,24 @@ export async function rotateApiKey(db: Database, authenticator: Authenticator, t
   return record;
 }
 
+/** A session as issued, for `createSession`'s caller to remember (`Authenticator.rememberIssuedSession`). */
+export interface IssuedSession {
+  token: string;
+  id: string;
+  participantId: string;
+  engagementId: string;
+  expiresAt: Date;
+}
+
 export async function createSession(
   db: Database,
   tenantId: string,
   input: { participant_id: string; engagement_id: string; display_name?: string; ttl_seconds?: number },
   defaultTtlSeconds: number,
+  issued?: (session: IssuedSession) => void,
 ) {
   const token = `ses_${randomToken(24)}`;
+  const id = uuid();
   const expiresAt = new Date(clock.nowMs() + (input.ttl_seconds ?? defaultTtlSeconds) * 1000);
   await db.tenant(tenantId, async (tx) => {
     // Until a module owns engagements, the id is taken on trust (see docs/decisions/foundation.md).
@@ -224,13 +235,14 @@ export async function createSession(
     // An engagement for a segment refuses non-members (403 NOT_IN_SEGMENT); the participant made above goes with the refusal.
     await checkSessionAllowed(tx, tenantId, input.engagement_id, input.participant_id);
     await store.insertSession(tx, tenantId, {
-      id: uuid(),
+      id,
       tokenHash: sha256Hex(token),
       participantId: input.participant_id,
       engagementId: input.engagement_id,
       expiresAt,
     });
   });
+  issued?.({ token, id, participantId: input.participant_id, engagementId: input.engagement_id, expiresAt });
   return { session_id: token, participant_id: input.participant_id, engagement_id: input.engagement_id, expires_at: expiresAt.toISOString() };
 }
 
