@@ -25,14 +25,19 @@ function countLookups(t: TestContext, svc: TestService): (name: string) => numbe
 
 const CROWD = 200;
 
-test('a crowd of public reads on a cold cache looks its credentials up once: the key, the tenant, the session', async (t) => {
+/** A service with a tenant, an engagement and a board on it; the board's public read, `engagement_id` given. */
+async function boardService(t: TestContext, code: string, engagementId?: string) {
   const svc = await startTestService(t);
   const tenant = await svc.createTenant();
-  const engagementId = randomUUID();
-  const sessionId = await participantSession(svc, tenant, 'crowd-1', engagementId);
-  const created = await svc.request('POST', '/api/v1/admin/leaderboards', { key: tenant.apiKey, body: { leaderboard_code: 'crowd', name: 'Crowd', metric: 'lifetime_points' } });
+  const engagement = engagementId ?? (await svc.createEngagement(tenant));
+  const created = await svc.request('POST', '/api/v1/admin/leaderboards', { key: tenant.apiKey, body: { leaderboard_code: code, name: code, metric: 'lifetime_points' } });
   assert.equal(created.status, 201, created.text);
-  const board = `/api/v1/public/leaderboards/crowd?engagement_id=${engagementId}`;
+  return { svc, tenant, engagementId: engagement, board: `/api/v1/public/leaderboards/${code}?engagement_id=${engagement}` };
+}
+
+test('a crowd of public reads on a cold cache looks its credentials up once: the key, the tenant, the session', async (t) => {
+  const { svc, tenant, engagementId, board } = await boardService(t, 'crowd', randomUUID());
+  const sessionId = await participantSession(svc, tenant, 'crowd-1', engagementId);
   const authenticator = svc.service.app!.ctx.authenticator;
 
   const lookups = countLookups(t, svc);
@@ -51,12 +56,7 @@ test('a crowd of public reads on a cold cache looks its credentials up once: the
 });
 
 test('a look-up that raced a credential change is not kept: a key revoked while a crowd read it fails on the next request', async (t) => {
-  const svc = await startTestService(t);
-  const tenant = await svc.createTenant();
-  const engagementId = await svc.createEngagement(tenant);
-  const created = await svc.request('POST', '/api/v1/admin/leaderboards', { key: tenant.apiKey, body: { leaderboard_code: 'race', name: 'Race', metric: 'lifetime_points' } });
-  assert.equal(created.status, 201, created.text);
-  const board = `/api/v1/public/leaderboards/race?engagement_id=${engagementId}`;
+  const { svc, tenant, board } = await boardService(t, 'race');
   const jwt = await svc.login(tenant);
   const issued = await svc.request('POST', '/api/v1/events/api-keys', { bearer: jwt, body: { name: 'crowd', scopes: ['admin'] } });
   assert.equal(issued.status, 201, issued.text);
@@ -73,15 +73,11 @@ test('a look-up that raced a credential change is not kept: a key revoked while 
 });
 
 test('a session issued by this process is remembered: its first use looks nothing up, and answers as a looked-up one does', async (t) => {
-  const svc = await startTestService(t);
-  const tenant = await svc.createTenant();
-  const engagementId = await svc.createEngagement(tenant);
-  const created = await svc.request('POST', '/api/v1/admin/leaderboards', { key: tenant.apiKey, body: { leaderboard_code: 'first', name: 'First', metric: 'lifetime_points' } });
-  assert.equal(created.status, 201, created.text);
+  const { svc, tenant, engagementId, board: read } = await boardService(t, 'first');
   const lookups = countLookups(t, svc);
   const issued = await svc.request('POST', '/api/v1/sessions', { key: tenant.apiKey, body: { participant_id: 'first-use', engagement_id: engagementId } });
   assert.equal(issued.status, 201, issued.text);
-  const board = `/api/v1/public/leaderboards/first?engagement_id=${engagementId}&session_id=${issued.body.session_id}`;
+  const board = `${read}&session_id=${issued.body.session_id}`;
   const remembered = await svc.request('GET', board);
   assert.equal(remembered.status, 200, remembered.text);
   assert.equal(remembered.body.me.participant_id, 'first-use');
