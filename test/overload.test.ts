@@ -31,3 +31,18 @@ test(`past SERVICE_IN_FLIGHT_MAX requests in progress a process answers 503 SERV
   assert.equal(health.status, 200);
   assert.equal((await svc.request('GET', '/api/v1/tenant', { key: tenant.apiKey })).status, 200);
 });
+
+test('an open live event stream does not hold a place among the requests in progress', async (t) => {
+  const svc = await startTestService(t, { config: { SERVICE_IN_FLIGHT_MAX: '2' } });
+  const tenant = await svc.createTenant();
+  const session = await svc.createSession(tenant, { participantId: 'listener' });
+  const streams = Array.from({ length: 3 }, () => new AbortController());
+  t.after(() => streams.forEach((controller) => controller.abort()));
+  for (const controller of streams) {
+    const response = await fetch(`${svc.baseUrl}/api/v1/public/events/stream?session_id=${session.sessionId}&engagement_id=${session.engagementId}`, { signal: controller.signal });
+    assert.equal(response.status, 200, 'a stream opens whatever the others hold');
+  }
+  // Three streams open with a limit of two requests in progress: other requests are still served.
+  const answer = await svc.request('GET', '/api/v1/tenant', { key: tenant.apiKey });
+  assert.equal(answer.status, 200, answer.text);
+});

@@ -3,6 +3,18 @@ import client from 'prom-client';
 import { AppError } from './errors.js';
 import { registry } from './metrics.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The answer is a long-lived stream (server-sent events): it is neither
+     * counted nor refused by the bound on requests in progress, which it
+     * would hold for as long as it is open. The streams have limits of their
+     * own (webhooks/stream.ts).
+     */
+    longLived?: boolean;
+  }
+}
+
 /** How long a refused caller is told to wait (Retry-After, seconds). */
 const OVERLOAD_RETRY_AFTER_SECONDS = 1;
 
@@ -20,7 +32,8 @@ const refusals = new client.Counter({
  * once with 503 `SERVICE_OVERLOADED` and `Retry-After`, before its credential
  * is looked up or its body read, and changes nothing. The operations routes
  * (`config.rateLimit: 'none'`: health, readiness, metrics) are neither counted
- * nor refused, so an overloaded process still reports itself.
+ * nor refused, so an overloaded process still reports itself; nor are the
+ * live event streams (`config.longLived`), which stay open for hours.
  *
  * A request counts from its first hook until its connection's answer is
  * finished or abandoned (the response's `close`, which fires once either way).
@@ -28,7 +41,8 @@ const refusals = new client.Counter({
 export function installOverloadGuard(app: FastifyInstance, maxInFlight: number): { inFlight(): number } {
   let inFlight = 0;
   const guard: onRequestHookHandler = (request, reply, done) => {
-    if (request.routeOptions.config?.rateLimit === 'none') return done();
+    const config = request.routeOptions.config;
+    if (config?.rateLimit === 'none' || config?.longLived) return done();
     if (inFlight >= maxInFlight) {
       refusals.inc();
       return done(

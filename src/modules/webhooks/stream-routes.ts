@@ -52,7 +52,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/public/events/stream',
     {
-      config: { auth: 'session' },
+      config: { auth: 'session', longLived: true },
       schema: {
         tags,
         operationId: 'streamEvents',
@@ -86,7 +86,7 @@ export const streamRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/gamify/webhooks/stream',
     {
-      config: admin,
+      config: { ...admin, longLived: true },
       schema: {
         tags,
         operationId: 'streamTenantEvents',
