@@ -100,6 +100,12 @@ export function countLedgerWrite(kind: 'grant' | 'deduct' | 'expiry', points: nu
   ledgerPoints.inc({ kind }, points);
 }
 
+export const overloadRefusals = new client.Counter({
+  name: 'loyalty_overload_refusals_total',
+  help: 'Requests refused with 503 SERVICE_OVERLOADED: the process held its limit of requests in progress (SERVICE_IN_FLIGHT_MAX)',
+  registers: [registry],
+});
+
 export const rateLimitRefusals = new client.Counter({
   name: 'loyalty_rate_limit_refusals_total',
   help: 'Requests refused with 429, by the limit that refused them (key, ip, ingest, listing, public…)',

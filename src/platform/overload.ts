@@ -1,7 +1,6 @@
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
-import client from 'prom-client';
 import { AppError } from './errors.js';
-import { registry } from './metrics.js';
+import { overloadRefusals } from './metrics.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -18,12 +17,6 @@ declare module 'fastify' {
 /** How long a refused caller is told to wait (Retry-After, seconds). */
 const OVERLOAD_RETRY_AFTER_SECONDS = 1;
 
-const refusals = new client.Counter({
-  name: 'loyalty_overload_refusals_total',
-  help: 'Requests refused with 503 SERVICE_OVERLOADED: the process held its limit of requests in progress (SERVICE_IN_FLIGHT_MAX)',
-  registers: [registry],
-});
-
 /**
  * A bound on the requests one process has in progress (issue 37, flash
  * crowds). A crowd larger than the database can serve does not queue without
@@ -38,13 +31,13 @@ const refusals = new client.Counter({
  * A request counts from its first hook until its connection's answer is
  * finished or abandoned (the response's `close`, which fires once either way).
  */
-export function installOverloadGuard(app: FastifyInstance, maxInFlight: number): { inFlight(): number } {
+export function installOverloadGuard(app: FastifyInstance, maxInFlight: number): void {
   let inFlight = 0;
   const guard: onRequestHookHandler = (request, reply, done) => {
     const config = request.routeOptions.config;
     if (config?.rateLimit === 'none' || config?.longLived) return done();
     if (inFlight >= maxInFlight) {
-      refusals.inc();
+      overloadRefusals.inc();
       return done(
         new AppError(
           'unavailable',
@@ -62,5 +55,4 @@ export function installOverloadGuard(app: FastifyInstance, maxInFlight: number):
     done();
   };
   app.addHook('onRequest', guard);
-  return { inFlight: () => inFlight };
 }
