@@ -177,7 +177,10 @@ test('the console: challenges, contests, leaderboards, referrals and the fraud r
   await t.test('the completed contest: the prize fulfilment list, and its results exported as CSV and read from the downloaded file', async () => {
     await page.reload();
     await page.getByTestId('contest-timeline').locator('[aria-current="step"]').getByText('Completed').waitFor();
-    const rows = await page.getByTestId('prize-fulfilment').locator('tbody tr').allInnerTexts();
+    // The list is drawn from the final leaderboard, read after the contest: wait for its rows, not for the timeline.
+    const fulfilment = page.getByTestId('prize-fulfilment').locator('tbody tr');
+    await fulfilment.nth(1).waitFor();
+    const rows = await fulfilment.allInnerTexts();
     assert.equal(rows.length, 2, rows.join('|'));
     assert.match(rows[0], /Ann[\s\S]*50 EUR voucher[\s\S]*Held for fraud review/);
     assert.match(rows[1], /Bob[\s\S]*Pending verification/);
