@@ -40,7 +40,10 @@
  * checks that every grant answered 200 left exactly one ledger entry (exits
  * non-zero otherwise). BENCH_FLASH_PROFILE=<dir> runs the service with
  * --cpu-prof (read with `node scripts/cpu-profile-summary.mjs <file>`);
- * BENCH_FLASH_STATEMENTS=1 prints the statement table per read and rate.
+ * BENCH_FLASH_STATEMENTS=1 prints the statement table per read and rate; BENCH_FLASH_TIMELINE=1 each
+ * phase's p50/p99 per second.
+ * The rebuilds' backends run at nice BENCH_FLASH_BACKGROUND_NICE (DB_BACKGROUND_NICE; by default what
+ * `npm start` gives them on its embedded server, 0 against BENCH_DATABASE_URL).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -50,6 +53,7 @@ import { fileURLToPath } from 'node:url';
 import { fork, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
+import { EMBEDDED_BACKGROUND_NICE } from '../src/platform/background-priority.js';
 import { cpuMs, cpuMsOfProcesses, freePort, offerOpenLoop, resetPeakResident, residentMb, openBenchDatabase, openStatementsTable, percentile, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, tenantPoster, type OpenLoopResult } from './support.js';
 import { seedLifetimePoints } from './leaderboard-seed.js';
 import { migrate } from '../src/platform/migrate.js';
@@ -65,6 +69,8 @@ const SENDER = process.env.BENCH_FLASH_SENDER === 'inline' ? 'inline' : 'child';
 const SENDER_CHILD_ENV = 'BENCH_FLASH_SENDER_CHILD';
 const PROFILE_DIR = process.env.BENCH_FLASH_PROFILE ? path.resolve(process.env.BENCH_FLASH_PROFILE) : null;
 const STATEMENTS = process.env.BENCH_FLASH_STATEMENTS === '1';
+const TIMELINE = process.env.BENCH_FLASH_TIMELINE === '1';
+const BACKGROUND_NICE = process.env.BENCH_FLASH_BACKGROUND_NICE ?? (process.env.BENCH_DATABASE_URL ? '0' : String(EMBEDDED_BACKGROUND_NICE));
 const STATEMENTS_TOP = 8;
 const SESSIONS = Number(process.env.BENCH_FLASH_SESSIONS ?? 200);
 if (!(Number.isInteger(SESSIONS) && SESSIONS > 0)) throw new Error('BENCH_FLASH_SESSIONS must be a positive integer');
@@ -142,8 +148,8 @@ async function main(): Promise<void> {
     progress(`seeding ${PARTICIPANTS} participants`);
     await seedLifetimePoints(owner, tenant.tenant_id, PARTICIPANTS);
     const port = await freePort();
-    progress(`starting the service (SERVICE_ROLE=all${PROFILE_DIR ? `, CPU profile into ${PROFILE_DIR}` : ''})`);
-    service = await startServiceProcess({ ownerUrl, port, role: 'all', profileDir: PROFILE_DIR });
+    progress(`starting the service (SERVICE_ROLE=all, DB_BACKGROUND_NICE=${BACKGROUND_NICE}${PROFILE_DIR ? `, CPU profile into ${PROFILE_DIR}` : ''})`);
+    service = await startServiceProcess({ ownerUrl, port, role: 'all', profileDir: PROFILE_DIR, env: { DB_BACKGROUND_NICE: BACKGROUND_NICE } });
     http = new HttpPool(`http://127.0.0.1:${port}`, { connections: 16, headersTimeout: 600_000, bodyTimeout: 600_000 });
     const call = tenantPoster(http, tenant.api_key);
     const engagement = await call('/api/v1/admin/engagements', { name: 'Bench', site_slug: 'bench' });
@@ -244,11 +250,26 @@ async function main(): Promise<void> {
       const ms = (p: number) => percentile(later, p).toFixed(1);
       console.log(`| ${rate}/s | ${scenario} | ${later.length} | ${ms(50)} | ${ms(95)} | ${ms(99)} |`);
     }
+    if (TIMELINE) {
+      // Per second of each phase (by scheduled departure): how many were sent, and their p50 / p99, to see a rebuild's stall.
+      for (const { rate, scenario, result } of rows) {
+        const seconds = new Map<number, number[]>();
+        result.latencies.forEach((latency, i) => {
+          const second = Math.floor(result.departures[i] / 1000);
+          seconds.set(second, [...(seconds.get(second) ?? []), latency]);
+        });
+        const line = [...seconds].map(([second, latencies]) => `${second}: ${percentile(latencies, 50).toFixed(0)}/${percentile(latencies, 99).toFixed(0)}`);
+        console.log(`\nPer second, p50/p99 ms, ${scenario} at ${rate}/s: ${line.join(' · ')}`);
+      }
+    }
     const origin = phases[0].from;
     const at = (ms: number) => `${((ms - origin) / 1000).toFixed(1)} s`;
     console.log(`\nPhases (the sender's start and its uncounted second included): ${phases.map((p) => `${p.name} ${at(p.from)}–${at(p.to)}`).join('; ')}.`);
     const overlapping = [...rebuilds].filter(([start, ms]) => start + ms >= origin).map(([start, ms]) => `${at(start)}–${at(start + ms)}`);
     console.log(`Rebuilds of the ranking seen during them (start–end of the INSERT): ${overlapping.join('; ') || 'none'}.`);
+    const { rows: background } = await owner.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = 'loyalty-background'`);
+    const nices = background.map(({ pid }) => String(os.getPriority(pid)));
+    console.log(`The rebuilds' connections (loyalty-background): ${background.length}, their backends at nice ${nices.join(', ') || '—'}.`);
     const firstFailure = rows.find((row) => row.result.firstFailure)?.result.firstFailure;
     if (firstFailure) console.log(`\nFirst failed read: ${firstFailure}`);
     console.log(

@@ -31,6 +31,8 @@ export interface Config {
   dbPoolIdleSeconds: number;
   /** Statements with parameters are sent as named (prepared) statements; off behind a transaction-mode pooler that cannot keep them. */
   dbPreparedStatements: boolean;
+  /** The nice value of the backends that run background work (DB_BACKGROUND_NICE, 0–19); null: 10 on the embedded server, else 0. */
+  dbBackgroundNice: number | null;
   appDbPassword: string | null;
   jwtSecret: string | null;
   jwtTtlSeconds: number;
@@ -331,6 +333,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolSize: readInt(env, 'DB_POOL_SIZE', 20, 1, 500),
     dbPoolIdleSeconds: readInt(env, 'DB_POOL_IDLE_SECONDS', DEFAULT_POOL_IDLE_SECONDS, 1, 86_400),
     dbPreparedStatements: env.DB_PREPARED_STATEMENTS === undefined || env.DB_PREPARED_STATEMENTS === '' ? true : readBool(env, 'DB_PREPARED_STATEMENTS'),
+    dbBackgroundNice: env.DB_BACKGROUND_NICE === undefined || env.DB_BACKGROUND_NICE === '' ? null : readInt(env, 'DB_BACKGROUND_NICE', 0, 0, 19),
     appDbPassword: env.DB_APP_PASSWORD || null,
     jwtSecret: env.JWT_SECRET || null,
     jwtTtlSeconds: readInt(env, 'JWT_TTL_SECONDS', 3600, 60, 7 * 24 * 3600),

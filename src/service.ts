@@ -14,6 +14,7 @@ import { outboxPump } from './platform/outbox.js';
 import { listenForPumpWakeUps, sendPumpWakeUps, type Pump } from './platform/pump.js';
 import { listenForTestClocks } from './platform/test-clock.js';
 import { startTracing } from './platform/tracing.js';
+import { EMBEDDED_BACKGROUND_NICE } from './platform/background-priority.js';
 
 /**
  * Starts the parts of the service that the role asks for: the database
@@ -70,6 +71,10 @@ export async function startService(options: StartOptions): Promise<RunningServic
     preparedStatements: config.dbPreparedStatements,
     replicaUrl: server.replicaAppUrl ?? null,
     idleSeconds: config.dbPoolIdleSeconds,
+    backgroundNice: config.dbBackgroundNice ?? (server.local ? EMBEDDED_BACKGROUND_NICE : 0),
+    backgroundConnected: (lowered) => {
+      if (!lowered) log.warn('a background database connection could not be given a lower CPU priority (DB_BACKGROUND_NICE); it runs at the same priority as the rest');
+    },
   });
   const jwtKey = await loadJwtKey(db.system, config.jwtSecret);
   // Sandbox tenants' test clocks are read before any request or job runs (decisions/foundation.md, Test controls).

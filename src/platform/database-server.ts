@@ -18,6 +18,8 @@ export interface DatabaseServer {
   appUrl: string;
   /** The application role on a streaming replica (DATABASE_REPLICA_URL), for reads that may lag; null: none. */
   replicaAppUrl?: string | null;
+  /** This process started the server, so its backends are processes of this machine (the embedded server). */
+  local?: boolean;
   stop(): Promise<void>;
 }
 
@@ -186,5 +188,5 @@ export async function openDatabaseServer(config: Config): Promise<DatabaseServer
   const appPassword = deriveAppPassword(ownerUrl, config.appDbPassword);
   // A replica has the primary's roles (replication copies them), so the application role signs in there with the same password.
   const replicaAppUrl = config.databaseReplicaUrl ? withCredentials(config.databaseReplicaUrl, APP_ROLE, appPassword) : null;
-  return { ownerUrl, appUrl: withCredentials(ownerUrl, APP_ROLE, appPassword), replicaAppUrl, stop };
+  return { ownerUrl, appUrl: withCredentials(ownerUrl, APP_ROLE, appPassword), replicaAppUrl, local: !config.databaseUrl, stop };
 }

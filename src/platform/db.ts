@@ -5,6 +5,7 @@ import { isUuid } from './ids.js';
 import { currentContext, inContext, tracingOn } from './tracing.js';
 import { traceQueries, traceTransaction } from './tracing-db.js';
 import { isStalePlan, PREPARED_PER_CONNECTION_MAX, sendExtended } from './db-extended.js';
+import { lowerBackendPriority } from './background-priority.js';
 import type { Context } from '@opentelemetry/api';
 
 // node-postgres's own conversion of parameter values to text, so that an
@@ -150,16 +151,18 @@ function messageOf(client: pg.ClientBase, statements: readonly Statement[]): Mes
 }
 
 /**
- * The database layer. Two pools:
+ * The database layer's pools:
  *
  * - `app` connects as the application role, which owns nothing and cannot
  *   bypass row-level security. Every tenant-owned statement runs through
  *   `tenant(tenantId, fn)`, which sets the tenant for that one transaction
  *   with `set_config(..., true)` (the `SET LOCAL` form), never for the session.
+ * - `background`: the same role, for bulk work that may wait (`tenantInBackground`).
  * - `system` connects as the schema owner. It runs migrations, the job queue and
  *   the few scans that must look across tenants to find work (due lots, due
  *   contests); those scans return tenant ids and the work itself is then done
  *   per tenant through `tenant()`.
+ * - `replica`, when configured: the application role on a replica (`staleRead`).
  */
 export type Tx = pg.PoolClient & {
   /** Set on the transaction a batch hands its work (platform/batch.ts): what the batch holds back and caches. */
@@ -294,7 +297,7 @@ type Begin = string | ((client: Tx) => string | Promise<pg.QueryResult[]>);
 export class Database {
   readonly app: pg.Pool;
   readonly system: pg.Pool;
-  /** The application role on a streaming replica, for `staleRead`; null when none is configured. */
+  readonly background: pg.Pool;
   readonly replica: pg.Pool | null;
   /** Whether statements with parameters are sent as named (prepared) statements (DB_PREPARED_STATEMENTS). */
   private readonly preparedStatements: boolean;
@@ -309,7 +312,14 @@ export class Database {
     appUrl: string,
     systemUrl: string,
     poolSize: number,
-    options: { preparedStatements?: boolean; replicaUrl?: string | null; idleSeconds?: number } = {},
+    options: {
+      preparedStatements?: boolean;
+      replicaUrl?: string | null;
+      idleSeconds?: number;
+      /** The background backends' nice value (platform/background-priority.ts; 0: left), and for each new one whether it took. */
+      backgroundNice?: number;
+      backgroundConnected?: (lowered: boolean) => void;
+    } = {},
   ) {
     // pg's default closes a connection after 10 s unused: under a steady load that needs a few connections, the
     // rest of the pool closed and reopened all the time, and every burst paid for new backends (100/s activity
@@ -317,11 +327,13 @@ export class Database {
     this.preparedStatements = options.preparedStatements ?? true;
     const idleTimeoutMillis = (options.idleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) * 1000;
     this.app = new pg.Pool({ connectionString: appUrl, max: poolSize, idleTimeoutMillis, application_name: 'loyalty-app' });
+    this.background = new pg.Pool({ connectionString: appUrl, max: 2, idleTimeoutMillis, application_name: 'loyalty-background' });
     this.system = new pg.Pool({ connectionString: systemUrl, max: Math.max(4, Math.ceil(poolSize / 2)), idleTimeoutMillis, application_name: 'loyalty-system' });
     this.replica = options.replicaUrl ? new pg.Pool({ connectionString: options.replicaUrl, max: poolSize, idleTimeoutMillis, application_name: 'loyalty-replica' }) : null;
     // Tracing is started before the database layer, or not at all: a process that traces nothing never wraps a statement.
     const traced = tracingOn();
-    for (const pool of [this.app, this.system, ...(this.replica ? [this.replica] : [])]) {
+    const nice = options.backgroundNice ?? 0;
+    for (const pool of [this.app, this.background, this.system, ...(this.replica ? [this.replica] : [])]) {
       // An idle client that loses its connection must not crash the process.
       pool.on('error', () => undefined);
       pool.on('connect', (client) => {
@@ -331,6 +343,9 @@ export class Database {
           scriptNames.set(client, { names: new Map(), created: 0 });
         }
         if (traced) traceQueries(client, pool.options.application_name ?? 'loyalty');
+        if (pool === this.background && nice > 0) {
+          lowerBackendPriority(client, nice).then((lowered) => options.backgroundConnected?.(lowered), () => undefined);
+        }
       });
     }
   }
@@ -518,6 +533,11 @@ export class Database {
     return this.readOnce(readMessage(tenantId, texts, values), this.replica);
   }
 
+  /** `tenant()` on the background connections: bulk work that on one machine yields the CPU to the API's. */
+  async tenantInBackground<T>(tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.transaction(beginWithTenant(tenantId), fn, this.background);
+  }
+
   /** A transaction on the owner pool, for cross-tenant system work only. */
   async systemTx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.transaction('BEGIN', fn, this.system);
@@ -575,6 +595,6 @@ export class Database {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.app.end(), this.system.end(), ...(this.replica ? [this.replica.end()] : [])]);
+    await Promise.allSettled([this.app.end(), this.background.end(), this.system.end(), ...(this.replica ? [this.replica.end()] : [])]);
   }
 }

@@ -142,9 +142,12 @@ export async function refreshNow(db: Database, tenantId: string, code: string) {
   }));
 }
 
-/** The refresh job: rebuild, then queue the next run; an archived or deleted board stops its chain. */
+/**
+ * The refresh job: rebuild, then queue the next run; an archived or deleted board stops its chain. It runs on
+ * the background connections, which on one machine yield the CPU to the API's (platform/background-priority.ts).
+ */
 export async function refreshJob(db: Database, tenantId: string, leaderboardId: string): Promise<void> {
-  const code = await db.tenant(tenantId, async (tx) => {
+  const code = await db.tenantInBackground(tenantId, async (tx) => {
     const board = await store.findById(tx, tenantId, leaderboardId);
     if (!board || board.status !== 'active') return null;
     await refreshInTx(tx, tenantId, board);
