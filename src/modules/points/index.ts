@@ -17,6 +17,7 @@ export { BULK_GRANT_TASK, TIER_REEVALUATION_TASK } from './service.js';
 export { grantInTx, grantEachInTx, awardInTx, deductInTx, readBalanceInTx, awardsSinceInTx, multiplierForEventInTx, createMultiplierInTx } from './service.js';
 export { multiplierForExperimentInTx, endMultiplierInTx } from './experiment-multipliers.js';
 export { GRANTS_SQL, LIFETIME_POINTS_SQL } from './standings.js';
+export { REMINDER_DAY_RANGE } from './service.js';
 export type { GrantInput, DeductInput, LedgerResult, Source, SourceKind, GrantType, DeductType } from './service.js';
 
 const pointsModule: ServiceModule = {

@@ -92,6 +92,18 @@ test('points: settings, lots, expiry, reminders and history', async (t) => {
     assert.deepEqual(reminders.map((r) => r.data.days_before), [60, 7], 'the 30-day reminder passed while nobody ran the job: only the nearer one goes out');
   });
 
+  await t.test('a reminder day of the tenant\'s own (3) goes out as configured, and its event matches the published catalog', async () => {
+    const own = await svc.createTenant();
+    await svc.request('PATCH', '/api/v1/admin/points/settings', { key: own.apiKey, body: { reminder_days: [3] } });
+    await grantPoints(svc, own, 'three', 12);
+    clock.advance(365 * DAY_MS - 3 * DAY_MS + 1000);
+    await sendExpiryReminders(svc.service.db);
+    const reminders = (await events(svc, own.tenantId, 'points.expiring.v1')).filter((e) => e.participant_id === 'three');
+    assert.deepEqual(reminders.map((r) => r.data.days_before), [3]);
+    // The helper checks every outbox event against the catalog after the test (a catalog of 60/30/7/1 only failed here).
+    clock.advance(-(365 * DAY_MS - 3 * DAY_MS + 1000));
+  });
+
   await t.test('the expiry job expires due lots: available drops, lifetime stays, an expiry entry and an event in one transaction', async () => {
     const before = await svc.sql("SELECT available, lifetime FROM points_balances WHERE tenant_id = $1 AND participant_id = 'remind'", [tenant.tenantId]);
     clock.advance(8 * DAY_MS);

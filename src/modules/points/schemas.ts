@@ -14,6 +14,7 @@ import {
   POINTS_PER_OPERATION_MAX,
   REASON_LENGTH_MAX,
   REMINDER_DAYS_MAX,
+  REMINDER_DAY_RANGE,
   TRANSACTIONS_OFFSET_MAX,
   TRANSACTIONS_PAGE_DEFAULT,
   TRANSACTIONS_PAGE_MAX,
@@ -115,7 +116,7 @@ export const SettingsPatch = Type.Object(
   {
     expiry_policy: Type.Optional(ExpiryPolicy),
     default_ttl_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 36_500 })),
-    reminder_days: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 365 }), { maxItems: REMINDER_DAYS_MAX })),
+    reminder_days: Type.Optional(Type.Array(Type.Integer(REMINDER_DAY_RANGE), { maxItems: REMINDER_DAYS_MAX })),
     currency_name: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
     // One schema for "a number in bounds, or null" (not a union), so a refusal names the broken bound, not "any of".
     point_value: Type.Optional(

@@ -29,7 +29,7 @@ export {
   readBalanceInTx,
 } from './ledger.js';
 export { type DirectRequest, grantDirect, deductDirect, ledgerActorOf } from './direct.js';
-export { REMINDER_DAYS_MAX, readSettings, updateSettings } from './settings.js';
+export { REMINDER_DAYS_MAX, REMINDER_DAY_RANGE, readSettings, updateSettings } from './settings.js';
 export {
   multiplierForEventInTx,
   createMultiplier,

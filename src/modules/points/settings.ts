@@ -6,6 +6,8 @@ import * as store from './store.js';
 /** The tenant's points settings: expiry, reminders, currency name, the money a point is worth. */
 
 export const REMINDER_DAYS_MAX = 10;
+/** The days before expiry a reminder may be set at: what `reminder_days` accepts and `points.expiring.v1` carries. */
+export const REMINDER_DAY_RANGE = { minimum: 1, maximum: 365 } as const;
 /** The point value's precision: a millionth of a currency unit per point (the column is numeric(14, 6)). */
 export const POINT_VALUE_STEP = 0.000001;
 

@@ -1,5 +1,6 @@
 import { PERSONAL_STANDARD_FIELDS } from '../../platform/privacy.js';
 import { compileCheck, type Problems } from '../../platform/validation.js';
+import { REMINDER_DAY_RANGE } from '../points/index.js';
 
 /**
  * The event catalog: the 27 subscribable events, published at
@@ -83,8 +84,8 @@ export const CATALOG: readonly CatalogEntry[] = [
   entry('reward.points_expired.v1', 'progression', 'points', 'Points expired; available decreased by the expired batch, lifetime is unchanged.', data({
     expired_points: { type: 'integer', minimum: 1 }, available: int, lifetime: int,
   })),
-  entry('points.expiring.v1', 'reminder', 'points', 'Points will expire soon: reminders at 60, 30, 7 and 1 days before expiry.', data({
-    points: { type: 'integer', minimum: 1 }, expires_at: time, days_before: { type: 'integer', enum: [60, 30, 7, 1] },
+  entry('points.expiring.v1', 'reminder', 'points', 'Points will expire soon: a reminder on each of the tenant\'s `reminder_days` before expiry (by default 60, 30, 7 and 1).', data({
+    points: { type: 'integer', minimum: 1 }, expires_at: time, days_before: { type: 'integer', ...REMINDER_DAY_RANGE },
   })),
   entry('tier.changed.v1', 'progression', 'points', 'The participant\'s tier changed (qualification reads lifetime points).', data({
     previous_tier: nullable(str), tier: str, lifetime: int,
