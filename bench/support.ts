@@ -12,6 +12,7 @@ import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../sr
 import pg from 'pg';
 import type { Pool as HttpPool } from 'undici';
 import { APP_ROLE } from '../src/platform/migrate.js';
+import { startArgs } from '../scripts/start-command.js';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -359,11 +360,11 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   const root = options.root ?? thisCheckout;
   const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('building the service failed');
-  const startScript = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const startArgs = startScript.split(/\s+/).slice(1);
   const profileFlags = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
   if (options.profileDir) fs.mkdirSync(options.profileDir, { recursive: true });
-  const child = spawn(process.execPath, [...profileFlags, ...(options.nodeFlags ?? []), ...startArgs], {
+  // BENCH_SERVICE_NODE_FLAGS adds Node flags to every bench's service (for example V8's heap settings, to compare them).
+  const extraFlags = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...profileFlags, ...(options.nodeFlags ?? []), ...extraFlags, ...startArgs(root)], {
     cwd: root,
     env: {
       ...process.env,

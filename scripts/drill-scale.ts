@@ -26,6 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { startArgs } from './start-command.js';
 import { DELIVERY_BATCH_MAX } from '../src/modules/webhooks/store.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -136,7 +137,7 @@ async function waitFor(url: string, timeoutMs = 120_000): Promise<void> {
 
 async function startProcess(role: 'api' | 'worker', index: number): Promise<ServiceProcess> {
   const env = { ...processEnv, SERVICE_ROLE: role, PORT: String(ports.api[index]), METRICS_PORT: String(ports.metrics[index]) };
-  const child = spawn(process.execPath, ['--max-semi-space-size=8', 'dist/main.js'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, startArgs(root), { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr!.on('data', (chunk: Buffer) => fs.appendFileSync(path.join(dir, `${role}-${index}.log`), chunk));
   children.add(child);
   child.on('exit', () => children.delete(child));
