@@ -113,17 +113,21 @@ export async function startJobRunner(
       : async (payload) => handler(splitTraceparent(payload).payload, context);
     taskList[name] = task;
   }
+  // The ids this process's jobs are locked by: graphile-worker (0.17) locks a job with its worker
+  // pool's id (`pool-…`), not with the id of the worker that runs it. Until 3 Dec the heartbeat
+  // recorded the workers' ids, so the sweep took every job of this process that ran longer than
+  // WORKER_STALE_AFTER_SECONDS for a dead process's and unlocked it while it ran.
   const liveWorkers = new Set<string>();
-  // The listeners must be in place before run() starts the workers: `runner.events` only exists
-  // once they have started, and a listener added there misses every worker's 'worker:create', which
-  // left the heartbeat (and so the stale-lock sweep) with no worker to report.
+  // The listeners must be in place before run() starts the pool: `runner.events` only exists once
+  // it has started, and a listener added there misses its 'pool:create', which left the heartbeat
+  // (and so the stale-lock sweep) with nothing to report.
   const events: WorkerEvents = new EventEmitter();
-  events.on('worker:create', ({ worker }) => {
-    liveWorkers.add(worker.workerId);
+  events.on('pool:create', ({ workerPool }) => {
+    liveWorkers.add(workerPool.id);
     void heartbeat();
   });
-  events.on('worker:stop', ({ worker }) => {
-    liveWorkers.delete(worker.workerId);
+  events.on('pool:release', ({ workerPool }) => {
+    liveWorkers.delete(workerPool.id);
   });
   // One info line per job (id, task, tenant, duration, outcome) and the job series of /metrics.
   const started = new Map<string, number>();
