@@ -117,17 +117,17 @@ export async function startJobRunner(
   // pool's id (`pool-…`), not with the id of the worker that runs it. Until 3 Dec the heartbeat
   // recorded the workers' ids, so the sweep took every job of this process that ran longer than
   // WORKER_STALE_AFTER_SECONDS for a dead process's and unlocked it while it ran.
-  const liveWorkers = new Set<string>();
+  const livePools = new Set<string>();
   // The listeners must be in place before run() starts the pool: `runner.events` only exists once
   // it has started, and a listener added there misses its 'pool:create', which left the heartbeat
   // (and so the stale-lock sweep) with nothing to report.
   const events: WorkerEvents = new EventEmitter();
   events.on('pool:create', ({ workerPool }) => {
-    liveWorkers.add(workerPool.id);
+    livePools.add(workerPool.id);
     void heartbeat();
   });
   events.on('pool:release', ({ workerPool }) => {
-    liveWorkers.delete(workerPool.id);
+    livePools.delete(workerPool.id);
   });
   // One info line per job (id, task, tenant, duration, outcome) and the job series of /metrics.
   const started = new Map<string, number>();
@@ -169,13 +169,13 @@ export async function startJobRunner(
   const runningPumps = pumps.map((pump) => startPump(pump, db, log, config));
 
   async function heartbeat(): Promise<void> {
-    if (liveWorkers.size === 0) return;
+    if (livePools.size === 0) return;
     await db.system
       .query(
         `INSERT INTO worker_heartbeats (worker_id, last_seen_at)
          SELECT unnest($1::text[]), now()
          ON CONFLICT (worker_id) DO UPDATE SET last_seen_at = now()`,
-        [[...liveWorkers]],
+        [[...livePools]],
       )
       .catch((error) => log.warn({ err: error }, 'worker heartbeat failed'));
   }
@@ -190,7 +190,7 @@ export async function startJobRunner(
            AND j.locked_at < now() - make_interval(secs => $1)
            AND (h.worker_id IS NULL OR h.last_seen_at < now() - make_interval(secs => $1))
            AND NOT (j.locked_by = ANY($2::text[]))`,
-        [config.workerStaleAfterSeconds, [...liveWorkers]],
+        [config.workerStaleAfterSeconds, [...livePools]],
       );
       const workerIds = stale.rows.map((row) => row.locked_by as string);
       if (workerIds.length > 0) {
