@@ -327,7 +327,7 @@ export class Database {
     this.preparedStatements = options.preparedStatements ?? true;
     const idleTimeoutMillis = (options.idleSeconds ?? DEFAULT_POOL_IDLE_SECONDS) * 1000;
     this.app = new pg.Pool({ connectionString: appUrl, max: poolSize, idleTimeoutMillis, application_name: 'loyalty-app' });
-    this.background = new pg.Pool({ connectionString: appUrl, max: 2, idleTimeoutMillis, application_name: 'loyalty-background' });
+    this.background = new pg.Pool({ connectionString: appUrl, max: poolSize, idleTimeoutMillis, application_name: 'loyalty-background' });
     this.system = new pg.Pool({ connectionString: systemUrl, max: Math.max(4, Math.ceil(poolSize / 2)), idleTimeoutMillis, application_name: 'loyalty-system' });
     this.replica = options.replicaUrl ? new pg.Pool({ connectionString: options.replicaUrl, max: poolSize, idleTimeoutMillis, application_name: 'loyalty-replica' }) : null;
     // Tracing is started before the database layer, or not at all: a process that traces nothing never wraps a statement.
