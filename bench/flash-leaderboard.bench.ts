@@ -256,7 +256,9 @@ async function main(): Promise<void> {
         const seconds = new Map<number, number[]>();
         result.latencies.forEach((latency, i) => {
           const second = Math.floor(result.departures[i] / 1000);
-          seconds.set(second, [...(seconds.get(second) ?? []), latency]);
+          const bucket = seconds.get(second);
+          if (bucket) bucket.push(latency);
+          else seconds.set(second, [latency]);
         });
         const line = [...seconds].map(([second, latencies]) => `${second}: ${percentile(latencies, 50).toFixed(0)}/${percentile(latencies, 99).toFixed(0)}`);
         console.log(`\nPer second, p50/p99 ms, ${scenario} at ${rate}/s: ${line.join(' · ')}`);
@@ -268,7 +270,8 @@ async function main(): Promise<void> {
     const overlapping = [...rebuilds].filter(([start, ms]) => start + ms >= origin).map(([start, ms]) => `${at(start)}–${at(start + ms)}`);
     console.log(`Rebuilds of the ranking seen during them (start–end of the INSERT): ${overlapping.join('; ') || 'none'}.`);
     const { rows: background } = await owner.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = 'loyalty-background'`);
-    const nices = background.map(({ pid }) => String(os.getPriority(pid)));
+    // A server elsewhere (BENCH_DATABASE_URL) reports pids of its own machine: nothing to read here.
+    const nices = process.env.BENCH_DATABASE_URL ? [] : background.map(({ pid }) => String(os.getPriority(pid)));
     console.log(`The rebuilds' connections (loyalty-background): ${background.length}, their backends at nice ${nices.join(', ') || '—'}.`);
     const firstFailure = rows.find((row) => row.result.firstFailure)?.result.firstFailure;
     if (firstFailure) console.log(`\nFirst failed read: ${firstFailure}`);

@@ -46,7 +46,7 @@ export async function lowerBackendPriority(client: Pick<pg.ClientBase, 'query'>,
 }
 
 /** The process's session id (the sixth field of `/proc/<pid>/stat`, after the name in parentheses). */
-function sessionOf(pid: number): number | null {
+function sessionOf(pid: number): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(fields[3]);
