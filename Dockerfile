@@ -43,4 +43,5 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD node -e "const port = process.env.SERVICE_ROLE === 'worker' ? process.env.METRICS_PORT : process.env.PORT || 3000; fetch('http://127.0.0.1:' + port + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
-CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=100", "--enable-source-maps", "dist/main.js"]
+COPY scripts/start.sh ./scripts/
+CMD ["sh", "scripts/start.sh", "--enable-source-maps"]

@@ -54,7 +54,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
 import { EMBEDDED_BACKGROUND_NICE } from '../src/platform/background-priority.js';
-import { cpuMs, cpuMsOfProcesses, freePort, offerOpenLoop, resetPeakResident, residentMb, openBenchDatabase, openStatementsTable, percentile, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, tenantPoster, type OpenLoopResult } from './support.js';
+import { cpuMs, cpuMsOfProcesses, freePort, offerOpenLoop, resetPeakResident, residentMb, openBenchDatabase, openStatementsTable, percentile, perSecond, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, tenantPoster, type OpenLoopResult } from './support.js';
 import { seedLifetimePoints } from './leaderboard-seed.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
@@ -252,17 +252,7 @@ async function main(): Promise<void> {
     }
     if (TIMELINE) {
       // Per second of each phase (by scheduled departure): how many were sent, and their p50 / p99, to see a rebuild's stall.
-      for (const { rate, scenario, result } of rows) {
-        const seconds = new Map<number, number[]>();
-        result.latencies.forEach((latency, i) => {
-          const second = Math.floor(result.departures[i] / 1000);
-          const bucket = seconds.get(second);
-          if (bucket) bucket.push(latency);
-          else seconds.set(second, [latency]);
-        });
-        const line = [...seconds].map(([second, latencies]) => `${second}: ${percentile(latencies, 50).toFixed(0)}/${percentile(latencies, 99).toFixed(0)}`);
-        console.log(`\nPer second, p50/p99 ms, ${scenario} at ${rate}/s: ${line.join(' · ')}`);
-      }
+      for (const { rate, scenario, result } of rows) console.log(`\nPer second, p50/p99 ms, ${scenario} at ${rate}/s: ${perSecond(result)}`);
     }
     const origin = phases[0].from;
     const at = (ms: number) => `${((ms - origin) / 1000).toFixed(1)} s`;

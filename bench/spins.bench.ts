@@ -24,6 +24,7 @@
  * service's peak resident memory is sampled from /proc every 200 ms.
  * BENCH_SPINS_WAITS=1 samples what the database's active backends wait on
  * (pg_stat_activity, every 50 ms) and prints the counts per rate.
+ * BENCH_SPINS_TIMELINE=1 prints p50/p99 per second of each run.
  *
  * The limit, measured in the same run: "the spin's writes as one message"
  * offers the least database work a spin needs at the same rate, from this
@@ -43,7 +44,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { Pool as HttpPool } from 'undici';
-import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, OPEN_LOOP_HEADER, openLoopCells, cpuMs, cpuMsOfProcesses, tenantPoster, healthzSender, completeWithActions, type OpenLoopRow } from './support.js';
+import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, OPEN_LOOP_HEADER, openLoopCells, perSecond, cpuMs, cpuMsOfProcesses, tenantPoster, healthzSender, completeWithActions, type OpenLoopRow } from './support.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -67,6 +68,7 @@ const SERVICE_ROOT = process.env.BENCH_SPINS_SERVICE_ROOT ? path.resolve(process
 /** The service's database pool (DB_POOL_SIZE's default): the limit's message is offered over as many connections. */
 const SERVICE_POOL = 20;
 const WAITS = process.env.BENCH_SPINS_WAITS === '1';
+const TIMELINE = process.env.BENCH_SPINS_TIMELINE === '1';
 const CODES = 50;
 const P99_TARGET_MS = 100;
 const TARGET_RATE = 1000;
@@ -283,6 +285,7 @@ async function main(): Promise<void> {
     console.log(`\nOpen loop, ${SECONDS} s per rate and scenario, one new participant per spin, a coupon pool of ${CODES} codes, ${os.cpus().length} cores, load average ${loadAtStart.toFixed(1)} at the start\n`);
     console.log(OPEN_LOOP_HEADER);
     for (const row of rows) console.log(openLoopCells(row));
+    if (TIMELINE) for (const { rate, scenario, result } of rows) console.log(`\nPer second, p50/p99 ms, ${scenario} at ${rate}/s: ${perSecond(result)}`);
     const cells = (list: Array<{ rate: number } & CpuSplit>) =>
       list.map(({ rate, machine, service, postgres, bench }) => `${rate}/s ${machine.toFixed(2)} ms (${service.toFixed(2)}, ${postgres.toFixed(2)}, ${bench.toFixed(2)})`).join('; ');
     console.log(`\nCPU per spin, the whole machine (of it: the service's Node process, PostgreSQL's processes, this process: the sender and the limit's Node): ${cells(cpu)}.`);

@@ -12,7 +12,7 @@ import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../sr
 import pg from 'pg';
 import type { Pool as HttpPool } from 'undici';
 import { APP_ROLE } from '../src/platform/migrate.js';
-import { startArgs } from '../scripts/start-command.js';
+import { startCommand } from '../scripts/start-command.js';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -76,6 +76,18 @@ export interface OpenLoopRow {
   rate: number;
   scenario: string;
   result: OpenLoopResult;
+}
+
+/** Per second of a run (by scheduled departure): `second: p50/p99` in ms, to see a stall where a run's percentiles only show a tail. */
+export function perSecond(result: OpenLoopResult): string {
+  const seconds = new Map<number, number[]>();
+  result.latencies.forEach((latency, i) => {
+    const second = Math.floor(result.departures[i] / 1000);
+    const bucket = seconds.get(second);
+    if (bucket) bucket.push(latency);
+    else seconds.set(second, [latency]);
+  });
+  return [...seconds].map(([second, latencies]) => `${second}: ${percentile(latencies, 50).toFixed(0)}/${percentile(latencies, 99).toFixed(0)}`).join(' · ');
 }
 
 /** The header of the table of `openLoopCells` rows. */
@@ -364,7 +376,8 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   if (options.profileDir) fs.mkdirSync(options.profileDir, { recursive: true });
   // BENCH_SERVICE_NODE_FLAGS adds Node flags to every bench's service (for example V8's heap settings, to compare them).
   const extraFlags = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...profileFlags, ...(options.nodeFlags ?? []), ...extraFlags, ...startArgs(root)], {
+  const launch = startCommand(root, [...profileFlags, ...(options.nodeFlags ?? []), ...extraFlags]);
+  const child = spawn(launch.file, launch.args, {
     cwd: root,
     env: {
       ...process.env,

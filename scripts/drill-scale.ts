@@ -3,7 +3,7 @@
  * mid-load, then checked.
  *
  * Starts Debian's PostgreSQL 15 as a primary and a streaming replica, Redis,
- * and the service's processes on loopback (`node dist/main.js`, the command
+ * and the service's processes on loopback (`sh scripts/start.sh`, the command
  * of the container and of deploy/compose.yaml, with SERVICE_ROLE=api|worker).
  * Measures how fast a burst of events is processed with one and with two
  * processes per role, drives a mixed load (events that award points, direct
@@ -26,7 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { startArgs } from './start-command.js';
+import { startCommand } from './start-command.js';
 import { DELIVERY_BATCH_MAX } from '../src/modules/webhooks/store.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -137,7 +137,8 @@ async function waitFor(url: string, timeoutMs = 120_000): Promise<void> {
 
 async function startProcess(role: 'api' | 'worker', index: number): Promise<ServiceProcess> {
   const env = { ...processEnv, SERVICE_ROLE: role, PORT: String(ports.api[index]), METRICS_PORT: String(ports.metrics[index]) };
-  const child = spawn(process.execPath, startArgs(root), { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const launch = startCommand(root);
+  const child = spawn(launch.file, launch.args, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr!.on('data', (chunk: Buffer) => fs.appendFileSync(path.join(dir, `${role}-${index}.log`), chunk));
   children.add(child);
   child.on('exit', () => children.delete(child));

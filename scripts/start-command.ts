@@ -1,12 +1,10 @@
-import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * The arguments `npm start` gives node (its Node flags and `dist/main.js`), read from package.json's
- * `start`: the one home of how the service is launched, for the scripts and benchmarks that start it
- * as `npm start` would without npm (the Dockerfile's CMD repeats them).
+ * How to launch the service as `npm start` does, without npm: `scripts/start.sh` (the one home of
+ * its Node flags, which the image's CMD runs too) with `nodeFlags` added. Used by the scripts and
+ * benchmarks that start it; the shell execs node, so the child's pid is the service's.
  */
-export function startArgs(root: string): string[] {
-  const start = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/).slice(1);
+export function startCommand(root: string, nodeFlags: readonly string[] = []): { file: string; args: string[] } {
+  return { file: 'sh', args: [path.join(root, 'scripts/start.sh'), ...nodeFlags] };
 }
