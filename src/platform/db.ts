@@ -43,7 +43,9 @@ function inlineStatement(text: string, values: readonly unknown[]): string {
 /** Sets the transaction's tenant, the setting row-level security reads. */
 const SET_TENANT = "SELECT set_config('app.tenant_id', $1, true)";
 /** The tenant, and generic plans for the rest of the transaction (`tenantInOneTrip`). */
-const SET_TENANT_GENERIC = "SELECT set_config('app.tenant_id', $1, true), set_config('plan_cache_mode', 'force_generic_plan', true)";
+/** A transaction's statements planned once per connection (`Plans`). */
+const GENERIC_PLANS = "set_config('plan_cache_mode', 'force_generic_plan', true)";
+const SET_TENANT_GENERIC = `SELECT set_config('app.tenant_id', $1, true), ${GENERIC_PLANS}`;
 
 /** Refuses a tenant id that is not a UUID: callers inline it in SQL text. */
 function checkTenantId(tenantId: string): void {
@@ -54,10 +56,18 @@ function checkTenantId(tenantId: string): void {
  * BEGIN and the tenant setting as one text, so that they travel in one round
  * trip; the tenant id is checked to be a UUID first, so it can be inlined.
  */
-function beginWithTenant(tenantId: string, mode: '' | 'READ ONLY' = ''): string {
+function beginWithTenant(tenantId: string, mode: '' | 'READ ONLY' = '', plans: Plans = 'chosen'): string {
   checkTenantId(tenantId);
-  return `BEGIN${mode ? ` ${mode}` : ''}; SELECT set_config('app.tenant_id', '${tenantId}', true)`;
+  const generic = plans === 'generic' ? `, ${GENERIC_PLANS}` : '';
+  return `BEGIN${mode ? ` ${mode}` : ''}; SELECT set_config('app.tenant_id', '${tenantId}', true)${generic}`;
 }
+
+/**
+ * How a transaction's prepared statements are planned: as PostgreSQL chooses (custom plans for each
+ * call's values until a generic one costs no more), or `generic`: planned once per connection, for
+ * hot transactions whose statements each find a few rows by key (`plan_cache_mode`, local to it).
+ */
+export type Plans = 'chosen' | 'generic';
 
 /** A read-only transaction of `texts` (their parameters inlined) as one message: `tenantReadAll`, `staleReadAll`. */
 function readMessage(tenantId: string, texts: readonly string[], values: readonly unknown[]): string {
@@ -386,13 +396,14 @@ export class Database {
     text: string,
     values: readonly unknown[],
     fn: (tx: Tx, rows: R[]) => Promise<{ result: T; last: readonly Statement[] }>,
+    plans: Plans = 'chosen',
   ): Promise<T> {
     // The first statement as `runStatements` sends it: prepared once per connection (a statement inlined in the text
     // is planned again on every call: 0.7 ms of the accept statement's 2.2 ms).
     let first: Message | null = null;
     const begin = (client: Tx) => {
       first = messageOf(client, [{ text, values }]);
-      return `${beginWithTenant(tenantId)}; ${first.text}`;
+      return `${beginWithTenant(tenantId, '', plans)}; ${first.text}`;
     };
     const work = endingWithCommit<T>((tx, started) => fn(tx, first!.rows(asResults(started).slice(2))[0] as R[]));
     return this.transaction(begin, work, this.app, true, (error) => first?.failed(error));
