@@ -162,6 +162,12 @@ test('the console: challenges, contests, leaderboards, referrals and the fraud r
   await t.test('the running contest: the timeline marks it active and the live leaderboard ranks the entries', async () => {
     await page.reload();
     await page.getByTestId('contest-timeline').locator('[aria-current="step"]').getByText('Active').waitFor();
+    // The current step is drawn apart from the steps reached before it, not only named for a screen reader.
+    const timeline = page.getByTestId('contest-timeline');
+    assert.equal(await timeline.getByTestId('timeline-current').count(), 1, 'one step is marked as the current one');
+    assert.equal(await timeline.locator('[aria-current="step"]').getByTestId('timeline-current').count(), 1, 'the marked step is the current one');
+    const weight = async (name: string) => Number(await timeline.getByText(name, { exact: true }).evaluate((element) => getComputedStyle(element).fontWeight));
+    assert.ok((await weight('Active')) > (await weight('Scheduled')), 'the current step\'s title is bolder than a reached one');
     const board = page.getByTestId('contest-leaderboard');
     await board.getByText('Ann').waitFor();
     const rows = await board.locator('tbody tr').allInnerTexts();

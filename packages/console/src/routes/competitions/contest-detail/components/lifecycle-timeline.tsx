@@ -7,7 +7,9 @@ const ORDER: Contest['status'][] = ['draft', 'scheduled', 'active', 'scoring', '
 
 /**
  * The contest's lifecycle: each status with the time it was reached, or the
- * time it is due (the server moves the contest at starts_at and ends_at).
+ * time it is due (the server moves the contest at starts_at and ends_at). The
+ * current status is drawn apart from the ones reached before it (a ring
+ * inside its bullet, its title in bold) and named by `aria-current`.
  */
 export function LifecycleTimeline({ contest }: { contest: Contest }) {
   const { t } = useTranslation();
@@ -30,8 +32,14 @@ export function LifecycleTimeline({ contest }: { contest: Contest }) {
         {ORDER.map((status, index) => {
           const at = reached[status];
           const planned = due[status];
+          const isCurrent = index === current;
           return (
-            <Timeline.Item key={status} title={t(`competitions.status.${status}`)} aria-current={index === current ? 'step' : undefined}>
+            <Timeline.Item
+              key={status}
+              title={<Text fw={isCurrent ? 700 : 500}>{t(`competitions.status.${status}`)}</Text>}
+              bullet={isCurrent ? <span className="timeline-current" data-testid="timeline-current" /> : undefined}
+              aria-current={isCurrent ? 'step' : undefined}
+            >
               <Text size="sm">
                 {at ? t('contests.reachedAt', { at: formatTime(at) }) : planned ? t('contests.dueAt', { at: formatTime(planned) }) : t('contests.notYet')}
               </Text>
