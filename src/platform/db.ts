@@ -42,9 +42,9 @@ function inlineStatement(text: string, values: readonly unknown[]): string {
 
 /** Sets the transaction's tenant, the setting row-level security reads. */
 const SET_TENANT = "SELECT set_config('app.tenant_id', $1, true)";
-/** The tenant, and generic plans for the rest of the transaction (`tenantInOneTrip`). */
 /** A transaction's statements planned once per connection (`Plans`). */
 const GENERIC_PLANS = "set_config('plan_cache_mode', 'force_generic_plan', true)";
+/** The tenant, and generic plans for the rest of the transaction (`tenantInOneTrip`). */
 const SET_TENANT_GENERIC = `SELECT set_config('app.tenant_id', $1, true), ${GENERIC_PLANS}`;
 
 /** Refuses a tenant id that is not a UUID: callers inline it in SQL text. */
@@ -56,18 +56,19 @@ function checkTenantId(tenantId: string): void {
  * BEGIN and the tenant setting as one text, so that they travel in one round
  * trip; the tenant id is checked to be a UUID first, so it can be inlined.
  */
-function beginWithTenant(tenantId: string, mode: '' | 'READ ONLY' = '', plans: Plans = 'chosen'): string {
+function beginWithTenant(tenantId: string, mode: '' | 'READ ONLY' = '', plans: Plans = 'auto'): string {
   checkTenantId(tenantId);
   const generic = plans === 'generic' ? `, ${GENERIC_PLANS}` : '';
   return `BEGIN${mode ? ` ${mode}` : ''}; SELECT set_config('app.tenant_id', '${tenantId}', true)${generic}`;
 }
 
 /**
- * How a transaction's prepared statements are planned: as PostgreSQL chooses (custom plans for each
- * call's values until a generic one costs no more), or `generic`: planned once per connection, for
- * hot transactions whose statements each find a few rows by key (`plan_cache_mode`, local to it).
+ * How a transaction's prepared statements are planned (`plan_cache_mode`, local to it): `auto`, as
+ * PostgreSQL chooses (custom plans for each call's values until a generic one costs no more), or
+ * `generic`, planned once per connection, for hot transactions whose statements each find a few rows
+ * by key.
  */
-export type Plans = 'chosen' | 'generic';
+export type Plans = 'auto' | 'generic';
 
 /** A read-only transaction of `texts` (their parameters inlined) as one message: `tenantReadAll`, `staleReadAll`. */
 function readMessage(tenantId: string, texts: readonly string[], values: readonly unknown[]): string {
@@ -396,7 +397,7 @@ export class Database {
     text: string,
     values: readonly unknown[],
     fn: (tx: Tx, rows: R[]) => Promise<{ result: T; last: readonly Statement[] }>,
-    plans: Plans = 'chosen',
+    plans: Plans = 'auto',
   ): Promise<T> {
     // The first statement as `runStatements` sends it: prepared once per connection (a statement inlined in the text
     // is planned again on every call: 0.7 ms of the accept statement's 2.2 ms).
