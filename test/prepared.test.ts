@@ -4,7 +4,8 @@ import { startTestService, testCluster } from './helper.js';
 import { withCredentials } from '../src/platform/database-server.js';
 import { APP_ROLE } from '../src/platform/migrate.js';
 import pg from 'pg';
-import { Database, escapeLiteral, PREPARED_PER_CONNECTION_MAX } from '../src/platform/db.js';
+import { Database, PREPARED_PER_CONNECTION_MAX } from '../src/platform/db.js';
+import { escapeLiteral } from '../src/platform/sql-literals.js';
 import { compactSql, sendExtended } from '../src/platform/db-extended.js';
 import { loadConfig } from '../src/config.js';
 

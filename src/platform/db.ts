@@ -1,44 +1,12 @@
-import { createRequire } from 'node:module';
 import pg from 'pg';
 import { DEFAULT_POOL_IDLE_SECONDS } from '../config.js';
 import { isUuid } from './ids.js';
+import { inlineLiteral, inlineStatement } from './sql-literals.js';
 import { currentContext, inContext, tracingOn } from './tracing.js';
 import { traceQueries, traceTransaction } from './tracing-db.js';
 import { isStalePlan, PREPARED_PER_CONNECTION_MAX, sendExtended } from './db-extended.js';
 import { lowerBackendPriority } from './background-priority.js';
 import type { Context } from '@opentelemetry/api';
-
-// node-postgres's own conversion of parameter values to text, so that an
-// inlined value reads exactly as the same value sent as a parameter.
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue(value: unknown): string | Buffer | null };
-
-function inlineLiteral(value: unknown): string {
-  if (typeof value === 'string') return escapeLiteral(value);
-  if (typeof value === 'number' && Number.isFinite(value)) return `'${value}'`;
-  const text = prepareValue(value);
-  if (text === null) return 'NULL';
-  if (Buffer.isBuffer(text)) throw new Error('an inlined statement does not take binary parameters');
-  return escapeLiteral(text);
-}
-
-/**
- * `pg.escapeLiteral`'s result (quotes doubled; with a backslash, backslashes
- * doubled in an E'' string), without its character-by-character
- * concatenation, whose garbage cost a hot message more than its database work.
- */
-export function escapeLiteral(text: string): string {
-  const quoted = `'${text.includes("'") ? text.replaceAll("'", "''") : text}'`;
-  return text.includes('\\') ? ` E${quoted.replaceAll('\\', '\\\\')}` : quoted;
-}
-
-/** `$n` replaced by the n-th value as an escaped literal (the statement must not contain `$n` inside its own string literals). */
-function inlineStatement(text: string, values: readonly unknown[]): string {
-  return text.replace(/\$(\d+)/g, (_, n: string) => {
-    const index = Number(n) - 1;
-    if (index < 0 || index >= values.length) throw new Error(`inlined statement: $${n} has no value`);
-    return inlineLiteral(values[index]);
-  });
-}
 
 /** Sets the transaction's tenant, the setting row-level security reads. */
 const SET_TENANT = "SELECT set_config('app.tenant_id', $1, true)";
