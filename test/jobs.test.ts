@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { startTestService } from './helper.js';
 
-test('every job-queue worker of a process records its heartbeat, so a dead process\'s jobs can be taken over', async (t) => {
+test('a process\'s job-queue pool records its heartbeat (the id its jobs are locked by), so a dead process\'s jobs can be taken over', async (t) => {
   const svc = await startTestService(t, { jobs: true });
   const deadline = Date.now() + 15_000;
   let rows: Array<{ worker_id: string; age_seconds: number }> = [];
