@@ -157,7 +157,7 @@ async function main(): Promise<void> {
     const engagementId = engagement.id as string;
     progress('creating the board (its first ranking is built at once)');
     await call('/api/v1/admin/leaderboards', { leaderboard_code: 'flash', name: 'Flash', metric: 'lifetime_points', engagement_id: engagementId, refresh_seconds: REFRESH_SECONDS });
-    await owner.query('VACUUM ANALYZE leaderboard_rankings');
+    await owner.query('VACUUM ANALYZE leaderboard_rank_pages, leaderboard_rank_lookup');
     const sessions: string[] = [];
     for (let i = 0; i < SESSIONS; i++) {
       const session = await call('/api/v1/sessions', { participant_id: `p${1 + Math.floor((i * PARTICIPANTS) / SESSIONS)}`, engagement_id: engagementId, ttl_seconds: 3600 });

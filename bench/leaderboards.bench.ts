@@ -30,6 +30,7 @@ import { runFactHandlers } from '../src/platform/facts.js';
 import { prefixedId } from '../src/platform/ids.js';
 import { createTenant } from '../src/modules/access/index.js';
 import * as leaderboards from '../src/modules/leaderboards/service.js';
+import { AROUND_SQL, TOP_SQL } from '../src/modules/leaderboards/store.js';
 import { LIFETIME_POINTS_SQL } from '../src/modules/points/index.js';
 
 const PARTICIPANTS = Number(process.env.BENCH_PARTICIPANTS ?? 1_000_000);
@@ -105,7 +106,7 @@ async function main(): Promise<void> {
       if (result.total_participants !== PARTICIPANTS) throw new Error(`ranked ${result.total_participants} of ${PARTICIPANTS}`);
       refreshTimes.push(elapsed);
     }
-    await owner.query('VACUUM ANALYZE leaderboard_rankings');
+    await owner.query('VACUUM ANALYZE leaderboard_rank_pages, leaderboard_rank_lookup');
     rows.push([`refresh: rebuild the ranking of ${PARTICIPANTS.toLocaleString('en')} participants (${refreshTimes.length} runs)`, `median ${ms(percentile(refreshTimes, 50))}`, `max ${ms(Math.max(...refreshTimes))}`]);
 
     // Sessions for rank reads, spread over the whole ranking, for an engagement of the tenant (sessions need one that exists).
@@ -157,15 +158,8 @@ async function main(): Promise<void> {
     const topExec: number[] = [];
     const rankExec: number[] = [];
     for (let i = 0; i < ON_THE_FLY_QUERIES * 5; i++) {
-      topExec.push(await executionMs(
-        `SELECT r.rank, r.participant_id, p.display_name, r.score FROM leaderboard_rankings r LEFT JOIN participants p ON p.tenant_id = r.tenant_id AND p.participant_id = r.participant_id
-         WHERE r.tenant_id = $1 AND r.leaderboard_id = $2 AND r.period_start = '1970-01-01' AND r.generation = $3 AND r.rank <= 100 ORDER BY r.rank`,
-        [tenantId, leaderboardId, generation],
-      ));
-      rankExec.push(await executionMs(
-        `SELECT r.rank, r.score FROM leaderboard_rankings r WHERE r.tenant_id = $1 AND r.leaderboard_id = $2 AND r.period_start = '1970-01-01' AND r.generation = $3 AND r.participant_id = $4`,
-        [tenantId, leaderboardId, generation, `p${1 + Math.floor(Math.random() * PARTICIPANTS)}`],
-      ));
+      topExec.push(await executionMs(TOP_SQL, [tenantId, leaderboardId, '1970-01-01', generation, 100]));
+      rankExec.push(await executionMs(AROUND_SQL, [tenantId, leaderboardId, '1970-01-01', generation, `p${1 + Math.floor(Math.random() * PARTICIPANTS)}`, 0]));
     }
     rows.push([`database execution of the top-100 query (EXPLAIN ANALYZE, ${topExec.length} runs)`, `p50 ${ms(percentile(topExec, 50))}`, `p99 ${ms(percentile(topExec, 99))}`]);
     rows.push([`database execution of one participant's rank (EXPLAIN ANALYZE)`, `p50 ${ms(percentile(rankExec, 50))}`, `p99 ${ms(percentile(rankExec, 99))}`]);

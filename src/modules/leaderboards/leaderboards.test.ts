@@ -185,7 +185,7 @@ test('progression leaderboards', async (t) => {
   await t.test('concurrent refreshes of one board all succeed and leave one generation', async () => {
     const results = await Promise.all(Array.from({ length: 6 }, () => svc.request('POST', '/api/v1/admin/leaderboards/all-time/refresh', { key: tenant.apiKey })));
     for (const r of results) assert.equal(r.status, 200, r.text);
-    const generations = await svc.sql(`SELECT DISTINCT generation FROM leaderboard_rankings r JOIN leaderboards l ON l.id = r.leaderboard_id WHERE l.leaderboard_code = 'all-time' AND l.tenant_id = $1`, [tenant.tenantId]);
+    const generations = await svc.sql(`SELECT DISTINCT generation FROM (SELECT tenant_id, leaderboard_id, generation FROM leaderboard_rank_pages UNION ALL SELECT tenant_id, leaderboard_id, generation FROM leaderboard_rank_lookup) r JOIN leaderboards l ON l.id = r.leaderboard_id WHERE l.leaderboard_code = 'all-time' AND l.tenant_id = $1`, [tenant.tenantId]);
     assert.equal(generations.length, 1);
   });
 });
@@ -291,7 +291,8 @@ test('the public read answers from memory: the same bytes, fresh after a refresh
     assert.equal(first.body.me.rank, 2);
     // Another process rebuilds (its rows under a new generation, the old one dropped): a2, not yet read, is looked up
     // against the generation the shared part in memory names, finds it gone and reads the board again.
-    await svc.sql(`UPDATE leaderboard_rankings SET generation = generation + 1 WHERE tenant_id = $1`, [tenant.tenantId]);
+    await svc.sql(`UPDATE leaderboard_rank_pages SET generation = generation + 1 WHERE tenant_id = $1`, [tenant.tenantId]);
+    await svc.sql(`UPDATE leaderboard_rank_lookup SET generation = generation + 1 WHERE tenant_id = $1`, [tenant.tenantId]);
     await svc.sql(`UPDATE leaderboard_snapshots SET generation = generation + 1, total_participants = 77 WHERE tenant_id = $1`, [tenant.tenantId]);
     const second = await read(`&around=1&session_id=${a2}`, {});
     assert.equal(second.status, 200, second.text);

@@ -122,10 +122,10 @@ export async function refreshInTx(tx: Tx, tenantId: string, board: store.Leaderb
 
 async function rebuildOne(tx: Tx, tenantId: string, board: store.LeaderboardRow, periodStart: string, final: boolean, now: Date) {
   const started = process.hrtime.bigint();
-  const { total, generation } = await store.rebuild(tx, tenantId, board, periodStart);
+  const ranking = await store.rebuild(tx, tenantId, board, periodStart);
   const refreshMs = Number((process.hrtime.bigint() - started) / 1_000_000n);
-  await store.saveSnapshot(tx, tenantId, board.id, periodStart, { generation, total, refreshedAt: now, refreshMs, final });
-  return { total, refreshMs, refreshedAt: now };
+  await store.saveSnapshot(tx, tenantId, board.id, periodStart, { ranking, refreshedAt: now, refreshMs, final });
+  return { total: ranking.total, refreshMs, refreshedAt: now };
 }
 
 export async function refreshNow(db: Database, tenantId: string, code: string) {

@@ -107,6 +107,30 @@ export async function snapshot(tx: Tx, tenantId: string, leaderboardId: string, 
 }
 
 /**
+ * A ranking is kept in pages of ranks (leaderboard_rank_pages: page n holds
+ * ranks n * RANKS_PER_PAGE + 1 onwards, in order) and a look-up of each
+ * participant's rank (leaderboard_rank_lookup), in as many buckets as there
+ * are pages (the snapshot's `lookup_buckets`), by a hash of the participant's
+ * id: two rows per hundred participants, where a row per participant cost
+ * three to four times as much to rebuild (migration 1480,
+ * docs/performance/leaderboards.md). A page of 100 ranks is the largest top
+ * page a read asks for, and a page's arrays of short ids stay within the
+ * row (no TOAST to read).
+ */
+const RANKS_PER_PAGE = 100;
+
+
+/** SQL: the look-up bucket of participant `id` among `count` buckets. */
+const bucketOf = (id: string, count: string) => `((hashtextextended(${id}, 0) & 9223372036854775807) % ${count})::int`;
+
+/** A ranking as rebuilt, for its snapshot. */
+export interface Ranking {
+  generation: number;
+  total: number;
+  lookupBuckets: number;
+}
+
+/**
  * Rebuilds one ranking as a new generation, points the snapshot at it and
  * drops the previous generation, all in the caller's transaction: readers
  * see the old ranking or the new one, never a mix. Ties: higher score first,
@@ -117,7 +141,7 @@ export async function rebuild(
   tenantId: string,
   board: { id: string; metric: string; period: string | null },
   periodStart: string,
-): Promise<{ total: number; generation: number }> {
+): Promise<Ranking> {
   await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`leaderboard:${tenantId}:${board.id}:${periodStart}`]);
   const previous = await snapshot(tx, tenantId, board.id, periodStart);
   const generation = (previous?.generation ?? 0) + 1;
@@ -127,13 +151,22 @@ export async function rebuild(
       : `SELECT participant_id, score, reached_at FROM leaderboard_period_points WHERE tenant_id = $1 AND period = $5 AND period_start = $3::date AND score > 0`;
   const params: unknown[] = [tenantId, board.id, periodStart, generation];
   if (board.metric !== 'lifetime_points') params.push(board.period);
-  const inserted = await tx.query(
-    `INSERT INTO leaderboard_rankings (tenant_id, leaderboard_id, period_start, generation, rank, participant_id, score)
-     SELECT $1, $2, $3::date, $4, row_number() OVER (ORDER BY s.score DESC, s.reached_at, s.participant_id), s.participant_id, s.score
-     FROM (${source}) s`,
+  const { rows } = await tx.query(
+    `WITH ranked AS MATERIALIZED (
+       SELECT row_number() OVER (ORDER BY s.score DESC, s.reached_at, s.participant_id)::int AS rank, s.participant_id, s.score FROM (${source}) s),
+     counted AS MATERIALIZED (SELECT count(*)::int AS total, greatest(1, ceil(count(*) / ${RANKS_PER_PAGE}.0))::int AS buckets FROM ranked),
+     pages AS (
+       INSERT INTO leaderboard_rank_pages (tenant_id, leaderboard_id, period_start, generation, page, participant_ids, scores)
+       SELECT $1, $2, $3::date, $4, (rank - 1) / ${RANKS_PER_PAGE}, array_agg(participant_id ORDER BY rank), array_agg(score ORDER BY rank)
+       FROM ranked GROUP BY 5),
+     lookup AS (
+       INSERT INTO leaderboard_rank_lookup (tenant_id, leaderboard_id, period_start, generation, bucket, participant_ids, ranks)
+       SELECT $1, $2, $3::date, $4, ${bucketOf('r.participant_id', 'c.buckets')}, array_agg(r.participant_id), array_agg(r.rank)
+       FROM ranked r CROSS JOIN counted c GROUP BY 5)
+     SELECT total, buckets FROM counted`,
     params,
   );
-  return { total: inserted.rowCount ?? 0, generation };
+  return { generation, total: rows[0].total as number, lookupBuckets: rows[0].buckets as number };
 }
 
 export async function saveSnapshot(
@@ -141,18 +174,20 @@ export async function saveSnapshot(
   tenantId: string,
   leaderboardId: string,
   periodStart: string,
-  s: { generation: number; total: number; refreshedAt: Date; refreshMs: number; final: boolean },
+  s: { ranking: Ranking; refreshedAt: Date; refreshMs: number; final: boolean },
 ): Promise<void> {
+  const { generation, total, lookupBuckets } = s.ranking;
   await tx.query(
-    `INSERT INTO leaderboard_snapshots (tenant_id, leaderboard_id, period_start, generation, total_participants, refreshed_at, refresh_ms, final)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+    `INSERT INTO leaderboard_snapshots (tenant_id, leaderboard_id, period_start, generation, total_participants, lookup_buckets, refreshed_at, refresh_ms, final)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      ON CONFLICT (tenant_id, leaderboard_id, period_start) DO UPDATE
-       SET generation = $4, total_participants = $5, refreshed_at = $6, refresh_ms = $7, final = $8`,
-    [tenantId, leaderboardId, periodStart, s.generation, s.total, s.refreshedAt, s.refreshMs, s.final],
+       SET generation = $4, total_participants = $5, lookup_buckets = $6, refreshed_at = $7, refresh_ms = $8, final = $9`,
+    [tenantId, leaderboardId, periodStart, generation, total, lookupBuckets, s.refreshedAt, s.refreshMs, s.final],
   );
   await tx.query(
-    'DELETE FROM leaderboard_rankings WHERE tenant_id = $1 AND leaderboard_id = $2 AND period_start = $3 AND generation < $4',
-    [tenantId, leaderboardId, periodStart, s.generation],
+    `WITH pages AS (DELETE FROM leaderboard_rank_pages WHERE tenant_id = $1 AND leaderboard_id = $2 AND period_start = $3 AND generation < $4)
+     DELETE FROM leaderboard_rank_lookup WHERE tenant_id = $1 AND leaderboard_id = $2 AND period_start = $3 AND generation < $4`,
+    [tenantId, leaderboardId, periodStart, generation],
   );
 }
 
@@ -163,17 +198,60 @@ export interface RankedRow {
   score: number;
 }
 
+/**
+ * The `unnest` of ranks `first` to `last` of each joined page `g` (SQL; both bounds may fall outside the page),
+ * as `x(participant_id, score, rank)`.
+ */
+const pageSlice = (first: string, last: string) =>
+  `CROSS JOIN LATERAL (SELECT greatest(${first} - g.page * ${RANKS_PER_PAGE}, 1) AS lo, ${last} - g.page * ${RANKS_PER_PAGE} AS hi) w
+   CROSS JOIN LATERAL (SELECT u.participant_id, u.score, (g.page * ${RANKS_PER_PAGE} + w.lo - 1 + u.i)::int AS rank
+     FROM unnest(g.participant_ids[w.lo:w.hi], g.scores[w.lo:w.hi]) WITH ORDINALITY AS u(participant_id, score, i)) x`;
+
+/** The top `$5` ranks of generation `$4` of a ranking (`$1` tenant, `$2` board, `$3` period), with display names. */
+export const TOP_SQL = `SELECT x.rank, x.participant_id, p.display_name, x.score
+  FROM leaderboard_rank_pages g
+  ${pageSlice('1', '$5::int')}
+  LEFT JOIN participants p ON p.tenant_id = g.tenant_id AND p.participant_id = x.participant_id
+  WHERE g.tenant_id = $1 AND g.leaderboard_id = $2 AND g.period_start = $3 AND g.generation = $4 AND g.page <= ($5::int - 1) / ${RANKS_PER_PAGE}
+  ORDER BY x.rank`;
+
 export async function top(tx: Tx, tenantId: string, leaderboardId: string, periodStart: string, generation: number, limit: number): Promise<RankedRow[]> {
-  const { rows } = await tx.query(
-    `SELECT r.rank, r.participant_id, p.display_name, r.score
-     FROM leaderboard_rankings r
-     LEFT JOIN participants p ON p.tenant_id = r.tenant_id AND p.participant_id = r.participant_id
-     WHERE r.tenant_id = $1 AND r.leaderboard_id = $2 AND r.period_start = $3 AND r.generation = $4 AND r.rank <= $5
-     ORDER BY r.rank`,
-    [tenantId, leaderboardId, periodStart, generation, limit],
-  );
+  const { rows } = await tx.query(TOP_SQL, [tenantId, leaderboardId, periodStart, generation, limit]);
   return rows;
 }
+
+/**
+ * Participant `$5`'s row of generation `$4` of a ranking (`$1` tenant, `$2`
+ * board, `$3` period) and its neighbours `$6` ranks either side, in rank
+ * order: its rank from the look-up, then the pages it and its neighbours are
+ * on. Row-level security applies its policy before any condition that calls a
+ * function not marked leakproof on a column (division is not), and such a
+ * condition is no index condition: the pages' bounds are computed first
+ * (span), and compared as plain columns. The pages are read in a LATERAL
+ * kept apart by OFFSET 0, so that its bounds are values from outside it (an
+ * index range) and not a join's condition: as a join, a generation newer
+ * than the statistics (each rebuild's) was estimated at one row, scanning
+ * every page of it looked as cheap as the range, and was chosen (10,000 pages
+ * read per view, 10 ms; 3 Dec).
+ */
+export const AROUND_SQL = `WITH me AS MATERIALIZED (
+    SELECT l.ranks[array_position(l.participant_ids, $5)] AS rank FROM leaderboard_rank_lookup l
+    WHERE l.tenant_id = $1 AND l.leaderboard_id = $2 AND l.period_start = $3 AND l.generation = $4
+      AND l.bucket = ${bucketOf('$5', '(SELECT s.lookup_buckets FROM leaderboard_snapshots s WHERE s.tenant_id = $1 AND s.leaderboard_id = $2 AND s.period_start = $3 AND s.generation = $4)')}),
+  span AS MATERIALIZED (
+    SELECT greatest(rank - $6, 1) AS first_rank, rank + $6 AS last_rank,
+           (greatest(rank - $6, 1) - 1) / ${RANKS_PER_PAGE} AS first_page, (rank + $6 - 1) / ${RANKS_PER_PAGE} AS last_page
+    FROM me WHERE rank IS NOT NULL)
+  SELECT x.rank, x.participant_id, p.display_name, x.score
+  FROM span
+  CROSS JOIN LATERAL (
+    SELECT g.page, g.participant_ids, g.scores FROM leaderboard_rank_pages g
+    WHERE g.tenant_id = $1 AND g.leaderboard_id = $2 AND g.period_start = $3 AND g.generation = $4
+      AND g.page BETWEEN span.first_page AND span.last_page
+    OFFSET 0) g
+  ${pageSlice('span.first_rank', 'span.last_rank')}
+  LEFT JOIN LATERAL (SELECT q.display_name FROM participants q WHERE q.tenant_id = $1 AND q.participant_id = x.participant_id LIMIT 1) p ON true
+  ORDER BY x.rank`;
 
 /**
  * A participant's part of a public read, in ONE round trip (`db.staleReadAll`,
@@ -196,23 +274,7 @@ export async function participantView(
   const [rows, [own]] = await db.staleReadAll(
     tenantId,
     [
-      // The neighbours as a LATERAL with a LIMIT: a range bounded by another row's rank is estimated at a ninth of
-      // the table, and planned as a hash join over every participant (1M rows: a parallel scan per read).
-      // The generation as a sub-select (an InitPlan, a value unknown to the planner): each rebuild's generation is
-      // newer than the column's statistics, so a constant is estimated at one row, the primary key (which ends in
-      // the rank) ties with the participant index, and when it wins the lookup filters every row of the board
-      // (1M: 5.8 ms mean at 1,000 reads/s, 1 s under load, 3 Dec). Unknown, it is estimated as the board's
-      // share, and only the participant index finds one row.
-      `SELECT r.rank, r.participant_id, p.display_name, r.score
-       FROM leaderboard_rankings m
-       CROSS JOIN LATERAL (
-         SELECT n.rank, n.participant_id, n.score FROM leaderboard_rankings n
-         WHERE n.tenant_id = m.tenant_id AND n.leaderboard_id = m.leaderboard_id AND n.period_start = m.period_start
-           AND n.generation = m.generation AND n.rank BETWEEN m.rank - $6 AND m.rank + $6
-         ORDER BY n.rank LIMIT 2 * $6::int + 1) r
-       LEFT JOIN LATERAL (SELECT q.display_name FROM participants q WHERE q.tenant_id = m.tenant_id AND q.participant_id = r.participant_id LIMIT 1) p ON true
-       WHERE m.tenant_id = $1 AND m.leaderboard_id = $2 AND m.period_start = $3 AND m.generation = (SELECT $4::bigint) AND m.participant_id = $5
-       ORDER BY r.rank`,
+      AROUND_SQL,
       `SELECT (SELECT display_name FROM participants WHERE tenant_id = $1 AND participant_id = $5) AS display_name,
               coalesce((SELECT generation FROM leaderboard_snapshots WHERE tenant_id = $1 AND leaderboard_id = $2 AND period_start = $3), 0) = $4 AS current`,
     ],
