@@ -5,7 +5,7 @@
 -- deleted the previous generation row by row: 12-16 s of a core for 1M
 -- participants, every refresh (docs/performance/leaderboards.md). Pages of
 -- 100 ranks, and a look-up of each participant's rank in buckets of about as
--- many, write two rows per hundred participants: 3-4 s for the same ranking.
+-- many, write two rows per hundred participants: 2-3 s for the same ranking.
 --
 -- leaderboard_rank_pages: page n holds ranks n * 100 + 1 to (n + 1) * 100,
 -- participant_ids[i] ranked n * 100 + i with scores[i].

@@ -112,13 +112,12 @@ export async function snapshot(tx: Tx, tenantId: string, leaderboardId: string, 
  * participant's rank (leaderboard_rank_lookup), in as many buckets as there
  * are pages (the snapshot's `lookup_buckets`), by a hash of the participant's
  * id: two rows per hundred participants, where a row per participant cost
- * three to four times as much to rebuild (migration 1480,
+ * four to five times as much to rebuild (migration 1480,
  * docs/performance/leaderboards.md). A page of 100 ranks is the largest top
  * page a read asks for, and the tables keep rows of up to 8 KB whole (100
  * ids of up to about 70 characters): nothing to decompress.
  */
 const RANKS_PER_PAGE = 100;
-
 
 /** SQL: the look-up bucket of participant `id` among `count` buckets. */
 const bucketOf = (id: string, count: string) => `((hashtextextended(${id}, 0) & 9223372036854775807) % ${count})::int`;
