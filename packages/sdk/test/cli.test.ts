@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startTestService, waitFor } from '../../../test/helper.ts';
 import { emit } from '../../../src/platform/outbox.ts';
@@ -39,6 +40,27 @@ function runCli(args: string[], env: Record<string, string>): Cli {
   child.stderr!.on('data', (chunk) => (err += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/**
+ * A loopback port nothing listens on, for as long as the test needs it: one
+ * below the kernel's range of ports handed to `listen(0)`, so that no server
+ * another test starts meanwhile takes it. (This test once timed out in CI
+ * waiting for the refusal, with a port freed inside that range; its output
+ * was not kept, so the cause is not proven. A timeout now shows the output.)
+ */
+async function closedPort(): Promise<number> {
+  const range = await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').catch(() => '32768 60999');
+  const lowest = Number(range.trim().split(/\s+/)[0]) || 32768;
+  for (let port = lowest - 1; port > lowest - 2000 && port > 1024; port--) {
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error(`no free port below ${lowest}`);
 }
 
 test('loyalty listen forwards a sandbox tenant\'s events, signed, to a local receiver; live keys are refused', { timeout: 120_000 }, async (t) => {
@@ -137,19 +159,15 @@ test('loyalty listen forwards a sandbox tenant\'s events, signed, to a local rec
   });
 
   await t.test('the CLI names the URL it connects to and says plainly when nothing answers there, and keeps trying', async (t) => {
-    // A port that was just free: nothing listens on it.
-    const closed = await new Promise<number>((resolve) => {
-      const server = net.createServer().listen(0, '127.0.0.1', () => {
-        const { port } = server.address() as net.AddressInfo;
-        server.close(() => resolve(port));
-      });
-    });
+    const closed = await closedPort();
     const cli = runCli(['listen', '--forward-to', `${receiver.url}/hooks`, '--base-url', `http://127.0.0.1:${closed}/`], { LOYALTY_API_KEY: sandbox.apiKey });
     t.after(async () => {
       cli.child.kill('SIGTERM');
       await cli.exited;
     });
-    await waitFor('the message', () => cli.stderr().includes('nothing answers'), 30_000);
+    await waitFor('the message', () => cli.stderr().includes('nothing answers'), 30_000).catch((error: Error) => {
+      throw new Error(`${error.message}; the CLI wrote:\n${cli.stdout()}${cli.stderr()}`);
+    });
     assert.ok(cli.stdout().includes(`Connecting to http://127.0.0.1:${closed}${STREAM} …`), cli.stdout());
     assert.match(cli.stderr(), new RegExp(`nothing answers at http://127\\.0\\.0\\.1:${closed} \\(ECONNREFUSED\\): is the service running there\\? .*; retrying`));
     assert.equal(cli.child.exitCode, null, 'it keeps retrying (the service may be starting)');
