@@ -221,6 +221,8 @@ export class LoyaltyClient {
     onEvent: (event: StreamEvent) => void;
     onError?: (error: unknown) => void;
     onReset?: () => void;
+    /** Called each time the stream is (re)connected: what happened before is not delivered, so re-read the state. */
+    onOpen?: () => void;
     session?: ParticipantSession;
     lastEventId?: string;
   }): () => void {
@@ -230,7 +232,7 @@ export class LoyaltyClient {
     url.searchParams.set('engagement_id', session.engagementId);
     const streamOptions: EventStreamOptions = {
       url: url.toString(),
-      fetch: this.fetchImpl,
+      fetch: this.fetchReportingOpen(options.onOpen),
       headers: { 'loyalty-version': this.apiVersion, ...this.options.headers },
       lastEventId: options.lastEventId,
       onEvent: options.onEvent,
@@ -259,21 +261,26 @@ export class LoyaltyClient {
     if (!this.options.apiKey) throw new LoyaltyValidationError('apiKey', 'streamTenantEvents is a server operation: create the client with an apiKey');
     const url = new URL(this.baseUrl + OPERATIONS.streamTenantEvents.path);
     if (options.events && options.events.length > 0) url.searchParams.set('events', options.events.join(','));
-    const fetchImpl = this.fetchImpl;
     return openEventStream({
       url: url.toString(),
-      // The reader has no "open" callback of its own: the fetch it uses reports a successful connection.
-      fetch: async (input, init) => {
-        const response = await fetchImpl(input, init);
-        if (response.ok) options.onOpen?.();
-        return response;
-      },
+      fetch: this.fetchReportingOpen(options.onOpen),
       headers: { 'loyalty-version': this.apiVersion, ...this.options.headers, 'x-api-key': this.options.apiKey },
       lastEventId: options.lastEventId,
       onEvent: options.onEvent,
       onError: options.onError,
       onReset: options.onReset,
     });
+  }
+
+  /** The event-stream reader has no "open" callback of its own: the fetch it uses reports a successful connection. */
+  private fetchReportingOpen(onOpen: (() => void) | undefined): typeof fetch {
+    const fetchImpl = this.fetchImpl;
+    if (!onOpen) return fetchImpl;
+    return async (input, init) => {
+      const response = await fetchImpl(input, init);
+      if (response.ok) onOpen();
+      return response;
+    };
   }
 
   private sessionFor(given: ParticipantSession | undefined): ParticipantSession {

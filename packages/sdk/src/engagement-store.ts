@@ -84,9 +84,11 @@ export class EngagementDataStore {
   start(): void {
     if (this.unsubscribeStream) return;
     void this.refresh();
+    // Re-read on every (re)connection too: a change between the first load and the stream's opening is not delivered.
     this.unsubscribeStream = this.session.subscribe(
       () => this.scheduleReload(),
       (error) => this.set({ ...this.snapshot, error }),
+      () => this.scheduleReload(),
       () => this.scheduleReload(),
     );
   }

@@ -77,10 +77,11 @@ export interface EngagementSession {
   rewards(): Promise<ClaimedRewards>;
   /**
    * Follows the participant's live events (GET /api/v1/public/events/stream). `onReset` is called when
-   * the stream restarted from now after a resume it could not continue (re-read the state). Returns the
-   * unsubscribe function.
+   * the stream restarted from now after a resume it could not continue, and `onOpen` each time it is
+   * (re)connected: what happened before is not delivered (re-read the state). Returns the unsubscribe
+   * function.
    */
-  subscribe(onEvent: (event: StreamEvent) => void, onError?: (error: unknown) => void, onReset?: () => void): () => void;
+  subscribe(onEvent: (event: StreamEvent) => void, onError?: (error: unknown) => void, onReset?: () => void, onOpen?: () => void): () => void;
   /** The engagement once loaded, else null. */
   readonly engagement: PublicEngagement | null;
   /** The underlying typed client (for routes the headless API does not wrap). */
@@ -209,12 +210,12 @@ export function createEngagementSession(opts: EngagementSessionOptions): Engagem
     async rewards() {
       return client.rewards.listClaimed({ query: { limit: CLAIMED_REWARDS_PAGE_SIZE }, session: await session() });
     },
-    subscribe(onEvent, onError, onReset) {
+    subscribe(onEvent, onError, onReset, onOpen) {
       let closed = false;
       let close: (() => void) | null = null;
       session().then(
         (current) => {
-          if (!closed) close = client.streamEvents({ onEvent, onError, onReset, session: current });
+          if (!closed) close = client.streamEvents({ onEvent, onError, onReset, onOpen, session: current });
         },
         (error) => onError?.(error),
       );
