@@ -127,3 +127,31 @@ test('useEngagementData and its store: engagement, balance and badges, live-upda
     assert.equal((broken.getSnapshot().error as { status: number }).status, 404);
   });
 });
+
+test('the store re-reads when its stream opens: a change between the first load and the opening is not lost', async () => {
+  // A session whose stream opens only when told to, and whose balance changes before that: the stream will
+  // never deliver that change, so only a read at the opening can show it.
+  let points = 0;
+  let open: (() => void) | undefined;
+  const session = {
+    load: async () => ({ site_slug: SITE_SLUG }),
+    balance: async () => ({ available_points: points, total_points: points }),
+    badges: async () => ({ badges: [] }),
+    subscribe: (_onEvent: unknown, _onError: unknown, _onReset: unknown, onOpen?: () => void) => {
+      open = onOpen;
+      return () => undefined;
+    },
+  } as unknown as ConstructorParameters<typeof EngagementDataStore>[0];
+  const store = new EngagementDataStore(session);
+  const stop = store.subscribe(() => undefined);
+  try {
+    await waitFor('the first load', () => store.getSnapshot().data);
+    points = 30;
+    assert.ok(open, 'the store asks to be told when the stream opens');
+    open();
+    const snapshot = await waitFor('the read at the opening', () => store.getSnapshot().data?.balance.available_points === 30 && store.getSnapshot(), 2_000);
+    assert.equal(snapshot.data!.balance.total_points, 30);
+  } finally {
+    stop();
+  }
+});
