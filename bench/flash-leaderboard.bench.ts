@@ -36,7 +36,10 @@
  * Prints p50/p95/p99 per rate and read (and again without each phase's first
  * second, which meets cold caches), the CPU per request sent in each phase
  * (the machine's, the service's Node, PostgreSQL's: the top page against the
- * `/healthz` floor), the service's peak RSS (VmHWM), and
+ * `/healthz` floor), from inside the service (bench/service-probe.mjs) each
+ * read's own time there and how late its event loop ran (a tail the service's
+ * own time does not hold is the wait before it read the request: a core or
+ * the loop busy), the service's peak RSS (VmHWM), and
  * checks that every grant answered 200 left exactly one ledger entry (exits
  * non-zero otherwise). BENCH_FLASH_PROFILE=<dir> runs the service with
  * --cpu-prof (read with `node scripts/cpu-profile-summary.mjs <file>`);
@@ -54,7 +57,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
 import { EMBEDDED_BACKGROUND_NICE } from '../src/platform/background-priority.js';
-import { cpuMs, cpuMsOfProcesses, freePort, offerOpenLoop, resetPeakResident, residentMb, openBenchDatabase, openStatementsTable, percentile, perSecond, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, tenantPoster, type OpenLoopResult } from './support.js';
+import { cpuMs, cpuMsOfProcesses, freePort, probeCount, probePercentile, readServiceProbe, offerOpenLoop, resetPeakResident, residentMb, openBenchDatabase, openStatementsTable, percentile, perSecond, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, tenantPoster, type OpenLoopResult } from './support.js';
 import { seedLifetimePoints } from './leaderboard-seed.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
@@ -85,6 +88,7 @@ const WARMUP_SECONDS = 3;
 const SENDER_WARMUP_SECONDS = Number(process.env.BENCH_FLASH_SENDER_WARMUP_SECONDS ?? 1);
 
 type Kind = 'healthz' | 'top' | 'around';
+const BOARD_PATH = '/api/v1/public/leaderboards/flash';
 interface SenderJob {
   port: number;
   kind: Kind;
@@ -99,7 +103,7 @@ interface SenderJob {
 /** The requests of one phase, open loop, through a pool of keep-alive connections. */
 async function sendPhase(job: SenderJob): Promise<OpenLoopResult> {
   const http = new HttpPool(`http://127.0.0.1:${job.port}`, { connections: HTTP_CONNECTIONS });
-  const board = `/api/v1/public/leaderboards/flash?engagement_id=${job.engagementId}`;
+  const board = `${BOARD_PATH}?engagement_id=${job.engagementId}`;
   const pathOf = (i: number) =>
     job.kind === 'healthz' ? '/healthz' : job.kind === 'top' ? `${board}&limit=100` : `${board}&limit=10&around=5&session_id=${job.sessions[i % job.sessions.length]}`;
   const send = async (i: number) => {
@@ -142,6 +146,8 @@ async function main(): Promise<void> {
   let http: HttpPool | null = null;
   let scoring: NodeJS.Timeout | null = null;
   const loadAtStart = os.loadavg()[0];
+  const probeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flash-leaderboard-probe-'));
+  const probeFile = path.join(probeDir, 'seconds.jsonl');
   try {
     const statements = await openStatementsTable(db.system, STATEMENTS, STATEMENTS_TOP);
     const tenant = await createTenant(db, { name: 'Bench', slug: `bench-${process.pid}`, plan: 'enterprise', requestsPerMinute: 100_000_000 });
@@ -149,7 +155,7 @@ async function main(): Promise<void> {
     await seedLifetimePoints(owner, tenant.tenant_id, PARTICIPANTS);
     const port = await freePort();
     progress(`starting the service (SERVICE_ROLE=all, DB_BACKGROUND_NICE=${BACKGROUND_NICE}${PROFILE_DIR ? `, CPU profile into ${PROFILE_DIR}` : ''})`);
-    service = await startServiceProcess({ ownerUrl, port, role: 'all', profileDir: PROFILE_DIR, env: { DB_BACKGROUND_NICE: BACKGROUND_NICE } });
+    service = await startServiceProcess({ ownerUrl, port, role: 'all', profileDir: PROFILE_DIR, probeFile, env: { DB_BACKGROUND_NICE: BACKGROUND_NICE } });
     http = new HttpPool(`http://127.0.0.1:${port}`, { connections: 16, headersTimeout: 600_000, bodyTimeout: 600_000 });
     const call = tenantPoster(http, tenant.api_key);
     const engagement = await call('/api/v1/admin/engagements', { name: 'Bench', site_slug: 'bench' });
@@ -188,7 +194,7 @@ async function main(): Promise<void> {
       const warm = await runPhase(job(kind, WARMUP_RATE, WARMUP_SECONDS));
       if (warm.failures > 0) throw new Error(`warm-up ${kind}: ${warm.failures} failed, the first: ${warm.firstFailure}`);
     }
-    const rows: Array<{ rate: number; scenario: string; result: OpenLoopResult; cpu: string; peakMb: number | null }> = [];
+    const rows: Array<{ rate: number; kind: Kind; scenario: string; result: OpenLoopResult; cpu: string; peakMb: number | null; from: number; to: number }> = [];
     const creationPeakMb = residentMb(service.pid, 'VmHWM');
     const scenarios: Record<Kind, string> = { healthz: 'baseline: GET /healthz', top: 'top page (limit 100, anonymous)', around: `around (limit 10, around 5, ${SESSIONS} sessions in turn)` };
     // When each phase ran and when the board was rebuilt (a snapshot keeps its last rebuild's start and duration,
@@ -212,8 +218,9 @@ async function main(): Promise<void> {
         const sent = result.latencies.length + result.failures + rate * SENDER_WARMUP_SECONDS;
         const per = (field: 'machine' | 'process' | 'postgres') => ((cpuAfter[field] - cpuBefore[field]) / sent).toFixed(3);
         const cpu = `${per('machine')} / ${per('process')} / ${per('postgres')}`;
-        rows.push({ rate, scenario: scenarios[kind], result, cpu, peakMb: phasePeak ? residentMb(service.pid, 'VmHWM') : null });
-        phases.push({ name: `${kind} at ${rate}/s`, from, to: Date.now() });
+        const to = Date.now();
+        rows.push({ rate, kind, scenario: scenarios[kind], result, cpu, peakMb: phasePeak ? residentMb(service.pid, 'VmHWM') : null, from, to });
+        phases.push({ name: `${kind} at ${rate}/s`, from, to });
         await noteRebuild();
         if (kind !== 'healthz') await statements.print(`${kind} at ${rate}/s`);
       }
@@ -250,6 +257,20 @@ async function main(): Promise<void> {
       const ms = (p: number) => percentile(later, p).toFixed(1);
       console.log(`| ${rate}/s | ${scenario} | ${later.length} | ${ms(50)} | ${ms(95)} | ${ms(99)} |`);
     }
+    // The client's figures hold the time a read waited before the service read it; the probe inside the service tells
+    // the two apart. A phase's seconds include its sender's start and uncounted second.
+    console.log(
+      '\nFrom inside the service (bench/service-probe.mjs): its own time per read, from the request parsed to its last byte written; and how ' +
+        'late its event loop ran (a read that has arrived waits about that long before the service reads it). Upper bounds of 2% buckets.\n',
+    );
+    console.log('| offered | read | reads seen | service time p50 / p99 / max ms | event-loop delay p50 / p99 / max ms |');
+    console.log('|---|---|---|---|---|');
+    for (const { rate, kind, scenario, from, to } of rows) {
+      const probe = readServiceProbe(probeFile, from, to);
+      const reads = probe.routes.get(kind === 'healthz' ? 'GET /healthz' : `GET ${BOARD_PATH}`);
+      const ms = (buckets: Map<number, number> | undefined) => [50, 99, 100].map((p) => probePercentile(buckets, p).toFixed(2)).join(' / ');
+      console.log(`| ${rate}/s | ${scenario} | ${probeCount(reads)} | ${ms(reads)} | ${ms(probe.loop)} |`);
+    }
     if (TIMELINE) {
       // Per second of each phase (by scheduled departure): how many were sent, and their p50 / p99, to see a rebuild's stall.
       for (const { rate, scenario, result } of rows) console.log(`\nPer second, p50/p99 ms, ${scenario} at ${rate}/s: ${perSecond(result)}`);
@@ -279,6 +300,7 @@ async function main(): Promise<void> {
     await owner.end();
     await db.close();
     await database.stop();
+    fs.rmSync(probeDir, { recursive: true, force: true });
   }
 }
 

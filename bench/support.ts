@@ -359,6 +359,8 @@ export interface ServiceProcessOptions {
   profileDir?: string | null;
   /** The checkout to build and start (another commit's worktree, to compare two versions); this one by default. */
   root?: string;
+  /** A file for bench/service-probe.mjs's per-second lines (the service's own time per request, its event loop's delay); none when absent. */
+  probeFile?: string;
 }
 
 /**
@@ -376,7 +378,8 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   if (options.profileDir) fs.mkdirSync(options.profileDir, { recursive: true });
   // BENCH_SERVICE_NODE_FLAGS adds Node flags to every bench's service (for example V8's heap settings, to compare them).
   const extraFlags = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-  const launch = startCommand(root, [...profileFlags, ...(options.nodeFlags ?? []), ...extraFlags]);
+  const probeFlags = options.probeFile ? ['--import', path.join(thisCheckout, 'bench/service-probe.mjs')] : [];
+  const launch = startCommand(root, [...profileFlags, ...probeFlags, ...(options.nodeFlags ?? []), ...extraFlags]);
   const child = spawn(launch.file, launch.args, {
     cwd: root,
     env: {
@@ -391,6 +394,7 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
       RATE_LIMIT_IP_PER_MINUTE: '10000000',
       RATE_LIMIT_INGEST_BURST_PER_SECOND: '10000000',
       JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
+      ...(options.probeFile ? { BENCH_SERVICE_PROBE_FILE: options.probeFile } : {}),
       ...options.env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -408,6 +412,48 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   await stopServiceProcess(child);
   throw new Error(`the service was not ready within ${SERVICE_READY_TIMEOUT_MS} ms`);
 }
+
+/** What bench/service-probe.mjs counted over a span of seconds: per method and path, and for the event loop's delay. */
+export interface ServiceProbe {
+  routes: Map<string, Map<number, number>>;
+  loop: Map<number, number>;
+}
+
+/** The probe's seconds that ended within [fromMs, toMs] (epoch ms), merged. */
+export function readServiceProbe(file: string, fromMs: number, toMs: number): ServiceProbe {
+  const merged: ServiceProbe = { routes: new Map(), loop: new Map() };
+  const add = (into: Map<number, number>, counts: Record<string, number>) => {
+    for (const [bucket, n] of Object.entries(counts)) into.set(Number(bucket), (into.get(Number(bucket)) ?? 0) + n);
+  };
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const second = JSON.parse(line) as { at: number; routes: Record<string, Record<string, number>>; loop: Record<string, number> };
+    if (second.at < fromMs || second.at > toMs) continue;
+    for (const [route, counts] of Object.entries(second.routes)) {
+      if (!merged.routes.has(route)) merged.routes.set(route, new Map());
+      add(merged.routes.get(route)!, counts);
+    }
+    add(merged.loop, second.loop);
+  }
+  return merged;
+}
+
+/** The p-th percentile (ms) of a probe's buckets, as the upper bound of its bucket (2% wide, bench/service-probe.mjs); NaN when empty. */
+export function probePercentile(buckets: Map<number, number> | undefined, p: number): number {
+  const sorted = [...(buckets ?? [])].sort(([a], [b]) => a - b);
+  const total = sorted.reduce((sum, [, n]) => sum + n, 0);
+  if (total === 0) return NaN;
+  let seen = 0;
+  for (const [bucket, n] of sorted) {
+    seen += n;
+    if (seen >= Math.ceil((p / 100) * total)) return 1.02 ** (bucket + 1) / 1000;
+  }
+  return 1.02 ** (sorted[sorted.length - 1][0] + 1) / 1000;
+}
+
+/** How many requests a probe's buckets hold. */
+export const probeCount = (buckets: Map<number, number> | undefined): number => [...(buckets ?? [])].reduce((sum, [, n]) => sum + n, 0);
 
 /** SIGTERM, then SIGKILL if the service has not exited after the grace period; resolves once it exited. */
 export async function stopServiceProcess(child: ChildProcess, graceMs: number = SERVICE_STOP_GRACE_MS): Promise<void> {
