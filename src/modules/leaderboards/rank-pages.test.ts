@@ -81,6 +81,19 @@ test('a ranking of several pages: the top page, each participant\'s rank and nei
     await checkEveryRead('refreshed');
   });
 
+  await t.test('ANALYZE, as autovacuum runs it after every rebuild, keeps statistics of the keys and none of the arrays (migration 1485)', async () => {
+    await svc.sql('ANALYZE leaderboard_rank_pages, leaderboard_rank_lookup');
+    const analyzed = await svc.sql(
+      `SELECT tablename, array_agg(attname::text ORDER BY attname) AS columns FROM pg_stats
+       WHERE tablename IN ('leaderboard_rank_pages', 'leaderboard_rank_lookup') GROUP BY tablename ORDER BY tablename`,
+    );
+    assert.deepEqual(analyzed, [
+      { tablename: 'leaderboard_rank_lookup', columns: ['bucket', 'generation', 'leaderboard_id', 'period_start', 'tenant_id'] },
+      { tablename: 'leaderboard_rank_pages', columns: ['generation', 'leaderboard_id', 'page', 'period_start', 'tenant_id'] },
+    ]);
+    await checkEveryRead('analyzed');
+  });
+
   await t.test('migration 1480 pages the rankings kept before it (a period\'s final ranking is never rebuilt)', async () => {
     // The schema before 1480 (migration 0520's table), holding this board's ranking a row per participant.
     await svc.sql(`CREATE TABLE leaderboard_rankings (
@@ -93,7 +106,8 @@ test('a ranking of several pages: the top page, each participant\'s rank and nei
     );
     await svc.sql('DROP TABLE leaderboard_rank_pages, leaderboard_rank_lookup');
     await svc.sql('ALTER TABLE leaderboard_snapshots DROP COLUMN lookup_buckets');
-    await svc.sql(`DELETE FROM schema_migrations WHERE name = '1480_leaderboard_rank_pages.sql'`);
+    // A database from before 1480 has not run the migrations after it either.
+    await svc.sql(`DELETE FROM schema_migrations WHERE name >= '1480_leaderboard_rank_pages.sql'`);
     await migrate(svc.ownerUrl, testCluster().appPassword);
     assert.deepEqual(await svc.sql(`SELECT to_regclass('leaderboard_rankings') AS old`), [{ old: null }]);
     await checkEveryRead('migrated');
