@@ -57,7 +57,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
 import { EMBEDDED_BACKGROUND_NICE } from '../src/platform/background-priority.js';
-import { cpuMs, cpuMsOfProcesses, freePort, probeCount, probePercentile, readServiceProbe, offerOpenLoop, resetPeakResident, residentMb, openBenchDatabase, openStatementsTable, percentile, perSecond, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, tenantPoster, type OpenLoopResult } from './support.js';
+import { cpuMs, cpuMsOfProcesses, freePort, probeCount, probePercentile, readServiceProbe, readServiceProbeSeconds, offerOpenLoop, resetPeakResident, residentMb, openBenchDatabase, openStatementsTable, percentile, perSecond, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, tenantPoster, type OpenLoopResult } from './support.js';
 import { seedLifetimePoints } from './leaderboard-seed.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
@@ -274,6 +274,16 @@ async function main(): Promise<void> {
     if (TIMELINE) {
       // Per second of each phase (by scheduled departure): how many were sent, and their p50 / p99, to see a rebuild's stall.
       for (const { rate, scenario, result } of rows) console.log(`\nPer second, p50/p99 ms, ${scenario} at ${rate}/s: ${perSecond(result)}`);
+      // The same seconds inside the service: how many reads it finished, and how late its event loop ran. A second in
+      // which it finished fewer than offered while its loop was on time is a wait elsewhere (the sender, a socket).
+      for (const { rate, kind, scenario, result, from, to } of rows) {
+        const route = kind === 'healthz' ? 'GET /healthz' : `GET ${BOARD_PATH}`;
+        const seconds = readServiceProbeSeconds(probeFile, from, to)
+          .map((second) => ({ index: Math.round((second.at - 1000 - result.startedAt) / 1000), second }))
+          .filter(({ index }) => index >= 0 && index < SECONDS)
+          .map(({ index, second }) => `${index}: ${probeCount(second.routes.get(route))}/${probePercentile(second.loop, 99).toFixed(0)}`);
+        console.log(`\nPer second inside the service, reads finished / event-loop delay p99 ms, ${scenario} at ${rate}/s: ${seconds.join(' · ')}`);
+      }
     }
     const origin = phases[0].from;
     const at = (ms: number) => `${((ms - origin) / 1000).toFixed(1)} s`;

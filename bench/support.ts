@@ -34,6 +34,8 @@ export interface OpenLoopResult {
   firstFailure: string | null;
   /** The largest delay between a request's scheduled departure and its actual one: the sender's own lag. */
   sendLagMaxMs: number;
+  /** When the run started (epoch ms): its departures' origin, to line them up with what another process saw. */
+  startedAt: number;
 }
 
 /**
@@ -42,7 +44,7 @@ export interface OpenLoopResult {
  */
 export async function offerOpenLoop(rate: number, seconds: number, send: (index: number) => Promise<void>): Promise<OpenLoopResult> {
   const total = Math.round(rate * seconds);
-  const result: OpenLoopResult = { latencies: [], departures: [], failures: 0, firstFailure: null, sendLagMaxMs: 0 };
+  const result: OpenLoopResult = { latencies: [], departures: [], failures: 0, firstFailure: null, sendLagMaxMs: 0, startedAt: Date.now() };
   const inFlight: Array<Promise<void>> = [];
   const started = performance.now();
   const scheduledAt = (index: number) => started + (index * 1000) / rate;
@@ -419,18 +421,26 @@ export interface ServiceProbe {
   loop: Map<number, number>;
 }
 
+/** The probe's seconds that ended within [fromMs, toMs] (epoch ms), one by one, `at` the end of each. */
+export function readServiceProbeSeconds(file: string, fromMs: number, toMs: number): Array<ServiceProbe & { at: number }> {
+  const counts = (record: Record<string, number>) => new Map(Object.entries(record).map(([bucket, n]) => [Number(bucket), n]));
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { at: number; routes: Record<string, Record<string, number>>; loop: Record<string, number> })
+    .filter((second) => second.at >= fromMs && second.at <= toMs)
+    .map((second) => ({ at: second.at, routes: new Map(Object.entries(second.routes).map(([route, record]) => [route, counts(record)])), loop: counts(second.loop) }));
+}
+
 /** The probe's seconds that ended within [fromMs, toMs] (epoch ms), merged. */
 export function readServiceProbe(file: string, fromMs: number, toMs: number): ServiceProbe {
   const merged: ServiceProbe = { routes: new Map(), loop: new Map() };
-  const add = (into: Map<number, number>, counts: Record<string, number>) => {
-    for (const [bucket, n] of Object.entries(counts)) into.set(Number(bucket), (into.get(Number(bucket)) ?? 0) + n);
+  const add = (into: Map<number, number>, counts: Map<number, number>) => {
+    for (const [bucket, n] of counts) into.set(bucket, (into.get(bucket) ?? 0) + n);
   };
-  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    const second = JSON.parse(line) as { at: number; routes: Record<string, Record<string, number>>; loop: Record<string, number> };
-    if (second.at < fromMs || second.at > toMs) continue;
-    for (const [route, counts] of Object.entries(second.routes)) {
+  for (const second of readServiceProbeSeconds(file, fromMs, toMs)) {
+    for (const [route, counts] of second.routes) {
       if (!merged.routes.has(route)) merged.routes.set(route, new Map());
       add(merged.routes.get(route)!, counts);
     }
