@@ -89,6 +89,8 @@ const SENDER_WARMUP_SECONDS = Number(process.env.BENCH_FLASH_SENDER_WARMUP_SECON
 
 type Kind = 'healthz' | 'top' | 'around';
 const BOARD_PATH = '/api/v1/public/leaderboards/flash';
+/** The method and path a read of this kind shows in the service's probe (bench/service-probe.mjs). */
+const probedRoute = (kind: Kind) => (kind === 'healthz' ? 'GET /healthz' : `GET ${BOARD_PATH}`);
 interface SenderJob {
   port: number;
   kind: Kind;
@@ -267,7 +269,7 @@ async function main(): Promise<void> {
     console.log('|---|---|---|---|---|');
     for (const { rate, kind, scenario, from, to } of rows) {
       const probe = readServiceProbe(probeFile, from, to);
-      const reads = probe.routes.get(kind === 'healthz' ? 'GET /healthz' : `GET ${BOARD_PATH}`);
+      const reads = probe.routes.get(probedRoute(kind));
       const ms = (buckets: Map<number, number> | undefined) => [50, 99, 100].map((p) => probePercentile(buckets, p).toFixed(2)).join(' / ');
       console.log(`| ${rate}/s | ${scenario} | ${probeCount(reads)} | ${ms(reads)} | ${ms(probe.loop)} |`);
     }
@@ -277,11 +279,10 @@ async function main(): Promise<void> {
       // The same seconds inside the service: how many reads it finished, and how late its event loop ran. A second in
       // which it finished fewer than offered while its loop was on time is a wait elsewhere (the sender, a socket).
       for (const { rate, kind, scenario, result, from, to } of rows) {
-        const route = kind === 'healthz' ? 'GET /healthz' : `GET ${BOARD_PATH}`;
         const seconds = readServiceProbeSeconds(probeFile, from, to)
           .map((second) => ({ index: Math.round((second.at - 1000 - result.startedAt) / 1000), second }))
           .filter(({ index }) => index >= 0 && index < SECONDS)
-          .map(({ index, second }) => `${index}: ${probeCount(second.routes.get(route))}/${probePercentile(second.loop, 99).toFixed(0)}`);
+          .map(({ index, second }) => `${index}: ${probeCount(second.routes.get(probedRoute(kind)))}/${probePercentile(second.loop, 99).toFixed(0)}`);
         console.log(`\nPer second inside the service, reads finished / event-loop delay p99 ms, ${scenario} at ${rate}/s: ${seconds.join(' · ')}`);
       }
     }
