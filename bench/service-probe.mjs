@@ -7,8 +7,9 @@
  * - `loop`: how late a timer due every LOOP_TICK_MS ran, the event loop's delay: the time a request that has
  *   arrived waits before the service reads it, whether the loop was busy or the process waited for a core.
  *
- * Each as counts in geometric buckets (`bucketOf`), so that the benchmark can merge the seconds of a phase and take
- * its percentiles (`bench/support.ts`, `readServiceProbe`). Plain JavaScript: the service runs compiled.
+ * Each as counts per bucket of durations (`bucketOf`, named by its upper bound in ms), so that the benchmark can merge
+ * the seconds of a phase and take its percentiles (`bench/support.ts`, `readServiceProbe`). Plain JavaScript: the
+ * service runs compiled.
  */
 import dc from 'node:diagnostics_channel';
 import fs from 'node:fs';
@@ -16,8 +17,11 @@ import { performance } from 'node:perf_hooks';
 
 const file = process.env.BENCH_SERVICE_PROBE_FILE;
 const LOOP_TICK_MS = 5;
-/** Buckets 2% wide, from 1 µs: bucket i holds durations in [1.02^i, 1.02^(i+1)) µs (bench/support.ts reads them). */
-const bucketOf = (ms) => Math.max(0, Math.floor(Math.log(Math.max(ms * 1000, 1)) / Math.log(1.02)));
+/**
+ * Buckets 2% wide from 1 µs, each named by its upper bound in ms: a duration in [1.02^i, 1.02^(i+1)) µs counts
+ * under 1.02^(i+1) / 1000. The reader needs no formula: a percentile is the name of the bucket it falls in.
+ */
+const bucketOf = (ms) => 1.02 ** (Math.max(0, Math.floor(Math.log(Math.max(ms * 1000, 1)) / Math.log(1.02))) + 1) / 1000;
 
 if (file) {
   /** @type {WeakMap<object, number>} */

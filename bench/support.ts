@@ -417,6 +417,7 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
 
 /** What bench/service-probe.mjs counted over a span of seconds: per method and path, and for the event loop's delay. */
 export interface ServiceProbe {
+  /** Per method and path, requests counted by bucket (its upper bound in ms). */
   routes: Map<string, Map<number, number>>;
   loop: Map<number, number>;
 }
@@ -449,17 +450,16 @@ export function readServiceProbe(file: string, fromMs: number, toMs: number): Se
   return merged;
 }
 
-/** The p-th percentile (ms) of a probe's buckets, as the upper bound of its bucket (2% wide, bench/service-probe.mjs); NaN when empty. */
+/** The p-th percentile (ms) of a probe's buckets: the upper bound of the bucket it falls in (bench/service-probe.mjs names each by it); NaN when empty. */
 export function probePercentile(buckets: Map<number, number> | undefined, p: number): number {
   const sorted = [...(buckets ?? [])].sort(([a], [b]) => a - b);
-  const total = sorted.reduce((sum, [, n]) => sum + n, 0);
-  if (total === 0) return NaN;
+  const rank = Math.ceil((p / 100) * probeCount(buckets));
   let seen = 0;
-  for (const [bucket, n] of sorted) {
+  for (const [upperMs, n] of sorted) {
     seen += n;
-    if (seen >= Math.ceil((p / 100) * total)) return 1.02 ** (bucket + 1) / 1000;
+    if (seen >= rank) return upperMs;
   }
-  return 1.02 ** (sorted[sorted.length - 1][0] + 1) / 1000;
+  return NaN;
 }
 
 /** How many requests a probe's buckets hold. */
