@@ -18,12 +18,14 @@
  * open loop for BENCH_FLASH_SECONDS (default 10) each, in this order:
  * - baseline: `GET /healthz` (the HTTP floor: no database);
  * - top page: `GET /public/leaderboards/{code}?engagement_id=…&limit=100`
- *   with no credential (the crowd's anonymous read);
+ *   with no credential (the crowd's anonymous read), accepting what a browser
+ *   accepts (`Accept-Encoding: gzip, deflate, br`; BENCH_FLASH_ACCEPT_ENCODING);
  * - around: `…&limit=10&around=5&session_id=…` (a participant's own view;
  *   BENCH_FLASH_SESSIONS (default 200) sessions spread over the ranking, in
  *   turn: with 200 each key is read about 25 times a second at 5,000/s and
  *   answered from memory; with thousands, most reads are a participant's
  *   first in a second, as in a crowd of many participants).
+ * BENCH_FLASH_READS (default healthz,top,around) runs some of them only, in that order.
  *
  * The requests are sent from a child process (BENCH_FLASH_SENDER=child, the
  * default), one per phase, which first sends one uncounted second of the same
@@ -57,7 +59,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
 import { EMBEDDED_BACKGROUND_NICE } from '../src/platform/background-priority.js';
-import { cpuMs, cpuMsOfProcesses, freePort, probeCount, probePercentile, readServiceProbe, readServiceProbeSeconds, offerOpenLoop, resetPeakResident, residentMb, openBenchDatabase, openStatementsTable, percentile, perSecond, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, tenantPoster, type OpenLoopResult } from './support.js';
+import { cpuMs, cpuMsOfProcesses, startCpuTimeline, freePort, probeCount, probePercentile, readServiceProbe, readServiceProbeSeconds, offerOpenLoop, resetPeakResident, residentMb, openBenchDatabase, openStatementsTable, percentile, perSecond, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, tenantPoster, type OpenLoopResult } from './support.js';
 import { seedLifetimePoints } from './leaderboard-seed.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
@@ -86,8 +88,15 @@ const WARMUP_SECONDS = 3;
  * process, 128 new connections) set the p99 of every read, `/healthz` included (33 ms whole, 3.5 ms after it).
  */
 const SENDER_WARMUP_SECONDS = Number(process.env.BENCH_FLASH_SENDER_WARMUP_SECONDS ?? 1);
+/** What the crowd's requests accept (BENCH_FLASH_ACCEPT_ENCODING; empty for nothing): a browser's, by default. Answers are read, not decoded. */
+const ACCEPT_ENCODING = process.env.BENCH_FLASH_ACCEPT_ENCODING ?? 'gzip, deflate, br';
 
-type Kind = 'healthz' | 'top' | 'around';
+const KINDS = ['healthz', 'top', 'around'] as const;
+type Kind = (typeof KINDS)[number];
+const READS = (process.env.BENCH_FLASH_READS ?? KINDS.join(',')).split(',').map((kind) => kind.trim());
+const unknownRead = READS.find((kind) => !(KINDS as readonly string[]).includes(kind));
+if (unknownRead !== undefined || READS.length === 0) throw new Error(`BENCH_FLASH_READS: ${unknownRead ?? '(none)'} is not one of ${KINDS.join(', ')}`);
+const MEASURED = KINDS.filter((kind) => READS.includes(kind));
 const BOARD_PATH = '/api/v1/public/leaderboards/flash';
 /** The method and path a read of this kind shows in the service's probe (bench/service-probe.mjs). */
 const probedRoute = (kind: Kind) => (kind === 'healthz' ? 'GET /healthz' : `GET ${BOARD_PATH}`);
@@ -109,9 +118,13 @@ async function sendPhase(job: SenderJob): Promise<OpenLoopResult> {
   const pathOf = (i: number) =>
     job.kind === 'healthz' ? '/healthz' : job.kind === 'top' ? `${board}&limit=100` : `${board}&limit=10&around=5&session_id=${job.sessions[i % job.sessions.length]}`;
   const send = async (i: number) => {
-    const response = await http.request({ method: 'GET', path: pathOf(i) });
-    const text = await response.body.text();
-    if (response.statusCode !== 200) throw new Error(`${pathOf(i)} answered ${response.statusCode}: ${text.slice(0, 200)}`);
+    const response = await http.request({ method: 'GET', path: pathOf(i), headers: ACCEPT_ENCODING ? { 'accept-encoding': ACCEPT_ENCODING } : {} });
+    if (response.statusCode !== 200) throw new Error(`${pathOf(i)} answered ${response.statusCode}: ${(await response.body.text()).slice(0, 200)}`);
+    // An answer's bytes are read, not decoded: 5,000 top pages a second decoded into strings (about 40 MB/s) made the
+    // sender's collector pause for up to 150 ms a second, and the latencies it took then held its own pauses.
+    let bytes = 0;
+    for await (const chunk of response.body) bytes += (chunk as Buffer).length;
+    if (bytes === 0) throw new Error(`${pathOf(i)} answered 200 with no body`);
   };
   try {
     // The sender's own start (a new process, its connections opened, its code compiled) is not the service's: one
@@ -192,7 +205,7 @@ async function main(): Promise<void> {
     const rssBeforeReadsMb = residentMb(service.pid, 'VmRSS');
     const job = (kind: Kind, rate: number, seconds: number, senderWarmupSeconds = 0): SenderJob => ({ port, kind, rate, seconds, engagementId, sessions, senderWarmupSeconds });
     progress(`warming up (${WARMUP_RATE}/s for ${WARMUP_SECONDS} s of each read)`);
-    for (const kind of ['healthz', 'top', 'around'] as const) {
+    for (const kind of MEASURED) {
       const warm = await runPhase(job(kind, WARMUP_RATE, WARMUP_SECONDS));
       if (warm.failures > 0) throw new Error(`warm-up ${kind}: ${warm.failures} failed, the first: ${warm.firstFailure}`);
     }
@@ -207,8 +220,30 @@ async function main(): Promise<void> {
       const { rows: snap } = await owner.query<{ at: Date; ms: number }>('SELECT refreshed_at AS at, refresh_ms AS ms FROM leaderboard_snapshots WHERE tenant_id = $1', [tenant.tenant_id]);
       for (const { at, ms } of snap) rebuilds.set(at.getTime(), ms);
     };
+    // Who used the machine each second (with BENCH_FLASH_TIMELINE=1): the service, the sender, and PostgreSQL's
+    // processes by what they are, the rebuild's connections apart.
+    const backends = new Map<number, string>();
+    const serviceProcess = service;
+    const machine = TIMELINE
+      ? startCpuTimeline(
+          (pid, comm) => {
+            if (pid === serviceProcess.pid) return 'service';
+            if (pid === process.pid) return 'bench';
+            if (comm === 'node') return 'sender';
+            if (comm === 'postgres') return backends.get(pid) ?? 'helpers';
+            return 'other';
+          },
+          async () => {
+            const { rows: activity } = await owner.query<{ pid: number; backend_type: string; application_name: string }>('SELECT pid, backend_type, application_name FROM pg_stat_activity');
+            backends.clear();
+            for (const { pid, backend_type: type, application_name: name } of activity) {
+              backends.set(pid, type === 'autovacuum worker' ? 'autovacuum' : type !== 'client backend' ? 'helpers' : name === 'loyalty-background' ? 'rebuild connection' : 'backends');
+            }
+          },
+        )
+      : null;
     for (const rate of RATES) {
-      for (const kind of ['healthz', 'top', 'around'] as const) {
+      for (const kind of MEASURED) {
         progress(`${rate}/s for ${SECONDS} s: ${kind}`);
         await statements.reset();
         const from = Date.now();
@@ -229,6 +264,7 @@ async function main(): Promise<void> {
     }
     clearInterval(scoring);
     scoring = null;
+    const machineSeconds = machine?.stop() ?? [];
     // VmHWM was reset before each phase: the run's peak is the largest of the phases' and the creation's.
     const peakMb = Math.max(creationPeakMb, residentMb(service.pid, 'VmHWM'), ...rows.map((row) => row.peakMb ?? 0));
     // Let the grants in flight finish, then check them against the ledger.
@@ -263,27 +299,48 @@ async function main(): Promise<void> {
     // the two apart. A phase's seconds include its sender's start and uncounted second.
     console.log(
       '\nFrom inside the service (bench/service-probe.mjs): its own time per read, from the request parsed to its last byte written; and how ' +
-        'late its event loop ran (a read that has arrived waits about that long before the service reads it). Upper bounds of 2% buckets.\n',
+        'late its event loop ran (a read that has arrived waits about that long before the service reads it). Upper bounds of 2% buckets. ' +
+        "Then, per second, the event loop's thread on a core and ready but waiting for one (the kernel's schedstat), and V8's collections' pauses.\n",
     );
-    console.log('| offered | read | reads seen | service time p50 / p99 / max ms | event-loop delay p50 / p99 / max ms |');
-    console.log('|---|---|---|---|---|');
+    console.log('| offered | read | reads seen | service time p50 / p99 / max ms | event-loop delay p50 / p99 / max ms | thread ran / waited ms per s | GC pauses ms per s, longest ms |');
+    console.log('|---|---|---|---|---|---|---|');
     for (const { rate, kind, scenario, from, to } of rows) {
       const probe = readServiceProbe(probeFile, from, to);
       const reads = probe.routes.get(probedRoute(kind));
       const ms = (buckets: Map<number, number> | undefined) => [50, 99, 100].map((p) => probePercentile(buckets, p).toFixed(2)).join(' / ');
-      console.log(`| ${rate}/s | ${scenario} | ${probeCount(reads)} | ${ms(reads)} | ${ms(probe.loop)} |`);
+      const seconds = Math.max(1, (to - from) / 1000);
+      const thread = probe.thread ? `${(probe.thread.ranMs / seconds).toFixed(0)} / ${(probe.thread.waitedMs / seconds).toFixed(0)}` : '—';
+      console.log(`| ${rate}/s | ${scenario} | ${probeCount(reads)} | ${ms(reads)} | ${ms(probe.loop)} | ${thread} | ${(probe.gc.pauseMs / seconds).toFixed(1)}, ${probe.gc.maxMs.toFixed(1)} |`);
     }
     if (TIMELINE) {
       // Per second of each phase (by scheduled departure): how many were sent, and their p50 / p99, to see a rebuild's stall.
       for (const { rate, scenario, result } of rows) console.log(`\nPer second, p50/p99 ms, ${scenario} at ${rate}/s: ${perSecond(result)}`);
-      // The same seconds inside the service: how many reads it finished, and how late its event loop ran. A second in
-      // which it finished fewer than offered while its loop was on time is a wait elsewhere (the sender, a socket).
+      // The same seconds inside the service: how many reads it finished, how late its event loop ran, and its thread's
+      // ms on a core, waiting for one, and in GC pauses. A second in which it finished fewer than offered while its loop
+      // was on time is a wait elsewhere (the sender, a socket); a late loop with a long wait is the CPU taken by others.
       for (const { rate, kind, scenario, result, from, to } of rows) {
         const seconds = readServiceProbeSeconds(probeFile, from, to)
           .map((second) => ({ index: Math.round((second.at - 1000 - result.startedAt) / 1000), second }))
           .filter(({ index }) => index >= 0 && index < SECONDS)
-          .map(({ index, second }) => `${index}: ${probeCount(second.routes.get(probedRoute(kind)))}/${probePercentile(second.loop, 99).toFixed(0)}`);
-        console.log(`\nPer second inside the service, reads finished / event-loop delay p99 ms, ${scenario} at ${rate}/s: ${seconds.join(' · ')}`);
+          .map(({ index, second }) => {
+            const thread = second.thread ? `${second.thread.ranMs.toFixed(0)}/${second.thread.waitedMs.toFixed(0)}` : '—/—';
+            return `${index}: ${probeCount(second.routes.get(probedRoute(kind)))}/${probePercentile(second.loop, 99).toFixed(0)}/${thread}/${second.gc.pauseMs.toFixed(0)}`;
+          });
+        console.log(`\nPer second inside the service, reads finished / event-loop delay p99 ms / thread ran / waited ms / GC pauses ms, ${scenario} at ${rate}/s: ${seconds.join(' · ')}`);
+      }
+      // The same seconds in the sender: an answer waits for the sender's loop before its latency is taken.
+      for (const { rate, scenario, result } of rows) {
+        const seconds = result.senderSeconds.map((second, i) => `${i}: ${second.loopP99Ms.toFixed(0)}/${second.loopMaxMs.toFixed(0)}/${second.gcMs.toFixed(0)}`);
+        console.log(`\nPer second in the sender, event-loop delay p99 / max ms / GC pauses ms, ${scenario} at ${rate}/s: ${seconds.join(' · ')}`);
+      }
+      // The same seconds on the machine: ms of CPU per process kind (two cores: 2,000 ms a second).
+      const labels = ['service', 'sender', 'bench', 'backends', 'rebuild connection', 'autovacuum', 'helpers', 'other'];
+      for (const { rate, scenario, result } of rows) {
+        const seconds = machineSeconds
+          .map((second) => ({ index: Math.round((second.at - 1000 - result.startedAt) / 1000), second }))
+          .filter(({ index }) => index >= 0 && index < SECONDS)
+          .map(({ index, second }) => `${index}: ${labels.map((label) => (second.ms.get(label) ?? 0).toFixed(0)).join('/')}`);
+        console.log(`\nPer second on the machine, ms of CPU of ${labels.join(' / ')}, ${scenario} at ${rate}/s: ${seconds.join(' · ')}`);
       }
     }
     const origin = phases[0].from;

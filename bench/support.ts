@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { startEmbeddedPostgres, deriveAppPassword, withCredentials } from '../src/platform/database-server.js';
 import pg from 'pg';
 import type { Pool as HttpPool } from 'undici';
@@ -36,6 +37,42 @@ export interface OpenLoopResult {
   sendLagMaxMs: number;
   /** When the run started (epoch ms): its departures' origin, to line them up with what another process saw. */
   startedAt: number;
+  /**
+   * The sender's own event loop, per second of the run: how late a timer due every 5 ms ran (p99 and the longest)
+   * and V8's collections' pauses. A latency includes the time its answer waited for the sender to read it.
+   */
+  senderSeconds: Array<{ loopP99Ms: number; loopMaxMs: number; gcMs: number }>;
+}
+
+/** Watches this process's event loop (a 5 ms timer's lateness) and GC pauses, per second until stopped. */
+function watchOwnLoop(): () => OpenLoopResult['senderSeconds'] {
+  const TICK_MS = 5;
+  const seconds: OpenLoopResult['senderSeconds'] = [];
+  let lateness: number[] = [];
+  let gcMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcMs += entry.duration;
+  });
+  gc.observe({ entryTypes: ['gc'] });
+  let due = performance.now() + TICK_MS;
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    lateness.push(Math.max(0, now - due));
+    due = now + TICK_MS;
+  }, TICK_MS);
+  const close = () => {
+    const sorted = lateness.sort((a, b) => a - b);
+    seconds.push({ loopP99Ms: sorted[Math.max(0, Math.ceil(0.99 * sorted.length) - 1)] ?? 0, loopMaxMs: sorted.at(-1) ?? 0, gcMs });
+    lateness = [];
+    gcMs = 0;
+  };
+  const perSecond = setInterval(close, 1000);
+  return () => {
+    clearInterval(ticker);
+    clearInterval(perSecond);
+    gc.disconnect();
+    return seconds;
+  };
 }
 
 /**
@@ -44,7 +81,8 @@ export interface OpenLoopResult {
  */
 export async function offerOpenLoop(rate: number, seconds: number, send: (index: number) => Promise<void>): Promise<OpenLoopResult> {
   const total = Math.round(rate * seconds);
-  const result: OpenLoopResult = { latencies: [], departures: [], failures: 0, firstFailure: null, sendLagMaxMs: 0, startedAt: Date.now() };
+  const result: OpenLoopResult = { latencies: [], departures: [], failures: 0, firstFailure: null, sendLagMaxMs: 0, startedAt: Date.now(), senderSeconds: [] };
+  const stopWatching = watchOwnLoop();
   const inFlight: Array<Promise<void>> = [];
   const started = performance.now();
   const scheduledAt = (index: number) => started + (index * 1000) / rate;
@@ -70,6 +108,7 @@ export async function offerOpenLoop(rate: number, seconds: number, send: (index:
     if (next < total) await new Promise((resolve) => setTimeout(resolve, Math.max(0, scheduledAt(next) - performance.now())));
   }
   await Promise.all(inFlight);
+  result.senderSeconds = stopWatching();
   return result;
 }
 
@@ -239,6 +278,66 @@ export function cpuMsOfProcesses(name: string): number {
     }
   }
   return total;
+}
+
+/** One second of a CPU timeline: when it ended (epoch ms) and ms of CPU per label. */
+export interface CpuSecond {
+  at: number;
+  ms: Map<string, number>;
+}
+
+/**
+ * Who used the machine, second by second: every process's CPU (user + system, from /proc) over each second, summed
+ * by the label `labelOf` gives it (null: left out). `refresh` runs before each reading, for labels that need a lookup
+ * (which backends are whose). A process first seen counts from the previous reading's time. Linux only: elsewhere
+ * the timeline stays empty.
+ */
+export function startCpuTimeline(labelOf: (pid: number, comm: string) => string | null, refresh: () => Promise<void> = async () => undefined): { stop(): CpuSecond[] } {
+  const msPerTick = 1000 / TICKS_PER_SECOND;
+  const seconds: CpuSecond[] = [];
+  let previous = new Map<number, number>();
+  let first = true;
+  const read = () => {
+    const now = new Map<number, number>();
+    const ms = new Map<string, number>();
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const pid = Number(entry);
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const close = stat.lastIndexOf(')');
+        const after = stat.slice(close + 2).split(' ');
+        const total = (Number(after[11]) + Number(after[12])) * msPerTick;
+        now.set(pid, total);
+        const label = labelOf(pid, stat.slice(stat.indexOf('(') + 1, close));
+        if (label !== null) ms.set(label, (ms.get(label) ?? 0) + total - (previous.get(pid) ?? 0));
+      } catch {
+        // Gone since the listing.
+      }
+    }
+    previous = now;
+    if (!first) seconds.push({ at: Date.now(), ms });
+    first = false;
+  };
+  let stopped = false;
+  const tick = async () => {
+    if (stopped) return;
+    try {
+      await refresh();
+      if (!stopped && fs.existsSync('/proc/self/stat')) read();
+    } catch {
+      // A reading that failed is a second missing from the timeline, not a failed benchmark.
+    }
+    if (!stopped) timer = setTimeout(tick, 1000 - (Date.now() % 1000));
+  };
+  let timer = setTimeout(tick, 0);
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      return seconds;
+    },
+  };
 }
 
 /**
@@ -420,6 +519,18 @@ export interface ServiceProbe {
   /** Per method and path, requests counted by bucket (its upper bound in ms). */
   routes: Map<string, Map<number, number>>;
   loop: Map<number, number>;
+  /** The event loop's thread: ms on a core and ms ready but waiting for one (null off Linux). */
+  thread: { ranMs: number; waitedMs: number } | null;
+  /** V8's collections: how many, their pauses' sum and the longest (ms). */
+  gc: { count: number; pauseMs: number; maxMs: number };
+}
+
+interface ProbeLine {
+  at: number;
+  routes: Record<string, Record<string, number>>;
+  loop: Record<string, number>;
+  thread: ServiceProbe['thread'];
+  gc: ServiceProbe['gc'];
 }
 
 /** The probe's seconds that ended within [fromMs, toMs] (epoch ms), one by one, `at` the end of each. */
@@ -429,14 +540,14 @@ export function readServiceProbeSeconds(file: string, fromMs: number, toMs: numb
   return text
     .split('\n')
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as { at: number; routes: Record<string, Record<string, number>>; loop: Record<string, number> })
+    .map((line) => JSON.parse(line) as ProbeLine)
     .filter((second) => second.at >= fromMs && second.at <= toMs)
-    .map((second) => ({ at: second.at, routes: new Map(Object.entries(second.routes).map(([route, record]) => [route, counts(record)])), loop: counts(second.loop) }));
+    .map((second) => ({ ...second, routes: new Map(Object.entries(second.routes).map(([route, record]) => [route, counts(record)])), loop: counts(second.loop) }));
 }
 
 /** The probe's seconds that ended within [fromMs, toMs] (epoch ms), merged. */
 export function readServiceProbe(file: string, fromMs: number, toMs: number): ServiceProbe {
-  const merged: ServiceProbe = { routes: new Map(), loop: new Map() };
+  const merged: ServiceProbe = { routes: new Map(), loop: new Map(), thread: { ranMs: 0, waitedMs: 0 }, gc: { count: 0, pauseMs: 0, maxMs: 0 } };
   const add = (into: Map<number, number>, counts: Map<number, number>) => {
     for (const [bucket, n] of counts) into.set(bucket, (into.get(bucket) ?? 0) + n);
   };
@@ -446,6 +557,8 @@ export function readServiceProbe(file: string, fromMs: number, toMs: number): Se
       add(merged.routes.get(route)!, counts);
     }
     add(merged.loop, second.loop);
+    merged.thread = merged.thread && second.thread && { ranMs: merged.thread.ranMs + second.thread.ranMs, waitedMs: merged.thread.waitedMs + second.thread.waitedMs };
+    merged.gc = { count: merged.gc.count + second.gc.count, pauseMs: merged.gc.pauseMs + second.gc.pauseMs, maxMs: Math.max(merged.gc.maxMs, second.gc.maxMs) };
   }
   return merged;
 }
