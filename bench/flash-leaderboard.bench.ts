@@ -31,7 +31,10 @@
  * default), one per phase, which first sends one uncounted second of the same
  * requests (BENCH_FLASH_SENDER_WARMUP_SECONDS), so that the sender's event loop is neither the one
  * that schedules the grants nor slowed by them; `inline` sends from the
- * benchmark's main thread. The sender lag column is the
+ * benchmark's main thread. Its HTTP client (BENCH_FLASH_CLIENT) is `raw` by
+ * default, requests written to 128 keep-alive sockets and answers read by
+ * their length (bench/raw-http.ts), or `undici`, as before 4 Dec: the sender
+ * shares the two cores with the service. The sender lag column is the
  * largest delay between a request's scheduled departure and its actual one:
  * when it is large, the figure is the sender's, not the service's.
  *
@@ -59,8 +62,10 @@ import { fork, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
 import { EMBEDDED_BACKGROUND_NICE } from '../src/platform/background-priority.js';
-import { cpuMs, cpuMsOfProcesses, startCpuTimeline, freePort, probeCount, probePercentile, readServiceProbe, readServiceProbeSeconds, offerOpenLoop, resetPeakResident, residentMb, openBenchDatabase, openStatementsTable, percentile, perSecond, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, tenantPoster, type OpenLoopResult } from './support.js';
+import { probeCount, probePercentile, readServiceProbe, readServiceProbeSeconds, startCpuTimeline } from './observe.js';
+import { cpuMs, cpuMsOfProcesses, freePort, offerOpenLoop, resetPeakResident, residentMb, openBenchDatabase, openStatementsTable, percentile, perSecond, runBench, startServiceProcess, stopServiceProcess, STATEMENTS_SETTINGS, tenantPoster, type OpenLoopResult } from './support.js';
 import { seedLifetimePoints } from './leaderboard-seed.js';
+import { RawHttpSender } from './raw-http.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -71,6 +76,8 @@ const PARTICIPANTS = Number(process.env.BENCH_FLASH_PARTICIPANTS ?? 1_000_000);
 const REFRESH_SECONDS = Number(process.env.BENCH_FLASH_REFRESH_SECONDS ?? 30);
 const SCORING_RATE = Number(process.env.BENCH_FLASH_SCORING_RATE ?? 20);
 const SENDER = process.env.BENCH_FLASH_SENDER === 'inline' ? 'inline' : 'child';
+const CLIENT = process.env.BENCH_FLASH_CLIENT ?? 'raw';
+if (CLIENT !== 'raw' && CLIENT !== 'undici') throw new Error('BENCH_FLASH_CLIENT must be raw or undici');
 const SENDER_CHILD_ENV = 'BENCH_FLASH_SENDER_CHILD';
 const PROFILE_DIR = process.env.BENCH_FLASH_PROFILE ? path.resolve(process.env.BENCH_FLASH_PROFILE) : null;
 const STATEMENTS = process.env.BENCH_FLASH_STATEMENTS === '1';
@@ -111,20 +118,51 @@ interface SenderJob {
   senderWarmupSeconds: number;
 }
 
+/** One GET of a phase: its status and how many bytes its body had (the body itself only when not 2xx). */
+type Getter = (path: string, headers: Record<string, string>) => Promise<{ status: number; bytes: number; body: () => Promise<string> }>;
+
+/**
+ * The phase's HTTP client (BENCH_FLASH_CLIENT): `raw` (the default) writes each request to a keep-alive socket and
+ * reads the answer's status and length (bench/raw-http.ts); `undici` goes through undici's Pool, as before 4 Dec. The
+ * sender shares the two cores with the service: undici cost it about 0.06–0.08 ms of CPU per read, and its
+ * collector paused for 20–170 ms a second at 5,000 reads/s.
+ */
+function openClient(port: number): { get: Getter; close: () => Promise<void> } {
+  if (CLIENT === 'undici') {
+    const http = new HttpPool(`http://127.0.0.1:${port}`, { connections: HTTP_CONNECTIONS });
+    return {
+      get: async (path, headers) => {
+        const response = await http.request({ method: 'GET', path, headers });
+        if (response.statusCode !== 200) return { status: response.statusCode, bytes: 0, body: () => response.body.text() };
+        // Read as bytes, not decoded: decoding 5,000 top pages a second into strings made the sender's collector pause more.
+        let bytes = 0;
+        for await (const chunk of response.body) bytes += (chunk as Buffer).length;
+        return { status: 200, bytes, body: async () => '' };
+      },
+      close: () => http.close(),
+    };
+  }
+  const raw = new RawHttpSender(port, HTTP_CONNECTIONS);
+  return {
+    get: async (path, headers) => {
+      const answer = await raw.get(path, headers);
+      return { status: answer.status, bytes: answer.bytes, body: async () => answer.body?.toString() ?? '' };
+    },
+    close: async () => raw.close(),
+  };
+}
+
 /** The requests of one phase, open loop, through a pool of keep-alive connections. */
 async function sendPhase(job: SenderJob): Promise<OpenLoopResult> {
-  const http = new HttpPool(`http://127.0.0.1:${job.port}`, { connections: HTTP_CONNECTIONS });
+  const client = openClient(job.port);
   const board = `${BOARD_PATH}?engagement_id=${job.engagementId}`;
   const pathOf = (i: number) =>
     job.kind === 'healthz' ? '/healthz' : job.kind === 'top' ? `${board}&limit=100` : `${board}&limit=10&around=5&session_id=${job.sessions[i % job.sessions.length]}`;
+  const headers: Record<string, string> = ACCEPT_ENCODING ? { 'accept-encoding': ACCEPT_ENCODING } : {};
   const send = async (i: number) => {
-    const response = await http.request({ method: 'GET', path: pathOf(i), headers: ACCEPT_ENCODING ? { 'accept-encoding': ACCEPT_ENCODING } : {} });
-    if (response.statusCode !== 200) throw new Error(`${pathOf(i)} answered ${response.statusCode}: ${(await response.body.text()).slice(0, 200)}`);
-    // An answer's bytes are read, not decoded: 5,000 top pages a second decoded into strings (about 40 MB/s) made the
-    // sender's collector pause for up to 150 ms a second, and the latencies it took then held its own pauses.
-    let bytes = 0;
-    for await (const chunk of response.body) bytes += (chunk as Buffer).length;
-    if (bytes === 0) throw new Error(`${pathOf(i)} answered 200 with no body`);
+    const answer = await client.get(pathOf(i), headers);
+    if (answer.status !== 200) throw new Error(`${pathOf(i)} answered ${answer.status}: ${(await answer.body()).slice(0, 200)}`);
+    if (answer.bytes === 0) throw new Error(`${pathOf(i)} answered 200 with no body`);
   };
   try {
     // The sender's own start (a new process, its connections opened, its code compiled) is not the service's: one
@@ -132,7 +170,7 @@ async function sendPhase(job: SenderJob): Promise<OpenLoopResult> {
     if (job.senderWarmupSeconds > 0) await offerOpenLoop(job.rate, job.senderWarmupSeconds, send);
     return await offerOpenLoop(job.rate, job.seconds, send);
   } finally {
-    await http.close();
+    await client.close();
   }
 }
 
@@ -339,8 +377,8 @@ async function main(): Promise<void> {
         const seconds = machineSeconds
           .map((second) => ({ index: Math.round((second.at - 1000 - result.startedAt) / 1000), second }))
           .filter(({ index }) => index >= 0 && index < SECONDS)
-          .map(({ index, second }) => `${index}: ${labels.map((label) => (second.ms.get(label) ?? 0).toFixed(0)).join('/')}`);
-        console.log(`\nPer second on the machine, ms of CPU of ${labels.join(' / ')}, ${scenario} at ${rate}/s: ${seconds.join(' · ')}`);
+          .map(({ index, second }) => `${index}: ${labels.map((label) => (second.ms.get(label) ?? 0).toFixed(0)).join('/')} (${second.speedMs.toFixed(2)})`);
+        console.log(`\nPer second on the machine, ms of CPU of ${labels.join(' / ')}, and (in brackets) the ms a fixed loop took then (the least of three: the machine's speed), ${scenario} at ${rate}/s: ${seconds.join(' · ')}`);
       }
     }
     const origin = phases[0].from;

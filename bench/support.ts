@@ -230,7 +230,7 @@ export function resetPeakResident(pid: number | undefined): boolean {
 }
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
-const TICKS_PER_SECOND = 100;
+export const TICKS_PER_SECOND = 100;
 
 /**
  * CPU time in ms, from /proc: the whole machine's busy time (user, nice,
@@ -278,66 +278,6 @@ export function cpuMsOfProcesses(name: string): number {
     }
   }
   return total;
-}
-
-/** One second of a CPU timeline: when it ended (epoch ms) and ms of CPU per label. */
-export interface CpuSecond {
-  at: number;
-  ms: Map<string, number>;
-}
-
-/**
- * Who used the machine, second by second: every process's CPU (user + system, from /proc) over each second, summed
- * by the label `labelOf` gives it (null: left out). `refresh` runs before each reading, for labels that need a lookup
- * (which backends are whose). A process first seen counts from the previous reading's time. Linux only: elsewhere
- * the timeline stays empty.
- */
-export function startCpuTimeline(labelOf: (pid: number, comm: string) => string | null, refresh: () => Promise<void> = async () => undefined): { stop(): CpuSecond[] } {
-  const msPerTick = 1000 / TICKS_PER_SECOND;
-  const seconds: CpuSecond[] = [];
-  let previous = new Map<number, number>();
-  let first = true;
-  const read = () => {
-    const now = new Map<number, number>();
-    const ms = new Map<string, number>();
-    for (const entry of fs.readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      const pid = Number(entry);
-      try {
-        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const close = stat.lastIndexOf(')');
-        const after = stat.slice(close + 2).split(' ');
-        const total = (Number(after[11]) + Number(after[12])) * msPerTick;
-        now.set(pid, total);
-        const label = labelOf(pid, stat.slice(stat.indexOf('(') + 1, close));
-        if (label !== null) ms.set(label, (ms.get(label) ?? 0) + total - (previous.get(pid) ?? 0));
-      } catch {
-        // Gone since the listing.
-      }
-    }
-    previous = now;
-    if (!first) seconds.push({ at: Date.now(), ms });
-    first = false;
-  };
-  let stopped = false;
-  const tick = async () => {
-    if (stopped) return;
-    try {
-      await refresh();
-      if (!stopped && fs.existsSync('/proc/self/stat')) read();
-    } catch {
-      // A reading that failed is a second missing from the timeline, not a failed benchmark.
-    }
-    if (!stopped) timer = setTimeout(tick, 1000 - (Date.now() % 1000));
-  };
-  let timer = setTimeout(tick, 0);
-  return {
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-      return seconds;
-    },
-  };
 }
 
 /**
@@ -513,70 +453,6 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   await stopServiceProcess(child);
   throw new Error(`the service was not ready within ${SERVICE_READY_TIMEOUT_MS} ms`);
 }
-
-/** What bench/service-probe.mjs counted over a span of seconds: per method and path, and for the event loop's delay. */
-export interface ServiceProbe {
-  /** Per method and path, requests counted by bucket (its upper bound in ms). */
-  routes: Map<string, Map<number, number>>;
-  loop: Map<number, number>;
-  /** The event loop's thread: ms on a core and ms ready but waiting for one (null off Linux). */
-  thread: { ranMs: number; waitedMs: number } | null;
-  /** V8's collections: how many, their pauses' sum and the longest (ms). */
-  gc: { count: number; pauseMs: number; maxMs: number };
-}
-
-interface ProbeLine {
-  at: number;
-  routes: Record<string, Record<string, number>>;
-  loop: Record<string, number>;
-  thread: ServiceProbe['thread'];
-  gc: ServiceProbe['gc'];
-}
-
-/** The probe's seconds that ended within [fromMs, toMs] (epoch ms), one by one, `at` the end of each. */
-export function readServiceProbeSeconds(file: string, fromMs: number, toMs: number): Array<ServiceProbe & { at: number }> {
-  const counts = (record: Record<string, number>) => new Map(Object.entries(record).map(([bucket, n]) => [Number(bucket), n]));
-  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as ProbeLine)
-    .filter((second) => second.at >= fromMs && second.at <= toMs)
-    .map((second) => ({ ...second, routes: new Map(Object.entries(second.routes).map(([route, record]) => [route, counts(record)])), loop: counts(second.loop) }));
-}
-
-/** The probe's seconds that ended within [fromMs, toMs] (epoch ms), merged. */
-export function readServiceProbe(file: string, fromMs: number, toMs: number): ServiceProbe {
-  const merged: ServiceProbe = { routes: new Map(), loop: new Map(), thread: { ranMs: 0, waitedMs: 0 }, gc: { count: 0, pauseMs: 0, maxMs: 0 } };
-  const add = (into: Map<number, number>, counts: Map<number, number>) => {
-    for (const [bucket, n] of counts) into.set(bucket, (into.get(bucket) ?? 0) + n);
-  };
-  for (const second of readServiceProbeSeconds(file, fromMs, toMs)) {
-    for (const [route, counts] of second.routes) {
-      if (!merged.routes.has(route)) merged.routes.set(route, new Map());
-      add(merged.routes.get(route)!, counts);
-    }
-    add(merged.loop, second.loop);
-    merged.thread = merged.thread && second.thread && { ranMs: merged.thread.ranMs + second.thread.ranMs, waitedMs: merged.thread.waitedMs + second.thread.waitedMs };
-    merged.gc = { count: merged.gc.count + second.gc.count, pauseMs: merged.gc.pauseMs + second.gc.pauseMs, maxMs: Math.max(merged.gc.maxMs, second.gc.maxMs) };
-  }
-  return merged;
-}
-
-/** The p-th percentile (ms) of a probe's buckets: the upper bound of the bucket it falls in (bench/service-probe.mjs names each by it); NaN when empty. */
-export function probePercentile(buckets: Map<number, number> | undefined, p: number): number {
-  const sorted = [...(buckets ?? [])].sort(([a], [b]) => a - b);
-  const rank = Math.ceil((p / 100) * probeCount(buckets));
-  let seen = 0;
-  for (const [upperMs, n] of sorted) {
-    seen += n;
-    if (seen >= rank) return upperMs;
-  }
-  return NaN;
-}
-
-/** How many requests a probe's buckets hold. */
-export const probeCount = (buckets: Map<number, number> | undefined): number => [...(buckets ?? [])].reduce((sum, [, n]) => sum + n, 0);
 
 /** SIGTERM, then SIGKILL if the service has not exited after the grace period; resolves once it exited. */
 export async function stopServiceProcess(child: ChildProcess, graceMs: number = SERVICE_STOP_GRACE_MS): Promise<void> {
