@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { acceptsGzip } from '../../platform/encoding.js';
 import { notFound } from '../../platform/errors.js';
 import { consoleFiles } from './bundle.js';
 import { consoleCsp, consolePage, newStyleNonce } from './page.js';
@@ -14,11 +15,6 @@ const hide = true;
 const ASSET_MAX_AGE_SECONDS = 31_536_000;
 const HTML = Type.String({ description: 'The console page.' });
 const AssetParams = Type.Object({ name: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,120}$' }) });
-
-function acceptsGzip(request: FastifyRequest): boolean {
-  const accepted = request.headers['accept-encoding'];
-  return typeof accepted === 'string' && /\bgzip\b/.test(accepted);
-}
 
 /** Every client-side path gets the same page; the app reads the path itself. */
 async function sendPage(reply: FastifyReply) {

@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { gunzipSync } from 'node:zlib';
+import { request } from 'undici';
 import { parseCrontab } from 'graphile-worker';
 import { grantPoints, participantSession, startTestService } from '../../../test/helper.js';
 import { clock } from '../../platform/clock.js';
@@ -251,6 +253,28 @@ test('the public read answers from memory: the same bytes, fresh after a refresh
     assert.equal((await read(`&around=1&session_id=${a2}`, {})).body.me.participant_id, 'a2');
     assert.equal((await read(`&around=1&session_id=${a1}`, {})).body.me.participant_id, 'a1');
     assert.deepEqual(ids(await read('')), ['a1', 'a2']);
+  });
+
+  await t.test('in gzip to a caller that accepts it (with RFC 9110 weights): the same JSON; as is to any other', async () => {
+    const raw = async (accept: string | null) => {
+      const response = await request(`${svc.baseUrl}/api/v1/public/leaderboards/shared?engagement_id=${engagementId}&limit=5`, { headers: { 'x-api-key': tenant.apiKey, ...(accept === null ? {} : { 'accept-encoding': accept }) } });
+      const bytes = Buffer.from(await response.body.arrayBuffer());
+      return { status: response.statusCode, encoding: response.headers['content-encoding'] ?? null, vary: response.headers.vary, type: response.headers['content-type'], bytes };
+    };
+    const plain = await raw(null);
+    assert.equal(plain.status, 200);
+    assert.deepEqual(ids({ body: JSON.parse(plain.bytes.toString()) }), ['a1', 'a2']);
+    for (const accept of ['gzip', 'br, gzip;q=0.5', 'x-gzip', '*', 'deflate, *;q=0.1']) {
+      const zipped = await raw(accept);
+      assert.deepEqual([zipped.status, zipped.encoding, zipped.vary, zipped.type], [200, 'gzip', 'accept-encoding', plain.type], accept);
+      assert.equal(gunzipSync(zipped.bytes).toString(), plain.bytes.toString(), accept);
+      assert.ok(zipped.bytes.length < plain.bytes.length, accept);
+    }
+    for (const accept of ['identity', 'br', 'gzip;q=0', '*;q=0', '*, gzip;q=0', '']) {
+      const unzipped = await raw(accept);
+      assert.deepEqual([unzipped.status, unzipped.encoding, unzipped.vary], [200, null, 'accept-encoding'], accept);
+      assert.equal(unzipped.bytes.toString(), plain.bytes.toString(), accept);
+    }
   });
 
   await t.test('two tenants with the same board code and engagement id never see each other\'s answer', async () => {

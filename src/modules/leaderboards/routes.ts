@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import * as service from './service.js';
 import { useReadCacheTtl } from './read-cache.js';
+import { acceptsGzip } from '../../platform/encoding.js';
 import { PUBLIC_CALLER_REFUSED, resolvePublicCaller } from '../challenges/index.js';
 import { AdminLeaderboardList, CodeParams, CreateLeaderboardBody, PublicQuery, RefreshResponse, StandingsQuery, UpdateLeaderboardBody } from './schemas.js';
 
@@ -90,7 +91,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           'The ranking as of its last refresh (`updated_at`; rebuilt every `refresh_seconds`, default 30). Ties: higher score first, then whoever reached the score first, then participant id; ranks are unique. ' +
           'Needs no credential: `engagement_id` names the tenant (an unknown or unpublished engagement is a 404). ' +
           '`session_id` (a session issued for that engagement) adds `me`, and `around_me` with `around`. An `X-API-Key` (whose tenant may also read the boards of its draft engagements) or `X-Service-Tenant` (tenant id or slug), when sent, must name the engagement\'s tenant (404 otherwise). ' +
-          'Period leaderboards tell `next_reset_at`; past periods are read with `period_start`.',
+          'Period leaderboards tell `next_reset_at`; past periods are read with `period_start`. ' +
+          'The answer comes gzip-encoded (`Content-Encoding: gzip`, `Vary: Accept-Encoding`) when `Accept-Encoding` accepts gzip.',
         params: CodeParams,
         querystring: PublicQuery,
         response: {
@@ -102,9 +104,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const caller = await resolvePublicCaller(request, reply, app.ctx, { engagementId: request.query.engagement_id });
-      const body = await service.readPublic(db, caller, request.params.code, request.query, (answer) => reply.serialize(answer) as string);
-      // The bytes the route's serializer made (maybe for an identical read a moment ago): sent as they are.
-      return reply.type('application/json; charset=utf-8').send(body);
+      const answer = await service.readPublic(db, caller, request.params.code, request.query, (ranking) => reply.serialize(ranking) as string);
+      // The bytes the route's serializer made (maybe for an identical read a moment ago): sent as they are, in gzip
+      // to a caller that accepts it (compressed once per answer kept, read-cache.ts).
+      reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
+      return acceptsGzip(request) ? reply.header('content-encoding', 'gzip').send(answer.gzipped()) : reply.send(answer.body);
     },
   );
 };

@@ -4,7 +4,7 @@ import { conflict, fieldError, invalid, notFound } from '../../platform/errors.j
 import { uuid } from '../../platform/ids.js';
 import type { PublicCaller } from '../challenges/index.js';
 import * as store from './store.js';
-import { boardChanged, cachedAnswer, cachedEntry, type Stamp } from './read-cache.js';
+import { boardChanged, cachedAnswer, cachedEntry, type Answer, type Stamp } from './read-cache.js';
 import { ensurePeriodTotals } from './totals.js';
 import { LIFETIME_PERIOD_START, REFRESH_SECONDS_DEFAULT, type CreateLeaderboardBody, type PublicQuery, type StandingsQuery, type UpdateLeaderboardBody } from './schemas.js';
 
@@ -176,7 +176,7 @@ function entry(row: store.RankedRow, me: string | null) {
  * snapshot, the top page; kept in memory the same way) and asks the database
  * only for the participant's rank and neighbours, in one round trip.
  */
-export async function readPublic(db: Database, caller: PublicCaller, code: string, query: PublicQuery, serialize: (answer: Ranking) => string): Promise<string> {
+export async function readPublic(db: Database, caller: PublicCaller, code: string, query: PublicQuery, serialize: (answer: Ranking) => string): Promise<Answer> {
   if (caller.engagementId && caller.engagementId !== query.engagement_id) throw invalid('engagement_id differs from the session\'s engagement');
   if (query.around > 0 && !caller.participantId) throw invalid('around needs session_id: it lists the neighbours of the caller');
   const key = { tenantId: caller.tenantId, code, engagementId: query.engagement_id, participantId: caller.participantId, limit: query.limit, around: query.around, periodStart: query.period_start };
@@ -197,8 +197,8 @@ const STANDING_SHARES = { fresh: 0.3, served: 0.5 };
 
 async function sharedStanding(db: Database, tenantId: string, code: string, query: Omit<PublicQuery, 'around'>): Promise<{ standing: Standing; since: Stamp }> {
   const key = { tenantId, code, engagementId: query.engagement_id, participantId: null, limit: query.limit, around: 0, periodStart: query.period_start, part: 'standing' as const };
-  const { body, since } = await cachedEntry(key, async () => JSON.stringify(await readStanding(db, tenantId, code, query)), STANDING_SHARES);
-  return { standing: JSON.parse(body) as Standing, since };
+  const { answer, since } = await cachedEntry(key, async () => JSON.stringify(await readStanding(db, tenantId, code, query)), STANDING_SHARES);
+  return { standing: JSON.parse(answer.body) as Standing, since };
 }
 
 async function participantRanking(db: Database, caller: PublicCaller, code: string, query: PublicQuery): Promise<{ answer: Ranking; since: Stamp }> {
