@@ -1656,7 +1656,7 @@ export interface paths {
         };
         /**
          * Read a progression leaderboard
-         * @description The ranking as of its last refresh (`updated_at`; rebuilt every `refresh_seconds`, default 30). Ties: higher score first, then whoever reached the score first, then participant id; ranks are unique. Needs no credential: `engagement_id` names the tenant (an unknown or unpublished engagement is a 404). `session_id` (a session issued for that engagement) adds `me`, and `around_me` with `around`. An `X-API-Key` (whose tenant may also read the boards of its draft engagements) or `X-Service-Tenant` (tenant id or slug), when sent, must name the engagement's tenant (404 otherwise). Period leaderboards tell `next_reset_at`; past periods are read with `period_start`.
+         * @description The ranking as of its last refresh (`updated_at`; rebuilt every `refresh_seconds`, default 30). Ties: higher score first, then whoever reached the score first, then participant id; ranks are unique. Needs no credential: `engagement_id` names the tenant (an unknown or unpublished engagement is a 404). `session_id` (a session issued for that engagement) adds `me`, and `around_me` with `around`. An `X-API-Key` (whose tenant may also read the boards of its draft engagements) or `X-Service-Tenant` (tenant id or slug), when sent, must name the engagement's tenant (404 otherwise). Period leaderboards tell `next_reset_at`; past periods are read with `period_start`. The answer comes gzip-encoded (`Content-Encoding: gzip`, `Vary: Accept-Encoding`) when `Accept-Encoding` accepts gzip.
          */
         get: operations["getLeaderboard"];
         put?: never;
