@@ -61,8 +61,7 @@ function watchOwnLoop(): () => OpenLoopResult['senderSeconds'] {
     due = now + TICK_MS;
   }, TICK_MS);
   const close = () => {
-    const sorted = lateness.sort((a, b) => a - b);
-    seconds.push({ loopP99Ms: sorted[Math.max(0, Math.ceil(0.99 * sorted.length) - 1)] ?? 0, loopMaxMs: sorted.at(-1) ?? 0, gcMs });
+    seconds.push({ loopP99Ms: percentile(lateness, 99) || 0, loopMaxMs: Math.max(0, ...lateness), gcMs });
     lateness = [];
     gcMs = 0;
   };
@@ -230,7 +229,7 @@ export function resetPeakResident(pid: number | undefined): boolean {
 }
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
-export const TICKS_PER_SECOND = 100;
+const TICKS_PER_SECOND = 100;
 
 /**
  * CPU time in ms, from /proc: the whole machine's busy time (user, nice,
@@ -241,19 +240,8 @@ export function cpuMs(pid?: number): { machine: number; process: number; process
   const msPerTick = 1000 / TICKS_PER_SECOND;
   const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   const machine = (fields[0] + fields[1] + fields[2] + fields[5] + fields[6]) * msPerTick;
-  let own = Number.NaN;
-  let system = Number.NaN;
-  if (pid !== undefined) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      own = (Number(after[11]) + Number(after[12])) * msPerTick;
-      system = Number(after[12]) * msPerTick;
-    } catch {
-      own = Number.NaN;
-    }
-  }
-  return { machine, process: own, processSystem: system };
+  const own = pid === undefined ? null : processCpu(pid);
+  return { machine, process: own ? own.userMs + own.systemMs : Number.NaN, processSystem: own ? own.systemMs : Number.NaN };
 }
 
 /**
@@ -262,22 +250,28 @@ export function cpuMs(pid?: number): { machine: number; process: number; process
  * that exited between two readings takes its time with it.
  */
 export function cpuMsOfProcesses(name: string): number {
-  const msPerTick = 1000 / TICKS_PER_SECOND;
   let total = 0;
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const open = stat.indexOf('(');
-      const close = stat.lastIndexOf(')');
-      if (stat.slice(open + 1, close) !== name) continue;
-      const after = stat.slice(close + 2).split(' ');
-      total += (Number(after[11]) + Number(after[12])) * msPerTick;
-    } catch {
-      // Gone since the listing.
-    }
+  for (const pid of processIds()) {
+    const cpu = processCpu(pid);
+    if (cpu?.comm === name) total += cpu.userMs + cpu.systemMs;
   }
   return total;
+}
+
+/** The ids of the processes now running, from /proc. */
+export const processIds = (): number[] => fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number);
+
+/** A process's name and CPU time in ms (user, system) from /proc/<pid>/stat; null once it is gone. */
+export function processCpu(pid: number): { comm: string; userMs: number; systemMs: number } | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = stat.lastIndexOf(')');
+    const after = stat.slice(close + 2).split(' ');
+    const msPerTick = 1000 / TICKS_PER_SECOND;
+    return { comm: stat.slice(stat.indexOf('(') + 1, close), userMs: Number(after[11]) * msPerTick, systemMs: Number(after[12]) * msPerTick };
+  } catch {
+    return null;
+  }
 }
 
 /**
