@@ -35,7 +35,12 @@
  * transaction (`db.tenantInOneTrip`), nothing read first (the wheel and the
  * draw from memory, no session look-up, no HTTP). Its prize is drawn as the
  * service draws once the coupons are gone (10 points 5 times in 9, nothing
- * 4 times in 9). BENCH_SPINS_LIMIT=0 leaves it out. BENCH_SPINS_SERVICE_ROOT=<dir>
+ * 4 times in 9). BENCH_SPINS_LIMIT=0 leaves it out. BENCH_SPINS_GROUP=<n> adds
+ * the limit with group commit: the spins that arrive while
+ * BENCH_SPINS_GROUP_IN_FLIGHT (default 2) messages are in the database go
+ * together, up to n, in one message and transaction (their grants one
+ * statement per round, their events one; BENCH_SPINS_GROUP_SETS=0 keeps each
+ * spin's own statements). BENCH_SPINS_SERVICE_ROOT=<dir>
  * runs the service of another checkout (an older commit in a worktree).
  * Loopback only; bounded in time; prints a markdown table.
  */
@@ -53,7 +58,8 @@ import { prefixedId } from '../src/platform/ids.js';
 import { emitStatement } from '../src/platform/outbox.js';
 import type { Statement } from '../src/platform/db.js';
 import { grantValues } from '../src/modules/points/ledger.js';
-import { grantEventsWritten, grantStatement } from '../src/modules/points/ledger-store.js';
+import { grantEventsWritten, grantStatement, type GrantValues } from '../src/modules/points/ledger-store.js';
+import type { OutboxEvent } from '../src/platform/outbox.js';
 import { recordCompletionStatement, takeAttemptStatement, attemptTaken } from '../src/modules/activities/store.js';
 
 const RATES = (process.env.BENCH_SPINS_RATES ?? '300,600,1000').split(',').map((rate) => Number(rate.trim()));
@@ -68,6 +74,15 @@ const SERVICE_ROOT = process.env.BENCH_SPINS_SERVICE_ROOT ? path.resolve(process
 /** The service's database pool (DB_POOL_SIZE's default): the limit's message is offered over as many connections. */
 const SERVICE_POOL = 20;
 const WAITS = process.env.BENCH_SPINS_WAITS === '1';
+/**
+ * BENCH_SPINS_GROUP=<n>: the limit once more with group commit: the spins waiting while GROUP_IN_FLIGHT messages
+ * are in the database go together, up to n, in one message and transaction (their grants one statement per round,
+ * their events one statement): what a spin costs when a crowd's spins share a commit. 0 (the default) leaves it out.
+ */
+const GROUP = Number(process.env.BENCH_SPINS_GROUP ?? 0);
+const GROUP_IN_FLIGHT = Number(process.env.BENCH_SPINS_GROUP_IN_FLIGHT ?? 2);
+/** BENCH_SPINS_GROUP_SETS=0: each spin of a group keeps its own statements (the commit shared, nothing set-based). */
+const GROUP_SETS = process.env.BENCH_SPINS_GROUP_SETS !== '0';
 const TIMELINE = process.env.BENCH_SPINS_TIMELINE === '1';
 const CODES = 50;
 const P99_TARGET_MS = 100;
@@ -107,7 +122,18 @@ function perSpin(before: CpuSplit, after: CpuSplit, spins: number): CpuSplit {
  * The least database work of one spin (the limit above): the writes the
  * service makes for a first attempt, with its statements, as one message.
  */
-function spinWrites(tenantId: string, engagementId: string, participantId: string): Statement[] {
+interface SpinParts {
+  take: Statement;
+  grants: GrantValues[];
+  record: Statement;
+  event: OutboxEvent;
+}
+
+/**
+ * The least database work of one spin (the limit above): the writes the
+ * service makes for a first attempt, with its statements.
+ */
+function spinParts(tenantId: string, engagementId: string, participantId: string): SpinParts {
   const now = new Date();
   const key = { engagementId, activityId: 'wheel', participantId };
   const attemptId = prefixedId('att', 12);
@@ -140,12 +166,37 @@ function spinWrites(tenantId: string, engagementId: string, participantId: strin
     occurredAt: now,
   };
   const legacy = { participant_id: participantId, activity_id: 'wheel', fact_id: factId, activity_type: 'spin_wheel' };
-  return [
-    takeAttemptStatement(tenantId, key, { attemptId, at: now, maxAttempts: 1, cooldownSeconds: 0, completing: true }),
-    ...grants.map((grant) => grantStatement(tenantId, [grant], grantEventsWritten(1, null))),
-    recordCompletionStatement(tenantId, key, { attemptId, activityType: 'spin_wheel', result, response, openedAt: now, at: now, wasOpen: false, fact }),
-    emitStatement(tenantId, [{ event: 'activity.completed', participantId, engagementId, data: legacy }], now),
-  ];
+  return {
+    take: takeAttemptStatement(tenantId, key, { attemptId, at: now, maxAttempts: 1, cooldownSeconds: 0, completing: true }),
+    grants,
+    record: recordCompletionStatement(tenantId, key, { attemptId, activityType: 'spin_wheel', result, response, openedAt: now, at: now, wasOpen: false, fact }),
+    event: { event: 'activity.completed', participantId, engagementId, data: legacy, occurredAt: now },
+  };
+}
+
+/** One spin's writes as one message: the take, each grant, the record and the event. */
+function spinWrites(tenantId: string, spin: SpinParts): Statement[] {
+  return [spin.take, ...spin.grants.map((grant) => grantStatement(tenantId, [grant], grantEventsWritten(1, null))), spin.record, emitStatement(tenantId, [spin.event], spin.event.occurredAt)];
+}
+
+/**
+ * Several spins' writes as one message (group commit): the takes, the grants
+ * in rounds of distinct participants (a spin's prize in the first, its
+ * completion's points in the second), the records, and every event in one
+ * statement. Answers each spin's take, in order.
+ */
+function groupWrites(tenantId: string, spins: SpinParts[]): { statements: Statement[]; takes: number } {
+  if (!GROUP_SETS) return { statements: [...spins.map((spin) => spin.take), ...spins.flatMap((spin) => spinWrites(tenantId, spin).slice(1))], takes: spins.length };
+  const grants = [0, 1].map((round) => spins.flatMap((spin) => (spin.grants.length > round ? [spin.grants[round]] : []))).filter((round) => round.length > 0);
+  return {
+    statements: [
+      ...spins.map((spin) => spin.take),
+      ...grants.map((round) => grantStatement(tenantId, round, grantEventsWritten(round.length, null))),
+      ...spins.map((spin) => spin.record),
+      emitStatement(tenantId, spins.map((spin) => spin.event)),
+    ],
+    takes: spins.length,
+  };
 }
 
 async function main(): Promise<void> {
@@ -211,15 +262,40 @@ async function main(): Promise<void> {
     const spin = () => completeWithActions(http!, 'wheel', { session_id: sessions[used++], engagement_id: engagement.id, activity_type: 'spin_wheel' });
     const healthz = healthzSender(http);
     // The limit's participants exist before their spins, as the crowd's do (their sessions created them).
-    const limitTotal = LIMIT ? Math.round(WARMUP_RATE * WARMUP_SECONDS + RATES.reduce((sum, rate) => sum + rate * SECONDS, 0)) : 0;
+    // The group's spins take theirs after the limit's.
+    const limitTotal = (LIMIT ? Math.round(WARMUP_RATE * WARMUP_SECONDS + RATES.reduce((sum, rate) => sum + rate * SECONDS, 0)) : 0) + (GROUP > 0 ? Math.round(RATES.reduce((sum, rate) => sum + rate * SECONDS, 0)) : 0);
     await db.system.query(`INSERT INTO participants (tenant_id, participant_id) SELECT $1, 'limit-' || i FROM generate_series(0, $2::int - 1) AS i`, [tenant.tenant_id, limitTotal]);
     await db.system.query('ANALYZE');
     let limitUsed = 0;
     const limitSpin = async () => {
-      const [taken] = await db.tenantInOneTrip(tenant.tenant_id, spinWrites(tenant.tenant_id, engagement.id as string, `limit-${limitUsed++}`));
+      const [taken] = await db.tenantInOneTrip(tenant.tenant_id, spinWrites(tenant.tenant_id, spinParts(tenant.tenant_id, engagement.id as string, `limit-${limitUsed++}`)));
       if (!attemptTaken(taken)) throw new Error('the limit\'s attempt was refused');
     };
     let limitAnswered = 0;
+    // The limit with group commit (BENCH_SPINS_GROUP): spins wait while GROUP_IN_FLIGHT messages are in the database.
+    const waiting: Array<{ spin: SpinParts; done: (error?: unknown) => void }> = [];
+    let groupsInFlight = 0;
+    const groupSizes: number[] = [];
+    const sendGroup = () => {
+      if (groupsInFlight >= GROUP_IN_FLIGHT || waiting.length === 0) return;
+      const group = waiting.splice(0, GROUP);
+      groupsInFlight++;
+      groupSizes.push(group.length);
+      const { statements, takes } = groupWrites(tenant.tenant_id, group.map((entry) => entry.spin));
+      db.tenantInOneTrip(tenant.tenant_id, statements).then(
+        (answers) => group.forEach((entry, i) => entry.done(i < takes && attemptTaken(answers[i]) ? undefined : new Error("the group's attempt was refused"))),
+        (error) => group.forEach((entry) => entry.done(error)),
+      ).finally(() => {
+        groupsInFlight--;
+        sendGroup();
+      });
+    };
+    const groupSpin = () =>
+      new Promise<void>((resolve, reject) => {
+        waiting.push({ spin: spinParts(tenant.tenant_id, engagement.id as string, `limit-${limitUsed++}`), done: (error) => (error ? reject(error) : resolve()) });
+        sendGroup();
+      });
+    const groupCpu: Array<{ rate: number; size: number } & CpuSplit> = [];
 
     progress(`warming up (${WARMUP_RATE}/s for ${WARMUP_SECONDS} s)`);
     const warmup = await offerOpenLoop(WARMUP_RATE, WARMUP_SECONDS, spin);
@@ -243,6 +319,15 @@ async function main(): Promise<void> {
         const result = await offerOpenLoop(rate, SECONDS, limitSpin);
         limitCpu.push({ rate, ...perSpin(before, cpuSplit(service.pid), result.latencies.length) });
         rows.push({ rate, scenario: "limit: the spin's writes as one message from Node", result });
+        limitAnswered += result.latencies.length;
+      }
+      if (GROUP > 0) {
+        const before = cpuSplit(service.pid);
+        groupSizes.length = 0;
+        const result = await offerOpenLoop(rate, SECONDS, groupSpin);
+        const size = groupSizes.reduce((sum, n) => sum + n, 0) / Math.max(1, groupSizes.length);
+        groupCpu.push({ rate, size, ...perSpin(before, cpuSplit(service.pid), result.latencies.length) });
+        rows.push({ rate, scenario: `limit with group commit: up to ${GROUP} spins a message, ${GROUP_IN_FLIGHT} in flight`, result });
         limitAnswered += result.latencies.length;
       }
       await statements.reset();
@@ -290,6 +375,7 @@ async function main(): Promise<void> {
       list.map(({ rate, machine, service, postgres, bench }) => `${rate}/s ${machine.toFixed(2)} ms (${service.toFixed(2)}, ${postgres.toFixed(2)}, ${bench.toFixed(2)})`).join('; ');
     console.log(`\nCPU per spin, the whole machine (of it: the service's Node process, PostgreSQL's processes, this process: the sender and the limit's Node): ${cells(cpu)}.`);
     if (LIMIT) console.log(`CPU per spin of the limit, the same way: ${cells(limitCpu)}.`);
+    if (GROUP > 0) console.log(`CPU per spin of the limit with group commit, the same way: ${cells(groupCpu)}; spins per message on average: ${groupCpu.map(({ rate, size }) => `${rate}/s ${size.toFixed(1)}`).join(', ')}.`);
     console.log(`Service peak resident memory per rate: ${rss.map(({ rate, mb }) => `${rate}/s ${mb.toFixed(0)} MB`).join(', ')}.`);
     const { attempts, participants, claims, codes, ledger, points_awards, limit_attempts } = counted[0];
     console.log(`Database after the run: ${attempts} completed attempts of ${participants} participants, ${claims} coupons claimed with ${codes} distinct codes, ${ledger} ledger entries; spins answered 2xx (warm-up included): ${answered}.`);
