@@ -40,7 +40,9 @@
  * BENCH_SPINS_GROUP_IN_FLIGHT (default 2) messages are in the database go
  * together, up to n, in one message and transaction (their grants one
  * statement per round, their events one; BENCH_SPINS_GROUP_SETS=0 keeps each
- * spin's own statements). BENCH_SPINS_SERVICE_ROOT=<dir>
+ * spin's own statements; BENCH_SPINS_GROUP_TRIPS=1 sends them one spin after
+ * another, each in a savepoint and three round trips, in one transaction).
+ * BENCH_SPINS_SERVICE_ROOT=<dir>
  * runs the service of another checkout (an older commit in a worktree).
  * Loopback only; bounded in time; prints a markdown table.
  */
@@ -56,7 +58,7 @@ import { createTenant } from '../src/modules/access/index.js';
 import { loadModules } from '../src/platform/module.js';
 import { prefixedId } from '../src/platform/ids.js';
 import { emitStatement } from '../src/platform/outbox.js';
-import type { Statement } from '../src/platform/db.js';
+import { runStatements, type Statement, type Tx } from '../src/platform/db.js';
 import { grantValues } from '../src/modules/points/ledger.js';
 import { grantEventsWritten, grantStatement, type GrantValues } from '../src/modules/points/ledger-store.js';
 import type { OutboxEvent } from '../src/platform/outbox.js';
@@ -83,6 +85,12 @@ const GROUP = Number(process.env.BENCH_SPINS_GROUP ?? 0);
 const GROUP_IN_FLIGHT = Number(process.env.BENCH_SPINS_GROUP_IN_FLIGHT ?? 2);
 /** BENCH_SPINS_GROUP_SETS=0: each spin of a group keeps its own statements (the commit shared, nothing set-based). */
 const GROUP_SETS = process.env.BENCH_SPINS_GROUP_SETS !== '0';
+/**
+ * BENCH_SPINS_GROUP_TRIPS=1: a group's spins one after another in its transaction, each in a savepoint and in
+ * three round trips as the service sends them (the take; the grants; the record, the event and the release):
+ * the commit shared, the round trips not.
+ */
+const GROUP_TRIPS = process.env.BENCH_SPINS_GROUP_TRIPS === '1';
 const TIMELINE = process.env.BENCH_SPINS_TIMELINE === '1';
 const CODES = 50;
 const P99_TARGET_MS = 100;
@@ -199,6 +207,18 @@ function groupWrites(tenantId: string, spins: SpinParts[]): { statements: Statem
   };
 }
 
+/** The spins one after another in `tx`, each in a savepoint and three round trips (BENCH_SPINS_GROUP_TRIPS); answers each take. */
+async function spinsInTrips(tx: Tx, tenantId: string, spins: SpinParts[]): Promise<unknown[][]> {
+  const takes: unknown[][] = [];
+  for (const spin of spins) {
+    const [, taken] = await runStatements(tx, [{ text: 'SAVEPOINT spin', values: [] }, spin.take]);
+    takes.push(taken);
+    await runStatements(tx, spin.grants.map((grant) => grantStatement(tenantId, [grant], grantEventsWritten(1, null))));
+    await runStatements(tx, [spin.record, emitStatement(tenantId, [spin.event], spin.event.occurredAt), { text: 'RELEASE SAVEPOINT spin', values: [] }]);
+  }
+  return takes;
+}
+
 async function main(): Promise<void> {
   const database = await openBenchDatabase('spins', STATEMENTS ? { settings: STATEMENTS_SETTINGS } : {});
   const { ownerUrl, appPassword, appUrl } = database;
@@ -282,7 +302,8 @@ async function main(): Promise<void> {
       groupsInFlight++;
       groupSizes.push(group.length);
       const { statements, takes } = groupWrites(tenant.tenant_id, group.map((entry) => entry.spin));
-      db.tenantInOneTrip(tenant.tenant_id, statements).then(
+      const sent = GROUP_TRIPS ? db.tenant(tenant.tenant_id, (tx) => spinsInTrips(tx, tenant.tenant_id, group.map((entry) => entry.spin))) : db.tenantInOneTrip(tenant.tenant_id, statements);
+      sent.then(
         (answers) => group.forEach((entry, i) => entry.done(i < takes && attemptTaken(answers[i]) ? undefined : new Error("the group's attempt was refused"))),
         (error) => group.forEach((entry) => entry.done(error)),
       ).finally(() => {
