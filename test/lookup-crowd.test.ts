@@ -2,6 +2,8 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { participantSession, startTestService, type TestService } from './helper.js';
+import { SessionLookups } from '../src/platform/session-lookups.js';
+import { sha256Hex } from '../src/platform/ids.js';
 
 /**
  * A crowd on a cold cache: the credential look-ups of many identical requests
@@ -89,4 +91,31 @@ test('a session issued by this process is remembered: its first use looks nothin
   assert.equal(looked.status, 200);
   assert.deepEqual(looked.body.me, remembered.body.me);
   assert.equal(looked.headers.get('x-ratelimit-limit'), remembered.headers.get('x-ratelimit-limit'));
+});
+
+test("a crowd of different sessions is looked up together: the sessions asked for while a look-up runs go in the next", async (t) => {
+  const { svc, tenant, engagementId, board } = await boardService(t, 'many');
+  const sessions: string[] = [];
+  for (let i = 0; i < CROWD; i += 50) {
+    sessions.push(...(await Promise.all(Array.from({ length: 50 }, (_, k) => participantSession(svc, tenant, `many-${i + k}`, engagementId)))));
+  }
+  const lookups = countLookups(t, svc);
+  // Asked for in one tick: the first goes alone, the rest wait for it and go together. One that does not exist goes with them.
+  const looked = await Promise.all([...sessions, 'no-such-session'].map((sessionId) => new SessionLookups(svc.service.db.system).find(sha256Hex(sessionId))));
+  assert.equal(lookups('auth_find_session'), CROWD + 1, 'separate look-ups do not wait for each other');
+  const together = new SessionLookups(svc.service.db.system);
+  const rows = await Promise.all([...sessions, 'no-such-session'].map((sessionId) => together.find(sha256Hex(sessionId))));
+  assert.equal(lookups('auth_find_session') - (CROWD + 1), 2, `${CROWD + 1} sessions in two statements`);
+  assert.deepEqual(rows, looked, 'together, each session is answered as alone');
+  assert.deepEqual(rows.at(-1), []);
+  assert.deepEqual(rows.slice(0, -1).map((found) => found.map((row) => row.participant_id)), sessions.map((_, i) => [`many-${i}`]));
+
+  // Through HTTP, on a cold cache: each request is answered as its own session.
+  svc.service.app!.ctx.authenticator.forgetCredentials();
+  const answers = await Promise.all([...sessions, 'no-such-session'].map((sessionId) => svc.request('GET', `${board}&session_id=${sessionId}`)));
+  assert.equal(answers.at(-1)!.status, 401, answers.at(-1)!.text);
+  for (const [i, answer] of answers.slice(0, -1).entries()) {
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.body.me.participant_id, `many-${i}`);
+  }
 });

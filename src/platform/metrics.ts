@@ -66,6 +66,19 @@ export function observeLaneBatch(events: number, seconds: number): void {
   laneBatchDuration.observe(seconds);
 }
 
+export const completionBatchSize = new client.Histogram({
+  name: 'loyalty_completion_batch_size',
+  help: 'Activity completions per committed transaction: a crowd on one activity goes together while others are in the database',
+  buckets: [1, 2, 5, 10, 20, 50],
+  registers: [registry],
+});
+
+export const completionBatchesSplit = new client.Counter({
+  name: 'loyalty_completion_batches_split_total',
+  help: 'Batches of activity completions that failed after their attempts were taken, rolled back and ran again one by one',
+  registers: [registry],
+});
+
 export const webhookDeliveries = new client.Counter({
   name: 'loyalty_webhook_attempts_total',
   help: 'Webhook delivery attempts by outcome (succeeded, retrying, exhausted)',

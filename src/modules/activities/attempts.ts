@@ -105,6 +105,54 @@ export async function eligibility(db: Database, auth: AuthContext, activityId: s
   });
 }
 
+/** A new attempt's take (`takeAttemptStatement`), for `openAttempt` and for a batch of completions, which sends several at once. */
+export interface Take {
+  statement: Statement;
+  attemptId: string;
+  at: Date;
+}
+
+export function newAttempt(session: Session, activity: PublishedActivity, completing: boolean, requestedId?: string): Take {
+  const at = clock.now(session.tenantId);
+  const attemptId = requestedId ?? prefixedId('att', 12);
+  const { maxAttempts, cooldownSeconds } = limits(activity);
+  return { statement: store.takeAttemptStatement(session.tenantId, keyOf(session, activity), { attemptId, at, maxAttempts, cooldownSeconds, completing }), attemptId, at };
+}
+
+export type OpenedAttempt = AttemptRow & { fresh: boolean };
+
+/**
+ * The attempt a take (`newAttempt`) answered with `taken`: the new one, or,
+ * when the take was refused, the participant's waiting validated attempt; a
+ * refusal with its figures otherwise (`refuseAttempt`).
+ */
+export async function attemptOfTake(tx: Tx, session: Session, activity: PublishedActivity, take: Take, taken: readonly unknown[], completing: boolean, named: boolean): Promise<OpenedAttempt> {
+  const key = keyOf(session, activity);
+  if (!store.attemptTaken(taken)) {
+    // The take locked the participation row, so the attempt it names stays put until this transaction ends.
+    const waiting = named ? null : (await store.readParticipation(tx, session.tenantId, key))?.open_attempt_id;
+    if (waiting) {
+      const existing = await store.lockAttempt(tx, session.tenantId, waiting);
+      if (existing && existing.status === 'open') return { ...existing, fresh: false };
+    }
+    await refuseAttempt(tx, session, activity);
+  }
+  if (!completing) {
+    await store.insertOpenAttempt(tx, session.tenantId, key, { id: take.attemptId, activityType: activity.type, result: null, at: take.at });
+  }
+  return {
+    id: take.attemptId,
+    engagement_id: session.engagementId,
+    activity_id: activity.activityId,
+    participant_id: session.participantId,
+    status: 'open',
+    result: null,
+    response: null,
+    opened_at: take.at,
+    fresh: true,
+  };
+}
+
 /**
  * The attempt a call acts on: the named one (which must belong to this
  * participant and activity), the participant's waiting validated attempt, or
@@ -121,8 +169,7 @@ export async function openAttempt(
   requestedId: string | undefined,
   completing: boolean,
   alongside: readonly Statement[] = [],
-): Promise<AttemptRow & { fresh: boolean; alongsideRows: unknown[][] | null }> {
-  const key = keyOf(session, activity);
+): Promise<OpenedAttempt & { alongsideRows: unknown[][] | null }> {
   if (requestedId !== undefined) {
     await store.lockAttemptId(tx, session.tenantId, requestedId);
     const existing = await store.lockAttempt(tx, session.tenantId, requestedId);
@@ -133,33 +180,8 @@ export async function openAttempt(
       return { ...existing, fresh: false, alongsideRows: null };
     }
   }
-  const now = clock.now(session.tenantId);
-  const attemptId = requestedId ?? prefixedId('att', 12);
-  const { maxAttempts, cooldownSeconds } = limits(activity);
+  const take = newAttempt(session, activity, completing, requestedId);
   // `alongside` (reads the caller needs next) travel with the take, in its round trip.
-  const [taken, ...alongsideRows] = await runStatements(tx, [store.takeAttemptStatement(session.tenantId, key, { attemptId, at: now, maxAttempts, cooldownSeconds, completing }), ...alongside]);
-  if (!store.attemptTaken(taken)) {
-    // The take locked the participation row, so the attempt it names stays put until this transaction ends.
-    const waiting = requestedId === undefined ? (await store.readParticipation(tx, session.tenantId, key))?.open_attempt_id : null;
-    if (waiting) {
-      const existing = await store.lockAttempt(tx, session.tenantId, waiting);
-      if (existing && existing.status === 'open') return { ...existing, fresh: false, alongsideRows };
-    }
-    await refuseAttempt(tx, session, activity);
-  }
-  if (!completing) {
-    await store.insertOpenAttempt(tx, session.tenantId, key, { id: attemptId, activityType: activity.type, result: null, at: now });
-  }
-  return {
-    id: attemptId,
-    engagement_id: session.engagementId,
-    activity_id: activity.activityId,
-    participant_id: session.participantId,
-    status: 'open',
-    result: null,
-    response: null,
-    opened_at: now,
-    fresh: true,
-    alongsideRows,
-  };
+  const [taken, ...alongsideRows] = await runStatements(tx, [take.statement, ...alongside]);
+  return { ...(await attemptOfTake(tx, session, activity, take, taken, completing, requestedId !== undefined)), alongsideRows };
 }

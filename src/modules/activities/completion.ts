@@ -1,20 +1,21 @@
-import { withAnswers, type Database, type Tx } from '../../platform/db.js';
+import { runStatements, withAnswers, type Database, type Statement, type Tx } from '../../platform/db.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { clock } from '../../platform/clock.js';
 import { AppError, conflict, ruleViolation } from '../../platform/errors.js';
 import { prefixedId } from '../../platform/ids.js';
 import { emitting, type OutboxEvent } from '../../platform/outbox.js';
 import { runFactHandlers, type Fact } from '../../platform/facts.js';
-import { questionStatements } from '../../platform/batch.js';
+import { questionStatements, type BatchAnswers } from '../../platform/batch.js';
 import { publishedActivityStatement, type Action, type PublishedActivity, type Segment } from '../engagements/index.js';
 import { claimRewardInTx, previewClaimInTx } from '../rewards/index.js';
 import { grantEachInTx } from '../points/index.js';
 import { awardBadgeInTx } from '../badges/index.js';
 import type { CompleteBody, ValidateBody } from './schemas.js';
 import * as store from './store.js';
-import { attemptState, checkPayload, keyOf, loadActivity, openAttempt, refuseAttempt, sessionOf, type Result, type Session } from './attempts.js';
-import { draw, drawReads, score } from './outcomes.js';
+import { attemptOfTake, attemptState, checkPayload, keyOf, loadActivity, newAttempt, openAttempt, refuseAttempt, sessionOf, type OpenedAttempt, type Result, type Session } from './attempts.js';
+import { draw, drawReads, score, type Drawable } from './outcomes.js';
 import { FACT_NAMES } from './facts.js';
+import { completionBatchesSplit, completionBatchSize } from '../../platform/metrics.js';
 
 /**
  * Validate and complete: an attempt checked or drawn, then completed with its
@@ -69,7 +70,7 @@ interface Executed {
   awarded?: boolean;
 }
 
-interface CompletionResponse {
+export interface CompletionResponse {
   success: boolean;
   actions_executed: Executed[];
   fact_id: string;
@@ -111,20 +112,26 @@ interface Planned {
   source: Executed['source'];
 }
 
-/** Points actions in one round trip (`grantEachInTx`), in their order. */
-async function grantPoints(ctx: ActionContext, list: Planned[]): Promise<Executed[]> {
-  const { tx, session, activity, attemptId } = ctx;
-  const inputs = list.map(({ action, source }) => ({
-    participantId: session.participantId,
-    amount: action.amount!,
-    reason: action.reason ?? (source === 'prize' ? `${activity.type}_prize` : `${activity.type}_completed`),
-    type: 'award' as const,
-    source: { kind: 'activity' as const, id: attemptId },
-    activityId: activity.activityId,
-    engagementId: session.engagementId,
+/** The points actions of one or several completions in one round trip (`grantEachInTx`), in their order. */
+async function grantPoints(lists: ReadonlyArray<{ ctx: ActionContext; list: Planned[] }>): Promise<Executed[][]> {
+  const { tx, session, events } = lists[0].ctx;
+  const inputs = lists.flatMap(({ ctx: { session: own, activity, attemptId }, list }) =>
+    list.map(({ action, source }) => ({
+      participantId: own.participantId,
+      amount: action.amount!,
+      reason: action.reason ?? (source === 'prize' ? `${activity.type}_prize` : `${activity.type}_completed`),
+      type: 'award' as const,
+      source: { kind: 'activity' as const, id: attemptId },
+      activityId: activity.activityId,
+      engagementId: own.engagementId,
+    })),
+  );
+  const granted = await grantEachInTx(tx, session.tenantId, inputs, events);
+  let next = 0;
+  return lists.map(({ list }) => list.map(({ source }) => {
+    const grant = granted[next++];
+    return { type: 'award_points' as const, source, points_awarded: grant.delta, new_balance: grant.available };
   }));
-  const granted = await grantEachInTx(tx, session.tenantId, inputs, ctx.events);
-  return granted.map((grant, i) => ({ type: 'award_points', source: list[i].source, points_awarded: grant.delta, new_balance: grant.available }));
 }
 
 /** Runs the actions in order; consecutive points actions travel together (`grantPoints`). */
@@ -134,7 +141,7 @@ async function runActions(ctx: ActionContext, list: Planned[]): Promise<Executed
     let end = i;
     while (!ctx.activity.preview && end < list.length && list[end].action.type === 'award_points') end++;
     if (end > i) {
-      executed.push(...(await grantPoints(ctx, list.slice(i, end))));
+      executed.push(...(await grantPoints([{ ctx, list: list.slice(i, end) }]))[0]);
       i = end;
     } else {
       executed.push(await runAction(ctx, list[i].action, list[i].source));
@@ -149,7 +156,7 @@ async function runAction(ctx: ActionContext, action: Action, source: Executed['s
   if (activity.preview) return previewAction(ctx, action, source);
   switch (action.type) {
     case 'award_points':
-      return (await grantPoints(ctx, [{ action, source }]))[0];
+      return (await grantPoints([{ ctx, list: [{ action, source }] }]))[0][0];
     case 'award_reward': {
       const claim = await claimRewardInTx(
         tx,
@@ -227,92 +234,239 @@ async function runPrize(ctx: ActionContext, result: Result): Promise<{ executed:
   throw ruleViolation('every prize of this wheel is exhausted', 'PRIZES_EXHAUSTED');
 }
 
-export async function complete(db: Database, auth: AuthContext, activityId: string, body: CompleteBody) {
-  const session = sessionOf(auth);
-  const payload = body.payload ?? {};
+/** A completion asked for: the session's, of one activity, with its body. */
+export interface CompletionCall {
+  session: Session;
+  activityId: string;
+  body: CompleteBody;
+}
+
+/** A completion's answer, or the error that refused it before it wrote anything. */
+export type CompletionOutcome = { response: CompletionResponse } | { error: unknown };
+
+/** A batch that cannot go as one: its calls go one by one. */
+class Unbatchable extends Error {}
+
+/**
+ * Completes `calls`, all of one tenant, engagement and activity, in one
+ * transaction (a crowd's completions waiting together, `completion-batches.ts`;
+ * a lone request is a batch of one): the activity read with BEGIN, every new
+ * attempt's take with the wheel's draw reads and the fact handlers' questions,
+ * the draws, the points of every call in one message, and the records and
+ * events with COMMIT — four round trips however many calls. A call refused
+ * before it writes (its activity, its payload, its limits) is answered with
+ * its error and the others go on; a failure after the takes rolls the batch
+ * back, and its calls run again one by one. Only a lone call may name its
+ * attempt (`attempt_id`).
+ */
+export async function completeMany(db: Database, calls: readonly CompletionCall[]): Promise<CompletionOutcome[]> {
+  const { session, activityId } = calls[0];
   // The activity's read travels with BEGIN, the completion's record and its events with the COMMIT. Every statement finds
   // its few rows by key, so each is planned once per connection ('generic'): PostgreSQL's own choice flipped between
   // runs, and a grant planned per call spent 0.27 ms planning (docs/decisions/foundation.md, "Prepared statements").
   const lookup = publishedActivityStatement(session.tenantId, session.engagementId, activityId);
-  return db.tenantFramedBy(session.tenantId, lookup.text, lookup.values, async (tx, lookupRows) => {
-    const activity = await loadActivity(tx, session, activityId, body.activity_type, lookupRows);
-    checkPayload(activity, payload);
-    // Quiz answers are checked before anything is taken, so bad input changes nothing.
-    const quizResult = activity.type === 'quiz' ? score(activity, payload.answers) : null;
-    // A wheel's draw reads, and the questions the fact handlers ask (is there an open enrollment, a contest
-    // counting this fact?), travel with the attempt's take.
-    const reads = activity.type === 'spin_wheel' ? drawReads(session, activity) : null;
-    const drawn = reads?.statements.length ?? 0;
-    const asked = questionStatements(session.tenantId);
-    const attempt = await openAttempt(tx, session, activity, body.attempt_id, true, [...(reads?.statements ?? []), ...asked.statements]);
-    const alongside = attempt.alongsideRows;
-    if (attempt.status === 'completed') return { result: { ...(attempt.response as unknown as CompletionResponse), duplicate: true }, last: [] };
+  try {
+    const outcomes = await db.tenantFramedBy(session.tenantId, lookup.text, lookup.values, (tx, lookupRows) => completeInTx(tx, calls, lookupRows), 'generic');
+    completionBatchSize.observe(calls.length);
+    return outcomes;
+  } catch (error) {
+    if (calls.length === 1) throw error;
+    // Nothing of the batch was committed.
+    completionBatchesSplit.inc();
+    return Promise.all(calls.map((call) => completeMany(db, [call]).then(([outcome]) => outcome, (failure: unknown) => ({ error: failure }))));
+  }
+}
 
-    const events: OutboxEvent[] = [];
-    const ctx: ActionContext = { tx, session, activity, attemptId: attempt.id, events };
-    const executed: Executed[] = [];
-    const planned: Planned[] = [];
-    let result: Result;
-    let passed: boolean;
-    if (activity.type === 'spin_wheel') {
-      const known = reads && alongside ? reads.read(alongside.slice(0, drawn)) : undefined;
-      const prize = await runPrize(ctx, attempt.result ?? (await draw(tx, session, activity, new Set(), known)));
-      result = prize.result;
-      passed = true;
-      if (prize.executed) executed.push(prize.executed);
-      if (prize.planned) planned.push(prize.planned);
-    } else {
-      result = quizResult!;
-      passed = result.passed as boolean;
-    }
-    for (const action of activity.config.on_completion ?? []) {
-      const when = action.when ?? 'always';
-      if (when === 'always' || (when === 'passed') === passed) planned.push({ action, source: 'on_completion' });
-    }
-    executed.push(...(await runActions(ctx, planned)));
+/** A call of a batch that passed its checks, with its activity. */
+interface Accepted {
+  index: number;
+  call: CompletionCall;
+  activity: PublishedActivity;
+  quizResult: Result | null;
+}
 
-    const now = clock.now(session.tenantId);
-    const fact: Fact = {
-      id: prefixedId('fct', 12),
-      name: FACT_NAMES[activity.type],
-      participantId: session.participantId,
-      engagementId: session.engagementId,
-      properties: { activity_id: activity.activityId, activity_type: activity.type, attempt_id: attempt.id, ...result },
-      occurredAt: now,
-      source: 'activity',
-      activityId: activity.activityId,
-      evaluateChallenges: true,
-    };
-    const response: CompletionResponse = {
-      success: true,
-      actions_executed: executed,
-      fact_id: fact.id,
-      attempt_id: attempt.id,
-      activity_type: activity.type,
-      result,
-      duplicate: false,
-    };
-    const record = store.recordCompletionStatement(session.tenantId, keyOf(session, activity), {
-      attemptId: attempt.id,
-      activityType: activity.type,
-      result,
-      response: response as unknown as Record<string, unknown>,
-      openedAt: attempt.opened_at,
-      at: now,
-      wasOpen: !attempt.fresh,
-      fact: { ...fact, source: 'activity', activityId: activity.activityId },
-    });
-    // A preview's completion counts for nothing: no challenge, streak or contest sees it, and no event leaves.
-    if (activity.preview) return { result: response, last: [record] };
-    // The handlers read neither the attempt nor the fact's row: they run before both are written, with the COMMIT.
-    await runFactHandlers(alongside ? withAnswers(tx, asked.answers(alongside.slice(drawn))) : tx, session.tenantId, fact);
-    const legacy = { participant_id: session.participantId, activity_id: activity.activityId, fact_id: fact.id };
-    events.push({ event: 'activity.completed', participantId: session.participantId, engagementId: session.engagementId, data: { ...legacy, activity_type: activity.type } });
-    if (activity.type === 'quiz') {
-      events.push({ event: 'quiz.completed', participantId: session.participantId, engagementId: session.engagementId, data: { ...legacy, score: result.score, passed } });
+/** A call whose attempt is open: its outcome, and the actions it will run. */
+interface Plan {
+  one: Accepted;
+  attempt: OpenedAttempt;
+  ctx: ActionContext;
+  executed: Executed[];
+  planned: Planned[];
+  result: Result;
+  passed: boolean;
+}
+
+async function completeInTx(tx: Tx, calls: readonly CompletionCall[], lookupRows: unknown[]): Promise<{ result: CompletionOutcome[]; last: readonly Statement[] }> {
+  const outcomes: CompletionOutcome[] = new Array(calls.length);
+  const accepted = await acceptCalls(tx, calls, lookupRows, outcomes);
+  if (accepted.length === 0) return { result: outcomes, last: [] };
+  // One activity for the whole batch: a preview session runs the draft's.
+  if (calls.length > 1 && accepted.some(({ activity }) => activity.preview)) throw new Unbatchable('a preview completion goes alone');
+  const { session } = accepted[0].call;
+  const { activity } = accepted[0];
+
+  // A wheel's draw reads, and the questions the fact handlers ask (is there an open enrollment, a contest
+  // counting this fact?), travel with the attempts' takes.
+  const reads = activity.type === 'spin_wheel' ? drawReads(session, activity) : null;
+  const drawn = reads?.statements.length ?? 0;
+  const asked = questionStatements(session.tenantId);
+  const opening = await openAttempts(tx, calls, accepted, [...(reads?.statements ?? []), ...asked.statements], outcomes);
+  if ('duplicate' in opening) return { result: [{ response: opening.duplicate }], last: [] };
+  const { opened, alongsideRows } = opening;
+  const known = reads && alongsideRows ? reads.read(alongsideRows.slice(0, drawn)) : undefined;
+  const answers = alongsideRows ? asked.answers(alongsideRows.slice(drawn)) : null;
+
+  // From here on a failure rolls the whole batch back (`completeMany`).
+  const events: OutboxEvent[] = [];
+  const plans: Plan[] = [];
+  for (const { one, attempt } of opened) plans.push(await planCompletion({ tx, session: one.call.session, activity: one.activity, attemptId: attempt.id, events }, one, attempt, known));
+  // Every call's points in one message when the calls award nothing else; otherwise each call's actions in their order.
+  if (plans.length > 1 && plans.every(({ planned }) => planned.every(({ action }) => action.type === 'award_points'))) {
+    const granted = await grantPoints(plans.map(({ ctx, planned }) => ({ ctx, list: planned })));
+    plans.forEach((plan, i) => plan.executed.push(...granted[i]));
+  } else {
+    for (const plan of plans) plan.executed.push(...(await runActions(plan.ctx, plan.planned)));
+  }
+
+  const last: Statement[] = [];
+  const completed: OutboxEvent[] = [];
+  for (const plan of plans) {
+    const done = await recordCompletion(plan, answers);
+    outcomes[plan.one.index] = { response: done.response };
+    last.push(done.record);
+    completed.push(...done.events);
+  }
+  // Per participant, the events keep their order: the prize's claim, the points, the completion.
+  const all = [...events, ...completed];
+  return { result: outcomes, last: all.length ? [...last, ...emitting(tx, session.tenantId, all).statements] : last };
+}
+
+/** The calls whose activity and payload pass; the others are answered with their error in `outcomes`. */
+async function acceptCalls(tx: Tx, calls: readonly CompletionCall[], lookupRows: unknown[], outcomes: CompletionOutcome[]): Promise<Accepted[]> {
+  const accepted: Accepted[] = [];
+  for (const [index, call] of calls.entries()) {
+    try {
+      const activity = await loadActivity(tx, call.session, call.activityId, call.body.activity_type, lookupRows);
+      const payload = call.body.payload ?? {};
+      checkPayload(activity, payload);
+      // Quiz answers are checked before anything is taken, so bad input changes nothing.
+      accepted.push({ index, call, activity, quizResult: activity.type === 'quiz' ? score(activity, payload.answers) : null });
+    } catch (error) {
+      outcomes[index] = { error };
     }
-    return { result: response, last: [record, ...emitting(tx, session.tenantId, events).statements] };
-  }, 'generic');
+  }
+  return accepted;
+}
+
+/**
+ * The attempts of the accepted calls, with `alongside` answered in the same
+ * round trip: a lone call's named attempt (`openAttempt`; a completed one is
+ * answered again as a duplicate), or every call's new attempt taken in one
+ * message. A refused take wrote nothing: its call is answered with the
+ * refusal in `outcomes`.
+ */
+async function openAttempts(
+  tx: Tx,
+  calls: readonly CompletionCall[],
+  accepted: Accepted[],
+  alongside: Statement[],
+  outcomes: CompletionOutcome[],
+): Promise<{ opened: Array<{ one: Accepted; attempt: OpenedAttempt }>; alongsideRows: unknown[][] | null } | { duplicate: CompletionResponse }> {
+  const named = calls.length === 1 ? calls[0].body.attempt_id : undefined;
+  if (named !== undefined) {
+    const [one] = accepted;
+    const attempt = await openAttempt(tx, one.call.session, one.activity, named, true, alongside);
+    if (attempt.status === 'completed') return { duplicate: { ...(attempt.response as unknown as CompletionResponse), duplicate: true } };
+    return { opened: [{ one, attempt }], alongsideRows: attempt.alongsideRows };
+  }
+  if (calls.some((call) => call.body.attempt_id !== undefined)) throw new Error('only a lone completion names its attempt');
+  const takes = accepted.map(({ call, activity }) => newAttempt(call.session, activity, true));
+  const answers = await runStatements(tx, [...takes.map((take) => take.statement), ...alongside]);
+  const opened: Array<{ one: Accepted; attempt: OpenedAttempt }> = [];
+  for (const [k, one] of accepted.entries()) {
+    try {
+      opened.push({ one, attempt: await attemptOfTake(tx, one.call.session, one.activity, takes[k], answers[k], true, false) });
+    } catch (error) {
+      outcomes[one.index] = { error };
+    }
+  }
+  return { opened, alongsideRows: answers.slice(takes.length) };
+}
+
+/** A call's outcome (the wheel's prize, drawn from `known` first, or the quiz's score) and the actions it will run. */
+async function planCompletion(ctx: ActionContext, one: Accepted, attempt: OpenedAttempt, known: Drawable | undefined): Promise<Plan> {
+  const executed: Executed[] = [];
+  const planned: Planned[] = [];
+  let result: Result;
+  let passed: boolean;
+  if (one.activity.type === 'spin_wheel') {
+    // The draw's reads are the batch's: one that is stale by an earlier call's prize is as safe as between two
+    // concurrent spins, since a segment's take and a reward's claim refuse what ran out and the draw is repeated.
+    const prize = await runPrize(ctx, attempt.result ?? (await draw(ctx.tx, ctx.session, one.activity, new Set(), known)));
+    result = prize.result;
+    passed = true;
+    if (prize.executed) executed.push(prize.executed);
+    if (prize.planned) planned.push(prize.planned);
+  } else {
+    result = one.quizResult!;
+    passed = result.passed as boolean;
+  }
+  for (const action of one.activity.config.on_completion ?? []) {
+    const when = action.when ?? 'always';
+    if (when === 'always' || (when === 'passed') === passed) planned.push({ action, source: 'on_completion' });
+  }
+  return { one, attempt, ctx, executed, planned, result, passed };
+}
+
+/**
+ * A call's answer, the statement that records its attempt and fact (sent
+ * with the COMMIT), and its completion events; the fact handlers run here,
+ * with the batch's answers to their questions.
+ */
+async function recordCompletion(plan: Plan, answers: BatchAnswers | null): Promise<{ response: CompletionResponse; record: Statement; events: OutboxEvent[] }> {
+  const { attempt, ctx, executed, result, passed } = plan;
+  const { tx, session, activity } = ctx;
+  const now = clock.now(session.tenantId);
+  const fact: Fact = {
+    id: prefixedId('fct', 12),
+    name: FACT_NAMES[activity.type],
+    participantId: session.participantId,
+    engagementId: session.engagementId,
+    properties: { activity_id: activity.activityId, activity_type: activity.type, attempt_id: attempt.id, ...result },
+    occurredAt: now,
+    source: 'activity',
+    activityId: activity.activityId,
+    evaluateChallenges: true,
+  };
+  const response: CompletionResponse = {
+    success: true,
+    actions_executed: executed,
+    fact_id: fact.id,
+    attempt_id: attempt.id,
+    activity_type: activity.type,
+    result,
+    duplicate: false,
+  };
+  const record = store.recordCompletionStatement(session.tenantId, keyOf(session, activity), {
+    attemptId: attempt.id,
+    activityType: activity.type,
+    result,
+    response: response as unknown as Record<string, unknown>,
+    openedAt: attempt.opened_at,
+    at: now,
+    wasOpen: !attempt.fresh,
+    fact: { ...fact, source: 'activity', activityId: activity.activityId },
+  });
+  // A preview's completion counts for nothing: no challenge, streak or contest sees it, and no event leaves.
+  if (activity.preview) return { response, record, events: [] };
+  // The handlers read neither the attempt nor the fact's row: they run before both are written, with the COMMIT.
+  await runFactHandlers(answers ? withAnswers(tx, answers) : tx, session.tenantId, fact);
+  const legacy = { participant_id: session.participantId, activity_id: activity.activityId, fact_id: fact.id };
+  const events: OutboxEvent[] = [{ event: 'activity.completed', participantId: session.participantId, engagementId: session.engagementId, data: { ...legacy, activity_type: activity.type } }];
+  if (activity.type === 'quiz') {
+    events.push({ event: 'quiz.completed', participantId: session.participantId, engagementId: session.engagementId, data: { ...legacy, score: result.score, passed } });
+  }
+  return { response, record, events };
 }
 
 // ---------------------------------------------------------------------------

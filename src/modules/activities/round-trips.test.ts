@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { startTestService } from '../../../test/helper.js';
 import type { Database } from '../../platform/db.js';
-import { complete, createEngagement, createReward, session, wheel } from '../engagements/testing.js';
+import { ALWAYS_TEN_POINTS, complete, createEngagement, createReward, session, wheel } from '../engagements/testing.js';
 import { contestDefinition } from '../contests/testing.js';
 import { advanceContest } from '../contests/service.js';
+import { completeMany } from './completion.js';
 
 /**
  * The texts sent to the database by the application pool's connections
@@ -89,11 +90,8 @@ test('a spin that a contest and a challenge count: the answers read with the tak
     activities: [
       wheel({
         max_attempts: 1,
-        // Segment 0 can never be drawn: every spin lands on segment 1, which the contest scores as 1 × 5.
-        segments: [
-          { label: 'gone', prize_type: 'points', prize_value: 1, weight: 1, inventory: 0 },
-          { label: '10 points', prize_type: 'points', prize_value: 10, weight: 1 },
-        ],
+        // Every spin lands on segment 1, which the contest scores as 1 × 5.
+        segments: ALWAYS_TEN_POINTS,
       }),
     ],
   });
@@ -130,4 +128,36 @@ test('a spin that a contest and a challenge count: the answers read with the tak
   const progress = await svc.request('GET', `/api/v1/public/challenges/${challenge.body.id}/progress?${q}`);
   assert.equal(progress.status, 200, progress.text);
   assert.deepEqual(progress.body.objectives, [{ id: 'spin', current: 1, target: 1, completed: true }]);
+});
+
+test("a batch of first spins: four round trips however many spins, each spin's answer its own", async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const engagement = await createEngagement(svc, tenant, {
+    activities: [wheel({ max_attempts: 1, segments: ALWAYS_TEN_POINTS, on_completion: [{ type: 'award_points', amount: 1, reason: 'spun' }] })],
+  });
+  const sessions = await Promise.all(Array.from({ length: 12 }, () => session(svc, tenant, engagement.id)));
+  const calls = sessions.map((s) => ({
+    session: { tenantId: tenant.tenantId, participantId: s.participantId, engagementId: engagement.id as string },
+    activityId: 'wheel1',
+    body: { session_id: s.sessionId, engagement_id: s.engagementId, activity_type: 'spin_wheel' as const },
+  }));
+  const sent = recordRoundTrips(t, svc.service.db);
+  const outcomes = await completeMany(svc.service.db, calls);
+  const trips = sent();
+  const listing = trips.map((text, i) => `${i + 1}. ${text.replace(/\s+/g, ' ').slice(0, 100)}`).join('\n');
+  assert.equal(trips.length, 4, listing);
+  assert.ok((trips[1].match(/EXECUTE s\d+\(/g) ?? []).length >= 12, `the twelve takes travel together\n${listing}`);
+  assert.ok((trips[2].match(/EXECUTE s\d+\(/g) ?? []).length >= 12, `every spin's points travel together\n${listing}`);
+  for (const [i, outcome] of outcomes.entries()) {
+    assert.ok('response' in outcome, String((outcome as { error: unknown }).error));
+    const { actions_executed: executed, attempt_id: attemptId } = outcome.response;
+    assert.deepEqual(executed, [
+      { type: 'award_points', source: 'prize', points_awarded: 10, new_balance: 10 },
+      { type: 'award_points', source: 'on_completion', points_awarded: 1, new_balance: 11 },
+    ]);
+    const [attempt] = await svc.sql('SELECT participant_id, status, response FROM activity_attempts WHERE tenant_id = $1 AND id = $2', [tenant.tenantId, attemptId]);
+    assert.deepEqual([attempt.participant_id, attempt.status], [sessions[i].participantId, 'completed']);
+    assert.deepEqual(attempt.response, outcome.response, 'the stored answer is the one given');
+  }
 });

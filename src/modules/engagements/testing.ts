@@ -31,6 +31,12 @@ export function wheel(overrides: Record<string, unknown> = {}) {
   };
 }
 
+/** A wheel's segments whose first can never be drawn (inventory 0): every spin lands on segment 1, 10 points. */
+export const ALWAYS_TEN_POINTS = [
+  { label: 'gone', prize_type: 'points', prize_value: 1, weight: 1, inventory: 0 },
+  { label: '10 points', prize_type: 'points', prize_value: 10, weight: 1 },
+];
+
 export async function createReward(svc: TestService, tenant: TestTenant, body: Record<string, unknown>) {
   const response = await svc.request('POST', '/api/v1/admin/rewards', { key: tenant.apiKey, body });
   assert.equal(response.status, 201, response.text);

@@ -1,0 +1,158 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService, type TestService, type TestSession, type TestTenant } from '../../../test/helper.js';
+import { completionBatchesSplit, completionBatchSize } from '../../platform/metrics.js';
+import { ALWAYS_TEN_POINTS, complete, createEngagement, createReward, outbox, session, wheel } from '../engagements/testing.js';
+
+/** So far in this process: completions committed, the transactions that committed them, and the batches split (metrics.ts). */
+async function batches(): Promise<{ completions: number; transactions: number; split: number }> {
+  const { values } = await completionBatchSize.get();
+  const value = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
+  const split = (await completionBatchesSplit.get()).values[0]?.value ?? 0;
+  return { completions: value('loyalty_completion_batch_size_sum'), transactions: value('loyalty_completion_batch_size_count'), split };
+}
+
+/** A coupon whose codes come from a pool of `codes`. */
+async function couponPool(svc: TestService, tenant: TestTenant, id: string, codes: string[]): Promise<void> {
+  await createReward(svc, tenant, { id, name: id, type: 'coupon', code_source: 'pool', metadata: { discount_percent: 50 } });
+  const uploaded = await svc.request('POST', `/api/v1/admin/rewards/${id}/codes`, { key: tenant.apiKey, body: { codes } });
+  assert.equal(uploaded.status, 200, uploaded.text);
+}
+
+async function sessions(svc: TestService, tenant: TestTenant, engagementId: string, count: number): Promise<TestSession[]> {
+  const list: TestSession[] = [];
+  for (let i = 0; i < count; i += 50) list.push(...(await Promise.all(Array.from({ length: Math.min(50, count - i) }, () => session(svc, tenant, engagementId)))));
+  return list;
+}
+
+test('a crowd on one wheel goes in batches: each spin answered once, its points and events written once, the coupons never oversold', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const codes = Array.from({ length: 10 }, (_, i) => `CROWD-${i}`);
+  await couponPool(svc, tenant, 'crowd-coupon', codes);
+  const engagement = await createEngagement(svc, tenant, {
+    activities: [
+      wheel({
+        max_attempts: 1,
+        segments: [
+          { label: '50% off', prize_type: 'reward', reward_id: 'crowd-coupon', weight: 3 },
+          { label: '10 points', prize_type: 'points', prize_value: 10, weight: 3 },
+          { label: 'Try again', prize_type: 'none', weight: 2 },
+        ],
+        on_completion: [{ type: 'award_points', amount: 1, reason: 'spun' }],
+      }),
+    ],
+  });
+  const crowd = await sessions(svc, tenant, engagement.id, 200);
+  const before = await batches();
+  const answers = await Promise.all(crowd.map((s) => complete(svc, s, 'wheel1', 'spin_wheel')));
+  const after = await batches();
+
+  for (const answer of answers) assert.equal(answer.status, 200, answer.text);
+  assert.equal(after.completions - before.completions, 200);
+  assert.equal(after.split, before.split, 'no batch was split: a coupon that ran out is drawn again in the batch');
+  assert.ok(after.transactions - before.transactions < 100, `200 spins in ${after.transactions - before.transactions} transactions: the crowd went in batches`);
+
+  // Each answer is whole: the prize, then the completion's point on top of it.
+  const coupons: string[] = [];
+  let pointPrizes = 0;
+  for (const { body } of answers) {
+    const [first, ...rest] = body.actions_executed;
+    const completion = rest.length ? rest[0] : first;
+    assert.deepEqual([completion.source, completion.points_awarded], ['on_completion', 1]);
+    if (body.result.prize_type === 'points') {
+      pointPrizes++;
+      assert.deepEqual([first.source, first.points_awarded, first.new_balance, completion.new_balance], ['prize', 10, 10, 11]);
+    } else if (body.result.prize_type === 'reward') {
+      coupons.push(first.reward_claimed.code);
+      assert.equal(completion.new_balance, 1);
+    } else {
+      assert.equal(completion.new_balance, 1);
+    }
+  }
+  // Three in eight draws are the coupon until the 10 codes are gone: then the draw is repeated among the rest.
+  assert.deepEqual(coupons.sort(), [...codes].sort(), 'the 10 codes, each handed out once');
+
+  const [counted] = await svc.sql(
+    `SELECT (SELECT count(*)::int FROM activity_attempts WHERE tenant_id = $1 AND status = 'completed') AS attempts,
+            (SELECT count(DISTINCT participant_id)::int FROM activity_attempts WHERE tenant_id = $1 AND status = 'completed') AS participants,
+            (SELECT count(*)::int FROM reward_claims WHERE tenant_id = $1) AS claims,
+            (SELECT count(*)::int FROM points_ledger WHERE tenant_id = $1) AS entries,
+            (SELECT coalesce(sum(available), 0)::int FROM points_balances WHERE tenant_id = $1) AS points,
+            (SELECT count(*)::int FROM activity_participations WHERE tenant_id = $1 AND attempts_used = 1 AND completions = 1) AS participations`,
+    [tenant.tenantId],
+  );
+  assert.deepEqual(counted, { attempts: 200, participants: 200, claims: 10, entries: 200 + pointPrizes, points: 200 + 10 * pointPrizes, participations: 200 });
+  assert.equal((await outbox(svc, tenant.tenantId, 'activity.completed')).length, 200);
+  assert.equal((await outbox(svc, tenant.tenantId, 'points.awarded.v1')).length, 200 + pointPrizes);
+  assert.equal((await outbox(svc, tenant.tenantId, 'reward.claimed.v1')).length, 10);
+});
+
+test("a participant's second spin in a batch is refused with its figures, and the batch's other spins complete", async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const engagement = await createEngagement(svc, tenant, {
+    activities: [wheel({ max_attempts: 1, segments: ALWAYS_TEN_POINTS })],
+  });
+  const crowd = await sessions(svc, tenant, engagement.id, 60);
+  // Each participant spins twice at once: 120 requests.
+  const before = await batches();
+  const answers = await Promise.all(crowd.flatMap((s) => [complete(svc, s, 'wheel1', 'spin_wheel'), complete(svc, s, 'wheel1', 'spin_wheel')]));
+  const after = await batches();
+  assert.ok(after.transactions - before.transactions < 60, `120 spins in ${after.transactions - before.transactions} transactions`);
+  assert.equal(after.split, before.split, 'a refused take splits no batch');
+  for (let i = 0; i < crowd.length; i++) {
+    const pair = [answers[2 * i], answers[2 * i + 1]];
+    const won = pair.filter((a) => a.status === 200);
+    const refused = pair.filter((a) => a.status !== 200);
+    assert.equal(won.length, 1, pair.map((a) => a.text).join('\n'));
+    assert.equal(won[0].body.actions_executed[0].new_balance, 10);
+    assert.equal(refused[0].status, 422, refused[0].text);
+    assert.equal(refused[0].body.code, 'ATTEMPTS_EXHAUSTED');
+    assert.deepEqual([refused[0].body.attempts_used, refused[0].body.max_attempts], [1, 1]);
+  }
+  const [counted] = await svc.sql(
+    `SELECT (SELECT count(*)::int FROM activity_attempts WHERE tenant_id = $1 AND status = 'completed') AS attempts,
+            (SELECT count(*)::int FROM points_ledger WHERE tenant_id = $1) AS entries`,
+    [tenant.tenantId],
+  );
+  assert.deepEqual(counted, { attempts: 60, entries: 60 });
+});
+
+test('a batch that fails after its takes is rolled back and its spins go one by one: a prize that ran out costs no attempt', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  await couponPool(svc, tenant, 'last-one', ['ONLY']);
+  // The wheel's one prize is a single code: once it is claimed, every other spin finds the prizes exhausted after its take.
+  const engagement = await createEngagement(svc, tenant, {
+    activities: [
+      wheel({
+        max_attempts: 1,
+        segments: [
+          { label: '90% off', prize_type: 'reward', reward_id: 'last-one', weight: 1 },
+          { label: '90% off, again', prize_type: 'reward', reward_id: 'last-one', weight: 1 },
+        ],
+      }),
+    ],
+  });
+  const crowd = await sessions(svc, tenant, engagement.id, 80);
+  const before = await batches();
+  const answers = await Promise.all(crowd.map((s) => complete(svc, s, 'wheel1', 'spin_wheel')));
+  const after = await batches();
+  assert.ok(after.split > before.split, 'batches were split');
+  const won = answers.filter((a) => a.status === 200);
+  assert.equal(won.length, 1, 'one code, one winner');
+  assert.equal(won[0].body.actions_executed[0].reward_claimed.code, 'ONLY');
+  for (const answer of answers.filter((a) => a.status !== 200)) {
+    assert.equal(answer.status, 422, answer.text);
+    assert.equal(answer.body.code, 'PRIZES_EXHAUSTED');
+  }
+  // Nothing of a refused spin stays: its attempt is not used, so it may spin again once the wheel has prizes.
+  const [counted] = await svc.sql(
+    `SELECT (SELECT count(*)::int FROM activity_attempts WHERE tenant_id = $1) AS attempts,
+            (SELECT count(*)::int FROM activity_participations WHERE tenant_id = $1 AND attempts_used > 0) AS used,
+            (SELECT count(*)::int FROM reward_claims WHERE tenant_id = $1) AS claims`,
+    [tenant.tenantId],
+  );
+  assert.deepEqual(counted, { attempts: 1, used: 1, claims: 1 });
+});
