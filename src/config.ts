@@ -55,6 +55,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Requests one process has in progress before it answers new ones 503 SERVICE_OVERLOADED (SERVICE_IN_FLIGHT_MAX; platform/overload.ts). */
   maxInFlight: number;
+  /** Activity completions one process has in the database before new ones wait and go together (COMPLETIONS_IN_FLIGHT; activities/completion-batches.ts). */
+  completionsInFlight: number;
   rateLimits: {
     ipPerMinute: number;
     keyPerMinute: number;
@@ -346,6 +348,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: readTrustProxy(env),
     bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     maxInFlight: readInt(env, 'SERVICE_IN_FLIGHT_MAX', 1000, 1, 1_000_000),
+    completionsInFlight: readInt(env, 'COMPLETIONS_IN_FLIGHT', 2, 1, 64),
     rateLimits: {
       ipPerMinute: readInt(env, 'RATE_LIMIT_IP_PER_MINUTE', 100, 1, 10_000_000),
       keyPerMinute: readInt(env, 'RATE_LIMIT_KEY_PER_MINUTE', 1000, 1, 10_000_000),

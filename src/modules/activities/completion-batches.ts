@@ -8,16 +8,15 @@ import { completeMany, type CompletionCall, type CompletionResponse } from './co
  * A crowd's completions go together. A completion's own work in the database
  * is a few rows; what costs is each round trip and each transaction around
  * them (about 0.37 ms of machine CPU per round trip on two cores,
- * docs/performance/activities.md). So while COMPLETIONS_IN_FLIGHT completions
- * are in the database, new ones of a process wait, and those of one activity
+ * docs/performance/activities.md). So while `inFlightMax` completions
+ * (COMPLETIONS_IN_FLIGHT, 2 by default) are in the database, new ones of a
+ * process wait, and those of one activity
  * then go as one batch (`completeMany`): four round trips and one commit for
  * up to BATCH_MAX of them. A lone request does not wait: it is a batch of one,
  * as before. A completion that names its attempt (`attempt_id`) never waits
  * and always goes alone.
  */
 
-/** Completions in the database at once, per process, before new ones wait. */
-export const COMPLETIONS_IN_FLIGHT = Number(process.env.COMPLETIONS_IN_FLIGHT ?? 4);
 /** Completions of one batch at most. */
 export const BATCH_MAX = 50;
 
@@ -32,13 +31,16 @@ class CompletionBatches {
   /** The waiting calls by activity, the longest waiting first. */
   private readonly waiting = new Map<string, Waiting[]>();
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly inFlightMax: number,
+  ) {}
 
   submit(call: CompletionCall): Promise<CompletionResponse> {
     return new Promise((resolve, reject) => {
       const entry = { call, resolve, reject };
       if (call.body.attempt_id !== undefined) return this.run([entry], false);
-      if (this.inFlight < COMPLETIONS_IN_FLIGHT && this.waiting.size === 0) return this.run([entry], true);
+      if (this.inFlight < this.inFlightMax && this.waiting.size === 0) return this.run([entry], true);
       const { tenantId, engagementId } = call.session;
       const key = JSON.stringify([tenantId, engagementId, call.activityId]);
       const list = this.waiting.get(key);
@@ -49,7 +51,7 @@ class CompletionBatches {
   }
 
   private next(): void {
-    while (this.inFlight < COMPLETIONS_IN_FLIGHT && this.waiting.size > 0) {
+    while (this.inFlight < this.inFlightMax && this.waiting.size > 0) {
       const [key, list] = this.waiting.entries().next().value!;
       const batch = list.splice(0, BATCH_MAX);
       // An activity with calls left goes to the back, so that one crowd does not hold up another tenant's.
@@ -76,8 +78,8 @@ class CompletionBatches {
 
 const batchesOf = new WeakMap<Database, CompletionBatches>();
 
-export async function complete(db: Database, auth: AuthContext, activityId: string, body: CompleteBody): Promise<CompletionResponse> {
+export async function complete(db: Database, inFlightMax: number, auth: AuthContext, activityId: string, body: CompleteBody): Promise<CompletionResponse> {
   let batches = batchesOf.get(db);
-  if (!batches) batchesOf.set(db, (batches = new CompletionBatches(db)));
+  if (!batches) batchesOf.set(db, (batches = new CompletionBatches(db, inFlightMax)));
   return batches.submit({ session: sessionOf(auth), activityId, body });
 }

@@ -18,7 +18,7 @@ import {
 const tags = ['activities'];
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app.ctx;
+  const { db, config } = app.ctx;
 
   app.post(
     '/activities/:activityId/validate',
@@ -55,7 +55,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: CompleteResponse },
       },
     },
-    async (request) => service.complete(db, request.auth!, request.params.activityId, request.body),
+    async (request) => service.complete(db, config.completionsInFlight, request.auth!, request.params.activityId, request.body),
   );
 
   app.get(
