@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService, type TestSession, type TestTenant } from '../../../test/helper.js';
 import { completionBatchesSplit, completionBatchSize } from '../../platform/metrics.js';
-import { ALWAYS_TEN_POINTS, complete, createEngagement, createReward, outbox, session, wheel } from '../engagements/testing.js';
+import { ALWAYS_TEN_POINTS, complete, createEngagement, createReward, outbox, session, validate, wheel } from '../engagements/testing.js';
+import { completeMany } from './completion.js';
 
 /** So far in this process: completions committed, the transactions that committed them, and the batches split (metrics.ts). */
 async function batches(): Promise<{ completions: number; transactions: number; split: number }> {
@@ -155,4 +156,29 @@ test('a batch that fails after its takes is rolled back and its spins go one by 
     [tenant.tenantId],
   );
   assert.deepEqual(counted, { attempts: 1, used: 1, claims: 1 });
+});
+
+test('two completions of one validated attempt in a batch: the attempt is completed once, the other asks for a new one', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const engagement = await createEngagement(svc, tenant, { activities: [wheel({ max_attempts: 1, segments: ALWAYS_TEN_POINTS })] });
+  const s = await session(svc, tenant, engagement.id);
+  const validated = await validate(svc, s, 'wheel1', 'spin_wheel');
+  assert.equal(validated.status, 200, validated.text);
+  const call = {
+    session: { tenantId: tenant.tenantId, participantId: s.participantId, engagementId: s.engagementId },
+    activityId: 'wheel1',
+    body: { session_id: s.sessionId, engagement_id: s.engagementId, activity_type: 'spin_wheel' as const },
+  };
+  const before = await batches();
+  const [first, second] = await completeMany(svc.service.db, [call, call]);
+  assert.equal((await batches()).split, before.split + 1, 'the batch went one by one');
+  const outcomes = [first, second];
+  const done = outcomes.filter((outcome) => 'response' in outcome);
+  const refused = outcomes.filter((outcome) => 'error' in outcome);
+  assert.equal(done.length, 1);
+  assert.equal(done[0].response.attempt_id, validated.body.attempt_id, 'the validated attempt is the one completed');
+  assert.equal((refused[0].error as { code?: string }).code, 'ATTEMPTS_EXHAUSTED');
+  const [counted] = await svc.sql(`SELECT count(*)::int AS entries FROM points_ledger WHERE tenant_id = $1`, [tenant.tenantId]);
+  assert.equal(counted.entries, 1, 'one prize');
 });

@@ -384,11 +384,17 @@ async function openAttempts(
   const answers = await runStatements(tx, [...takes.map((take) => take.statement), ...alongside]);
   const opened: Array<{ one: Accepted; attempt: OpenedAttempt }> = [];
   for (const [k, one] of accepted.entries()) {
+    let attempt: OpenedAttempt;
     try {
-      opened.push({ one, attempt: await attemptOfTake(tx, one.call.session, one.activity, takes[k], answers[k], true, false) });
+      attempt = await attemptOfTake(tx, one.call.session, one.activity, takes[k], answers[k], true, false);
     } catch (error) {
       outcomes[one.index] = { error };
+      continue;
     }
+    // Two completions of one validated attempt: alone, the second would wait for the first's commit and then take a
+    // new attempt or be refused. In one transaction it would find the same attempt still open.
+    if (!attempt.fresh && opened.some((other) => other.attempt.id === attempt.id)) throw new Unbatchable('one waiting attempt, completed twice in a batch');
+    opened.push({ one, attempt });
   }
   return { opened, alongsideRows: answers.slice(takes.length) };
 }
