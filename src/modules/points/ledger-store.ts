@@ -57,13 +57,13 @@ export async function insertGrants(tx: Tx, tenantId: string, list: GrantValues[]
   return rows;
 }
 
-/** Grants one statement each (`grantStatement`, events returned), in their order, as one message: one round trip. */
-export async function insertEachGrant(tx: Tx, tenantId: string, list: GrantValues[]): Promise<GrantRow[]> {
-  if (list.length === 1) return insertGrants(tx, tenantId, list);
-  const answers = await runStatements(tx, list.map((values) => grantStatement(tenantId, [values], { write: false })));
-  return answers.map((rows) => {
-    if (rows.length !== 1) throw new Error(`a grant wrote ${rows.length} rows`);
-    return rows[0] as GrantRow;
+/** Grants in rounds (`insertGrants` each), as one message: one round trip. Returns each round's rows, in its order. */
+export async function insertGrantRounds(tx: Tx, tenantId: string, rounds: GrantValues[][]): Promise<GrantRow[][]> {
+  if (rounds.length === 1) return [await insertGrants(tx, tenantId, rounds[0])];
+  const answers = await runStatements(tx, rounds.map((list) => grantStatement(tenantId, list, { write: false })));
+  return answers.map((rows, r) => {
+    if (rows.length !== rounds[r].length) throw new Error(`a round of ${rounds[r].length} grants wrote ${rows.length}`);
+    return rows as GrantRow[];
   });
 }
 

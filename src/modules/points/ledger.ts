@@ -90,23 +90,50 @@ export async function grantInTx(tx: Tx, tenantId: string, input: GrantInput, eve
 }
 
 /**
- * `grantInTx` of several grants, in their order, in one round trip: one
- * statement each (they may be to one participant, whose balance a statement
- * changes once), sent as one message. A completion's prize and its
- * on-completion points travel together this way.
+ * `grantInTx` of several grants, in one round trip: one statement per round
+ * (`roundsOf`: a balance row can change once per statement, so a
+ * participant's second grant goes in the second round), the rounds sent as
+ * one message. A completion's prize and its on-completion points, and a
+ * batch of completions' points, travel together this way. The results and
+ * events are in the order of `inputs`.
  */
 export async function grantEachInTx(tx: Tx, tenantId: string, inputs: GrantInput[], events?: OutboxEvent[]): Promise<LedgerResult[]> {
-  const list = inputs.map((input) => grantValues(tenantId, input));
-  const rows = await store.insertEachGrant(tx, tenantId, list).catch((error: unknown) => {
-    throw isBalanceLimit(error) ? balanceLimit() : error;
-  });
-  const emitted = rows.flatMap((row, i) => outboxEvents(inputs[i], row.events));
+  const list = inputs.map((input, n) => ({ n, values: grantValues(tenantId, input) }));
+  // Each round in the order of its participants: concurrent batches lock balance rows in one order.
+  const rounds = roundsOf(list, ({ values }) => values.participantId).map((round) => round.sort((a, b) => compare(a.values.participantId, b.values.participantId)));
+  const answers = await store
+    .insertGrantRounds(
+      tx,
+      tenantId,
+      rounds.map((round) => round.map(({ values }) => values)),
+    )
+    .catch((error: unknown) => {
+      throw isBalanceLimit(error) ? balanceLimit() : error;
+    });
+  const rows: store.GrantRow[] = [];
+  rounds.forEach((round, r) => round.forEach(({ n }, i) => (rows[n] = answers[r][i])));
+  const emitted = rows.flatMap((row, n) => outboxEvents(inputs[n], row.events));
   if (events) events.push(...emitted);
   else await emit(tx, tenantId, emitted);
-  return list.map((values, i) => {
+  return list.map(({ values }, n) => {
     countLedgerWrite('grant', values.amount);
-    return { ledgerEntryId: values.entryId, available: rows[i].available, lifetime: rows[i].lifetime, delta: values.amount };
+    return { ledgerEntryId: values.entryId, available: rows[n].available, lifetime: rows[n].lifetime, delta: values.amount };
   });
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Rounds of `items`: the n-th item of each key goes in round n, in the order given. */
+function roundsOf<T>(items: readonly T[], key: (item: T) => string): T[][] {
+  const rounds: T[][] = [];
+  const seen = new Map<string, number>();
+  for (const item of items) {
+    const k = key(item);
+    const round = seen.get(k) ?? 0;
+    seen.set(k, round + 1);
+    (rounds[round] ??= []).push(item);
+  }
+  return rounds;
 }
 
 /** The checked input of a grant, with its ledger entry id and time. */
@@ -202,16 +229,7 @@ async function writeHeldGrants(tx: Tx, state: { grants: HeldGrant[] }): Promise<
   if (state.grants.length === 0) return;
   const held = state.grants;
   state.grants = [];
-  // Rounds: the n-th grant of each participant goes in round n.
-  const rounds: HeldGrant[][] = [];
-  const seen = new Map<string, number>();
-  for (const grant of held) {
-    const key = `${grant.tenantId}\u0000${grant.values.participantId}`;
-    const round = seen.get(key) ?? 0;
-    seen.set(key, round + 1);
-    (rounds[round] ??= []).push(grant);
-  }
-  for (const round of rounds) {
+  for (const round of roundsOf(held, (grant) => `${grant.tenantId}\u0000${grant.values.participantId}`)) {
     for (const tenantId of new Set(round.map((g) => g.tenantId))) {
       const grants = round.filter((g) => g.tenantId === tenantId);
       const rows = await store
