@@ -110,7 +110,7 @@ class Connection {
 }
 
 /**
- * GET requests over a fixed number of keep-alive connections on raw sockets: a benchmark's load generator that
+ * GET and POST requests over a fixed number of keep-alive connections on raw sockets: a benchmark's load generator that
  * costs the shared machine little (no HTTP client library between the schedule and the socket). A request waits
  * for a free connection when every one is busy. HTTP/1.1 to 127.0.0.1 only.
  */
@@ -131,8 +131,19 @@ export class RawHttpSender {
   }
 
   get(path: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
-    const lines = [`GET ${path} HTTP/1.1`, `host: 127.0.0.1:${this.port}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
-    const request = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
+    return this.send(`GET ${path}`, headers, null);
+  }
+
+  /** A POST of a JSON body. */
+  post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<RawAnswer> {
+    return this.send(`POST ${path}`, { 'content-type': 'application/json', ...headers }, Buffer.from(JSON.stringify(body)));
+  }
+
+  private send(requestLine: string, headers: Record<string, string>, body: Buffer | null): Promise<RawAnswer> {
+    const lines = [`${requestLine} HTTP/1.1`, `host: 127.0.0.1:${this.port}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+    if (body) lines.push(`content-length: ${body.length}`);
+    const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
+    const request = body ? Buffer.concat([head, body]) : head;
     return new Promise((resolve, reject) => {
       const pending = { request, resolve, reject };
       const connection = this.free.pop();

@@ -42,7 +42,10 @@
  * statement per round, their events one; BENCH_SPINS_GROUP_SETS=0 keeps each
  * spin's own statements; BENCH_SPINS_GROUP_TRIPS=1 sends them one spin after
  * another, each in a savepoint and three round trips, in one transaction).
- * BENCH_SPINS_SERVICE_ROOT=<dir>
+ * The spins and the baseline go through a raw-socket sender (raw-http.ts), which
+ * takes less of the shared machine than an HTTP client library (0.05 against
+ * 0.15 ms per spin, docs/performance.md); BENCH_SPINS_SENDER=undici sends them
+ * through undici's pool, as until 4 Dec. BENCH_SPINS_SERVICE_ROOT=<dir>
  * runs the service of another checkout (an older commit in a worktree).
  * Loopback only; bounded in time; prints a markdown table.
  */
@@ -52,6 +55,7 @@ import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { Pool as HttpPool } from 'undici';
 import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, OPEN_LOOP_HEADER, openLoopCells, perSecond, cpuMs, cpuMsOfProcesses, tenantPoster, healthzSender, completeWithActions, type OpenLoopRow } from './support.js';
+import { RawHttpSender, type RawAnswer } from './raw-http.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -96,6 +100,8 @@ const CODES = 50;
 const P99_TARGET_MS = 100;
 const TARGET_RATE = 1000;
 const HTTP_CONNECTIONS = 512;
+/** BENCH_SPINS_SENDER=undici: the spins and the baseline through undici's pool rather than raw sockets. */
+const UNDICI_SENDER = process.env.BENCH_SPINS_SENDER === 'undici';
 const WARMUP_RATE = 100;
 const WARMUP_SECONDS = 3;
 /** Sessions opened at once while setting up. */
@@ -228,6 +234,7 @@ async function main(): Promise<void> {
   const db = new Database(appUrl, ownerUrl, SERVICE_POOL);
   let service: ChildProcess | null = null;
   let http: HttpPool | null = null;
+  let raw: RawHttpSender | null = null;
   let sampler: NodeJS.Timeout | null = null;
   const loadAtStart = os.loadavg()[0];
   try {
@@ -279,8 +286,10 @@ async function main(): Promise<void> {
     await db.system.query('ANALYZE');
     let used = 0;
     // Each spin is the next participant's first attempt, with its session, never the tenant's key.
-    const spin = () => completeWithActions(http!, 'wheel', { session_id: sessions[used++], engagement_id: engagement.id, activity_type: 'spin_wheel' });
-    const healthz = healthzSender(http);
+    raw = new RawHttpSender(port, HTTP_CONNECTIONS);
+    const spinBody = () => ({ session_id: sessions[used++], engagement_id: engagement.id, activity_type: 'spin_wheel' });
+    const spin = UNDICI_SENDER ? () => completeWithActions(http!, 'wheel', spinBody()) : () => expectOk(raw!.post('/api/v1/activities/wheel/complete-with-actions', spinBody()), 'complete-with-actions');
+    const healthz = UNDICI_SENDER ? healthzSender(http) : () => expectOk(raw!.get('/healthz'), '/healthz');
     // The limit's participants exist before their spins, as the crowd's do (their sessions created them).
     // The group's spins take theirs after the limit's.
     const limitTotal = (LIMIT ? Math.round(WARMUP_RATE * WARMUP_SECONDS + RATES.reduce((sum, rate) => sum + rate * SECONDS, 0)) : 0) + (GROUP > 0 ? Math.round(RATES.reduce((sum, rate) => sum + rate * SECONDS, 0)) : 0);
@@ -416,10 +425,17 @@ async function main(): Promise<void> {
   } finally {
     if (sampler) clearInterval(sampler);
     await http?.close();
+    raw?.close();
     if (service) await stopServiceProcess(service);
     await db.close();
     await database.stop();
   }
+}
+
+/** Throws unless the raw sender's answer is a 200. */
+async function expectOk(answer: Promise<RawAnswer>, what: string): Promise<void> {
+  const { status, body } = await answer;
+  if (status !== 200) throw new Error(`${what} answered ${status}: ${body?.toString('utf8').slice(0, 200) ?? ''}`);
 }
 
 runBench(main);
