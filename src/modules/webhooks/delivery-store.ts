@@ -1,6 +1,7 @@
 import type { Statement, Tx } from '../../platform/db.js';
 import type { DeliveryStatus } from './schemas.js';
 import type { DestinationRow } from './destination-store.js';
+import { outboxEventsByIds } from './stream-store.js';
 import { countFinishedDeliveriesSql } from '../analytics/index.js';
 
 /**
@@ -47,8 +48,7 @@ export async function fanOut(
   const { rows } = await tx.query(
     `WITH ev AS (
        SELECT e.id, e.seq, e.event, e.participant_id, e.engagement_id, e.created_at, e.traceparent
-       FROM outbox_events e
-       WHERE e.tenant_id = $1 AND e.id = ANY ($2::text[])
+       FROM ${outboxEventsByIds('$1', '$2')}
      ), inserted AS (
        INSERT INTO webhook_deliveries (tenant_id, id, destination_id, event_id, event, participant_id, engagement_id, occurred_at,
                                        status, max_attempts, next_attempt_at, created_at, updated_at)

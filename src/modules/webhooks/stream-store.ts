@@ -5,6 +5,18 @@ import type { Database, Tx } from '../../platform/db.js';
  * by id, after a position, or after an event.
  */
 
+/**
+ * The outbox events of `ids` (a text[] parameter) of a tenant, as a FROM item
+ * `e`: one key look-up per id, whatever the statistics say. With
+ * `id = ANY (ids)`, a plan made while the tenant had few events scans all of
+ * them: at 1,000 spins/s the fan-out's time grew with the outbox (13,500
+ * events: 3–6 ms for 200 ids, against 0.7 ms this way). A LATERAL with LIMIT,
+ * which the planner does not flatten into a join.
+ */
+export function outboxEventsByIds(tenant: string, ids: string): string {
+  return `unnest(${ids}::text[]) AS asked (id) CROSS JOIN LATERAL (SELECT * FROM outbox_events o WHERE o.tenant_id = ${tenant} AND o.id = asked.id LIMIT 1) e`;
+}
+
 export interface StreamEventRow {
   id: string;
   seq: number;
@@ -77,8 +89,7 @@ const TENANT_CATCH_UP_WINDOW = '10 minutes';
 
 export async function tenantEventsByIds(tx: Tx, tenantId: string, ids: string[]): Promise<StreamEventRow[]> {
   const { rows } = await tx.query<StreamEventRow>(
-    `SELECT id, seq, event, participant_id, engagement_id, data, created_at FROM outbox_events
-     WHERE tenant_id = $1 AND id = ANY ($2::text[]) ORDER BY seq`,
+    `SELECT e.id, e.seq, e.event, e.participant_id, e.engagement_id, e.data, e.created_at FROM ${outboxEventsByIds('$1', '$2')} ORDER BY e.seq`,
     [tenantId, ids],
   );
   return rows;
