@@ -183,7 +183,7 @@ function spinParts(tenantId: string, engagementId: string, participantId: string
   return {
     take: takeAttemptStatement(tenantId, key, { attemptId, at: now, maxAttempts: 1, cooldownSeconds: 0, completing: true }),
     grants,
-    record: recordCompletionStatement(tenantId, key, { attemptId, activityType: 'spin_wheel', result, response, openedAt: now, at: now, wasOpen: false, fact }),
+    record: recordCompletionStatement(tenantId, [{ key, attemptId, activityType: 'spin_wheel', result, response, openedAt: now, at: now, wasOpen: false, fact }]),
     event: { event: 'activity.completed', participantId, engagementId, data: legacy, occurredAt: now },
   };
 }

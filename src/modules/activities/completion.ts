@@ -328,14 +328,15 @@ async function completeInTx(tx: Tx, calls: readonly CompletionCall[], lookupRows
     for (const plan of plans) plan.executed.push(...(await runActions(plan.ctx, plan.planned)));
   }
 
-  const last: Statement[] = [];
+  const records: store.CompletionRecord[] = [];
   const completed: OutboxEvent[] = [];
   for (const plan of plans) {
     const done = await recordCompletion(plan, answers);
     outcomes[plan.one.index] = { response: done.response };
-    last.push(done.record);
+    records.push(done.record);
     completed.push(...done.events);
   }
+  const last: Statement[] = records.length ? [store.recordCompletionStatement(session.tenantId, records)] : [];
   // Per participant, the events keep their order: the prize's claim, the points, the completion.
   const all = [...events, ...completed];
   return { result: outcomes, last: all.length ? [...last, ...emitting(tx, session.tenantId, all).statements] : last };
@@ -425,11 +426,11 @@ async function planCompletion(ctx: ActionContext, one: Accepted, attempt: Opened
 }
 
 /**
- * A call's answer, the statement that records its attempt and fact (sent
- * with the COMMIT), and its completion events; the fact handlers run here,
+ * A call's answer, the record of its attempt and fact (the batch's records
+ * go as one statement with the COMMIT), and its completion events; the fact handlers run here,
  * with the batch's answers to their questions.
  */
-async function recordCompletion(plan: Plan, answers: BatchAnswers | null): Promise<{ response: CompletionResponse; record: Statement; events: OutboxEvent[] }> {
+async function recordCompletion(plan: Plan, answers: BatchAnswers | null): Promise<{ response: CompletionResponse; record: store.CompletionRecord; events: OutboxEvent[] }> {
   const { attempt, ctx, executed, result, passed } = plan;
   const { tx, session, activity } = ctx;
   const now = clock.now(session.tenantId);
@@ -453,7 +454,8 @@ async function recordCompletion(plan: Plan, answers: BatchAnswers | null): Promi
     result,
     duplicate: false,
   };
-  const record = store.recordCompletionStatement(session.tenantId, keyOf(session, activity), {
+  const record: store.CompletionRecord = {
+    key: keyOf(session, activity),
     attemptId: attempt.id,
     activityType: activity.type,
     result,
@@ -462,7 +464,7 @@ async function recordCompletion(plan: Plan, answers: BatchAnswers | null): Promi
     at: now,
     wasOpen: !attempt.fresh,
     fact: { ...fact, source: 'activity', activityId: activity.activityId },
-  });
+  };
   // A preview's completion counts for nothing: no challenge, streak or contest sees it, and no event leaves.
   if (activity.preview) return { response, record, events: [] };
   // The handlers read neither the attempt nor the fact's row: they run before both are written, with the COMMIT.

@@ -130,7 +130,7 @@ test('a spin that a contest and a challenge count: the answers read with the tak
   assert.deepEqual(progress.body.objectives, [{ id: 'spin', current: 1, target: 1, completed: true }]);
 });
 
-test("a batch of first spins: four round trips however many spins, the points in one statement per round, each spin's answer its own", async (t) => {
+test("a batch of first spins: four round trips however many spins, the points in one statement per round and the records in one, each spin's answer its own", async (t) => {
   const svc = await startTestService(t);
   const tenant = await svc.createTenant();
   const engagement = await createEngagement(svc, tenant, {
@@ -150,6 +150,8 @@ test("a batch of first spins: four round trips however many spins, the points in
   assert.ok((trips[1].match(/EXECUTE s\d+\(/g) ?? []).length >= 12, `the twelve takes travel together\n${listing}`);
   // Every spin's prize in one statement, every spin's on-completion points in a second (a participant's balance changes once per statement).
   assert.equal((trips[2].match(/EXECUTE s\d+\(/g) ?? []).length, 2, `every spin's points travel together, in two statements\n${listing}`);
+  // Every spin's attempt and fact recorded in one statement, the events in a second, with the COMMIT.
+  assert.equal((trips[3].match(/EXECUTE s\d+\(/g) ?? []).length, 2, `the records travel together, in one statement beside the events'\n${listing}`);
   for (const [i, outcome] of outcomes.entries()) {
     assert.ok('response' in outcome, String((outcome as { error: unknown }).error));
     const { actions_executed: executed, attempt_id: attemptId } = outcome.response;

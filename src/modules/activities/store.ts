@@ -145,27 +145,59 @@ export async function insertFact(tx: Tx, tenantId: string, fact: FactRecord): Pr
   await tx.query(`${INSERT_FACT} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [tenantId, ...factValues(fact)]);
 }
 
+/** A completion's record: its attempt (new and completed at once, or the validated one), its answer and its fact. */
+export interface CompletionRecord {
+  key: ActivityKey;
+  attemptId: string;
+  activityType: string;
+  result: Record<string, unknown>;
+  response: Record<string, unknown>;
+  openedAt: Date;
+  at: Date;
+  wasOpen: boolean;
+  fact: FactRecord;
+}
+
 /**
- * The completion's writes in one statement: the attempt (inserted completed,
+ * The completions' writes in one statement: each attempt (inserted completed,
  * or the validated one updated), its fact, and, for a validated attempt, the
- * participation's waiting attempt cleared and its completions counted.
+ * participation's waiting attempt cleared and its completions counted. One
+ * record binds scalars; several (a batch of completions, `completeMany`) bind
+ * one array per column, unnested: one statement however many records, where
+ * one each cost a batch of 13 spins thirteen executions and answers.
  */
-export function recordCompletionStatement(
-  tenantId: string,
-  key: ActivityKey,
-  input: {
-    attemptId: string;
-    activityType: string;
-    result: Record<string, unknown>;
-    response: Record<string, unknown>;
-    openedAt: Date;
-    at: Date;
-    wasOpen: boolean;
-    fact: FactRecord;
-  },
-): Statement {
+export function recordCompletionStatement(tenantId: string, records: readonly CompletionRecord[]): Statement {
+  const single = records.length === 1;
+  const column = <T>(value: (r: CompletionRecord) => T) => (single ? value(records[0]) : records.map(value));
+  const json = (value: unknown) => JSON.stringify(value);
   return {
-    text: `WITH attempt AS (
+    text: single ? RECORD_ONE : RECORD_MANY,
+    values: [
+      tenantId,
+      column((r) => r.fact.id),
+      column((r) => r.fact.name),
+      column((r) => r.fact.source),
+      column((r) => r.fact.participantId),
+      column((r) => r.fact.engagementId),
+      column((r) => r.fact.activityId),
+      column((r) => json(r.fact.properties)),
+      column((r) => r.fact.evaluateChallenges),
+      column((r) => r.fact.occurredAt),
+      column((r) => r.attemptId),
+      column((r) => r.key.engagementId),
+      column((r) => r.key.activityId),
+      column((r) => r.activityType),
+      column((r) => r.key.participantId),
+      column((r) => json(r.result)),
+      column((r) => json(r.response)),
+      column((r) => r.openedAt),
+      column((r) => r.at),
+      column((r) => r.wasOpen),
+    ],
+  };
+}
+
+const RECORD_ONE = `WITH attempt AS (
        INSERT INTO activity_attempts (tenant_id, id, engagement_id, activity_id, activity_type, participant_id, status, result, response, fact_id, opened_at, completed_at)
        VALUES ($1, $11, $12, $13, $14, $15, 'completed', $16, $17, $2, $18, $19)
        ON CONFLICT (tenant_id, id) DO UPDATE
@@ -174,23 +206,26 @@ export function recordCompletionStatement(
        UPDATE activity_participations SET open_attempt_id = NULL, completions = completions + 1
        WHERE $20::boolean AND tenant_id = $1 AND engagement_id = $12 AND activity_id = $13 AND participant_id = $15 AND open_attempt_id = $11
      )
-     ${INSERT_FACT} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    values: [
-      tenantId,
-      ...factValues(input.fact),
-      input.attemptId,
-      key.engagementId,
-      key.activityId,
-      input.activityType,
-      key.participantId,
-      JSON.stringify(input.result),
-      JSON.stringify(input.response),
-      input.openedAt,
-      input.at,
-      input.wasOpen,
-    ],
-  };
-}
+     ${INSERT_FACT} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
+
+const RECORD_MANY = `WITH input AS (
+       SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::uuid[], $7::text[], $8::jsonb[], $9::boolean[], $10::timestamptz[],
+                            $11::text[], $12::uuid[], $13::text[], $14::text[], $15::text[], $16::jsonb[], $17::jsonb[], $18::timestamptz[],
+                            $19::timestamptz[], $20::boolean[])
+         AS i (fact_id, name, source, fact_participant_id, fact_engagement_id, fact_activity_id, properties, evaluate_challenges, occurred_at,
+               attempt_id, engagement_id, activity_id, activity_type, participant_id, result, response, opened_at, completed_at, was_open)
+     ), attempt AS (
+       INSERT INTO activity_attempts (tenant_id, id, engagement_id, activity_id, activity_type, participant_id, status, result, response, fact_id, opened_at, completed_at)
+       SELECT $1, attempt_id, engagement_id, activity_id, activity_type, participant_id, 'completed', result, response, fact_id, opened_at, completed_at FROM input
+       ON CONFLICT (tenant_id, id) DO UPDATE
+         SET status = 'completed', result = EXCLUDED.result, response = EXCLUDED.response, fact_id = EXCLUDED.fact_id, completed_at = EXCLUDED.completed_at
+     ), participation AS (
+       UPDATE activity_participations p SET open_attempt_id = NULL, completions = p.completions + 1
+       FROM input i
+       WHERE i.was_open AND p.tenant_id = $1 AND p.engagement_id = i.engagement_id AND p.activity_id = i.activity_id
+         AND p.participant_id = i.participant_id AND p.open_attempt_id = i.attempt_id
+     )
+     ${INSERT_FACT} SELECT $1, fact_id, name, source, fact_participant_id, fact_engagement_id, fact_activity_id, properties, evaluate_challenges, occurred_at FROM input`;
 
 /** Completed activities of a participant in an engagement, for gate conditions. */
 export async function completedActivities(tx: Tx, tenantId: string, engagementId: string, participantId: string): Promise<Array<{ activity_id: string; activity_type: string }>> {
