@@ -28,6 +28,11 @@ export interface OutboxEvent {
   data: Record<string, unknown>;
   /** Emission time; defaults to the clock's now. */
   occurredAt?: Date;
+  /**
+   * The trace context of the request that caused the event, when the emitter
+   * works for several (a batch of completions); absent, the emitter's own.
+   */
+  traceparent?: string | null;
 }
 
 export const DISPATCH_TASK = 'outbox.dispatch';
@@ -150,7 +155,7 @@ async function writeHeld(tx: Tx, holding: Map<string, HeldEntry[]>): Promise<voi
 function heldEvents(events: OutboxEvent[], now: Date): HeldEvent[] {
   // The emitter's trace context while tracing is on: the jobs that deliver the event link to it.
   const traceparent = currentTraceparent();
-  return events.map((event) => ({ id: prefixedId('evt'), event, at: event.occurredAt ?? now, traceparent }));
+  return events.map((event) => ({ id: prefixedId('evt'), event, at: event.occurredAt ?? now, traceparent: event.traceparent === undefined ? traceparent : event.traceparent }));
 }
 
 /**

@@ -182,3 +182,40 @@ test('two completions of one validated attempt in a batch: the attempt is comple
   const [counted] = await svc.sql(`SELECT count(*)::int AS entries FROM points_ledger WHERE tenant_id = $1`, [tenant.tenantId]);
   assert.equal(counted.entries, 1, 'one prize');
 });
+
+test("each completion of a batch gives its events its own request's trace context, not the one of the request that started the batch", async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  await couponPool(svc, tenant, 'traced-coupon', Array.from({ length: 6 }, (_, i) => `TRACED-${i}`));
+  const onCompletion = [{ type: 'award_points', amount: 1, reason: 'spun' }];
+  const engagement = await createEngagement(svc, tenant, {
+    activities: [
+      // Points only: every call's points go in one message.
+      wheel({ id: 'points', max_attempts: 1, segments: ALWAYS_TEN_POINTS, on_completion: onCompletion }),
+      // A coupon: each call's actions in turn, its claim's events among them.
+      wheel({ id: 'coupon', max_attempts: 1, segments: [{ label: 'gone', prize_type: 'points', prize_value: 1, weight: 1, inventory: 0 }, { label: '50% off', prize_type: 'reward', reward_id: 'traced-coupon', weight: 1 }], on_completion: onCompletion }),
+    ],
+  });
+  const crowd = await sessions(svc, tenant, engagement.id, 6);
+  const traceOf = (i: number) => `00-${String(i + 1).padStart(32, '0')}-${String(i + 1).padStart(16, '0')}-01`;
+  for (const activityId of ['points', 'coupon']) {
+    const calls = crowd.map((s, i) => ({
+      session: { tenantId: tenant.tenantId, participantId: s.participantId, engagementId: s.engagementId },
+      activityId,
+      body: { session_id: s.sessionId, engagement_id: s.engagementId, activity_type: 'spin_wheel' as const },
+      traceparent: traceOf(i),
+    }));
+    const outcomes = await completeMany(svc.service.db, calls);
+    for (const outcome of outcomes) assert.ok('response' in outcome, String((outcome as { error: unknown }).error));
+  }
+  const rows = await svc.sql<{ participant_id: string; event: string; traceparent: string | null }>(
+    'SELECT participant_id, event, traceparent FROM outbox_events WHERE tenant_id = $1 AND participant_id = ANY ($2::text[]) ORDER BY seq',
+    [tenant.tenantId, crowd.map((s) => s.participantId)],
+  );
+  for (const [i, s] of crowd.entries()) {
+    const own = rows.filter((row) => row.participant_id === s.participantId && row.event !== 'participant.created');
+    const events = own.map((row) => row.event);
+    for (const event of ['points.awarded.v1', 'activity.completed', 'reward.claimed.v1']) assert.ok(events.includes(event), `${s.participantId}: ${event} among ${events.join(', ')}`);
+    assert.deepEqual([...new Set(own.map((row) => row.traceparent))], [traceOf(i)], `${s.participantId}'s events: ${events.join(', ')}`);
+  }
+});

@@ -1,5 +1,6 @@
 import type { Database } from '../../platform/db.js';
 import type { AuthContext } from '../../platform/auth.js';
+import { currentTraceparent } from '../../platform/tracing.js';
 import type { CompleteBody } from './schemas.js';
 import { sessionOf } from './attempts.js';
 import { completeMany, type CompletionCall, type CompletionResponse } from './completion.js';
@@ -81,5 +82,5 @@ const batchesOf = new WeakMap<Database, CompletionBatches>();
 export async function complete(db: Database, inFlightMax: number, auth: AuthContext, activityId: string, body: CompleteBody): Promise<CompletionResponse> {
   let batches = batchesOf.get(db);
   if (!batches) batchesOf.set(db, (batches = new CompletionBatches(db, inFlightMax)));
-  return batches.submit({ session: sessionOf(auth), activityId, body });
+  return batches.submit({ session: sessionOf(auth), activityId, body, traceparent: currentTraceparent() });
 }

@@ -86,6 +86,8 @@ interface ActionContext {
   activity: PublishedActivity;
   attemptId: string;
   events: OutboxEvent[];
+  /** The trace context of the call's request (CompletionCall.traceparent). */
+  traceparent?: string | null;
 }
 
 /**
@@ -115,8 +117,9 @@ interface Planned {
 /** The points actions of one or several completions in one round trip (`grantEachInTx`), in their order. */
 async function grantPoints(lists: ReadonlyArray<{ ctx: ActionContext; list: Planned[] }>): Promise<Executed[][]> {
   const { tx, session, events } = lists[0].ctx;
-  const inputs = lists.flatMap(({ ctx: { session: own, activity, attemptId }, list }) =>
+  const inputs = lists.flatMap(({ ctx: { session: own, activity, attemptId, traceparent }, list }) =>
     list.map(({ action, source }) => ({
+      traceparent,
       participantId: own.participantId,
       amount: action.amount!,
       reason: action.reason ?? (source === 'prize' ? `${activity.type}_prize` : `${activity.type}_completed`),
@@ -239,6 +242,11 @@ export interface CompletionCall {
   session: Session;
   activityId: string;
   body: CompleteBody;
+  /**
+   * The trace context of the call's request: a batch runs in the context of
+   * the request that started it, and each call's events carry their own.
+   */
+  traceparent?: string | null;
 }
 
 /** A completion's answer, or the error that refused it before it wrote anything. */
@@ -319,13 +327,22 @@ async function completeInTx(tx: Tx, calls: readonly CompletionCall[], lookupRows
   // From here on a failure rolls the whole batch back (`completeMany`).
   const events: OutboxEvent[] = [];
   const plans: Plan[] = [];
-  for (const { one, attempt } of opened) plans.push(await planCompletion({ tx, session: one.call.session, activity: one.activity, attemptId: attempt.id, events }, one, attempt, known));
+  for (const { one, attempt } of opened) {
+    const from = events.length;
+    const { traceparent } = one.call;
+    plans.push(await planCompletion({ tx, session: one.call.session, activity: one.activity, attemptId: attempt.id, events, traceparent }, one, attempt, known));
+    traced(events, from, traceparent);
+  }
   // Every call's points in one message when the calls award nothing else; otherwise each call's actions in their order.
   if (plans.length > 1 && plans.every(({ planned }) => planned.every(({ action }) => action.type === 'award_points'))) {
     const granted = await grantPoints(plans.map(({ ctx, planned }) => ({ ctx, list: planned })));
     plans.forEach((plan, i) => plan.executed.push(...granted[i]));
   } else {
-    for (const plan of plans) plan.executed.push(...(await runActions(plan.ctx, plan.planned)));
+    for (const plan of plans) {
+      const from = events.length;
+      plan.executed.push(...(await runActions(plan.ctx, plan.planned)));
+      traced(events, from, plan.ctx.traceparent);
+    }
   }
 
   const records: store.CompletionRecord[] = [];
@@ -334,12 +351,18 @@ async function completeInTx(tx: Tx, calls: readonly CompletionCall[], lookupRows
     const done = await recordCompletion(plan, answers);
     outcomes[plan.one.index] = { response: done.response };
     records.push(done.record);
-    completed.push(...done.events);
+    completed.push(...done.events.map((event) => (plan.ctx.traceparent === undefined ? event : { ...event, traceparent: plan.ctx.traceparent })));
   }
   const last: Statement[] = records.length ? [store.recordCompletionStatement(session.tenantId, records)] : [];
   // Per participant, the events keep their order: the prize's claim, the points, the completion.
   const all = [...events, ...completed];
   return { result: outcomes, last: all.length ? [...last, ...emitting(tx, session.tenantId, all).statements] : last };
+}
+
+/** Gives the events from `from` on that carry no trace context of their own the call's (`CompletionCall.traceparent`). */
+function traced(events: OutboxEvent[], from: number, traceparent: string | null | undefined): void {
+  if (traceparent === undefined) return;
+  for (let i = from; i < events.length; i++) if (events[i].traceparent === undefined) events[i] = { ...events[i], traceparent };
 }
 
 /** The calls whose activity and payload pass; the others are answered with their error in `outcomes`. */

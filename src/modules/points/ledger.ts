@@ -41,6 +41,8 @@ export interface GrantInput {
   engagementId?: string | null;
   /** The multiplier already applied to `amount` by the caller (rules engine), reported in the event. */
   multiplier?: number | null;
+  /** The trace context of the request the grant is for, when the caller works for several (OutboxEvent.traceparent). */
+  traceparent?: string | null;
 }
 
 export interface DeductInput {
@@ -162,8 +164,9 @@ export function grantValues(tenantId: string, input: GrantInput, now: Date = clo
 }
 
 /** The events a grant or deduct statement built (`grantStatement`, `deductStatements`), to emit. */
-function outboxEvents(input: { participantId: string; engagementId?: string | null }, events: store.LedgerEvent[]): OutboxEvent[] {
-  return events.map(({ event, data }) => ({ event, participantId: input.participantId, engagementId: input.engagementId ?? null, data }));
+function outboxEvents(input: { participantId: string; engagementId?: string | null; traceparent?: string | null }, events: store.LedgerEvent[]): OutboxEvent[] {
+  const traced = input.traceparent === undefined ? {} : { traceparent: input.traceparent };
+  return events.map(({ event, data }) => ({ event, participantId: input.participantId, engagementId: input.engagementId ?? null, data, ...traced }));
 }
 
 /**
