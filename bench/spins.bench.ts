@@ -43,8 +43,9 @@
  * spin's own statements; BENCH_SPINS_GROUP_TRIPS=1 sends them one spin after
  * another, each in a savepoint and three round trips, in one transaction).
  * The spins and the baseline go through a raw-socket sender (raw-http.ts), which
- * takes less of the shared machine than an HTTP client library (0.05 against
- * 0.15 ms per spin, docs/performance.md); BENCH_SPINS_SENDER=undici sends them
+ * takes less of the shared machine than an HTTP client library (this process
+ * at 0.11–0.13 against 0.18 ms of CPU per spin, docs/performance.md);
+ * BENCH_SPINS_SENDER=undici sends them
  * through undici's pool, as until 4 Dec. BENCH_SPINS_SERVICE_ROOT=<dir>
  * runs the service of another checkout (an older commit in a worktree).
  * Loopback only; bounded in time; prints a markdown table.
