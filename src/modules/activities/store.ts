@@ -167,33 +167,26 @@ export interface CompletionRecord {
  * one each cost a batch of 13 spins thirteen executions and answers.
  */
 export function recordCompletionStatement(tenantId: string, records: readonly CompletionRecord[]): Statement {
-  const single = records.length === 1;
-  const column = <T>(value: (r: CompletionRecord) => T) => (single ? value(records[0]) : records.map(value));
-  const json = (value: unknown) => JSON.stringify(value);
+  // $2–$10 the fact (`factValues`), $11–$20 the attempt.
+  const rowOf = (r: CompletionRecord): unknown[] => [
+    ...factValues(r.fact),
+    r.attemptId,
+    r.key.engagementId,
+    r.key.activityId,
+    r.activityType,
+    r.key.participantId,
+    JSON.stringify(r.result),
+    JSON.stringify(r.response),
+    r.openedAt,
+    r.at,
+    r.wasOpen,
+  ];
+  const rows = records.map(rowOf);
+  const single = rows.length === 1;
   return {
     text: single ? RECORD_ONE : RECORD_MANY,
-    values: [
-      tenantId,
-      column((r) => r.fact.id),
-      column((r) => r.fact.name),
-      column((r) => r.fact.source),
-      column((r) => r.fact.participantId),
-      column((r) => r.fact.engagementId),
-      column((r) => r.fact.activityId),
-      column((r) => json(r.fact.properties)),
-      column((r) => r.fact.evaluateChallenges),
-      column((r) => r.fact.occurredAt),
-      column((r) => r.attemptId),
-      column((r) => r.key.engagementId),
-      column((r) => r.key.activityId),
-      column((r) => r.activityType),
-      column((r) => r.key.participantId),
-      column((r) => json(r.result)),
-      column((r) => json(r.response)),
-      column((r) => r.openedAt),
-      column((r) => r.at),
-      column((r) => r.wasOpen),
-    ],
+    // Several records: one array per column.
+    values: [tenantId, ...(single ? rows[0] : rows[0].map((_, column) => rows.map((row) => row[column])))],
   };
 }
 
