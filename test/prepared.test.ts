@@ -4,7 +4,7 @@ import { startTestService, testCluster } from './helper.js';
 import { withCredentials } from '../src/platform/database-server.js';
 import { APP_ROLE } from '../src/platform/migrate.js';
 import pg from 'pg';
-import { Database, PREPARED_PER_CONNECTION_MAX } from '../src/platform/db.js';
+import { Database, planEachCall, PREPARED_PER_CONNECTION_MAX, runStatements } from '../src/platform/db.js';
 import { escapeLiteral } from '../src/platform/sql-literals.js';
 import { compactSql, sendExtended } from '../src/platform/db-extended.js';
 import { loadConfig } from '../src/config.js';
@@ -158,6 +158,42 @@ test('extended messages: a named statement is described once per connection; lat
   await sendExtended(client, [typed], false);
   assert.equal(describes, 6);
   await client.end();
+});
+
+test('a text planned on each call is never prepared, however it is sent, and its plan follows the table as it grows; a prepared one keeps the plan made while the table was small', async (t) => {
+  const { tenant, appUrl, db } = await oneConnection(t);
+  const eachCall = planEachCall('SELECT participant_id FROM participants WHERE tenant_id = $1 AND participant_id = ANY ($2::text[])');
+  await db.tenant(tenant.tenantId, (tx) => tx.query(eachCall, [tenant.tenantId, ['a']]));
+  await db.tenant(tenant.tenantId, (tx) => runStatements(tx, [{ text: eachCall, values: [tenant.tenantId, ['a']] }]));
+  await db.tenantInOneTrip(tenant.tenantId, [{ text: eachCall, values: [tenant.tenantId, ['a']] }]);
+  const statements = await db.tenant(tenant.tenantId, async (tx) => (await tx.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows.map((r) => r.statement));
+  assert.ok(statements.length > 0, 'the connection prepares its other statements');
+  assert.equal(statements.filter((s) => s.includes('participant_id = ANY')).length, 0, 'by query, in a script and in an extended message alike');
+
+  // One transaction on one connection: a table of ten rows, analyzed, both texts planned on it, then 50,000 rows more.
+  const client = new pg.Client({ connectionString: appUrl });
+  await client.connect();
+  client.on('error', () => undefined);
+  t.after(() => client.end().catch(() => undefined));
+  await client.query("BEGIN; SET LOCAL plan_cache_mode = force_generic_plan; CREATE TEMP TABLE growing (id int PRIMARY KEY, note text) ON COMMIT DROP");
+  await client.query('INSERT INTO growing SELECT g, repeat($1, 20) FROM generate_series(1, 10) g', ['x']);
+  await client.query('ANALYZE growing');
+  const prepared = { text: 'SELECT id FROM growing WHERE id = ANY ($1::int[])', values: [[1, 2]] };
+  const planned = { text: planEachCall('SELECT id FROM growing WHERE id = ANY ($1::int[]) AND id > 0'), values: [[1, 2]] };
+  await sendExtended(client, [prepared, planned], true);
+  await client.query('INSERT INTO growing SELECT g, repeat($1, 20) FROM generate_series(11, 50000) g', ['x']);
+  const scans = async () => (await client.query<{ seq: number; idx: number }>("SELECT seq_scan::int AS seq, idx_scan::int AS idx FROM pg_stat_xact_user_tables WHERE relname = 'growing'")).rows[0];
+  const before = await scans();
+  const [again] = await sendExtended(client, [{ ...prepared, values: [[40000, 40001]] }], true);
+  assert.deepEqual(again.rows.map((r) => r.id), [40000, 40001]);
+  const afterPrepared = await scans();
+  assert.equal(afterPrepared.seq - before.seq, 1, 'the prepared text still reads the whole table with the plan made at ten rows');
+  const [fresh] = await sendExtended(client, [{ ...planned, values: [[40000, 40001]] }], true);
+  assert.deepEqual(fresh.rows.map((r) => r.id), [40000, 40001]);
+  const afterPlanned = await scans();
+  assert.equal(afterPlanned.seq - afterPrepared.seq, 0, 'the text planned on each call reads no table');
+  assert.ok(afterPlanned.idx > afterPrepared.idx, 'but the key');
+  await client.query('ROLLBACK');
 });
 
 test('transactions ending with their last statements: sent with the COMMIT in one message, a failing one rolls everything back, none sends the COMMIT alone', async (t) => {

@@ -30,6 +30,30 @@ const Result = require('pg/lib/result.js') as new () => pg.QueryResult & {
   addCommandComplete(message: unknown): void;
 };
 
+/**
+ * Texts that every connection sends unnamed, so PostgreSQL plans them on each call with the values given and the
+ * tables as they are, never from a cached plan (`planEachCall`).
+ */
+const plannedEachCall = new Set<string>();
+
+/**
+ * Marks a statement's text to be planned on each call, and returns it. For a statement over a list of keys on a
+ * table that grows in bursts (a batch's events, deliveries or keys): a connection's cached plan is made with the
+ * table's size at the time and kept until the table's next ANALYZE (autovacuum's, up to a minute later by default).
+ * Made while the table was small, it scanned every row of the tenant for each batch once the table had grown (up to
+ * 500 ms for 100 events at 100,000 in `npm run bench -- pipeline`). Planning once per batch costs a fraction of a
+ * millisecond. For a constant text: the set keeps every text it is given.
+ */
+export function planEachCall(text: string): string {
+  plannedEachCall.add(text);
+  return text;
+}
+
+/** Whether a text is planned on each call (`planEachCall`): sent unnamed, never prepared. */
+export function isPlannedEachCall(text: string): boolean {
+  return plannedEachCall.has(text);
+}
+
 /** A statement and its parameter values. */
 interface Sent {
   text: string;
@@ -104,7 +128,7 @@ class ExtendedMessage {
     for (const { text, values } of this.statements) {
       let name = this.names?.byText.get(text);
       if (name === undefined) {
-        if (this.names && this.names.created < PREPARED_PER_CONNECTION_MAX) {
+        if (this.names && this.names.created < PREPARED_PER_CONNECTION_MAX && !isPlannedEachCall(text)) {
           name = `x${this.names.created++}`;
           this.names.byText.set(text, name);
           this.fresh.push(text);

@@ -4,7 +4,7 @@ import { isUuid } from './ids.js';
 import { inlineLiteral, inlineStatement } from './sql-literals.js';
 import { currentContext, inContext, tracingOn } from './tracing.js';
 import { traceQueries, traceTransaction } from './tracing-db.js';
-import { isStalePlan, PREPARED_PER_CONNECTION_MAX, sendExtended } from './db-extended.js';
+import { isPlannedEachCall, isStalePlan, planEachCall, PREPARED_PER_CONNECTION_MAX, sendExtended } from './db-extended.js';
 import { lowerBackendPriority } from './background-priority.js';
 import type { Context } from '@opentelemetry/api';
 
@@ -109,7 +109,7 @@ function messageOf(client: pg.ClientBase, statements: readonly Statement[]): Mes
   const fresh: string[] = [];
   for (const { text, values } of statements) {
     let name = prepared?.names.get(text);
-    if (prepared && !name && values.length > 0 && prepared.created < PREPARED_PER_CONNECTION_MAX) {
+    if (prepared && !name && values.length > 0 && prepared.created < PREPARED_PER_CONNECTION_MAX && !isPlannedEachCall(text)) {
       name = `s${prepared.created++}`;
       prepared.names.set(text, name);
       fresh.push(text);
@@ -231,7 +231,7 @@ interface ReadCaller {
  */
 export const RETRYABLE_SQLSTATES: ReadonlySet<string> = new Set(['40001', '40P01', '23503']);
 
-export { PREPARED_PER_CONNECTION_MAX };
+export { PREPARED_PER_CONNECTION_MAX, planEachCall };
 
 
 /**
@@ -243,8 +243,8 @@ export { PREPARED_PER_CONNECTION_MAX };
  * (docs/performance/ingestion.md). At most PREPARED_PER_CONNECTION_MAX named
  * statements per connection; after a stale plan the connection forgets its
  * names and prepares afresh under new ones (within the same bound).
- * Statements without parameters, and calls that pass a query object, go
- * through unchanged.
+ * Statements without parameters, texts planned on each call (`planEachCall`)
+ * and calls that pass a query object go through unchanged.
  */
 function prepareStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
@@ -254,7 +254,7 @@ function prepareStatements(client: pg.PoolClient): void {
   let created = 0;
   (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
     const [text, values, callback] = args;
-    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || callback !== undefined) return query(...args);
+    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || callback !== undefined || isPlannedEachCall(text)) return query(...args);
     let name = names.get(text);
     if (!name) {
       if (created >= PREPARED_PER_CONNECTION_MAX) return query(text, values);

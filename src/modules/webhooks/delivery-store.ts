@@ -1,4 +1,4 @@
-import type { Statement, Tx } from '../../platform/db.js';
+import { planEachCall, type Statement, type Tx } from '../../platform/db.js';
 import type { DeliveryStatus } from './schemas.js';
 import type { DestinationRow } from './destination-store.js';
 import { outboxEventsByIds } from './stream-store.js';
@@ -29,24 +29,8 @@ export const DELIVER_JOB_ATTEMPTS_MAX = 25;
  */
 export const DELIVERY_BATCH_MAX = 32;
 
-/**
- * The dispatcher's one statement: for the given outbox events, one delivery
- * per matching active destination (subscribed to the event by its name, by
- * `<prefix>.*` or by `*`, as catalog.ts's subscriptionMatches says, and scoped to its
- * engagement when the destination has one), delivery jobs for them (one per
- * destination and DELIVERY_BATCH_MAX deliveries, in event order), and a
- * notification per participant (and one for the events about no participant)
- * for the live streams. Running it twice for the
- * same events creates nothing new (the unique original-delivery index).
- */
-export async function fanOut(
-  tx: Tx,
-  tenantId: string,
-  eventIds: string[],
-  now: Date,
-): Promise<{ events: number; deliveries: number; jobs: number; traceparents: string[] }> {
-  const { rows } = await tx.query(
-    `WITH ev AS (
+const FAN_OUT = planEachCall(
+  `WITH ev AS (
        SELECT e.id, e.seq, e.event, e.participant_id, e.engagement_id, e.created_at, e.traceparent
        FROM ${outboxEventsByIds('$1', '$2')}
      ), inserted AS (
@@ -82,6 +66,27 @@ export async function fanOut(
             (SELECT added FROM jobs)::int AS jobs,
             (SELECT count(*) FROM notified)::int AS notifications,
             ARRAY(SELECT DISTINCT traceparent FROM ev WHERE traceparent IS NOT NULL LIMIT 64) AS traceparents`,
+);
+
+/**
+ * The dispatcher's one statement: for the given outbox events, one delivery
+ * per matching active destination (subscribed to the event by its name, by
+ * `<prefix>.*` or by `*`, as catalog.ts's subscriptionMatches says, and scoped to its
+ * engagement when the destination has one), delivery jobs for them (one per
+ * destination and DELIVERY_BATCH_MAX deliveries, in event order), and a
+ * notification per participant (and one for the events about no participant)
+ * for the live streams. Running it twice for the
+ * same events creates nothing new (the unique original-delivery index).
+ * Planned on each call (`planEachCall`), as the outbox grows in bursts.
+ */
+export async function fanOut(
+  tx: Tx,
+  tenantId: string,
+  eventIds: string[],
+  now: Date,
+): Promise<{ events: number; deliveries: number; jobs: number; traceparents: string[] }> {
+  const { rows } = await tx.query(
+    FAN_OUT,
     [tenantId, eventIds, now, DELIVER_TASK, DELIVER_JOB_ATTEMPTS_MAX, DISPATCHED_CHANNEL, NOTIFY_EVENT_IDS_MAX, DELIVERY_BATCH_MAX],
   );
   return { events: rows[0].events, deliveries: rows[0].deliveries, jobs: rows[0].jobs, traceparents: rows[0].traceparents };
@@ -139,10 +144,8 @@ export async function claimDue(tx: Tx, tenantId: string, deliveryIds: string[], 
   return claimedWork((await tx.query(text, values as unknown[])).rows);
 }
 
-/** `claimDue`'s statement, for a caller that sends it in one round trip with its transaction (`db.tenantInOneTrip`); `claimedWork` reads its rows. */
-export function claimDueStatement(tenantId: string, deliveryIds: string[], token: string, waves: number, graceSeconds: number, now: Date): Statement {
-  return {
-    text: `UPDATE webhook_deliveries w
+const CLAIM_DUE = planEachCall(
+  `UPDATE webhook_deliveries w
      SET status = 'DELIVERING', attempts_started = w.attempts_started + 1, attempt_token = $3,
          attempt_deadline = now() + make_interval(secs => d.timeout_seconds * $6::int + $4), attempt_started_at = $5, updated_at = $5
      FROM webhook_destinations d
@@ -151,6 +154,12 @@ export function claimDueStatement(tenantId: string, deliveryIds: string[], token
      RETURNING to_jsonb(w) AS delivery, to_jsonb(d) AS destination,
                (SELECT o.data FROM outbox_events o WHERE o.tenant_id = w.tenant_id AND o.id = w.event_id) AS data,
                (SELECT o.traceparent FROM outbox_events o WHERE o.tenant_id = w.tenant_id AND o.id = w.event_id) AS traceparent`,
+);
+
+/** `claimDue`'s statement, for a caller that sends it in one round trip with its transaction (`db.tenantInOneTrip`); `claimedWork` reads its rows. */
+export function claimDueStatement(tenantId: string, deliveryIds: string[], token: string, waves: number, graceSeconds: number, now: Date): Statement {
+  return {
+    text: CLAIM_DUE,
     values: [tenantId, deliveryIds, token, graceSeconds, now, waves],
   };
 }
