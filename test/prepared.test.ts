@@ -179,6 +179,7 @@ test('a text planned on each call is never prepared, however it is sent, and its
   await client.query('INSERT INTO growing SELECT g, repeat($1, 20) FROM generate_series(1, 10) g', ['x']);
   await client.query('ANALYZE growing');
   const prepared = { text: 'SELECT id FROM growing WHERE id = ANY ($1::int[])', values: [[1, 2]] };
+  // A text of its own (`AND id > 0`): marking is by text, and the prepared one must stay unmarked.
   const planned = { text: planEachCall('SELECT id FROM growing WHERE id = ANY ($1::int[]) AND id > 0'), values: [[1, 2]] };
   await sendExtended(client, [prepared, planned], true);
   await client.query('INSERT INTO growing SELECT g, repeat($1, 20) FROM generate_series(11, 50000) g', ['x']);
