@@ -183,6 +183,41 @@ test('two completions of one validated attempt in a batch: the attempt is comple
   assert.equal(counted.entries, 1, 'one prize');
 });
 
+test('a batch of validated and new attempts completes each once and clears the validated ones from their participations', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const engagement = await createEngagement(svc, tenant, { activities: [wheel({ max_attempts: 2, segments: ALWAYS_TEN_POINTS })] });
+  const crowd = await sessions(svc, tenant, engagement.id, 4);
+  const validated = await Promise.all(crowd.slice(0, 2).map((s) => validate(svc, s, 'wheel1', 'spin_wheel')));
+  for (const answer of validated) assert.equal(answer.status, 200, answer.text);
+  const calls = crowd.map((s) => ({
+    session: { tenantId: tenant.tenantId, participantId: s.participantId, engagementId: s.engagementId },
+    activityId: 'wheel1',
+    body: { session_id: s.sessionId, engagement_id: s.engagementId, activity_type: 'spin_wheel' as const },
+  }));
+  const before = await batches();
+  const outcomes = await completeMany(svc.service.db, calls);
+  for (const outcome of outcomes) assert.ok('response' in outcome, String((outcome as { error: unknown }).error));
+  const after = await batches();
+  assert.equal(after.split, before.split, 'the batch went as one');
+  assert.equal(after.transactions - before.transactions, 1);
+  assert.deepEqual(
+    outcomes.slice(0, 2).map((outcome) => 'response' in outcome && outcome.response.attempt_id),
+    validated.map((answer) => answer.body.attempt_id),
+    'the validated attempts are the ones completed',
+  );
+  const rows = await svc.sql<{ participant_id: string; attempts_used: number; open_attempt_id: string | null; completions: number }>(
+    'SELECT participant_id, attempts_used, open_attempt_id, completions FROM activity_participations WHERE tenant_id = $1 ORDER BY participant_id',
+    [tenant.tenantId],
+  );
+  assert.deepEqual(
+    rows,
+    crowd.map((s) => ({ participant_id: s.participantId, attempts_used: 1, open_attempt_id: null, completions: 1 })).sort((a, b) => a.participant_id.localeCompare(b.participant_id)),
+  );
+  // Each may spin once more: no validated attempt is left waiting.
+  for (const s of crowd) assert.equal((await complete(svc, s, 'wheel1', 'spin_wheel')).status, 200);
+});
+
 test("each completion of a batch gives its events its own request's trace context, not the one of the request that started the batch", async (t) => {
   const svc = await startTestService(t);
   const tenant = await svc.createTenant();
