@@ -120,6 +120,32 @@ test("a participant's second spin in a batch is refused with its figures, and th
   assert.deepEqual(counted, { attempts: 60, entries: 60 });
 });
 
+test("a participant of a batch without attempts left is refused with its figures, the others complete, and the batch is not split", async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const engagement = await createEngagement(svc, tenant, { activities: [wheel({ max_attempts: 1, segments: ALWAYS_TEN_POINTS })] });
+  const crowd = await sessions(svc, tenant, engagement.id, 3);
+  assert.equal((await complete(svc, crowd[1], 'wheel1', 'spin_wheel')).status, 200);
+  const calls = crowd.map((s) => ({
+    session: { tenantId: tenant.tenantId, participantId: s.participantId, engagementId: s.engagementId },
+    activityId: 'wheel1',
+    body: { session_id: s.sessionId, engagement_id: s.engagementId, activity_type: 'spin_wheel' as const },
+  }));
+  const before = await batches();
+  const outcomes = await completeMany(svc.service.db, calls);
+  const after = await batches();
+  assert.deepEqual([after.transactions - before.transactions, after.split - before.split], [1, 0], 'one transaction, not split');
+  assert.ok('response' in outcomes[0] && 'response' in outcomes[2], 'the others complete');
+  const refused = (outcomes[1] as { error: { code?: string; extra?: Record<string, unknown> } }).error;
+  assert.equal(refused.code, 'ATTEMPTS_EXHAUSTED');
+  assert.deepEqual(refused.extra, { attempts_used: 1, max_attempts: 1 });
+  const rows = await svc.sql<{ attempts_used: number; completions: number }>(
+    'SELECT attempts_used, completions FROM activity_participations WHERE tenant_id = $1 ORDER BY participant_id',
+    [tenant.tenantId],
+  );
+  assert.deepEqual(rows, [1, 1, 1].map(() => ({ attempts_used: 1, completions: 1 })), 'no attempt taken twice');
+});
+
 test('a batch that fails after its takes is rolled back and its spins go one by one: a prize that ran out costs no attempt', async (t) => {
   const svc = await startTestService(t);
   const tenant = await svc.createTenant();
