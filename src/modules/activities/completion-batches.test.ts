@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestService, type TestService, type TestSession, type TestTenant } from '../../../test/helper.js';
 import { completionBatchesSplit, completionBatchSize } from '../../platform/metrics.js';
 import { ALWAYS_TEN_POINTS, complete, createEngagement, createReward, outbox, session, validate, wheel } from '../engagements/testing.js';
-import { completeMany } from './completion.js';
+import { completeMany, type CompletionCall } from './completion.js';
 
 /** So far in this process: completions committed, the transactions that committed them, and the batches split (metrics.ts). */
 async function batches(): Promise<{ completions: number; transactions: number; split: number }> {
@@ -24,6 +24,15 @@ async function sessions(svc: TestService, tenant: TestTenant, engagementId: stri
   const list: TestSession[] = [];
   for (let i = 0; i < count; i += 50) list.push(...(await Promise.all(Array.from({ length: Math.min(50, count - i) }, () => session(svc, tenant, engagementId)))));
   return list;
+}
+
+/** A session's spin of `activityId` as `completeMany` takes it, without an attempt of its own. */
+function spinCall(tenant: TestTenant, s: TestSession, activityId = 'wheel1'): CompletionCall {
+  return {
+    session: { tenantId: tenant.tenantId, participantId: s.participantId, engagementId: s.engagementId },
+    activityId,
+    body: { session_id: s.sessionId, engagement_id: s.engagementId, activity_type: 'spin_wheel' },
+  };
 }
 
 test('a crowd on one wheel goes in batches: each spin answered once, its points and events written once, the coupons never oversold', async (t) => {
@@ -126,11 +135,7 @@ test("a participant of a batch without attempts left is refused with its figures
   const engagement = await createEngagement(svc, tenant, { activities: [wheel({ max_attempts: 1, segments: ALWAYS_TEN_POINTS })] });
   const crowd = await sessions(svc, tenant, engagement.id, 3);
   assert.equal((await complete(svc, crowd[1], 'wheel1', 'spin_wheel')).status, 200);
-  const calls = crowd.map((s) => ({
-    session: { tenantId: tenant.tenantId, participantId: s.participantId, engagementId: s.engagementId },
-    activityId: 'wheel1',
-    body: { session_id: s.sessionId, engagement_id: s.engagementId, activity_type: 'spin_wheel' as const },
-  }));
+  const calls = crowd.map((s) => spinCall(tenant, s));
   const before = await batches();
   const outcomes = await completeMany(svc.service.db, calls);
   const after = await batches();
@@ -143,7 +148,7 @@ test("a participant of a batch without attempts left is refused with its figures
     'SELECT attempts_used, completions FROM activity_participations WHERE tenant_id = $1 ORDER BY participant_id',
     [tenant.tenantId],
   );
-  assert.deepEqual(rows, [1, 1, 1].map(() => ({ attempts_used: 1, completions: 1 })), 'no attempt taken twice');
+  assert.deepEqual(rows, crowd.map(() => ({ attempts_used: 1, completions: 1 })), 'no attempt taken twice');
 });
 
 test('a batch that fails after its takes is rolled back and its spins go one by one: a prize that ran out costs no attempt', async (t) => {
@@ -191,11 +196,7 @@ test('two completions of one validated attempt in a batch: the attempt is comple
   const s = await session(svc, tenant, engagement.id);
   const validated = await validate(svc, s, 'wheel1', 'spin_wheel');
   assert.equal(validated.status, 200, validated.text);
-  const call = {
-    session: { tenantId: tenant.tenantId, participantId: s.participantId, engagementId: s.engagementId },
-    activityId: 'wheel1',
-    body: { session_id: s.sessionId, engagement_id: s.engagementId, activity_type: 'spin_wheel' as const },
-  };
+  const call = spinCall(tenant, s);
   const before = await batches();
   const [first, second] = await completeMany(svc.service.db, [call, call]);
   assert.equal((await batches()).split, before.split + 1, 'the batch went one by one');
@@ -216,11 +217,7 @@ test('a batch of validated and new attempts completes each once and clears the v
   const crowd = await sessions(svc, tenant, engagement.id, 4);
   const validated = await Promise.all(crowd.slice(0, 2).map((s) => validate(svc, s, 'wheel1', 'spin_wheel')));
   for (const answer of validated) assert.equal(answer.status, 200, answer.text);
-  const calls = crowd.map((s) => ({
-    session: { tenantId: tenant.tenantId, participantId: s.participantId, engagementId: s.engagementId },
-    activityId: 'wheel1',
-    body: { session_id: s.sessionId, engagement_id: s.engagementId, activity_type: 'spin_wheel' as const },
-  }));
+  const calls = crowd.map((s) => spinCall(tenant, s));
   const before = await batches();
   const outcomes = await completeMany(svc.service.db, calls);
   for (const outcome of outcomes) assert.ok('response' in outcome, String((outcome as { error: unknown }).error));
@@ -260,12 +257,7 @@ test("each completion of a batch gives its events its own request's trace contex
   const crowd = await sessions(svc, tenant, engagement.id, 6);
   const traceOf = (i: number) => `00-${String(i + 1).padStart(32, '0')}-${String(i + 1).padStart(16, '0')}-01`;
   for (const activityId of ['points', 'coupon']) {
-    const calls = crowd.map((s, i) => ({
-      session: { tenantId: tenant.tenantId, participantId: s.participantId, engagementId: s.engagementId },
-      activityId,
-      body: { session_id: s.sessionId, engagement_id: s.engagementId, activity_type: 'spin_wheel' as const },
-      traceparent: traceOf(i),
-    }));
+    const calls = crowd.map((s, i) => ({ ...spinCall(tenant, s, activityId), traceparent: traceOf(i) }));
     const outcomes = await completeMany(svc.service.db, calls);
     for (const outcome of outcomes) assert.ok('response' in outcome, String((outcome as { error: unknown }).error));
   }
