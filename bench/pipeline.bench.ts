@@ -88,17 +88,31 @@ function progress(message: string): void {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface BacklogSample {
-  /** `ingestion_pending` rows (accepted, not yet handed to the job queue); null when that table does not exist. */
+  /** The tenant's `ingestion_pending` rows (accepted, not yet handed to the job queue); null when that table does not exist. */
   pending: number | null;
   /** The tenant's events not yet processed (pending or retrying), wherever they wait; null when not counted (UNPROCESSED_EVERY_SAMPLES). */
   unprocessed: number | null;
 }
 
-/** Served by the partial index on unfinished events; failed events are finished (they wait for no one). */
+/**
+ * Failed events are finished (they wait for no one). Written for the partial index on unfinished events, but
+ * PostgreSQL may read the tenant's events by another (UNPROCESSED_EVERY_SAMPLES).
+ */
 const UNPROCESSED_SQL = `SELECT count(*) AS bench_pipeline_unprocessed FROM ingested_events WHERE tenant_id = $1 AND status <> 'processed' AND status <> 'failed'`;
 
 async function countUnprocessed(client: pg.Client | pg.Pool, tenantId: string): Promise<number> {
   return Number((await client.query(UNPROCESSED_SQL, [tenantId])).rows[0].bench_pipeline_unprocessed);
+}
+
+/** The tenant's events in `ingestion_pending` (the lanes' queue, a small table); null when processing stages no events there. */
+async function countQueued(client: pg.Client | pg.Pool, tenantId: string): Promise<number | null> {
+  try {
+    return Number((await client.query('SELECT count(*) AS bench_pipeline_queued FROM ingestion_pending WHERE tenant_id = $1', [tenantId])).rows[0].bench_pipeline_queued);
+  } catch (error) {
+    // 42P01: undefined table.
+    if ((error as { code?: string }).code !== '42P01') throw error;
+    return null;
+  }
 }
 
 /**
@@ -114,16 +128,10 @@ function sampleBacklog(client: pg.Client, tenantId: string): { stop(): Promise<B
   let wake: () => void = () => undefined;
   let taken = 0;
   const sample = async (whole: boolean) => {
-    let pending: number | null = null;
-    if (pendingTable) {
-      try {
-        pending = Number((await client.query('SELECT count(*) AS bench_pipeline_pending FROM ingestion_pending')).rows[0].bench_pipeline_pending);
-      } catch (error) {
-        // 42P01: undefined table. Processing that no longer stages events there has no such backlog.
-        if ((error as { code?: string }).code !== '42P01') throw error;
-        pendingTable = false;
-        progress('ingestion_pending does not exist: its backlog is reported as n/a');
-      }
+    const pending = pendingTable ? await countQueued(client, tenantId) : null;
+    if (pendingTable && pending === null) {
+      pendingTable = false;
+      progress('ingestion_pending does not exist: its backlog is reported as n/a');
     }
     const counted = whole || taken++ % UNPROCESSED_EVERY_SAMPLES === 0;
     samples.push({ pending, unprocessed: counted ? await countUnprocessed(client, tenantId) : null });
@@ -165,16 +173,6 @@ async function drain(owner: pg.Pool, tenantId: string, timeoutMs: number): Promi
     const left = queued === 0 || queued === null ? await countUnprocessed(owner, tenantId) : queued;
     if (left === 0 || Date.now() > deadline) return left;
     await sleep(DRAIN_POLL_MS);
-  }
-}
-
-/** The tenant's events in `ingestion_pending`; null when processing stages no events there. */
-async function countQueued(owner: pg.Pool, tenantId: string): Promise<number | null> {
-  try {
-    return Number((await owner.query('SELECT count(*) AS bench_pipeline_queued FROM ingestion_pending WHERE tenant_id = $1', [tenantId])).rows[0].bench_pipeline_queued);
-  } catch (error) {
-    if ((error as { code?: string }).code !== '42P01') throw error;
-    return null;
   }
 }
 
