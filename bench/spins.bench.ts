@@ -357,11 +357,14 @@ async function main(): Promise<void> {
     const cpu: Array<{ rate: number } & CpuSplit> = [];
     const limitCpu: Array<{ rate: number } & CpuSplit> = [];
     let firstCrowdCpu: CpuSplit | null = null;
+    let firstCrowdRss: number | null = null;
     if (FIRST_CROWD) {
       progress(`the service's first crowd: ${TARGET_RATE}/s for ${SECONDS} s`);
       await statements.reset();
+      peakRss = 0;
       const cpuBefore = cpuSplit(service.pid);
       const result = await offerOpenLoop(TARGET_RATE, SECONDS, spin);
+      firstCrowdRss = peakRss;
       await statements.print(`the service's first crowd at ${TARGET_RATE}/s`);
       firstCrowdCpu = perSpin(cpuBefore, cpuSplit(service.pid), result.latencies.length);
       rows.push({ rate: TARGET_RATE, scenario: FIRST_CROWD_SCENARIO, result });
@@ -433,7 +436,7 @@ async function main(): Promise<void> {
     if (firstCrowdCpu) console.log(`CPU per spin of the service's first crowd, the same way: ${cells([{ rate: TARGET_RATE, ...firstCrowdCpu }])}.`);
     if (LIMIT) console.log(`CPU per spin of the limit, the same way: ${cells(limitCpu)}.`);
     if (GROUP > 0) console.log(`CPU per spin of the limit with group commit, the same way: ${cells(groupCpu)}; spins per message on average: ${groupCpu.map(({ rate, size }) => `${rate}/s ${size.toFixed(1)}`).join(', ')}.`);
-    console.log(`Service peak resident memory per rate: ${rss.map(({ rate, mb }) => `${rate}/s ${mb.toFixed(0)} MB`).join(', ')}.`);
+    console.log(`Service peak resident memory per rate: ${rss.map(({ rate, mb }) => `${rate}/s ${mb.toFixed(0)} MB`).join(', ')}${firstCrowdRss === null ? '' : `; in the service's first crowd ${firstCrowdRss.toFixed(0)} MB`}.`);
     const { attempts, participants, claims, codes, ledger, points_awards, limit_attempts } = counted[0];
     console.log(`Database after the run: ${attempts} completed attempts of ${participants} participants, ${claims} coupons claimed with ${codes} distinct codes, ${ledger} ledger entries; spins answered 2xx (warm-up included): ${answered}.`);
     for (const scenario of [SPIN_SCENARIO, FIRST_CROWD_SCENARIO]) {
