@@ -356,19 +356,42 @@ async function main(): Promise<void> {
     const rss: Array<{ rate: number; mb: number }> = [];
     const cpu: Array<{ rate: number } & CpuSplit> = [];
     const limitCpu: Array<{ rate: number } & CpuSplit> = [];
-    let firstCrowdCpu: CpuSplit | null = null;
-    let firstCrowdRss: number | null = null;
-    if (FIRST_CROWD) {
-      progress(`the service's first crowd: ${TARGET_RATE}/s for ${SECONDS} s`);
+    /**
+     * Offers the crowd's spins at `rate` and measures them: the row, the CPU per spin, the service's peak resident
+     * memory, the statement table (`title`) and, with WAITS, what the database's active backends waited on.
+     */
+    const offerSpins = async (rate: number, scenario: string, title: string): Promise<CpuSplit & { mb: number }> => {
       await statements.reset();
       peakRss = 0;
-      const cpuBefore = cpuSplit(service.pid);
-      const result = await offerOpenLoop(TARGET_RATE, SECONDS, spin);
-      firstCrowdRss = peakRss;
-      await statements.print(`the service's first crowd at ${TARGET_RATE}/s`);
-      firstCrowdCpu = perSpin(cpuBefore, cpuSplit(service.pid), result.latencies.length);
-      rows.push({ rate: TARGET_RATE, scenario: FIRST_CROWD_SCENARIO, result });
+      const waits = new Map<string, number>();
+      const waitSampler = WAITS
+        ? setInterval(() => {
+            void db.system
+              .query<{ wait: string; n: number }>(
+                `SELECT coalesce(wait_event_type || ':' || wait_event, 'on CPU') || ' | ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 60) AS wait, count(*)::int AS n
+                 FROM pg_stat_activity WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid() GROUP BY 1`,
+              )
+              .then(({ rows }) => rows.forEach((row) => waits.set(row.wait, (waits.get(row.wait) ?? 0) + row.n)), () => undefined);
+          }, 50)
+        : null;
+      const cpuBefore = cpuSplit(service?.pid);
+      const result = await offerOpenLoop(rate, SECONDS, spin);
+      const split = perSpin(cpuBefore, cpuSplit(service?.pid), result.latencies.length);
+      const mb = peakRss;
+      if (waitSampler) {
+        clearInterval(waitSampler);
+        const sorted = [...waits].sort((a, b) => b[1] - a[1]).slice(0, 15);
+        process.stdout.write(`\n### Active backends, ${title}, sampled every 50 ms (wait event | statement)\n\n${sorted.map(([wait, n]) => `- ${n} × ${wait}`).join('\n')}\n`);
+      }
+      rows.push({ rate, scenario, result });
+      await statements.print(title);
       answered += result.latencies.length;
+      return { ...split, mb };
+    };
+    let firstCrowd: (CpuSplit & { mb: number }) | null = null;
+    if (FIRST_CROWD) {
+      progress(`the service's first crowd: ${TARGET_RATE}/s for ${SECONDS} s`);
+      firstCrowd = await offerSpins(TARGET_RATE, FIRST_CROWD_SCENARIO, `the service's first crowd at ${TARGET_RATE}/s`);
     }
     for (const rate of RATES) {
       progress(`${rate}/s for ${SECONDS} s: baseline, then spins`);
@@ -389,31 +412,9 @@ async function main(): Promise<void> {
         rows.push({ rate, scenario: `limit with group commit: up to ${GROUP} spins a message, ${GROUP_IN_FLIGHT} in flight`, result });
         limitAnswered += result.latencies.length;
       }
-      await statements.reset();
-      peakRss = 0;
-      const waits = new Map<string, number>();
-      const waitSampler = WAITS
-        ? setInterval(() => {
-            void db.system
-              .query<{ wait: string; n: number }>(
-                `SELECT coalesce(wait_event_type || ':' || wait_event, 'on CPU') || ' | ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 60) AS wait, count(*)::int AS n
-                 FROM pg_stat_activity WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid() GROUP BY 1`,
-              )
-              .then(({ rows }) => rows.forEach((row) => waits.set(row.wait, (waits.get(row.wait) ?? 0) + row.n)), () => undefined);
-          }, 50)
-        : null;
-      const cpuBefore = cpuSplit(service.pid);
-      const result = await offerOpenLoop(rate, SECONDS, spin);
-      cpu.push({ rate, ...perSpin(cpuBefore, cpuSplit(service.pid), result.latencies.length) });
-      if (waitSampler) {
-        clearInterval(waitSampler);
-        const sorted = [...waits].sort((a, b) => b[1] - a[1]).slice(0, 15);
-        process.stdout.write(`\n### Active backends at ${rate}/s, sampled every 50 ms (wait event | statement)\n\n${sorted.map(([wait, n]) => `- ${n} × ${wait}`).join('\n')}\n`);
-      }
-      rss.push({ rate, mb: peakRss });
-      rows.push({ rate, scenario: SPIN_SCENARIO, result });
-      await statements.print(`spins at ${rate}/s`);
-      answered += result.latencies.length;
+      const { mb, ...split } = await offerSpins(rate, SPIN_SCENARIO, `spins at ${rate}/s`);
+      cpu.push({ rate, ...split });
+      rss.push({ rate, mb });
     }
 
     const { rows: counted } = await db.system.query<{ attempts: number; participants: number; claims: number; codes: number; ledger: number; points_awards: number; limit_attempts: number }>(
@@ -433,10 +434,10 @@ async function main(): Promise<void> {
     const cells = (list: Array<{ rate: number } & CpuSplit>) =>
       list.map(({ rate, machine, service, postgres, bench }) => `${rate}/s ${machine.toFixed(2)} ms (${service.toFixed(2)}, ${postgres.toFixed(2)}, ${bench.toFixed(2)})`).join('; ');
     console.log(`\nCPU per spin, the whole machine (of it: the service's Node process, PostgreSQL's processes, this process: the sender and the limit's Node): ${cells(cpu)}.`);
-    if (firstCrowdCpu) console.log(`CPU per spin of the service's first crowd, the same way: ${cells([{ rate: TARGET_RATE, ...firstCrowdCpu }])}.`);
+    if (firstCrowd) console.log(`CPU per spin of the service's first crowd, the same way: ${cells([{ rate: TARGET_RATE, ...firstCrowd }])}.`);
     if (LIMIT) console.log(`CPU per spin of the limit, the same way: ${cells(limitCpu)}.`);
     if (GROUP > 0) console.log(`CPU per spin of the limit with group commit, the same way: ${cells(groupCpu)}; spins per message on average: ${groupCpu.map(({ rate, size }) => `${rate}/s ${size.toFixed(1)}`).join(', ')}.`);
-    console.log(`Service peak resident memory per rate: ${rss.map(({ rate, mb }) => `${rate}/s ${mb.toFixed(0)} MB`).join(', ')}${firstCrowdRss === null ? '' : `; in the service's first crowd ${firstCrowdRss.toFixed(0)} MB`}.`);
+    console.log(`Service peak resident memory per rate: ${rss.map(({ rate, mb }) => `${rate}/s ${mb.toFixed(0)} MB`).join(', ')}${firstCrowd ? `; in the service's first crowd ${firstCrowd.mb.toFixed(0)} MB` : ''}.`);
     const { attempts, participants, claims, codes, ledger, points_awards, limit_attempts } = counted[0];
     console.log(`Database after the run: ${attempts} completed attempts of ${participants} participants, ${claims} coupons claimed with ${codes} distinct codes, ${ledger} ledger entries; spins answered 2xx (warm-up included): ${answered}.`);
     for (const scenario of [SPIN_SCENARIO, FIRST_CROWD_SCENARIO]) {
