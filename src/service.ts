@@ -10,7 +10,6 @@ import { closeWithin, SHUTDOWN_GRACE_MS } from './platform/shutdown.js';
 import { startJobRunner, type JobRunner, type JobHandler } from './platform/jobs.js';
 import { loadModules } from './platform/module.js';
 import { PLATFORM_RETENTION, RETENTION_CRONTAB, RETENTION_TASK, retentionTask } from './platform/retention.js';
-import { outboxPump } from './platform/outbox.js';
 import { listenForPumpWakeUps, sendPumpWakeUps, type Pump } from './platform/pump.js';
 import { listenForTestClocks } from './platform/test-clock.js';
 import { startTracing } from './platform/tracing.js';
@@ -35,7 +34,7 @@ export async function collectJobs(): Promise<{ handlers: Record<string, JobHandl
   const handlers: Record<string, JobHandler> = {};
   const lines: string[] = [RETENTION_CRONTAB];
   const retention = [...PLATFORM_RETENTION];
-  const pumps: Pump[] = [outboxPump];
+  const pumps: Pump[] = [];
   for (const module of modules) {
     retention.push(...(module.retention ?? []));
     pumps.push(...(module.pumps ?? []));

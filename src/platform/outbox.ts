@@ -3,7 +3,6 @@ import type { Statement, Tx } from './db.js';
 import { prefixedId } from './ids.js';
 import { clock } from './clock.js';
 import { currentTraceparent } from './tracing.js';
-import type { Pump } from './pump.js';
 
 /**
  * The outbox. A service that changes state calls `emit` inside the same
@@ -11,15 +10,17 @@ import type { Pump } from './pump.js';
  * commit or roll back together with the change, so a committed change always
  * yields its event and a rolled-back one never does.
  *
- * Delivery (webhooks, the live stream) happens later, from `outbox.dispatch`
- * jobs. They are not added by `emit`: a queue job insert sends a NOTIFY, and
- * PostgreSQL serialises the commits of all notifying transactions (one global
- * lock held across the WAL flush), which capped every state change at the
- * rate of serial fsyncs. Instead the outbox pump, running in every worker
- * process, moves pending markers into dispatch jobs in batches: one
- * transaction deletes the markers it took and adds their jobs, so a crash
- * anywhere leaves either the markers (taken again by the next pump) or the
- * jobs (run by the queue, retried, unlocked after a dead worker) — never neither.
+ * Delivery (webhooks, the live stream) happens later. `emit` adds no queue
+ * job: a job insert sends a NOTIFY, and PostgreSQL serialises the commits of
+ * all notifying transactions (one global lock held across the WAL flush),
+ * which capped every state change at the rate of serial fsyncs. Instead the
+ * outbox's pump, running in every worker process (the webhooks module's
+ * dispatcher), takes pending markers in batches and fans their events out in
+ * the statement that deletes them, or, when that fails, moves them into
+ * `outbox.dispatch` jobs (`pumpOutbox`). Either way the markers' delete
+ * commits with what replaces them, so a crash anywhere leaves either the
+ * markers (taken again by the next pump) or the deliveries and jobs — never
+ * neither.
  */
 export interface OutboxEvent {
   event: string;
@@ -247,6 +248,8 @@ function eventsStatement(tenantId: string, rows: HeldEvent[]): Statement {
   };
 }
 
+/** The name of the outbox's pump (platform/pump.ts): the webhooks module's dispatcher, which falls back on `pumpOutbox`. */
+export const OUTBOX_PUMP = 'outbox';
 /** Pending events taken per pump transaction. */
 export const OUTBOX_PUMP_BATCH = 5_000;
 /** Event ids per dispatch job (a job's payload stays small, and one failing job retries few events). */
@@ -254,7 +257,9 @@ export const DISPATCH_EVENTS_PER_JOB = 500;
 
 /**
  * Moves up to `limit` pending events into `outbox.dispatch` jobs (one per
- * tenant and chunk of DISPATCH_EVENTS_PER_JOB) in one transaction; returns
+ * tenant and chunk of DISPATCH_EVENTS_PER_JOB) in one transaction, which the
+ * queue runs and retries each on its own: what the outbox's pump does with
+ * events whose fan-out failed (modules/webhooks/dispatcher.ts). Returns
  * how many events it moved. Safe to run in several processes at once
  * (SKIP LOCKED); runs as the schema owner because it looks across tenants.
  * The take (`take_outbox_pending`, migration 1490) deletes the rows it locked
@@ -284,5 +289,3 @@ export async function pumpOutbox(pool: pg.Pool, limit: number = OUTBOX_PUMP_BATC
   return rows[0].events as number;
 }
 
-/** The outbox's pump (platform/pump.ts), run by every worker process. */
-export const outboxPump: Pump = { name: 'outbox', move: (pool) => pumpOutbox(pool) };

@@ -200,6 +200,22 @@ export async function rootSpan<T>(name: string, options: { kind?: SpanKind; attr
   return active.startActiveSpan(name, { ...options, root: true }, ROOT_CONTEXT, (span) => settleSpan(span, fn));
 }
 
+/**
+ * Records a root span for work already done, from `startTime` to now, linked
+ * to `traceparents`: for a statement that found its work and did it at once
+ * (the outbox's take and fan-out), where a span opened before it would make a
+ * trace of every idle look. Its statements are not its children. Nothing when
+ * tracing is off.
+ */
+export function recordRootSpan(name: string, options: { kind?: SpanKind; attributes?: Attributes; startTime: Date; traceparents: Array<string | null> }): void {
+  const active = tracer;
+  if (!active) return;
+  const { traceparents, ...spanOptions } = options;
+  const span = active.startSpan(name, { ...spanOptions, root: true }, ROOT_CONTEXT);
+  linkTraces(span, traceparents);
+  span.end();
+}
+
 /** The active context while tracing is on (to carry it across a queue); undefined when off. */
 export function currentContext(): Context | undefined {
   return tracer ? context.active() : undefined;

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startTestService, waitFor } from '../../../test/helper.ts';
 import { emit } from '../../../src/platform/outbox.ts';
-import { dispatch } from '../../../src/modules/webhooks/service.ts';
+import { dispatch } from '../../../src/modules/webhooks/dispatcher.ts';
 import { sampleEventData } from '../../../src/modules/webhooks/catalog.ts';
 import { startReceiver } from '../../../src/modules/webhooks/testing.ts';
 import { verifyWebhook } from '../src/webhooks.ts';

@@ -2,6 +2,7 @@ import type { ServiceModule } from '../../platform/module.js';
 import { webhookDeliveriesExport } from './export-source.js';
 import { routes, rootRoutes } from './routes.js';
 import { tasks } from './jobs.js';
+import { dispatchPump } from './dispatcher.js';
 import { Delivery, Destination, ReplayJob, WebhookSettings } from './schemas.js';
 import { retention } from './retention.js';
 /** Task names, for the sandbox reset. */
@@ -27,6 +28,7 @@ const webhooksModule: ServiceModule = {
   rootRoutes,
   schemas: [Destination, Delivery, ReplayJob, WebhookSettings],
   tasks,
+  pumps: [dispatchPump],
   retention,
 };
 export default webhooksModule;

@@ -2,13 +2,14 @@ import type { JobHandler } from '../../platform/jobs.js';
 import { DISPATCH_TASK } from '../../platform/outbox.js';
 import { isUuid } from '../../platform/ids.js';
 import { attemptDeliveries } from './delivery.js';
-import { dispatch, runBulkReplay } from './service.js';
+import { runBulkReplay } from './service.js';
+import { dispatch } from './dispatcher.js';
 import { BULK_REPLAY_TASK, DELIVER_TASK } from './store.js';
 
 /**
  * The module's background jobs:
- * - `outbox.dispatch` (added in batches by the outbox pump from the pending
- *   markers `emit` writes; platform/outbox.ts): fans the events out into
+ * - `outbox.dispatch` (added by the outbox pump for a tenant's events when
+ *   the pump's own fan-out failed; dispatcher.ts): fans the events out into
  *   deliveries and notifies the live streams;
  * - `webhooks.deliver`: one attempt of each delivery it names (`delivery_ids`,
  *   a batch from the fan-out, or `delivery_id`, a retry); schedules the next;

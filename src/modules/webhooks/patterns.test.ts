@@ -4,7 +4,7 @@ import { keyWithScopes, startTestService } from '../../../test/helper.js';
 import { emit } from '../../platform/outbox.js';
 import { verifyWebhook } from '../../../packages/sdk/src/webhooks.js';
 import { CATALOG, eventsMatching, sampleEventData, validateEventData } from './catalog.js';
-import { dispatch } from './service.js';
+import { dispatch } from './dispatcher.js';
 import { startReceiver } from './testing.js';
 
 /**

@@ -3,7 +3,6 @@ import type { Database, Tx } from '../../platform/db.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../platform/logger.js';
 import { clock } from '../../platform/clock.js';
-import { linkActiveTraces } from '../../platform/tracing.js';
 import { addJob } from '../../platform/jobs.js';
 import { prefixedId } from '../../platform/ids.js';
 import { AppError, conflict, fieldError, notFound, ruleViolation, type RequestPart } from '../../platform/errors.js';
@@ -454,14 +453,6 @@ export async function requireSandboxStream(context: Context, tenantId: string): 
     tenantId,
     "the tenant event stream (and the SDK's `listen` forwarder) works only for sandbox tenants, and this tenant is live: send its events to a webhook destination",
   );
-}
-
-/** The dispatcher: outbox events to deliveries (and live-stream notifications). */
-/** Fans the outbox events out into deliveries (store.fanOut); the job's span links to the traces that emitted them. */
-export async function dispatch(context: Context, tenantId: string, eventIds: string[]): Promise<{ events: number; deliveries: number; jobs: number }> {
-  const { traceparents, ...counts } = await context.db.tenant(tenantId, (tx) => store.fanOut(tx, tenantId, eventIds, clock.now()));
-  linkActiveTraces(traceparents);
-  return counts;
 }
 
 // ---- settings (test controls) ------------------------------------------------------

@@ -5,7 +5,7 @@ import { emit } from '../../platform/outbox.js';
 import { clock } from '../../platform/clock.js';
 import * as participants from '../participants/index.js';
 import { attemptDeliveries, attemptDelivery } from './delivery.js';
-import { dispatch } from './service.js';
+import { dispatch } from './dispatcher.js';
 import { claimDue, DELIVERY_BATCH_MAX } from './store.js';
 import { startReceiver } from './testing.js';
 

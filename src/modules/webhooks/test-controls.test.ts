@@ -9,7 +9,8 @@ import { ConfigError, loadConfig } from '../../config.js';
 import { emit } from '../../platform/outbox.js';
 import { resolveSafeTarget, UnsafeUrlError, type Resolver } from '../../platform/safe-http.js';
 import { attemptDelivery, destinationPolicy } from './delivery.js';
-import { createDestination, dispatch } from './service.js';
+import { createDestination } from './service.js';
+import { dispatch } from './dispatcher.js';
 import { startReceiver } from './testing.js';
 
 /**
