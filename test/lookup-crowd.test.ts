@@ -48,10 +48,10 @@ test('a crowd of public reads on a cold cache looks its credentials up once: the
     ['session', `&session_id=${sessionId}`, {}],
   ] as const) {
     authenticator.forgetCredentials();
-    const before = { key: lookups('auth_find_api_key'), session: lookups('auth_find_session'), tenant: lookups('auth_find_tenant') };
+    const before = { key: lookups('auth_find_api_key'), session: lookups('auth_find_sessions'), tenant: lookups('auth_find_tenant') };
     const answers = await Promise.all(Array.from({ length: CROWD }, () => svc.request('GET', `${board}${query}`, options)));
     assert.deepEqual([...new Set(answers.map((answer) => answer.status))], [200]);
-    const name = credential === 'key' ? 'auth_find_api_key' : 'auth_find_session';
+    const name = credential === 'key' ? 'auth_find_api_key' : 'auth_find_sessions';
     assert.equal(lookups(name) - before[credential], 1, `${CROWD} reads with one ${credential} at once: one look-up of the ${credential}`);
     assert.ok(lookups('auth_find_tenant') - before.tenant <= 1, `the ${credential}'s crowd looks its tenant up once at most`);
   }
@@ -83,11 +83,11 @@ test('a session issued by this process is remembered: its first use looks nothin
   const remembered = await svc.request('GET', board);
   assert.equal(remembered.status, 200, remembered.text);
   assert.equal(remembered.body.me.participant_id, 'first-use');
-  assert.equal(lookups('auth_find_session'), 0, 'the first use of a session this process issued looks nothing up');
+  assert.equal(lookups('auth_find_sessions'), 0, 'the first use of a session this process issued looks nothing up');
   // Looked up afresh (as another process would), the same session answers the same, with the same rate-limit headers.
   svc.service.app!.ctx.authenticator.forgetCredentials();
   const looked = await svc.request('GET', board);
-  assert.equal(lookups('auth_find_session'), 1);
+  assert.equal(lookups('auth_find_sessions'), 1);
   assert.equal(looked.status, 200);
   assert.deepEqual(looked.body.me, remembered.body.me);
   assert.equal(looked.headers.get('x-ratelimit-limit'), remembered.headers.get('x-ratelimit-limit'));
@@ -102,10 +102,10 @@ test("a crowd of different sessions is looked up together: the sessions asked fo
   const lookups = countLookups(t, svc);
   // Asked for in one tick: the first goes alone, the rest wait for it and go together. One that does not exist goes with them.
   const looked = await Promise.all([...sessions, 'no-such-session'].map((sessionId) => new SessionLookups(svc.service.db.system).find(sha256Hex(sessionId))));
-  assert.equal(lookups('auth_find_session'), CROWD + 1, 'separate look-ups do not wait for each other');
+  assert.equal(lookups('auth_find_sessions'), CROWD + 1, 'separate look-ups do not wait for each other');
   const together = new SessionLookups(svc.service.db.system);
   const rows = await Promise.all([...sessions, 'no-such-session'].map((sessionId) => together.find(sha256Hex(sessionId))));
-  assert.equal(lookups('auth_find_session') - (CROWD + 1), 2, `${CROWD + 1} sessions in two statements`);
+  assert.equal(lookups('auth_find_sessions') - (CROWD + 1), 2, `${CROWD + 1} sessions in two statements`);
   assert.deepEqual(rows, looked, 'together, each session is answered as alone');
   assert.deepEqual(rows.at(-1), []);
   assert.deepEqual(rows.slice(0, -1).map((found) => found.map((row) => row.participant_id)), sessions.map((_, i) => [`many-${i}`]));

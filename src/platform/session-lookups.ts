@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Plan } from './plans.js';
 
-/** A row of `auth_find_session` (migration 1110). */
+/** A row of `auth_find_sessions` (migration 1495), without the hash it answers. */
 export interface SessionRow {
   tenant_id: string;
   id: string;
@@ -20,8 +20,11 @@ export interface SessionRow {
  * costs more than the statement (docs/performance/activities.md). So while a
  * look-up is in the database, the sessions asked for meanwhile wait and go in
  * the next one, a single statement for all of them; a lone look-up goes at
- * once. Answers each hash with the rows `auth_find_session` gives for it.
+ * once. Answers each hash with the rows `auth_find_sessions` gives for it.
  */
+/** Named, so that each connection plans it once (planned on each call, it cost as much as the look-up). */
+const FIND_SESSIONS = { name: 'auth_find_sessions', text: 'SELECT * FROM auth_find_sessions($1::text[])' };
+
 export class SessionLookups {
   private readonly waiting = new Map<string, Array<{ resolve(rows: SessionRow[]): void; reject(error: unknown): void }>>();
   private inFlight = false;
@@ -43,15 +46,12 @@ export class SessionLookups {
     this.waiting.clear();
     this.inFlight = true;
     const hashes = [...asked.keys()];
-    const lookup =
-      hashes.length === 1
-        ? this.pool.query<SessionRow & { token_hash_asked: string }>('SELECT $1::text AS token_hash_asked, s.* FROM auth_find_session($1) s', hashes)
-        : this.pool.query<SessionRow & { token_hash_asked: string }>('SELECT h.token_hash_asked, s.* FROM unnest($1::text[]) AS h (token_hash_asked) CROSS JOIN LATERAL auth_find_session(h.token_hash_asked) s', [hashes]);
+    const lookup = this.pool.query<SessionRow & { token_hash: string }>({ ...FIND_SESSIONS, values: [hashes] });
     lookup
       .then(
         ({ rows }) => {
           const found = new Map<string, SessionRow[]>();
-          for (const { token_hash_asked: hash, ...row } of rows) found.set(hash, [...(found.get(hash) ?? []), row]);
+          for (const { token_hash: hash, ...row } of rows) found.set(hash, [...(found.get(hash) ?? []), row]);
           for (const [hash, callers] of asked) for (const caller of callers) caller.resolve(found.get(hash) ?? []);
         },
         (error: unknown) => {
