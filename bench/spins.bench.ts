@@ -78,7 +78,7 @@ import { runStatements, type Statement, type Tx } from '../src/platform/db.js';
 import { grantValues } from '../src/modules/points/ledger.js';
 import { grantEventsWritten, grantStatement, type GrantValues } from '../src/modules/points/ledger-store.js';
 import type { OutboxEvent } from '../src/platform/outbox.js';
-import { recordCompletionStatement, takeAttemptStatement, attemptTaken } from '../src/modules/activities/store.js';
+import { recordCompletionStatement, takeAttemptsStatement, attemptTaken } from '../src/modules/activities/store.js';
 
 const RATES = (process.env.BENCH_SPINS_RATES ?? '300,600,1000').split(',').map((rate) => Number(rate.trim()));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -152,7 +152,10 @@ function perSpin(before: CpuSplit, after: CpuSplit, spins: number): CpuSplit {
  * service makes for a first attempt, with its statements, as one message.
  */
 interface SpinParts {
+  participantId: string;
+  /** The spin's take alone; a group's takes go as one statement (`groupTakes`). */
   take: Statement;
+  taking: { participantId: string; attemptId: string; at: Date };
   grants: GrantValues[];
   record: Statement;
   event: OutboxEvent;
@@ -196,11 +199,18 @@ function spinParts(tenantId: string, engagementId: string, participantId: string
   };
   const legacy = { participant_id: participantId, activity_id: 'wheel', fact_id: factId, activity_type: 'spin_wheel' };
   return {
-    take: takeAttemptStatement(tenantId, key, { attemptId, at: now, maxAttempts: 1, cooldownSeconds: 0, completing: true }),
+    participantId,
+    take: groupTakes(tenantId, engagementId, [{ participantId, attemptId, at: now }]),
+    taking: { participantId, attemptId, at: now },
     grants,
     record: recordCompletionStatement(tenantId, [{ key, attemptId, activityType: 'spin_wheel', result, response, openedAt: now, at: now, wasOpen: false, fact }]),
     event: { event: 'activity.completed', participantId, engagementId, data: legacy, occurredAt: now },
   };
+}
+
+/** The takes of spins of the wheel, as the service sends a batch's: one statement. */
+function groupTakes(tenantId: string, engagementId: string, takes: SpinParts['taking'][]): Statement {
+  return takeAttemptsStatement(tenantId, { engagementId, activityId: 'wheel' }, { maxAttempts: 1, cooldownSeconds: 0, completing: true }, takes);
 }
 
 /** One spin's writes as one message: the take, each grant, the record and the event. */
@@ -214,17 +224,22 @@ function spinWrites(tenantId: string, spin: SpinParts): Statement[] {
  * completion's points in the second), the records, and every event in one
  * statement. Answers each spin's take, in order.
  */
-function groupWrites(tenantId: string, spins: SpinParts[]): { statements: Statement[]; takes: number } {
-  if (!GROUP_SETS) return { statements: [...spins.map((spin) => spin.take), ...spins.flatMap((spin) => spinWrites(tenantId, spin).slice(1))], takes: spins.length };
+function groupWrites(tenantId: string, engagementId: string, spins: SpinParts[]): { statements: Statement[]; taken: (answers: unknown[][]) => boolean[] } {
+  if (!GROUP_SETS) {
+    return {
+      statements: [...spins.map((spin) => spin.take), ...spins.flatMap((spin) => spinWrites(tenantId, spin).slice(1))],
+      taken: (answers) => spins.map((spin, i) => attemptTaken(answers[i], spin.participantId)),
+    };
+  }
   const grants = [0, 1].map((round) => spins.flatMap((spin) => (spin.grants.length > round ? [spin.grants[round]] : []))).filter((round) => round.length > 0);
   return {
+    taken: (answers) => spins.map((spin) => attemptTaken(answers[0], spin.participantId)),
     statements: [
-      ...spins.map((spin) => spin.take),
+      groupTakes(tenantId, engagementId, spins.map((spin) => spin.taking)),
       ...grants.map((round) => grantStatement(tenantId, round, grantEventsWritten(round.length, null))),
       ...spins.map((spin) => spin.record),
       emitStatement(tenantId, spins.map((spin) => spin.event)),
     ],
-    takes: spins.length,
   };
 }
 
@@ -312,8 +327,9 @@ async function main(): Promise<void> {
     await db.system.query('ANALYZE');
     let limitUsed = 0;
     const limitSpin = async () => {
-      const [taken] = await db.tenantInOneTrip(tenant.tenant_id, spinWrites(tenant.tenant_id, spinParts(tenant.tenant_id, engagement.id as string, `limit-${limitUsed++}`)));
-      if (!attemptTaken(taken)) throw new Error('the limit\'s attempt was refused');
+      const participantId = `limit-${limitUsed++}`;
+      const [taken] = await db.tenantInOneTrip(tenant.tenant_id, spinWrites(tenant.tenant_id, spinParts(tenant.tenant_id, engagement.id as string, participantId)));
+      if (!attemptTaken(taken, participantId)) throw new Error('the limit\'s attempt was refused');
     };
     let limitAnswered = 0;
     // The limit with group commit (BENCH_SPINS_GROUP): spins wait while GROUP_IN_FLIGHT messages are in the database.
@@ -325,10 +341,14 @@ async function main(): Promise<void> {
       const group = waiting.splice(0, GROUP);
       groupsInFlight++;
       groupSizes.push(group.length);
-      const { statements, takes } = groupWrites(tenant.tenant_id, group.map((entry) => entry.spin));
+      const { statements, taken } = groupWrites(tenant.tenant_id, engagement.id as string, group.map((entry) => entry.spin));
       const sent = GROUP_TRIPS ? db.tenant(tenant.tenant_id, (tx) => spinsInTrips(tx, tenant.tenant_id, group.map((entry) => entry.spin))) : db.tenantInOneTrip(tenant.tenant_id, statements);
       sent.then(
-        (answers) => group.forEach((entry, i) => entry.done(i < takes && attemptTaken(answers[i]) ? undefined : new Error("the group's attempt was refused"))),
+        (answers) => {
+          // In trips (BENCH_SPINS_GROUP_TRIPS) each spin's take is answered on its own.
+          const took = GROUP_TRIPS ? group.map((entry, i) => attemptTaken(answers[i], entry.spin.participantId)) : taken(answers);
+          group.forEach((entry, i) => entry.done(took[i] ? undefined : new Error("the group's attempt was refused")));
+        },
         (error) => group.forEach((entry) => entry.done(error)),
       ).finally(() => {
         groupsInFlight--;

@@ -105,30 +105,35 @@ export async function eligibility(db: Database, auth: AuthContext, activityId: s
   });
 }
 
-/** A new attempt's take (`takeAttemptStatement`), for `openAttempt` and for a batch of completions, which sends several at once. */
+/** A new attempt's take, one of the statement `newAttempts` makes. */
 export interface Take {
-  statement: Statement;
+  participantId: string;
   attemptId: string;
   at: Date;
 }
 
-export function newAttempt(session: Session, activity: PublishedActivity, completing: boolean, requestedId?: string): Take {
-  const at = clock.now(session.tenantId);
-  const attemptId = requestedId ?? prefixedId('att', 12);
-  const { maxAttempts, cooldownSeconds } = limits(activity);
-  return { statement: store.takeAttemptStatement(session.tenantId, keyOf(session, activity), { attemptId, at, maxAttempts, cooldownSeconds, completing }), attemptId, at };
+/**
+ * New attempts of one activity for the sessions' participants (distinct), one
+ * take each, in one statement (`takeAttemptsStatement`): a lone call's
+ * (`openAttempt`, which may name its attempt) or a batch of completions'.
+ */
+export function newAttempts(sessions: readonly Session[], activity: PublishedActivity, completing: boolean, requestedId?: string): { takes: Take[]; statement: Statement } {
+  const takes = sessions.map((session) => ({ participantId: session.participantId, attemptId: requestedId ?? prefixedId('att', 12), at: clock.now(session.tenantId) }));
+  const [{ tenantId, engagementId }] = sessions;
+  const statement = store.takeAttemptsStatement(tenantId, { engagementId, activityId: activity.activityId }, { ...limits(activity), completing }, takes);
+  return { takes, statement };
 }
 
 export type OpenedAttempt = AttemptRow & { fresh: boolean };
 
 /**
- * The attempt a take (`newAttempt`) answered with `taken`: the new one, or,
+ * The attempt a take (`newAttempts`) answered with `taken`: the new one, or,
  * when the take was refused, the participant's waiting validated attempt; a
  * refusal with its figures otherwise (`refuseAttempt`).
  */
 export async function attemptOfTake(tx: Tx, session: Session, activity: PublishedActivity, take: Take, taken: readonly unknown[], completing: boolean, named: boolean): Promise<OpenedAttempt> {
   const key = keyOf(session, activity);
-  if (!store.attemptTaken(taken)) {
+  if (!store.attemptTaken(taken, session.participantId)) {
     // The take locked the participation row, so the attempt it names stays put until this transaction ends.
     const waiting = named ? null : (await store.readParticipation(tx, session.tenantId, key))?.open_attempt_id;
     if (waiting) {
@@ -180,8 +185,8 @@ export async function openAttempt(
       return { ...existing, fresh: false, alongsideRows: null };
     }
   }
-  const take = newAttempt(session, activity, completing, requestedId);
+  const { takes, statement } = newAttempts([session], activity, completing, requestedId);
   // `alongside` (reads the caller needs next) travel with the take, in its round trip.
-  const [taken, ...alongsideRows] = await runStatements(tx, [take.statement, ...alongside]);
-  return { ...(await attemptOfTake(tx, session, activity, take, taken, completing, requestedId !== undefined)), alongsideRows };
+  const [taken, ...alongsideRows] = await runStatements(tx, [statement, ...alongside]);
+  return { ...(await attemptOfTake(tx, session, activity, takes[0], taken, completing, requestedId !== undefined)), alongsideRows };
 }

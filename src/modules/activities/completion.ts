@@ -5,14 +5,14 @@ import { AppError, conflict, ruleViolation } from '../../platform/errors.js';
 import { prefixedId } from '../../platform/ids.js';
 import { emitting, type OutboxEvent } from '../../platform/outbox.js';
 import { runFactHandlers, type Fact } from '../../platform/facts.js';
-import { questionStatements, type BatchAnswers } from '../../platform/batch.js';
+import { questionStatements, roundsOf, type BatchAnswers } from '../../platform/batch.js';
 import { publishedActivityStatement, type Action, type PublishedActivity, type Segment } from '../engagements/index.js';
 import { claimRewardInTx, previewClaimInTx } from '../rewards/index.js';
 import { grantEachInTx } from '../points/index.js';
 import { awardBadgeInTx } from '../badges/index.js';
 import type { CompleteBody, ValidateBody } from './schemas.js';
 import * as store from './store.js';
-import { attemptOfTake, attemptState, checkPayload, keyOf, loadActivity, newAttempt, openAttempt, refuseAttempt, sessionOf, type OpenedAttempt, type Result, type Session } from './attempts.js';
+import { attemptOfTake, attemptState, checkPayload, keyOf, loadActivity, newAttempts, openAttempt, refuseAttempt, sessionOf, type OpenedAttempt, type Take, type Result, type Session } from './attempts.js';
 import { draw, drawReads, score, type Drawable } from './outcomes.js';
 import { FACT_NAMES } from './facts.js';
 import { completionBatchesSplit, completionBatchSize } from '../../platform/metrics.js';
@@ -404,13 +404,18 @@ async function openAttempts(
     return { opened: [{ one, attempt }], alongsideRows: attempt.alongsideRows };
   }
   if (calls.some((call) => call.body.attempt_id !== undefined)) throw new Error('only a lone completion names its attempt');
-  const takes = accepted.map(({ call, activity }) => newAttempt(call.session, activity, true));
-  const answers = await runStatements(tx, [...takes.map((take) => take.statement), ...alongside]);
+  // One activity for the batch (`completeInTx`). The takes go in rounds, one statement each, in one message: a participant's
+  // second completion in a batch is taken (or refused with its figures) after its first, as it would be alone.
+  const rounds = roundsOf([...accepted.keys()], (k) => accepted[k].call.session.participantId);
+  const made = rounds.map((round) => newAttempts(round.map((k) => accepted[k].call.session), accepted[0].activity, true));
+  const answers = await runStatements(tx, [...made.map((round) => round.statement), ...alongside]);
+  const takeOf: Array<{ take: Take; taken: unknown[] }> = [];
+  rounds.forEach((round, r) => round.forEach((k, i) => (takeOf[k] = { take: made[r].takes[i], taken: answers[r] })));
   const opened: Array<{ one: Accepted; attempt: OpenedAttempt }> = [];
   for (const [k, one] of accepted.entries()) {
     let attempt: OpenedAttempt;
     try {
-      attempt = await attemptOfTake(tx, one.call.session, one.activity, takes[k], answers[k], true, false);
+      attempt = await attemptOfTake(tx, one.call.session, one.activity, takeOf[k].take, takeOf[k].taken, true, false);
     } catch (error) {
       outcomes[one.index] = { error };
       continue;
@@ -420,7 +425,7 @@ async function openAttempts(
     if (!attempt.fresh && opened.some((other) => other.attempt.id === attempt.id)) throw new Unbatchable('one waiting attempt, completed twice in a batch');
     opened.push({ one, attempt });
   }
-  return { opened, alongsideRows: answers.slice(takes.length) };
+  return { opened, alongsideRows: answers.slice(made.length) };
 }
 
 /** A call's outcome (the wheel's prize, drawn from `known` first, or the quiz's score) and the actions it will run. */

@@ -1,4 +1,5 @@
 import { countLedgerWrite } from '../../platform/metrics.js';
+import { roundsOf } from '../../platform/batch.js';
 import type { Tx } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { emit, reserveEmit, type OutboxEvent, type OutboxSlot } from '../../platform/outbox.js';
@@ -125,18 +126,6 @@ export async function grantEachInTx(tx: Tx, tenantId: string, inputs: GrantInput
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Rounds of `items`: the n-th item of each key goes in round n, in the order given. */
-function roundsOf<T>(items: readonly T[], key: (item: T) => string): T[][] {
-  const rounds: T[][] = [];
-  const seen = new Map<string, number>();
-  for (const item of items) {
-    const k = key(item);
-    const round = seen.get(k) ?? 0;
-    seen.set(k, round + 1);
-    (rounds[round] ??= []).push(item);
-  }
-  return rounds;
-}
 
 /** The checked input of a grant, with its ledger entry id and time. */
 export function grantValues(tenantId: string, input: GrantInput, now: Date = clock.now(tenantId)): store.GrantValues {
