@@ -22,7 +22,7 @@ export interface SessionRow {
  * the next one, a single statement for all of them; a lone look-up goes at
  * once. Answers each hash with the rows `auth_find_sessions` gives for it.
  */
-/** Named, so that each connection plans it once (planned on each call, it cost as much as the look-up). */
+/** Named, so that each connection plans it once (migration 1495 keeps the function's own plan generic). */
 const FIND_SESSIONS = { name: 'auth_find_sessions', text: 'SELECT * FROM auth_find_sessions($1::text[])' };
 
 export class SessionLookups {
