@@ -265,10 +265,7 @@ export const DISPATCH_EVENTS_PER_JOB = 500;
  * The take (`take_outbox_pending`, migration 1490) deletes the rows it locked
  * by their addresses, where a join of the locked rows with the table made a
  * second pass and a hash of it (5.9 ms per run at 1,500 events/s, 12% of a
- * core), and takes them in key order through the primary key's index: the
- * queue's churn leaves dead rows that only a vacuum frees, and a take in heap
- * order read past all of them on every call (2.9 ms a call growing to 7–9 ms
- * in a minute of 1,000 spins/s).
+ * core).
  */
 export async function pumpOutbox(pool: pg.Pool, limit: number = OUTBOX_PUMP_BATCH): Promise<number> {
   const { rows } = await pool.query(
