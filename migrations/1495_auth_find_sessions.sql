@@ -18,7 +18,9 @@
 -- (auth_find_session per hash) and 0.31 (the inlined function).
 -- As before, a hash answers up to two rows, so that the caller refuses a hash
 -- two tenants share instead of picking one (migration 1110).
-CREATE FUNCTION auth_find_sessions(p_token_hashes text[])
+-- OR REPLACE (and IF EXISTS): runnable again over its own result, as every migration after 1480
+-- is (src/modules/leaderboards/rank-pages.test.ts runs them again on a schema that has them).
+CREATE OR REPLACE FUNCTION auth_find_sessions(p_token_hashes text[])
   RETURNS TABLE (token_hash text, tenant_id uuid, id uuid, participant_id text, engagement_id uuid, expires_at timestamptz,
                  revoked_at timestamptz, plan text, tenant_rate_limit_per_minute integer)
   LANGUAGE plpgsql STABLE
@@ -37,4 +39,4 @@ BEGIN
     ) f;
 END $$;
 
-DROP FUNCTION auth_find_session(text);
+DROP FUNCTION IF EXISTS auth_find_session(text);

@@ -262,7 +262,7 @@ export const DISPATCH_EVENTS_PER_JOB = 500;
  * events whose fan-out failed (modules/webhooks/dispatcher.ts). Returns
  * how many events it moved. Safe to run in several processes at once
  * (SKIP LOCKED); runs as the schema owner because it looks across tenants.
- * The take (`take_outbox_pending`, migration 1490) deletes the rows it locked
+ * The take (`take_outbox_pending`, migration 1500) deletes the rows it locked
  * by their addresses, where a join of the locked rows with the table made a
  * second pass and a hash of it (5.9 ms per run at 1,500 events/s, 12% of a
  * core).

@@ -110,7 +110,7 @@ export async function fanOut(tx: Tx, tenantId: string, eventIds: string[], now: 
   return fannedOut(rows[0]);
 }
 
-// The function reads the events with the markers it takes (migration 1490): this statement's snapshot may not see them.
+// The function reads the events with the markers it takes (migration 1500): this statement's snapshot may not see them.
 const TAKE_AND_FAN_OUT = fanOutText(
   `taken AS (SELECT * FROM take_outbox_pending($7)),
    ev AS (SELECT tenant_id, event_id AS id, seq, event, participant_id, engagement_id, created_at, traceparent FROM taken WHERE seq IS NOT NULL)`,
@@ -119,7 +119,7 @@ const TAKE_AND_FAN_OUT = fanOutText(
 
 /**
  * Takes up to `limit` pending outbox events of every tenant
- * (`take_outbox_pending`, migration 1490) and fans them out, in one
+ * (`take_outbox_pending`, migration 1500) and fans them out, in one
  * statement: the markers' delete commits with the deliveries, their jobs and
  * the notifications. Runs as the schema owner, which sees every tenant; each
  * event's deliveries are its own tenant's (`fanOutText`).

@@ -21,7 +21,9 @@
 -- tables as they are: a SQL function called from a statement is parsed and
 -- planned again on every call as well, and a plan kept from a quiet start
 -- would look the events up as if outbox_events still held a few rows.
-CREATE FUNCTION take_outbox_pending(p_limit integer)
+-- OR REPLACE (and IF EXISTS): runnable again over its own result, as every migration after 1480
+-- is (src/modules/leaderboards/rank-pages.test.ts runs them again on a schema that has them).
+CREATE OR REPLACE FUNCTION take_outbox_pending(p_limit integer)
   RETURNS TABLE (tenant_id uuid, event_id text, seq bigint, event text, participant_id text, engagement_id uuid, created_at timestamptz, traceparent text)
   LANGUAGE plpgsql
   ROWS 500
