@@ -96,6 +96,7 @@ export const MIGRATIONS_ADDED_OUT_OF_ORDER: ReadonlyMap<string, string> = new Ma
   ['0205_webhook_test_controls.sql', 'numbered in the webhooks block after 0902'],
   ['0203_webhook_attempt_numbers.sql', 'numbered in the webhooks block after 1010; the triggers 1010 puts on webhook_deliveries fire on status, which 0203 does not set, so both orders end alike'],
   ['1330_admin_token_version.sql', 'written beside 1340 (issue 32) and committed after it'],
+  ['1490_take_outbox_pending.sql', 'the rename of 1490_outbox_take_in_key_order after 1495 was added, renumbered to 1500 the same hour; no database but a benchmark\'s applied either name'],
   ...['1381_points_bulk_grant_actor.sql', '1385_review_published_directly.sql', '1390_event_names_seen.sql', '1395_preview_test_participants.sql', '1400_points_value.sql'].map(
     (name) =>
       [name, "issue 35's parallel work: each part was given a block of numbers (1380–1414) and committed when it was ready, 1405 before these; none touches a table another creates or alters"] as const,
