@@ -23,24 +23,6 @@ import { runStatements, withBatch, type Statement, type Tx, type TxBatch } from 
  * connection without the field (the caller's `tx`) is a transaction outside
  * the batch: nothing it runs is held or cached.
  */
-/**
- * Rounds of `items`: the n-th item of each key goes in round n, in the order
- * given. A set-based upsert changes a row once per statement, so a batch's
- * writes to one row (a participant's balance, its participation in an
- * activity) go one per round, each round a statement of its own.
- */
-export function roundsOf<T>(items: readonly T[], key: (item: T) => string): T[][] {
-  const rounds: T[][] = [];
-  const seen = new Map<string, number>();
-  for (const item of items) {
-    const k = key(item);
-    const round = seen.get(k) ?? 0;
-    seen.set(k, round + 1);
-    (rounds[round] ??= []).push(item);
-  }
-  return rounds;
-}
-
 export class Batch implements TxBatch {
   private readonly cache = new Map<string, Promise<unknown>>();
   private readonly states = new Map<string, unknown>();
@@ -214,4 +196,22 @@ export async function readWithQuestions(tx: Tx, tenantId: string, statements: re
   const asked = questionStatements(tenantId);
   const results = await runStatements(tx, [...statements, ...asked.statements]);
   return { rows: results.slice(0, statements.length), answers: asked.answers(results.slice(statements.length)) };
+}
+
+/**
+ * Rounds of `items`: the n-th item of each key goes in round n, in the order
+ * given. A set-based upsert changes a row once per statement, so a batch's
+ * writes to one row (a participant's balance, its participation in an
+ * activity) go one per round, each round a statement of its own.
+ */
+export function roundsOf<T>(items: readonly T[], key: (item: T) => string): T[][] {
+  const rounds: T[][] = [];
+  const seen = new Map<string, number>();
+  for (const item of items) {
+    const k = key(item);
+    const round = seen.get(k) ?? 0;
+    seen.set(k, round + 1);
+    (rounds[round] ??= []).push(item);
+  }
+  return rounds;
 }

@@ -118,6 +118,7 @@ export interface Take {
  * (`openAttempt`, which may name its attempt) or a batch of completions'.
  */
 export function newAttempts(sessions: readonly Session[], activity: PublishedActivity, completing: boolean, requestedId?: string): { takes: Take[]; statement: Statement } {
+  if (requestedId !== undefined && sessions.length > 1) throw new Error('only a lone take names its attempt');
   const takes = sessions.map((session) => ({ participantId: session.participantId, attemptId: requestedId ?? prefixedId('att', 12), at: clock.now(session.tenantId) }));
   const [{ tenantId, engagementId }] = sessions;
   const statement = store.takeAttemptsStatement(tenantId, { engagementId, activityId: activity.activityId }, { ...limits(activity), completing }, takes);

@@ -42,8 +42,9 @@ export async function readParticipation(tx: Tx, tenantId: string, key: ActivityK
  * participant order, so concurrent batches lock them in one order. With
  * `completing`, the attempt is counted as completed at once (validate and
  * complete in one call). A lone call is a take of one; a batch of completions
- * sends one statement for all its takes, where one statement per take cost
- * 0.04 ms each in the database besides its messages.
+ * sends one statement per round of distinct participants instead of one per
+ * take: the database's time for them is about the same (2.5–2.7 s in a
+ * minute of 1,000 spins/s either way), the message holds one statement.
  */
 export function takeAttemptsStatement(
   tenantId: string,
