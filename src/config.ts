@@ -27,6 +27,8 @@ export interface Config {
   databaseReplicaUrl: string | null;
   embeddedPostgresPort: number;
   dbPoolSize: number;
+  /** Connections of the request pool opened at start and never closed for idleness (DB_POOL_MIN, default DB_POOL_SIZE). */
+  dbPoolMin: number;
   /** How long an unused pooled connection stays open (DB_POOL_IDLE_SECONDS); a new one costs a backend start, authentication and cold caches. */
   dbPoolIdleSeconds: number;
   /** Statements with parameters are sent as named (prepared) statements; off behind a transaction-mode pooler that cannot keep them. */
@@ -323,6 +325,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!['all', 'api', 'worker'].includes(role)) {
     throw new ConfigError(`SERVICE_ROLE must be all, api or worker, got "${role}"`);
   }
+  const dbPoolSize = readInt(env, 'DB_POOL_SIZE', 20, 1, 500);
   const config: Config = {
     env: appEnv,
     role,
@@ -332,7 +335,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || null,
     databaseReplicaUrl: env.DATABASE_REPLICA_URL || null,
     embeddedPostgresPort: readInt(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
-    dbPoolSize: readInt(env, 'DB_POOL_SIZE', 20, 1, 500),
+    dbPoolSize,
+    dbPoolMin: readInt(env, 'DB_POOL_MIN', dbPoolSize, 0, dbPoolSize),
     dbPoolIdleSeconds: readInt(env, 'DB_POOL_IDLE_SECONDS', DEFAULT_POOL_IDLE_SECONDS, 1, 86_400),
     dbPreparedStatements: env.DB_PREPARED_STATEMENTS === undefined || env.DB_PREPARED_STATEMENTS === '' ? true : readBool(env, 'DB_PREPARED_STATEMENTS'),
     dbBackgroundNice: env.DB_BACKGROUND_NICE === undefined || env.DB_BACKGROUND_NICE === '' ? null : readInt(env, 'DB_BACKGROUND_NICE', 0, 0, 19),

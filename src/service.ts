@@ -70,11 +70,13 @@ export async function startService(options: StartOptions): Promise<RunningServic
     preparedStatements: config.dbPreparedStatements,
     replicaUrl: server.replicaAppUrl ?? null,
     idleSeconds: config.dbPoolIdleSeconds,
+    minConnections: config.role === 'worker' ? 0 : config.dbPoolMin,
     backgroundNice: config.dbBackgroundNice ?? (server.local ? EMBEDDED_BACKGROUND_NICE : 0),
     backgroundConnected: (lowered) => {
       if (!lowered) log.warn('a background database connection could not be given a lower CPU priority (DB_BACKGROUND_NICE); it runs at the same priority as the rest');
     },
   });
+  await db.open();
   const jwtKey = await loadJwtKey(db.system, config.jwtSecret);
   // Sandbox tenants' test clocks are read before any request or job runs (decisions/foundation.md, Test controls).
   const testClocks = await listenForTestClocks(db, server.ownerUrl, log);

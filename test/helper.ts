@@ -207,6 +207,9 @@ export async function startTestService(
     DB_APP_PASSWORD: cluster.appPassword,
     RATE_LIMIT_IP_PER_MINUTE: '1000000',
     DB_POOL_SIZE: '20',
+    // The suite starts hundreds of services; opening every pool's connections at start (the default) would cost each a
+    // pool's worth of backends it mostly never uses. test/operations.test.ts checks the default's opening.
+    DB_POOL_MIN: '1',
     SERVICE_ROLE: options.jobs ? 'all' : 'api',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? (options.logDestination ? 'info' : 'silent'),
     ...options.config,

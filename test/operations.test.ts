@@ -111,3 +111,23 @@ test('timing and webhook settings are off by default and refused in production',
   assert.throws(() => loadConfig({ ALLOW_LOOPBACK_WEBHOOKS: 'maybe' }), /ALLOW_LOOPBACK_WEBHOOKS/);
   assert.throws(() => loadConfig({ PORT: 'eighty' }), /PORT/);
 });
+
+test('the request pool opens DB_POOL_MIN connections at start (all of DB_POOL_SIZE unless set) and idleness closes none of them', async (t) => {
+  assert.equal(loadConfig({}).dbPoolMin, 20);
+  assert.equal(loadConfig({ DB_POOL_SIZE: '8' }).dbPoolMin, 8);
+  assert.equal(loadConfig({ DB_POOL_SIZE: '8', DB_POOL_MIN: '0' }).dbPoolMin, 0);
+  assert.throws(() => loadConfig({ DB_POOL_SIZE: '8', DB_POOL_MIN: '9' }), /DB_POOL_MIN must be an integer from 0 to 8, got "9"/);
+
+  const svc = await startTestService(t, { config: { DB_POOL_SIZE: '6', DB_POOL_MIN: '4', DB_POOL_IDLE_SECONDS: '1' } });
+  const requestConnections = async () => {
+    const [row] = await svc.sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'loyalty-app'`,
+    );
+    return row.n;
+  };
+  assert.equal(await requestConnections(), 4, 'opened before the first request');
+  const tenant = await svc.createTenant();
+  await Promise.all(Array.from({ length: 40 }, () => svc.request('GET', '/api/v1/tenant', { key: tenant.apiKey })));
+  await new Promise((resolve) => setTimeout(resolve, 1_600));
+  assert.equal(await requestConnections(), 4, 'the connections above DB_POOL_MIN closed after DB_POOL_IDLE_SECONDS; the four stayed');
+});
