@@ -208,7 +208,9 @@ test('transactions ending with their last statements: sent with the COMMIT in on
     restore = () => void (tx.query = query as typeof tx.query);
     // Watch what the transaction sends after `fn` (the last statements and the COMMIT): one message.
     tx.query = ((text: unknown, ...rest: unknown[]) => {
-      if (typeof text === 'string') sent.push(text);
+      // A string, or an extended message (db-extended.ts) with its statements.
+      const statements = typeof text === 'string' ? [{ text, values: rest[0] ?? [] }] : (text as { statements: Array<{ text: string; values: unknown[] }> }).statements;
+      sent.push(statements.map((statement) => `${statement.text} ${JSON.stringify(statement.values)}`).join('; '));
       return (query as (...args: unknown[]) => unknown)(text, ...rest);
     }) as typeof tx.query;
     await tx.query('INSERT INTO participants (tenant_id, participant_id) VALUES ($1, $2)', [tenant.tenantId, 'ending-1']);
@@ -218,7 +220,7 @@ test('transactions ending with their last statements: sent with the COMMIT in on
   assert.equal(result, 'done');
   assert.equal(await count(), 3);
   const last = sent.at(-1)!;
-  assert.match(last, /ending-2.*ending-3.*; COMMIT$/s, 'the last statements and the COMMIT in one message');
+  assert.match(last, /ending-2.*ending-3.*; COMMIT \[\]$/s, 'the last statements and the COMMIT in one message');
 
   // The second last statement repeats a key: nothing of the transaction stays, the first write in fn included.
   await assert.rejects(

@@ -109,7 +109,8 @@ class ExtendedMessage {
   readonly traced = true;
 
   constructor(
-    private readonly statements: readonly Sent[],
+    /** The message's statements, in order (read by tests that watch what a connection sends). */
+    readonly statements: readonly Sent[],
     private readonly names: Names | null,
     /** Texts given a name by this message: forgotten again when it fails, since their Parse may not have run. */
     private readonly fresh: string[],

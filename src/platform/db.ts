@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { DEFAULT_POOL_IDLE_SECONDS } from '../config.js';
 import { isUuid } from './ids.js';
-import { inlineLiteral, inlineStatement } from './sql-literals.js';
+import { inlineStatement } from './sql-literals.js';
 import { currentContext, inContext, tracingOn } from './tracing.js';
 import { traceQueries, traceTransaction } from './tracing-db.js';
 import { isPlannedEachCall, isStalePlan, planEachCall, PREPARED_PER_CONNECTION_MAX, sendExtended } from './db-extended.js';
@@ -43,7 +43,8 @@ function readMessage(tenantId: string, texts: readonly string[], values: readonl
   return `${beginWithTenant(tenantId, 'READ ONLY')}; ${texts.map((text) => inlineStatement(text, values)).join('; ')}; COMMIT`;
 }
 
-/** COMMIT as the last statement of a message (`tenantEndingWith`). */
+/** BEGIN and COMMIT as statements of an extended message (`tenantFramedBy`, `tenantEndingWith`). */
+const BEGIN: Statement = { text: 'BEGIN', values: [] };
 const COMMIT: Statement = { text: 'COMMIT', values: [] };
 
 /** A transaction's work whose last statements (`last`) travel with its COMMIT, in one message. */
@@ -64,70 +65,29 @@ export interface Statement {
 }
 
 /**
- * Runs `statements` on `tx` as ONE simple-protocol message (parameters
- * inlined as in `tenantRead`): one round trip, and each statement sees what
- * the ones before it wrote, with a snapshot of its own (so a statement after a
- * row lock reads the rows as they are once the lock is held). Returns each
- * statement's rows, in order.
+ * Runs `statements` on `tx` as ONE extended-protocol message (`sendExtended`):
+ * one write and one round trip, each statement parsed once per connection
+ * under a name (with DB_PREPARED_STATEMENTS) and then only bound and executed,
+ * and each seeing what the ones before it wrote, with a snapshot of its own
+ * (so a statement after a row lock reads the rows as they are once the lock is
+ * held). The first error skips the rest. Returns each statement's rows, in
+ * order. In a batch's transaction the held writes a statement must see are
+ * written first (`TxBatch.settleBefore`).
  */
 export async function runStatements(tx: Tx, statements: readonly Statement[]): Promise<unknown[][]> {
   if (statements.length === 0) return [];
-  const message = messageOf(tx, statements);
-  try {
-    return message.rows(asResults(await tx.query(message.text)));
-  } catch (error) {
-    message.failed(error);
-    throw error;
-  }
+  if (tx.batch) await tx.batch.settleBefore(statements.map(({ text }) => text).join(';\n'));
+  const client = clientOf(tx);
+  const results = await sendExtended(client, statements, namedClients.has(client));
+  return results.map((result) => result.rows);
 }
 
 function asResults(result: pg.QueryResult | pg.QueryResult[]): pg.QueryResult[] {
   return Array.isArray(result) ? result : [result];
 }
 
-/**
- * The SQL-level prepared statements of a connection (`PREPARE`, then
- * `EXECUTE` with inlined literals), for statements sent in messages of
- * several: parsed once per connection and, after a few runs, planned once, as
- * `prepareStatements` does for single statements. Only on connections whose
- * pool prepares statements (DB_PREPARED_STATEMENTS).
- */
-const scriptNames = new WeakMap<pg.ClientBase, { names: Map<string, string>; created: number }>();
-
-interface Message {
-  text: string;
-  /** The rows of each given statement, out of the message's results. */
-  rows(results: pg.QueryResult[]): unknown[][];
-  /** Forgets the names this message prepared: a failed message may not have prepared them. */
-  failed(error: unknown): void;
-}
-
-function messageOf(client: pg.ClientBase, statements: readonly Statement[]): Message {
-  const prepared = scriptNames.get(clientOf(client as Tx));
-  const parts: string[] = [];
-  const positions: number[] = [];
-  const fresh: string[] = [];
-  for (const { text, values } of statements) {
-    let name = prepared?.names.get(text);
-    if (prepared && !name && values.length > 0 && prepared.created < PREPARED_PER_CONNECTION_MAX && !isPlannedEachCall(text)) {
-      name = `s${prepared.created++}`;
-      prepared.names.set(text, name);
-      fresh.push(text);
-      parts.push(`PREPARE ${name} AS ${text}`);
-    }
-    positions.push(parts.length);
-    parts.push(name ? `EXECUTE ${name}(${values.map(inlineLiteral).join(', ')})` : inlineStatement(text, values));
-  }
-  return {
-    text: parts.join('; '),
-    rows: (results) => positions.map((i) => results[i].rows),
-    failed(error) {
-      if (!prepared) return;
-      for (const text of fresh) prepared.names.delete(text);
-      if (isStalePlan(error)) prepared.names = new Map();
-    },
-  };
-}
+/** The connections whose pool prepares statements (DB_PREPARED_STATEMENTS): `runStatements` parses each text once on them, under a name. */
+const namedClients = new WeakSet<pg.ClientBase>();
 
 /**
  * The database layer's pools:
@@ -324,7 +284,7 @@ export class Database {
         client.on('error', () => undefined);
         if (this.preparedStatements) {
           prepareStatements(client);
-          scriptNames.set(client, { names: new Map(), created: 0 });
+          namedClients.add(client);
         }
         if (traced) traceQueries(client, pool.options.application_name ?? 'loyalty');
         if (pool === this.background && nice > 0) {
@@ -358,8 +318,8 @@ export class Database {
 
   /**
    * `tenant()` whose first statement travels with BEGIN and the tenant
-   * setting, in the same round trip (its parameters inlined as escaped
-   * literals, as in `tenantRead`); `fn` receives that statement's rows. For
+   * setting, in the same round trip (one extended message, as
+   * `runStatements` sends); `fn` receives that statement's rows. For
    * transactions that begin with a read, such as an existence check: one
    * round trip fewer.
    */
@@ -385,15 +345,14 @@ export class Database {
     fn: (tx: Tx, rows: R[]) => Promise<{ result: T; last: readonly Statement[] }>,
     plans: Plans = 'auto',
   ): Promise<T> {
-    // The first statement as `runStatements` sends it: prepared once per connection (a statement inlined in the text
-    // is planned again on every call: 0.7 ms of the accept statement's 2.2 ms).
-    let first: Message | null = null;
-    const begin = (client: Tx) => {
-      first = messageOf(client, [{ text, values }]);
-      return `${beginWithTenant(tenantId, '', plans)}; ${first.text}`;
-    };
-    const work = endingWithCommit<T>((tx, started) => fn(tx, first!.rows(asResults(started).slice(2))[0] as R[]));
-    return this.transaction(begin, work, this.app, true, (error) => first?.failed(error));
+    checkTenantId(tenantId);
+    // BEGIN, the tenant and the first statement as one extended message, as `runStatements` sends its statements: the
+    // first statement prepared once per connection (inlined in the text, it was planned again on every call: 0.7 ms of
+    // the accept statement's 2.2 ms).
+    const opening: Statement[] = [BEGIN, { text: plans === 'generic' ? SET_TENANT_GENERIC : SET_TENANT, values: [tenantId] }, { text, values }];
+    const begin = (client: Tx) => sendExtended(clientOf(client), opening, namedClients.has(clientOf(client)));
+    const work = endingWithCommit<T>((tx, started) => fn(tx, asResults(started)[2].rows as R[]));
+    return this.transaction(begin, work, this.app, true);
   }
 
   /**
@@ -547,10 +506,9 @@ export class Database {
     fn: (tx: Tx, started: pg.QueryResult) => Promise<T>,
     pool: pg.Pool = this.app,
     commitsItself = false,
-    beginFailed?: (error: unknown) => void,
   ): Promise<T> {
-    if (!tracingOn()) return this.attempts(begin, fn, pool, commitsItself, beginFailed);
-    return traceTransaction(pool.options.application_name ?? 'loyalty', (attempted) => this.attempts(begin, fn, pool, commitsItself, beginFailed, attempted));
+    if (!tracingOn()) return this.attempts(begin, fn, pool, commitsItself);
+    return traceTransaction(pool.options.application_name ?? 'loyalty', (attempted) => this.attempts(begin, fn, pool, commitsItself, attempted));
   }
 
   private async attempts<T>(
@@ -558,7 +516,6 @@ export class Database {
     fn: (tx: Tx, started: pg.QueryResult) => Promise<T>,
     pool: pg.Pool,
     commitsItself: boolean,
-    beginFailed?: (error: unknown) => void,
     attempted?: (attempt: number) => void,
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -567,10 +524,7 @@ export class Database {
       let released = false;
       try {
         const opening = typeof begin === 'string' ? begin : begin(client);
-        const started = await (typeof opening === 'string' ? client.query(opening) : opening).catch((error: unknown) => {
-          beginFailed?.(error);
-          throw error;
-        });
+        const started = await (typeof opening === 'string' ? client.query(opening) : opening);
         const result = await fn(client, started as pg.QueryResult);
         if (!commitsItself) await client.query('COMMIT');
         return result;
