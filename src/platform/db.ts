@@ -24,10 +24,9 @@ function checkTenantId(tenantId: string): void {
  * BEGIN and the tenant setting as one text, so that they travel in one round
  * trip; the tenant id is checked to be a UUID first, so it can be inlined.
  */
-function beginWithTenant(tenantId: string, mode: '' | 'READ ONLY' = '', plans: Plans = 'auto'): string {
+function beginWithTenant(tenantId: string, mode: '' | 'READ ONLY' = ''): string {
   checkTenantId(tenantId);
-  const generic = plans === 'generic' ? `, ${GENERIC_PLANS}` : '';
-  return `BEGIN${mode ? ` ${mode}` : ''}; SELECT set_config('app.tenant_id', '${tenantId}', true)${generic}`;
+  return `BEGIN${mode ? ` ${mode}` : ''}; SELECT set_config('app.tenant_id', '${tenantId}', true)`;
 }
 
 /**
