@@ -30,7 +30,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { Pool as HttpPool } from 'undici';
-import { freePort, offerOpenLoop, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, OPEN_LOOP_HEADER, openLoopCells, tenantPoster, healthzSender, completeWithActions, type OpenLoopRow } from './support.js';
+import { freePort, offerOpenLoop, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, warmUp, OPEN_LOOP_HEADER, openLoopCells, tenantPoster, healthzSender, completeWithActions, type OpenLoopRow } from './support.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
 import { createTenant } from '../src/modules/access/index.js';
@@ -109,10 +109,8 @@ async function main(): Promise<void> {
       completeWithActions(http!, 'quiz', { session_id: sessions[i % sessions.length], engagement_id: engagement.id, activity_type: 'quiz', payload: { answers } });
     const healthz = healthzSender(http);
 
-    progress(`warming up (${WARMUP_RATE}/s for ${WARMUP_SECONDS} s)`);
-    const warmup = await offerOpenLoop(WARMUP_RATE, WARMUP_SECONDS, complete);
-    if (warmup.failures > 0) throw new Error(`warm-up: ${warmup.failures} completions failed, the first: ${warmup.firstFailure}`);
-    let answered = warmup.latencies.length;
+    progress(`warming up (${WARMUP_RATE} completions and ${WARMUP_RATE} GET /healthz a second for ${WARMUP_SECONDS} s)`);
+    let answered = (await warmUp(WARMUP_RATE, WARMUP_SECONDS, { completions: complete, 'GET /healthz': healthz })).completions;
 
     const rows: OpenLoopRow[] = [];
     for (const rate of RATES) {

@@ -37,6 +37,18 @@
  * their own statement tables; BENCH_SPINS_FIRST_CROWD=0 leaves the first
  * crowd out.
  *
+ * The warm-up sends both kinds of request the run measures, the spins and the
+ * baseline's `GET /healthz`, at WARMUP_RATE each, as a running service has
+ * served both (a load balancer probes it all along). Until 5 Dec it sent
+ * spins only: the code the spins share with `/healthz` (Node's HTTP server,
+ * Fastify's reply, the platform's hooks) was then optimised for the spins'
+ * requests alone, the baseline's ten seconds of `/healthz` that come before
+ * each rate's spins deoptimised it (48 deoptimisations in one second, V8's
+ * log, "wrong map"), and the crowd after them paid for compiling it again:
+ * p99 76-148 ms in five runs against 39-73 ms in three with both in the
+ * warm-up (docs/performance.md, "Spins: the warm-up serves both requests";
+ * support.ts's `warmUp`).
+ *
  * The limit, measured in the same run: "the spin's writes as one message"
  * offers the least database work a spin needs at the same rate, from this
  * process over as many connections as the service's pool: the service's own
@@ -66,7 +78,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { Pool as HttpPool } from 'undici';
-import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, OPEN_LOOP_HEADER, openLoopCells, perSecond, cpuMs, cpuMsOfProcesses, tenantPoster, healthzSender, completeWithActions, type OpenLoopRow } from './support.js';
+import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, warmUp, OPEN_LOOP_HEADER, openLoopCells, perSecond, cpuMs, cpuMsOfProcesses, tenantPoster, healthzSender, completeWithActions, type OpenLoopRow } from './support.js';
 import { RawHttpSender, type RawAnswer } from './raw-http.js';
 import { migrate } from '../src/platform/migrate.js';
 import { Database } from '../src/platform/db.js';
@@ -362,10 +374,8 @@ async function main(): Promise<void> {
       });
     const groupCpu: Array<{ rate: number; size: number } & CpuSplit> = [];
 
-    progress(`warming up (${WARMUP_RATE}/s for ${WARMUP_SECONDS} s)`);
-    const warmup = await offerOpenLoop(WARMUP_RATE, WARMUP_SECONDS, spin);
-    if (warmup.failures > 0) throw new Error(`warm-up: ${warmup.failures} spins failed, the first: ${warmup.firstFailure}`);
-    let answered = warmup.latencies.length;
+    progress(`warming up (${WARMUP_RATE} spins and ${WARMUP_RATE} GET /healthz a second for ${WARMUP_SECONDS} s)`);
+    let answered = (await warmUp(WARMUP_RATE, WARMUP_SECONDS, { spins: spin, 'GET /healthz': healthz })).spins;
     if (LIMIT) {
       const limitWarmup = await offerOpenLoop(WARMUP_RATE, WARMUP_SECONDS, limitSpin);
       if (limitWarmup.failures > 0) throw new Error(`the limit's warm-up: ${limitWarmup.failures} failed, the first: ${limitWarmup.firstFailure}`);

@@ -112,6 +112,28 @@ export async function offerOpenLoop(rate: number, seconds: number, send: (index:
 }
 
 /** One offered rate of one scenario, as an open-loop benchmark prints it. */
+/**
+ * A service's warm-up: every kind of request the run will measure (`sends`,
+ * by name), each offered open loop at `rate` for `seconds`, all at once, as a
+ * running service serves them mixed. Warmed with one kind only, V8 optimises
+ * the code the kinds share (Node's HTTP server, Fastify's reply, the
+ * platform's hooks) for that kind's objects, and the first phase of another
+ * kind deoptimises it, so whatever runs next pays for compiling it again
+ * (docs/performance.md, "Spins: the warm-up serves both requests"). Throws
+ * when any request failed. Returns how many of each were answered.
+ */
+export async function warmUp(rate: number, seconds: number, sends: Record<string, (index: number) => Promise<void>>): Promise<Record<string, number>> {
+  const kinds = Object.entries(sends);
+  const results = await Promise.all(kinds.map(([, send]) => offerOpenLoop(rate, seconds, send)));
+  const answered: Record<string, number> = {};
+  results.forEach((result, i) => {
+    const kind = kinds[i][0];
+    if (result.failures > 0) throw new Error(`warm-up: ${result.failures} of ${kind} failed, the first: ${result.firstFailure}`);
+    answered[kind] = result.latencies.length;
+  });
+  return answered;
+}
+
 export interface OpenLoopRow {
   rate: number;
   scenario: string;
