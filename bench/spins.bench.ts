@@ -78,6 +78,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { Pool as HttpPool } from 'undici';
+import type pg from 'pg';
 import { freePort, offerOpenLoop, residentMb, openBenchDatabase, openStatementsTable, percentile, STATEMENTS_SETTINGS, runBench, startServiceProcess, stopServiceProcess, warmUp, OPEN_LOOP_HEADER, openLoopCells, perSecond, cpuMs, cpuMsOfProcesses, tenantPoster, healthzSender, completeWithActions, type OpenLoopRow } from './support.js';
 import { RawHttpSender, type RawAnswer } from './raw-http.js';
 import { migrate } from '../src/platform/migrate.js';
@@ -131,6 +132,21 @@ const HTTP_CONNECTIONS = 512;
 const UNDICI_SENDER = process.env.BENCH_SPINS_SENDER === 'undici';
 const WARMUP_RATE = 100;
 const WARMUP_SECONDS = 3;
+/**
+ * The server's checkpoints so far (timed and requested; `pg_stat_checkpointer`
+ * from PostgreSQL 17, `pg_stat_bgwriter` before) and its write-ahead log
+ * position in bytes: a checkpoint begun during a crowd makes every page's
+ * first change after it write the whole page into the log.
+ */
+async function walState(pool: pg.Pool): Promise<{ checkpoints: number; walBytes: number }> {
+  const { rows: [{ version }] } = await pool.query<{ version: number }>("SELECT current_setting('server_version_num')::int AS version");
+  const counts = version >= 170000 ? 'SELECT num_timed + num_requested AS n FROM pg_stat_checkpointer' : 'SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter';
+  const { rows: [row] } = await pool.query<{ checkpoints: string; wal_bytes: string }>(
+    `SELECT (${counts})::text AS checkpoints, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS wal_bytes`,
+  );
+  return { checkpoints: Number(row.checkpoints), walBytes: Number(row.wal_bytes) };
+}
+
 /** Sessions opened at once while setting up. */
 const SETUP_CONCURRENCY = 32;
 
@@ -388,10 +404,12 @@ async function main(): Promise<void> {
     const limitCpu: Array<{ rate: number } & CpuSplit> = [];
     /**
      * Offers the crowd's spins at `rate` and measures them: the row, the CPU per spin, the service's peak resident
-     * memory, the statement table (`title`) and, with WAITS, what the database's active backends waited on.
+     * memory, the statement table (`title`), the server's checkpoints and write-ahead log during it and, with WAITS,
+     * what the database's active backends waited on.
      */
     const offerSpins = async (rate: number, scenario: string, title: string): Promise<CpuSplit & { mb: number }> => {
       await statements.reset();
+      const walBefore = await walState(db.system);
       peakRss = 0;
       const waits = new Map<string, number>();
       const waitSampler = WAITS
@@ -414,6 +432,11 @@ async function main(): Promise<void> {
         process.stdout.write(`\n### Active backends, ${title}, sampled every 50 ms (wait event | statement)\n\n${sorted.map(([wait, n]) => `- ${n} × ${wait}`).join('\n')}\n`);
       }
       rows.push({ rate, scenario, result });
+      const walAfter = await walState(db.system);
+      progress(
+        `${title}: ${walAfter.checkpoints - walBefore.checkpoints} checkpoints begun, ` +
+          `${((walAfter.walBytes - walBefore.walBytes) / 1024 / Math.max(1, result.latencies.length)).toFixed(1)} kB of write-ahead log per spin`,
+      );
       await statements.print(title);
       answered += result.latencies.length;
       return { ...split, mb };
