@@ -111,7 +111,6 @@ export async function offerOpenLoop(rate: number, seconds: number, send: (index:
   return result;
 }
 
-/** One offered rate of one scenario, as an open-loop benchmark prints it. */
 /**
  * A service's warm-up: every kind of request the run will measure (`sends`,
  * by name), each offered open loop at `rate` for `seconds`, all at once, as a
@@ -134,6 +133,7 @@ export async function warmUp(rate: number, seconds: number, sends: Record<string
   return answered;
 }
 
+/** One offered rate of one scenario, as an open-loop benchmark prints it. */
 export interface OpenLoopRow {
   rate: number;
   scenario: string;
