@@ -45,9 +45,9 @@
  * requests alone, the baseline's ten seconds of `/healthz` that come before
  * each rate's spins deoptimised it (48 deoptimisations in one second, V8's
  * log, "wrong map"), and the crowd after them paid for compiling it again:
- * p99 76-148 ms in five runs against 35-73 ms in four of five with both in
- * the warm-up (124.5 in the fifth) (docs/performance.md, "Spins: the warm-up serves both requests";
- * support.ts's `warmUp`).
+ * p99 76-148 ms in five runs, against 35-82 ms in six of eight (108.5 and
+ * 124.5 in the others) with both in the warm-up (docs/performance.md,
+ * "Spins: the warm-up serves both requests"; support.ts's `warmUp`).
  *
  * The limit, measured in the same run: "the spin's writes as one message"
  * offers the least database work a spin needs at the same rate, from this
