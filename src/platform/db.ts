@@ -344,16 +344,32 @@ export class Database {
     fn: (tx: Tx, rows: R[]) => Promise<{ result: T; last: readonly Statement[] }>,
     plans: Plans = 'auto',
   ): Promise<T> {
+    return this.tenantOpenedWith<T>(tenantId, [{ text, values }], (tx, [rows]) => fn(tx, rows as R[]), plans);
+  }
+
+  /**
+   * `tenantFramedBy` whose opening is several statements, sent with BEGIN and
+   * the tenant setting in one message; `fn` receives each one's rows, in
+   * order. For a transaction that knows its first writes before it reads (a
+   * batch of completions of an activity this process knows: the read that
+   * confirms the activity and the takes it allows travel together).
+   */
+  async tenantOpenedWith<T>(
+    tenantId: string,
+    statements: readonly Statement[],
+    fn: (tx: Tx, rows: unknown[][]) => Promise<{ result: T; last: readonly Statement[] }>,
+    plans: Plans = 'auto',
+  ): Promise<T> {
     checkTenantId(tenantId);
-    // BEGIN, the tenant and the first statement as one extended message, as `runStatements` sends its statements: the
-    // first statement prepared once per connection (inlined in the text, it was planned again on every call: 0.7 ms of
-    // the accept statement's 2.2 ms).
-    const opening: Statement[] = [BEGIN, { text: plans === 'generic' ? SET_TENANT_GENERIC : SET_TENANT, values: [tenantId] }, { text, values }];
+    // BEGIN, the tenant and the first statements as one extended message, as `runStatements` sends its statements: each
+    // prepared once per connection (inlined in the text, the accept statement was planned again on every call: 0.7 ms of
+    // its 2.2 ms).
+    const opening: Statement[] = [BEGIN, { text: plans === 'generic' ? SET_TENANT_GENERIC : SET_TENANT, values: [tenantId] }, ...statements];
     const begin = (tx: Tx) => {
       const client = clientOf(tx);
       return sendExtended(client, opening, namedClients.has(client));
     };
-    const work = endingWithCommit<T>((tx, started) => fn(tx, asResults(started)[2].rows as R[]));
+    const work = endingWithCommit<T>((tx, started) => fn(tx, asResults(started).slice(2).map((result) => result.rows)));
     return this.transaction(begin, work, this.app, true);
   }
 

@@ -28,9 +28,13 @@ export function sessionOf(auth: AuthContext): Session {
 
 /** The activity a call acts on; `lookupRows`: what `publishedActivityStatement` answered with the transaction's BEGIN. */
 export async function loadActivity(tx: Tx, session: Session, activityId: string, activityType?: string, lookupRows?: readonly unknown[]): Promise<PublishedActivity> {
-  const activity = await findPublishedActivityInTx(tx, session.tenantId, session.engagementId, activityId, session.participantId, lookupRows);
+  return checkActivityType(await findPublishedActivityInTx(tx, session.tenantId, session.engagementId, activityId, session.participantId, lookupRows), activityType);
+}
+
+/** The activity, if it is of the type the call names (when it names one). */
+export function checkActivityType(activity: PublishedActivity, activityType?: string): PublishedActivity {
   if (activityType !== undefined && activityType !== activity.type) {
-    throw ruleViolation(`activity ${JSON.stringify(activityId)} is a ${activity.type}, not a ${activityType}`, 'ACTIVITY_TYPE_MISMATCH');
+    throw ruleViolation(`activity ${JSON.stringify(activity.activityId)} is a ${activity.type}, not a ${activityType}`, 'ACTIVITY_TYPE_MISMATCH');
   }
   return activity;
 }

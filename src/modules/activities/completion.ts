@@ -1,18 +1,16 @@
 import { runStatements, withAnswers, type Database, type Statement, type Tx } from '../../platform/db.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { clock } from '../../platform/clock.js';
-import { AppError, conflict, ruleViolation } from '../../platform/errors.js';
+import { conflict } from '../../platform/errors.js';
 import { prefixedId } from '../../platform/ids.js';
 import { emitting, type OutboxEvent } from '../../platform/outbox.js';
 import { runFactHandlers, type Fact } from '../../platform/facts.js';
 import { questionStatements, roundsOf, type BatchAnswers } from '../../platform/batch.js';
-import { publishedActivityStatement, type Action, type PublishedActivity, type Segment } from '../engagements/index.js';
-import { claimRewardInTx, previewClaimInTx } from '../rewards/index.js';
-import { grantEachInTx } from '../points/index.js';
-import { awardBadgeInTx } from '../badges/index.js';
+import { knownPublishedActivity, publishedActivityStatement, type KnownActivity, type PublishedActivity } from '../engagements/index.js';
+import { grantPoints, runActions, runPrize, type ActionContext, type Executed, type Planned } from './actions.js';
 import type { CompleteBody, ValidateBody } from './schemas.js';
 import * as store from './store.js';
-import { attemptOfTake, attemptState, checkPayload, keyOf, loadActivity, newAttempts, openAttempt, refuseAttempt, sessionOf, type OpenedAttempt, type Take, type Result, type Session } from './attempts.js';
+import { attemptOfTake, attemptState, checkActivityType, checkPayload, keyOf, loadActivity, newAttempts, openAttempt, refuseAttempt, sessionOf, type OpenedAttempt, type Take, type Result, type Session } from './attempts.js';
 import { draw, drawReads, score, type Drawable } from './outcomes.js';
 import { FACT_NAMES } from './facts.js';
 import { completionBatchesSplit, completionBatchSize } from '../../platform/metrics.js';
@@ -49,27 +47,6 @@ export async function validate(db: Database, auth: AuthContext, activityId: stri
   });
 }
 
-interface Executed {
-  type: 'award_points' | 'award_reward' | 'grant_badge';
-  source: 'on_completion' | 'prize';
-  points_awarded?: number;
-  new_balance?: number;
-  reward_claimed?: {
-    reward_id: string;
-    claim_id: string;
-    code: string | null;
-    display_type: string;
-    title: string;
-    type: string;
-    expires_at: string | null;
-    image_url?: string | null;
-  };
-  badge_code?: string;
-  badge_name?: string;
-  badge_image_url?: string | null;
-  awarded?: boolean;
-}
-
 export interface CompletionResponse {
   success: boolean;
   actions_executed: Executed[];
@@ -78,163 +55,6 @@ export interface CompletionResponse {
   activity_type: 'spin_wheel' | 'quiz';
   result: Result;
   duplicate: boolean;
-}
-
-interface ActionContext {
-  tx: Tx;
-  session: Session;
-  activity: PublishedActivity;
-  attemptId: string;
-  events: OutboxEvent[];
-  /** The trace context of the call's request (CompletionCall.traceparent). */
-  traceparent?: string | null;
-}
-
-/**
- * A preview of a draft (src/modules/engagements/preview.ts) shows what the action would give and
- * writes nothing real: no ledger entry, no reward claim, code or stock, no badge.
- */
-async function previewAction(ctx: ActionContext, action: Action, source: Executed['source']): Promise<Executed> {
-  switch (action.type) {
-    case 'award_points':
-      return { type: 'award_points', source, points_awarded: action.amount! };
-    case 'award_reward': {
-      const claim = await previewClaimInTx(ctx.tx, ctx.session.tenantId, action.reward_id!);
-      const { reward_id, claim_id, code, display_type, name: title, type, expires_at, image_url } = claim;
-      return { type: 'award_reward', source, reward_claimed: { reward_id, claim_id, code, display_type, title, type, expires_at, image_url } };
-    }
-    case 'grant_badge':
-      return { type: 'grant_badge', source, badge_code: action.badge_code!, badge_name: action.badge_code!, badge_image_url: null, awarded: true };
-  }
-}
-
-/** An action to run and where it comes from. */
-interface Planned {
-  action: Action;
-  source: Executed['source'];
-}
-
-/** The points actions of one or several completions in one round trip (`grantEachInTx`), in their order. */
-async function grantPoints(lists: ReadonlyArray<{ ctx: ActionContext; list: Planned[] }>): Promise<Executed[][]> {
-  const { tx, session, events } = lists[0].ctx;
-  const inputs = lists.flatMap(({ ctx: { session: own, activity, attemptId, traceparent }, list }) =>
-    list.map(({ action, source }) => ({
-      traceparent,
-      participantId: own.participantId,
-      amount: action.amount!,
-      reason: action.reason ?? (source === 'prize' ? `${activity.type}_prize` : `${activity.type}_completed`),
-      type: 'award' as const,
-      source: { kind: 'activity' as const, id: attemptId },
-      activityId: activity.activityId,
-      engagementId: own.engagementId,
-    })),
-  );
-  const granted = await grantEachInTx(tx, session.tenantId, inputs, events);
-  let next = 0;
-  return lists.map(({ list }) => list.map(({ source }) => {
-    const grant = granted[next++];
-    return { type: 'award_points' as const, source, points_awarded: grant.delta, new_balance: grant.available };
-  }));
-}
-
-/** Runs the actions in order; consecutive points actions travel together (`grantPoints`). */
-async function runActions(ctx: ActionContext, list: Planned[]): Promise<Executed[]> {
-  const executed: Executed[] = [];
-  for (let i = 0; i < list.length; ) {
-    let end = i;
-    while (!ctx.activity.preview && end < list.length && list[end].action.type === 'award_points') end++;
-    if (end > i) {
-      executed.push(...(await grantPoints([{ ctx, list: list.slice(i, end) }]))[0]);
-      i = end;
-    } else {
-      executed.push(await runAction(ctx, list[i].action, list[i].source));
-      i += 1;
-    }
-  }
-  return executed;
-}
-
-async function runAction(ctx: ActionContext, action: Action, source: Executed['source']): Promise<Executed> {
-  const { tx, session, activity, attemptId } = ctx;
-  if (activity.preview) return previewAction(ctx, action, source);
-  switch (action.type) {
-    case 'award_points':
-      return (await grantPoints([{ ctx, list: [{ action, source }] }]))[0][0];
-    case 'award_reward': {
-      const claim = await claimRewardInTx(
-        tx,
-        session.tenantId,
-        { rewardId: action.reward_id!, participantId: session.participantId, engagementId: session.engagementId, activityId: activity.activityId, attemptId },
-        ctx.events,
-      );
-      return {
-        type: 'award_reward',
-        source,
-        reward_claimed: {
-          reward_id: claim.reward_id,
-          claim_id: claim.claim_id,
-          code: claim.code,
-          display_type: claim.display_type,
-          title: claim.name,
-          type: claim.type,
-          expires_at: claim.expires_at,
-          image_url: claim.image_url,
-        },
-      };
-    }
-    case 'grant_badge': {
-      const granted = await awardBadgeInTx(tx, session.tenantId, { participantId: session.participantId, badgeCode: action.badge_code!, source: { kind: 'activity', id: attemptId } });
-      return { type: 'grant_badge', source, badge_code: action.badge_code!, badge_name: granted.name, badge_image_url: granted.imageUrl, awarded: granted.awarded };
-    }
-  }
-}
-
-function prizeAction(segment: Segment): Action | null {
-  switch (segment.prize_type) {
-    case 'points':
-      return { type: 'award_points', amount: segment.prize_value! };
-    case 'reward':
-      return { type: 'award_reward', reward_id: segment.reward_id! };
-    case 'badge':
-      return { type: 'grant_badge', badge_code: segment.badge_code! };
-    default:
-      return null;
-  }
-}
-
-const PRIZE_GONE_CODES = new Set(['REWARD_OUT_OF_STOCK', 'REWARD_EXPIRED', 'REWARD_UNAVAILABLE']);
-
-/**
- * The wheel's prize. If the drawn reward ran out between validation and
- * completion, the draw is repeated among the prizes still available (the
- * claim runs inside a savepoint, so a failed one leaves nothing behind; only
- * a reward's claim can fail that way, so points and badges need none, and
- * save its two round trips).
- */
-async function runPrize(ctx: ActionContext, result: Result): Promise<{ executed: Executed | null; planned: Planned | null; result: Result }> {
-  const segments = ctx.activity.config.segments ?? [];
-  const excluded = new Set<number>();
-  for (let round = 0; round <= segments.length; round++) {
-    const action = prizeAction(segments[result.segment_index as number]);
-    if (!action) return { executed: null, planned: null, result };
-    // Points and badges cannot run out: they run with the on-completion actions (runActions).
-    if (action.type !== 'award_reward') return { executed: null, planned: { action, source: 'prize' }, result };
-    await ctx.tx.query('SAVEPOINT prize');
-    const eventsBefore = ctx.events.length;
-    try {
-      const executed = await runAction(ctx, action, 'prize');
-      await ctx.tx.query('RELEASE SAVEPOINT prize');
-      return { executed, planned: null, result };
-    } catch (error) {
-      if (!(error instanceof AppError) || !PRIZE_GONE_CODES.has(error.code)) throw error;
-      await ctx.tx.query('ROLLBACK TO SAVEPOINT prize');
-      // The events of the rolled-back prize go with it.
-      ctx.events.length = eventsBefore;
-      excluded.add(result.segment_index as number);
-      result = await draw(ctx.tx, ctx.session, ctx.activity, excluded);
-    }
-  }
-  throw ruleViolation('every prize of this wheel is exhausted', 'PRIZES_EXHAUSTED');
 }
 
 /** A completion asked for: the session's, of one activity, with its body. */
@@ -261,7 +81,9 @@ class Unbatchable extends Error {}
  * a lone request is a batch of one): the activity read with BEGIN, every new
  * attempt's take with the wheel's draw reads and the fact handlers' questions,
  * the draws, the points of every call in one message, and the records and
- * events with COMMIT — four round trips however many calls. A call refused
+ * events with COMMIT — four round trips however many calls, three when this
+ * process knows the activity (`completeKnown`: the takes travel with BEGIN
+ * and the read that confirms it). A call refused
  * before it writes (its activity, its payload, its limits) is answered with
  * its error and the others go on; a failure after the takes rolls the batch
  * back, and its calls run again one by one. Only a lone call may name its
@@ -273,8 +95,34 @@ export async function completeMany(db: Database, calls: readonly CompletionCall[
   // its few rows by key, so each is planned once per connection ('generic'): PostgreSQL's own choice flipped between
   // runs, and a grant planned per call spent 0.27 ms planning (docs/decisions/foundation.md, "Prepared statements").
   const lookup = publishedActivityStatement(session.tenantId, session.engagementId, activityId);
+  const known = calls.every((call) => call.body.attempt_id === undefined)
+    ? knownPublishedActivity(session.tenantId, session.engagementId, activityId, calls.map((call) => call.session.participantId))
+    : null;
+  if (known) {
+    try {
+      const outcomes = await completeKnown(db, calls, lookup, known);
+      if (outcomes) {
+        completionBatchSize.observe(calls.length);
+        return outcomes;
+      }
+    } catch {
+      // The activity changed since this process read it, or the batch failed: it goes again as below, the activity read
+      // first, and a failure is answered from there.
+      known.forget();
+    }
+  }
   try {
-    const outcomes = await db.tenantFramedBy(session.tenantId, lookup.text, lookup.values, (tx, lookupRows) => completeInTx(tx, calls, lookupRows), 'generic');
+    const outcomes = await db.tenantFramedBy(
+      session.tenantId,
+      lookup.text,
+      lookup.values,
+      async (tx, lookupRows) => {
+        const outcomes: CompletionOutcome[] = new Array(calls.length);
+        const accepted = await acceptCalls(calls, (call) => loadActivity(tx, call.session, call.activityId, call.body.activity_type, lookupRows), outcomes);
+        return completeInTx(tx, calls, accepted, outcomes, null);
+      },
+      'generic',
+    );
     completionBatchSize.observe(calls.length);
     return outcomes;
   } catch (error) {
@@ -283,6 +131,35 @@ export async function completeMany(db: Database, calls: readonly CompletionCall[
     completionBatchesSplit.inc();
     return Promise.all(calls.map((call) => completeMany(db, [call]).then(([outcome]) => outcome, (failure: unknown) => ({ error: failure }))));
   }
+}
+
+/** The activity read with BEGIN is not the one this process knew: the batch rolls back and goes again. */
+class StaleActivity extends Error {}
+
+/**
+ * `completeMany` of an activity this process knows (`knownPublishedActivity`):
+ * the calls are checked against it and their takes, the draw's reads and the
+ * batch questions travel with BEGIN and the read of the activity, which must
+ * find it unchanged (or the batch rolls back, `StaleActivity`): three round
+ * trips instead of four. Null when no call passed its checks (the usual way
+ * then answers them, from the activity as read).
+ */
+async function completeKnown(db: Database, calls: readonly CompletionCall[], lookup: Statement, known: KnownActivity): Promise<CompletionOutcome[] | null> {
+  const outcomes: CompletionOutcome[] = new Array(calls.length);
+  const accepted = await acceptCalls(calls, (call) => checkActivityType(known.activity, call.body.activity_type), outcomes);
+  if (accepted.length === 0) return null;
+  const takes = takeRounds(accepted);
+  const alongside = alongsideOf(accepted[0].call.session, known.activity);
+  const opening = [lookup, ...takes.made.map((round) => round.statement), ...alongside.statements];
+  return db.tenantOpenedWith(
+    calls[0].session.tenantId,
+    opening,
+    async (tx, [lookupRows, ...answers]) => {
+      if (!known.confirmedBy(lookupRows)) throw new StaleActivity('the activity changed since this process read it');
+      return completeInTx(tx, calls, accepted, outcomes, { takes, alongside, answers });
+    },
+    'generic',
+  );
 }
 
 /** A call of a batch that passed its checks, with its activity. */
@@ -304,21 +181,39 @@ interface Plan {
   passed: boolean;
 }
 
-async function completeInTx(tx: Tx, calls: readonly CompletionCall[], lookupRows: unknown[]): Promise<{ result: CompletionOutcome[]; last: readonly Statement[] }> {
-  const outcomes: CompletionOutcome[] = new Array(calls.length);
-  const accepted = await acceptCalls(tx, calls, lookupRows, outcomes);
+/** What travels with a batch's takes: a wheel's draw reads, and the questions the fact handlers ask (is there an open enrollment, a contest counting this fact?). */
+type Alongside = ReturnType<typeof alongsideOf>;
+
+function alongsideOf(session: Session, activity: PublishedActivity) {
+  const reads = activity.type === 'spin_wheel' ? drawReads(session, activity) : null;
+  const asked = questionStatements(session.tenantId);
+  return { reads, asked, statements: [...(reads?.statements ?? []), ...asked.statements] };
+}
+
+/**
+ * Completes the accepted calls of a batch (`completeMany`) in its
+ * transaction; `sent`: their takes and what travels with them
+ * (`alongsideOf`), when they were sent with BEGIN (`completeKnown`), with
+ * their answers.
+ */
+async function completeInTx(
+  tx: Tx,
+  calls: readonly CompletionCall[],
+  accepted: Accepted[],
+  outcomes: CompletionOutcome[],
+  sent: { takes: TakeRounds; alongside: Alongside; answers: unknown[][] } | null,
+): Promise<{ result: CompletionOutcome[]; last: readonly Statement[] }> {
   if (accepted.length === 0) return { result: outcomes, last: [] };
   // One activity for the whole batch: a preview session runs the draft's.
   if (calls.length > 1 && accepted.some(({ activity }) => activity.preview)) throw new Unbatchable('a preview completion goes alone');
   const { session } = accepted[0].call;
   const { activity } = accepted[0];
 
-  // A wheel's draw reads, and the questions the fact handlers ask (is there an open enrollment, a contest
-  // counting this fact?), travel with the attempts' takes.
-  const reads = activity.type === 'spin_wheel' ? drawReads(session, activity) : null;
+  const { reads, asked, statements } = sent?.alongside ?? alongsideOf(session, activity);
   const drawn = reads?.statements.length ?? 0;
-  const asked = questionStatements(session.tenantId);
-  const opening = await openAttempts(tx, calls, accepted, [...(reads?.statements ?? []), ...asked.statements], outcomes);
+  const opening = sent
+    ? { opened: await openTaken(tx, accepted, sent.takes, sent.answers, outcomes), alongsideRows: sent.answers.slice(sent.takes.made.length) }
+    : await openAttempts(tx, calls, accepted, statements, outcomes);
   if ('duplicate' in opening) return { result: [{ response: opening.duplicate }], last: [] };
   const { opened, alongsideRows } = opening;
   const known = reads && alongsideRows ? reads.read(alongsideRows.slice(0, drawn)) : undefined;
@@ -365,12 +260,16 @@ function traced(events: OutboxEvent[], from: number, traceparent: string | null 
   for (let i = from; i < events.length; i++) if (events[i].traceparent === undefined) events[i] = { ...events[i], traceparent };
 }
 
-/** The calls whose activity and payload pass; the others are answered with their error in `outcomes`. */
-async function acceptCalls(tx: Tx, calls: readonly CompletionCall[], lookupRows: unknown[], outcomes: CompletionOutcome[]): Promise<Accepted[]> {
+/** The calls whose activity (`activityOf`) and payload pass; the others are answered with their error in `outcomes`. */
+async function acceptCalls(
+  calls: readonly CompletionCall[],
+  activityOf: (call: CompletionCall) => PublishedActivity | Promise<PublishedActivity>,
+  outcomes: CompletionOutcome[],
+): Promise<Accepted[]> {
   const accepted: Accepted[] = [];
   for (const [index, call] of calls.entries()) {
     try {
-      const activity = await loadActivity(tx, call.session, call.activityId, call.body.activity_type, lookupRows);
+      const activity = await activityOf(call);
       const payload = call.body.payload ?? {};
       checkPayload(activity, payload);
       // Quiz answers are checked before anything is taken, so bad input changes nothing.
@@ -404,11 +303,29 @@ async function openAttempts(
     return { opened: [{ one, attempt }], alongsideRows: attempt.alongsideRows };
   }
   if (calls.some((call) => call.body.attempt_id !== undefined)) throw new Error('only a lone completion names its attempt');
-  // One activity for the batch (`completeInTx`). The takes go in rounds, one statement each, in one message: a participant's
-  // second completion in a batch is taken (or refused with its figures) after its first, as it would be alone.
+  const takes = takeRounds(accepted);
+  const answers = await runStatements(tx, [...takes.made.map((round) => round.statement), ...alongside]);
+  return { opened: await openTaken(tx, accepted, takes, answers, outcomes), alongsideRows: answers.slice(takes.made.length) };
+}
+
+/**
+ * The new attempts of a batch's accepted calls (one activity for the batch,
+ * `completeInTx`), taken in rounds, one statement each: a participant's second
+ * completion in a batch is taken (or refused with its figures) after its
+ * first, as it would be alone.
+ */
+interface TakeRounds {
+  rounds: number[][];
+  made: Array<{ takes: Take[]; statement: Statement }>;
+}
+
+function takeRounds(accepted: Accepted[]): TakeRounds {
   const rounds = roundsOf([...accepted.keys()], (k) => accepted[k].call.session.participantId);
-  const made = rounds.map((round) => newAttempts(round.map((k) => accepted[k].call.session), accepted[0].activity, true));
-  const answers = await runStatements(tx, [...made.map((round) => round.statement), ...alongside]);
+  return { rounds, made: rounds.map((round) => newAttempts(round.map((k) => accepted[k].call.session), accepted[0].activity, true)) };
+}
+
+/** The attempts the takes answered (`answers`, one per round, first); a refused take wrote nothing, and its call is answered with the refusal in `outcomes`. */
+async function openTaken(tx: Tx, accepted: Accepted[], { rounds, made }: TakeRounds, answers: unknown[][], outcomes: CompletionOutcome[]) {
   const takeOf: Array<{ take: Take; taken: unknown[] }> = [];
   rounds.forEach((round, r) => round.forEach((k, i) => (takeOf[k] = { take: made[r].takes[i], taken: answers[r] })));
   const opened: Array<{ one: Accepted; attempt: OpenedAttempt }> = [];
@@ -425,7 +342,7 @@ async function openAttempts(
     if (!attempt.fresh && opened.some((other) => other.attempt.id === attempt.id)) throw new Unbatchable('one waiting attempt, completed twice in a batch');
     opened.push({ one, attempt });
   }
-  return { opened, alongsideRows: answers.slice(made.length) };
+  return opened;
 }
 
 /** A call's outcome (the wheel's prize, drawn from `known` first, or the quiz's score) and the actions it will run. */

@@ -1,7 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type pg from 'pg';
-import { startTestService } from '../../../test/helper.js';
+import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
 import type { Database } from '../../platform/db.js';
 import { ALWAYS_TEN_POINTS, complete, createEngagement, createReward, session, wheel } from '../engagements/testing.js';
 import { contestDefinition } from '../contests/testing.js';
@@ -45,6 +45,42 @@ function recordRoundTrips(t: TestContext, db: Database): () => Trip[] {
   return () => sent;
 }
 
+/** Each points action of a completion's answer as [source, points awarded, new balance]. */
+const pointsOf = (actions: Array<{ source: string; points_awarded?: number; new_balance?: number }>) => actions.map((a) => [a.source, a.points_awarded, a.new_balance]);
+
+/** A new participant's spin through HTTP, answered 200, and the round trips it took. */
+async function spinRecorded(t: TestContext, svc: TestService, tenant: TestTenant, engagementId: string) {
+  const s = await session(svc, tenant, engagementId);
+  const sent = recordRoundTrips(t, svc.service.db);
+  const done = await complete(svc, s, 'wheel1', 'spin_wheel');
+  assert.equal(done.status, 200, done.text);
+  return { s, sent, done };
+}
+
+/** A service, a tenant and a published wheel of one spin each that always gives 10 points, and 1 point on completion. */
+async function tenSpinWheel(t: TestContext) {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const engagement = await createEngagement(svc, tenant, {
+    activities: [wheel({ max_attempts: 1, segments: ALWAYS_TEN_POINTS, on_completion: [{ type: 'award_points', amount: 1, reason: 'spun' }] })],
+  });
+  return { svc, tenant, engagement };
+}
+
+/** Twelve new participants' spins completed as one batch (`completeMany`), and the round trips they took. */
+async function twelveSpins(t: TestContext, svc: TestService, tenant: TestTenant, engagementId: string) {
+  const sessions = await Promise.all(Array.from({ length: 12 }, () => session(svc, tenant, engagementId)));
+  const calls = sessions.map((s) => ({
+    session: { tenantId: tenant.tenantId, participantId: s.participantId, engagementId },
+    activityId: 'wheel1',
+    body: { session_id: s.sessionId, engagement_id: s.engagementId, activity_type: 'spin_wheel' as const },
+  }));
+  const sent = recordRoundTrips(t, svc.service.db);
+  const outcomes = await completeMany(svc.service.db, calls);
+  const trips = sent();
+  return { sessions, outcomes, trips, listing: trips.map(({ text }, i) => `${i + 1}. ${text.replace(/\s+/g, ' ').slice(0, 100)}`).join('\n') };
+}
+
 test("a first spin's round trips: the activity with BEGIN, the draw's reads and the batch questions with the take, the prize and the completion's points together, the record with COMMIT", async (t) => {
   const svc = await startTestService(t);
   const tenant = await svc.createTenant();
@@ -62,12 +98,9 @@ test("a first spin's round trips: the activity with BEGIN, the draw's reads and 
       }),
     ],
   });
-  const s = await session(svc, tenant, engagement.id);
-  const sent = recordRoundTrips(t, svc.service.db);
-  const done = await complete(svc, s, 'wheel1', 'spin_wheel');
-  assert.equal(done.status, 200, done.text);
+  const { sent, done } = await spinRecorded(t, svc, tenant, engagement.id);
   assert.deepEqual(
-    done.body.actions_executed.map((a: { source: string; points_awarded: number; new_balance: number }) => [a.source, a.points_awarded, a.new_balance]),
+    pointsOf(done.body.actions_executed),
     [
       ['prize', 10, 10],
       ['on_completion', 1, 11],
@@ -138,21 +171,8 @@ test('a spin that a contest and a challenge count: the answers read with the tak
 });
 
 test("a batch of first spins: four round trips however many spins, the takes in one statement, the points in one per round and the records in one, each spin's answer its own", async (t) => {
-  const svc = await startTestService(t);
-  const tenant = await svc.createTenant();
-  const engagement = await createEngagement(svc, tenant, {
-    activities: [wheel({ max_attempts: 1, segments: ALWAYS_TEN_POINTS, on_completion: [{ type: 'award_points', amount: 1, reason: 'spun' }] })],
-  });
-  const sessions = await Promise.all(Array.from({ length: 12 }, () => session(svc, tenant, engagement.id)));
-  const calls = sessions.map((s) => ({
-    session: { tenantId: tenant.tenantId, participantId: s.participantId, engagementId: engagement.id as string },
-    activityId: 'wheel1',
-    body: { session_id: s.sessionId, engagement_id: s.engagementId, activity_type: 'spin_wheel' as const },
-  }));
-  const sent = recordRoundTrips(t, svc.service.db);
-  const outcomes = await completeMany(svc.service.db, calls);
-  const trips = sent();
-  const listing = trips.map(({ text }, i) => `${i + 1}. ${text.replace(/\s+/g, ' ').slice(0, 100)}`).join('\n');
+  const { svc, tenant, engagement } = await tenSpinWheel(t);
+  const { sessions, outcomes, trips, listing } = await twelveSpins(t, svc, tenant, engagement.id);
   assert.equal(trips.length, 4, listing);
   // The twelve takes are one statement (a batch's participants are distinct), with the draw's reads and the batch questions.
   assert.equal((trips[1].text.match(/INSERT INTO activity_participations/g) ?? []).length, 1, `the twelve takes travel as one statement\n${listing}`);
@@ -172,4 +192,67 @@ test("a batch of first spins: four round trips however many spins, the takes in 
     assert.deepEqual([attempt.participant_id, attempt.status], [sessions[i].participantId, 'completed']);
     assert.deepEqual(attempt.response, outcome.response, 'the stored answer is the one given');
   }
+});
+
+test("a crowd's next batches: the activity this process knows, the takes with BEGIN and the read that confirms it, three round trips", async (t) => {
+  const { svc, tenant, engagement } = await tenSpinWheel(t);
+  // The first completion reads the activity with BEGIN; this process knows it from then on.
+  assert.equal((await complete(svc, await session(svc, tenant, engagement.id), 'wheel1', 'spin_wheel')).status, 200);
+  const { outcomes, trips, listing } = await twelveSpins(t, svc, tenant, engagement.id);
+  assert.equal(trips.length, 3, listing);
+  for (const part of ['engagement_activities', 'activity_participations', 'spin_segment_awards', 'challenge_enrollments']) {
+    assert.ok(trips[0].text.startsWith('BEGIN') && trips[0].text.includes(part), `the first trip holds ${part}\n${listing}`);
+  }
+  assert.ok(trips[1].text.includes('points_ledger'), `the second trip grants\n${listing}`);
+  assert.ok(trips[2].text.includes('activity_attempts') && trips[2].text.includes('COMMIT'), `the third trip records and commits\n${listing}`);
+  for (const outcome of outcomes) {
+    assert.ok('response' in outcome, String((outcome as { error: unknown }).error));
+    assert.deepEqual(
+      pointsOf(outcome.response.actions_executed),
+      [
+        ['prize', 10, 10],
+        ['on_completion', 1, 11],
+      ],
+    );
+  }
+  // A call's own checks are made against the known activity: the wrong type is refused, and nothing is taken.
+  const s = await session(svc, tenant, engagement.id);
+  const wrong = await complete(svc, s, 'wheel1', 'quiz');
+  assert.equal(wrong.body.code, 'ACTIVITY_TYPE_MISMATCH', wrong.text);
+  assert.equal((await svc.sql('SELECT count(*)::int AS n FROM activity_participations WHERE tenant_id = $1 AND participant_id = $2', [tenant.tenantId, s.participantId]))[0].n, 0);
+});
+
+test('a wheel published again after this process read it: the batch begun on the old one rolls back, and the new one runs', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const spun = (amount: number) => [wheel({ max_attempts: 1, segments: ALWAYS_TEN_POINTS, on_completion: [{ type: 'award_points', amount, reason: 'spun' }] })];
+  const engagement = await createEngagement(svc, tenant, { activities: spun(1) });
+  assert.equal((await complete(svc, await session(svc, tenant, engagement.id), 'wheel1', 'spin_wheel')).status, 200);
+  const edited = await svc.request('PATCH', `/api/v1/admin/engagements/${engagement.id}`, { key: tenant.apiKey, body: { activities: spun(5) } });
+  assert.equal(edited.status, 200, edited.text);
+  assert.equal((await svc.request('POST', `/api/v1/admin/engagements/${engagement.id}/publish`, { key: tenant.apiKey })).status, 200);
+
+  const { s, sent, done } = await spinRecorded(t, svc, tenant, engagement.id);
+  assert.deepEqual(
+    pointsOf(done.body.actions_executed),
+    [
+      ['prize', 10, 10],
+      ['on_completion', 5, 15],
+    ],
+  );
+  const trips = sent().map(({ text }) => text);
+  const listing = trips.map((text, i) => `${i + 1}. ${text.replace(/\s+/g, ' ').slice(0, 100)}`).join('\n');
+  assert.ok(trips[0].includes('activity_participations'), `the take went with the read\n${listing}`);
+  assert.ok(trips.includes('ROLLBACK'), `and was rolled back\n${listing}`);
+  // Then the usual four, the activity read first.
+  assert.equal(trips.length - trips.indexOf('ROLLBACK') - 1, 4, listing);
+  const [participation] = await svc.sql('SELECT attempts_used FROM activity_participations WHERE tenant_id = $1 AND participant_id = $2', [tenant.tenantId, s.participantId]);
+  assert.equal(participation.attempts_used, 1, 'the rolled-back take counts no attempt');
+  const attempts = await svc.sql('SELECT status FROM activity_attempts WHERE tenant_id = $1 AND participant_id = $2', [tenant.tenantId, s.participantId]);
+  assert.deepEqual(attempts.map((a) => a.status), ['completed']);
+  // The next completion runs on the activity as published now, known again: three round trips.
+  const another = await session(svc, tenant, engagement.id);
+  const before = sent().length;
+  assert.equal((await complete(svc, another, 'wheel1', 'spin_wheel')).body.actions_executed[1].points_awarded, 5);
+  assert.equal(sent().length - before, 3, listing);
 });

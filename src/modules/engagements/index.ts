@@ -12,7 +12,7 @@ import { checkSessionInTx } from './session-definition.js';
 export { engagementForReviewInTx, publishEngagementInTx, createEngagementInTx, replaceEngagementDraftInTx } from './service.js';
 export { unpublishEngagementInTx } from './service.js';
 export { ACTIVITY_DEFAULTS, embedSettings, ANONYMOUS_PREFIX } from './service.js';
-export { findPublishedActivityInTx, publishedActivityStatement, publishedDefinitionInTx, isPreviewInTx as isPreviewSessionInTx, type PublishedActivity } from './session-definition.js';
+export { findPublishedActivityInTx, knownPublishedActivity, publishedActivityStatement, publishedDefinitionInTx, isPreviewInTx as isPreviewSessionInTx, type KnownActivity, type PublishedActivity } from './session-definition.js';
 export { parseCondition, type GateCondition } from './conditions.js';
 export type { Action, Activity, Segment, EngagementDefinition } from './schemas.js';
 

@@ -69,19 +69,85 @@ export async function findPublishedActivityInTx(
   if (!found.engagementFound) throw notFound('engagement', 'ENGAGEMENT_NOT_FOUND');
   if (!found.published) throw draftRefusal();
   if (!found.activity) throw notFound(`activity ${JSON.stringify(activityId)} in this engagement`, 'ACTIVITY_NOT_FOUND');
+  const activitySegmentId = (found.activity.config as { segment_id?: string | null }).segment_id ?? null;
   // Segments (targeting.ts): checked at every attempt, so a participant who left the segment since the session was issued is refused.
   if (participantId !== undefined) {
     await assertMemberInTx(tx, tenantId, participantId, [
       { segmentId: found.segmentId, what: 'this engagement' },
-      { segmentId: (found.activity.config as { segment_id?: string | null }).segment_id, what: `the activity ${JSON.stringify(activityId)}` },
+      { segmentId: activitySegmentId, what: `the activity ${JSON.stringify(activityId)}` },
     ]);
   }
-  return {
+  const activity: PublishedActivity = {
     engagementId,
     activityId: found.activity.activity_id,
     type: found.activity.activity_type as PublishedActivity['type'],
     config: found.activity.config as unknown as Activity,
     preview: false,
+  };
+  // Only an activity for everyone: knowing it lets a batch skip nothing but the read (no membership to check).
+  if (lookupRows && found.segmentId === null && activitySegmentId === null) rememberActivity(tenantId, engagementId, activityId, lookupRows[0], activity);
+  return activity;
+}
+
+/**
+ * The published activities this process has read with a transaction's BEGIN
+ * (`publishedActivityStatement`), each with its row as JSON, by tenant,
+ * engagement and activity; only those for everyone (no segment). Emptied when
+ * full. A wheel's definition changes seldom and a crowd's batches all read it:
+ * a batch starts its takes on the one known here, in the message that reads
+ * it again, and goes on only if the row read is the row known
+ * (`knownPublishedActivity`).
+ */
+const knownActivities = new Map<string, { row: string; activity: PublishedActivity }>();
+const KNOWN_ACTIVITIES_MAX = 1_000;
+
+const knownKey = (tenantId: string, engagementId: string, activityId: string) => `${tenantId}\u0000${engagementId}\u0000${activityId}`;
+
+function rememberActivity(tenantId: string, engagementId: string, activityId: string, row: unknown, activity: PublishedActivity): void {
+  const key = knownKey(tenantId, engagementId, activityId);
+  const json = JSON.stringify(row);
+  if (knownActivities.get(key)?.row === json) return;
+  if (knownActivities.size >= KNOWN_ACTIVITIES_MAX) knownActivities.clear();
+  knownActivities.set(key, { row: json, activity });
+}
+
+export interface KnownActivity {
+  activity: PublishedActivity;
+  /** Whether the rows of `publishedActivityStatement`, read again, are those the activity was made from; forgets it if not. */
+  confirmedBy(lookupRows: readonly unknown[]): boolean;
+  /** Forgets the activity (a batch started on it failed): the next batch reads it first. */
+  forget(): void;
+}
+
+/**
+ * The published activity, for everyone, that this process last read for
+ * these participants' sessions, and the check that the row read again in the
+ * caller's transaction is still the row it was made from (false: the caller
+ * rolls back, and the activity is forgotten). Null when it is not known, or
+ * when a participant may be a preview's (the draft runs then).
+ */
+export function knownPublishedActivity(
+  tenantId: string,
+  engagementId: string,
+  activityId: string,
+  participantIds: readonly string[],
+): KnownActivity | null {
+  const key = knownKey(tenantId, engagementId, activityId);
+  const known = knownActivities.get(key);
+  if (!known) return null;
+  const prefix = previewPrefix(engagementId);
+  if (participantIds.some((id) => id.startsWith(prefix))) return null;
+  const forget = () => {
+    if (knownActivities.get(key) === known) knownActivities.delete(key);
+  };
+  return {
+    activity: known.activity,
+    confirmedBy(lookupRows) {
+      if (lookupRows.length === 1 && JSON.stringify(lookupRows[0]) === known.row) return true;
+      forget();
+      return false;
+    },
+    forget,
   };
 }
 
