@@ -12,8 +12,8 @@ import { completeMany, type CompletionCall, type CompletionResponse } from './co
  * docs/performance/activities.md). So while `inFlightMax` completions
  * (COMPLETIONS_IN_FLIGHT, 2 by default) are in the database, new ones of a
  * process wait, and those of one activity then go as one batch
- * (`completeMany`): four round trips and one commit for up to BATCH_MAX of
- * them. A lone request does not wait: it is a batch of one, as before. A
+ * (`completeMany`): three or four round trips and one commit for up to
+ * BATCH_MAX of them. A lone request does not wait: it is a batch of one, as before. A
  * completion that names its attempt (`attempt_id`) never waits and always
  * goes alone.
  */

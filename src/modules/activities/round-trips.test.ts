@@ -7,6 +7,7 @@ import { ALWAYS_TEN_POINTS, complete, createEngagement, createReward, session, w
 import { contestDefinition } from '../contests/testing.js';
 import { advanceContest } from '../contests/service.js';
 import { completeMany } from './completion.js';
+import { seedParticipantWithPoints } from '../points/testing.js';
 
 /** A round trip: its text (an extended message's statements joined by `;\n`) and how many statements it carried. */
 interface Trip {
@@ -255,4 +256,20 @@ test('a wheel published again after this process read it: the batch begun on the
   const before = sent().length;
   assert.equal((await complete(svc, another, 'wheel1', 'spin_wheel')).body.actions_executed[1].points_awarded, 5);
   assert.equal(sent().length - before, 3, listing);
+});
+
+test("a spin whose points would take a balance above its limit: 422 POINTS_BALANCE_LIMIT, and the spin wrote nothing", async (t) => {
+  const { svc, tenant, engagement } = await tenSpinWheel(t);
+  await seedParticipantWithPoints(svc, tenant.tenantId, 'whale', Number.MAX_SAFE_INTEGER - 5);
+  const s = await session(svc, tenant, engagement.id, 'whale');
+  const refused = await complete(svc, s, 'wheel1', 'spin_wheel');
+  assert.equal(refused.status, 422, refused.text);
+  assert.equal(refused.body.code, 'POINTS_BALANCE_LIMIT');
+  const written = await svc.sql(
+    `SELECT (SELECT count(*)::int FROM activity_attempts WHERE tenant_id = $1 AND participant_id = $2) AS attempts,
+            (SELECT coalesce(sum(attempts_used), 0)::int FROM activity_participations WHERE tenant_id = $1 AND participant_id = $2) AS taken,
+            (SELECT count(*)::int FROM points_ledger WHERE tenant_id = $1 AND participant_id = $2 AND source_kind = 'activity') AS entries`,
+    [tenant.tenantId, s.participantId],
+  );
+  assert.deepEqual(written, [{ attempts: 0, taken: 0, entries: 0 }]);
 });
