@@ -99,16 +99,20 @@ export async function completeMany(db: Database, calls: readonly CompletionCall[
     ? knownPublishedActivity(session.tenantId, session.engagementId, activityId, calls.map((call) => call.session.participantId))
     : null;
   if (known) {
+    const ending = { sent: false };
     try {
-      const outcomes = await completeKnown(db, calls, lookup, known);
+      const outcomes = await completeKnown(db, calls, lookup, known, ending);
       if (outcomes) {
         completionBatchSize.observe(calls.length);
         return outcomes;
       }
-    } catch {
-      // The activity changed since this process read it, or the batch failed: it goes again as below, the activity read
-      // first, and a failure is answered from there.
+    } catch (error) {
       known.forget();
+      // A failure of the message that carries the COMMIT (a lost connection may hide a commit that went through) is
+      // answered as the usual way answers it, not run again whole.
+      if (ending.sent) return failedBatch(db, calls, error);
+      // The activity changed since this process read it, or the batch failed before its last message: it goes again as
+      // below, the activity read first, and a failure is answered from there.
     }
   }
   try {
@@ -126,11 +130,16 @@ export async function completeMany(db: Database, calls: readonly CompletionCall[
     completionBatchSize.observe(calls.length);
     return outcomes;
   } catch (error) {
-    if (calls.length === 1) throw error;
-    // Nothing of the batch was committed.
-    completionBatchesSplit.inc();
-    return Promise.all(calls.map((call) => completeMany(db, [call]).then(([outcome]) => outcome, (failure: unknown) => ({ error: failure }))));
+    return failedBatch(db, calls, error);
   }
+}
+
+/** A failed batch: a lone call's error is its answer; the calls of a larger one go again one by one. */
+function failedBatch(db: Database, calls: readonly CompletionCall[], error: unknown): Promise<CompletionOutcome[]> {
+  if (calls.length === 1) throw error;
+  // Nothing of the batch was committed.
+  completionBatchesSplit.inc();
+  return Promise.all(calls.map((call) => completeMany(db, [call]).then(([outcome]) => outcome, (failure: unknown) => ({ error: failure }))));
 }
 
 /** The activity read with BEGIN is not the one this process knew: the batch rolls back and goes again. */
@@ -142,9 +151,16 @@ class StaleActivity extends Error {}
  * batch questions travel with BEGIN and the read of the activity, which must
  * find it unchanged (or the batch rolls back, `StaleActivity`): three round
  * trips instead of four. Null when no call passed its checks (the usual way
- * then answers them, from the activity as read).
+ * then answers them, from the activity as read). `ending.sent` is set once
+ * the work is done and only the message with the COMMIT is left to send.
  */
-async function completeKnown(db: Database, calls: readonly CompletionCall[], lookup: Statement, known: KnownActivity): Promise<CompletionOutcome[] | null> {
+async function completeKnown(
+  db: Database,
+  calls: readonly CompletionCall[],
+  lookup: Statement,
+  known: KnownActivity,
+  ending: { sent: boolean },
+): Promise<CompletionOutcome[] | null> {
   const outcomes: CompletionOutcome[] = new Array(calls.length);
   const accepted = await acceptCalls(calls, (call) => checkActivityType(known.activity, call.body.activity_type), outcomes);
   if (accepted.length === 0) return null;
@@ -156,7 +172,10 @@ async function completeKnown(db: Database, calls: readonly CompletionCall[], loo
     opening,
     async (tx, [lookupRows, ...answers]) => {
       if (!known.confirmedBy(lookupRows)) throw new StaleActivity('the activity changed since this process read it');
-      return completeInTx(tx, calls, accepted, outcomes, { takes, alongside, answers });
+      const work = await completeInTx(tx, calls, accepted, outcomes, { takes, alongside, answers });
+      // What fails from here on is the message with the COMMIT (`ending`).
+      ending.sent = true;
+      return work;
     },
     'generic',
   );
