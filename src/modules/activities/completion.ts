@@ -1,7 +1,8 @@
 import { runStatements, withAnswers, type Database, type Statement, type Tx } from '../../platform/db.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { clock } from '../../platform/clock.js';
-import { conflict } from '../../platform/errors.js';
+import pg from 'pg';
+import { AppError, conflict } from '../../platform/errors.js';
 import { prefixedId } from '../../platform/ids.js';
 import { emitting, type OutboxEvent } from '../../platform/outbox.js';
 import { runFactHandlers, type Fact } from '../../platform/facts.js';
@@ -86,7 +87,8 @@ class Unbatchable extends Error {}
  * and the read that confirms it). A call refused
  * before it writes (its activity, its payload, its limits) is answered with
  * its error and the others go on; a failure after the takes rolls the batch
- * back, and its calls run again one by one. Only a lone call may name its
+ * back, and its calls run again one by one (`failedBatch`: not when the
+ * message with the COMMIT lost its answer). Only a lone call may name its
  * attempt (`attempt_id`).
  */
 export async function completeMany(db: Database, calls: readonly CompletionCall[]): Promise<CompletionOutcome[]> {
@@ -108,38 +110,63 @@ export async function completeMany(db: Database, calls: readonly CompletionCall[
       }
     } catch (error) {
       known.forget();
-      // A failure of the message that carries the COMMIT (a lost connection may hide a commit that went through) is
-      // answered as the usual way answers it, not run again whole.
-      if (ending.sent) return failedBatch(db, calls, error);
+      // A failure of the message that carries the COMMIT is answered as the usual way answers it, not run again whole.
+      if (ending.sent) return failedBatch(db, calls, error, ending);
       // The activity changed since this process read it, or the batch failed before its last message: it goes again as
       // below, the activity read first, and a failure is answered from there.
     }
   }
+  const ending = { sent: false };
   try {
     const outcomes = await db.tenantFramedBy(
       session.tenantId,
       lookup.text,
       lookup.values,
       async (tx, lookupRows) => {
+        ending.sent = false; // a transaction the database asked to run again (a serialization failure) starts afresh
         const outcomes: CompletionOutcome[] = new Array(calls.length);
         const accepted = await acceptCalls(calls, (call) => loadActivity(tx, call.session, call.activityId, call.body.activity_type, lookupRows), outcomes);
-        return completeInTx(tx, calls, accepted, outcomes, null);
+        const work = await completeInTx(tx, calls, accepted, outcomes, null);
+        ending.sent = true;
+        return work;
       },
       'generic',
     );
     completionBatchSize.observe(calls.length);
     return outcomes;
   } catch (error) {
-    return failedBatch(db, calls, error);
+    return failedBatch(db, calls, error, ending);
   }
 }
 
-/** A failed batch: a lone call's error is its answer; the calls of a larger one go again one by one. */
-function failedBatch(db: Database, calls: readonly CompletionCall[], error: unknown): Promise<CompletionOutcome[]> {
-  if (calls.length === 1) throw error;
-  // Nothing of the batch was committed.
+/**
+ * A failed batch: a lone call's error is its answer; the calls of a larger
+ * one go again one by one, but only when nothing of it can have been
+ * committed. A message with the COMMIT (`ending.sent`) that failed without
+ * the database's answer (a lost connection) may hide a commit that went
+ * through: its calls are answered 503 `COMPLETION_OUTCOME_UNKNOWN`, never run
+ * again, so no spin is applied twice.
+ */
+function failedBatch(db: Database, calls: readonly CompletionCall[], error: unknown, ending: { sent: boolean }): Promise<CompletionOutcome[]> {
+  const failure = ending.sent && !answeredByTheDatabase(error) ? outcomeUnknown(error) : error;
+  if (calls.length === 1) throw failure;
+  if (failure !== error) return Promise.resolve(calls.map(() => ({ error: failure })));
   completionBatchesSplit.inc();
-  return Promise.all(calls.map((call) => completeMany(db, [call]).then(([outcome]) => outcome, (failure: unknown) => ({ error: failure }))));
+  return Promise.all(calls.map((call) => completeMany(db, [call]).then(([outcome]) => outcome, (failed: unknown) => ({ error: failed }))));
+}
+
+/** The database answered the failure (an error of its own): the transaction ended without committing. */
+const answeredByTheDatabase = (error: unknown) => error instanceof pg.DatabaseError;
+
+function outcomeUnknown(cause: unknown): AppError {
+  const error = new AppError(
+    'unavailable',
+    'COMPLETION_OUTCOME_UNKNOWN',
+    'the connection to the database was lost while the completion was being committed, so it may or may not have been recorded: ' +
+      "read the participant's state before completing again (a completion that names its attempt_id may simply be sent again)",
+  );
+  error.cause = cause;
+  return error;
 }
 
 /** The activity read with BEGIN is not the one this process knew: the batch rolls back and goes again. */
@@ -171,6 +198,7 @@ async function completeKnown(
     calls[0].session.tenantId,
     opening,
     async (tx, [lookupRows, ...answers]) => {
+      ending.sent = false;
       if (!known.confirmedBy(lookupRows)) throw new StaleActivity('the activity changed since this process read it');
       const work = await completeInTx(tx, calls, accepted, outcomes, { takes, alongside, answers });
       // What fails from here on is the message with the COMMIT (`ending`).

@@ -1,6 +1,6 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import type pg from 'pg';
+import pg from 'pg';
 import { startTestService, type TestService, type TestTenant } from '../../../test/helper.js';
 import type { Database } from '../../platform/db.js';
 import { ALWAYS_TEN_POINTS, complete, createEngagement, createReward, session, wheel } from '../engagements/testing.js';
@@ -15,6 +15,33 @@ interface Trip {
   statements: number;
 }
 
+/** What a message sent to the database looks like to a test: its first argument, and how to send it on. */
+type Sending = (first: string | { text?: string; statements?: unknown[] }, send: () => unknown) => unknown;
+
+/** Every message the application pool's connections send goes through `sending` until the test ends. */
+function interceptQueries(t: TestContext, db: Database, sending: Sending): void {
+  const pool = db.app as pg.Pool & { connect: () => Promise<pg.PoolClient> };
+  const connect = pool.connect.bind(pool);
+  const wrapped = new WeakSet<object>();
+  let intercepting = true;
+  pool.connect = async () => {
+    const client = await connect();
+    if (!wrapped.has(client)) {
+      wrapped.add(client);
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as { query: unknown }).query = (...args: unknown[]) => {
+        const send = () => query(...args);
+        return intercepting ? sending(args[0] as Parameters<Sending>[0], send) : send();
+      };
+    }
+    return client;
+  };
+  t.after(() => {
+    intercepting = false;
+    pool.connect = connect;
+  });
+}
+
 /**
  * What the application pool's connections send to the database until the
  * test ends: one entry per round trip (a message of several statements is one
@@ -22,28 +49,36 @@ interface Trip {
  */
 function recordRoundTrips(t: TestContext, db: Database): () => Trip[] {
   const sent: Trip[] = [];
-  const pool = db.app as pg.Pool & { connect: () => Promise<pg.PoolClient> };
-  const connect = pool.connect.bind(pool);
-  const wrapped = new WeakSet<object>();
-  pool.connect = async () => {
-    const client = await connect();
-    if (!wrapped.has(client)) {
-      wrapped.add(client);
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as { query: unknown }).query = (...args: unknown[]) => {
-        const [first] = args as [string | { text?: string; statements?: unknown[] }];
-        if (recording) sent.push(typeof first === 'string' ? { text: first, statements: 1 } : { text: String(first.text), statements: first.statements?.length ?? 1 });
-        return query(...args);
-      };
-    }
-    return client;
-  };
-  let recording = true;
-  t.after(() => {
-    recording = false;
-    pool.connect = connect;
+  interceptQueries(t, db, (first, send) => {
+    sent.push(typeof first === 'string' ? { text: first, statements: 1 } : { text: String(first.text), statements: first.statements?.length ?? 1 });
+    return send();
   });
   return () => sent;
+}
+
+/**
+ * The next message that carries a COMMIT fails, once: `lost`, after the
+ * database ran it (the connection dropped before its answer came back), or
+ * `refused`, by the database's own error before it ran (the transaction then
+ * ends without committing).
+ */
+function failNextCommit(t: TestContext, db: Database, how: 'lost' | 'refused'): void {
+  let armed = true;
+  interceptQueries(t, db, (first, send) => {
+    const text = typeof first === 'string' ? first : String(first.text);
+    if (!armed || !/\bCOMMIT\b/.test(text)) return send();
+    armed = false;
+    // The completion's messages are extended ones (`sendExtended`): their answer comes through their callback.
+    const message = first as { callback: (error: unknown, results: unknown) => void };
+    assert.equal(typeof message.callback, 'function', 'the message with the COMMIT is an extended one');
+    const answer = message.callback.bind(message);
+    if (how === 'refused') {
+      answer(new pg.DatabaseError('could not serialize the commit (a test)', 0, 'error'), []);
+      return message;
+    }
+    message.callback = () => answer(new Error('Connection terminated unexpectedly'), []);
+    return send();
+  });
 }
 
 /** Each points action of a completion's answer as [source, points awarded, new balance]. */
@@ -272,4 +307,67 @@ test("a spin whose points would take a balance above its limit: 422 POINTS_BALAN
     [tenant.tenantId, s.participantId],
   );
   assert.deepEqual(written, [{ attempts: 0, taken: 0, entries: 0 }]);
+});
+
+/** New participants' spins of `engagementId`'s wheel as calls of one batch. */
+async function spinCalls(svc: TestService, tenant: TestTenant, engagementId: string, count: number) {
+  const sessions = await Promise.all(Array.from({ length: count }, () => session(svc, tenant, engagementId)));
+  return sessions.map((s) => ({
+    session: { tenantId: tenant.tenantId, participantId: s.participantId, engagementId },
+    activityId: 'wheel1',
+    body: { session_id: s.sessionId, engagement_id: s.engagementId, activity_type: 'spin_wheel' as const },
+  }));
+}
+
+/** The completed attempts of the participants of `calls`. */
+async function completedAttempts(svc: TestService, tenant: TestTenant, calls: Array<{ session: { participantId: string } }>) {
+  const [row] = await svc.sql(`SELECT count(*)::int AS n FROM activity_attempts WHERE tenant_id = $1 AND participant_id = ANY($2) AND status = 'completed'`, [
+    tenant.tenantId,
+    calls.map((call) => call.session.participantId),
+  ]);
+  return row.n as number;
+}
+
+test('a batch whose COMMIT message loses its answer is never run again: each call answers 503 COMPLETION_OUTCOME_UNKNOWN, and each spin was applied once', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  // Three spins each: a batch run again would be a second spin, not a refusal.
+  const engagement = await createEngagement(svc, tenant, { activities: [wheel({ max_attempts: 3, segments: ALWAYS_TEN_POINTS })] });
+  const db = svc.service.db;
+
+  // The usual way (this process does not know the wheel yet), then the known one, then a lone spin through HTTP.
+  for (const way of ['usual', 'known']) {
+    const calls = await spinCalls(svc, tenant, engagement.id, 4);
+    failNextCommit(t, db, 'lost');
+    const outcomes = await completeMany(db, calls);
+    for (const outcome of outcomes) {
+      assert.ok('error' in outcome, `${way}: no call has an answer`);
+      const error = outcome.error as { status?: number; code?: string };
+      assert.deepEqual([error.status, error.code], [503, 'COMPLETION_OUTCOME_UNKNOWN'], `${way}: ${String(outcome.error)}`);
+    }
+    assert.equal(await completedAttempts(svc, tenant, calls), 4, `${way}: the commit went through, and no spin ran twice`);
+  }
+  const s = await session(svc, tenant, engagement.id);
+  failNextCommit(t, db, 'lost');
+  const lone = await complete(svc, s, 'wheel1', 'spin_wheel');
+  assert.equal(lone.status, 503, lone.text);
+  assert.equal(lone.body.code, 'COMPLETION_OUTCOME_UNKNOWN');
+  assert.match(lone.body.detail, /may or may not have been recorded/);
+  assert.equal(await completedAttempts(svc, tenant, [{ session: s }]), 1);
+});
+
+test('a batch whose COMMIT the database refuses committed nothing: its calls go again one by one, and each spin is applied once', async (t) => {
+  const { svc, tenant, engagement } = await tenSpinWheel(t);
+  const db = svc.service.db;
+  const calls = await spinCalls(svc, tenant, engagement.id, 4);
+  failNextCommit(t, db, 'refused');
+  const outcomes = await completeMany(db, calls);
+  for (const outcome of outcomes) {
+    assert.ok('response' in outcome, String((outcome as { error: unknown }).error));
+    assert.deepEqual(pointsOf(outcome.response.actions_executed), [
+      ['prize', 10, 10],
+      ['on_completion', 1, 11],
+    ]);
+  }
+  assert.equal(await completedAttempts(svc, tenant, calls), 4);
 });

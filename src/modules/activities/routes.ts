@@ -1,4 +1,5 @@
 import { answerKept } from '../../platform/idempotency-http.js';
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import * as service from './service.js';
 import {
@@ -52,7 +53,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           'Completing the same `attempt_id` again returns the first response with `duplicate: true`.',
         params: ActivityParams,
         body: CompleteBody,
-        response: { 200: CompleteResponse },
+        response: {
+          200: CompleteResponse,
+          503: {
+            ...Type.Ref('ErrorResponse'),
+            description:
+              "COMPLETION_OUTCOME_UNKNOWN: the database connection was lost while the completion was being committed, so it may or may not have been recorded (it is never run a second time on its own): read the participant's state before completing again; a completion that names its `attempt_id` may simply be sent again. Also SERVICE_OVERLOADED.",
+          },
+        },
       },
     },
     async (request) => service.complete(db, config.completionsInFlight, request.auth!, request.params.activityId, request.body),

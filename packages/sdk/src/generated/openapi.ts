@@ -10384,7 +10384,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description COMPLETION_OUTCOME_UNKNOWN: the database connection was lost while the completion was being committed, so it may or may not have been recorded (it is never run a second time on its own): read the participant's state before completing again; a completion that names its `attempt_id` may simply be sent again. Also SERVICE_OVERLOADED. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
