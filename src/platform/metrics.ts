@@ -79,6 +79,12 @@ export const completionBatchesSplit = new client.Counter({
   registers: [registry],
 });
 
+export const completionOutcomesUnknown = new client.Counter({
+  name: 'loyalty_completion_outcomes_unknown_total',
+  help: 'Activity completions answered 503 COMPLETION_OUTCOME_UNKNOWN: the message with their COMMIT lost its answer (a lost database connection), so they may have been recorded and were not run again',
+  registers: [registry],
+});
+
 export const webhookDeliveries = new client.Counter({
   name: 'loyalty_webhook_attempts_total',
   help: 'Webhook delivery attempts by outcome (succeeded, retrying, exhausted)',

@@ -14,7 +14,7 @@ import * as store from './store.js';
 import { attemptOfTake, attemptState, checkActivityType, checkPayload, keyOf, loadActivity, newAttempts, openAttempt, refuseAttempt, sessionOf, type OpenedAttempt, type Take, type Result, type Session } from './attempts.js';
 import { draw, drawReads, score, type Drawable } from './outcomes.js';
 import { FACT_NAMES } from './facts.js';
-import { completionBatchesSplit, completionBatchSize } from '../../platform/metrics.js';
+import { completionBatchesSplit, completionBatchSize, completionOutcomesUnknown } from '../../platform/metrics.js';
 
 /**
  * Validate and complete: an attempt checked or drawn, then completed with its
@@ -149,6 +149,7 @@ export async function completeMany(db: Database, calls: readonly CompletionCall[
  */
 function failedBatch(db: Database, calls: readonly CompletionCall[], error: unknown, ending: { sent: boolean }): Promise<CompletionOutcome[]> {
   const failure = ending.sent && !answeredByTheDatabase(error) ? outcomeUnknown(error) : error;
+  if (failure !== error) completionOutcomesUnknown.inc(calls.length);
   if (calls.length === 1) throw failure;
   if (failure !== error) return Promise.resolve(calls.map(() => ({ error: failure })));
   completionBatchesSplit.inc();

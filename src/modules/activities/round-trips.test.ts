@@ -8,6 +8,7 @@ import { contestDefinition } from '../contests/testing.js';
 import { advanceContest } from '../contests/service.js';
 import { completeMany } from './completion.js';
 import { seedParticipantWithPoints } from '../points/testing.js';
+import { completionOutcomesUnknown } from '../../platform/metrics.js';
 
 /** A round trip: its text (an extended message's statements joined by `;\n`) and how many statements it carried. */
 interface Trip {
@@ -335,6 +336,7 @@ test('a batch whose COMMIT message loses its answer is never run again: each cal
   const engagement = await createEngagement(svc, tenant, { activities: [wheel({ max_attempts: 3, segments: ALWAYS_TEN_POINTS })] });
   const db = svc.service.db;
 
+  const unknownBefore = (await completionOutcomesUnknown.get()).values[0]?.value ?? 0;
   // The usual way (this process does not know the wheel yet), then the known one, then a lone spin through HTTP.
   for (const way of ['usual', 'known']) {
     const calls = await spinCalls(svc, tenant, engagement.id, 4);
@@ -354,6 +356,7 @@ test('a batch whose COMMIT message loses its answer is never run again: each cal
   assert.equal(lone.body.code, 'COMPLETION_OUTCOME_UNKNOWN');
   assert.match(lone.body.detail, /may or may not have been recorded/);
   assert.equal(await completedAttempts(svc, tenant, [{ session: s }]), 1);
+  assert.equal(((await completionOutcomesUnknown.get()).values[0]?.value ?? 0) - unknownBefore, 9, 'each call counted once (4 + 4 + 1)');
 });
 
 test('a batch whose COMMIT the database refuses committed nothing: its calls go again one by one, and each spin is applied once', async (t) => {
