@@ -164,7 +164,7 @@ function outcomeUnknown(cause: unknown): AppError {
     'unavailable',
     'COMPLETION_OUTCOME_UNKNOWN',
     'the connection to the database was lost while the completion was being committed, so it may or may not have been recorded: ' +
-      "read the participant's state before completing again (a completion that names its attempt_id may simply be sent again)",
+      "read the activity's attempts_used (GET /activities/{activityId}/eligibility) before completing again; a completion that names its attempt_id may simply be sent again",
   );
   error.cause = cause;
   return error;

@@ -354,7 +354,7 @@ test('a batch whose COMMIT message loses its answer is never run again: each cal
   const lone = await complete(svc, s, 'wheel1', 'spin_wheel');
   assert.equal(lone.status, 503, lone.text);
   assert.equal(lone.body.code, 'COMPLETION_OUTCOME_UNKNOWN');
-  assert.match(lone.body.detail, /may or may not have been recorded/);
+  assert.match(lone.body.detail, /may or may not have been recorded: read the activity's attempts_used \(GET \/activities\/\{activityId\}\/eligibility\)/);
   assert.equal(await completedAttempts(svc, tenant, [{ session: s }]), 1);
   assert.equal(((await completionOutcomesUnknown.get()).values[0]?.value ?? 0) - unknownBefore, 9, 'each call counted once (4 + 4 + 1)');
 });
