@@ -100,8 +100,9 @@ export async function completeMany(db: Database, calls: readonly CompletionCall[
   const known = calls.every((call) => call.body.attempt_id === undefined)
     ? knownPublishedActivity(session.tenantId, session.engagementId, activityId, calls.map((call) => call.session.participantId))
     : null;
+  // Set once a batch's work is done and only the message with its COMMIT is left (`failedBatch`).
+  const ending = { sent: false };
   if (known) {
-    const ending = { sent: false };
     try {
       const outcomes = await completeKnown(db, calls, lookup, known, ending);
       if (outcomes) {
@@ -116,7 +117,6 @@ export async function completeMany(db: Database, calls: readonly CompletionCall[
       // below, the activity read first, and a failure is answered from there.
     }
   }
-  const ending = { sent: false };
   try {
     const outcomes = await db.tenantFramedBy(
       session.tenantId,
