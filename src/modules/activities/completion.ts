@@ -159,13 +159,13 @@ function failedBatch(db: Database, calls: readonly CompletionCall[], error: unkn
 /** The database answered the failure (an error of its own): the transaction ended without committing. */
 const answeredByTheDatabase = (error: unknown) => error instanceof pg.DatabaseError;
 
+/** The detail of 503 COMPLETION_OUTCOME_UNKNOWN, which the route's documentation quotes. */
+export const OUTCOME_UNKNOWN_DETAIL =
+  'the connection to the database was lost while the completion was being committed, so it may or may not have been recorded: ' +
+  "read the activity's attempts_used (GET /activities/{activityId}/eligibility) before completing again; a completion that names its attempt_id may simply be sent again";
+
 function outcomeUnknown(cause: unknown): AppError {
-  const error = new AppError(
-    'unavailable',
-    'COMPLETION_OUTCOME_UNKNOWN',
-    'the connection to the database was lost while the completion was being committed, so it may or may not have been recorded: ' +
-      "read the activity's attempts_used (GET /activities/{activityId}/eligibility) before completing again; a completion that names its attempt_id may simply be sent again",
-  );
+  const error = new AppError('unavailable', 'COMPLETION_OUTCOME_UNKNOWN', OUTCOME_UNKNOWN_DETAIL);
   error.cause = cause;
   return error;
 }

@@ -57,8 +57,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           200: CompleteResponse,
           503: {
             ...Type.Ref('ErrorResponse'),
-            description:
-              "COMPLETION_OUTCOME_UNKNOWN: the database connection was lost while the completion was being committed, so it may or may not have been recorded (it is never run a second time on its own): read the activity's `attempts_used` (`GET /activities/{activityId}/eligibility`) before completing again; a completion that names its `attempt_id` may simply be sent again. Also SERVICE_OVERLOADED.",
+            description: `COMPLETION_OUTCOME_UNKNOWN (never run a second time on its own): ${service.OUTCOME_UNKNOWN_DETAIL}. Also SERVICE_OVERLOADED.`,
           },
         },
       },

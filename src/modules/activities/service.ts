@@ -7,6 +7,6 @@
  */
 export { eligibility } from './attempts.js';
 export { weightedPick } from './outcomes.js';
-export { validate, completedActivitiesInTx } from './completion.js';
+export { validate, completedActivitiesInTx, OUTCOME_UNKNOWN_DETAIL } from './completion.js';
 export { complete } from './completion-batches.js';
 export { emitFact, reportCompletion } from './facts.js';

@@ -10384,7 +10384,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description COMPLETION_OUTCOME_UNKNOWN: the database connection was lost while the completion was being committed, so it may or may not have been recorded (it is never run a second time on its own): read the activity's `attempts_used` (`GET /activities/{activityId}/eligibility`) before completing again; a completion that names its `attempt_id` may simply be sent again. Also SERVICE_OVERLOADED. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description COMPLETION_OUTCOME_UNKNOWN (never run a second time on its own): the connection to the database was lost while the completion was being committed, so it may or may not have been recorded: read the activity's attempts_used (GET /activities/{activityId}/eligibility) before completing again; a completion that names its attempt_id may simply be sent again. Also SERVICE_OVERLOADED. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
