@@ -4,7 +4,7 @@ import { isUuid } from './ids.js';
 import { inlineStatement } from './sql-literals.js';
 import { currentContext, inContext, tracingOn } from './tracing.js';
 import { traceQueries, traceTransaction } from './tracing-db.js';
-import { isPlannedEachCall, isStalePlan, planEachCall, PREPARED_PER_CONNECTION_MAX, sendExtended } from './db-extended.js';
+import { isStalePlan, planEachCall, prepareStatements, PREPARED_PER_CONNECTION_MAX, sendExtended } from './db-extended.js';
 import { lowerBackendPriority } from './background-priority.js';
 import type { Context } from '@opentelemetry/api';
 
@@ -52,9 +52,42 @@ function endingWithCommit<T>(
 ): (tx: Tx, started: pg.QueryResult) => Promise<T> {
   return async (tx, started) => {
     const { result, last } = await fn(tx, started);
-    await runStatements(tx, [...last, COMMIT]);
+    const ending = [...last, COMMIT];
+    await settleBefore(tx, ending);
+    await committing(sendStatements(tx, ending));
     return result;
   };
+}
+
+/**
+ * The message that carried a transaction's COMMIT failed without the
+ * database's answer (a lost connection, a client-side timeout, an answer the
+ * client could not read): the transaction may or may not have committed.
+ * `Database` never runs such a transaction again, and a caller whose work is
+ * not idempotent must not either (a batch of completions answers 503
+ * `COMPLETION_OUTCOME_UNKNOWN`; any other request 503 `COMMIT_OUTCOME_UNKNOWN`).
+ * A failure the database answered (a `pg.DatabaseError`) is thrown as it is:
+ * the transaction ended without committing.
+ */
+export class CommitOutcomeUnknown extends Error {
+  constructor(cause: unknown) {
+    super(`the answer to a transaction's COMMIT was lost (${(cause as Error)?.message ?? String(cause)}): it may or may not have committed`, { cause });
+  }
+}
+
+/** Whether `error` is a `CommitOutcomeUnknown` or was caused by one (its `cause` chain). */
+export function lostCommit(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) if (cause instanceof CommitOutcomeUnknown) return true;
+  return false;
+}
+
+/** `sending`, the message that commits a transaction: a failure the database did not answer becomes `CommitOutcomeUnknown`. */
+async function committing<T>(sending: Promise<T>): Promise<T> {
+  try {
+    return await sending;
+  } catch (error) {
+    throw error instanceof pg.DatabaseError ? error : new CommitOutcomeUnknown(error);
+  }
 }
 
 /** A statement and its parameter values. */
@@ -75,7 +108,17 @@ export interface Statement {
  */
 export async function runStatements(tx: Tx, statements: readonly Statement[]): Promise<unknown[][]> {
   if (statements.length === 0) return [];
+  await settleBefore(tx, statements);
+  return sendStatements(tx, statements);
+}
+
+/** In a batch's transaction, the held writes that `statements` must see, written first. */
+async function settleBefore(tx: Tx, statements: readonly Statement[]): Promise<void> {
   if (tx.batch) for (const { text } of statements) await tx.batch.settleBefore(text);
+}
+
+/** `statements` as one extended message on `tx`'s connection; each one's rows. */
+async function sendStatements(tx: Tx, statements: readonly Statement[]): Promise<unknown[][]> {
   const client = clientOf(tx);
   const results = await sendExtended(client, statements, namedClients.has(client));
   return results.map((result) => result.rows);
@@ -193,39 +236,6 @@ export const RETRYABLE_SQLSTATES: ReadonlySet<string> = new Set(['40001', '40P01
 export { PREPARED_PER_CONNECTION_MAX, planEachCall };
 
 
-/**
- * Makes a connection send every statement that has parameters as a named
- * (prepared) statement, the first time under a new name and afterwards by
- * that name: PostgreSQL then parses it once per connection and, after a few
- * runs, plans it once (a cached generic plan) instead of on every call.
- * Planning was 40% of the database's CPU on the event-processing path
- * (docs/performance/ingestion.md). At most PREPARED_PER_CONNECTION_MAX named
- * statements per connection; after a stale plan the connection forgets its
- * names and prepares afresh under new ones (within the same bound).
- * Statements without parameters, texts planned on each call (`planEachCall`)
- * and calls that pass a query object go through unchanged.
- */
-function prepareStatements(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  let names = new Map<string, string>();
-  // Named statements created on this connection; it never decreases, since PostgreSQL keeps a
-  // statement until the connection closes even after its name is forgotten here.
-  let created = 0;
-  (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-    const [text, values, callback] = args;
-    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || callback !== undefined || isPlannedEachCall(text)) return query(...args);
-    let name = names.get(text);
-    if (!name) {
-      if (created >= PREPARED_PER_CONNECTION_MAX) return query(text, values);
-      name = `p${created++}`;
-      names.set(text, name);
-    }
-    return (query({ name, text, values }) as Promise<unknown>).catch((error: unknown) => {
-      if (isStalePlan(error)) names = new Map();
-      throw error;
-    });
-  };
-}
 /** How many times a transaction runs at most when it keeps failing with a retryable SQLSTATE. */
 export const TX_ATTEMPTS_MAX = 4;
 
@@ -403,7 +413,8 @@ export class Database {
    */
   async tenantInOneTrip(tenantId: string, statements: readonly Statement[]): Promise<unknown[][]> {
     checkTenantId(tenantId);
-    const begin = (client: Tx) => sendExtended(client, [{ text: SET_TENANT_GENERIC, values: [tenantId] }, ...statements], this.preparedStatements);
+    // The message is the whole transaction, committed at its Sync.
+    const begin = (client: Tx) => committing(sendExtended(client, [{ text: SET_TENANT_GENERIC, values: [tenantId] }, ...statements], this.preparedStatements));
     return this.transaction(begin, async (_tx, started) => asResults(started).slice(1).map((result) => result.rows), this.app, true);
   }
 
@@ -544,7 +555,7 @@ export class Database {
         const opening = typeof begin === 'string' ? begin : begin(client);
         const started = await (typeof opening === 'string' ? client.query(opening) : opening);
         const result = await fn(client, started as pg.QueryResult);
-        if (!commitsItself) await client.query('COMMIT');
+        if (!commitsItself) await committing(client.query('COMMIT'));
         return result;
       } catch (error) {
         try {

@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 import { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type preValidationHookHandler } from 'fastify';
 import pg from 'pg';
 import { AppError, errorBody, ERROR_VERSION_FIELD } from './errors.js';
+import { CommitOutcomeUnknown } from './db.js';
 import { isStorableText, unstorableTextError } from './body-check.js';
 import { compileValidator, describeProblems, FIELD_ERRORS_MAX, registerSharedSchemas, requestPartOf } from './validation.js';
 import { uuid } from './ids.js';
@@ -121,6 +122,11 @@ export const ErrorResponse = Type.Object(
 
 export const errorRef = Type.Ref('ErrorResponse');
 
+/** The detail of 503 COMMIT_OUTCOME_UNKNOWN (`CommitOutcomeUnknown`, platform/db.ts), which every route's documentation quotes. */
+export const COMMIT_OUTCOME_UNKNOWN_DETAIL =
+  'the connection to the database was lost while the change was being committed, so it may or may not have been recorded: ' +
+  'read the resource before repeating the request (a repeat with the same idempotency key is never applied twice)';
+
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid parameters or request body.',
   401: 'Missing or invalid credential.',
@@ -133,7 +139,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   422: 'Validation failure or guarded operation failure.',
   429: 'Rate limit exceeded; see Retry-After.',
   500: 'Server error.',
-  503: 'The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds.',
+  503: `The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: ${COMMIT_OUTCOME_UNKNOWN_DETAIL}.`,
 };
 
 /** Adds the standard error responses to a route's schema so that OpenAPI documents every error. */
@@ -255,6 +261,10 @@ export function installErrorHandlers(app: FastifyInstance, publicBaseUrl: string
     if (appError) {
       for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
       return answer(reply, appError.status, errorBody(appError.code, appError.message, appError.extra));
+    }
+    if (error instanceof CommitOutcomeUnknown) {
+      request.log.warn({ err: error, req: request, tenantId: request.auth?.tenantId }, 'the answer to a COMMIT was lost');
+      return answer(reply, 503, errorBody('COMMIT_OUTCOME_UNKNOWN', COMMIT_OUTCOME_UNKNOWN_DETAIL));
     }
     if (error.validation) {
       const part = error.validationContext ?? 'body';

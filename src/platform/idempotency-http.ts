@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onSendHookHandler, preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { runStatements, type Database } from './db.js';
+import { lostCommit, runStatements, type Database } from './db.js';
 import { clock } from './clock.js';
 import { claimStatements, fingerprint, storeResponse } from './idempotency.js';
 import { conflict, fieldError, invalid, ruleViolation } from './errors.js';
@@ -15,7 +15,11 @@ import { conflict, fieldError, invalid, ruleViolation } from './errors.js';
  *   inside 24 hours gets the stored answer with `Idempotent-Replayed: true`;
  *   the same key with another request (another route, parameters or body)
  *   gets 422; a repeat while the first is still running gets 409. An answer
- *   that is not stored (5xx, 409, 429) releases the key, so a retry runs again.
+ *   that is not stored (5xx, 409, 429) releases the key, so a retry runs again;
+ *   but not an error whose transaction lost the answer to its COMMIT
+ *   (`lostCommit`, platform/db.ts): the change may stand, so the key keeps
+ *   the time instead of an answer, a repeat is answered 409
+ *   `IDEMPOTENCY_KEY_ABANDONED` (below) and never run a second time.
  * - `body`: the route keeps keys in the same transaction as its change under
  *   the body's `idempotency_key` (points grants and deducts, bulk grants). The
  *   header is copied into that field before validation; when both are sent
@@ -126,6 +130,11 @@ export function answerKept<T extends { duplicate?: boolean }>(reply: FastifyRepl
   return reply.status(status).send(result);
 }
 
+/** What a key keeps instead of an answer when its request lost the answer to its COMMIT (`lostCommit`): a repeat is told the outcome is unknown. */
+interface LostAnswer {
+  lost_at: string;
+}
+
 function replay(reply: FastifyReply, answer: StoredAnswer): FastifyReply {
   reply.request.answerReplayed = true;
   reply.header(REPLAYED, 'true');
@@ -143,7 +152,7 @@ function claimAndReplay(db: Database): preHandlerAsyncHookHandler {
     const outcome = await db.tenant(tenantId, async (tx) => {
       const [claimed, stored] = await runStatements(tx, claimStatements(tenantId, SCOPE, key, print, now));
       if ((claimed[0] as { claimed: string }).claimed === 'true') return null;
-      return (stored[0] as { fingerprint: string; response: StoredAnswer | null; created_at: Date } | undefined) ?? { fingerprint: print, response: null, created_at: now };
+      return (stored[0] as { fingerprint: string; response: StoredAnswer | LostAnswer | null; created_at: Date } | undefined) ?? { fingerprint: print, response: null, created_at: now };
     });
     if (outcome === null) {
       request.idempotencyClaim = key;
@@ -152,15 +161,19 @@ function claimAndReplay(db: Database): preHandlerAsyncHookHandler {
     if (outcome.fingerprint !== print) {
       throw ruleViolation('this idempotency key was already used with a different request (route, parameters or body) in the last 24 hours', 'IDEMPOTENCY_KEY_REUSED');
     }
+    if (outcome.response && 'lost_at' in outcome.response) throw conflict(abandonedDetail(new Date(outcome.response.lost_at)), ABANDONED);
     if (outcome.response) return replay(reply, outcome.response);
     if (now.getTime() - outcome.created_at.getTime() > IDEMPOTENCY_ABANDONED_AFTER_MS) {
-      throw conflict(
-        `the request that used this idempotency key at ${outcome.created_at.toISOString()} did not finish; whether it took effect is unknown: read the resource, then retry with a new key`,
-        'IDEMPOTENCY_KEY_ABANDONED',
-      );
+      throw conflict(abandonedDetail(outcome.created_at), ABANDONED);
     }
     throw conflict('a request with this idempotency key is still running; retry when it has answered', 'IDEMPOTENCY_IN_PROGRESS');
   };
+}
+
+const ABANDONED = 'IDEMPOTENCY_KEY_ABANDONED';
+
+function abandonedDetail(at: Date): string {
+  return `the request that used this idempotency key at ${at.toISOString()} did not finish; whether it took effect is unknown: read the resource, then retry with a new key`;
 }
 
 function storeOrRelease(db: Database, log: FastifyInstance['log']): onSendHookHandler {
@@ -203,6 +216,18 @@ export function installIdempotencyKeys(app: FastifyInstance, db: Database): void
   app.decorateRequest('answerReplayed', false);
   const claim = claimAndReplay(db);
   const settle = storeOrRelease(db, app.log);
+  app.addHook('onError', async (request, _reply, error) => {
+    // Runs before the error's answer is sent (and `settle` with it).
+    const key = request.idempotencyClaim;
+    if (key === null || !request.auth || !lostCommit(error)) return;
+    request.idempotencyClaim = null;
+    const tenantId = request.auth.tenantId;
+    const lost: LostAnswer = { lost_at: clock.now().toISOString() };
+    await db.tenant(tenantId, (tx) => storeResponse(tx, tenantId, SCOPE, key, lost)).catch((failed: unknown) => {
+      // Left claimed without an answer, a repeat is told the same once the claim is old (IDEMPOTENCY_ABANDONED_AFTER_MS).
+      app.log.error({ err: failed, reqId: request.id }, 'could not store the answer of an idempotency key whose commit was lost');
+    });
+  });
   const requiredBody = intoBody(true);
   const optionalBody = intoBody(false);
   app.addHook('onRoute', (route: RouteOptions) => {

@@ -1,7 +1,6 @@
-import { runStatements, withAnswers, type Database, type Statement, type Tx } from '../../platform/db.js';
+import { CommitOutcomeUnknown, runStatements, withAnswers, type Database, type Statement, type Tx } from '../../platform/db.js';
 import type { AuthContext } from '../../platform/auth.js';
 import { clock } from '../../platform/clock.js';
-import pg from 'pg';
 import { AppError, conflict } from '../../platform/errors.js';
 import { prefixedId } from '../../platform/ids.js';
 import { emitting, type OutboxEvent } from '../../platform/outbox.js';
@@ -100,19 +99,17 @@ export async function completeMany(db: Database, calls: readonly CompletionCall[
   const known = calls.every((call) => call.body.attempt_id === undefined)
     ? knownPublishedActivity(session.tenantId, session.engagementId, activityId, calls.map((call) => call.session.participantId))
     : null;
-  // Set once a batch's work is done and only the message with its COMMIT is left (`failedBatch`).
-  const ending = { sent: false };
   if (known) {
     try {
-      const outcomes = await completeKnown(db, calls, lookup, known, ending);
+      const outcomes = await completeKnown(db, calls, lookup, known);
       if (outcomes) {
         completionBatchSize.observe(calls.length);
         return outcomes;
       }
     } catch (error) {
       known.forget();
-      // A failure of the message that carries the COMMIT is answered as the usual way answers it, not run again whole.
-      if (ending.sent) return failedBatch(db, calls, error, ending);
+      // A COMMIT that lost its answer is answered as the usual way answers it, not run again whole.
+      if (error instanceof CommitOutcomeUnknown) return failedBatch(db, calls, error);
       // The activity changed since this process read it, or the batch failed before its last message: it goes again as
       // below, the activity read first, and a failure is answered from there.
     }
@@ -123,41 +120,35 @@ export async function completeMany(db: Database, calls: readonly CompletionCall[
       lookup.text,
       lookup.values,
       async (tx, lookupRows) => {
-        ending.sent = false; // a transaction the database asked to run again (a serialization failure) starts afresh
         const outcomes: CompletionOutcome[] = new Array(calls.length);
         const accepted = await acceptCalls(calls, (call) => loadActivity(tx, call.session, call.activityId, call.body.activity_type, lookupRows), outcomes);
-        const work = await completeInTx(tx, calls, accepted, outcomes, null);
-        ending.sent = true;
-        return work;
+        return completeInTx(tx, calls, accepted, outcomes, null);
       },
       'generic',
     );
     completionBatchSize.observe(calls.length);
     return outcomes;
   } catch (error) {
-    return failedBatch(db, calls, error, ending);
+    return failedBatch(db, calls, error);
   }
 }
 
 /**
  * A failed batch: a lone call's error is its answer; the calls of a larger
  * one go again one by one, but only when nothing of it can have been
- * committed. A message with the COMMIT (`ending.sent`) that failed without
- * the database's answer (a lost connection) may hide a commit that went
- * through: its calls are answered 503 `COMPLETION_OUTCOME_UNKNOWN`, never run
- * again, so no spin is applied twice.
+ * committed. A COMMIT that lost its answer (`CommitOutcomeUnknown`, a lost
+ * connection: platform/db.ts) may hide a commit that went through: its calls
+ * are answered 503 `COMPLETION_OUTCOME_UNKNOWN`, never run again, so no spin
+ * is applied twice.
  */
-function failedBatch(db: Database, calls: readonly CompletionCall[], error: unknown, ending: { sent: boolean }): Promise<CompletionOutcome[]> {
-  const failure = ending.sent && !answeredByTheDatabase(error) ? outcomeUnknown(error) : error;
+function failedBatch(db: Database, calls: readonly CompletionCall[], error: unknown): Promise<CompletionOutcome[]> {
+  const failure = error instanceof CommitOutcomeUnknown ? outcomeUnknown(error) : error;
   if (failure !== error) completionOutcomesUnknown.inc(calls.length);
   if (calls.length === 1) throw failure;
   if (failure !== error) return Promise.resolve(calls.map(() => ({ error: failure })));
   completionBatchesSplit.inc();
   return Promise.all(calls.map((call) => completeMany(db, [call]).then(([outcome]) => outcome, (failed: unknown) => ({ error: failed }))));
 }
-
-/** The database answered the failure (an error of its own): the transaction ended without committing. */
-const answeredByTheDatabase = (error: unknown) => error instanceof pg.DatabaseError;
 
 /** The detail of 503 COMPLETION_OUTCOME_UNKNOWN, which the route's documentation quotes. */
 export const OUTCOME_UNKNOWN_DETAIL =
@@ -179,15 +170,13 @@ class StaleActivity extends Error {}
  * batch questions travel with BEGIN and the read of the activity, which must
  * find it unchanged (or the batch rolls back, `StaleActivity`): three round
  * trips instead of four. Null when no call passed its checks (the usual way
- * then answers them, from the activity as read). `ending.sent` is set once
- * the work is done and only the message with the COMMIT is left to send.
+ * then answers them, from the activity as read).
  */
 async function completeKnown(
   db: Database,
   calls: readonly CompletionCall[],
   lookup: Statement,
   known: KnownActivity,
-  ending: { sent: boolean },
 ): Promise<CompletionOutcome[] | null> {
   const outcomes: CompletionOutcome[] = new Array(calls.length);
   const accepted = await acceptCalls(calls, (call) => checkActivityType(known.activity, call.body.activity_type), outcomes);
@@ -199,12 +188,8 @@ async function completeKnown(
     calls[0].session.tenantId,
     opening,
     async (tx, [lookupRows, ...answers]) => {
-      ending.sent = false;
       if (!known.confirmedBy(lookupRows)) throw new StaleActivity('the activity changed since this process read it');
-      const work = await completeInTx(tx, calls, accepted, outcomes, { takes, alongside, answers });
-      // What fails from here on is the message with the COMMIT (`ending`).
-      ending.sent = true;
-      return work;
+      return completeInTx(tx, calls, accepted, outcomes, { takes, alongside, answers });
     },
     'generic',
   );

@@ -9,38 +9,12 @@ import { advanceContest } from '../contests/service.js';
 import { completeMany } from './completion.js';
 import { seedParticipantWithPoints } from '../points/testing.js';
 import { completionOutcomesUnknown } from '../../platform/metrics.js';
+import { failNextCommit, interceptQueries } from '../../../test/database-faults.js';
 
 /** A round trip: its text (an extended message's statements joined by `;\n`) and how many statements it carried. */
 interface Trip {
   text: string;
   statements: number;
-}
-
-/** What a message sent to the database looks like to a test: its first argument, and how to send it on. */
-type Sending = (first: string | { text?: string; statements?: unknown[] }, send: () => unknown) => unknown;
-
-/** Every message the application pool's connections send goes through `sending` until the test ends. */
-function interceptQueries(t: TestContext, db: Database, sending: Sending): void {
-  const pool = db.app as pg.Pool & { connect: () => Promise<pg.PoolClient> };
-  const connect = pool.connect.bind(pool);
-  const wrapped = new WeakSet<object>();
-  let intercepting = true;
-  pool.connect = async () => {
-    const client = await connect();
-    if (!wrapped.has(client)) {
-      wrapped.add(client);
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as { query: unknown }).query = (...args: unknown[]) => {
-        const send = () => query(...args);
-        return intercepting ? sending(args[0] as Parameters<Sending>[0], send) : send();
-      };
-    }
-    return client;
-  };
-  t.after(() => {
-    intercepting = false;
-    pool.connect = connect;
-  });
 }
 
 /**
@@ -55,31 +29,6 @@ function recordRoundTrips(t: TestContext, db: Database): () => Trip[] {
     return send();
   });
   return () => sent;
-}
-
-/**
- * The next message that carries a COMMIT fails, once: `lost`, after the
- * database ran it (the connection dropped before its answer came back), or
- * `refused`, by the database's own error before it ran (the transaction then
- * ends without committing).
- */
-function failNextCommit(t: TestContext, db: Database, how: 'lost' | 'refused'): void {
-  let armed = true;
-  interceptQueries(t, db, (first, send) => {
-    const text = typeof first === 'string' ? first : String(first.text);
-    if (!armed || !/\bCOMMIT\b/.test(text)) return send();
-    armed = false;
-    // The completion's messages are extended ones (`sendExtended`): their answer comes through their callback.
-    const message = first as { callback: (error: unknown, results: unknown) => void };
-    assert.equal(typeof message.callback, 'function', 'the message with the COMMIT is an extended one');
-    const answer = message.callback.bind(message);
-    if (how === 'refused') {
-      answer(new pg.DatabaseError('could not serialize the commit (a test)', 0, 'error'), []);
-      return message;
-    }
-    message.callback = () => answer(new Error('Connection terminated unexpectedly'), []);
-    return send();
-  });
 }
 
 /** Each points action of a completion's answer as [source, points awarded, new balance]. */
@@ -340,7 +289,7 @@ test('a batch whose COMMIT message loses its answer is never run again: each cal
   // The usual way (this process does not know the wheel yet), then the known one, then a lone spin through HTTP.
   for (const way of ['usual', 'known']) {
     const calls = await spinCalls(svc, tenant, engagement.id, 4);
-    failNextCommit(t, db, 'lost');
+    failNextCommit(t, db, { how: 'lost' });
     const outcomes = await completeMany(db, calls);
     for (const outcome of outcomes) {
       assert.ok('error' in outcome, `${way}: no call has an answer`);
@@ -349,12 +298,23 @@ test('a batch whose COMMIT message loses its answer is never run again: each cal
     }
     assert.equal(await completedAttempts(svc, tenant, calls), 4, `${way}: the commit went through, and no spin ran twice`);
   }
+  // The lone spin names an Idempotency-Key: its claim commits first (on its own), then the completion's COMMIT is lost.
   const s = await session(svc, tenant, engagement.id);
-  failNextCommit(t, db, 'lost');
-  const lone = await complete(svc, s, 'wheel1', 'spin_wheel');
+  failNextCommit(t, db, { how: 'lost', after: /activity_attempts/ });
+  const spin = () => svc.request('POST', '/api/v1/activities/wheel1/complete-with-actions', {
+    headers: { 'idempotency-key': 'spin-lost' },
+    body: { session_id: s.sessionId, engagement_id: s.engagementId, activity_type: 'spin_wheel' },
+  });
+  const lone = await spin();
   assert.equal(lone.status, 503, lone.text);
   assert.equal(lone.body.code, 'COMPLETION_OUTCOME_UNKNOWN');
   assert.match(lone.body.detail, /may or may not have been recorded: read the activity's attempts_used \(GET \/activities\/\{activityId\}\/eligibility\)/);
+  assert.equal(await completedAttempts(svc, tenant, [{ session: s }]), 1);
+  // A repeat of its key is told the outcome is unknown; it is not run a second time (the key is not released as a 5xx's is).
+  const repeat = await spin();
+  assert.equal(repeat.status, 409, repeat.text);
+  assert.equal(repeat.body.code, 'IDEMPOTENCY_KEY_ABANDONED');
+  assert.match(repeat.body.detail, /whether it took effect is unknown: read the resource, then retry with a new key/);
   assert.equal(await completedAttempts(svc, tenant, [{ session: s }]), 1);
   assert.equal(((await completionOutcomesUnknown.get()).values[0]?.value ?? 0) - unknownBefore, 9, 'each call counted once (4 + 4 + 1)');
 });
@@ -363,7 +323,7 @@ test('a batch whose COMMIT the database refuses committed nothing: its calls go 
   const { svc, tenant, engagement } = await tenSpinWheel(t);
   const db = svc.service.db;
   const calls = await spinCalls(svc, tenant, engagement.id, 4);
-  failNextCommit(t, db, 'refused');
+  failNextCommit(t, db, { how: 'refused' });
   const outcomes = await completeMany(db, calls);
   for (const outcome of outcomes) {
     assert.ok('response' in outcome, String((outcome as { error: unknown }).error));

@@ -5586,7 +5586,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5854,7 +5854,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6141,7 +6141,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6430,7 +6430,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6736,7 +6736,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7034,7 +7034,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7315,7 +7315,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7600,7 +7600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7906,7 +7906,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8254,7 +8254,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8528,7 +8528,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8905,7 +8905,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9310,7 +9310,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9636,7 +9636,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9984,7 +9984,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10384,7 +10384,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description COMPLETION_OUTCOME_UNKNOWN (never run a second time on its own): the connection to the database was lost while the completion was being committed, so it may or may not have been recorded: read the activity's attempts_used (GET /activities/{activityId}/eligibility) before completing again; a completion that names its attempt_id may simply be sent again. Also SERVICE_OVERLOADED. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description COMPLETION_OUTCOME_UNKNOWN (never run a second time on its own): the connection to the database was lost while the completion was being committed, so it may or may not have been recorded: read the activity's attempts_used (GET /activities/{activityId}/eligibility) before completing again; a completion that names its attempt_id may simply be sent again. Also SERVICE_OVERLOADED. Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10675,7 +10675,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10970,7 +10970,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11351,7 +11351,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11729,7 +11729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12010,7 +12010,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12273,7 +12273,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12548,7 +12548,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12832,7 +12832,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13100,7 +13100,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13399,7 +13399,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13704,7 +13704,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13964,7 +13964,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14303,7 +14303,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14691,7 +14691,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15017,7 +15017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15343,7 +15343,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15720,7 +15720,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16051,7 +16051,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16382,7 +16382,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16713,7 +16713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16990,7 +16990,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17296,7 +17296,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17592,7 +17592,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17890,7 +17890,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -18150,7 +18150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -18438,7 +18438,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -18781,7 +18781,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -19072,7 +19072,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -19375,7 +19375,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -19678,7 +19678,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -19979,7 +19979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -20280,7 +20280,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -20594,7 +20594,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -20900,7 +20900,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -21280,7 +21280,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -21605,7 +21605,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -21970,7 +21970,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -22300,7 +22300,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -22647,7 +22647,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -22988,7 +22988,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -23262,7 +23262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -23556,7 +23556,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -23923,7 +23923,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -24474,7 +24474,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -24858,7 +24858,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -25360,7 +25360,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -25749,7 +25749,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26138,7 +26138,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26443,7 +26443,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26726,7 +26726,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -27109,7 +27109,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -27441,7 +27441,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -27719,7 +27719,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -28011,7 +28011,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -28292,7 +28292,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -28575,7 +28575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -29003,7 +29003,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -29291,7 +29291,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -29597,7 +29597,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -29901,7 +29901,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -30168,7 +30168,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -30500,7 +30500,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -30809,7 +30809,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -31118,7 +31118,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -31452,7 +31452,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -31725,7 +31725,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -32002,7 +32002,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -32282,7 +32282,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -32575,7 +32575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -32875,7 +32875,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -33150,7 +33150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -33452,7 +33452,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -33747,7 +33747,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -34017,7 +34017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -34310,7 +34310,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -34586,7 +34586,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -34857,7 +34857,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -35183,7 +35183,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -35509,7 +35509,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -35834,7 +35834,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -36146,7 +36146,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -36426,7 +36426,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -36729,7 +36729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -37052,7 +37052,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -37338,7 +37338,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -37674,7 +37674,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -37936,7 +37936,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -38224,7 +38224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description LEADERBOARD_TOTALS_BUSY: the first period board waited 30 s for running transactions; try again. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description LEADERBOARD_TOTALS_BUSY: the first period board waited 30 s for running transactions; try again. Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -38514,7 +38514,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -38804,7 +38804,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -39109,7 +39109,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -39403,7 +39403,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -39725,7 +39725,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -40049,7 +40049,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -40392,7 +40392,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -40648,7 +40648,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -40948,7 +40948,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -41256,7 +41256,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -41543,7 +41543,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -41829,7 +41829,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -42092,7 +42092,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -42367,7 +42367,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -42650,7 +42650,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -42933,7 +42933,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -43229,7 +43229,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -43539,7 +43539,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -43823,7 +43823,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -44108,7 +44108,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -44407,7 +44407,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -44671,7 +44671,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -44961,7 +44961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -45232,7 +45232,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -45533,7 +45533,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -45823,7 +45823,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -46090,7 +46090,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -46346,7 +46346,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -46618,7 +46618,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -46902,7 +46902,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -47170,7 +47170,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -47467,7 +47467,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -47752,7 +47752,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -48025,7 +48025,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -48327,7 +48327,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -48660,7 +48660,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -49017,7 +49017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -49345,7 +49345,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -49720,7 +49720,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -50092,7 +50092,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -50387,7 +50387,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -50688,7 +50688,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -51001,7 +51001,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -51319,7 +51319,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -51649,7 +51649,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -51932,7 +51932,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description REFERRAL_CODE_EXHAUSTED: every freshly drawn code was already taken; try again (nothing was created). Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description REFERRAL_CODE_EXHAUSTED: every freshly drawn code was already taken; try again (nothing was created). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -52180,7 +52180,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -52425,7 +52425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -52717,7 +52717,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -52982,7 +52982,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -53281,7 +53281,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -53555,7 +53555,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -53867,7 +53867,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -54179,7 +54179,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -54454,7 +54454,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -54764,7 +54764,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -55057,7 +55057,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -55351,7 +55351,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -55674,7 +55674,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -55976,7 +55976,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -56245,7 +56245,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -56569,7 +56569,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -56913,7 +56913,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -57251,7 +57251,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -57518,7 +57518,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -57888,7 +57888,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -58188,7 +58188,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -58399,7 +58399,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -58610,7 +58610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -58857,7 +58857,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -59099,7 +59099,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -59348,7 +59348,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -59623,7 +59623,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -59895,7 +59895,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -60252,7 +60252,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -60535,7 +60535,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -60852,7 +60852,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -61197,7 +61197,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -61470,7 +61470,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -61778,7 +61778,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -62119,7 +62119,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -62390,7 +62390,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -62745,7 +62745,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -63033,7 +63033,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -63348,7 +63348,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -63640,7 +63640,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -63904,7 +63904,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -64184,7 +64184,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -64469,7 +64469,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -64737,7 +64737,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -65038,7 +65038,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -65289,7 +65289,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -65540,7 +65540,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -65829,7 +65829,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -66113,7 +66113,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -66390,7 +66390,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -66625,7 +66625,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -66879,7 +66879,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -67119,7 +67119,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -67354,7 +67354,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -67618,7 +67618,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -67903,7 +67903,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -68189,7 +68189,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -68456,7 +68456,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -68761,7 +68761,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -69068,7 +69068,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -69359,7 +69359,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -69730,7 +69730,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -69981,7 +69981,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -70244,7 +70244,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -70555,7 +70555,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -70822,7 +70822,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -71162,7 +71162,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -71471,7 +71471,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -71792,7 +71792,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -72110,7 +72110,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -72420,7 +72420,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -72752,7 +72752,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -73049,7 +73049,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -73290,7 +73290,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -73532,7 +73532,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -73767,7 +73767,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Codes: `SERVICE_OVERLOADED`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
+            /** @description The process is at its limit of requests in progress (SERVICE_OVERLOADED): nothing was done; retry after Retry-After seconds. Or COMMIT_OUTCOME_UNKNOWN: the connection to the database was lost while the change was being committed, so it may or may not have been recorded: read the resource before repeating the request (a repeat with the same idempotency key is never applied twice). Codes: `SERVICE_OVERLOADED`, `COMMIT_OUTCOME_UNKNOWN`, and the route's own (for example `REFERRAL_CODE_EXHAUSTED`). */
             503: {
                 headers: {
                     [name: string]: unknown;
