@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestService } from './helper.js';
-import { DISPATCH_TASK, pumpOutbox } from '../src/platform/outbox.js';
+import { DISPATCH_TASK, pumpOutbox, TAKE_FROM_START_MS, TakeCursor } from '../src/platform/outbox.js';
 import { dispatchPump } from '../src/modules/webhooks/dispatcher.js';
 import { startReceiver } from '../src/modules/webhooks/testing.js';
 
@@ -50,6 +50,48 @@ test('the outbox pump hands every pending event to exactly one dispatch job of i
   const dispatched = jobs.flatMap((job) => job.payload.event_ids.map((id) => ({ tenant_id: job.payload.tenant_id, id })));
   dispatched.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   assert.deepEqual(dispatched, emitted, 'every event in exactly one job, under its own tenant');
+});
+
+test('a take starts where the last one ended, and from the heap\'s start every quarter second, where it finds the rows a vacuum let in behind the position', async (t) => {
+  const svc = await startTestService(t);
+  const tenant = await svc.createTenant();
+  const grant = (count: number, from: number) =>
+    Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        svc.request('POST', '/api/v1/gamify/points/grant', { key: tenant.apiKey, body: { participant_id: `p-${from + i}`, amount: 5, reason: 'cursor', idempotency_key: randomUUID() } }),
+      ),
+    );
+  const pendingAt = async () => (await svc.sql<{ at: string; event_id: string }>('SELECT ctid::text AS at, event_id FROM outbox_pending ORDER BY ctid')).map((r) => r.event_id);
+  await grant(40, 0);
+  const first = await pendingAt();
+  assert.ok(first.length >= 40, `${first.length} pending`);
+  let now = 0;
+  const cursor = new TakeCursor(() => now);
+  const pool = svc.service.db.system;
+
+  // The first take reads from the heap's start; its rows are the first in the heap.
+  assert.equal(await pumpOutbox(pool, 30, cursor), 30);
+  const ahead = first.slice(30);
+  assert.deepEqual(await pendingAt(), ahead);
+  // A vacuum frees the taken rows' space, and new rows go into it: before the rows still pending.
+  await svc.sql('VACUUM outbox_pending');
+  await grant(6, 40);
+  const behind = (await pendingAt()).filter((id) => !ahead.includes(id));
+  assert.ok(behind.length >= 6, `${behind.length} new rows`);
+  assert.deepEqual((await pendingAt()).slice(0, behind.length), behind, 'the new rows are behind the position (the test needs them there)');
+
+  // Within the quarter second, a take reads from where the last one ended: the rows ahead, not the new ones behind.
+  now += TAKE_FROM_START_MS - 1;
+  assert.equal(await pumpOutbox(pool, 5, cursor), 5);
+  assert.deepEqual(await pendingAt(), [...behind, ...ahead.slice(5)]);
+  assert.equal(await pumpOutbox(pool, 1_000, cursor), ahead.length - 5);
+  assert.equal(await pumpOutbox(pool, 1_000, cursor), 0, 'nothing ahead: the rows behind wait for the next take from the start');
+  assert.deepEqual(await pendingAt(), behind);
+  // A quarter second after the last take from the start, a take starts there again, and finds them.
+  now += 1;
+  assert.equal(await pumpOutbox(pool, 2, cursor), 2);
+  assert.deepEqual(await pendingAt(), behind.slice(2));
+  assert.equal(await pumpOutbox(pool, 1_000, cursor), behind.length - 2);
 });
 
 test("the outbox pump fans every tenant's events out to that tenant's destinations in one statement, and hands them to dispatch jobs when that fails", async (t) => {

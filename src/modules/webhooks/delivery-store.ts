@@ -3,6 +3,7 @@ import { planEachCall, type Statement, type Tx } from '../../platform/db.js';
 import type { DeliveryStatus } from './schemas.js';
 import type { DestinationRow } from './destination-store.js';
 import { outboxEventsByIds } from './stream-store.js';
+import type { TakeCursor } from '../../platform/outbox.js';
 import { countFinishedDeliveriesSql } from '../analytics/index.js';
 
 /**
@@ -46,7 +47,7 @@ export const DELIVERY_BATCH_MAX = 32;
  * trace contexts. Parameters $1–$6 are its own (`fanOutValues`); the events'
  * CTEs use $7 on.
  */
-function fanOutText(events: string, counted: string): string {
+function fanOutText(events: string, counted: string, alsoSelected = ''): string {
   return `WITH ${events}, inserted AS (
        INSERT INTO webhook_deliveries (tenant_id, id, destination_id, event_id, event, participant_id, engagement_id, occurred_at,
                                        status, max_attempts, next_attempt_at, created_at, updated_at)
@@ -79,7 +80,7 @@ function fanOutText(events: string, counted: string): string {
             (SELECT count(*) FROM inserted)::int AS deliveries,
             (SELECT added FROM jobs)::int AS jobs,
             (SELECT count(*) FROM notified)::int AS notifications,
-            ARRAY(SELECT DISTINCT traceparent FROM ev WHERE traceparent IS NOT NULL LIMIT 64) AS traceparents`;
+            ARRAY(SELECT DISTINCT traceparent FROM ev WHERE traceparent IS NOT NULL LIMIT 64) AS traceparents${alsoSelected}`;
 }
 
 /** The fan-out's own parameters ($1–$6 of `fanOutText`). */
@@ -112,21 +113,24 @@ export async function fanOut(tx: Tx, tenantId: string, eventIds: string[], now: 
 
 // The function reads the events with the markers it takes (migration 1500): this statement's snapshot may not see them.
 const TAKE_AND_FAN_OUT = fanOutText(
-  `taken AS (SELECT * FROM take_outbox_pending($7)),
+  `taken AS (SELECT * FROM take_outbox_pending($7, $8::tid)),
    ev AS (SELECT tenant_id, event_id AS id, seq, event, participant_id, engagement_id, created_at, traceparent FROM taken WHERE seq IS NOT NULL)`,
   'taken',
+  ', (SELECT next_from FROM taken LIMIT 1)::text AS next_from',
 );
 
 /**
  * Takes up to `limit` pending outbox events of every tenant
- * (`take_outbox_pending`, migration 1500) and fans them out, in one
+ * (`take_outbox_pending`, migrations 1500 and 1515, from where `cursor`'s last
+ * take ended) and fans them out, in one
  * statement: the markers' delete commits with the deliveries, their jobs and
  * the notifications. Runs as the schema owner, which sees every tenant; each
  * event's deliveries are its own tenant's (`fanOutText`).
  */
-export async function takeAndFanOut(pool: pg.Pool, limit: number, now: Date): Promise<FannedOut> {
+export async function takeAndFanOut(pool: pg.Pool, limit: number, now: Date, cursor: TakeCursor): Promise<FannedOut> {
   // Named, so planned once per connection: its rows come from the function, whatever the tables hold (planning it was 0.65 ms of 2.1 a call).
-  const { rows } = await pool.query({ name: 'outbox_take_and_fan_out', text: TAKE_AND_FAN_OUT, values: [...fanOutValues(now), limit] });
+  const { rows } = await pool.query({ name: 'outbox_take_and_fan_out', text: TAKE_AND_FAN_OUT, values: [...fanOutValues(now), limit, cursor.next()] });
+  cursor.ended(rows[0].next_from as string | null);
   return fannedOut(rows[0]);
 }
 

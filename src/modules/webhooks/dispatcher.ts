@@ -2,7 +2,7 @@ import { SpanKind } from '@opentelemetry/api';
 import type { Database } from '../../platform/db.js';
 import { clock } from '../../platform/clock.js';
 import { linkActiveTraces, recordRootSpan } from '../../platform/tracing.js';
-import { DISPATCH_TASK, OUTBOX_PUMP, OUTBOX_PUMP_BATCH, pumpOutbox } from '../../platform/outbox.js';
+import { DISPATCH_TASK, OUTBOX_PUMP, OUTBOX_PUMP_BATCH, pumpOutbox, takeCursorOf } from '../../platform/outbox.js';
 import type { Pump } from '../../platform/pump.js';
 import * as store from './store.js';
 
@@ -34,7 +34,7 @@ export const dispatchPump: Pump = {
     const startTime = new Date();
     let done: store.FannedOut;
     try {
-      done = await store.takeAndFanOut(pool, OUTBOX_PUMP_BATCH, clock.now());
+      done = await store.takeAndFanOut(pool, OUTBOX_PUMP_BATCH, clock.now(), takeCursorOf(pool));
     } catch (error) {
       log.warn({ err: error }, 'the outbox fan-out failed and took nothing; its events go to dispatch jobs of their tenants');
       return pumpOutbox(pool);
