@@ -100,6 +100,8 @@ export async function processLane(db: Database, log: Logger, tenantId: string, l
     return processed;
   } catch (error) {
     if (taken === 0) throw error;
+    // Also after a COMMIT that lost its answer (`CommitOutcomeUnknown`): the lane is taken again, and a batch that did
+    // commit deleted its pending rows with its work, so none of its events is applied twice.
     log.warn({ err: error, tenantId, lane, events: taken }, 'event batch failed; applying its events one at a time');
     return processOneByOne(db, log, tenantId, lane);
   }
