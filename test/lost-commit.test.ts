@@ -89,16 +89,30 @@ test('a lost COMMIT answers 503 COMMIT_OUTCOME_UNKNOWN and is applied once, what
     assert.equal(await multipliers(), 1, 'the repeat was not run');
   });
 
+  await t.test("a key's own claim whose COMMIT is lost: 503, nothing created, and the claim released so that the repeat runs, once", async (t) => {
+    failNextCommit(t, db, { how: 'lost', after: /idempotency_keys/ });
+    const create = () => svc.request('POST', '/api/v1/admin/points/multipliers', { key: tenant.apiKey, headers: { 'idempotency-key': 'claim-lost' }, body: multiplier });
+    const first = await create();
+    assert.equal(first.status, 503, first.text);
+    assert.equal(first.body.code, 'COMMIT_OUTCOME_UNKNOWN');
+    assert.equal(await multipliers(), 1, 'the request did not run');
+    const repeat = await create();
+    assert.equal(repeat.status, 201, repeat.text);
+    assert.equal(await multipliers(), 2);
+    assert.equal((await create()).headers.get('idempotent-replayed'), 'true');
+    assert.equal(await multipliers(), 2);
+  });
+
   await t.test('a COMMIT the database refused releases the key: the repeat runs, once', async (t) => {
     failNextCommit(t, db, { how: 'refused', after: /INSERT INTO points_multipliers/ });
     const create = () => svc.request('POST', '/api/v1/admin/points/multipliers', { key: tenant.apiKey, headers: { 'idempotency-key': 'refused-1' }, body: multiplier });
     const first = await create();
     assert.equal(first.status, 500, first.text);
-    assert.equal(await multipliers(), 1, 'nothing committed');
+    assert.equal(await multipliers(), 2, 'nothing committed');
     const repeat = await create();
     assert.equal(repeat.status, 201, repeat.text);
     assert.equal((await create()).headers.get('idempotent-replayed'), 'true');
-    assert.equal(await multipliers(), 2);
+    assert.equal(await multipliers(), 3);
   });
 
   await t.test('a grant whose key lives in its own transaction (one trip): 503, then the first answer for its key', async (t) => {

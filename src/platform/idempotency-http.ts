@@ -19,7 +19,8 @@ import { conflict, fieldError, invalid, ruleViolation } from './errors.js';
  *   but not an error whose transaction lost the answer to its COMMIT
  *   (`lostCommit`, platform/db.ts): the change may stand, so the key keeps
  *   the time instead of an answer, a repeat is answered 409
- *   `IDEMPOTENCY_KEY_ABANDONED` (below) and never run a second time.
+ *   `IDEMPOTENCY_KEY_ABANDONED` (below) and never run a second time. (When
+ *   the lost COMMIT is the claim's own, nothing ran: the claim is released.)
  * - `body`: the route keeps keys in the same transaction as its change under
  *   the body's `idempotency_key` (points grants and deducts, bulk grants). The
  *   header is copied into that field before validation; when both are sent
@@ -153,6 +154,11 @@ function claimAndReplay(db: Database): preHandlerAsyncHookHandler {
       const [claimed, stored] = await runStatements(tx, claimStatements(tenantId, SCOPE, key, print, now));
       if ((claimed[0] as { claimed: string }).claimed === 'true') return null;
       return (stored[0] as { fingerprint: string; response: StoredAnswer | LostAnswer | null; created_at: Date } | undefined) ?? { fingerprint: print, response: null, created_at: now };
+    }).catch(async (error: unknown) => {
+      // The claim's own COMMIT lost its answer: nothing of the request has run, so the claim, if it stands, is released
+      // (this one only: by its time) and a repeat runs.
+      if (lostCommit(error)) await release(db, tenantId, key, now).catch(() => undefined);
+      throw error;
     });
     if (outcome === null) {
       request.idempotencyClaim = key;
@@ -176,6 +182,18 @@ function abandonedDetail(at: Date): string {
   return `the request that used this idempotency key at ${at.toISOString()} did not finish; whether it took effect is unknown: read the resource, then retry with a new key`;
 }
 
+/** Releases a claim that has no answer: the request's own (the one made at `claimedAt`, when given), so that a repeat runs. */
+function release(db: Database, tenantId: string, key: string, claimedAt: Date | null = null): Promise<unknown> {
+  return db.tenant(tenantId, (tx) =>
+    tx.query('DELETE FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key = $3 AND response IS NULL AND ($4::timestamptz IS NULL OR created_at = $4)', [
+      tenantId,
+      SCOPE,
+      key,
+      claimedAt?.toISOString() ?? null,
+    ]),
+  );
+}
+
 function storeOrRelease(db: Database, log: FastifyInstance['log']): onSendHookHandler {
   return function settle(request, reply, payload, done) {
     const key = request.idempotencyClaim;
@@ -189,7 +207,7 @@ function storeOrRelease(db: Database, log: FastifyInstance['log']): onSendHookHa
     const answer: StoredAnswer = { status, type: typeof type === 'string' ? type : null, body: body ?? '' };
     const statement = keep
       ? db.tenant(tenantId, (tx) => storeResponse(tx, tenantId, SCOPE, key, answer))
-      : db.tenant(tenantId, (tx) => tx.query('DELETE FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND key = $3 AND response IS NULL', [tenantId, SCOPE, key]));
+      : release(db, tenantId, key);
     statement.then(
       () => done(null, payload),
       (error: unknown) => {
