@@ -296,7 +296,7 @@ export const ERROR_CODES_BY_STATUS: Record<string, readonly string[]> = {
   415: ['UNSUPPORTED_MEDIA_TYPE'],
   422: ['IDEMPOTENCY_KEY_REUSED', 'and the rule violations of the route (for example `insufficient_points`)'],
   429: ['RATE_LIMITED'],
-  500: ['INTERNAL_ERROR', 'DATABASE_UNAVAILABLE'],
+  500: ['INTERNAL_ERROR'],
   503: ['SERVICE_OVERLOADED', 'COMMIT_OUTCOME_UNKNOWN', "and the route's own (for example `REFERRAL_CODE_EXHAUSTED`)"],
 };
 

@@ -5568,7 +5568,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5836,7 +5836,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6123,7 +6123,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6412,7 +6412,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6718,7 +6718,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7016,7 +7016,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7297,7 +7297,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7582,7 +7582,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7888,7 +7888,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8236,7 +8236,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8510,7 +8510,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8887,7 +8887,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9292,7 +9292,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9618,7 +9618,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9966,7 +9966,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10366,7 +10366,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10657,7 +10657,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10952,7 +10952,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11333,7 +11333,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11711,7 +11711,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11992,7 +11992,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12255,7 +12255,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12530,7 +12530,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12814,7 +12814,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -13082,7 +13082,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -13381,7 +13381,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -13686,7 +13686,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -13946,7 +13946,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14285,7 +14285,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14673,7 +14673,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14999,7 +14999,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -15325,7 +15325,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -15702,7 +15702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -16033,7 +16033,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -16364,7 +16364,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -16695,7 +16695,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -16972,7 +16972,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -17278,7 +17278,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -17574,7 +17574,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -17872,7 +17872,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -18132,7 +18132,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -18420,7 +18420,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -18763,7 +18763,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -19054,7 +19054,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -19357,7 +19357,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -19660,7 +19660,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -19961,7 +19961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -20262,7 +20262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -20576,7 +20576,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -20882,7 +20882,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -21262,7 +21262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -21587,7 +21587,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -21952,7 +21952,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -22282,7 +22282,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -22629,7 +22629,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -22970,7 +22970,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -23244,7 +23244,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -23538,7 +23538,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -23905,7 +23905,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -24456,7 +24456,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -24840,7 +24840,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -25342,7 +25342,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -25731,7 +25731,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -26120,7 +26120,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -26425,7 +26425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -26708,7 +26708,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -27091,7 +27091,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -27423,7 +27423,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -27701,7 +27701,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -27993,7 +27993,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -28274,7 +28274,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -28557,7 +28557,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -28985,7 +28985,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -29273,7 +29273,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -29579,7 +29579,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -29883,7 +29883,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -30150,7 +30150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -30482,7 +30482,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -30791,7 +30791,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -31100,7 +31100,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -31434,7 +31434,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -31707,7 +31707,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -31984,7 +31984,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -32264,7 +32264,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -32557,7 +32557,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -32857,7 +32857,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -33132,7 +33132,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -33434,7 +33434,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -33729,7 +33729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -33999,7 +33999,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -34292,7 +34292,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -34568,7 +34568,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -34839,7 +34839,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -35165,7 +35165,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -35491,7 +35491,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -35816,7 +35816,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -36128,7 +36128,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -36408,7 +36408,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -36711,7 +36711,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -37034,7 +37034,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -37320,7 +37320,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -37656,7 +37656,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -37918,7 +37918,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -38206,7 +38206,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -38496,7 +38496,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -38786,7 +38786,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -39091,7 +39091,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -39385,7 +39385,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -39707,7 +39707,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -40031,7 +40031,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -40374,7 +40374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -40630,7 +40630,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -40930,7 +40930,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -41238,7 +41238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -41525,7 +41525,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -41811,7 +41811,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -42074,7 +42074,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -42349,7 +42349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -42632,7 +42632,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -42915,7 +42915,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -43211,7 +43211,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -43521,7 +43521,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -43805,7 +43805,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -44090,7 +44090,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -44389,7 +44389,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -44653,7 +44653,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -44943,7 +44943,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -45214,7 +45214,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -45515,7 +45515,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -45805,7 +45805,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -46072,7 +46072,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -46328,7 +46328,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -46600,7 +46600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -46884,7 +46884,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -47152,7 +47152,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -47449,7 +47449,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -47734,7 +47734,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -48007,7 +48007,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -48309,7 +48309,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -48642,7 +48642,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -48999,7 +48999,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -49327,7 +49327,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -49702,7 +49702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -50074,7 +50074,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -50369,7 +50369,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -50670,7 +50670,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -50983,7 +50983,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -51301,7 +51301,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -51631,7 +51631,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -51914,7 +51914,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -52162,7 +52162,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -52407,7 +52407,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -52699,7 +52699,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -52964,7 +52964,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -53263,7 +53263,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -53537,7 +53537,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -53849,7 +53849,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -54161,7 +54161,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -54436,7 +54436,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -54746,7 +54746,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -55039,7 +55039,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -55333,7 +55333,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -55656,7 +55656,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -55958,7 +55958,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -56227,7 +56227,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -56551,7 +56551,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -56895,7 +56895,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -57233,7 +57233,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -57500,7 +57500,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -57870,7 +57870,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -58170,7 +58170,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -58381,7 +58381,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -58592,7 +58592,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -58838,7 +58838,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The service failed (an HTML page saying so). Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description The service failed (an HTML page saying so). Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -59080,7 +59080,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The service failed (an HTML page saying so). Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description The service failed (an HTML page saying so). Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -59330,7 +59330,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -59605,7 +59605,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -59877,7 +59877,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -60234,7 +60234,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -60517,7 +60517,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -60834,7 +60834,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -61179,7 +61179,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -61452,7 +61452,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -61760,7 +61760,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -62101,7 +62101,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -62372,7 +62372,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -62727,7 +62727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -63015,7 +63015,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -63330,7 +63330,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -63622,7 +63622,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -63886,7 +63886,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -64166,7 +64166,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -64451,7 +64451,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -64719,7 +64719,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -65020,7 +65020,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -65271,7 +65271,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -65522,7 +65522,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -65811,7 +65811,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -66095,7 +66095,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -66372,7 +66372,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -66607,7 +66607,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -66861,7 +66861,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -67101,7 +67101,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -67336,7 +67336,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -67600,7 +67600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -67885,7 +67885,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -68171,7 +68171,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -68438,7 +68438,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -68743,7 +68743,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -69050,7 +69050,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -69341,7 +69341,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -69712,7 +69712,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -69963,7 +69963,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -70226,7 +70226,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -70537,7 +70537,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -70804,7 +70804,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -71144,7 +71144,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -71453,7 +71453,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -71774,7 +71774,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -72092,7 +72092,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -72402,7 +72402,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -72734,7 +72734,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -73031,7 +73031,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -73272,7 +73272,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -73514,7 +73514,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -73749,7 +73749,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Server error. Codes: `INTERNAL_ERROR`, `DATABASE_UNAVAILABLE`. */
+            /** @description Server error. Codes: `INTERNAL_ERROR`. */
             500: {
                 headers: {
                     [name: string]: unknown;
