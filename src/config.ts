@@ -57,7 +57,7 @@ export interface Config {
   bodyLimitBytes: number;
   /** Requests one process has in progress before it answers new ones 503 SERVICE_OVERLOADED (SERVICE_IN_FLIGHT_MAX; platform/overload.ts). */
   maxInFlight: number;
-  /** Activity completions one process has in the database before new ones wait and go together (COMPLETIONS_IN_FLIGHT; activities/completion-batches.ts). */
+  /** Batches of activity completions, each of another activity, one process has in the database before new ones wait and go together (COMPLETIONS_IN_FLIGHT; activities/completion-batches.ts). */
   completionsInFlight: number;
   rateLimits: {
     ipPerMinute: number;

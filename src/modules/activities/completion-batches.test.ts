@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { startTestService, type TestService, type TestSession, type TestTenant } from '../../../test/helper.js';
 import { completionBatchesSplit, completionBatchSize } from '../../platform/metrics.js';
 import { ALWAYS_TEN_POINTS, complete, createEngagement, createReward, outbox, session, validate, wheel } from '../engagements/testing.js';
-import { completeMany, type CompletionCall } from './completion.js';
+import { completeMany, type CompletionCall, type CompletionOutcome, type CompletionResponse } from './completion.js';
+import { CompletionBatches } from './completion-batches.js';
 
 /** So far in this process: completions committed, the transactions that committed them, and the batches split (metrics.ts). */
 async function batches(): Promise<{ completions: number; transactions: number; split: number }> {
@@ -271,4 +272,55 @@ test("each completion of a batch gives its events its own request's trace contex
     for (const event of ['points.awarded.v1', 'activity.completed', 'reward.claimed.v1']) assert.ok(events.includes(event), `${s.participantId}: ${event} among ${events.join(', ')}`);
     assert.deepEqual([...new Set(own.map((row) => row.traceparent))], [traceOf(i)], `${s.participantId}'s events: ${events.join(', ')}`);
   }
+});
+
+test("an activity has one batch in the database at a time, and its crowd waits for it as the next batch; another activity's completions are not held behind it", async () => {
+  // The scheduler alone, with a stand-in for the database's batch: each batch is held until the test ends it.
+  const held: { activity: string; calls: CompletionCall[]; end(): void }[] = [];
+  const runBatch = (_db: unknown, calls: CompletionCall[]) =>
+    new Promise<CompletionOutcome[]>((resolve) => {
+      held.push({ activity: calls[0].activityId, calls, end: () => resolve(calls.map(() => ({ response: { success: true } as CompletionResponse }))) });
+    });
+  const scheduler = new CompletionBatches({} as never, 2, runBatch);
+  const call = (activityId: string, attemptId?: string): CompletionCall => ({
+    session: { tenantId: 't', participantId: `p-${Math.random()}`, engagementId: 'e' },
+    activityId,
+    body: { session_id: 's', engagement_id: 'e', activity_type: 'spin_wheel', ...(attemptId ? { attempt_id: attemptId } : {}) },
+  });
+  const settled = (answers: Promise<unknown>[]) => Promise.all(answers).then(() => undefined);
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+  // A lone spin goes at once, a batch of one.
+  const first = scheduler.submit(call('wheel'));
+  assert.deepEqual(held.map((batch) => [batch.activity, batch.calls.length]), [['wheel', 1]]);
+
+  // The wheel's crowd waits for it, though a second batch could go: it goes as the next batch.
+  const crowd = Array.from({ length: 60 }, () => scheduler.submit(call('wheel')));
+  assert.equal(held.length, 1);
+  // Another activity takes the free place at once; a third waits for a place.
+  const quiz = scheduler.submit(call('quiz'));
+  const poll = scheduler.submit(call('poll'));
+  assert.deepEqual(held.map((batch) => [batch.activity, batch.calls.length]), [['wheel', 1], ['quiz', 1]]);
+  // A completion of a validated attempt never waits and is not counted.
+  const validated = scheduler.submit(call('wheel', 'attempt-1'));
+  assert.deepEqual(held.map((batch) => [batch.activity, batch.calls.length]), [['wheel', 1], ['quiz', 1], ['wheel', 1]]);
+  held[2].end();
+  await validated;
+
+  // The wheel's batch ends: the waiting activities take turns, the longest waiting first: the wheel's 50, not the poll.
+  held[0].end();
+  await first;
+  await turn();
+  assert.deepEqual(held.slice(3).map((batch) => [batch.activity, batch.calls.length]), [['wheel', 50]]);
+  held[1].end();
+  await quiz;
+  await turn();
+  assert.deepEqual(held.slice(3).map((batch) => [batch.activity, batch.calls.length]), [['wheel', 50], ['poll', 1]]);
+  held[3].end();
+  await turn();
+  assert.deepEqual(held.slice(3).map((batch) => [batch.activity, batch.calls.length]), [['wheel', 50], ['poll', 1], ['wheel', 10]]);
+  held[4].end();
+  held[5].end();
+  await settled([poll, ...crowd]);
+  assert.equal(held.length, 6, 'every call answered, in six batches');
 });

@@ -7,17 +7,18 @@ import { completeMany, type CompletionCall, type CompletionResponse } from './co
 
 /**
  * A crowd's completions go together. A completion's own work in the database
- * is a few rows; what costs is each round trip and each transaction around
- * them (about 0.37 ms of machine CPU per round trip on two cores,
- * docs/performance/activities.md). So while `inFlightMax` completions
- * (COMPLETIONS_IN_FLIGHT, 2 by default) are in the database, new ones of a
- * process wait, and those of one activity then go as one batch
- * (`completeMany`): three or four round trips and one commit for up to
- * BATCH_MAX of them. A lone request does not wait: it is a batch of one, as before. A
- * completion that names its attempt (`attempt_id`) never waits and always
- * goes alone.
+ * is a few rows; what costs is each round trip, each statement and each
+ * transaction around them (about 0.37 ms of machine CPU per round trip on two
+ * cores, docs/performance/activities.md). So an activity has one batch in the
+ * database at a time: its completions that arrive meanwhile wait, and go as
+ * the next batch (`completeMany`): three or four round trips and one commit
+ * for up to BATCH_MAX of them, so the batch grows with the crowd. Other
+ * activities are not held behind it: a process has up to `inFlightMax`
+ * batches in the database (COMPLETIONS_IN_FLIGHT, 2 by default), of as many
+ * activities, and the waiting activities take turns. A lone request does not
+ * wait: it is a batch of one, as before. A completion that names its attempt
+ * (`attempt_id`) never waits and always goes alone.
  */
-
 /** Completions of one batch at most. */
 export const BATCH_MAX = 50;
 
@@ -27,21 +28,25 @@ interface Waiting {
   reject(error: unknown): void;
 }
 
-class CompletionBatches {
+type RunBatch = (db: Database, calls: CompletionCall[]) => ReturnType<typeof completeMany>;
+
+export class CompletionBatches {
   private inFlight = 0;
+  /** The activities with a batch in the database. */
+  private readonly busy = new Set<string>();
   /** The waiting calls by activity, the longest waiting first. */
   private readonly waiting = new Map<string, Waiting[]>();
 
   constructor(
     private readonly db: Database,
     private readonly inFlightMax: number,
+    private readonly runBatch: RunBatch = completeMany,
   ) {}
 
   submit(call: CompletionCall): Promise<CompletionResponse> {
     return new Promise((resolve, reject) => {
       const entry = { call, resolve, reject };
-      if (call.body.attempt_id !== undefined) return this.run([entry], false);
-      if (this.inFlight < this.inFlightMax && this.waiting.size === 0) return this.run([entry], true);
+      if (call.body.attempt_id !== undefined) return this.run(null, [entry]);
       const { tenantId, engagementId } = call.session;
       const key = JSON.stringify([tenantId, engagementId, call.activityId]);
       const list = this.waiting.get(key);
@@ -52,26 +57,32 @@ class CompletionBatches {
   }
 
   private next(): void {
-    while (this.inFlight < this.inFlightMax && this.waiting.size > 0) {
-      const [key, list] = this.waiting.entries().next().value!;
+    for (const [key, list] of this.waiting) {
+      if (this.inFlight >= this.inFlightMax) return;
+      if (this.busy.has(key)) continue;
       const batch = list.splice(0, BATCH_MAX);
       // An activity with calls left goes to the back, so that one crowd does not hold up another tenant's.
       this.waiting.delete(key);
       if (list.length > 0) this.waiting.set(key, list);
-      this.run(batch, true);
+      this.run(key, batch);
     }
   }
 
-  private run(batch: Waiting[], counted: boolean): void {
-    if (counted) this.inFlight++;
-    completeMany(this.db, batch.map((entry) => entry.call))
+  /** Runs a batch; `key` is its activity's, or null for a completion that goes alone outside the count. */
+  private run(key: string | null, batch: Waiting[]): void {
+    if (key !== null) {
+      this.inFlight++;
+      this.busy.add(key);
+    }
+    this.runBatch(this.db, batch.map((entry) => entry.call))
       .then(
         (outcomes) => outcomes.forEach((outcome, i) => ('error' in outcome ? batch[i].reject(outcome.error) : batch[i].resolve(outcome.response))),
         (error: unknown) => batch.forEach((entry) => entry.reject(error)),
       )
       .finally(() => {
-        if (!counted) return;
+        if (key === null) return;
         this.inFlight--;
+        this.busy.delete(key);
         this.next();
       });
   }
