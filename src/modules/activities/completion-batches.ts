@@ -15,10 +15,12 @@ import { completeMany, type CompletionCall, type CompletionResponse } from './co
  * for up to BATCH_MAX of them, so the batch grows with the crowd. Other
  * activities are not held behind it: a process has up to `inFlightMax`
  * batches in the database (COMPLETIONS_IN_FLIGHT, 2 by default), of as many
- * activities, and the waiting activities take turns. A lone request does not
- * wait: it is a batch of one, as before. A completion that names its attempt
+ * activities, and the waiting activities take turns. A lone request (its
+ * activity without a batch in the database, a place free) does not wait: it
+ * is a batch of one, as before. A completion that names its attempt
  * (`attempt_id`) never waits and always goes alone.
  */
+
 /** Completions of one batch at most. */
 export const BATCH_MAX = 50;
 
