@@ -282,8 +282,9 @@ test("an activity has one batch in the database at a time, and its crowd waits f
       held.push({ activity: calls[0].activityId, calls, end: () => resolve(calls.map(() => ({ response: { success: true } as CompletionResponse }))) });
     });
   const scheduler = new CompletionBatches({} as never, 2, runBatch);
+  let participants = 0;
   const call = (activityId: string, attemptId?: string): CompletionCall => ({
-    session: { tenantId: 't', participantId: `p-${Math.random()}`, engagementId: 'e' },
+    session: { tenantId: 't', participantId: `p-${++participants}`, engagementId: 'e' },
     activityId,
     body: { session_id: 's', engagement_id: 'e', activity_type: 'spin_wheel', ...(attemptId ? { attempt_id: attemptId } : {}) },
   });

@@ -33,8 +33,7 @@ interface Waiting {
 type RunBatch = (db: Database, calls: CompletionCall[]) => ReturnType<typeof completeMany>;
 
 export class CompletionBatches {
-  private inFlight = 0;
-  /** The activities with a batch in the database. */
+  /** The activities with a batch in the database: one batch each, so also the count of batches the limit applies to. */
   private readonly busy = new Set<string>();
   /** The waiting calls by activity, the longest waiting first. */
   private readonly waiting = new Map<string, Waiting[]>();
@@ -60,7 +59,7 @@ export class CompletionBatches {
 
   private next(): void {
     for (const [key, list] of this.waiting) {
-      if (this.inFlight >= this.inFlightMax) return;
+      if (this.busy.size >= this.inFlightMax) return;
       if (this.busy.has(key)) continue;
       const batch = list.splice(0, BATCH_MAX);
       // An activity with calls left goes to the back, so that one crowd does not hold up another tenant's.
@@ -72,10 +71,7 @@ export class CompletionBatches {
 
   /** Runs a batch; `key` is its activity's, or null for a completion that goes alone outside the count. */
   private run(key: string | null, batch: Waiting[]): void {
-    if (key !== null) {
-      this.inFlight++;
-      this.busy.add(key);
-    }
+    if (key !== null) this.busy.add(key);
     this.runBatch(this.db, batch.map((entry) => entry.call))
       .then(
         (outcomes) => outcomes.forEach((outcome, i) => ('error' in outcome ? batch[i].reject(outcome.error) : batch[i].resolve(outcome.response))),
@@ -83,7 +79,6 @@ export class CompletionBatches {
       )
       .finally(() => {
         if (key === null) return;
-        this.inFlight--;
         this.busy.delete(key);
         this.next();
       });
